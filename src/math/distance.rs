@@ -1,0 +1,261 @@
+//! Distances: vector to vector, row to row, and pairwise.
+//!
+//! Pairwise euclidean distances go through the product
+//! (`|a|^2 + |b|^2 - 2 a·bᵀ`, clamped at zero), never a triple loop. Metrics without a product
+//! form (manhattan, minkowski) scan rows, in parallel behind [`SCAN_F64`].
+
+use crate::declare_gate;
+use crate::error::{Result, RustymlError};
+use crate::math::matmul;
+use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis, Zip};
+use rayon::prelude::*;
+
+declare_gate! {
+    /// f64 short-row scans: pairwise distance scans, arg-min over centroids, neighbourhood
+    /// queries. Work = total scanned elements.
+    pub SCAN_F64: reduction::scan_f64 = 262_144, "total scanned elements"
+}
+
+/// A distance metric.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum Metric {
+    Euclidean,
+    SquaredEuclidean,
+    Manhattan,
+    /// Minkowski with exponent `p >= 1`.
+    Minkowski(f64),
+}
+
+impl Metric {
+    /// Parse a scikit-learn style name (`"euclidean"`, `"sqeuclidean"`, `"manhattan"`,
+    /// `"cityblock"`, `"l1"`, `"l2"`, `"minkowski"` with `p`).
+    pub fn parse(name: &str, p: f64) -> Result<Self> {
+        let metric = match name {
+            "euclidean" | "l2" => Metric::Euclidean,
+            "sqeuclidean" | "squared_euclidean" => Metric::SquaredEuclidean,
+            "manhattan" | "cityblock" | "l1" => Metric::Manhattan,
+            "minkowski" => Metric::Minkowski(p),
+            other => {
+                return Err(RustymlError::invalid(format!(
+                    "unknown metric {other:?}; expected one of 'euclidean', 'sqeuclidean', 'manhattan', 'minkowski'"
+                )))
+            }
+        };
+        metric.validate()?;
+        Ok(metric)
+    }
+
+    fn validate(&self) -> Result<()> {
+        if let Metric::Minkowski(p) = self {
+            if !(p.is_finite() && *p >= 1.0) {
+                return Err(RustymlError::invalid(format!("minkowski p must be a finite number >= 1, got {p}")));
+            }
+        }
+        Ok(())
+    }
+
+    /// Distance between two equal-length vectors (lengths unchecked).
+    #[inline]
+    pub fn between(&self, a: ArrayView1<f64>, b: ArrayView1<f64>) -> f64 {
+        match *self {
+            Metric::Euclidean => squared_euclidean_unchecked(a, b).sqrt(),
+            Metric::SquaredEuclidean => squared_euclidean_unchecked(a, b),
+            Metric::Manhattan => Zip::from(&a).and(&b).fold(0.0, |s, &x, &y| s + (x - y).abs()),
+            Metric::Minkowski(p) => {
+                if p == 1.0 {
+                    Metric::Manhattan.between(a, b)
+                } else if p == 2.0 {
+                    Metric::Euclidean.between(a, b)
+                } else {
+                    Zip::from(&a).and(&b).fold(0.0, |s, &x, &y| s + (x - y).abs().powf(p)).powf(1.0 / p)
+                }
+            }
+        }
+    }
+}
+
+#[inline]
+fn squared_euclidean_unchecked(a: ArrayView1<f64>, b: ArrayView1<f64>) -> f64 {
+    Zip::from(&a).and(&b).fold(0.0, |s, &x, &y| s + (x - y) * (x - y))
+}
+
+fn check_same_len(a: &ArrayView1<f64>, b: &ArrayView1<f64>) -> Result<()> {
+    if a.len() != b.len() {
+        return Err(RustymlError::invalid(format!(
+            "distance: vectors have different lengths ({} and {})",
+            a.len(),
+            b.len()
+        )));
+    }
+    Ok(())
+}
+
+/// Euclidean distance between two vectors.
+pub fn euclidean(a: ArrayView1<f64>, b: ArrayView1<f64>) -> Result<f64> {
+    check_same_len(&a, &b)?;
+    Ok(Metric::Euclidean.between(a, b))
+}
+
+/// Squared euclidean distance between two vectors.
+pub fn squared_euclidean(a: ArrayView1<f64>, b: ArrayView1<f64>) -> Result<f64> {
+    check_same_len(&a, &b)?;
+    Ok(Metric::SquaredEuclidean.between(a, b))
+}
+
+/// Manhattan (L1) distance between two vectors.
+pub fn manhattan(a: ArrayView1<f64>, b: ArrayView1<f64>) -> Result<f64> {
+    check_same_len(&a, &b)?;
+    Ok(Metric::Manhattan.between(a, b))
+}
+
+/// Minkowski distance of order `p >= 1` between two vectors.
+pub fn minkowski(a: ArrayView1<f64>, b: ArrayView1<f64>, p: f64) -> Result<f64> {
+    check_same_len(&a, &b)?;
+    let metric = Metric::Minkowski(p);
+    metric.validate()?;
+    Ok(metric.between(a, b))
+}
+
+fn check_same_cols(a: &ArrayView2<f64>, b: &ArrayView2<f64>) -> Result<()> {
+    if a.ncols() != b.ncols() {
+        return Err(RustymlError::invalid(format!(
+            "distance: inputs have different numbers of features ({} and {})",
+            a.ncols(),
+            b.ncols()
+        )));
+    }
+    Ok(())
+}
+
+/// Distance between corresponding rows of two equally shaped matrices.
+pub fn rowwise(a: ArrayView2<f64>, b: ArrayView2<f64>, metric: Metric) -> Result<Array1<f64>> {
+    metric.validate()?;
+    if a.dim() != b.dim() {
+        return Err(RustymlError::invalid(format!(
+            "distance: row-to-row needs equal shapes, got {:?} and {:?}",
+            a.dim(),
+            b.dim()
+        )));
+    }
+    let mut out = Array1::zeros(a.nrows());
+    let body = |(o, (ra, rb)): (&mut f64, (ArrayView1<f64>, ArrayView1<f64>))| *o = metric.between(ra, rb);
+    let pairs = a.outer_iter().zip(b.outer_iter());
+    if SCAN_F64.allows_parallel(a.len()) {
+        out.iter_mut().zip(pairs).collect::<Vec<_>>().into_par_iter().for_each(body);
+    } else {
+        out.iter_mut().zip(pairs).for_each(body);
+    }
+    Ok(out)
+}
+
+/// Squared row norms.
+pub fn row_sq_norms(x: ArrayView2<f64>) -> Array1<f64> {
+    x.map_axis(Axis(1), |r| r.dot(&r))
+}
+
+/// Squared euclidean distances of every row of `a` to every row of `b`, through the product:
+/// `|a_i|^2 + |b_j|^2 - 2 a_i·b_j`, clamped at zero.
+pub fn pairwise_squared_euclidean(a: ArrayView2<f64>, b: ArrayView2<f64>) -> Result<Array2<f64>> {
+    check_same_cols(&a, &b)?;
+    let an = row_sq_norms(a);
+    let bn = row_sq_norms(b);
+    let mut d = matmul::dot_par(a, b.t(), matmul::nested_parallelism())?;
+    finish_squared_euclidean(d.view_mut(), an.view(), bn.view());
+    Ok(d)
+}
+
+/// Turn a block of `a·bᵀ` into squared distances in place, given the row norms.
+pub fn finish_squared_euclidean(mut dots: ndarray::ArrayViewMut2<f64>, a_norms: ArrayView1<f64>, b_norms: ArrayView1<f64>) {
+    Zip::from(dots.rows_mut()).and(&a_norms).for_each(|mut row, &an| {
+        Zip::from(&mut row).and(&b_norms).for_each(|v, &bn| *v = (an + bn - 2.0 * *v).max(0.0));
+    });
+}
+
+/// Distances of every row of `a` to every row of `b` (`a.nrows() x b.nrows()`).
+pub fn pairwise(a: ArrayView2<f64>, b: ArrayView2<f64>, metric: Metric) -> Result<Array2<f64>> {
+    metric.validate()?;
+    check_same_cols(&a, &b)?;
+    match metric {
+        Metric::SquaredEuclidean => pairwise_squared_euclidean(a, b),
+        Metric::Euclidean | Metric::Minkowski(2.0) => {
+            let mut d = pairwise_squared_euclidean(a, b)?;
+            d.mapv_inplace(f64::sqrt);
+            Ok(d)
+        }
+        _ => {
+            let mut out = Array2::zeros((a.nrows(), b.nrows()));
+            let fill = |(mut row, ra): (ndarray::ArrayViewMut1<f64>, ArrayView1<f64>)| {
+                for (o, rb) in row.iter_mut().zip(b.outer_iter()) {
+                    *o = metric.between(ra, rb);
+                }
+            };
+            let work = a.nrows().saturating_mul(b.len());
+            if SCAN_F64.allows_parallel(work) {
+                out.axis_iter_mut(Axis(0)).into_par_iter().zip(a.axis_iter(Axis(0))).for_each(fill);
+            } else {
+                out.axis_iter_mut(Axis(0)).zip(a.axis_iter(Axis(0))).for_each(fill);
+            }
+            Ok(out)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::serial_and_parallel;
+
+    fn points(n: usize, d: usize, seed: usize) -> Array2<f64> {
+        Array2::from_shape_fn((n, d), |(i, j)| (((i * 37 + j * 11 + seed) % 101) as f64) / 10.0 - 5.0)
+    }
+
+    #[test]
+    fn vector_distances_match_hand_computed_values() {
+        let a = ndarray::arr1(&[0.0, 3.0, 1.0]);
+        let b = ndarray::arr1(&[4.0, 0.0, 1.0]);
+        assert_eq!(euclidean(a.view(), b.view()).unwrap(), 5.0);
+        assert_eq!(squared_euclidean(a.view(), b.view()).unwrap(), 25.0);
+        assert_eq!(manhattan(a.view(), b.view()).unwrap(), 7.0);
+        assert!((minkowski(a.view(), b.view(), 3.0).unwrap() - (64.0f64 + 27.0).powf(1.0 / 3.0)).abs() < 1e-12);
+        assert!(minkowski(a.view(), b.view(), 0.5).is_err());
+        assert!(euclidean(a.view(), ndarray::arr1(&[1.0]).view()).is_err());
+        assert!(Metric::parse("cosine", 2.0).is_err());
+    }
+
+    #[test]
+    fn pairwise_matches_rowwise_scans_for_every_metric() {
+        let a = points(57, 6, 1);
+        let b = points(43, 6, 2);
+        for metric in [Metric::Euclidean, Metric::SquaredEuclidean, Metric::Manhattan, Metric::Minkowski(3.0)] {
+            let d = pairwise(a.view(), b.view(), metric).unwrap();
+            for i in 0..a.nrows() {
+                for j in 0..b.nrows() {
+                    let want = metric.between(a.row(i), b.row(j));
+                    let got = d[[i, j]];
+                    match metric {
+                        // The product form cancels |a|^2 + |b|^2 - 2a.b: its error is relative
+                        // to the norms, not to the distance (as in scikit-learn).
+                        Metric::Euclidean | Metric::SquaredEuclidean => {
+                            let scale = a.row(i).dot(&a.row(i)) + b.row(j).dot(&b.row(j));
+                            let (g2, w2) = if metric == Metric::Euclidean { (got * got, want * want) } else { (got, want) };
+                            assert!((g2 - w2).abs() <= 1e-13 * scale, "{metric:?} {i} {j}: {got} vs {want}");
+                        }
+                        _ => assert!((got - want).abs() < 1e-12 * want.max(1.0), "{metric:?} {i} {j}"),
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn scan_gate_serial_and_parallel_agree_bitwise() {
+        let a = points(300, 9, 3);
+        let b = points(200, 9, 4);
+        for metric in [Metric::Manhattan, Metric::Minkowski(2.5)] {
+            let (s, p) = serial_and_parallel(&SCAN_F64, || pairwise(a.view(), b.view(), metric).unwrap());
+            assert_eq!(s.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), p.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+            let (s, p) = serial_and_parallel(&SCAN_F64, || rowwise(a.view(), a.view().slice_move(ndarray::s![..;-1, ..]), metric).unwrap());
+            assert_eq!(s.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), p.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+        }
+    }
+}

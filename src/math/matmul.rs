@@ -1,0 +1,285 @@
+//! The matrix-product adapter over gemmkit-ndarray.
+//!
+//! gemmkit does the products and owns their scheduling (its work gate, worker ramp and pool
+//! tiers live under [`crate::tuning::matmul::backend`]). This module adds only what the
+//! adapter lacks: an allocating product with an explicit [`Parallelism`] ([`dot_par`]),
+//! 1-D operands ([`matvec`]), the fused bias/activation product, and the row-chunk tiling
+//! policy ([`tiled_product`]) for products too large to materialise at once.
+
+use crate::declare_gate;
+use crate::error::{Result, RustymlError};
+use gemmkit_ndarray::{FusedScalar, GemmScalar};
+pub use gemmkit_ndarray::{Activation, Bias, Parallelism};
+use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis};
+use rayon::prelude::*;
+
+declare_gate! {
+    /// Element budget of one row-chunk of a tiled product (`rows * cols` of the chunk).
+    pub CHUNK_ELEMS: matmul::chunk_elems = 33_554_432, "elements per row-chunk"
+}
+
+declare_gate! {
+    /// Right-hand operands up to this many bytes stay resident in the shared L3, so a tiled
+    /// product runs its row-chunks as a swarm of serial products in parallel; larger ones
+    /// run chunk after chunk, each product parallel inside gemmkit.
+    pub CACHE_RESIDENT_MAX_BYTES: matmul::cache_resident_max_bytes = 67_108_864, "bytes"
+}
+
+fn check_inner(a: (usize, usize), b: (usize, usize)) -> Result<()> {
+    if a.1 != b.0 {
+        return Err(RustymlError::invalid(format!(
+            "matmul: shapes {:?} and {:?} are not aligned: {} (dim 1) != {} (dim 0)",
+            a, b, a.1, b.0
+        )));
+    }
+    Ok(())
+}
+
+/// `a · b` into a fresh row-major array with gemmkit's automatic parallelism.
+pub fn dot<T: GemmScalar>(a: ArrayView2<T>, b: ArrayView2<T>) -> Result<Array2<T>> {
+    dot_par(a, b, Parallelism::default())
+}
+
+/// `a · b` with an explicit [`Parallelism`]. Any strides (transposed, sliced, reversed views)
+/// are read in place.
+pub fn dot_par<T: GemmScalar>(a: ArrayView2<T>, b: ArrayView2<T>, par: Parallelism) -> Result<Array2<T>> {
+    check_inner(a.dim(), b.dim())?;
+    let mut c = Array2::from_elem((a.nrows(), b.ncols()), T::ZERO);
+    if a.ncols() > 0 && c.len() > 0 {
+        gemmkit_ndarray::gemm(T::ONE, &a, &b, T::ZERO, &mut c, par);
+    }
+    Ok(c)
+}
+
+/// `a · x` for a 1-D `x`: `x` is viewed as a `[k, 1]` column, so gemmkit takes its
+/// bandwidth-bound GEMV path.
+pub fn matvec<T: GemmScalar>(a: ArrayView2<T>, x: ArrayView1<T>, par: Parallelism) -> Result<Array1<T>> {
+    check_inner(a.dim(), (x.len(), 1))?;
+    let column = x.insert_axis(Axis(1));
+    let product = dot_par(a, column, par)?;
+    Ok(product.remove_axis(Axis(1)))
+}
+
+/// `act(a · b + bias)` in one fused pass (bias per output column).
+pub fn dot_bias_act<T: FusedScalar>(
+    a: ArrayView2<T>,
+    b: ArrayView2<T>,
+    bias: Option<ArrayView1<T>>,
+    act: Option<Activation<T>>,
+    par: Parallelism,
+) -> Result<Array2<T>> {
+    check_inner(a.dim(), b.dim())?;
+    let mut c = Array2::from_elem((a.nrows(), b.ncols()), T::ZERO);
+    let bias_slice = match &bias {
+        Some(v) if v.len() != b.ncols() => {
+            return Err(RustymlError::invalid(format!(
+                "matmul: bias has {} entries, the product has {} columns",
+                v.len(),
+                b.ncols()
+            )))
+        }
+        Some(v) => Some(v.as_slice().map(|s| s.to_vec()).unwrap_or_else(|| v.to_vec())),
+        None => None,
+    };
+    if c.is_empty() {
+        return Ok(c);
+    }
+    gemmkit_ndarray::gemm_fused(
+        T::ONE,
+        &a,
+        &b,
+        T::ZERO,
+        &mut c,
+        bias_slice.as_deref().map(Bias::PerCol),
+        act,
+        par,
+    );
+    Ok(c)
+}
+
+/// Rows per chunk of a tiled product with `cols` output columns under the current
+/// [`CHUNK_ELEMS`] budget.
+pub fn chunk_rows(rows: usize, cols: usize) -> usize {
+    (CHUNK_ELEMS.get() / cols.max(1)).clamp(1, rows.max(1))
+}
+
+/// The row-chunk tiling policy: compute `a · b` chunk by chunk of rows of `a` and hand each
+/// chunk to `consume(first_row, chunk)` without ever materialising the whole product.
+///
+/// If `b` fits in [`CACHE_RESIDENT_MAX_BYTES`] the chunks run as a rayon swarm, each a serial
+/// product (no fork inside a fork); otherwise chunks run one after another, each parallel
+/// inside gemmkit. Both paths compute the same chunks, and gemmkit's results do not depend on
+/// its worker count, so the choice never changes a bit. `consume` may run concurrently and in
+/// any order.
+pub fn tiled_product<T, F>(a: ArrayView2<T>, b: ArrayView2<T>, consume: F) -> Result<()>
+where
+    T: GemmScalar,
+    F: Fn(usize, ArrayView2<T>) + Sync,
+{
+    check_inner(a.dim(), b.dim())?;
+    let rows = a.nrows();
+    if rows == 0 {
+        return Ok(());
+    }
+    let step = chunk_rows(rows, b.ncols());
+    let starts: Vec<usize> = (0..rows).step_by(step).collect();
+    let chunk = |start: usize, par: Parallelism| {
+        let end = (start + step).min(rows);
+        let block = a.slice(ndarray::s![start..end, ..]);
+        let product = dot_par(block, b, par).expect("shapes checked above");
+        consume(start, product.view());
+    };
+    let b_bytes = b.len().saturating_mul(std::mem::size_of::<T>());
+    if starts.len() > 1 && CACHE_RESIDENT_MAX_BYTES.admits(b_bytes) && !in_rayon_worker() {
+        starts.into_par_iter().for_each(|s| chunk(s, Parallelism::Serial));
+    } else {
+        let par = if in_rayon_worker() { Parallelism::Serial } else { Parallelism::default() };
+        starts.into_iter().for_each(|s| chunk(s, par));
+    }
+    Ok(())
+}
+
+/// Whether the caller already runs inside a rayon parallel region: products started there ask
+/// gemmkit for [`Parallelism::Serial`] so work does not fork twice.
+pub fn in_rayon_worker() -> bool {
+    rayon::current_thread_index().is_some()
+}
+
+/// The parallelism a product should request from where it is called.
+pub fn nested_parallelism() -> Parallelism {
+    if in_rayon_worker() {
+        Parallelism::Serial
+    } else {
+        Parallelism::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::Array2;
+
+    fn matrix<T: From<f32>>(rows: usize, cols: usize, seed: u32) -> Array2<T> {
+        Array2::from_shape_fn((rows, cols), |(i, j)| {
+            let v = ((i * 131 + j * 71 + seed as usize * 17) % 1009) as f32 / 1009.0 - 0.5;
+            T::from(v)
+        })
+    }
+
+    fn naive(a: &Array2<f64>, b: &Array2<f64>) -> Array2<f64> {
+        let mut c = Array2::zeros((a.nrows(), b.ncols()));
+        for i in 0..a.nrows() {
+            for j in 0..b.ncols() {
+                let mut s = 0.0;
+                for p in 0..a.ncols() {
+                    s += a[[i, p]] * b[[p, j]];
+                }
+                c[[i, j]] = s;
+            }
+        }
+        c
+    }
+
+    fn bits<T: Copy + Into<f64>>(m: &Array2<T>) -> Vec<u64> {
+        m.iter().map(|&v| v.into().to_bits()).collect()
+    }
+
+    #[test]
+    fn f64_products_are_bitwise_identical_at_every_worker_count() {
+        // square, shallow-k, deep-k
+        for (m, k, n) in [(384, 384, 384), (1024, 16, 768), (96, 8192, 80)] {
+            let a = matrix::<f64>(m, k, 1);
+            let b = matrix::<f64>(k, n, 2);
+            let serial = dot_par(a.view(), b.view(), Parallelism::Serial).unwrap();
+            for workers in [2, 4, 8, 16, 32] {
+                let par = dot_par(a.view(), b.view(), Parallelism::Rayon(workers)).unwrap();
+                assert_eq!(bits(&serial), bits(&par), "shape {m}x{k}x{n}, {workers} workers");
+            }
+        }
+    }
+
+    #[test]
+    fn f32_products_are_bitwise_identical_at_2_4_32_workers() {
+        for (m, k, n) in [(512, 512, 512), (2048, 32, 300)] {
+            let a = matrix::<f32>(m, k, 3);
+            let b = matrix::<f32>(k, n, 4);
+            let serial = dot_par(a.view(), b.view(), Parallelism::Serial).unwrap();
+            for workers in [2, 4, 32] {
+                let par = dot_par(a.view(), b.view(), Parallelism::Rayon(workers)).unwrap();
+                assert_eq!(bits(&serial), bits(&par), "shape {m}x{k}x{n}, {workers} workers");
+            }
+        }
+    }
+
+    #[test]
+    fn matvec_serial_equals_auto() {
+        let a = matrix::<f64>(4096, 1000, 5);
+        let x = matrix::<f64>(1000, 1, 6).column(0).to_owned();
+        let s = matvec(a.view(), x.view(), Parallelism::Serial).unwrap();
+        let p = matvec(a.view(), x.view(), Parallelism::default()).unwrap();
+        assert_eq!(s.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), p.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+        let reference = naive(&a, &x.clone().insert_axis(Axis(1)));
+        for (got, want) in s.iter().zip(reference.iter()) {
+            assert!((got - want).abs() < 1e-10);
+        }
+    }
+
+    #[test]
+    fn fused_bias_relu_equals_plain_product_then_map() {
+        let a = matrix::<f32>(300, 200, 7);
+        let b = matrix::<f32>(200, 150, 8);
+        let bias = Array1::from_shape_fn(150, |j| (j as f32) * 0.01 - 0.7);
+        let fused = dot_bias_act(a.view(), b.view(), Some(bias.view()), Some(Activation::Relu), Parallelism::default()).unwrap();
+        let mut plain = dot_par(a.view(), b.view(), Parallelism::default()).unwrap();
+        for mut row in plain.rows_mut() {
+            ndarray::Zip::from(&mut row).and(&bias).for_each(|v, &bj| *v = (*v + bj).max(0.0));
+        }
+        assert_eq!(fused.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), plain.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn products_match_a_naive_reference_with_transposed_and_sliced_operands() {
+        let a = matrix::<f64>(70, 50, 9);
+        let b = matrix::<f64>(50, 40, 10);
+        let want = naive(&a, &b);
+        let close = |got: &Array2<f64>, want: &Array2<f64>| {
+            assert_eq!(got.dim(), want.dim());
+            for (g, w) in got.iter().zip(want.iter()) {
+                assert!((g - w).abs() < 1e-12, "{g} vs {w}");
+            }
+        };
+        close(&dot(a.view(), b.view()).unwrap(), &want);
+        // transposed operands: (bᵀ aᵀ)ᵀ = a b
+        let at = a.t().to_owned();
+        let bt = b.t().to_owned();
+        close(&dot(at.t(), bt.t()).unwrap(), &want);
+        close(&dot(bt.view(), at.view()).unwrap().t().to_owned(), &want);
+        // sliced with steps and reversed
+        let big = matrix::<f64>(140, 150, 11);
+        let sa = big.slice(ndarray::s![..;2, ..;3]);
+        let sb = big.slice(ndarray::s![10..110;-2, 7..47]);
+        close(&dot(sa, sb).unwrap(), &naive(&sa.to_owned(), &sb.to_owned()));
+        assert!(dot(a.view(), a.view()).is_err());
+        assert_eq!(dot(Array2::<f64>::zeros((3, 0)).view(), Array2::<f64>::zeros((0, 4)).view()).unwrap(), Array2::zeros((3, 4)));
+    }
+
+    #[test]
+    fn tiled_product_matches_whole_product_under_both_strategies() {
+        let _lock = crate::gate::GATE_TEST_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let a = matrix::<f64>(1000, 24, 12);
+        let b = matrix::<f64>(24, 300, 13);
+        let whole = dot(a.view(), b.view()).unwrap();
+        for resident in [usize::MAX, 0] {
+            let got = std::sync::Mutex::new(Array2::<f64>::zeros((1000, 300)));
+            crate::gate::with_gate(&CHUNK_ELEMS, 64 * 300, || {
+                crate::gate::with_gate(&CACHE_RESIDENT_MAX_BYTES, resident, || {
+                    tiled_product(a.view(), b.view(), |start, chunk| {
+                        got.lock().unwrap().slice_mut(ndarray::s![start..start + chunk.nrows(), ..]).assign(&chunk);
+                    })
+                    .unwrap()
+                })
+            });
+            assert_eq!(bits(&got.into_inner().unwrap()), bits(&whole), "resident={resident}");
+        }
+    }
+}

@@ -1,0 +1,5 @@
+//! Evaluation metrics (regression, classification, clustering).
+
+pub mod regression;
+
+pub use regression::r2_score;
