@@ -1,1 +1,32 @@
-fn main() {}
+//! Calibration bench: for every gate, force the serial and the parallel path of its kernel on
+//! a ladder of shapes on both sides of the gate, print one markdown table per family and
+//! rewrite `calibrations/RESULTS.md`.
+//!
+//! `cargo bench --bench parallel_gates [-- FILTER]` (FILTER keeps families whose title
+//! contains it).
+
+#[path = "gates/harness.rs"]
+mod harness;
+
+#[path = "gates/reduction.rs"]
+mod reduction;
+
+use harness::Family;
+
+fn families() -> Vec<Family> {
+    let mut all = Vec::new();
+    all.extend(reduction::families());
+    all
+}
+
+fn main() {
+    let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let mut report = harness::Report::new();
+    for family in families() {
+        if filter.as_deref().is_some_and(|f| !family.title.contains(f)) {
+            continue;
+        }
+        report.run(family);
+    }
+    report.write("calibrations/RESULTS.md", filter.is_none());
+}
