@@ -88,7 +88,9 @@ pub mod matmul {
 
         #[test]
         fn setters_write_what_the_getters_and_the_adapter_read() {
-            let _lock = crate::gate::GATE_TEST_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+            let _lock = crate::gate::GATE_TEST_LOCK
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
             let before = super::backend::parallel_threshold();
             super::backend::set_parallel_threshold(before + 1);
             assert_eq!(super::backend::parallel_threshold(), before + 1);

@@ -4,18 +4,17 @@ Module layout mirrors the Rust crate: ``rustyml.math``, ``rustyml.machine_learni
 ``rustyml.tuning``, ``rustyml.parallel`` (and ``rustyml.utils``, ``rustyml.metrics``).
 """
 
-from rustyml import _native
-from rustyml import exceptions, machine_learning, math, parallel, tuning
+from rustyml import _native, exceptions, machine_learning, math, parallel, tuning
 from rustyml.exceptions import NotFittedError
 
 __version__ = _native.__version__
 
 __all__ = [
     "NotFittedError",
+    "__version__",
     "exceptions",
     "machine_learning",
     "math",
     "parallel",
     "tuning",
-    "__version__",
 ]

@@ -20,7 +20,9 @@ def as_float_array(x, name, ndim, dtype=np.float64):
     if kind not in "fiub":
         raise TypeError(f"{name} must hold real numbers, got dtype {x.dtype}")
     if x.ndim != ndim:
-        hint = " (reshape a single feature with x.reshape(-1, 1))" if ndim == 2 and x.ndim == 1 else ""
+        hint = (
+            " (reshape a single feature with x.reshape(-1, 1))" if ndim == 2 and x.ndim == 1 else ""
+        )
         raise ValueError(
             f"{name} must be {ndim}-dimensional, got {x.ndim} dimension(s) with shape {x.shape}{hint}"
         )

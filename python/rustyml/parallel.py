@@ -12,4 +12,4 @@ from rustyml import _native
 current_num_threads = _native.parallel.current_num_threads
 build_global = _native.parallel.build_global
 
-__all__ = ["current_num_threads", "build_global"]
+__all__ = ["build_global", "current_num_threads"]

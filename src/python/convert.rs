@@ -6,7 +6,9 @@
 
 use gemmkit_ndarray::Parallelism;
 use ndarray::{Array, ArrayView, Dimension};
-use numpy::{PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray, PyUntypedArray, PyUntypedArrayMethods};
+use numpy::{
+    PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray, PyUntypedArray, PyUntypedArrayMethods,
+};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
@@ -16,9 +18,16 @@ pub(crate) enum FloatArray<'py, D: Dimension> {
     F64(PyReadonlyArray<'py, f64, D>),
 }
 
-fn untyped<'a, 'py>(obj: &'a Bound<'py, PyAny>, name: &str) -> PyResult<&'a Bound<'py, PyUntypedArray>> {
+fn untyped<'a, 'py>(
+    obj: &'a Bound<'py, PyAny>,
+    name: &str,
+) -> PyResult<&'a Bound<'py, PyUntypedArray>> {
     obj.cast::<PyUntypedArray>().map_err(|_| {
-        let ty = obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into());
+        let ty = obj
+            .get_type()
+            .name()
+            .map(|n| n.to_string())
+            .unwrap_or_else(|_| "?".into());
         PyTypeError::new_err(format!("{name} must be a numpy.ndarray, got {ty}"))
     })
 }
@@ -37,19 +46,29 @@ fn check_ndim(arr: &Bound<'_, PyUntypedArray>, name: &str, ndim: Option<usize>) 
 }
 
 /// Borrow a float32/float64 array of dimensionality `D` without copying.
-pub(crate) fn float_array<'py, D: Dimension>(obj: &Bound<'py, PyAny>, name: &str) -> PyResult<FloatArray<'py, D>> {
+pub(crate) fn float_array<'py, D: Dimension>(
+    obj: &Bound<'py, PyAny>,
+    name: &str,
+) -> PyResult<FloatArray<'py, D>> {
     let arr = untyped(obj, name)?;
     check_ndim(arr, name, D::NDIM)?;
     let dtype = arr.dtype();
     let py = obj.py();
     if dtype.is_equiv_to(&numpy::dtype::<f64>(py)) {
-        Ok(FloatArray::F64(obj.cast::<numpy::PyArray<f64, D>>()?.readonly()))
+        Ok(FloatArray::F64(
+            obj.cast::<numpy::PyArray<f64, D>>()?.readonly(),
+        ))
     } else if dtype.is_equiv_to(&numpy::dtype::<f32>(py)) {
-        Ok(FloatArray::F32(obj.cast::<numpy::PyArray<f32, D>>()?.readonly()))
+        Ok(FloatArray::F32(
+            obj.cast::<numpy::PyArray<f32, D>>()?.readonly(),
+        ))
     } else {
         Err(PyTypeError::new_err(format!(
             "{name} must have dtype float32 or float64, got {}",
-            dtype.str().map(|s| s.to_string()).unwrap_or_else(|_| "?".into())
+            dtype
+                .str()
+                .map(|s| s.to_string())
+                .unwrap_or_else(|_| "?".into())
         )))
     }
 }
@@ -71,7 +90,10 @@ impl<D: Dimension> F64Input<'_, D> {
 }
 
 /// Read a float array as f64 (`TypeError` for other dtypes, `ValueError` for a wrong ndim).
-pub(crate) fn f64_array<'py, D: Dimension>(obj: &Bound<'py, PyAny>, name: &str) -> PyResult<F64Input<'py, D>> {
+pub(crate) fn f64_array<'py, D: Dimension>(
+    obj: &Bound<'py, PyAny>,
+    name: &str,
+) -> PyResult<F64Input<'py, D>> {
     Ok(match float_array::<D>(obj, name)? {
         FloatArray::F64(a) => F64Input::Borrowed(a),
         FloatArray::F32(a) => F64Input::Converted(a.as_array().mapv(f64::from)),
@@ -90,11 +112,15 @@ pub(crate) fn parse_parallelism(obj: &Bound<'_, PyAny>) -> PyResult<Parallelism>
         };
     }
     if obj.is_instance_of::<pyo3::types::PyBool>() {
-        return Err(PyTypeError::new_err("parallelism must be 'auto', 'serial' or a positive worker count, got a bool"));
+        return Err(PyTypeError::new_err(
+            "parallelism must be 'auto', 'serial' or a positive worker count, got a bool",
+        ));
     }
     match obj.extract::<i64>() {
         Ok(n) if n >= 1 => Ok(Parallelism::Rayon(n as usize)),
-        Ok(n) => Err(PyValueError::new_err(format!("parallelism worker count must be >= 1, got {n}"))),
+        Ok(n) => Err(PyValueError::new_err(format!(
+            "parallelism worker count must be >= 1, got {n}"
+        ))),
         Err(_) => Err(PyTypeError::new_err(
             "parallelism must be 'auto', 'serial' or a positive worker count",
         )),

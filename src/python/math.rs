@@ -32,7 +32,12 @@ macro_rules! run_product {
 /// to float64. `parallelism`: `"auto"`, `"serial"` or a worker count.
 #[pyfunction]
 #[pyo3(signature = (a, b, parallelism = None))]
-fn dot<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, b: &Bound<'py, PyAny>, parallelism: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+fn dot<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    parallelism: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
     let par = match parallelism {
         Some(p) => parse_parallelism(p)?,
         None => matmul::Parallelism::Rayon(0),
@@ -43,16 +48,25 @@ fn dot<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, b: &Bound<'py, PyAny>, paral
         (FloatArray::F64(x), FloatArray::F64(y)) => {
             let (x, y) = (x.as_array(), y.as_array());
             let work = x.nrows() * x.ncols() * y.ncols();
-            run_product!(py, work, matmul::dot_par(x, y, par)).map_err(to_py_err)?.into_pyarray(py).into_any()
+            run_product!(py, work, matmul::dot_par(x, y, par))
+                .map_err(to_py_err)?
+                .into_pyarray(py)
+                .into_any()
         }
         (FloatArray::F32(x), FloatArray::F32(y)) => {
             let (x, y) = (x.as_array(), y.as_array());
             let work = x.nrows() * x.ncols() * y.ncols();
-            run_product!(py, work, matmul::dot_par(x, y, par)).map_err(to_py_err)?.into_pyarray(py).into_any()
+            run_product!(py, work, matmul::dot_par(x, y, par))
+                .map_err(to_py_err)?
+                .into_pyarray(py)
+                .into_any()
         }
         _ => {
             let (x, y) = (promote(&a), promote(&b));
-            py.detach(|| matmul::dot_par(x.view(), y.view(), par)).map_err(to_py_err)?.into_pyarray(py).into_any()
+            py.detach(|| matmul::dot_par(x.view(), y.view(), par))
+                .map_err(to_py_err)?
+                .into_pyarray(py)
+                .into_any()
         }
     })
 }
@@ -60,7 +74,12 @@ fn dot<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, b: &Bound<'py, PyAny>, paral
 /// `a @ x` for a 2-D `a` and a 1-D `x`.
 #[pyfunction]
 #[pyo3(signature = (a, x, parallelism = None))]
-fn matvec<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, x: &Bound<'py, PyAny>, parallelism: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+fn matvec<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    x: &Bound<'py, PyAny>,
+    parallelism: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
     let par = match parallelism {
         Some(p) => parse_parallelism(p)?,
         None => matmul::Parallelism::Rayon(0),
@@ -70,22 +89,35 @@ fn matvec<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, x: &Bound<'py, PyAny>, pa
     Ok(match (&a, &x) {
         (FloatArray::F64(m), FloatArray::F64(v)) => {
             let (m, v) = (m.as_array(), v.as_array());
-            run_product!(py, m.len(), matmul::matvec(m, v, par)).map_err(to_py_err)?.into_pyarray(py).into_any()
+            run_product!(py, m.len(), matmul::matvec(m, v, par))
+                .map_err(to_py_err)?
+                .into_pyarray(py)
+                .into_any()
         }
         (FloatArray::F32(m), FloatArray::F32(v)) => {
             let (m, v) = (m.as_array(), v.as_array());
-            run_product!(py, m.len(), matmul::matvec(m, v, par)).map_err(to_py_err)?.into_pyarray(py).into_any()
+            run_product!(py, m.len(), matmul::matvec(m, v, par))
+                .map_err(to_py_err)?
+                .into_pyarray(py)
+                .into_any()
         }
         _ => {
             let (m, v) = (promote(&a), promote(&x));
-            py.detach(|| matmul::matvec(m.view(), v.view(), par)).map_err(to_py_err)?.into_pyarray(py).into_any()
+            py.detach(|| matmul::matvec(m.view(), v.view(), par))
+                .map_err(to_py_err)?
+                .into_pyarray(py)
+                .into_any()
         }
     })
 }
 
 /// Run a 1-D f64 reduction over any float array: C-contiguous arrays of any shape are read in
 /// place as one flat sequence; other layouts are gathered into C order first.
-fn reduce<'py, R: Send>(py: Python<'py>, x: &Bound<'py, PyAny>, kernel: impl Fn(ndarray::ArrayView1<f64>) -> R + Send + Sync) -> PyResult<R> {
+fn reduce<'py, R: Send>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    kernel: impl Fn(ndarray::ArrayView1<f64>) -> R + Send + Sync,
+) -> PyResult<R> {
     let x = f64_array::<IxDyn>(x, "x")?;
     let view = x.view();
     let flat_len = view.len();
@@ -121,10 +153,15 @@ fn sq_sum(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<f64> {
 /// Mean and population variance (`ddof=0`) by blocked Welford/Chan moments.
 #[pyfunction]
 fn mean_var(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<(f64, f64)> {
-    reduce(py, x, reduction::mean_var)?.ok_or_else(|| PyValueError::new_err("mean_var of an empty array is undefined"))
+    reduce(py, x, reduction::mean_var)?
+        .ok_or_else(|| PyValueError::new_err("mean_var of an empty array is undefined"))
 }
 
-fn vector_pair<'py>(a: &Bound<'py, PyAny>, b: &Bound<'py, PyAny>, f: impl Fn(ndarray::ArrayView1<f64>, ndarray::ArrayView1<f64>) -> crate::Result<f64>) -> PyResult<f64> {
+fn vector_pair<'py>(
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    f: impl Fn(ndarray::ArrayView1<f64>, ndarray::ArrayView1<f64>) -> crate::Result<f64>,
+) -> PyResult<f64> {
     let a = f64_array::<Ix1>(a, "a")?;
     let b = f64_array::<Ix1>(b, "b")?;
     f(a.view(), b.view()).map_err(to_py_err)
@@ -158,27 +195,46 @@ fn minkowski(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>, p: f64) -> PyResult<f64
 /// Distances of every row of `a` to every row of `b`.
 #[pyfunction]
 #[pyo3(signature = (a, b = None, metric = "euclidean", p = 2.0))]
-fn pairwise<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, b: Option<&Bound<'py, PyAny>>, metric: &str, p: f64) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
+fn pairwise<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: Option<&Bound<'py, PyAny>>,
+    metric: &str,
+    p: f64,
+) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
     let metric = distance::Metric::parse(metric, p).map_err(to_py_err)?;
     let a = f64_array::<Ix2>(a, "a")?;
     let b = match b {
         Some(b) => Some(f64_array::<Ix2>(b, "b")?),
         None => None,
     };
-    let (av, bv) = (a.view(), b.as_ref().map(|b| b.view()).unwrap_or_else(|| a.view()));
-    let d = py.detach(|| distance::pairwise(av, bv, metric)).map_err(to_py_err)?;
+    let (av, bv) = (
+        a.view(),
+        b.as_ref().map(|b| b.view()).unwrap_or_else(|| a.view()),
+    );
+    let d = py
+        .detach(|| distance::pairwise(av, bv, metric))
+        .map_err(to_py_err)?;
     Ok(d.into_pyarray(py))
 }
 
 /// Distances between corresponding rows of two equally shaped arrays.
 #[pyfunction]
 #[pyo3(signature = (a, b, metric = "euclidean", p = 2.0))]
-fn rowwise<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, b: &Bound<'py, PyAny>, metric: &str, p: f64) -> PyResult<Bound<'py, numpy::PyArray1<f64>>> {
+fn rowwise<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    metric: &str,
+    p: f64,
+) -> PyResult<Bound<'py, numpy::PyArray1<f64>>> {
     let metric = distance::Metric::parse(metric, p).map_err(to_py_err)?;
     let a = f64_array::<Ix2>(a, "a")?;
     let b = f64_array::<Ix2>(b, "b")?;
     let (av, bv) = (a.view(), b.view());
-    let d = py.detach(|| distance::rowwise(av, bv, metric)).map_err(to_py_err)?;
+    let d = py
+        .detach(|| distance::rowwise(av, bv, metric))
+        .map_err(to_py_err)?;
     Ok(d.into_pyarray(py))
 }
 

@@ -30,7 +30,9 @@ pub(crate) fn add_submodule<'py>(
     child.setattr("__name__", &full)?;
     init(&child)?;
     parent.add_submodule(&child)?;
-    py.import("sys")?.getattr("modules")?.set_item(&full, &child)?;
+    py.import("sys")?
+        .getattr("modules")?
+        .set_item(&full, &child)?;
     Ok(child)
 }
 

@@ -12,20 +12,35 @@ fn leak_cstr(s: String) -> &'static std::ffi::CStr {
     Box::leak(CString::new(s).expect("no NUL in names").into_boxed_c_str())
 }
 
-fn threshold_arg(args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>, what: &str) -> PyResult<usize> {
+fn threshold_arg(
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+    what: &str,
+) -> PyResult<usize> {
     let value = match (args.len(), kwargs) {
         (1, None) => args.get_item(0)?,
-        (0, Some(kw)) if kw.len() == 1 => kw.get_item("value")?.ok_or_else(|| PyValueError::new_err(format!("{what} takes one argument: value")))?,
-        _ => return Err(PyValueError::new_err(format!("{what} takes exactly one argument (a non-negative integer)"))),
+        (0, Some(kw)) if kw.len() == 1 => kw
+            .get_item("value")?
+            .ok_or_else(|| PyValueError::new_err(format!("{what} takes one argument: value")))?,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "{what} takes exactly one argument (a non-negative integer)"
+            )))
+        }
     };
     if value.is_instance_of::<pyo3::types::PyBool>() {
-        return Err(pyo3::exceptions::PyTypeError::new_err(format!("{what} expects an integer, got bool")));
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "{what} expects an integer, got bool"
+        )));
     }
     let v: i128 = value.extract().map_err(|_| {
         pyo3::exceptions::PyTypeError::new_err(format!("{what} expects a non-negative integer"))
     })?;
     usize::try_from(v).map_err(|_| {
-        PyValueError::new_err(format!("{what} expects an integer in [0, {}], got {v}", usize::MAX))
+        PyValueError::new_err(format!(
+            "{what} expects an integer in [0, {}], got {v}",
+            usize::MAX
+        ))
     })
 }
 
@@ -45,12 +60,16 @@ fn add_accessors(
         py,
         Some(leak_cstr(getter_name.clone())),
         Some(leak_cstr(format!("Current {doc}."))),
-        move |_args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, PyDict>>| -> PyResult<usize> { Ok(get(gate)) },
+        move |_args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, PyDict>>| -> PyResult<usize> {
+            Ok(get(gate))
+        },
     )?;
     let setter = PyCFunction::new_closure(
         py,
         Some(leak_cstr(setter_name.clone())),
-        Some(leak_cstr(format!("Set {doc} (usize::MAX forces serial, 0 forces parallel)."))),
+        Some(leak_cstr(format!(
+            "Set {doc} (usize::MAX forces serial, 0 forces parallel)."
+        ))),
         move |args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>| -> PyResult<()> {
             set(gate, threshold_arg(args, kwargs, &what)?);
             Ok(())
@@ -70,13 +89,21 @@ fn register_backend(m: &Bound<'_, PyModule>) -> PyResult<()> {
         let getter = PyCFunction::new_closure(
             py,
             Some(leak_cstr(name.to_string())),
-            Some(leak_cstr(format!("gemmkit knob {name} (environment variable {}).", knob.env))),
-            move |_a: &Bound<'_, PyTuple>, _k: Option<&Bound<'_, PyDict>>| -> PyResult<usize> { Ok(get()) },
+            Some(leak_cstr(format!(
+                "gemmkit knob {name} (environment variable {}).",
+                knob.env
+            ))),
+            move |_a: &Bound<'_, PyTuple>, _k: Option<&Bound<'_, PyDict>>| -> PyResult<usize> {
+                Ok(get())
+            },
         )?;
         let setter = PyCFunction::new_closure(
             py,
             Some(leak_cstr(setter_name.clone())),
-            Some(leak_cstr(format!("Set gemmkit knob {name}; shadows {} for the rest of the process.", knob.env))),
+            Some(leak_cstr(format!(
+                "Set gemmkit knob {name}; shadows {} for the rest of the process.",
+                knob.env
+            ))),
             move |a: &Bound<'_, PyTuple>, k: Option<&Bound<'_, PyDict>>| -> PyResult<()> {
                 set(threshold_arg(a, k, &what)?);
                 Ok(())
@@ -97,7 +124,9 @@ fn env_var_name(knob: &str) -> PyResult<String> {
     if let Some(k) = BACKEND_KNOBS.iter().find(|k| k.name == knob) {
         Ok(k.env.to_string())
     } else {
-        Err(PyKeyError::new_err(format!("unknown gemmkit knob {knob:?}")))
+        Err(PyKeyError::new_err(format!(
+            "unknown gemmkit knob {knob:?}"
+        )))
     }
 }
 
@@ -116,7 +145,10 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for family in families {
         let sub = super::add_submodule(m, family, |sub| {
             for gate in all_gates().into_iter().filter(|g| g.family == family) {
-                let doc = format!("the {}::{} gate ({}; default {})", family, gate.name, gate.unit, gate.default);
+                let doc = format!(
+                    "the {}::{} gate ({}; default {})",
+                    family, gate.name, gate.unit, gate.default
+                );
                 add_accessors(sub, gate.name, doc, Gate::get, Gate::set, gate)?;
             }
             Ok(())

@@ -15,4 +15,4 @@ minkowski = _d.minkowski
 pairwise = _d.pairwise
 rowwise = _d.rowwise
 
-__all__ = ["euclidean", "squared_euclidean", "manhattan", "minkowski", "pairwise", "rowwise"]
+__all__ = ["euclidean", "manhattan", "minkowski", "pairwise", "rowwise", "squared_euclidean"]

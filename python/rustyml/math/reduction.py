@@ -7,8 +7,8 @@ C order.
 
 from rustyml import _native
 
-sum = _native.math.reduction.sum  # noqa: A001 - mirrors the crate's name
+sum = _native.math.reduction.sum
 sq_sum = _native.math.reduction.sq_sum
 mean_var = _native.math.reduction.mean_var
 
-__all__ = ["sum", "sq_sum", "mean_var"]
+__all__ = ["mean_var", "sq_sum", "sum"]

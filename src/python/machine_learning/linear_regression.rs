@@ -18,7 +18,9 @@ fn parse_solver(s: &str) -> PyResult<Solver> {
     match s {
         "normal" => Ok(Solver::Normal),
         "gradient_descent" => Ok(Solver::GradientDescent),
-        other => Err(PyValueError::new_err(format!("solver must be 'normal' or 'gradient_descent', got {other:?}"))),
+        other => Err(PyValueError::new_err(format!(
+            "solver must be 'normal' or 'gradient_descent', got {other:?}"
+        ))),
     }
 }
 
@@ -27,7 +29,9 @@ fn parse_penalty(p: Option<&str>) -> PyResult<Penalty> {
         None | Some("none") => Ok(Penalty::None),
         Some("l1") => Ok(Penalty::L1),
         Some("l2") => Ok(Penalty::L2),
-        Some(other) => Err(PyValueError::new_err(format!("penalty must be None, 'l1' or 'l2', got {other:?}"))),
+        Some(other) => Err(PyValueError::new_err(format!(
+            "penalty must be None, 'l1' or 'l2', got {other:?}"
+        ))),
     }
 }
 
@@ -35,7 +39,15 @@ fn parse_penalty(p: Option<&str>) -> PyResult<Penalty> {
 impl PyLinearRegression {
     #[new]
     #[pyo3(signature = (fit_intercept = true, solver = "normal", penalty = None, alpha = 0.0, learning_rate = 0.01, max_iter = 1000, tol = 1e-6))]
-    fn new(fit_intercept: bool, solver: &str, penalty: Option<&str>, alpha: f64, learning_rate: f64, max_iter: usize, tol: f64) -> PyResult<Self> {
+    fn new(
+        fit_intercept: bool,
+        solver: &str,
+        penalty: Option<&str>,
+        alpha: f64,
+        learning_rate: f64,
+        max_iter: usize,
+        tol: f64,
+    ) -> PyResult<Self> {
         let inner = LinearRegression::new(fit_intercept)
             .with_solver(parse_solver(solver)?)
             .with_penalty(parse_penalty(penalty)?, alpha)
@@ -50,14 +62,22 @@ impl PyLinearRegression {
         let y = f64_array::<Ix1>(y, "y")?;
         let (xv, yv) = (x.view(), y.view());
         let model = &mut self.inner;
-        py.detach(|| model.fit(&xv, &yv).map(|_| ())).map_err(to_py_err)
+        py.detach(|| model.fit(&xv, &yv).map(|_| ()))
+            .map_err(to_py_err)
     }
 
-    fn predict<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    fn predict<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &self.inner;
-        Ok(py.detach(|| model.predict(&xv)).map_err(to_py_err)?.into_pyarray(py))
+        Ok(py
+            .detach(|| model.predict(&xv))
+            .map_err(to_py_err)?
+            .into_pyarray(py))
     }
 
     #[getter]
@@ -70,12 +90,16 @@ impl PyLinearRegression {
 
     #[getter]
     fn intercept_(&self) -> PyResult<f64> {
-        self.inner.intercept().ok_or_else(|| to_py_err(crate::RustymlError::not_fitted("LinearRegression")))
+        self.inner
+            .intercept()
+            .ok_or_else(|| to_py_err(crate::RustymlError::not_fitted("LinearRegression")))
     }
 
     #[getter]
     fn n_iter_(&self) -> PyResult<usize> {
-        self.inner.n_iter().ok_or_else(|| to_py_err(crate::RustymlError::not_fitted("LinearRegression")))
+        self.inner
+            .n_iter()
+            .ok_or_else(|| to_py_err(crate::RustymlError::not_fitted("LinearRegression")))
     }
 
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
@@ -84,6 +108,8 @@ impl PyLinearRegression {
 
     #[staticmethod]
     fn from_bytes(data: &[u8]) -> PyResult<Self> {
-        Ok(Self { inner: LinearRegression::from_bytes(data).map_err(to_py_err)? })
+        Ok(Self {
+            inner: LinearRegression::from_bytes(data).map_err(to_py_err)?,
+        })
     }
 }
