@@ -1,12 +1,11 @@
 """Print the spine's speed targets as ratios measured side by side in one run.
 
-    python benches/python/report_spine.py
+python benches/python/report_spine.py
 """
 
 import time
 
 import numpy as np
-
 import rustyml
 from rustyml.math import matmul, reduction
 

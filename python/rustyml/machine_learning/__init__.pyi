@@ -1,15 +1,16 @@
-from typing import Literal, Optional
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import TypeAlias
 
 ArrayLike = npt.ArrayLike
-F64 = npt.NDArray[np.float64]
+F64: TypeAlias = npt.NDArray[np.float64]
 
 class LinearRegression:
     fit_intercept: bool
     solver: Literal["normal", "gradient_descent"]
-    penalty: Optional[Literal["l1", "l2"]]
+    penalty: Literal["l1", "l2"] | None
     alpha: float
     learning_rate: float
     max_iter: int
@@ -22,17 +23,17 @@ class LinearRegression:
         self,
         fit_intercept: bool = True,
         solver: Literal["normal", "gradient_descent"] = "normal",
-        penalty: Optional[Literal["l1", "l2"]] = None,
+        penalty: Literal["l1", "l2"] | None = None,
         alpha: float = 0.0,
         learning_rate: float = 0.01,
         max_iter: int = 1000,
         tol: float = 1e-6,
     ) -> None: ...
-    def fit(self, X: ArrayLike, y: ArrayLike) -> "LinearRegression": ...
+    def fit(self, X: ArrayLike, y: ArrayLike) -> LinearRegression: ...
     def predict(self, X: ArrayLike) -> F64: ...
     def score(self, X: ArrayLike, y: ArrayLike) -> float: ...
     def get_params(self, deep: bool = True) -> dict: ...
-    def set_params(self, **params) -> "LinearRegression": ...
+    def set_params(self, **params) -> LinearRegression: ...
     def save(self, path) -> None: ...
     @classmethod
-    def load(cls, path) -> "LinearRegression": ...
+    def load(cls, path) -> LinearRegression: ...

@@ -1,10 +1,11 @@
-from typing import Literal, Union
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import TypeAlias
 
-Parallelism = Union[Literal["auto", "serial"], int]
-FloatArray = Union[npt.NDArray[np.float32], npt.NDArray[np.float64]]
+Parallelism: TypeAlias = Literal["auto", "serial"] | int
+FloatArray: TypeAlias = npt.NDArray[np.float32] | npt.NDArray[np.float64]
 
 def dot(a: FloatArray, b: FloatArray, parallelism: Parallelism = "auto") -> FloatArray: ...
 def matvec(a: FloatArray, x: FloatArray, parallelism: Parallelism = "auto") -> FloatArray: ...
