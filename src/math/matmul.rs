@@ -49,7 +49,7 @@ pub fn dot_par<T: GemmScalar>(
 ) -> Result<Array2<T>> {
     check_inner(a.dim(), b.dim())?;
     let mut c = Array2::from_elem((a.nrows(), b.ncols()), T::ZERO);
-    if a.ncols() > 0 && c.len() > 0 {
+    if a.ncols() > 0 && !c.is_empty() {
         gemmkit_ndarray::gemm(T::ONE, &a, &b, T::ZERO, &mut c, par);
     }
     Ok(c)
@@ -310,7 +310,7 @@ mod tests {
                 Array2::<f64>::zeros((0, 4)).view()
             )
             .unwrap(),
-            Array2::zeros((3, 4))
+            Array2::<f64>::zeros((3, 4))
         );
     }
 
