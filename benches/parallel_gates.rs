@@ -11,11 +11,15 @@ mod harness;
 #[path = "gates/reduction.rs"]
 mod reduction;
 
+#[path = "gates/elementwise.rs"]
+mod elementwise;
+
 use harness::Family;
 
 fn families() -> Vec<Family> {
     let mut all = Vec::new();
     all.extend(reduction::families());
+    all.extend(elementwise::families());
     all
 }
 
