@@ -4,4 +4,5 @@
 pub mod distance;
 pub mod linalg;
 pub mod matmul;
+pub mod radius;
 pub mod reduction;
