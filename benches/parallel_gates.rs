@@ -11,11 +11,15 @@ mod harness;
 #[path = "gates/reduction.rs"]
 mod reduction;
 
+#[path = "gates/cluster.rs"]
+mod cluster;
+
 use harness::Family;
 
 fn families() -> Vec<Family> {
     let mut all = Vec::new();
     all.extend(reduction::families());
+    all.extend(cluster::families());
     all
 }
 

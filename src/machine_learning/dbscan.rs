@@ -119,8 +119,13 @@ impl Persist for DBSCAN {
     const MODEL_NAME: &'static str = "DBSCAN";
 }
 
-/// scikit-learn's `dbscan_inner`: depth-first search from each unlabelled core point in index
-/// order; border points are labelled but not expanded.
+/// scikit-learn's `dbscan_inner`: a depth-first search from each unlabelled core point in
+/// index order; border points are labelled but not expanded.
+///
+/// The labels depend only on the neighbourhoods as sets (a cluster is everything reachable
+/// from its first core point; a border point goes to the first cluster that reaches it), not
+/// on the visiting order, so points are labelled when first seen and only core points enter
+/// the stack, each once.
 fn expand_clusters(neighbourhoods: &radius::Neighbourhoods, is_core: &[bool]) -> Vec<i64> {
     let n = is_core.len();
     let mut labels = vec![-1i64; n];
@@ -130,22 +135,17 @@ fn expand_clusters(neighbourhoods: &radius::Neighbourhoods, is_core: &[bool]) ->
         if labels[start] != -1 || !is_core[start] {
             continue;
         }
-        let mut i = start;
-        loop {
-            if labels[i] == -1 {
-                labels[i] = label;
-                if is_core[i] {
-                    stack.extend(
-                        neighbourhoods
-                            .neighbours(i)
-                            .iter()
-                            .filter(|&&v| labels[v as usize] == -1),
-                    );
+        labels[start] = label;
+        stack.push(start as u32);
+        while let Some(i) = stack.pop() {
+            for &v in neighbourhoods.neighbours(i as usize) {
+                let v_us = v as usize;
+                if labels[v_us] == -1 {
+                    labels[v_us] = label;
+                    if is_core[v_us] {
+                        stack.push(v);
+                    }
                 }
-            }
-            match stack.pop() {
-                Some(next) => i = next as usize,
-                None => break,
             }
         }
         label += 1;

@@ -294,7 +294,9 @@ fn bin_seeds(x: ArrayView2<f64>, bin_size: f64, min_bin_freq: usize) -> Array2<f
 /// re-measurement and means), rows centered on the column means (for the product) and the
 /// centered squared norms.
 struct Samples<'a> {
-    original: ndarray::CowArray<'a, f64, Ix2>,
+    /// Original rows, row-major (borrowed when `x` already is).
+    flat: std::borrow::Cow<'a, [f64]>,
+    dims: usize,
     mean: Array1<f64>,
     centered: Array2<f64>,
     norms: Array1<f64>,
@@ -305,22 +307,22 @@ impl<'a> Samples<'a> {
         let mean = Array1::from_iter(reduction::column_moments(x).iter().map(|m| m.mean));
         let centered = &x - &mean;
         let norms = row_sq_norms(centered.view());
-        let original = if x.is_standard_layout() {
-            ndarray::CowArray::from(x)
-        } else {
-            ndarray::CowArray::from(x.as_standard_layout().into_owned())
+        let flat = match x.to_slice() {
+            Some(s) => std::borrow::Cow::Borrowed(s),
+            None => std::borrow::Cow::Owned(x.iter().copied().collect()),
         };
         Self {
-            original,
+            flat,
+            dims: x.ncols(),
             mean,
             centered,
             norms,
         }
     }
 
+    #[inline]
     fn row(&self, j: usize) -> &[f64] {
-        let d = self.original.ncols();
-        &self.original.as_slice().expect("standard layout")[j * d..(j + 1) * d]
+        &self.flat[j * self.dims..(j + 1) * self.dims]
     }
 }
 
@@ -386,21 +388,21 @@ fn shift_seeds(data: &Samples, seeds: Array2<f64>, bandwidth: f64, max_iter: usi
     while !active.is_empty() {
         let queries = Array2::from_shape_fn((active.len(), d), |(r, k)| state[active[r]].mean[k] - data.mean[k]);
         let q_norms = row_sq_norms(queries.view());
+        let norms = data.norms.as_slice().expect("fresh array");
         let steps = map_distance_rows(queries.view(), data, |r, dots| {
             let old = &state[active[r]].mean;
-            let qn = q_norms[r];
+            let dots = dots.as_slice().expect("a fresh product is row-major");
+            let mut within = Vec::new();
+            let exact = |j: usize| radius::reduced_slices(old, data.row(j), Metric::Euclidean);
+            screen.scan_row(dots, q_norms[r], norms, exact, &mut within);
+            // Sum in sample order: the mean depends only on the set.
             let mut sum = vec![0.0f64; d];
-            let mut count = 0usize;
-            for (j, (&dot, &xn)) in dots.iter().zip(data.norms.iter()).enumerate() {
-                let approx = qn + xn - 2.0 * dot;
-                let exact = || radius::reduced_slices(old, data.row(j), Metric::Euclidean);
-                if screen.within(approx, qn + xn, exact) {
-                    for (s, &v) in sum.iter_mut().zip(data.row(j)) {
-                        *s += v;
-                    }
-                    count += 1;
+            for &j in &within {
+                for (s, &v) in sum.iter_mut().zip(data.row(j as usize)) {
+                    *s += v;
                 }
             }
+            let count = within.len();
             (count > 0).then(|| {
                 let mean: Vec<f64> = sum.iter().map(|s| s / count as f64).collect();
                 (mean, count)

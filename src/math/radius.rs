@@ -25,8 +25,8 @@ use std::collections::HashMap;
 /// manhattan or euclidean metric (as in scikit-learn).
 pub fn canonical(metric: Metric) -> Metric {
     match metric {
-        Metric::Minkowski(p) if p == 1.0 => Metric::Manhattan,
-        Metric::Minkowski(p) if p == 2.0 => Metric::Euclidean,
+        Metric::Minkowski(1.0) => Metric::Manhattan,
+        Metric::Minkowski(2.0) => Metric::Euclidean,
         other => other,
     }
 }
@@ -100,16 +100,32 @@ impl Screen {
             exact() <= self.reduced_radius
         }
     }
+
+    /// Appends to `out` every sample `j` within the radius of a query, given the query's
+    /// products with the samples (`dots`), its squared norm and the samples' squared norms
+    /// (all in the product's coordinates); `exact(j)` measures a pair the product form
+    /// cannot decide. Indices come out ascending.
+    #[inline]
+    pub fn scan_row(&self, dots: &[f64], q_norm: f64, norms: &[f64], exact: impl Fn(usize) -> f64, out: &mut Vec<u32>) {
+        for (j, (&dot, &nj)) in dots.iter().zip(norms).enumerate() {
+            let both = q_norm + nj;
+            if self.within(both - 2.0 * dot, both, || exact(j)) {
+                out.push(j as u32);
+            }
+        }
+    }
 }
 
-/// Radius neighbourhoods of every point, in compressed rows. Counts are kept for every point;
-/// neighbour lists only for the points whose count reached the storage threshold given to
-/// [`radius_neighbourhoods`] (DBSCAN needs only its core points' lists).
+/// Radius neighbourhoods of every point. Counts are kept for every point; neighbour lists
+/// only for the points whose count reached the storage threshold given to
+/// [`radius_neighbourhoods`] (DBSCAN needs only its core points' lists). Lists stay in the
+/// blocks the scan wrote them in (no final copy).
 #[derive(Debug, Clone, Default)]
 pub struct Neighbourhoods {
     counts: Vec<usize>,
-    offsets: Vec<usize>,
-    indices: Vec<u32>,
+    /// Query points per block (every block but the last is full).
+    rows: usize,
+    blocks: Vec<BlockOut>,
 }
 
 impl Neighbourhoods {
@@ -126,7 +142,9 @@ impl Neighbourhoods {
     /// Neighbours of point `i` (itself included) when its list was stored, else empty. The
     /// order is deterministic but unspecified.
     pub fn neighbours(&self, i: usize) -> &[u32] {
-        &self.indices[self.offsets[i]..self.offsets[i + 1]]
+        let block = &self.blocks[i / self.rows];
+        let local = i % self.rows;
+        &block.indices[block.offsets[local]..block.offsets[local + 1]]
     }
 
     /// Number of points.
@@ -140,64 +158,59 @@ impl Neighbourhoods {
     }
 }
 
-/// One block of query points' results.
+/// One block of query points' results: counts, and the stored lists in compressed rows.
+#[derive(Debug, Clone, Default, PartialEq)]
 struct BlockOut {
     counts: Vec<usize>,
-    stored: Vec<usize>,
+    offsets: Vec<usize>,
     indices: Vec<u32>,
 }
 
 impl BlockOut {
     fn with_capacity(rows: usize) -> Self {
+        let mut offsets = Vec::with_capacity(rows + 1);
+        offsets.push(0);
         Self {
             counts: Vec::with_capacity(rows),
-            stored: Vec::with_capacity(rows),
+            offsets,
             indices: Vec::new(),
         }
     }
 
+    /// Closes the current point's list, whose neighbours were pushed onto `indices` after
+    /// the previous close: kept when it reaches `store_min`, dropped otherwise.
     #[inline]
-    fn push(&mut self, found: &[u32], store_min: usize) {
-        self.counts.push(found.len());
-        if found.len() >= store_min {
-            self.indices.extend_from_slice(found);
-            self.stored.push(found.len());
-        } else {
-            self.stored.push(0);
+    fn close(&mut self, store_min: usize) {
+        let start = *self.offsets.last().expect("offsets start with 0");
+        let found = self.indices.len() - start;
+        self.counts.push(found);
+        if found < store_min {
+            self.indices.truncate(start);
         }
+        self.offsets.push(self.indices.len());
     }
 }
 
 /// Runs `block` over `0..n` in blocks of `rows` query points, in parallel when [`SCAN_F64`]
-/// allows `work`, and stitches the blocks together in order (so the result does not depend
-/// on the path taken).
+/// allows `work`; blocks are kept in order (so the result does not depend on the path taken).
 fn run_blocks(
     n: usize,
     rows: usize,
     work: usize,
     block: impl Fn(std::ops::Range<usize>) -> BlockOut + Sync,
 ) -> Neighbourhoods {
-    let ranges: Vec<std::ops::Range<usize>> = (0..n).step_by(rows.max(1)).map(|s| s..(s + rows).min(n)).collect();
-    let outs: Vec<BlockOut> = if ranges.len() > 1 && SCAN_F64.allows_parallel(work) {
+    let rows = rows.max(1);
+    let ranges: Vec<std::ops::Range<usize>> = (0..n).step_by(rows).map(|s| s..(s + rows).min(n)).collect();
+    let blocks: Vec<BlockOut> = if ranges.len() > 1 && SCAN_F64.allows_parallel(work) {
         ranges.into_par_iter().map(&block).collect()
     } else {
         ranges.into_iter().map(&block).collect()
     };
-    let mut result = Neighbourhoods {
-        counts: Vec::with_capacity(n),
-        offsets: Vec::with_capacity(n + 1),
-        indices: Vec::with_capacity(outs.iter().map(|o| o.indices.len()).sum()),
-    };
-    result.offsets.push(0);
-    for out in outs {
-        result.counts.extend_from_slice(&out.counts);
-        for len in out.stored {
-            let last = *result.offsets.last().expect("offsets start with 0");
-            result.offsets.push(last + len);
-        }
-        result.indices.extend_from_slice(&out.indices);
+    let mut counts = Vec::with_capacity(n);
+    for b in &blocks {
+        counts.extend_from_slice(&b.counts);
     }
-    result
+    Neighbourhoods { counts, rows, blocks }
 }
 
 /// Largest cell coordinate (range / cell width) the grid accepts. Past it the rounding of
@@ -341,44 +354,52 @@ impl Grid {
 
     /// Appends to `found` every point within `reduced` of point `i`.
     fn query(&self, x: ArrayView2<f64>, i: usize, reduced: f64, metric: Metric, found: &mut Vec<u32>) {
-        let mut a = [0.0f64; 3];
-        for (k, v) in a.iter_mut().enumerate().take(self.dims) {
-            *v = x[[i, k]];
-        }
-        let dims = self.dims;
-        let cell = self.cell_of[i] as usize;
-        match canonical(metric) {
-            Metric::Euclidean | Metric::SquaredEuclidean => self.visit(cell, found, |b| {
-                let mut s = 0.0;
-                for k in 0..dims {
-                    let d = a[k] - b[k];
-                    s += d * d;
-                }
-                s <= reduced
-            }),
-            Metric::Manhattan => self.visit(cell, found, |b| {
-                let mut s = 0.0;
-                for k in 0..dims {
-                    s += (a[k] - b[k]).abs();
-                }
-                s <= reduced
-            }),
-            Metric::Minkowski(p) => self.visit(cell, found, |b| {
-                let mut s = 0.0;
-                for k in 0..dims {
-                    s += (a[k] - b[k]).abs().powf(p);
-                }
-                s <= reduced
-            }),
+        match self.dims {
+            1 => self.query_d::<1>(x, i, reduced, metric, found),
+            2 => self.query_d::<2>(x, i, reduced, metric, found),
+            _ => self.query_d::<3>(x, i, reduced, metric, found),
         }
     }
 
+    fn query_d<const D: usize>(
+        &self,
+        x: ArrayView2<f64>,
+        i: usize,
+        reduced: f64,
+        metric: Metric,
+        found: &mut Vec<u32>,
+    ) {
+        let mut a = [0.0f64; 3];
+        for (k, v) in a.iter_mut().enumerate().take(D) {
+            *v = x[[i, k]];
+        }
+        let cell = self.cell_of[i] as usize;
+        match canonical(metric) {
+            Metric::Euclidean | Metric::SquaredEuclidean => self.visit::<D>(cell, &a, reduced, found, |d| d * d),
+            Metric::Manhattan => self.visit::<D>(cell, &a, reduced, found, f64::abs),
+            Metric::Minkowski(p) => self.visit::<D>(cell, &a, reduced, found, |d| d.abs().powf(p)),
+        }
+    }
+
+    /// Scans the cells near `cell`: a candidate is in when the sum over features, in order, of
+    /// `term(a_k - b_k)` is at most `reduced` (the same sum as [`reduced_slices`]).
     #[inline]
-    fn visit(&self, cell: usize, found: &mut Vec<u32>, within: impl Fn(&[f64; 3]) -> bool) {
+    fn visit<const D: usize>(
+        &self,
+        cell: usize,
+        a: &[f64; 3],
+        reduced: f64,
+        found: &mut Vec<u32>,
+        term: impl Fn(f64) -> f64,
+    ) {
         for &nc in self.near_cells(cell) {
             let range = self.cell_start[nc as usize]..self.cell_start[nc as usize + 1];
             for (b, &j) in self.coords[range.clone()].iter().zip(&self.order[range]) {
-                if within(b) {
+                let mut s = 0.0;
+                for k in 0..D {
+                    s += term(a[k] - b[k]);
+                }
+                if s <= reduced {
                     found.push(j);
                 }
             }
@@ -432,8 +453,8 @@ pub fn radius_neighbourhoods(
     if n == 0 {
         return Ok(Neighbourhoods {
             counts: Vec::new(),
-            offsets: vec![0],
-            indices: Vec::new(),
+            rows: 1,
+            blocks: Vec::new(),
         });
     }
     let bound = match metric {
@@ -444,11 +465,9 @@ pub fn radius_neighbourhoods(
         let work = grid.work();
         return Ok(run_blocks(n, SCAN_BLOCK_ROWS, work, |range| {
             let mut out = BlockOut::with_capacity(range.len());
-            let mut found = Vec::new();
             for i in range {
-                found.clear();
-                grid.query(x, i, reduced, metric, &mut found);
-                out.push(&found, store_min);
+                grid.query(x, i, reduced, metric, &mut out.indices);
+                out.close(store_min);
             }
             out
         }));
@@ -460,26 +479,21 @@ pub fn radius_neighbourhoods(
             let centered = Array2::from_shape_fn((n, d), |(i, k)| x[[i, k]] - means[k]);
             let norms = row_sq_norms(centered.view());
             let screen = Screen::new(reduced, d);
+            let norm_slice = norms.as_slice().expect("fresh array");
             let original = x.as_standard_layout();
             let rows = screen_block_rows(n);
             Ok(run_blocks(n, rows, work, |range| {
                 let block = centered.slice(ndarray::s![range.clone(), ..]);
                 let dots = matmul::dot_par(block, centered.t(), matmul::Parallelism::Serial).expect("shapes agree");
                 let mut out = BlockOut::with_capacity(range.len());
-                let mut found = Vec::new();
                 for (i, dot_row) in range.zip(dots.axis_iter(Axis(0))) {
-                    found.clear();
-                    let ni = norms[i];
                     let a = original.row(i);
                     let a = a.as_slice().expect("standard layout");
-                    for (j, (&dot, &nj)) in dot_row.iter().zip(norms.iter()).enumerate() {
-                        let approx = ni + nj - 2.0 * dot;
-                        let exact = || reduced_slices(a, original.row(j).as_slice().expect("standard layout"), metric);
-                        if screen.within(approx, ni + nj, exact) {
-                            found.push(j as u32);
-                        }
-                    }
-                    out.push(&found, store_min);
+                    let exact =
+                        |j: usize| reduced_slices(a, original.row(j).as_slice().expect("standard layout"), metric);
+                    let dot_row = dot_row.as_slice().expect("a fresh product is row-major");
+                    screen.scan_row(dot_row, norms[i], norm_slice, exact, &mut out.indices);
+                    out.close(store_min);
                 }
                 out
             }))
@@ -489,20 +503,32 @@ pub fn radius_neighbourhoods(
             let flat = packed.as_slice().expect("standard layout");
             Ok(run_blocks(n, SCAN_BLOCK_ROWS, work, |range| {
                 let mut out = BlockOut::with_capacity(range.len());
-                let mut found = Vec::new();
                 for i in range {
-                    found.clear();
                     let a = &flat[i * d..(i + 1) * d];
                     for (j, b) in flat.chunks_exact(d.max(1)).enumerate() {
                         if reduced_slices(a, b, metric) <= reduced {
-                            found.push(j as u32);
+                            out.indices.push(j as u32);
                         }
                     }
-                    out.push(&found, store_min);
+                    out.close(store_min);
                 }
                 out
             }))
         }
+    }
+}
+
+/// The work estimate [`radius_neighbourhoods`] compares with [`SCAN_F64`] for `x`, `radius`
+/// and `metric` (candidate pairs times features): for calibration ladders.
+pub fn scan_work(x: ArrayView2<f64>, radius: f64, metric: Metric) -> usize {
+    let (n, d) = x.dim();
+    let bound = match canonical(metric) {
+        Metric::SquaredEuclidean => radius.sqrt(),
+        _ => radius,
+    };
+    match Grid::build(x, bound) {
+        Some(grid) => grid.work(),
+        None => n.saturating_mul(n).saturating_mul(d),
     }
 }
 
@@ -626,8 +652,8 @@ mod tests {
                 let (s, p) =
                     serial_and_parallel(&SCAN_F64, || radius_neighbourhoods(x.view(), 1.5, metric, 3).unwrap());
                 assert_eq!(s.counts, p.counts);
-                assert_eq!(s.offsets, p.offsets);
-                assert_eq!(s.indices, p.indices);
+                assert_eq!(s.rows, p.rows);
+                assert_eq!(s.blocks, p.blocks);
             }
         }
     }
