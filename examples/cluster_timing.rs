@@ -22,7 +22,9 @@ fn main() {
         let t = Instant::now();
         let summary = match args[4].as_str() {
             "kmeans" => {
-                let mut km = KMeans::new(8).with_random_state(Some(0)).with_n_init(NInit::Runs(1));
+                let mut km = KMeans::new(8)
+                    .with_random_state(Some(0))
+                    .with_n_init(NInit::Runs(1));
                 km.fit(&x).unwrap();
                 let p = km.predict(&x).unwrap();
                 format!(
@@ -33,14 +35,23 @@ fn main() {
                 )
             }
             "kmeans10" => {
-                let mut km = KMeans::new(8).with_random_state(Some(0)).with_n_init(NInit::Runs(10));
+                let mut km = KMeans::new(8)
+                    .with_random_state(Some(0))
+                    .with_n_init(NInit::Runs(10));
                 km.fit(&x).unwrap();
-                format!("inertia {} n_iter {}", km.inertia().unwrap(), km.n_iter().unwrap())
+                format!(
+                    "inertia {} n_iter {}",
+                    km.inertia().unwrap(),
+                    km.n_iter().unwrap()
+                )
             }
             "dbscan" => {
                 let labels = DBSCAN::new(0.3, 10).fit_predict(&x).unwrap();
                 let k = labels.iter().max().unwrap() + 1;
-                format!("clusters {k} noise {}", labels.iter().filter(|&&l| l < 0).count())
+                format!(
+                    "clusters {k} noise {}",
+                    labels.iter().filter(|&&l| l < 0).count()
+                )
             }
             "radius" => {
                 let nb = rustyml::math::radius::radius_neighbourhoods(
@@ -69,5 +80,9 @@ fn main() {
         }
     }
     times.sort_by(f64::total_cmp);
-    println!("median {:.2} ms (min {:.2})", times[times.len() / 2], times[0]);
+    println!(
+        "median {:.2} ms (min {:.2})",
+        times[times.len() / 2],
+        times[0]
+    );
 }

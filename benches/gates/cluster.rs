@@ -36,9 +36,13 @@ pub fn families() -> Vec<Family> {
     .map(|(n, d, k)| {
         let x = blobs(n, d, k);
         let centers = blobs(k, d, k);
-        Rung::new(format!("nearest of {k} centers, {n}x{d}"), n * k * d, move || {
-            black_box(distance::nearest_rows(black_box(x.view()), centers.view()).unwrap());
-        })
+        Rung::new(
+            format!("nearest of {k} centers, {n}x{d}"),
+            n * k * d,
+            move || {
+                black_box(distance::nearest_rows(black_box(x.view()), centers.view()).unwrap());
+            },
+        )
     })
     .collect();
     // 2-D: the grid; eps gives a few dozen neighbours per point whatever n.
@@ -50,30 +54,53 @@ pub fn families() -> Vec<Family> {
             let work = radius::scan_work(x.view(), eps, distance::Metric::Euclidean);
             Rung::new(format!("grid 2-D n={n} eps={eps:.3}"), work, move || {
                 black_box(
-                    radius::radius_neighbourhoods(black_box(x.view()), eps, distance::Metric::Euclidean, 5).unwrap(),
+                    radius::radius_neighbourhoods(
+                        black_box(x.view()),
+                        eps,
+                        distance::Metric::Euclidean,
+                        5,
+                    )
+                    .unwrap(),
                 );
             })
         })
         .collect();
-    let screen_rungs = [(100usize, 8usize), (200, 8), (400, 8), (800, 8), (1500, 16), (3000, 16)]
-        .into_iter()
-        .map(|(n, d)| {
-            let x = blobs(n, d, 4);
-            let work = radius::scan_work(x.view(), 2.0, distance::Metric::Euclidean);
-            Rung::new(format!("product screening n={n} d={d}"), work, move || {
-                black_box(
-                    radius::radius_neighbourhoods(black_box(x.view()), 2.0, distance::Metric::Euclidean, 5).unwrap(),
-                );
-            })
+    let screen_rungs = [
+        (100usize, 8usize),
+        (200, 8),
+        (400, 8),
+        (800, 8),
+        (1500, 16),
+        (3000, 16),
+    ]
+    .into_iter()
+    .map(|(n, d)| {
+        let x = blobs(n, d, 4);
+        let work = radius::scan_work(x.view(), 2.0, distance::Metric::Euclidean);
+        Rung::new(format!("product screening n={n} d={d}"), work, move || {
+            black_box(
+                radius::radius_neighbourhoods(
+                    black_box(x.view()),
+                    2.0,
+                    distance::Metric::Euclidean,
+                    5,
+                )
+                .unwrap(),
+            );
         })
-        .collect();
+    })
+    .collect();
     let bandwidth_rungs = [(100usize, 2usize), (250, 2), (500, 4), (1000, 4), (2000, 4)]
         .into_iter()
         .map(|(n, d)| {
             let x = blobs(n, d, 3);
-            Rung::new(format!("estimate_bandwidth n={n} d={d}"), n * n * d, move || {
-                black_box(meanshift::estimate_bandwidth(black_box(&x), 0.3).unwrap());
-            })
+            Rung::new(
+                format!("estimate_bandwidth n={n} d={d}"),
+                n * n * d,
+                move || {
+                    black_box(meanshift::estimate_bandwidth(black_box(&x), 0.3).unwrap());
+                },
+            )
         })
         .collect();
     vec![

@@ -81,7 +81,9 @@ impl DBSCAN {
             )));
         }
         if self.min_samples == 0 {
-            return Err(RustymlError::invalid("min_samples must be at least 1, got 0"));
+            return Err(RustymlError::invalid(
+                "min_samples must be at least 1, got 0",
+            ));
         }
         if let Metric::Minkowski(p) = self.metric {
             if !(p.is_finite() && p >= 1.0) {
@@ -98,8 +100,13 @@ impl DBSCAN {
         let x = x.view();
         self.check_params()?;
         check_features(&x, "X")?;
-        let neighbourhoods = radius::radius_neighbourhoods(x, self.eps, self.metric, self.min_samples)?;
-        let is_core: Vec<bool> = neighbourhoods.counts().iter().map(|&c| c >= self.min_samples).collect();
+        let neighbourhoods =
+            radius::radius_neighbourhoods(x, self.eps, self.metric, self.min_samples)?;
+        let is_core: Vec<bool> = neighbourhoods
+            .counts()
+            .iter()
+            .map(|&c| c >= self.min_samples)
+            .collect();
         let labels = expand_clusters(&neighbourhoods, &is_core);
         let core: Vec<usize> = (0..is_core.len()).filter(|&i| is_core[i]).collect();
         self.components = Some(x.select(Axis(0), &core));
@@ -109,7 +116,10 @@ impl DBSCAN {
     }
 
     /// Cluster `x` and return its labels.
-    pub fn fit_predict<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<Array1<i64>> {
+    pub fn fit_predict<S: Data<Elem = f64>>(
+        &mut self,
+        x: &ArrayBase<S, Ix2>,
+    ) -> Result<Array1<i64>> {
         self.fit(x)?;
         Ok(self.labels.clone().expect("fitted above"))
     }
@@ -219,7 +229,10 @@ mod tests {
             let (s, p) = crate::gate::serial_and_parallel(&crate::math::distance::SCAN_F64, || {
                 let mut db = DBSCAN::new(0.6, 4);
                 db.fit(&x).unwrap();
-                (db.labels().unwrap().clone(), db.core_sample_indices().unwrap().to_vec())
+                (
+                    db.labels().unwrap().clone(),
+                    db.core_sample_indices().unwrap().to_vec(),
+                )
             });
             assert_eq!(s, p);
         }
@@ -232,9 +245,14 @@ mod tests {
         assert!(DBSCAN::new(-1.0, 5).fit(&x).is_err());
         assert!(DBSCAN::new(f64::NAN, 5).fit(&x).is_err());
         assert!(DBSCAN::new(0.5, 0).fit(&x).is_err());
-        assert!(DBSCAN::new(0.5, 2).with_metric(Metric::Minkowski(0.5)).fit(&x).is_err());
+        assert!(DBSCAN::new(0.5, 2)
+            .with_metric(Metric::Minkowski(0.5))
+            .fit(&x)
+            .is_err());
         assert!(DBSCAN::new(0.5, 2).fit(&array![[0.0, f64::NAN]]).is_err());
-        assert!(DBSCAN::new(0.5, 2).fit(&Array2::<f64>::zeros((0, 2))).is_err());
+        assert!(DBSCAN::new(0.5, 2)
+            .fit(&Array2::<f64>::zeros((0, 2)))
+            .is_err());
         assert!(Metric::parse("cosine", 2.0).is_err());
         assert!(DBSCAN::new(0.5, 2).labels().is_none());
     }

@@ -152,13 +152,17 @@ impl KMeans {
 
     fn check_params(&self, x: &ArrayView2<f64>) -> Result<()> {
         if self.n_clusters == 0 {
-            return Err(RustymlError::invalid("n_clusters must be at least 1, got 0"));
+            return Err(RustymlError::invalid(
+                "n_clusters must be at least 1, got 0",
+            ));
         }
         if self.max_iter == 0 {
             return Err(RustymlError::invalid("max_iter must be at least 1, got 0"));
         }
         if let NInit::Runs(0) = self.n_init {
-            return Err(RustymlError::invalid("n_init must be at least 1 or 'auto', got 0"));
+            return Err(RustymlError::invalid(
+                "n_init must be at least 1 or 'auto', got 0",
+            ));
         }
         if !(self.tol.is_finite() && self.tol >= 0.0) {
             return Err(RustymlError::invalid(format!(
@@ -207,7 +211,9 @@ impl KMeans {
         let mut best: Option<Run> = None;
         for _ in 0..self.effective_n_init() {
             let init = match &self.init {
-                KMeansInit::KMeansPlusPlus => kmeans_plusplus(xc.view(), x_norms.view(), self.n_clusters, &mut rng),
+                KMeansInit::KMeansPlusPlus => {
+                    kmeans_plusplus(xc.view(), x_norms.view(), self.n_clusters, &mut rng)
+                }
                 KMeansInit::Random => {
                     let picks = rand::seq::index::sample(&mut rng, n, self.n_clusters).into_vec();
                     xc.select(Axis(0), &picks)
@@ -244,7 +250,10 @@ impl KMeans {
     }
 
     /// Fit, then return the training labels.
-    pub fn fit_predict<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<Array1<usize>> {
+    pub fn fit_predict<S: Data<Elem = f64>>(
+        &mut self,
+        x: &ArrayBase<S, Ix2>,
+    ) -> Result<Array1<usize>> {
         self.fit(x)?;
         Ok(self.labels.clone().expect("fitted above"))
     }
@@ -257,7 +266,10 @@ impl KMeans {
     }
 
     /// Fit, then return the distances of the training rows to the centers.
-    pub fn fit_transform<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+    pub fn fit_transform<S: Data<Elem = f64>>(
+        &mut self,
+        x: &ArrayBase<S, Ix2>,
+    ) -> Result<Array2<f64>> {
         self.fit(x)?;
         self.transform(x)
     }
@@ -277,15 +289,25 @@ impl Persist for KMeans {
 
 /// Squared euclidean distances of every row of `rows` to every row of `xc`, through the
 /// product, with the squared norms of `xc` precomputed.
-fn sq_distances_to(xc: ArrayView2<f64>, x_norms: ArrayView1<f64>, rows: ArrayView2<f64>) -> Array2<f64> {
+fn sq_distances_to(
+    xc: ArrayView2<f64>,
+    x_norms: ArrayView1<f64>,
+    rows: ArrayView2<f64>,
+) -> Array2<f64> {
     let r_norms = row_sq_norms(rows);
-    let mut d = matmul::dot_par(rows, xc.t(), matmul::nested_parallelism()).expect("same feature count");
+    let mut d =
+        matmul::dot_par(rows, xc.t(), matmul::nested_parallelism()).expect("same feature count");
     distance::finish_squared_euclidean(d.view_mut(), r_norms.view(), x_norms);
     d
 }
 
 /// Greedy k-means++ seeding (Arthur & Vassilvitskii, with scikit-learn's local trials).
-fn kmeans_plusplus(xc: ArrayView2<f64>, x_norms: ArrayView1<f64>, k: usize, rng: &mut ChaCha8Rng) -> Array2<f64> {
+fn kmeans_plusplus(
+    xc: ArrayView2<f64>,
+    x_norms: ArrayView1<f64>,
+    k: usize,
+    rng: &mut ChaCha8Rng,
+) -> Array2<f64> {
     let n = xc.nrows();
     let trials = 2 + (k as f64).ln() as usize;
     let mut centers = Array2::zeros((k, xc.ncols()));
@@ -296,7 +318,9 @@ fn kmeans_plusplus(xc: ArrayView2<f64>, x_norms: ArrayView1<f64>, k: usize, rng:
         .to_owned();
     let mut potential = reduction::sum(closest.view());
     for c in 1..k {
-        let targets: Vec<f64> = (0..trials).map(|_| rng.random::<f64>() * potential).collect();
+        let targets: Vec<f64> = (0..trials)
+            .map(|_| rng.random::<f64>() * potential)
+            .collect();
         let mut cumulative = Vec::with_capacity(n);
         let mut acc = 0.0;
         for &v in closest.iter() {
@@ -363,7 +387,11 @@ fn lloyd_pass(xc: ArrayView2<f64>, x_norms: ArrayView1<f64>, centers: ArrayView2
                 target += &row;
                 counts[l] += 1;
             }
-            Pass { labels, sums, counts }
+            Pass {
+                labels,
+                sums,
+                counts,
+            }
         },
         |mut acc, part| {
             acc.labels.extend_from_slice(&part.labels);
@@ -379,7 +407,9 @@ fn lloyd_pass(xc: ArrayView2<f64>, x_norms: ArrayView1<f64>, centers: ArrayView2
 /// Gives each empty cluster one of the points farthest from their assigned (old) centers,
 /// moving that point's contribution out of its cluster's sums (scikit-learn's rule).
 fn relocate_empty_clusters(xc: ArrayView2<f64>, old_centers: ArrayView2<f64>, pass: &mut Pass) {
-    let empty: Vec<usize> = (0..pass.counts.len()).filter(|&j| pass.counts[j] == 0).collect();
+    let empty: Vec<usize> = (0..pass.counts.len())
+        .filter(|&j| pass.counts[j] == 0)
+        .collect();
     if empty.is_empty() {
         return;
     }
@@ -428,7 +458,13 @@ fn exact_inertia(x: ArrayView2<f64>, centers: ArrayView2<f64>, labels: &[usize])
 }
 
 /// One Lloyd run from `centers` (centered coordinates).
-fn lloyd(xc: ArrayView2<f64>, x_norms: ArrayView1<f64>, mut centers: Array2<f64>, max_iter: usize, tol: f64) -> Run {
+fn lloyd(
+    xc: ArrayView2<f64>,
+    x_norms: ArrayView1<f64>,
+    mut centers: Array2<f64>,
+    max_iter: usize,
+    tol: f64,
+) -> Run {
     let k = centers.nrows();
     let mut previous: Option<Vec<usize>> = None;
     let mut strict = false;
@@ -442,7 +478,9 @@ fn lloyd(xc: ArrayView2<f64>, x_norms: ArrayView1<f64>, mut centers: Array2<f64>
         for j in 0..k {
             if pass.counts[j] > 0 {
                 let scale = 1.0 / pass.counts[j] as f64;
-                new_centers.row_mut(j).assign(&pass.sums.row(j).mapv(|v| v * scale));
+                new_centers
+                    .row_mut(j)
+                    .assign(&pass.sums.row(j).mapv(|v| v * scale));
             }
         }
         let shift: f64 = (&new_centers - &centers).iter().map(|v| v * v).sum();
@@ -492,7 +530,9 @@ mod tests {
     fn finds_well_separated_blobs_and_their_means() {
         let (x, _) = three_blobs();
         for init in [KMeansInit::KMeansPlusPlus, KMeansInit::Random] {
-            let mut km = KMeans::new(3).with_init(init.clone()).with_random_state(Some(7));
+            let mut km = KMeans::new(3)
+                .with_init(init.clone())
+                .with_random_state(Some(7));
             let labels = km.fit_predict(&x).unwrap();
             // Same partition as the generating groups (up to renaming).
             for i in 0..x.nrows() {
@@ -507,7 +547,10 @@ mod tests {
                 let group = x.select(Axis(0), &rows);
                 let mean = group.mean_axis(Axis(0)).unwrap();
                 let c = km.cluster_centers().unwrap().row(labels[g]).to_owned();
-                assert!((&c - &mean).iter().all(|v| v.abs() < 1e-12), "{init:?} center {g}");
+                assert!(
+                    (&c - &mean).iter().all(|v| v.abs() < 1e-12),
+                    "{init:?} center {g}"
+                );
                 want_inertia += group
                     .outer_iter()
                     .map(|r| (&r - &mean).mapv(|v| v * v).sum())
@@ -563,7 +606,10 @@ mod tests {
         let (a, b) = (fit(3), fit(3));
         assert_eq!(a.cluster_centers(), b.cluster_centers());
         assert_eq!(a.labels(), b.labels());
-        assert_eq!(KMeans::new(2).with_n_init(NInit::Auto).effective_n_init(), 1);
+        assert_eq!(
+            KMeans::new(2).with_n_init(NInit::Auto).effective_n_init(),
+            1
+        );
         assert_eq!(
             KMeans::new(2)
                 .with_n_init(NInit::Auto)
@@ -579,7 +625,9 @@ mod tests {
             ((i * 31 + j * 17) % 97) as f64 / 9.0 + ((i % 4) * 6) as f64
         });
         let run = || {
-            let mut km = KMeans::new(5).with_random_state(Some(11)).with_n_init(NInit::Runs(2));
+            let mut km = KMeans::new(5)
+                .with_random_state(Some(11))
+                .with_n_init(NInit::Runs(2));
             km.fit(&x).unwrap();
             (
                 km.cluster_centers().unwrap().mapv(f64::to_bits),
@@ -602,7 +650,9 @@ mod tests {
         });
         let norms = row_sq_norms(x.view());
         let centers = x.slice(s![..6, ..]).to_owned();
-        let (s, p) = crate::gate::serial_and_parallel(&SCAN_F64, || lloyd_pass(x.view(), norms.view(), centers.view()));
+        let (s, p) = crate::gate::serial_and_parallel(&SCAN_F64, || {
+            lloyd_pass(x.view(), norms.view(), centers.view())
+        });
         assert_eq!(s.labels, p.labels);
         assert_eq!(s.counts, p.counts);
         assert_eq!(s.sums.mapv(f64::to_bits), p.sums.mapv(f64::to_bits));
@@ -611,13 +661,18 @@ mod tests {
     #[test]
     fn bad_input_is_refused_before_work() {
         let x = array![[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]];
-        assert!(matches!(KMeans::new(2).predict(&x), Err(RustymlError::NotFitted(_))));
+        assert!(matches!(
+            KMeans::new(2).predict(&x),
+            Err(RustymlError::NotFitted(_))
+        ));
         assert!(KMeans::new(4).fit(&x).is_err()); // more clusters than samples
         assert!(KMeans::new(0).fit(&x).is_err());
         assert!(KMeans::new(2).with_max_iter(0).fit(&x).is_err());
         assert!(KMeans::new(2).with_n_init(NInit::Runs(0)).fit(&x).is_err());
         assert!(KMeans::new(2).with_tol(f64::NAN).fit(&x).is_err());
-        assert!(KMeans::new(2).fit(&array![[1.0, f64::INFINITY], [0.0, 0.0]]).is_err());
+        assert!(KMeans::new(2)
+            .fit(&array![[1.0, f64::INFINITY], [0.0, 0.0]])
+            .is_err());
         assert!(KMeans::new(1).fit(&Array2::<f64>::zeros((0, 2))).is_err());
         assert!(KMeans::new(2)
             .with_init(KMeansInit::Centers(array![[0.0, 0.0]]))

@@ -123,7 +123,9 @@ impl MeanShift {
             }
         }
         if self.min_bin_freq == 0 {
-            return Err(RustymlError::invalid("min_bin_freq must be at least 1, got 0"));
+            return Err(RustymlError::invalid(
+                "min_bin_freq must be at least 1, got 0",
+            ));
         }
         check_features(x, "X")?;
         if let Some(seeds) = &self.seeds {
@@ -187,7 +189,9 @@ impl MeanShift {
             .iter()
             .enumerate()
             .map(|(i, &c)| {
-                if self.cluster_all || radius::reduced_distance(x.row(i), centers.row(c), Metric::Euclidean) <= reduced
+                if self.cluster_all
+                    || radius::reduced_distance(x.row(i), centers.row(c), Metric::Euclidean)
+                        <= reduced
                 {
                     c as i64
                 } else {
@@ -203,7 +207,10 @@ impl MeanShift {
     }
 
     /// Cluster `x` and return its labels.
-    pub fn fit_predict<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<Array1<i64>> {
+    pub fn fit_predict<S: Data<Elem = f64>>(
+        &mut self,
+        x: &ArrayBase<S, Ix2>,
+    ) -> Result<Array1<i64>> {
         self.fit(x)?;
         Ok(self.labels.clone().expect("fitted above"))
     }
@@ -245,7 +252,9 @@ fn suppress_near_duplicates(ranked: &[(usize, Vec<f64>)], bandwidth: f64) -> Arr
             continue;
         }
         for j in 0..ranked.len() {
-            if j != i && radius::reduced_slices(&ranked[i].1, &ranked[j].1, Metric::Euclidean) <= reduced {
+            if j != i
+                && radius::reduced_slices(&ranked[i].1, &ranked[j].1, Metric::Euclidean) <= reduced
+            {
                 unique[j] = false;
             }
         }
@@ -270,7 +279,10 @@ fn bin_seeds(x: ArrayView2<f64>, bin_size: f64, min_bin_freq: usize) -> Array2<f
     let mut order: Vec<Vec<f64>> = Vec::new();
     let mut freq: HashMap<Vec<u64>, usize> = HashMap::new();
     for row in x.outer_iter() {
-        let cell: Vec<f64> = row.iter().map(|&v| (v / bin_size).round_ties_even() + 0.0).collect();
+        let cell: Vec<f64> = row
+            .iter()
+            .map(|&v| (v / bin_size).round_ties_even() + 0.0)
+            .collect();
         let key: Vec<u64> = cell.iter().map(|v| v.to_bits()).collect();
         let count = freq.entry(key).or_insert(0);
         if *count == 0 {
@@ -280,7 +292,9 @@ fn bin_seeds(x: ArrayView2<f64>, bin_size: f64, min_bin_freq: usize) -> Array2<f
     }
     let seeds: Vec<&Vec<f64>> = order
         .iter()
-        .filter(|cell| freq[&cell.iter().map(|v| v.to_bits()).collect::<Vec<u64>>()] >= min_bin_freq)
+        .filter(|cell| {
+            freq[&cell.iter().map(|v| v.to_bits()).collect::<Vec<u64>>()] >= min_bin_freq
+        })
         .collect();
     if seeds.len() == x.nrows() {
         return x.to_owned();
@@ -353,7 +367,10 @@ fn map_distance_rows<R: Send>(
                 .map(|(r, row)| per_row(start + r, row))
                 .collect()
         };
-        pieces.lock().unwrap_or_else(|e| e.into_inner()).push((start, rows));
+        pieces
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((start, rows));
     })
     .expect("queries and samples have the same features");
     let mut pieces = pieces.into_inner().unwrap_or_else(|e| e.into_inner());
@@ -371,7 +388,12 @@ struct Shifted {
 
 /// Shifts every seed to convergence (scikit-learn's `_mean_shift_single_seed`, all seeds
 /// still moving at once).
-fn shift_seeds(data: &Samples, seeds: Array2<f64>, bandwidth: f64, max_iter: usize) -> Vec<Shifted> {
+fn shift_seeds(
+    data: &Samples,
+    seeds: Array2<f64>,
+    bandwidth: f64,
+    max_iter: usize,
+) -> Vec<Shifted> {
     let d = data.centered.ncols();
     let stop = 1e-3 * bandwidth;
     let reduced = bandwidth * bandwidth;
@@ -386,7 +408,9 @@ fn shift_seeds(data: &Samples, seeds: Array2<f64>, bandwidth: f64, max_iter: usi
         .collect();
     let mut active: Vec<usize> = (0..state.len()).collect();
     while !active.is_empty() {
-        let queries = Array2::from_shape_fn((active.len(), d), |(r, k)| state[active[r]].mean[k] - data.mean[k]);
+        let queries = Array2::from_shape_fn((active.len(), d), |(r, k)| {
+            state[active[r]].mean[k] - data.mean[k]
+        });
         let q_norms = row_sq_norms(queries.view());
         let norms = data.norms.as_slice().expect("fresh array");
         let steps = map_distance_rows(queries.view(), data, |r, dots| {
@@ -435,7 +459,10 @@ fn shift_seeds(data: &Samples, seeds: Array2<f64>, bandwidth: f64, max_iter: usi
 ///
 /// Distances come from the tiled product; the selected neighbour's distance is then
 /// re-measured feature by feature.
-pub fn estimate_bandwidth<S: Data<Elem = f64>>(x: &ArrayBase<S, Ix2>, quantile: f64) -> Result<f64> {
+pub fn estimate_bandwidth<S: Data<Elem = f64>>(
+    x: &ArrayBase<S, Ix2>,
+    quantile: f64,
+) -> Result<f64> {
     let x = x.view();
     if !(0.0..=1.0).contains(&quantile) {
         return Err(RustymlError::invalid(format!(
@@ -454,8 +481,8 @@ pub fn estimate_bandwidth<S: Data<Elem = f64>>(x: &ArrayBase<S, Ix2>, quantile: 
             .enumerate()
             .map(|(j, (&dot, &nj))| ((ni + nj - 2.0 * dot).max(0.0), j))
             .collect();
-        let (_, &mut (_, j), _) =
-            candidates.select_nth_unstable_by(k - 1, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let (_, &mut (_, j), _) = candidates
+            .select_nth_unstable_by(k - 1, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         radius::reduced_slices(data.row(i), data.row(j), Metric::Euclidean).sqrt()
     });
     Ok(reduction::sum(Array1::from(kth).view()) / n as f64)
@@ -495,7 +522,9 @@ mod tests {
         assert!((c[[1, 0]] - 10.0).abs() < 1e-12 && (c[[1, 1]] - 10.125).abs() < 1e-12);
         assert_eq!(labels.to_vec(), vec![0, 0, 0, 0, 0, 1, 1, 1, 1]);
         assert_eq!(
-            ms.predict(&array![[9.0, 9.0], [1.0, -1.0]]).unwrap().to_vec(),
+            ms.predict(&array![[9.0, 9.0], [1.0, -1.0]])
+                .unwrap()
+                .to_vec(),
             vec![1, 0]
         );
         // A seed already at its group's mean stops after its first step (0 iterations
@@ -583,9 +612,16 @@ mod tests {
         assert!(MeanShift::new(Some(0.0)).fit(&x).is_err());
         assert!(MeanShift::new(Some(-1.0)).fit(&x).is_err());
         assert!(MeanShift::new(Some(f64::INFINITY)).fit(&x).is_err());
-        assert!(MeanShift::new(Some(1.0)).with_min_bin_freq(0).fit(&x).is_err());
-        assert!(MeanShift::new(Some(1.0)).fit(&array![[f64::NAN, 0.0]]).is_err());
-        assert!(MeanShift::new(Some(1.0)).fit(&Array2::<f64>::zeros((0, 2))).is_err());
+        assert!(MeanShift::new(Some(1.0))
+            .with_min_bin_freq(0)
+            .fit(&x)
+            .is_err());
+        assert!(MeanShift::new(Some(1.0))
+            .fit(&array![[f64::NAN, 0.0]])
+            .is_err());
+        assert!(MeanShift::new(Some(1.0))
+            .fit(&Array2::<f64>::zeros((0, 2)))
+            .is_err());
         assert!(MeanShift::new(Some(1.0))
             .with_seeds(Some(array![[0.0]]))
             .fit(&x)
@@ -603,6 +639,9 @@ mod tests {
         ms.fit(&two_groups()).unwrap();
         let back = MeanShift::from_bytes(&ms.to_bytes().unwrap()).unwrap();
         assert_eq!(back.cluster_centers(), ms.cluster_centers());
-        assert_eq!(back.predict(&two_groups()).unwrap(), ms.predict(&two_groups()).unwrap());
+        assert_eq!(
+            back.predict(&two_groups()).unwrap(),
+            ms.predict(&two_groups()).unwrap()
+        );
     }
 }

@@ -246,8 +246,14 @@ pub fn nearest_block(
     labels: &mut [usize],
     dist_sq: &mut [f64],
 ) {
-    let dots = matmul::dot_par(x_block, centers.t(), matmul::Parallelism::Serial).expect("nearest_block: caller checked the feature counts");
-    for (((row, &xn), label), best_d) in dots.outer_iter().zip(x_norms.iter()).zip(labels.iter_mut()).zip(dist_sq.iter_mut()) {
+    let dots = matmul::dot_par(x_block, centers.t(), matmul::Parallelism::Serial)
+        .expect("nearest_block: caller checked the feature counts");
+    for (((row, &xn), label), best_d) in dots
+        .outer_iter()
+        .zip(x_norms.iter())
+        .zip(labels.iter_mut())
+        .zip(dist_sq.iter_mut())
+    {
         let mut best = f64::INFINITY;
         let mut arg = 0;
         for (j, (&dot, &cn)) in row.iter().zip(c_norms.iter()).enumerate() {
@@ -269,10 +275,15 @@ pub fn nearest_block(
 /// Rows run in blocks of [`NEAREST_BLOCK_ROWS`], in parallel when [`SCAN_F64`] allows
 /// `rows * centers * features` scanned elements; each block is computed the same way on
 /// either path, so the results are bitwise identical.
-pub fn nearest_rows(x: ArrayView2<f64>, centers: ArrayView2<f64>) -> Result<(Vec<usize>, Array1<f64>)> {
+pub fn nearest_rows(
+    x: ArrayView2<f64>,
+    centers: ArrayView2<f64>,
+) -> Result<(Vec<usize>, Array1<f64>)> {
     check_same_cols(&x, &centers)?;
     if centers.nrows() == 0 {
-        return Err(RustymlError::invalid("distance: nearest_rows needs at least one center"));
+        return Err(RustymlError::invalid(
+            "distance: nearest_rows needs at least one center",
+        ));
     }
     let n = x.nrows();
     let x_norms = row_sq_norms(x);
@@ -293,9 +304,15 @@ pub fn nearest_rows(x: ArrayView2<f64>, centers: ArrayView2<f64>) -> Result<(Vec
         );
     };
     let work = n.saturating_mul(centers.nrows()).saturating_mul(x.ncols());
-    let blocks = labels.chunks_mut(NEAREST_BLOCK_ROWS).zip(d_slice.chunks_mut(NEAREST_BLOCK_ROWS));
+    let blocks = labels
+        .chunks_mut(NEAREST_BLOCK_ROWS)
+        .zip(d_slice.chunks_mut(NEAREST_BLOCK_ROWS));
     if n > NEAREST_BLOCK_ROWS && SCAN_F64.allows_parallel(work) {
-        blocks.enumerate().collect::<Vec<_>>().into_par_iter().for_each(block);
+        blocks
+            .enumerate()
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .for_each(block);
     } else {
         blocks.enumerate().for_each(block);
     }
@@ -375,7 +392,10 @@ mod tests {
         let c = points(9, 5, 6) * 0.7;
         let (labels, d2) = nearest_rows(x.view(), c.view()).unwrap();
         for i in 0..x.nrows() {
-            let exact: Vec<f64> = c.outer_iter().map(|cr| Metric::SquaredEuclidean.between(x.row(i), cr)).collect();
+            let exact: Vec<f64> = c
+                .outer_iter()
+                .map(|cr| Metric::SquaredEuclidean.between(x.row(i), cr))
+                .collect();
             let best = exact.iter().cloned().fold(f64::INFINITY, f64::min);
             // Product-form rounding is relative to the norms (see the pairwise test): a label
             // may only differ from the exact arg-min on a near tie.
@@ -396,7 +416,10 @@ mod tests {
         let c = points(11, 6, 8) * 0.5;
         let (s, p) = serial_and_parallel(&SCAN_F64, || nearest_rows(x.view(), c.view()).unwrap());
         assert_eq!(s.0, p.0);
-        assert_eq!(s.1.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), p.1.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+        assert_eq!(
+            s.1.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            p.1.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        );
     }
 
     #[test]

@@ -50,7 +50,10 @@ pub fn reduced_slices(a: &[f64], b: &[f64], metric: Metric) -> f64 {
             s + d * d
         }),
         Metric::Manhattan => a.iter().zip(b).fold(0.0, |s, (&x, &y)| s + (x - y).abs()),
-        Metric::Minkowski(p) => a.iter().zip(b).fold(0.0, |s, (&x, &y)| s + (x - y).abs().powf(p)),
+        Metric::Minkowski(p) => a
+            .iter()
+            .zip(b)
+            .fold(0.0, |s, (&x, &y)| s + (x - y).abs().powf(p)),
     }
 }
 
@@ -106,7 +109,14 @@ impl Screen {
     /// (all in the product's coordinates); `exact(j)` measures a pair the product form
     /// cannot decide. Indices come out ascending.
     #[inline]
-    pub fn scan_row(&self, dots: &[f64], q_norm: f64, norms: &[f64], exact: impl Fn(usize) -> f64, out: &mut Vec<u32>) {
+    pub fn scan_row(
+        &self,
+        dots: &[f64],
+        q_norm: f64,
+        norms: &[f64],
+        exact: impl Fn(usize) -> f64,
+        out: &mut Vec<u32>,
+    ) {
         for (j, (&dot, &nj)) in dots.iter().zip(norms).enumerate() {
             let both = q_norm + nj;
             if self.within(both - 2.0 * dot, both, || exact(j)) {
@@ -200,7 +210,8 @@ fn run_blocks(
     block: impl Fn(std::ops::Range<usize>) -> BlockOut + Sync,
 ) -> Neighbourhoods {
     let rows = rows.max(1);
-    let ranges: Vec<std::ops::Range<usize>> = (0..n).step_by(rows).map(|s| s..(s + rows).min(n)).collect();
+    let ranges: Vec<std::ops::Range<usize>> =
+        (0..n).step_by(rows).map(|s| s..(s + rows).min(n)).collect();
     let blocks: Vec<BlockOut> = if ranges.len() > 1 && SCAN_F64.allows_parallel(work) {
         ranges.into_par_iter().map(&block).collect()
     } else {
@@ -210,7 +221,11 @@ fn run_blocks(
     for b in &blocks {
         counts.extend_from_slice(&b.counts);
     }
-    Neighbourhoods { counts, rows, blocks }
+    Neighbourhoods {
+        counts,
+        rows,
+        blocks,
+    }
 }
 
 /// Largest cell coordinate (range / cell width) the grid accepts. Past it the rounding of
@@ -291,7 +306,11 @@ impl Grid {
             cell_of[i as usize] = (cell_keys.len() - 1) as u32;
         }
         cell_start.push(n);
-        let lookup: HashMap<[i64; 3], u32> = cell_keys.iter().enumerate().map(|(c, &k)| (k, c as u32)).collect();
+        let lookup: HashMap<[i64; 3], u32> = cell_keys
+            .iter()
+            .enumerate()
+            .map(|(c, &k)| (k, c as u32))
+            .collect();
         let offsets: Vec<[i64; 3]> = (0..3usize.pow(dims as u32))
             .map(|code| {
                 let mut off = [0i64; 3];
@@ -345,7 +364,11 @@ impl Grid {
     fn work(&self) -> usize {
         (0..self.cell_start.len() - 1)
             .map(|c| {
-                let candidates: usize = self.near_cells(c).iter().map(|&nc| self.cell_len(nc as usize)).sum();
+                let candidates: usize = self
+                    .near_cells(c)
+                    .iter()
+                    .map(|&nc| self.cell_len(nc as usize))
+                    .sum();
                 self.cell_len(c).saturating_mul(candidates)
             })
             .fold(0usize, usize::saturating_add)
@@ -353,7 +376,14 @@ impl Grid {
     }
 
     /// Appends to `found` every point within `reduced` of point `i`.
-    fn query(&self, x: ArrayView2<f64>, i: usize, reduced: f64, metric: Metric, found: &mut Vec<u32>) {
+    fn query(
+        &self,
+        x: ArrayView2<f64>,
+        i: usize,
+        reduced: f64,
+        metric: Metric,
+        found: &mut Vec<u32>,
+    ) {
         match self.dims {
             1 => self.query_d::<1>(x, i, reduced, metric, found),
             2 => self.query_d::<2>(x, i, reduced, metric, found),
@@ -375,7 +405,9 @@ impl Grid {
         }
         let cell = self.cell_of[i] as usize;
         match canonical(metric) {
-            Metric::Euclidean | Metric::SquaredEuclidean => self.visit::<D>(cell, &a, reduced, found, |d| d * d),
+            Metric::Euclidean | Metric::SquaredEuclidean => {
+                self.visit::<D>(cell, &a, reduced, found, |d| d * d)
+            }
             Metric::Manhattan => self.visit::<D>(cell, &a, reduced, found, f64::abs),
             Metric::Minkowski(p) => self.visit::<D>(cell, &a, reduced, found, |d| d.abs().powf(p)),
         }
@@ -475,7 +507,10 @@ pub fn radius_neighbourhoods(
     let work = n.saturating_mul(n).saturating_mul(d);
     match metric {
         Metric::Euclidean | Metric::SquaredEuclidean => {
-            let means: Vec<f64> = reduction::column_moments(x).iter().map(|m| m.mean).collect();
+            let means: Vec<f64> = reduction::column_moments(x)
+                .iter()
+                .map(|m| m.mean)
+                .collect();
             let centered = Array2::from_shape_fn((n, d), |(i, k)| x[[i, k]] - means[k]);
             let norms = row_sq_norms(centered.view());
             let screen = Screen::new(reduced, d);
@@ -484,13 +519,19 @@ pub fn radius_neighbourhoods(
             let rows = screen_block_rows(n);
             Ok(run_blocks(n, rows, work, |range| {
                 let block = centered.slice(ndarray::s![range.clone(), ..]);
-                let dots = matmul::dot_par(block, centered.t(), matmul::Parallelism::Serial).expect("shapes agree");
+                let dots = matmul::dot_par(block, centered.t(), matmul::Parallelism::Serial)
+                    .expect("shapes agree");
                 let mut out = BlockOut::with_capacity(range.len());
                 for (i, dot_row) in range.zip(dots.axis_iter(Axis(0))) {
                     let a = original.row(i);
                     let a = a.as_slice().expect("standard layout");
-                    let exact =
-                        |j: usize| reduced_slices(a, original.row(j).as_slice().expect("standard layout"), metric);
+                    let exact = |j: usize| {
+                        reduced_slices(
+                            a,
+                            original.row(j).as_slice().expect("standard layout"),
+                            metric,
+                        )
+                    };
                     let dot_row = dot_row.as_slice().expect("a fresh product is row-major");
                     screen.scan_row(dot_row, norms[i], norm_slice, exact, &mut out.indices);
                     out.close(store_min);
@@ -539,7 +580,9 @@ mod tests {
 
     fn cloud(n: usize, d: usize, seed: u64) -> Array2<f64> {
         // Deterministic scattered points (a simple LCG), with duplicates and exact-grid values.
-        let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let mut state = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         Array2::from_shape_fn((n, d), |(i, _)| {
             state = state
                 .wrapping_mul(6364136223846793005)
@@ -649,8 +692,9 @@ mod tests {
         for d in [2, 6] {
             let x = cloud(700, d, 11);
             for metric in [Metric::Euclidean, Metric::Manhattan] {
-                let (s, p) =
-                    serial_and_parallel(&SCAN_F64, || radius_neighbourhoods(x.view(), 1.5, metric, 3).unwrap());
+                let (s, p) = serial_and_parallel(&SCAN_F64, || {
+                    radius_neighbourhoods(x.view(), 1.5, metric, 3).unwrap()
+                });
                 assert_eq!(s.counts, p.counts);
                 assert_eq!(s.rows, p.rows);
                 assert_eq!(s.blocks, p.blocks);
