@@ -8,4 +8,5 @@ pub mod elementwise;
 pub mod kernels;
 pub mod linalg;
 pub mod matmul;
+pub mod radius;
 pub mod reduction;
