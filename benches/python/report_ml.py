@@ -63,7 +63,11 @@ def cases(small):
             case(
                 "KNN (brute)",
                 lambda: rml.KNN(n_neighbors=5).fit(X_knn, y_knn).predict(Xq),
-                lambda: neighbors.KNeighborsClassifier(5, algorithm="brute").fit(X_knn, y_knn).predict(Xq),
+                lambda: (
+                    neighbors.KNeighborsClassifier(5, algorithm="brute")
+                    .fit(X_knn, y_knn)
+                    .predict(Xq)
+                ),
                 None,
             )
         )
@@ -141,7 +145,9 @@ def main():
                 t_theirs.append(median_time(theirs, 1))
             a, b = statistics.median(t_ours), statistics.median(t_theirs)
             shape = "small (200 x 4)" if small else "large (issue 3)"
-            print(f"| {name} | {shape} | {a * 1e3:.2f} | {b * 1e3:.2f} | {b / a:.1f}x |", flush=True)
+            print(
+                f"| {name} | {shape} | {a * 1e3:.2f} | {b * 1e3:.2f} | {b / a:.1f}x |", flush=True
+            )
 
 
 if __name__ == "__main__":
