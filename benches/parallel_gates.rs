@@ -11,11 +11,19 @@ mod harness;
 #[path = "gates/reduction.rs"]
 mod reduction;
 
+#[path = "gates/elementwise.rs"]
+mod elementwise;
+
+#[path = "gates/metrics.rs"]
+mod metrics;
+
 use harness::Family;
 
 fn families() -> Vec<Family> {
     let mut all = Vec::new();
     all.extend(reduction::families());
+    all.extend(elementwise::families());
+    all.extend(metrics::families());
     all
 }
 

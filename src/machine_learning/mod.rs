@@ -1,6 +1,7 @@
 //! Classical machine learning estimators.
 
 pub mod linear_regression;
-pub mod validation;
+/// Input checks, shared crate-wide (re-exported here for the models).
+pub use crate::validation;
 
 pub use linear_regression::{LinearRegression, Penalty, Solver};

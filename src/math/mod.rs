@@ -2,6 +2,9 @@
 //! matrix-product adapter and small dense linear algebra.
 
 pub mod distance;
+#[cfg(any(feature = "machine_learning", feature = "utils"))]
+pub mod elementwise;
+pub mod labels;
 pub mod linalg;
 pub mod matmul;
 pub mod reduction;
