@@ -13,10 +13,14 @@ pub fn check_features(x: &ArrayView2<f64>, name: &str) -> Result<()> {
 /// `x` must be non-empty with at least one feature.
 pub fn check_shape(x: &ArrayView2<f64>, name: &str) -> Result<()> {
     if x.nrows() == 0 {
-        return Err(RustymlError::invalid(format!("{name} is empty: found 0 samples, at least 1 is required")));
+        return Err(RustymlError::invalid(format!(
+            "{name} is empty: found 0 samples, at least 1 is required"
+        )));
     }
     if x.ncols() == 0 {
-        return Err(RustymlError::invalid(format!("{name} has 0 features, at least 1 is required")));
+        return Err(RustymlError::invalid(format!(
+            "{name} has 0 features, at least 1 is required"
+        )));
     }
     Ok(())
 }
@@ -54,7 +58,9 @@ pub fn check_target(y: &ArrayView1<f64>, name: &str) -> Result<()> {
         return Ok(());
     }
     if let Some(i) = y.iter().position(|v| !v.is_finite()) {
-        return Err(RustymlError::invalid(format!("{name} contains NaN or infinity (first at index {i})")));
+        return Err(RustymlError::invalid(format!(
+            "{name} contains NaN or infinity (first at index {i})"
+        )));
     }
     Ok(())
 }

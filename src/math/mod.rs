@@ -4,6 +4,8 @@
 pub mod distance;
 #[cfg(any(feature = "machine_learning", feature = "utils"))]
 pub mod elementwise;
+#[cfg(any(feature = "machine_learning", feature = "utils"))]
+pub mod kernels;
 pub mod labels;
 pub mod linalg;
 pub mod matmul;

@@ -68,7 +68,8 @@ fn lane_fold(s: &[f64], f: impl Fn(f64) -> f64) -> f64 {
             acc[i] += f(c[i]);
         }
     }
-    let mut total = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    let mut total =
+        ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
     for &v in rem {
         total += f(v);
     }
@@ -78,7 +79,11 @@ fn lane_fold(s: &[f64], f: impl Fn(f64) -> f64) -> f64 {
 /// Run `body` on the block `range` of `x` as a contiguous slice, gathering a strided view into
 /// a stack buffer first, so strided and contiguous inputs fold identically.
 #[inline]
-fn with_block<R>(x: &ArrayView1<f64>, range: std::ops::Range<usize>, body: impl FnOnce(&[f64]) -> R) -> R {
+fn with_block<R>(
+    x: &ArrayView1<f64>,
+    range: std::ops::Range<usize>,
+    body: impl FnOnce(&[f64]) -> R,
+) -> R {
     match x.as_slice() {
         Some(s) => body(&s[range]),
         None => {
@@ -94,12 +99,28 @@ fn with_block<R>(x: &ArrayView1<f64>, range: std::ops::Range<usize>, body: impl 
 
 /// Deterministic sum of a 1-D f64 view (strided views read in place).
 pub fn sum(x: ArrayView1<f64>) -> f64 {
-    blocked_fold(x.len(), BLOCK, &SUM_F64, x.len(), 0.0, |r| with_block(&x, r, |s| lane_fold(s, |v| v)), |a, b| a + b)
+    blocked_fold(
+        x.len(),
+        BLOCK,
+        &SUM_F64,
+        x.len(),
+        0.0,
+        |r| with_block(&x, r, |s| lane_fold(s, |v| v)),
+        |a, b| a + b,
+    )
 }
 
 /// Deterministic sum of squares.
 pub fn sq_sum(x: ArrayView1<f64>) -> f64 {
-    blocked_fold(x.len(), BLOCK, &SUM_F64, x.len(), 0.0, |r| with_block(&x, r, |s| lane_fold(s, |v| v * v)), |a, b| a + b)
+    blocked_fold(
+        x.len(),
+        BLOCK,
+        &SUM_F64,
+        x.len(),
+        0.0,
+        |r| with_block(&x, r, |s| lane_fold(s, |v| v * v)),
+        |a, b| a + b,
+    )
 }
 
 /// Sum of `f(a, b)` over two equally long slices with eight independent lanes, like
@@ -114,7 +135,8 @@ fn lane_fold2(a: &[f64], b: &[f64], f: impl Fn(f64, f64) -> f64) -> f64 {
             acc[i] += f(x[i], y[i]);
         }
     }
-    let mut total = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    let mut total =
+        ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
     for (&x, &y) in ra.iter().zip(rb) {
         total += f(x, y);
     }
@@ -134,14 +156,26 @@ pub fn sum_zip(a: ArrayView1<f64>, b: ArrayView1<f64>, f: impl Fn(f64, f64) -> f
         &SUM_F64,
         a.len().saturating_mul(2),
         0.0,
-        |r| with_block(&a, r.clone(), |sa| with_block(&b, r, |sb| lane_fold2(sa, sb, &f))),
+        |r| {
+            with_block(&a, r.clone(), |sa| {
+                with_block(&b, r, |sb| lane_fold2(sa, sb, &f))
+            })
+        },
         |x, y| x + y,
     )
 }
 
 /// Deterministic sum of `f(v)` over a view.
 pub fn sum_map(x: ArrayView1<f64>, f: impl Fn(f64) -> f64 + Sync) -> f64 {
-    blocked_fold(x.len(), BLOCK, &SUM_F64, x.len(), 0.0, |r| with_block(&x, r, |s| lane_fold(s, &f)), |a, b| a + b)
+    blocked_fold(
+        x.len(),
+        BLOCK,
+        &SUM_F64,
+        x.len(),
+        0.0,
+        |r| with_block(&x, r, |s| lane_fold(s, &f)),
+        |a, b| a + b,
+    )
 }
 
 /// Deterministic sum of a slice in eight lanes, without forking: for callers that are already
@@ -166,7 +200,11 @@ impl Moments {
         }
         let mean = lane_fold(s, |v| v) / s.len() as f64;
         let m2 = lane_fold(s, |v| (v - mean) * (v - mean));
-        Self { count: s.len(), mean, m2 }
+        Self {
+            count: s.len(),
+            mean,
+            m2,
+        }
     }
 
     /// Chan et al.'s pairwise merge of two samples' moments.
@@ -240,7 +278,10 @@ pub fn column_moments(x: ArrayView2<f64>) -> Vec<Moments> {
         for row in rows.outer_iter() {
             match row.to_slice() {
                 Some(s) => mean.iter_mut().zip(s).for_each(|(acc, &v)| *acc += v),
-                None => mean.iter_mut().zip(row.iter()).for_each(|(acc, &v)| *acc += v),
+                None => mean
+                    .iter_mut()
+                    .zip(row.iter())
+                    .for_each(|(acc, &v)| *acc += v),
             }
         }
         let count_f = count as f64;
@@ -252,8 +293,14 @@ pub fn column_moments(x: ArrayView2<f64>) -> Vec<Moments> {
         };
         for row in rows.outer_iter() {
             match row.to_slice() {
-                Some(s) => m2.iter_mut().zip(s.iter().zip(&mean)).for_each(|(acc, p)| add_sq(acc, p)),
-                None => m2.iter_mut().zip(row.iter().zip(&mean)).for_each(|(acc, p)| add_sq(acc, p)),
+                Some(s) => m2
+                    .iter_mut()
+                    .zip(s.iter().zip(&mean))
+                    .for_each(|(acc, p)| add_sq(acc, p)),
+                None => m2
+                    .iter_mut()
+                    .zip(row.iter().zip(&mean))
+                    .for_each(|(acc, p)| add_sq(acc, p)),
             }
         }
         mean.into_iter()
@@ -291,14 +338,28 @@ where
         for row in x.slice(ndarray::s![r, ..]).outer_iter() {
             match row.to_slice() {
                 Some(s) => acc.iter_mut().zip(s).for_each(|(a, &v)| *a = step(*a, v)),
-                None => acc.iter_mut().zip(row.iter()).for_each(|(a, &v)| *a = step(*a, v)),
+                None => acc
+                    .iter_mut()
+                    .zip(row.iter())
+                    .for_each(|(a, &v)| *a = step(*a, v)),
             }
         }
         acc
     };
-    blocked_fold(n, rows_per_block, &SUM_F64, n.saturating_mul(d), vec![identity; d], block, |acc, part| {
-        acc.into_iter().zip(part).map(|(a, b)| merge(a, b)).collect()
-    })
+    blocked_fold(
+        n,
+        rows_per_block,
+        &SUM_F64,
+        n.saturating_mul(d),
+        vec![identity; d],
+        block,
+        |acc, part| {
+            acc.into_iter()
+                .zip(part)
+                .map(|(a, b)| merge(a, b))
+                .collect()
+        },
+    )
 }
 
 /// Per-column `sum(f(v))` (deterministic, see [`column_fold`]).
@@ -346,7 +407,11 @@ pub fn percentile_in_place(v: &mut [f64], q: f64) -> f64 {
     let gamma = virtual_index - lo as f64;
     let (_, a, rest) = v.select_nth_unstable_by(lo, f64::total_cmp);
     let a = *a;
-    let b = if hi == lo { a } else { rest.iter().copied().fold(f64::INFINITY, f64::min) };
+    let b = if hi == lo {
+        a
+    } else {
+        rest.iter().copied().fold(f64::INFINITY, f64::min)
+    };
     let diff = b - a;
     if gamma >= 0.5 {
         b - diff * (1.0 - gamma)
@@ -363,12 +428,26 @@ mod tests {
 
     fn data(n: usize) -> Array1<f64> {
         // Values of very different magnitudes make the rounding order visible.
-        Array1::from_shape_fn(n, |i| ((i as f64) * 0.7312).sin() * 10f64.powi((i % 7) as i32 - 3))
+        Array1::from_shape_fn(n, |i| {
+            ((i as f64) * 0.7312).sin() * 10f64.powi((i % 7) as i32 - 3)
+        })
     }
 
     #[test]
     fn serial_and_parallel_agree_bitwise_at_every_length() {
-        for n in [0, 1, 7, 8, 9, BLOCK - 1, BLOCK, BLOCK + 1, 3 * BLOCK + 5, 100_003, 3_000_001] {
+        for n in [
+            0,
+            1,
+            7,
+            8,
+            9,
+            BLOCK - 1,
+            BLOCK,
+            BLOCK + 1,
+            3 * BLOCK + 5,
+            100_003,
+            3_000_001,
+        ] {
             let x = data(n);
             let (s, p) = serial_and_parallel(&SUM_F64, || sum(x.view()));
             assert_eq!(s.to_bits(), p.to_bits(), "sum n={n}");
@@ -385,7 +464,10 @@ mod tests {
         let x = data(1_000_003);
         let (reference, _) = serial_and_parallel(&SUM_F64, || sum(x.view()));
         for threads in [1, 2, 3, 4, 8, 16] {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
             let (s, p) = pool.install(|| serial_and_parallel(&SUM_F64, || sum(x.view())));
             assert_eq!(s.to_bits(), reference.to_bits(), "threads={threads}");
             assert_eq!(p.to_bits(), reference.to_bits(), "threads={threads}");
@@ -408,11 +490,17 @@ mod tests {
         let (mut s, mut c) = (0.0f64, 0.0f64);
         for &v in x.iter() {
             let t = s + v;
-            c += if s.abs() >= v.abs() { (s - t) + v } else { (v - t) + s };
+            c += if s.abs() >= v.abs() {
+                (s - t) + v
+            } else {
+                (v - t) + s
+            };
             s = t;
         }
         let reference = s + c;
-        assert!((sum(x.view()) - reference).abs() <= 1e-12 * x.iter().map(|v| v.abs()).sum::<f64>());
+        assert!(
+            (sum(x.view()) - reference).abs() <= 1e-12 * x.iter().map(|v| v.abs()).sum::<f64>()
+        );
         let m = moments(x.view());
         let mean = reference / x.len() as f64;
         let var = x.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / x.len() as f64;
@@ -425,7 +513,9 @@ mod tests {
     #[test]
     fn column_moments_match_per_column_and_agree_bitwise() {
         let (n, d) = (20_011, 13);
-        let x = ndarray::Array2::from_shape_fn((n, d), |(i, j)| ((i * d + j) as f64 * 0.37).cos() * (j as f64 + 1.0));
+        let x = ndarray::Array2::from_shape_fn((n, d), |(i, j)| {
+            ((i * d + j) as f64 * 0.37).cos() * (j as f64 + 1.0)
+        });
         let (s, p) = serial_and_parallel(&SUM_F64, || column_moments(x.view()));
         for j in 0..d {
             assert_eq!(s[j].mean.to_bits(), p[j].mean.to_bits());
@@ -445,9 +535,14 @@ mod tests {
     #[test]
     fn column_folds_agree_bitwise_and_match_plain_loops() {
         let (n, d) = (9_001, 6);
-        let x = ndarray::Array2::from_shape_fn((n, d), |(i, j)| ((i * d + j) as f64 * 0.71).sin() * (j as f64 - 2.5));
+        let x = ndarray::Array2::from_shape_fn((n, d), |(i, j)| {
+            ((i * d + j) as f64 * 0.71).sin() * (j as f64 - 2.5)
+        });
         let (s, p) = serial_and_parallel(&SUM_F64, || column_sums_map(x.view(), |v| v * v));
-        assert_eq!(s.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), p.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+        assert_eq!(
+            s.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            p.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        );
         let (s, p) = serial_and_parallel(&SUM_F64, || column_min_max(x.view()));
         assert_eq!(s, p);
         for j in 0..d {
@@ -456,7 +551,10 @@ mod tests {
             assert!((s.0[j] - col.iter().copied().fold(f64::INFINITY, f64::min)).abs() == 0.0);
             assert!((s.1[j] - col.iter().copied().fold(f64::NEG_INFINITY, f64::max)).abs() == 0.0);
             assert!((column_sums_map(x.view(), |v| v * v)[j] - want_sq).abs() < 1e-10 * want_sq);
-            assert_eq!(column_max_abs(x.view())[j], col.iter().fold(0.0f64, |m, v| m.max(v.abs())));
+            assert_eq!(
+                column_max_abs(x.view())[j],
+                col.iter().fold(0.0f64, |m, v| m.max(v.abs()))
+            );
         }
     }
 
