@@ -239,8 +239,9 @@ pub fn precision_recall_fscore_support<T: Label>(
     })
 }
 
-/// Averaged `(precision, recall, f-beta)`.
-fn averaged_prf<T: Label>(
+/// Averaged `(precision, recall, f-beta)` (scikit-learn's `precision_recall_fscore_support`
+/// with an `average`).
+pub fn precision_recall_fscore<T: Label>(
     y_true: ArrayView1<T>,
     y_pred: ArrayView1<T>,
     beta: f64,
@@ -294,7 +295,7 @@ pub fn precision_score<T: Label>(
     pos_label: &T,
     zero_division: ZeroDivision,
 ) -> Result<f64> {
-    averaged_prf(y_true, y_pred, 1.0, average, pos_label, zero_division).map(|s| s.0)
+    precision_recall_fscore(y_true, y_pred, 1.0, average, pos_label, zero_division).map(|s| s.0)
 }
 
 /// Recall `tp / (tp + fn)`, averaged as asked.
@@ -305,7 +306,7 @@ pub fn recall_score<T: Label>(
     pos_label: &T,
     zero_division: ZeroDivision,
 ) -> Result<f64> {
-    averaged_prf(y_true, y_pred, 1.0, average, pos_label, zero_division).map(|s| s.1)
+    precision_recall_fscore(y_true, y_pred, 1.0, average, pos_label, zero_division).map(|s| s.1)
 }
 
 /// F1, the harmonic mean of precision and recall, averaged as asked.
@@ -316,7 +317,7 @@ pub fn f1_score<T: Label>(
     pos_label: &T,
     zero_division: ZeroDivision,
 ) -> Result<f64> {
-    averaged_prf(y_true, y_pred, 1.0, average, pos_label, zero_division).map(|s| s.2)
+    precision_recall_fscore(y_true, y_pred, 1.0, average, pos_label, zero_division).map(|s| s.2)
 }
 
 /// F-beta (recall weighted `beta` times as much as precision), averaged as asked.
@@ -328,7 +329,7 @@ pub fn fbeta_score<T: Label>(
     pos_label: &T,
     zero_division: ZeroDivision,
 ) -> Result<f64> {
-    averaged_prf(y_true, y_pred, beta, average, pos_label, zero_division).map(|s| s.2)
+    precision_recall_fscore(y_true, y_pred, beta, average, pos_label, zero_division).map(|s| s.2)
 }
 
 /// The confusion matrix `C[i, j]` = samples of true class `labels[i]` predicted as `labels[j]`.

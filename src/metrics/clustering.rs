@@ -89,6 +89,15 @@ impl Contingency {
         if self.rows.len() == 1 || self.cols.len() == 1 {
             return 0.0;
         }
+        // When one labeling refines the other (every cluster of one lies inside a single class
+        // of the other) the MI is exactly the coarser labeling's entropy. Returning that value
+        // keeps ratios such as AMI's `(MI - EMI) / (H - EMI)` exact where both sides cancel.
+        if self.cells.len() == self.cols.len() {
+            return entropy(&self.rows, self.n);
+        }
+        if self.cells.len() == self.rows.len() {
+            return entropy(&self.cols, self.n);
+        }
         let n = self.n as f64;
         let log_n = n.ln();
         let total: f64 = self
@@ -743,17 +752,44 @@ mod tests {
     }
 
     #[test]
-    fn sparse_and_dense_contingency_agree() {
-        // one cluster per sample forces the sparse path for n = 300
-        let n = 300;
-        let t: Vec<i64> = (0..n).map(|i| i % 7).collect();
-        let p: Vec<i64> = (0..n).collect();
-        let sparse = contingency(arr1(&t).view(), arr1(&p).view()).unwrap();
-        assert_eq!(sparse.cells.len(), n as usize);
+    fn sparse_contingency_matches_the_definition() {
+        // 300 classes of two and 301 shifted pairs: 90_300 possible cells > 65_536, so the
+        // sort-based sparse table is used. Oracle: MI straight from its definition.
+        let n = 600usize;
+        let t: Vec<i64> = (0..n as i64).map(|i| i / 2).collect();
+        let p: Vec<i64> = (0..n as i64).map(|i| (i + 1) / 2).collect();
+        let c = contingency(arr1(&t).view(), arr1(&p).view()).unwrap();
+        assert_eq!(c.cells.len(), n);
+        let mut joint = std::collections::HashMap::<(i64, i64), f64>::new();
+        let mut mt = std::collections::HashMap::<i64, f64>::new();
+        let mut mp = std::collections::HashMap::<i64, f64>::new();
+        for (&a, &b) in t.iter().zip(&p) {
+            *joint.entry((a, b)).or_default() += 1.0;
+            *mt.entry(a).or_default() += 1.0;
+            *mp.entry(b).or_default() += 1.0;
+        }
+        let nf = n as f64;
+        let mi: f64 = joint
+            .iter()
+            .map(|(&(a, b), &c)| c / nf * (nf * c / (mt[&a] * mp[&b])).ln())
+            .sum();
+        assert!((mutual_info_score(arr1(&t).view(), arr1(&p).view()).unwrap() - mi).abs() < 1e-12);
+        // A refinement (every singleton inside one class): MI is exactly H(true), so AMI's
+        // `(MI - EMI) / (min(H) - EMI)` cancels to 1 instead of amplifying rounding noise.
+        let singletons: Vec<i64> = (0..n as i64).collect();
+        let ami = adjusted_mutual_info_score(
+            arr1(&t).view(),
+            arr1(&singletons).view(),
+            AverageMethod::Min,
+        )
+        .unwrap();
+        assert_eq!(ami, 1.0);
         let (h, c, _) =
-            homogeneity_completeness_v_measure(arr1(&t).view(), arr1(&p).view(), 1.0).unwrap();
-        assert!((h - 1.0).abs() < 1e-12, "{h}");
-        assert!(c < 1.0);
+            homogeneity_completeness_v_measure(arr1(&t).view(), arr1(&singletons).view(), 1.0)
+                .unwrap();
+        assert_eq!(h, 1.0);
+        // completeness = ln 300 / ln 600
+        assert!((c - 300f64.ln() / 600f64.ln()).abs() < 1e-14);
     }
 
     fn blobs() -> (Array2<f64>, Vec<i64>) {

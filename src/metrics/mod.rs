@@ -16,9 +16,10 @@ pub mod regression;
 pub use crate::math::labels::Label;
 pub use classification::{
     accuracy, accuracy_score, balanced_accuracy_score, confusion_matrix, f1_score, fbeta_score,
-    log_loss, matthews_corrcoef, normalize_confusion_matrix, precision_recall_fscore_support,
-    precision_score, recall_score, roc_auc, roc_auc_score, roc_auc_score_multiclass, Average,
-    ConfusionNormalize, MultiClass, Prfs, Probabilities, ZeroDivision,
+    log_loss, matthews_corrcoef, normalize_confusion_matrix, precision_recall_fscore,
+    precision_recall_fscore_support, precision_score, recall_score, roc_auc, roc_auc_score,
+    roc_auc_score_multiclass, Average, ConfusionNormalize, MultiClass, Prfs, Probabilities,
+    ZeroDivision,
 };
 pub use clustering::{
     adjusted_mutual_info, adjusted_mutual_info_score, adjusted_rand_index, adjusted_rand_score,
