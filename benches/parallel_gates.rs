@@ -16,6 +16,8 @@ mod elementwise;
 
 #[path = "gates/cluster.rs"]
 mod cluster;
+#[path = "gates/metrics.rs"]
+mod metrics;
 
 use harness::Family;
 
@@ -24,6 +26,7 @@ fn families() -> Vec<Family> {
     all.extend(reduction::families());
     all.extend(elementwise::families());
     all.extend(cluster::families());
+    all.extend(metrics::families());
     all
 }
 

@@ -4,7 +4,8 @@ pub mod dbscan;
 pub mod kmeans;
 pub mod linear_regression;
 pub mod meanshift;
-pub mod validation;
+/// Input checks, shared crate-wide (re-exported here for the models).
+pub use crate::validation;
 
 pub use dbscan::DBSCAN;
 pub use kmeans::{KMeans, KMeansInit, NInit};
