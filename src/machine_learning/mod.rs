@@ -1,6 +1,11 @@
 //! Classical machine learning estimators.
 
+pub mod labels;
 pub mod linear_regression;
+pub mod logistic_regression;
+pub mod svc;
 pub mod validation;
 
 pub use linear_regression::{LinearRegression, Penalty, Solver};
+pub use logistic_regression::{LogisticRegression, LogisticSolver};
+pub use svc::{DecisionShape, SVC};
