@@ -11,13 +11,13 @@
 //! Intercepts are never penalised. The default solver is L-BFGS ([`optimize::minimize`]),
 //! which becomes OWL-QN for the L1 penalty; plain (proximal) gradient descent with a fixed
 //! `learning_rate` is available too. Each objective evaluation is two products through
-//! gemmkit and one fused loss/gradient pass ([`logistic`], gate `exp_reduce`).
+//! gemmkit and one fused loss/gradient pass ([`losses`], gate `exp_reduce`).
 
 use crate::error::{Result, RustymlError};
 use crate::machine_learning::labels;
 use crate::machine_learning::validation::{check_n_features, check_xy};
 use crate::machine_learning::Penalty;
-use crate::math::{elementwise, logistic, matmul, optimize};
+use crate::math::{elementwise, losses, matmul, optimize};
 use crate::persistence::Persist;
 use ndarray::{s, Array1, Array2, ArrayBase, ArrayView1, ArrayView2, Axis, Data, Ix1, Ix2, Zip};
 use serde::{Deserialize, Serialize};
@@ -425,11 +425,11 @@ impl Problem<'_> {
         let (loss, rsum) = match &self.target {
             Target::Binary(y) => {
                 let (loss, rsum) =
-                    logistic::logistic_loss_grad(z_slice, y.as_slice().expect("owned"), &mut r);
+                    losses::logistic_loss_grad(z_slice, y.as_slice().expect("owned"), &mut r);
                 (loss, vec![rsum])
             }
             Target::Multinomial(labels) => {
-                logistic::softmax_loss_grad(z_slice, n_out, labels, &mut r)
+                losses::softmax_loss_grad(z_slice, n_out, labels, &mut r)
             }
         };
         let r = Array2::from_shape_vec((self.x.nrows(), n_out), r).expect("n x n_out gradient");

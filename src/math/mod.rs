@@ -7,7 +7,7 @@ pub mod elementwise;
 #[cfg(any(feature = "machine_learning", feature = "utils"))]
 pub mod kernels;
 pub mod linalg;
-pub mod logistic;
+pub mod losses;
 pub mod matmul;
 pub mod optimize;
 pub mod reduction;

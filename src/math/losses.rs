@@ -1,9 +1,12 @@
-//! Logistic and softmax cross-entropy losses: the exp reductions of logistic regression.
+//! Classification losses of the linear models, each fused with its gradient.
 //!
-//! Each kernel computes the summed loss and, in the same pass (one `exp` per score), the
-//! loss's gradient with respect to the scores. The sum goes through the crate's one
-//! reduction engine, [`reduction::blocked_fold`], with blocks whose size depends only on the
-//! shape, so the serial and parallel paths (gate [`EXP_REDUCE`]) agree bit for bit.
+//! Each kernel computes the summed loss and, in the same pass, the loss's gradient with
+//! respect to the scores. The sum goes through the crate's one reduction engine,
+//! [`reduction::blocked_fold`], with blocks whose size depends only on the shape, so the
+//! serial and parallel paths agree bit for bit.
+//!
+//! * logistic and softmax cross-entropy (one `exp` per score): gate [`EXP_REDUCE`];
+//! * squared hinge (no transcendental, a sum-like reduction): gate [`reduction::SUM_F64`].
 
 use crate::declare_gate;
 use crate::math::reduction::{self, blocked_fold};
@@ -160,6 +163,42 @@ pub fn softmax_loss_grad(
     )
 }
 
+/// Squared hinge loss over scores `z` and targets `y` in `{-1, +1}`:
+/// returns `sum_i max(0, 1 - y_i z_i)^2` and writes its derivative
+/// `-2 y_i max(0, 1 - y_i z_i)` into `grad`.
+///
+/// # Panics
+/// If the three slices differ in length (a caller bug, not user input).
+pub fn squared_hinge_loss_grad(z: &[f64], y: &[f64], grad: &mut [f64]) -> f64 {
+    assert!(
+        z.len() == y.len() && z.len() == grad.len(),
+        "squared_hinge_loss_grad: length mismatch"
+    );
+    let n = z.len();
+    let slots = block_slots(grad, BLOCK);
+    blocked_fold(
+        n,
+        BLOCK,
+        &reduction::SUM_F64,
+        n,
+        0.0,
+        |range| {
+            let mut guard = slots[range.start / BLOCK]
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            let out: &mut [f64] = &mut guard;
+            let mut loss = 0.0;
+            for ((o, &zi), &yi) in out.iter_mut().zip(&z[range.clone()]).zip(&y[range]) {
+                let margin = (1.0 - yi * zi).max(0.0);
+                *o = -2.0 * yi * margin;
+                loss += margin * margin;
+            }
+            loss
+        },
+        |a, b| a + b,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -185,7 +224,7 @@ mod tests {
         let mut want = 0.0;
         let mut want_r = 0.0;
         for i in 0..5 {
-            let p = 1.0 / (1.0 + (-z[i] as f64).exp());
+            let p = 1.0 / (1.0 + (-z[i]).exp());
             want -= y[i] * p.ln() + (1.0 - y[i]) * (1.0 - p).ln();
             assert!((g[i] - (p - y[i])).abs() < 1e-15);
             want_r += p - y[i];
@@ -219,6 +258,28 @@ mod tests {
         assert!((loss - want).abs() < 1e-14);
         for c in 0..3 {
             assert!((colsum[c] - want_col[c]).abs() < 1e-15);
+        }
+    }
+
+    #[test]
+    fn squared_hinge_matches_hand_values_and_agrees_bitwise() {
+        // margins 1 - y z: 3, 0.5, -1 (inactive), 1  => loss 9 + 0.25 + 0 + 1
+        let z = [2.0, 0.5, -2.0, 0.0];
+        let y = [-1.0, 1.0, -1.0, 1.0];
+        let mut g = [0.0; 4];
+        assert_eq!(squared_hinge_loss_grad(&z, &y, &mut g), 10.25);
+        assert_eq!(g, [6.0, -1.0, 0.0, -2.0]);
+        for n in [4097, 300_001] {
+            let z = scores(n);
+            let y: Vec<f64> = (0..n)
+                .map(|i| if i % 3 == 0 { 1.0 } else { -1.0 })
+                .collect();
+            let (s, p) = serial_and_parallel(&reduction::SUM_F64, || {
+                let mut g = vec![0.0; n];
+                (squared_hinge_loss_grad(&z, &y, &mut g), g)
+            });
+            assert_eq!(s.0.to_bits(), p.0.to_bits(), "n={n}");
+            assert_eq!(bits(&s.1), bits(&p.1), "n={n}");
         }
     }
 
