@@ -14,12 +14,16 @@ mod reduction;
 #[path = "gates/elementwise.rs"]
 mod elementwise;
 
+#[path = "gates/losses.rs"]
+mod losses;
+
 use harness::Family;
 
 fn families() -> Vec<Family> {
     let mut all = Vec::new();
     all.extend(reduction::families());
     all.extend(elementwise::families());
+    all.extend(losses::families());
     all
 }
 

@@ -8,8 +8,8 @@ pub mod logistic_regression;
 pub mod svc;
 pub mod validation;
 
+pub use lda::{LdaSolver, LDA};
 pub use linear_regression::{LinearRegression, Penalty, Solver};
+pub use linear_svc::LinearSVC;
 pub use logistic_regression::{LogisticRegression, LogisticSolver};
 pub use svc::{DecisionShape, SVC};
-pub use linear_svc::LinearSVC;
-pub use lda::{LdaSolver, LDA};
