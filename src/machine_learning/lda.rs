@@ -270,7 +270,8 @@ impl LDA {
                 }
             }));
         // Singular values and right vectors of sqrt(fac) * xc / std from its Gram matrix.
-        let fac = 1.0 / (n - k) as f64;
+        // scikit-learn (>= 1.2) pools the within-class scatter over n, not n - k.
+        let fac = 1.0 / n as f64;
         let mut gram = matmul::dot(xc.t(), xc.view())?;
         Zip::indexed(&mut gram).for_each(|(i, j), g| *g *= fac / (std[i] * std[j]));
         let (lambda, v) = linalg::symmetric_eigen(gram.view())?;
@@ -514,18 +515,16 @@ mod tests {
 
     /// Independent oracle: the textbook LDA discriminant with a pooled covariance,
     /// `delta_c(x) = xᵀ Σ⁻¹ μ_c - 0.5 μ_cᵀ Σ⁻¹ μ_c + log π_c`, where, as in scikit-learn, the
-    /// `svd` solver pools the class scatter over `n - k` and the `eigen` solver averages the
-    /// biased class covariances with the priors (over `n` for empirical priors). The `svd`
-    /// solver writes the discriminant around the overall mean `xbar` (x and μ_c shifted by it),
-    /// which moves every class score of a sample by the same amount.
+    /// `svd` solver pools the class scatter over `n` and the `eigen` solver averages the
+    /// biased class covariances with the priors (the same matrix for empirical priors). The
+    /// `svd` solver writes the discriminant around the overall mean `xbar` (x and μ_c shifted
+    /// by it), which moves every class score of a sample by the same amount.
     #[test]
     fn decision_functions_match_the_textbook_discriminant() {
         let (x, y) = data(40);
-        let (n, k) = (120.0, 3.0);
+        let n = 120.0;
         let overall = x.mean_axis(Axis(0)).unwrap();
-        for (solver, denom, centred) in
-            [(LdaSolver::Svd, n - k, true), (LdaSolver::Eigen, n, false)]
-        {
+        for (solver, denom, centred) in [(LdaSolver::Svd, n, true), (LdaSolver::Eigen, n, false)] {
             let shift = if centred {
                 overall.clone()
             } else {
@@ -560,13 +559,27 @@ mod tests {
     }
 
     #[test]
-    fn svd_and_eigen_explain_the_same_variance_ratios() {
-        // The ratios are scale-free, so the two pooling conventions give the same ones.
+    fn svd_and_eigen_solvers_agree() {
+        // With empirical priors both solvers pool the same covariance, so they describe the
+        // same model; the svd form is centred on xbar, which shifts all class scores of a
+        // sample by one amount. Score differences between classes therefore agree.
         let (x, y) = data(60);
         let mut a = LDA::new();
         a.fit(&x, &y).unwrap();
         let mut b = LDA::new().with_solver(LdaSolver::Eigen);
         b.fit(&x, &y).unwrap();
+        let (da, db) = (
+            a.decision_function(&x).unwrap(),
+            b.decision_function(&x).unwrap(),
+        );
+        for i in 0..x.nrows() {
+            for c in 1..3 {
+                let (u, v) = (da[[i, c]] - da[[i, 0]], db[[i, c]] - db[[i, 0]]);
+                // O(10) scores from well-conditioned 3x3 factorisations.
+                assert!((u - v).abs() < 1e-9, "{u} vs {v}");
+            }
+        }
+        assert_eq!(a.predict(&x).unwrap(), b.predict(&x).unwrap());
         let (ra, rb) = (
             a.explained_variance_ratio().unwrap(),
             b.explained_variance_ratio().unwrap(),
@@ -583,7 +596,7 @@ mod tests {
         let mut m = LDA::new();
         let z = m.fit_transform(&x, &y).unwrap();
         assert_eq!(z.dim(), (150, 2));
-        // In the projected space the pooled within-class covariance (normalised by n - k) is
+        // In the projected space the pooled within-class covariance (normalised by n) is
         // the identity, and the projected overall mean is zero.
         let mut within = Array2::<f64>::zeros((2, 2));
         for c in 0..3 {
@@ -593,7 +606,7 @@ mod tests {
             let centred = zc - &mean;
             within += &centred.t().dot(&centred);
         }
-        within /= 147.0;
+        within /= 150.0;
         for i in 0..2 {
             for j in 0..2 {
                 assert!(

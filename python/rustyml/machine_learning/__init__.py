@@ -1,5 +1,16 @@
 """Classical machine learning estimators with scikit-learn conventions."""
 
+from rustyml.machine_learning._lda import LDA, LinearDiscriminantAnalysis
 from rustyml.machine_learning._linear_regression import LinearRegression
+from rustyml.machine_learning._linear_svc import LinearSVC
+from rustyml.machine_learning._logistic_regression import LogisticRegression
+from rustyml.machine_learning._svc import SVC
 
-__all__ = ["LinearRegression"]
+__all__ = [
+    "LDA",
+    "LinearDiscriminantAnalysis",
+    "LinearRegression",
+    "LinearSVC",
+    "LogisticRegression",
+    "SVC",
+]

@@ -5,9 +5,17 @@
 use pyo3::prelude::*;
 use pyo3::types::PyModule;
 
+mod lda;
 mod linear_regression;
+mod linear_svc;
+mod logistic_regression;
+mod svc;
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<linear_regression::PyLinearRegression>()?;
+    m.add_class::<logistic_regression::PyLogisticRegression>()?;
+    m.add_class::<svc::PySVC>()?;
+    m.add_class::<linear_svc::PyLinearSVC>()?;
+    m.add_class::<lda::PyLDA>()?;
     Ok(())
 }
