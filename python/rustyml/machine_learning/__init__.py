@@ -8,9 +8,9 @@ from rustyml.machine_learning._svc import SVC
 
 __all__ = [
     "LDA",
+    "SVC",
     "LinearDiscriminantAnalysis",
     "LinearRegression",
     "LinearSVC",
     "LogisticRegression",
-    "SVC",
 ]

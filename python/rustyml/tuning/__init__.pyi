@@ -1,3 +1,4 @@
+from . import elementwise as elementwise
 from . import matmul as matmul
 from . import reduction as reduction
 

@@ -21,10 +21,10 @@ fn not_fitted() -> PyErr {
 #[pymethods]
 impl PyLinearSVC {
     #[new]
-    #[pyo3(signature = (penalty = "l2", C = 1.0, fit_intercept = true, intercept_scaling = 1.0, max_iter = 1000, tol = 1e-4))]
+    #[pyo3(signature = (penalty = Some("l2"), C = 1.0, fit_intercept = true, intercept_scaling = 1.0, max_iter = 1000, tol = 1e-4))]
     #[allow(non_snake_case)]
     fn new(
-        penalty: &str,
+        penalty: Option<&str>,
         C: f64,
         fit_intercept: bool,
         intercept_scaling: f64,
@@ -32,7 +32,7 @@ impl PyLinearSVC {
         tol: f64,
     ) -> PyResult<Self> {
         let inner = LinearSVC::new()
-            .with_penalty(parse_penalty(Some(penalty), false)?)
+            .with_penalty(parse_penalty(penalty, false)?)
             .with_c(C)
             .with_fit_intercept(fit_intercept)
             .with_intercept_scaling(intercept_scaling)
