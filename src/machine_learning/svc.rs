@@ -12,8 +12,9 @@ use crate::machine_learning::logistic_regression::accuracy;
 use crate::machine_learning::validation::{check_n_features, check_xy};
 use crate::math::distance::SCAN_F64;
 use crate::math::kernels::{Gamma, Kernel};
+use crate::math::matmul;
 use crate::persistence::Persist;
-use ndarray::{Array1, Array2, ArrayBase, ArrayView2, Axis, Data, Ix1, Ix2};
+use ndarray::{s, Array1, Array2, ArrayBase, ArrayView2, Axis, Data, Ix1, Ix2};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -363,7 +364,6 @@ impl SVC {
     fn pairwise_decision(&self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
         let f = self.fitted()?;
         check_n_features(&x, f.support_vectors.ncols(), "SVC")?;
-        let kmat = f.kernel.kernel_matrix(x, f.support_vectors.view())?;
         let k = f.classes.len();
         let starts = class_starts(&f.n_support);
         let n_pairs = k * (k - 1) / 2;
@@ -384,19 +384,31 @@ impl SVC {
                 }
             }
         };
-        let work = x
-            .nrows()
-            .saturating_mul((k - 1).max(1))
-            .saturating_mul(f.support.len());
-        if SCAN_F64.allows_parallel(work) {
-            out.axis_iter_mut(Axis(0))
-                .into_par_iter()
-                .zip(kmat.axis_iter(Axis(0)))
-                .for_each(fill);
-        } else {
-            out.axis_iter_mut(Axis(0))
-                .zip(kmat.axis_iter(Axis(0)))
-                .for_each(fill);
+        // Kernel rows against the support vectors, a row-chunk at a time (the tiling policy's
+        // element budget), so a large test set never materialises n x n_SV at once.
+        let n_sv = f.support.len();
+        let step = matmul::chunk_rows(x.nrows(), n_sv);
+        for start in (0..x.nrows()).step_by(step.max(1)) {
+            let end = (start + step).min(x.nrows());
+            let kmat = f
+                .kernel
+                .kernel_matrix(x.slice(s![start..end, ..]), f.support_vectors.view())?;
+            let mut block = out.slice_mut(s![start..end, ..]);
+            let work = (end - start)
+                .saturating_mul((k - 1).max(1))
+                .saturating_mul(n_sv);
+            if SCAN_F64.allows_parallel(work) {
+                block
+                    .axis_iter_mut(Axis(0))
+                    .into_par_iter()
+                    .zip(kmat.axis_iter(Axis(0)))
+                    .for_each(fill);
+            } else {
+                block
+                    .axis_iter_mut(Axis(0))
+                    .zip(kmat.axis_iter(Axis(0)))
+                    .for_each(fill);
+            }
         }
         Ok(out)
     }
@@ -857,6 +869,26 @@ mod tests {
             .with_gamma(Gamma::Value(0.01));
         sig.fit(&x, &y).unwrap();
         assert_eq!(sig.predict(&x).unwrap().len(), 80);
+    }
+
+    #[test]
+    fn chunked_prediction_equals_one_block() {
+        let (x, y) = rings(60);
+        let mut m = SVC::new();
+        m.fit(&x, &y).unwrap();
+        let whole = m.decision_function(&x).unwrap();
+        let _lock = crate::gate::GATE_TEST_LOCK
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        // A budget of 7 rows of support-vector kernel values per chunk.
+        let budget = 7 * m.support().unwrap().len();
+        let chunked = crate::gate::with_gate(&matmul::CHUNK_ELEMS, budget, || {
+            m.decision_function(&x).unwrap()
+        });
+        // Smaller products may take another gemmkit path (rounding, not results, may differ).
+        for (a, b) in whole.iter().zip(chunked.iter()) {
+            assert!((a - b).abs() < 1e-12, "{a} vs {b}");
+        }
     }
 
     #[test]
