@@ -18,6 +18,8 @@ mod elementwise;
 mod cluster;
 #[path = "gates/metrics.rs"]
 mod metrics;
+#[path = "gates/losses.rs"]
+mod losses;
 
 use harness::Family;
 
@@ -27,6 +29,7 @@ fn families() -> Vec<Family> {
     all.extend(elementwise::families());
     all.extend(cluster::families());
     all.extend(metrics::families());
+    all.extend(losses::families());
     all
 }
 

@@ -109,6 +109,7 @@ pub mod reduction {
     use crate::forward_gate;
     forward_gate!(crate::math::reduction::SUM_F64 => set_sum_f64, get_sum_f64);
     forward_gate!(crate::math::distance::SCAN_F64 => set_scan_f64, get_scan_f64);
+    forward_gate!(crate::math::losses::EXP_REDUCE => set_exp_reduce, get_exp_reduce);
 }
 
 /// Elementwise f64 maps (every output element independent: gates never change a bit).

@@ -8,6 +8,8 @@ pub mod elementwise;
 pub mod kernels;
 pub mod labels;
 pub mod linalg;
+pub mod losses;
 pub mod matmul;
+pub mod optimize;
 pub mod radius;
 pub mod reduction;
