@@ -2,6 +2,7 @@
 //! matrix-product adapter and small dense linear algebra.
 
 pub mod distance;
+pub mod kernels;
 pub mod linalg;
 pub mod matmul;
 pub mod reduction;

@@ -1,0 +1,323 @@
+//! Kernel principal component analysis, following scikit-learn's `KernelPCA`.
+//!
+//! The training kernel is centered in feature space (scikit-learn's `KernelCenterer`), its
+//! top eigenpairs are found by a dense symmetric eigen-decomposition, eigenvalues are cleaned
+//! like scikit-learn's `_check_psd_eigenvalues` (significantly negative ones refused, small
+//! negative ones and those below `1e-12 * max` set to zero) and eigenvector signs follow
+//! `svd_flip(u_based_decision=True)` (largest-magnitude entry of each eigenvector positive).
+
+use crate::error::{Result, RustymlError};
+use crate::machine_learning::pca::flip_to_positive_max;
+use crate::machine_learning::validation::{check_features, check_n_features};
+use crate::math::kernels::{center_kernel, Kernel};
+use crate::math::{linalg, matmul};
+use crate::persistence::Persist;
+use ndarray::{s, Array1, Array2, ArrayBase, Axis, Data, Ix2, Zip};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Fitted {
+    eigenvalues: Array1<f64>,
+    eigenvectors: Array2<f64>,
+    x_fit: Array2<f64>,
+    /// Column means of the training kernel (`KernelCenterer.K_fit_rows_`).
+    k_fit_rows: Array1<f64>,
+    /// Grand mean of the training kernel (`KernelCenterer.K_fit_all_`).
+    k_fit_all: f64,
+}
+
+/// Kernel PCA (`fit_transform`, `transform`, `eigenvalues_`, `eigenvectors_`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct KernelPCA {
+    /// Components to keep; `None` keeps every component with a positive eigenvalue.
+    pub n_components: Option<usize>,
+    pub kernel: Kernel,
+    fitted: Option<Fitted>,
+}
+
+impl KernelPCA {
+    pub fn new(n_components: Option<usize>, kernel: Kernel) -> Self {
+        Self {
+            n_components,
+            kernel,
+            fitted: None,
+        }
+    }
+
+    /// Eigenvalues of the centered training kernel, descending (`eigenvalues_`).
+    pub fn eigenvalues(&self) -> Option<&Array1<f64>> {
+        self.fitted.as_ref().map(|f| &f.eigenvalues)
+    }
+
+    /// Unit eigenvectors of the centered training kernel, one per column (`eigenvectors_`).
+    pub fn eigenvectors(&self) -> Option<&Array2<f64>> {
+        self.fitted.as_ref().map(|f| &f.eigenvectors)
+    }
+
+    /// The training data kept for `transform` (`X_fit_`).
+    pub fn x_fit(&self) -> Option<&Array2<f64>> {
+        self.fitted.as_ref().map(|f| &f.x_fit)
+    }
+
+    /// Kernel `gamma` actually used (`gamma_`; `1 / n_features` when unset, `None` for kernels
+    /// without one).
+    pub fn gamma(&self) -> Option<f64> {
+        self.fitted
+            .as_ref()
+            .and_then(|f| self.kernel.resolved_gamma(f.x_fit.ncols()))
+    }
+
+    fn check_params(&self, n: usize) -> Result<()> {
+        self.kernel.validate()?;
+        match self.n_components {
+            Some(k) if k == 0 || k > n => Err(RustymlError::invalid(format!(
+                "n_components={k} must be between 1 and n_samples={n}"
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    /// Fit to `x` (`n_samples x n_features`).
+    pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+        let x = x.view();
+        check_features(&x, "X")?;
+        let n = x.nrows();
+        self.check_params(n)?;
+        let mut k = self.kernel.gram_matrix(x);
+        if let Some(pos) = k.iter().position(|v| !v.is_finite()) {
+            return Err(RustymlError::Numerical(format!(
+                "the {} kernel overflowed to a non-finite value (at row {}); scale the features or lower degree/gamma",
+                self.kernel.name(),
+                pos / n
+            )));
+        }
+        let k_fit_rows = k.mean_axis(Axis(0)).expect("n >= 1");
+        let k_fit_all = k_fit_rows.sum() / n as f64;
+        center_kernel(&mut k, &k_fit_rows, k_fit_all);
+
+        let wanted = self.n_components.unwrap_or(n);
+        let (values, vectors) = linalg::symmetric_eigen(k.view())?;
+        let mut eigenvalues = values.slice(s![..wanted]).to_owned();
+        let mut eigenvectors = vectors.slice(s![.., ..wanted]).to_owned();
+        clean_psd_eigenvalues(&mut eigenvalues, self.kernel.name())?;
+        for col in eigenvectors.axis_iter_mut(Axis(1)) {
+            flip_to_positive_max(col);
+        }
+        if self.n_components.is_none() {
+            let keep: Vec<usize> = (0..wanted).filter(|&i| eigenvalues[i] > 0.0).collect();
+            eigenvalues = eigenvalues.select(Axis(0), &keep);
+            eigenvectors = eigenvectors.select(Axis(1), &keep);
+        }
+        self.fitted = Some(Fitted {
+            eigenvalues,
+            eigenvectors,
+            x_fit: x.to_owned(),
+            k_fit_rows,
+            k_fit_all,
+        });
+        Ok(self)
+    }
+
+    /// Fit, then the training data in component space: `eigenvectors * sqrt(eigenvalues)`.
+    pub fn fit_transform<S: Data<Elem = f64>>(
+        &mut self,
+        x: &ArrayBase<S, Ix2>,
+    ) -> Result<Array2<f64>> {
+        self.fit(x)?;
+        let f = self.fitted.as_ref().expect("just fitted");
+        let mut out = f.eigenvectors.clone();
+        Zip::from(out.columns_mut())
+            .and(&f.eigenvalues)
+            .for_each(|mut col, &l| col *= l.sqrt());
+        Ok(out)
+    }
+
+    /// Project new data: the centered kernel against the training data times
+    /// `eigenvectors / sqrt(eigenvalues)` (zero for zero eigenvalues).
+    pub fn transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+        let f = self
+            .fitted
+            .as_ref()
+            .ok_or_else(|| RustymlError::not_fitted("KernelPCA"))?;
+        let x = x.view();
+        check_n_features(&x, f.x_fit.ncols(), "KernelPCA")?;
+        let mut k = self.kernel.kernel_matrix(x, f.x_fit.view());
+        center_kernel(&mut k, &f.k_fit_rows, f.k_fit_all);
+        let mut alphas = f.eigenvectors.clone();
+        Zip::from(alphas.columns_mut())
+            .and(&f.eigenvalues)
+            .for_each(|mut col, &l| {
+                if l > 0.0 {
+                    col /= l.sqrt()
+                } else {
+                    col.fill(0.0)
+                }
+            });
+        Ok(matmul::dot_par(
+            k.view(),
+            alphas.view(),
+            matmul::nested_parallelism(),
+        )?)
+    }
+}
+
+/// scikit-learn's `_check_psd_eigenvalues` for float64: refuse a spectrum whose largest value is
+/// negative or with significantly negative values (below `-1e-5 * max` and below `-1e-10`),
+/// set the remaining negative values and positive values below `1e-12 * max` to zero.
+fn clean_psd_eigenvalues(values: &mut Array1<f64>, kernel: &str) -> Result<()> {
+    let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+    if max < 0.0 {
+        return Err(RustymlError::Numerical(format!(
+            "all kernel eigenvalues are negative (maximum is {max:e}): the kernel is not positive semi-definite"
+        )));
+    }
+    if min < -1e-5 * max && min < -1e-10 {
+        return Err(RustymlError::Numerical(format!(
+            "the centered kernel has significantly negative eigenvalues ({:e} of the maximum positive): the {} kernel is not positive semi-definite on this data",
+            -min / max,
+            kernel
+        )));
+    }
+    values.mapv_inplace(|v| {
+        if v < 0.0 || (v > 0.0 && v < 1e-12 * max) {
+            0.0
+        } else {
+            v
+        }
+    });
+    Ok(())
+}
+
+impl Persist for KernelPCA {
+    const MODEL_NAME: &'static str = "KernelPCA";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine_learning::pca::{NComponents, PCA};
+    use ndarray::array;
+
+    fn data(n: usize, d: usize) -> Array2<f64> {
+        Array2::from_shape_fn((n, d), |(i, j)| {
+            ((i * d + j) as f64 * 0.53).sin() * (j as f64 + 1.0) + (i % 3) as f64
+        })
+    }
+
+    #[test]
+    fn linear_kernel_reproduces_pca_projections() {
+        // Independent oracle: with the linear kernel, kernel-PCA scores equal PCA scores up to
+        // the sign of each component (eigenvalue_k = (n - 1) * explained_variance_k).
+        let x = data(40, 4);
+        let mut kpca = KernelPCA::new(Some(3), Kernel::Linear);
+        let z = kpca.fit_transform(&x).unwrap();
+        let mut pca = PCA::new(NComponents::Count(3));
+        let zp = pca.fit_transform(&x).unwrap();
+        for k in 0..3 {
+            let ev = pca.explained_variance().unwrap()[k] * 39.0;
+            assert!((kpca.eigenvalues().unwrap()[k] - ev).abs() < 1e-9 * ev);
+            let sign = if z[[0, k]] * zp[[0, k]] < 0.0 {
+                -1.0
+            } else {
+                1.0
+            };
+            for i in 0..40 {
+                assert!(
+                    (z[[i, k]] - sign * zp[[i, k]]).abs() < 1e-9,
+                    "component {k} row {i}"
+                );
+            }
+        }
+        // transform of new points agrees with PCA's too.
+        let new = data(7, 4).mapv(|v| v * 0.5 + 0.1);
+        let t = kpca.transform(&new).unwrap();
+        let tp = pca.transform(&new).unwrap();
+        for k in 0..3 {
+            let sign = if z[[0, k]] * zp[[0, k]] < 0.0 {
+                -1.0
+            } else {
+                1.0
+            };
+            for i in 0..7 {
+                assert!((t[[i, k]] - sign * tp[[i, k]]).abs() < 1e-9);
+            }
+        }
+    }
+
+    #[test]
+    fn transform_of_training_data_equals_fit_transform() {
+        let x = data(30, 3);
+        for kernel in [
+            Kernel::parse("rbf", Some(0.2), 3.0, 1.0).unwrap(),
+            Kernel::parse("poly", None, 2.0, 1.0).unwrap(),
+            Kernel::Cosine,
+        ] {
+            let mut kpca = KernelPCA::new(Some(4), kernel);
+            let z = kpca.fit_transform(&x).unwrap();
+            let t = kpca.transform(&x).unwrap();
+            for (a, b) in z.iter().zip(t.iter()) {
+                assert!((a - b).abs() < 1e-9, "{kernel:?}: {a} vs {b}");
+            }
+            let v = kpca.eigenvectors().unwrap();
+            for k in 0..4 {
+                let col = v.column(k);
+                assert!((col.dot(&col) - 1.0).abs() < 1e-12);
+                let (imax, _) = col
+                    .iter()
+                    .enumerate()
+                    .fold((0, 0.0f64), |(bi, bv), (i, &x)| {
+                        if x.abs() > bv {
+                            (i, x.abs())
+                        } else {
+                            (bi, bv)
+                        }
+                    });
+                assert!(col[imax] > 0.0);
+            }
+        }
+    }
+
+    #[test]
+    fn default_keeps_only_positive_eigenvalues() {
+        // 10 points on a line: the centered linear kernel has rank 1.
+        let x = Array2::from_shape_fn((10, 2), |(i, j)| i as f64 * (j as f64 + 1.0));
+        let mut kpca = KernelPCA::new(None, Kernel::Linear);
+        let z = kpca.fit_transform(&x).unwrap();
+        assert_eq!(z.ncols(), 1);
+        // Hand-derived: the only eigenvalue is the total scatter sum |x_i - mean|^2 =
+        // 5 * sum_i (i - 4.5)^2 = 5 * 82.5.
+        assert!((kpca.eigenvalues().unwrap()[0] - 412.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn bad_input_is_refused_before_work() {
+        let x = data(10, 2);
+        assert!(matches!(
+            KernelPCA::new(None, Kernel::Linear).transform(&x),
+            Err(RustymlError::NotFitted(_))
+        ));
+        assert!(KernelPCA::new(Some(11), Kernel::Linear).fit(&x).is_err());
+        assert!(KernelPCA::new(Some(0), Kernel::Linear).fit(&x).is_err());
+        assert!(KernelPCA::new(None, Kernel::Linear)
+            .fit(&array![[f64::INFINITY]])
+            .is_err());
+        assert!(KernelPCA::new(None, Kernel::Linear)
+            .fit(&Array2::<f64>::zeros((0, 2)))
+            .is_err());
+        let bad = Kernel::Rbf { gamma: Some(-1.0) };
+        assert!(KernelPCA::new(None, bad).fit(&x).is_err());
+        let mut ok = KernelPCA::new(Some(2), Kernel::Linear);
+        ok.fit(&x).unwrap();
+        assert!(ok.transform(&Array2::<f64>::zeros((1, 3))).is_err());
+    }
+
+    #[test]
+    fn save_and_load_round_trip_exactly() {
+        let x = data(20, 3);
+        let mut kpca = KernelPCA::new(Some(2), Kernel::parse("rbf", None, 3.0, 1.0).unwrap());
+        kpca.fit(&x).unwrap();
+        let back = KernelPCA::from_bytes(&kpca.to_bytes().unwrap()).unwrap();
+        assert_eq!(back.transform(&x).unwrap(), kpca.transform(&x).unwrap());
+    }
+}
