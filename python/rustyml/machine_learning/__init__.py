@@ -1,5 +1,8 @@
 """Classical machine learning estimators with scikit-learn conventions."""
 
+from rustyml.machine_learning._kernel_pca import KernelPCA
 from rustyml.machine_learning._linear_regression import LinearRegression
+from rustyml.machine_learning._pca import PCA
+from rustyml.machine_learning._tsne import TSNE
 
-__all__ = ["LinearRegression"]
+__all__ = ["PCA", "TSNE", "KernelPCA", "LinearRegression"]

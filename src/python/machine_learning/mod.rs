@@ -5,9 +5,15 @@
 use pyo3::prelude::*;
 use pyo3::types::PyModule;
 
+mod kernel_pca;
 mod linear_regression;
+mod pca;
+mod tsne;
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<linear_regression::PyLinearRegression>()?;
+    m.add_class::<pca::PyPCA>()?;
+    m.add_class::<kernel_pca::PyKernelPCA>()?;
+    m.add_class::<tsne::PyTSNE>()?;
     Ok(())
 }
