@@ -153,11 +153,7 @@ impl KernelPCA {
                     col.fill(0.0)
                 }
             });
-        Ok(matmul::dot_par(
-            k.view(),
-            alphas.view(),
-            matmul::nested_parallelism(),
-        )?)
+        matmul::dot_par(k.view(), alphas.view(), matmul::nested_parallelism())
     }
 }
 

@@ -359,7 +359,7 @@ pub(crate) fn flip_to_positive_max(mut v: ndarray::ArrayViewMut1<f64>) {
             best = i;
         }
     }
-    if v.len() > 0 && v[best] < 0.0 {
+    if !v.is_empty() && v[best] < 0.0 {
         v.mapv_inplace(|x| -x);
     }
 }

@@ -537,7 +537,9 @@ pub(crate) fn joint_probabilities_exact(
 pub(crate) fn nearest_neighbours(x: ArrayView2<f64>, k: usize) -> Result<(Vec<usize>, Vec<f64>)> {
     let n = x.nrows();
     let norms = row_sq_norms(x);
-    let chunks: Mutex<Vec<(usize, Vec<usize>, Vec<f64>)>> = Mutex::new(Vec::new());
+    // (first row, neighbour indices, squared distances) of each row-chunk
+    type Chunk = (usize, Vec<usize>, Vec<f64>);
+    let chunks: Mutex<Vec<Chunk>> = Mutex::new(Vec::new());
     matmul::tiled_product(x, x.t(), |start, dots| {
         let rows = dots.nrows();
         let mut idx = Vec::with_capacity(rows * k);
@@ -1052,7 +1054,7 @@ impl Descent {
         let shape = y.raw_dim();
         Self {
             y,
-            update: Array2::zeros(shape.clone()),
+            update: Array2::zeros(shape),
             gains: Array2::ones(shape),
         }
     }
