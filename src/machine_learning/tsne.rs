@@ -653,8 +653,13 @@ struct Cell {
 pub(crate) struct SpaceTree {
     cells: Vec<Cell>,
     order: Vec<usize>,
+    /// The points, padded to three coordinates (contiguous, for the hot loops).
+    pts: Vec<[f64; 3]>,
     dim: usize,
 }
+
+/// Upper bound of the traversal stack: at most 7 siblings wait per level below the root.
+const TRAVERSAL_STACK: usize = 7 * MAX_TREE_DEPTH + 8;
 
 impl SpaceTree {
     pub(crate) fn build(y: ArrayView2<f64>) -> Self {
@@ -663,34 +668,45 @@ impl SpaceTree {
             (1..=3).contains(&dim),
             "space tree supports 1 to 3 dimensions"
         );
+        let pts: Vec<[f64; 3]> = y
+            .outer_iter()
+            .map(|row| {
+                let mut p = [0.0f64; 3];
+                for (dst, &src) in p.iter_mut().zip(row.iter()) {
+                    *dst = src;
+                }
+                p
+            })
+            .collect();
         let mut lo = [0.0f64; 3];
         let mut hi = [0.0f64; 3];
         for ax in 0..dim {
-            let col = y.column(ax);
-            lo[ax] = col.iter().copied().fold(f64::INFINITY, f64::min);
-            hi[ax] = col.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            lo[ax] = pts.iter().map(|p| p[ax]).fold(f64::INFINITY, f64::min);
+            hi[ax] = pts.iter().map(|p| p[ax]).fold(f64::NEG_INFINITY, f64::max);
         }
         let mut tree = SpaceTree {
             cells: Vec::with_capacity(2 * n),
             order: (0..n).collect(),
+            pts,
             dim,
         };
         let mut scratch = vec![0usize; n];
-        tree.cells.push(tree.make_cell(y, 0, n));
+        tree.cells.push(tree.make_cell(0, n));
         // (cell index, bounds, depth)
         let mut stack = vec![(0usize, lo, hi, 0usize)];
         while let Some((cell, lo, hi, depth)) = stack.pop() {
             let (start, end) = (tree.cells[cell].start, tree.cells[cell].end);
-            if end - start <= 1 || depth >= MAX_TREE_DEPTH || tree.all_identical(y, start, end) {
+            if end - start <= 1 || depth >= MAX_TREE_DEPTH || tree.all_identical(start, end) {
                 continue;
             }
             let mut mid = [0.0f64; 3];
             for ax in 0..dim {
                 mid[ax] = lo[ax] + (hi[ax] - lo[ax]) * 0.5;
             }
+            let pts = &tree.pts;
             let orthant = |p: usize| -> usize {
                 (0..dim).fold(0, |o, ax| {
-                    if y[[p, ax]] >= mid[ax] {
+                    if pts[p][ax] >= mid[ax] {
                         o | (1 << ax)
                     } else {
                         o
@@ -729,7 +745,7 @@ impl SpaceTree {
                         chi[ax] = mid[ax];
                     }
                 }
-                let child = tree.make_cell(y, offsets[o], offsets[o] + counts[o]);
+                let child = tree.make_cell(offsets[o], offsets[o] + counts[o]);
                 let width2 = (0..dim)
                     .map(|ax| (chi[ax] - clo[ax]).powi(2))
                     .fold(0.0, f64::max);
@@ -750,11 +766,11 @@ impl SpaceTree {
         tree
     }
 
-    fn make_cell(&self, y: ArrayView2<f64>, start: usize, end: usize) -> Cell {
+    fn make_cell(&self, start: usize, end: usize) -> Cell {
         let mut com = [0.0f64; 3];
         for &p in &self.order[start..end] {
             for (ax, c) in com.iter_mut().enumerate().take(self.dim) {
-                *c += y[[p, ax]];
+                *c += self.pts[p][ax];
             }
         }
         let count = end - start;
@@ -772,29 +788,23 @@ impl SpaceTree {
         }
     }
 
-    fn all_identical(&self, y: ArrayView2<f64>, start: usize, end: usize) -> bool {
-        let first = self.order[start];
+    fn all_identical(&self, start: usize, end: usize) -> bool {
+        let first = self.pts[self.order[start]];
         self.order[start + 1..end]
             .iter()
-            .all(|&p| (0..self.dim).all(|ax| y[[p, ax]] == y[[first, ax]]))
+            .all(|&p| self.pts[p] == first)
     }
 
     /// Repulsive-force terms on point `i` at `yi`: `(sum over others of w², weighted by the
     /// offset)` into `neg`, and the sum of `w` (its share of the normaliser `Z`).
-    fn repulsion(
-        &self,
-        y: ArrayView2<f64>,
-        i: usize,
-        yi: &[f64; 3],
-        kernel: &StudentT,
-        theta2: f64,
-        neg: &mut [f64; 3],
-    ) -> f64 {
+    fn repulsion(&self, i: usize, kernel: &StudentT, theta2: f64, neg: &mut [f64; 3]) -> f64 {
+        let yi = &self.pts[i];
         let mut sum_q = 0.0;
-        let mut stack: Vec<usize> = Vec::with_capacity(64);
-        stack.push(0);
-        while let Some(c) = stack.pop() {
-            let cell = &self.cells[c];
+        let mut stack = [0usize; TRAVERSAL_STACK];
+        let mut top = 1; // stack[0] = root
+        while top > 0 {
+            top -= 1;
+            let cell = &self.cells[stack[top]];
             if cell.n_children == 0 {
                 for &p in &self.order[cell.start..cell.end] {
                     if p == i {
@@ -803,7 +813,7 @@ impl SpaceTree {
                     let mut delta = [0.0f64; 3];
                     let mut d2 = 0.0;
                     for ax in 0..self.dim {
-                        delta[ax] = yi[ax] - y[[p, ax]];
+                        delta[ax] = yi[ax] - self.pts[p][ax];
                         d2 += delta[ax] * delta[ax];
                     }
                     let q = kernel.weight(d2);
@@ -830,7 +840,8 @@ impl SpaceTree {
             } else {
                 // Children pushed in reverse so they are visited in orthant order.
                 for child in (cell.first_child..cell.first_child + cell.n_children).rev() {
-                    stack.push(child);
+                    stack[top] = child;
+                    top += 1;
                 }
             }
         }
@@ -976,29 +987,23 @@ pub(crate) fn barnes_hut_gradient(
     let (n, c) = y.dim();
     let kernel = StudentT::new(c);
     let tree = SpaceTree::build(y);
+    let pts = &tree.pts;
     let theta2 = angle * angle;
-    let point = |i: usize| -> [f64; 3] {
-        let mut yi = [0.0f64; 3];
-        for ax in 0..c {
-            yi[ax] = y[[i, ax]];
-        }
-        yi
-    };
     // Work estimate in scanned elements: the P entries plus about 8 log2(n) cells per point
     // per orthant.
     let visits = 8 * (usize::BITS - n.leading_zeros()) as usize * (1usize << c);
     let work = p.values.len() + n * visits;
     let forces: Vec<([f64; 3], [f64; 3], f64)> = per_point(n, work, |i| {
-        let yi = point(i);
+        let yi = &pts[i];
         let mut neg = [0.0f64; 3];
-        let sum_q = tree.repulsion(y, i, &yi, &kernel, theta2, &mut neg);
+        let sum_q = tree.repulsion(i, &kernel, theta2, &mut neg);
         let mut pos = [0.0f64; 3];
         let (cols, vals) = p.row(i);
         for (&j, &pij) in cols.iter().zip(vals) {
             let mut delta = [0.0f64; 3];
             let mut d2 = 0.0;
             for ax in 0..c {
-                delta[ax] = yi[ax] - y[[j, ax]];
+                delta[ax] = yi[ax] - pts[j][ax];
                 d2 += delta[ax] * delta[ax];
             }
             let coeff = pij * kernel.weight(d2);
