@@ -418,17 +418,49 @@ impl Affinities {
 
 /// Compressed sparse rows of a symmetric `n x n` matrix.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct SparseP {
+pub struct SparseP {
+    /// Row `i` holds `indices[indptr[i]..indptr[i + 1]]` (ascending) and the matching values.
     pub indptr: Vec<usize>,
     pub indices: Vec<usize>,
     pub values: Vec<f64>,
 }
 
 impl SparseP {
-    fn row(&self, i: usize) -> (&[usize], &[f64]) {
+    /// Column indices and values of row `i`.
+    pub fn row(&self, i: usize) -> (&[usize], &[f64]) {
         let r = self.indptr[i]..self.indptr[i + 1];
         (&self.indices[r.clone()], &self.values[r])
     }
+}
+
+/// Cost of one distance in one binary search, in [`SCAN_F64`] units (one cheap scanned
+/// element, ~1.6 ns in the calibration's manhattan scan): every pass of the search takes an
+/// `exp` of each distance and a search runs tens of passes; measured serially at ~150-280 ns
+/// per distance (`cargo bench --bench parallel_gates -- t-SNE`).
+pub const BINARY_SEARCH_COST: usize = 128;
+
+/// Cost of one Barnes-Hut cell visit or one attractive-force term, in [`SCAN_F64`] units: a
+/// distance, a division and a few multiply-adds; measured serially at ~2-10 ns per estimated
+/// visit.
+pub const TREE_VISIT_COST: usize = 4;
+
+/// [`SCAN_F64`] work of the binary searches of `n` points over `m` distances each.
+pub fn binary_search_work(n: usize, m: usize) -> usize {
+    n.saturating_mul(m).saturating_mul(BINARY_SEARCH_COST)
+}
+
+/// [`SCAN_F64`] work of one Barnes-Hut gradient: `nnz` attractive terms plus, per point, about
+/// `8 log2(n)` cells per child slot (`2^c`) visited for the repulsive forces.
+pub fn barnes_hut_work(n: usize, nnz: usize, c: usize) -> usize {
+    let visits = 8 * (usize::BITS - n.leading_zeros()) as usize * (1usize << c.min(3));
+    nnz.saturating_add(n.saturating_mul(visits))
+        .saturating_mul(TREE_VISIT_COST)
+}
+
+/// [`SCAN_F64`] work of one pass of the exact gradient: `n²` pairs of `c` coordinates plus the
+/// Student-t weight (a division, about two scan elements).
+pub fn exact_work(n: usize, c: usize) -> usize {
+    n.saturating_mul(n).saturating_mul(c + 2)
 }
 
 /// Run `f(i)` for every point, in parallel when `work` reaches [`SCAN_F64`]. Each point is
@@ -444,11 +476,7 @@ fn per_point<T: Send>(n: usize, work: usize, f: impl Fn(usize) -> T + Sync + Sen
 /// Conditional probabilities `p_{j|i}` over the squared distances `dist` of point `i` (entry
 /// `skip`, the point itself, gets 0) whose perplexity matches `perplexity`: scikit-learn's
 /// `_binary_search_perplexity`.
-pub(crate) fn conditional_probabilities(
-    dist: &[f64],
-    skip: Option<usize>,
-    perplexity: f64,
-) -> Vec<f64> {
+pub fn conditional_probabilities(dist: &[f64], skip: Option<usize>, perplexity: f64) -> Vec<f64> {
     let desired_entropy = perplexity.ln();
     let mut p = vec![0.0; dist.len()];
     let (mut beta, mut beta_min, mut beta_max) = (1.0f64, f64::NEG_INFINITY, f64::INFINITY);
@@ -494,13 +522,10 @@ pub(crate) fn conditional_probabilities(
 
 /// Dense symmetric `P` over all pairs (method `exact`): `max((P_cond + P_condᵀ) / sum, eps)`
 /// off the diagonal, 0 on it.
-pub(crate) fn joint_probabilities_exact(
-    x: ArrayView2<f64>,
-    perplexity: f64,
-) -> Result<Array2<f64>> {
+pub fn joint_probabilities_exact(x: ArrayView2<f64>, perplexity: f64) -> Result<Array2<f64>> {
     let n = x.nrows();
     let dist = crate::math::distance::pairwise_squared_euclidean(x, x)?;
-    let rows = per_point(n, n * n, |i| {
+    let rows = per_point(n, binary_search_work(n, n), |i| {
         let row = dist.row(i);
         let owned;
         let slice = match row.as_slice() {
@@ -534,7 +559,7 @@ pub(crate) fn joint_probabilities_exact(
 /// The `k` nearest neighbours of every row of `x` among the others (squared euclidean,
 /// ascending, ties by index), from row-chunks of `x xᵀ` computed through
 /// [`matmul::tiled_product`].
-pub(crate) fn nearest_neighbours(x: ArrayView2<f64>, k: usize) -> Result<(Vec<usize>, Vec<f64>)> {
+pub fn nearest_neighbours(x: ArrayView2<f64>, k: usize) -> Result<(Vec<usize>, Vec<f64>)> {
     let n = x.nrows();
     let norms = row_sq_norms(x);
     // (first row, neighbour indices, squared distances) of each row-chunk
@@ -585,21 +610,30 @@ pub(crate) fn nearest_neighbours(x: ArrayView2<f64>, k: usize) -> Result<(Vec<us
     Ok((indices, distances))
 }
 
+/// Conditional probabilities of `n = rows.len() / k` points, each over its `k` neighbour
+/// distances (row-major `n x k`), one binary search per point ([`conditional_probabilities`]),
+/// in parallel behind [`SCAN_F64`].
+pub fn conditional_probabilities_rows(rows: &[f64], k: usize, perplexity: f64) -> Vec<f64> {
+    if k == 0 {
+        return Vec::new();
+    }
+    let n = rows.len() / k;
+    per_point(n, binary_search_work(n, k), |i| {
+        conditional_probabilities(&rows[i * k..(i + 1) * k], None, perplexity)
+    })
+    .concat()
+}
+
 /// Sparse symmetric `P` over the `k` nearest neighbours (method `barnes_hut`):
 /// `(P_cond + P_condᵀ) / sum`.
-pub(crate) fn joint_probabilities_knn(
-    x: ArrayView2<f64>,
-    perplexity: f64,
-    k: usize,
-) -> Result<SparseP> {
+pub fn joint_probabilities_knn(x: ArrayView2<f64>, perplexity: f64, k: usize) -> Result<SparseP> {
     let n = x.nrows();
     let (neighbours, distances) = nearest_neighbours(x, k)?;
-    let cond = per_point(n, n * k, |i| {
-        conditional_probabilities(&distances[i * k..(i + 1) * k], None, perplexity)
-    });
+    let cond = conditional_probabilities_rows(&distances, k, perplexity);
+    let cond: Vec<&[f64]> = cond.chunks(k.max(1)).collect();
     // Symmetrise: row i holds p_{j|i} at its neighbours and p_{i|j} where i is j's neighbour.
     let mut rows: Vec<Vec<(usize, f64)>> = (0..n).map(|_| Vec::with_capacity(2 * k)).collect();
-    for (i, probs) in cond.iter().enumerate() {
+    for (i, &probs) in cond.iter().enumerate() {
         for (&j, &p) in neighbours[i * k..(i + 1) * k].iter().zip(probs) {
             rows[i].push((j, p));
             rows[j].push((i, p));
@@ -906,14 +940,14 @@ fn squared_distance(y: ArrayView2<f64>, i: usize, j: usize) -> f64 {
 }
 
 /// Exact KL divergence and gradient over all pairs (scikit-learn's `_kl_divergence`).
-pub(crate) fn exact_gradient(
+pub fn exact_gradient(
     p: ArrayView2<f64>,
     y: ArrayView2<f64>,
     with_error: bool,
 ) -> (f64, Array2<f64>) {
     let (n, c) = y.dim();
     let kernel = StudentT::new(c);
-    let work = n * n * c;
+    let work = exact_work(n, c);
     // Pass 1: the Student-t weights and the normaliser Z = sum over i != j.
     let weights: Vec<(Vec<f64>, f64)> = per_point(n, work, |i| {
         let row: Vec<f64> = (0..n)
@@ -978,7 +1012,7 @@ fn collect_gradient(
 
 /// Barnes-Hut KL divergence and gradient (scikit-learn's `_kl_divergence_bh`): attractive
 /// forces over the sparse `P`, repulsive forces from the space tree.
-pub(crate) fn barnes_hut_gradient(
+pub fn barnes_hut_gradient(
     p: &SparseP,
     y: ArrayView2<f64>,
     angle: f64,
@@ -989,10 +1023,7 @@ pub(crate) fn barnes_hut_gradient(
     let tree = SpaceTree::build(y);
     let pts = &tree.pts;
     let theta2 = angle * angle;
-    // Work estimate in scanned elements: the P entries plus about 8 log2(n) cells per point
-    // per orthant.
-    let visits = 8 * (usize::BITS - n.leading_zeros()) as usize * (1usize << c);
-    let work = p.values.len() + n * visits;
+    let work = barnes_hut_work(n, p.values.len(), c);
     let forces: Vec<([f64; 3], [f64; 3], f64)> = per_point(n, work, |i| {
         let yi = &pts[i];
         let mut neg = [0.0f64; 3];
@@ -1023,7 +1054,7 @@ pub(crate) fn barnes_hut_gradient(
         }
     }
     let error = if with_error {
-        let terms = per_point(n, p.values.len(), |i| {
+        let terms = per_point(n, p.values.len() * TREE_VISIT_COST, |i| {
             let (cols, vals) = p.row(i);
             cols.iter().zip(vals).fold(0.0, |acc, (&j, &pij)| {
                 let q = kernel.weight(squared_distance(y, i, j)) / z;
