@@ -78,6 +78,8 @@ def test_bad_input_raises_clear_errors():
         TSNE(perplexity=1).fit(np.array([[np.nan, 1.0], [1.0, 2.0], [2.0, 3.0]]))
     with pytest.raises(ValueError, match="empty"):
         TSNE().fit(np.zeros((0, 3)))
+    with pytest.raises(ValueError, match="n_components"):
+        TSNE(n_components=-1, perplexity=5).fit(X)
     with pytest.raises(NotFittedError):
         _ = TSNE().embedding_
 

@@ -76,12 +76,12 @@ impl PyTSNE {
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        n_components: usize,
+        n_components: i64,
         perplexity: f64,
         early_exaggeration: f64,
         learning_rate: Option<&Bound<'_, PyAny>>,
-        max_iter: usize,
-        n_iter_without_progress: usize,
+        max_iter: i64,
+        n_iter_without_progress: i64,
         min_grad_norm: f64,
         method: &str,
         init: &str,
@@ -92,12 +92,20 @@ impl PyTSNE {
             Some(lr) => parse_learning_rate(lr)?,
             None => LearningRate::Auto,
         };
-        let inner = TSNE::new(n_components)
+        let count = |name: &str, v: i64| -> PyResult<usize> {
+            usize::try_from(v).map_err(|_| {
+                PyValueError::new_err(format!("{name} must be a non-negative int, got {v}"))
+            })
+        };
+        let inner = TSNE::new(count("n_components", n_components)?)
             .with_perplexity(perplexity)
             .with_early_exaggeration(early_exaggeration)
             .with_learning_rate(learning_rate)
-            .with_max_iter(max_iter)
-            .with_n_iter_without_progress(n_iter_without_progress)
+            .with_max_iter(count("max_iter", max_iter)?)
+            .with_n_iter_without_progress(count(
+                "n_iter_without_progress",
+                n_iter_without_progress,
+            )?)
             .with_min_grad_norm(min_grad_norm)
             .with_method(TsneMethod::parse(method).map_err(to_py_err)?)
             .with_init(TsneInit::parse(init).map_err(to_py_err)?)
