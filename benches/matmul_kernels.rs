@@ -42,7 +42,10 @@ where
         (8192, 256, 8, "thin (narrow n)"),
     ];
     let workers = [2usize, 4, 8];
-    println!("\n## {name} products (GFLOP/s, best of repeated runs; {} rayon threads)\n", rayon::current_num_threads());
+    println!(
+        "\n## {name} products (GFLOP/s, best of repeated runs; {} rayon threads)\n",
+        rayon::current_num_threads()
+    );
     print!("| m x k x n | kind | serial | auto |");
     for w in workers {
         print!(" {w} workers |");
@@ -54,8 +57,12 @@ where
     }
     println!("---:|---:|");
     for &(m, k, n, kind) in shapes {
-        let a = Array2::<T>::from_shape_fn((m, k), |(i, j)| T::from(((i * 7 + j * 3) % 17) as f32 / 17.0));
-        let b = Array2::<T>::from_shape_fn((k, n), |(i, j)| T::from(((i * 5 + j * 11) % 13) as f32 / 13.0));
+        let a = Array2::<T>::from_shape_fn((m, k), |(i, j)| {
+            T::from(((i * 7 + j * 3) % 17) as f32 / 17.0)
+        });
+        let b = Array2::<T>::from_shape_fn((k, n), |(i, j)| {
+            T::from(((i * 5 + j * 11) % 13) as f32 / 13.0)
+        });
         let flops = 2.0 * (m * k * n) as f64;
         let gf = |secs: f64| flops / secs / 1e9;
         let serial = best_secs(|| {
@@ -64,7 +71,11 @@ where
         let auto = best_secs(|| {
             black_box(dot_par(a.view(), b.view(), Parallelism::Rayon(0)).unwrap());
         });
-        print!("| {m} x {k} x {n} | {kind} | {:.1} | {:.1} |", gf(serial), gf(auto));
+        print!(
+            "| {m} x {k} x {n} | {kind} | {:.1} | {:.1} |",
+            gf(serial),
+            gf(auto)
+        );
         for w in workers {
             let t = best_secs(|| {
                 black_box(dot_par(a.view(), b.view(), Parallelism::Rayon(w)).unwrap());

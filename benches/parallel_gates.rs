@@ -11,6 +11,12 @@ mod harness;
 #[path = "gates/reduction.rs"]
 mod reduction;
 
+#[path = "gates/elementwise.rs"]
+mod elementwise;
+
+#[path = "gates/cluster.rs"]
+mod cluster;
+
 #[path = "gates/tsne.rs"]
 mod tsne;
 
@@ -19,6 +25,8 @@ use harness::Family;
 fn families() -> Vec<Family> {
     let mut all = Vec::new();
     all.extend(reduction::families());
+    all.extend(elementwise::families());
+    all.extend(cluster::families());
     all.extend(tsne::families());
     all
 }

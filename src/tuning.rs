@@ -110,3 +110,10 @@ pub mod reduction {
     forward_gate!(crate::math::reduction::SUM_F64 => set_sum_f64, get_sum_f64);
     forward_gate!(crate::math::distance::SCAN_F64 => set_scan_f64, get_scan_f64);
 }
+
+/// Elementwise f64 maps.
+#[cfg(any(feature = "machine_learning", feature = "utils"))]
+pub mod elementwise {
+    use crate::forward_gate;
+    forward_gate!(crate::math::elementwise::EXP_MAP_F64 => set_exp_map_f64, get_exp_map_f64);
+}

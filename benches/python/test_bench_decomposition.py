@@ -8,9 +8,10 @@ faster. Compare medians within a group.
 """
 
 import pytest
-from rustyml.machine_learning import PCA, TSNE, KernelPCA
 from sklearn import decomposition, manifold
 from sklearn.datasets import load_digits
+
+from rustyml.machine_learning import PCA, TSNE, KernelPCA
 
 IMPLS = ["rustyml", "sklearn"]
 

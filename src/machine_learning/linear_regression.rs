@@ -178,7 +178,7 @@ impl LinearRegression {
             x
         };
         let yc = y.mapv(|v| v - y_mean);
-        let mut gram: Array2<f64> = matmul::dot(xc.t(), xc)?;
+        let mut gram: Array2<f64> = matmul::gram(xc);
         if self.penalty == Penalty::L2 {
             gram.diag_mut().mapv_inplace(|v| v + self.alpha);
         }

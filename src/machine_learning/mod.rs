@@ -1,12 +1,18 @@
 //! Classical machine learning estimators.
 
+pub mod dbscan;
 pub mod kernel_pca;
+pub mod kmeans;
 pub mod linear_regression;
+pub mod meanshift;
 pub mod pca;
 pub mod tsne;
 pub mod validation;
 
+pub use dbscan::DBSCAN;
 pub use kernel_pca::KernelPCA;
+pub use kmeans::{KMeans, KMeansInit, NInit};
 pub use linear_regression::{LinearRegression, Penalty, Solver};
+pub use meanshift::{estimate_bandwidth, MeanShift};
 pub use pca::{NComponents, PCA};
 pub use tsne::{LearningRate, TsneInit, TsneMethod, TSNE};

@@ -109,6 +109,35 @@ pub fn dot_bias_act<T: FusedScalar>(
     Ok(c)
 }
 
+/// Rows per block of [`gram`]: a function of the width only, so the grouping (and the bits)
+/// never depend on threads or gates.
+fn gram_block_rows(cols: usize) -> usize {
+    (crate::math::reduction::BLOCK * 16 / cols.max(1)).max(64)
+}
+
+/// `xᵀ x` for a tall `x` (`n x d`), as a deterministic blocked sum of per-block products.
+///
+/// gemmkit parallelises a deep-k product by giving workers private copies of the operand
+/// panels; for Gram matrices of tall data that costs more memory than the data itself.
+/// Summing `x_bᵀ x_b` over fixed row blocks with the reduction engine keeps memory at one
+/// `d x d` partial per block and parallelises behind the f64 sum gate.
+pub fn gram(x: ArrayView2<f64>) -> Array2<f64> {
+    let (n, d) = x.dim();
+    let block = gram_block_rows(d);
+    crate::math::reduction::blocked_fold(
+        n,
+        block,
+        &crate::math::reduction::SUM_F64,
+        n.saturating_mul(d),
+        Array2::<f64>::zeros((d, d)),
+        |rows| {
+            let xb = x.slice(ndarray::s![rows, ..]);
+            dot_par(xb.t(), xb, Parallelism::Serial).expect("aligned by construction")
+        },
+        |acc, part| acc + part,
+    )
+}
+
 /// Rows per chunk of a tiled product with `cols` output columns under the current
 /// [`CHUNK_ELEMS`] budget.
 pub fn chunk_rows(rows: usize, cols: usize) -> usize {
@@ -311,6 +340,22 @@ mod tests {
             )
             .unwrap(),
             Array2::<f64>::zeros((3, 4))
+        );
+    }
+
+    #[test]
+    fn gram_is_bitwise_gate_independent_and_matches_the_product() {
+        let x = matrix::<f64>(50_003, 7, 14);
+        let (s, p) =
+            crate::gate::serial_and_parallel(&crate::math::reduction::SUM_F64, || gram(x.view()));
+        assert_eq!(bits(&s), bits(&p));
+        let reference = naive(&x.t().to_owned(), &x);
+        for (g, w) in s.iter().zip(reference.iter()) {
+            assert!((g - w).abs() < 1e-9 * w.abs().max(1.0), "{g} vs {w}");
+        }
+        assert_eq!(
+            gram(Array2::<f64>::zeros((0, 3)).view()),
+            Array2::<f64>::zeros((3, 3))
         );
     }
 

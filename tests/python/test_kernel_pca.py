@@ -4,12 +4,13 @@ import pickle
 
 import numpy as np
 import pytest
-from rustyml import NotFittedError
-from rustyml.machine_learning import KernelPCA
 from sklearn import decomposition
 from sklearn.base import clone
 from sklearn.datasets import load_iris, load_wine
 from sklearn.preprocessing import StandardScaler
+
+from rustyml import NotFittedError
+from rustyml.machine_learning import KernelPCA
 
 KERNELS = [
     ("linear", {}),

@@ -4,13 +4,14 @@ import pickle
 
 import numpy as np
 import pytest
-from rustyml import NotFittedError
-from rustyml.machine_learning import PCA
 from sklearn import decomposition
 from sklearn.base import clone
 from sklearn.datasets import load_diabetes, load_digits, load_iris, load_wine
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+
+from rustyml import NotFittedError
+from rustyml.machine_learning import PCA
 
 DATASETS = {
     "iris": load_iris,

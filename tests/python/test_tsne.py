@@ -4,14 +4,15 @@ import pickle
 
 import numpy as np
 import pytest
-import rustyml
 from conftest import PARALLEL, SERIAL
-from rustyml import NotFittedError
-from rustyml.machine_learning import TSNE
 from sklearn import manifold
 from sklearn.base import clone
 from sklearn.datasets import load_digits
 from threadpoolctl import threadpool_limits
+
+import rustyml
+from rustyml import NotFittedError
+from rustyml.machine_learning import TSNE
 
 
 def digits(n):

@@ -1,7 +1,6 @@
 //! Native `KernelPCA`.
 
 use crate::machine_learning::KernelPCA;
-use crate::math::kernels::Kernel;
 use crate::persistence::Persist;
 use crate::python::{f64_array, to_py_err};
 use crate::RustymlError;
@@ -40,10 +39,20 @@ impl PyKernelPCA {
             Some(k) => Some(k as usize),
             None => None,
         };
-        let kernel = Kernel::parse(kernel, gamma, degree, coef0).map_err(to_py_err)?;
-        Ok(Self {
-            inner: KernelPCA::new(n_components, kernel),
-        })
+        if !(degree.is_finite()
+            && degree >= 0.0
+            && degree.fract() == 0.0
+            && degree <= u32::MAX as f64)
+        {
+            return Err(PyValueError::new_err(format!(
+                "degree must be a non-negative integer, got {degree}"
+            )));
+        }
+        let inner = KernelPCA::new(n_components, kernel)
+            .with_gamma(gamma)
+            .with_degree(degree as u32)
+            .with_coef0(coef0);
+        Ok(Self { inner })
     }
 
     fn fit(&mut self, py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -109,7 +118,7 @@ impl PyKernelPCA {
     #[getter]
     fn gamma_(&self) -> PyResult<Option<f64>> {
         self.inner.x_fit().ok_or_else(not_fitted)?;
-        Ok(self.inner.gamma())
+        Ok(self.inner.gamma_used())
     }
 
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {

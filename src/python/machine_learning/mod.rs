@@ -5,13 +5,20 @@
 use pyo3::prelude::*;
 use pyo3::types::PyModule;
 
+mod dbscan;
 mod kernel_pca;
+mod kmeans;
 mod linear_regression;
+mod meanshift;
 mod pca;
 mod tsne;
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<linear_regression::PyLinearRegression>()?;
+    m.add_class::<kmeans::PyKMeans>()?;
+    m.add_class::<dbscan::PyDBSCAN>()?;
+    m.add_class::<meanshift::PyMeanShift>()?;
+    m.add_function(pyo3::wrap_pyfunction!(meanshift::estimate_bandwidth, m)?)?;
     m.add_class::<pca::PyPCA>()?;
     m.add_class::<kernel_pca::PyKernelPCA>()?;
     m.add_class::<tsne::PyTSNE>()?;
