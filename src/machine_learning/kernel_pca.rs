@@ -2,7 +2,8 @@
 //!
 //! The training kernel (one of the shared [`Kernel`]s, or cosine similarity: the linear kernel
 //! of the rows scaled to unit norm) is centered in feature space (scikit-learn's
-//! `KernelCenterer`), its top eigenpairs are found by a dense symmetric eigen-decomposition,
+//! `KernelCenterer`), its top eigenpairs are found by [`linalg::symmetric_eigen_top`] (block
+//! Krylov for a few pairs of a large kernel, dense otherwise),
 //! eigenvalues are cleaned like scikit-learn's `_check_psd_eigenvalues` (significantly
 //! negative ones refused, small negative ones and those below `1e-12 * max` set to zero) and
 //! eigenvector signs follow `svd_flip(u_based_decision=True)` (largest-magnitude entry of each
@@ -14,7 +15,7 @@ use crate::machine_learning::validation::{check_features, check_n_features};
 use crate::math::kernels::Kernel;
 use crate::math::{linalg, matmul};
 use crate::persistence::Persist;
-use ndarray::{s, Array1, Array2, ArrayBase, ArrayView2, Axis, Data, Ix2, Zip};
+use ndarray::{Array1, Array2, ArrayBase, ArrayView2, Axis, Data, Ix2, Zip};
 use serde::{Deserialize, Serialize};
 
 /// The kernel names KernelPCA accepts.
@@ -211,9 +212,7 @@ impl KernelPCA {
         center_kernel(&mut k, &k_fit_rows, k_fit_all);
 
         let wanted = self.n_components.unwrap_or(n);
-        let (values, vectors) = linalg::symmetric_eigen(k.view())?;
-        let mut eigenvalues = values.slice(s![..wanted]).to_owned();
-        let mut eigenvectors = vectors.slice(s![.., ..wanted]).to_owned();
+        let (mut eigenvalues, mut eigenvectors) = linalg::symmetric_eigen_top(k.view(), wanted)?;
         clean_psd_eigenvalues(&mut eigenvalues, &self.kernel)?;
         for col in eigenvectors.axis_iter_mut(Axis(1)) {
             flip_to_positive_max(col);

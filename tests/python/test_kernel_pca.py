@@ -74,6 +74,18 @@ def test_arpack_choice_of_sklearn_gives_the_same_answer():
     )
 
 
+@pytest.mark.parametrize("kernel", ["rbf", "poly", "cosine"])
+def test_large_kernel_few_components_matches_sklearn_arpack(rng, kernel):
+    # n > 256 with few components takes our block Krylov path (and scikit-learn's ARPACK).
+    centres = rng.normal(scale=3.0, size=(6, 8))
+    X = centres[rng.integers(0, 6, 700)] + rng.normal(size=(700, 8))
+    ours = KernelPCA(n_components=4, kernel=kernel)
+    ref = decomposition.KernelPCA(n_components=4, kernel=kernel)
+    z, zr = ours.fit_transform(X), ref.fit_transform(X)
+    np.testing.assert_allclose(ours.eigenvalues_, ref.eigenvalues_, rtol=1e-9)
+    np.testing.assert_allclose(aligned(z, zr), zr, atol=1e-8 * np.abs(zr).max())
+
+
 def test_bad_input_raises_clear_errors():
     X = data()
     with pytest.raises(NotFittedError):
