@@ -16,6 +16,8 @@ mod elementwise;
 
 #[path = "gates/cluster.rs"]
 mod cluster;
+#[path = "gates/metrics.rs"]
+mod metrics;
 
 #[path = "gates/tsne.rs"]
 mod tsne;
@@ -27,6 +29,7 @@ fn families() -> Vec<Family> {
     all.extend(reduction::families());
     all.extend(elementwise::families());
     all.extend(cluster::families());
+    all.extend(metrics::families());
     all.extend(tsne::families());
     all
 }

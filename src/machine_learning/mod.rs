@@ -7,7 +7,8 @@ pub mod linear_regression;
 pub mod meanshift;
 pub mod pca;
 pub mod tsne;
-pub mod validation;
+/// Input checks, shared crate-wide (re-exported here for the models).
+pub use crate::validation;
 
 pub use dbscan::DBSCAN;
 pub use kernel_pca::KernelPCA;
