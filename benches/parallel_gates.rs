@@ -16,10 +16,13 @@ mod elementwise;
 
 #[path = "gates/cluster.rs"]
 mod cluster;
-#[path = "gates/metrics.rs"]
-mod metrics;
 #[path = "gates/losses.rs"]
 mod losses;
+#[path = "gates/metrics.rs"]
+mod metrics;
+
+#[path = "gates/tsne.rs"]
+mod tsne;
 
 use harness::Family;
 
@@ -30,6 +33,7 @@ fn families() -> Vec<Family> {
     all.extend(cluster::families());
     all.extend(metrics::families());
     all.extend(losses::families());
+    all.extend(tsne::families());
     all
 }
 

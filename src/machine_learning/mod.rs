@@ -1,6 +1,7 @@
 //! Classical machine learning estimators.
 
 pub mod dbscan;
+pub mod kernel_pca;
 pub mod kmeans;
 pub mod labels;
 pub mod lda;
@@ -8,15 +9,20 @@ pub mod linear_regression;
 pub mod linear_svc;
 pub mod logistic_regression;
 pub mod meanshift;
+pub mod pca;
 pub mod svc;
+pub mod tsne;
 /// Input checks, shared crate-wide (re-exported here for the models).
 pub use crate::validation;
 
 pub use dbscan::DBSCAN;
+pub use kernel_pca::KernelPCA;
 pub use kmeans::{KMeans, KMeansInit, NInit};
 pub use lda::{LdaSolver, LDA};
 pub use linear_regression::{LinearRegression, Penalty, Solver};
 pub use linear_svc::LinearSVC;
 pub use logistic_regression::{LogisticRegression, LogisticSolver};
 pub use meanshift::{estimate_bandwidth, MeanShift};
+pub use pca::{NComponents, PCA};
 pub use svc::{DecisionShape, SVC};
+pub use tsne::{LearningRate, TsneInit, TsneMethod, TSNE};

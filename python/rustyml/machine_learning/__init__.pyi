@@ -277,3 +277,93 @@ class LDA:
     def load(cls, path) -> LDA: ...
 
 LinearDiscriminantAnalysis = LDA
+
+class PCA:
+    n_components: int | float | None
+    whiten: bool
+    components_: F64
+    explained_variance_: F64
+    explained_variance_ratio_: F64
+    singular_values_: F64
+    mean_: F64
+    n_components_: int
+    noise_variance_: float
+    n_samples_: int
+    n_features_in_: int
+    def __init__(self, n_components: float | None = None, whiten: bool = False) -> None: ...
+    def fit(self, X: ArrayLike, y: object = None) -> PCA: ...
+    def fit_transform(self, X: ArrayLike, y: object = None) -> F64: ...
+    def transform(self, X: ArrayLike) -> F64: ...
+    def inverse_transform(self, X: ArrayLike) -> F64: ...
+    def get_params(self, deep: bool = True) -> dict: ...
+    def set_params(self, **params) -> PCA: ...
+    def save(self, path) -> None: ...
+    @classmethod
+    def load(cls, path) -> PCA: ...
+
+class KernelPCA:
+    n_components: int | None
+    kernel: Literal["linear", "poly", "rbf", "sigmoid", "cosine"]
+    gamma: float | None
+    degree: float
+    coef0: float
+    eigenvalues_: F64
+    eigenvectors_: F64
+    X_fit_: F64
+    gamma_: float | None
+    n_features_in_: int
+    def __init__(
+        self,
+        n_components: int | None = None,
+        kernel: Literal["linear", "poly", "rbf", "sigmoid", "cosine"] = "linear",
+        gamma: float | None = None,
+        degree: float = 3,
+        coef0: float = 1,
+    ) -> None: ...
+    def fit(self, X: ArrayLike, y: object = None) -> KernelPCA: ...
+    def fit_transform(self, X: ArrayLike, y: object = None) -> F64: ...
+    def transform(self, X: ArrayLike) -> F64: ...
+    def get_params(self, deep: bool = True) -> dict: ...
+    def set_params(self, **params) -> KernelPCA: ...
+    def save(self, path) -> None: ...
+    @classmethod
+    def load(cls, path) -> KernelPCA: ...
+
+class TSNE:
+    n_components: int
+    perplexity: float
+    early_exaggeration: float
+    learning_rate: float | Literal["auto"]
+    max_iter: int
+    n_iter_without_progress: int
+    min_grad_norm: float
+    method: Literal["barnes_hut", "exact"]
+    init: Literal["pca", "random"]
+    angle: float
+    random_state: int | None
+    embedding_: F64
+    kl_divergence_: float
+    n_iter_: int
+    learning_rate_: float
+    n_features_in_: int
+    def __init__(
+        self,
+        n_components: int = 2,
+        perplexity: float = 30.0,
+        early_exaggeration: float = 12.0,
+        learning_rate: float | Literal["auto"] = "auto",
+        max_iter: int = 1000,
+        n_iter_without_progress: int = 300,
+        min_grad_norm: float = 1e-7,
+        method: Literal["barnes_hut", "exact"] = "barnes_hut",
+        init: Literal["pca", "random"] = "pca",
+        angle: float = 0.5,
+        random_state: int | None = None,
+    ) -> None: ...
+    def fit(self, X: ArrayLike, y: object = None) -> TSNE: ...
+    def fit_transform(self, X: ArrayLike, y: object = None) -> F64: ...
+    def get_params(self, deep: bool = True) -> dict: ...
+    def set_params(self, **params) -> TSNE: ...
+    def save(self, path) -> None: ...
+    @classmethod
+    def load(cls, path) -> TSNE: ...

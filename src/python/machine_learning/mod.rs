@@ -6,13 +6,16 @@ use pyo3::prelude::*;
 use pyo3::types::PyModule;
 
 mod dbscan;
+mod kernel_pca;
 mod kmeans;
 mod lda;
 mod linear_regression;
 mod linear_svc;
 mod logistic_regression;
 mod meanshift;
+mod pca;
 mod svc;
+mod tsne;
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<linear_regression::PyLinearRegression>()?;
@@ -24,5 +27,8 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<dbscan::PyDBSCAN>()?;
     m.add_class::<meanshift::PyMeanShift>()?;
     m.add_function(pyo3::wrap_pyfunction!(meanshift::estimate_bandwidth, m)?)?;
+    m.add_class::<pca::PyPCA>()?;
+    m.add_class::<kernel_pca::PyKernelPCA>()?;
+    m.add_class::<tsne::PyTSNE>()?;
     Ok(())
 }

@@ -1,0 +1,68 @@
+from rustyml import _native
+from rustyml._base import BaseEstimator
+from rustyml._validation import as_float_array
+
+
+class KernelPCA(BaseEstimator):
+    """Kernel principal component analysis, following scikit-learn's ``KernelPCA``.
+
+    ``kernel``: ``"linear"``, ``"poly"``, ``"rbf"``, ``"sigmoid"`` or ``"cosine"``;
+    ``gamma=None`` means ``1 / n_features``. The kernel matrix is centered in feature space and
+    its top eigenpairs kept (``n_components=None`` keeps every positive eigenvalue). Eigenvector
+    signs follow scikit-learn's ``svd_flip`` (largest-magnitude entry positive).
+    """
+
+    _native_class = _native.machine_learning.KernelPCA
+
+    def __init__(self, n_components=None, kernel="linear", gamma=None, degree=3, coef0=1):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+
+    def _new_native(self):
+        if not isinstance(self.kernel, str):
+            raise TypeError(
+                f"kernel must be one of 'linear', 'poly', 'rbf', 'sigmoid', 'cosine', got "
+                f"{type(self.kernel).__name__}"
+            )
+        return self._native_class(**self.get_params())
+
+    def fit(self, X, y=None):
+        """Fit to ``X`` (n_samples, n_features). Returns ``self``."""
+        X = as_float_array(X, "X", 2)
+        native = self._new_native()
+        native.fit(X)
+        self._native = native
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Fit, then return ``eigenvectors_ * sqrt(eigenvalues_)``."""
+        X = as_float_array(X, "X", 2)
+        native = self._new_native()
+        out = native.fit_transform(X)
+        self._native = native
+        self.n_features_in_ = X.shape[1]
+        return out
+
+    def transform(self, X):
+        """Project ``X`` onto the fitted components."""
+        return self._check_fitted().transform(as_float_array(X, "X", 2))
+
+    @property
+    def eigenvalues_(self):
+        return self._check_fitted().eigenvalues_
+
+    @property
+    def eigenvectors_(self):
+        return self._check_fitted().eigenvectors_
+
+    @property
+    def X_fit_(self):
+        return self._check_fitted().X_fit_
+
+    @property
+    def gamma_(self):
+        return self._check_fitted().gamma_

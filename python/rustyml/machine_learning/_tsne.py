@@ -1,0 +1,73 @@
+from rustyml import _native
+from rustyml._base import BaseEstimator
+from rustyml._validation import as_float_array
+
+
+class TSNE(BaseEstimator):
+    """t-distributed stochastic neighbour embedding, following scikit-learn's ``TSNE``.
+
+    ``method="barnes_hut"`` (``n_components <= 3``) uses nearest-neighbour affinities and a
+    quadtree/octree for the repulsive forces; ``"exact"`` uses all pairs. The optimisation
+    follows scikit-learn's schedule (250 iterations of early exaggeration with momentum 0.5,
+    then momentum 0.8; ``learning_rate="auto"`` is ``max(n / early_exaggeration / 4, 50)``).
+    ``random_state`` (an int) makes ``init="random"`` reproducible; ``init="pca"`` is
+    deterministic. Results are identical at every thread count.
+    """
+
+    _native_class = _native.machine_learning.TSNE
+
+    def __init__(
+        self,
+        n_components=2,
+        perplexity=30.0,
+        early_exaggeration=12.0,
+        learning_rate="auto",
+        max_iter=1000,
+        n_iter_without_progress=300,
+        min_grad_norm=1e-7,
+        method="barnes_hut",
+        init="pca",
+        angle=0.5,
+        random_state=None,
+    ):
+        self.n_components = n_components
+        self.perplexity = perplexity
+        self.early_exaggeration = early_exaggeration
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.n_iter_without_progress = n_iter_without_progress
+        self.min_grad_norm = min_grad_norm
+        self.method = method
+        self.init = init
+        self.angle = angle
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Fit the embedding of ``X``. Returns ``self``."""
+        self.fit_transform(X)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Fit and return the embedding (n_samples, n_components)."""
+        X = as_float_array(X, "X", 2)
+        native = self._native_class(**self.get_params())
+        out = native.fit_transform(X)
+        self._native = native
+        self.n_features_in_ = X.shape[1]
+        return out
+
+    @property
+    def embedding_(self):
+        return self._check_fitted().embedding_
+
+    @property
+    def kl_divergence_(self):
+        return self._check_fitted().kl_divergence_
+
+    @property
+    def n_iter_(self):
+        return self._check_fitted().n_iter_
+
+    @property
+    def learning_rate_(self):
+        return self._check_fitted().learning_rate_

@@ -1,0 +1,589 @@
+//! Principal component analysis, numerically matching scikit-learn's `PCA`.
+//!
+//! The data are centered once (column means from the blocked moments of
+//! [`crate::math::reduction::column_moments`]), then the smaller of the two Gram matrices is
+//! eigen-decomposed:
+//!
+//! * `n_samples >= n_features`: the covariance `Xcᵀ Xc / (n - 1)` (`d x d`), whose eigenvectors
+//!   are the components (scikit-learn's `covariance_eigh` solver, which it picks for such
+//!   data);
+//! * wide data: `Xc Xcᵀ / (n - 1)` (`n x n`), components `Xcᵀ u / s`, re-orthonormalised, and
+//!   components of a zero singular value completed to an orthonormal basis.
+//!
+//! Signs follow scikit-learn's `svd_flip(u_based_decision=False)`: in every component the entry
+//! of largest absolute value (the first one on ties) is positive.
+
+use crate::error::{Result, RustymlError};
+use crate::machine_learning::validation::{check_features, check_n_features};
+use crate::math::{linalg, matmul, reduction};
+use crate::persistence::Persist;
+use ndarray::{s, Array1, Array2, ArrayBase, ArrayView2, Axis, Data, Ix2, Zip};
+use serde::{Deserialize, Serialize};
+
+/// How many components to keep.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum NComponents {
+    /// `min(n_samples, n_features)` (scikit-learn's `n_components=None`).
+    All,
+    /// Exactly this many, `1 <= k <= min(n_samples, n_features)`.
+    Count(usize),
+    /// The fewest components whose explained-variance ratios add up to more than this
+    /// fraction, in `(0, 1)`.
+    VarianceRatio(f64),
+}
+
+/// State learned by [`PCA::fit`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Fitted {
+    components: Array2<f64>,
+    explained_variance: Array1<f64>,
+    explained_variance_ratio: Array1<f64>,
+    singular_values: Array1<f64>,
+    mean: Array1<f64>,
+    noise_variance: f64,
+    n_samples: usize,
+}
+
+/// Principal component analysis (`components_`, `explained_variance_`, `transform`,
+/// `inverse_transform`, ... as in scikit-learn).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PCA {
+    pub n_components: NComponents,
+    /// Scale the projections to unit variance.
+    pub whiten: bool,
+    fitted: Option<Fitted>,
+}
+
+impl Default for PCA {
+    fn default() -> Self {
+        Self::new(NComponents::All)
+    }
+}
+
+impl PCA {
+    pub fn new(n_components: NComponents) -> Self {
+        Self {
+            n_components,
+            whiten: false,
+            fitted: None,
+        }
+    }
+
+    pub fn with_whiten(mut self, whiten: bool) -> Self {
+        self.whiten = whiten;
+        self
+    }
+
+    /// Principal axes, one per row (`components_`, `n_components_ x n_features`).
+    pub fn components(&self) -> Option<&Array2<f64>> {
+        self.fitted.as_ref().map(|f| &f.components)
+    }
+
+    /// Variance along each component (`explained_variance_`, `ddof = 1`).
+    pub fn explained_variance(&self) -> Option<&Array1<f64>> {
+        self.fitted.as_ref().map(|f| &f.explained_variance)
+    }
+
+    /// Fraction of the total variance along each component (`explained_variance_ratio_`).
+    pub fn explained_variance_ratio(&self) -> Option<&Array1<f64>> {
+        self.fitted.as_ref().map(|f| &f.explained_variance_ratio)
+    }
+
+    /// Singular values of the centered data (`singular_values_`).
+    pub fn singular_values(&self) -> Option<&Array1<f64>> {
+        self.fitted.as_ref().map(|f| &f.singular_values)
+    }
+
+    /// Per-feature training mean (`mean_`).
+    pub fn mean(&self) -> Option<&Array1<f64>> {
+        self.fitted.as_ref().map(|f| &f.mean)
+    }
+
+    /// Number of components kept (`n_components_`).
+    pub fn n_components_(&self) -> Option<usize> {
+        self.fitted.as_ref().map(|f| f.components.nrows())
+    }
+
+    /// Probabilistic-PCA noise variance (`noise_variance_`): mean of the discarded variances.
+    pub fn noise_variance(&self) -> Option<f64> {
+        self.fitted.as_ref().map(|f| f.noise_variance)
+    }
+
+    /// Number of training samples (`n_samples_`).
+    pub fn n_samples(&self) -> Option<usize> {
+        self.fitted.as_ref().map(|f| f.n_samples)
+    }
+
+    /// Number of features seen at fit (`n_features_in_`).
+    pub fn n_features_in(&self) -> Option<usize> {
+        self.fitted.as_ref().map(|f| f.mean.len())
+    }
+
+    fn check_params(&self, n: usize, d: usize) -> Result<()> {
+        let limit = n.min(d);
+        match self.n_components {
+            NComponents::All => Ok(()),
+            NComponents::Count(k) if k == 0 || k > limit => Err(RustymlError::invalid(format!(
+                "n_components={k} must be between 1 and min(n_samples, n_features)={limit}"
+            ))),
+            NComponents::Count(_) => Ok(()),
+            NComponents::VarianceRatio(r) if !(r > 0.0 && r < 1.0) => {
+                Err(RustymlError::invalid(format!(
+                "n_components as a variance fraction must lie strictly between 0 and 1, got {r}"
+            )))
+            }
+            NComponents::VarianceRatio(_) => Ok(()),
+        }
+    }
+
+    /// Fit the components to `x` (`n_samples x n_features`).
+    pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+        self.fit_centered(x.view())?;
+        Ok(self)
+    }
+
+    /// Fit, then project the training data (`fit_transform`).
+    pub fn fit_transform<S: Data<Elem = f64>>(
+        &mut self,
+        x: &ArrayBase<S, Ix2>,
+    ) -> Result<Array2<f64>> {
+        let centered = self.fit_centered(x.view())?;
+        let fitted = self.fitted.as_ref().expect("just fitted");
+        let mut out = matmul::dot(centered.view(), fitted.components.t())?;
+        self.apply_whitening(&mut out);
+        Ok(out)
+    }
+
+    /// Fit and return the centered training data.
+    fn fit_centered(&mut self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
+        check_features(&x, "X")?;
+        let (n, d) = x.dim();
+        self.check_params(n, d)?;
+        if n < 2 {
+            return Err(RustymlError::invalid(format!(
+                "PCA needs at least 2 samples to estimate a variance, got {n}"
+            )));
+        }
+        let mean = Array1::from_iter(reduction::column_moments(x).iter().map(|m| m.mean));
+        let mut centered = x.to_owned();
+        Zip::from(centered.rows_mut()).for_each(|mut row| row -= &mean);
+
+        let (variances, vt) = principal_axes(centered.view())?;
+        let total: f64 = variances.iter().sum();
+        let ratio = if total > 0.0 {
+            variances.mapv(|v| v / total)
+        } else {
+            Array1::zeros(variances.len())
+        };
+        let r = variances.len();
+        let k = match self.n_components {
+            NComponents::All => r,
+            NComponents::Count(k) => k,
+            NComponents::VarianceRatio(t) => {
+                // scikit-learn: searchsorted(cumsum(ratio), t, side="right") + 1.
+                let mut cum = 0.0;
+                let below = ratio
+                    .iter()
+                    .take_while(|&&v| {
+                        cum += v;
+                        cum <= t
+                    })
+                    .count();
+                (below + 1).min(r)
+            }
+        };
+        let noise_variance = if k < r {
+            variances.slice(s![k..]).mean().unwrap_or(0.0)
+        } else {
+            0.0
+        };
+        let explained_variance = variances.slice(s![..k]).to_owned();
+        self.fitted = Some(Fitted {
+            components: vt.slice(s![..k, ..]).to_owned(),
+            singular_values: explained_variance.mapv(|v| (v * (n - 1) as f64).sqrt()),
+            explained_variance,
+            explained_variance_ratio: ratio.slice(s![..k]).to_owned(),
+            mean,
+            noise_variance,
+            n_samples: n,
+        });
+        Ok(centered)
+    }
+
+    fn state(&self) -> Result<&Fitted> {
+        self.fitted
+            .as_ref()
+            .ok_or_else(|| RustymlError::not_fitted("PCA"))
+    }
+
+    fn apply_whitening(&self, out: &mut Array2<f64>) {
+        if !self.whiten {
+            return;
+        }
+        let fitted = self.fitted.as_ref().expect("fitted");
+        // Clip the scale at machine epsilon like scikit-learn, so rank-deficient data stay finite.
+        let scale = fitted
+            .explained_variance
+            .mapv(|v| v.sqrt().max(f64::EPSILON));
+        Zip::from(out.rows_mut()).for_each(|mut row| row /= &scale);
+    }
+
+    /// Project `x` onto the components: `(x - mean) · componentsᵀ`, whitened if asked.
+    pub fn transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+        let fitted = self.state()?;
+        let x = x.view();
+        check_n_features(&x, fitted.mean.len(), "PCA")?;
+        let par = matmul::nested_parallelism();
+        // Center after projecting, so the input is never copied.
+        let mut out = matmul::dot_par(x, fitted.components.t(), par)?;
+        let offset = matmul::matvec(fitted.components.view(), fitted.mean.view(), par)?;
+        Zip::from(out.rows_mut()).for_each(|mut row| row -= &offset);
+        self.apply_whitening(&mut out);
+        Ok(out)
+    }
+
+    /// Map projections back to feature space: `z · components + mean` (undoing whitening).
+    pub fn inverse_transform<S: Data<Elem = f64>>(
+        &self,
+        z: &ArrayBase<S, Ix2>,
+    ) -> Result<Array2<f64>> {
+        let fitted = self.state()?;
+        let z = z.view();
+        check_n_features(&z, fitted.components.nrows(), "PCA.inverse_transform")?;
+        let par = matmul::nested_parallelism();
+        let mut out = if self.whiten {
+            let mut scaled = fitted.components.clone();
+            Zip::from(scaled.rows_mut())
+                .and(&fitted.explained_variance)
+                .for_each(|mut row, &v| row *= v.sqrt());
+            matmul::dot_par(z, scaled.view(), par)?
+        } else {
+            matmul::dot_par(z, fitted.components.view(), par)?
+        };
+        Zip::from(out.rows_mut()).for_each(|mut row| row += &fitted.mean);
+        Ok(out)
+    }
+}
+
+/// Variances (descending, clipped at 0) and principal axes (rows, sign-flipped) of centered
+/// data; `min(n, d)` of each.
+pub(crate) fn principal_axes(xc: ArrayView2<f64>) -> Result<(Array1<f64>, Array2<f64>)> {
+    let (n, d) = xc.dim();
+    let denom = (n - 1) as f64;
+    let (variances, mut vt) = if n >= d {
+        let mut cov = matmul::dot(xc.t(), xc)?;
+        cov /= denom;
+        let (values, vectors) = linalg::symmetric_eigen(cov.view())?;
+        (values.mapv(|v| v.max(0.0)), vectors.reversed_axes())
+    } else {
+        let mut gram = matmul::dot(xc, xc.t())?;
+        gram /= denom;
+        let (values, u) = linalg::symmetric_eigen(gram.view())?;
+        let values = values.mapv(|v| v.max(0.0));
+        // v_k = Xcᵀ u_k / s_k; normalising the column gives the same direction without dividing
+        // by a possibly tiny s_k.
+        let raw = matmul::dot(u.t(), xc)?; // row k = (Xcᵀ u_k)ᵀ
+        let top = values.first().copied().unwrap_or(0.0);
+        let null_below = top * (n.max(d) as f64) * f64::EPSILON;
+        (
+            values.clone(),
+            orthonormal_rows(raw, values.view(), null_below),
+        )
+    };
+    flip_rows(&mut vt);
+    Ok((variances, vt))
+}
+
+/// Orthonormalise the rows of `raw` in order (two passes of modified Gram-Schmidt); a row whose
+/// variance is at most `null_below`, or that is (numerically) dependent on the rows before it,
+/// is replaced by the first unit vector independent of them.
+fn orthonormal_rows(
+    raw: Array2<f64>,
+    variances: ndarray::ArrayView1<f64>,
+    null_below: f64,
+) -> Array2<f64> {
+    let (r, d) = raw.dim();
+    let mut out = Array2::<f64>::zeros((r, d));
+    let mut next_unit = 0usize;
+    for k in 0..r {
+        let mut v = raw.row(k).to_owned();
+        let mut usable = variances[k] > null_below;
+        if usable {
+            usable = reorthogonalise(&mut v, &out, k);
+        }
+        while !usable && next_unit < d {
+            v.fill(0.0);
+            v[next_unit] = 1.0;
+            next_unit += 1;
+            usable = reorthogonalise(&mut v, &out, k);
+        }
+        out.row_mut(k).assign(&v);
+    }
+    out
+}
+
+/// Remove from `v` its projections on the first `k` rows of `basis` (twice), normalise it, and
+/// report whether enough of it was left to be a new direction.
+fn reorthogonalise(v: &mut Array1<f64>, basis: &Array2<f64>, k: usize) -> bool {
+    let before = v.dot(v).sqrt();
+    if before == 0.0 {
+        return false;
+    }
+    for _ in 0..2 {
+        for row in basis.outer_iter().take(k) {
+            let p = row.dot(v);
+            v.scaled_add(-p, &row);
+        }
+    }
+    let after = v.dot(v).sqrt();
+    if after <= 1e-8 * before {
+        return false;
+    }
+    v.mapv_inplace(|x| x / after);
+    true
+}
+
+/// scikit-learn's `svd_flip(u_based_decision=False)`: make the entry of largest absolute value
+/// in each row positive (first maximum on ties).
+pub(crate) fn flip_rows(vt: &mut Array2<f64>) {
+    for mut row in vt.axis_iter_mut(Axis(0)) {
+        flip_to_positive_max(row.view_mut());
+    }
+}
+
+/// Negate `v` when its entry of largest absolute value (the first on ties) is negative.
+pub(crate) fn flip_to_positive_max(mut v: ndarray::ArrayViewMut1<f64>) {
+    let mut best = 0usize;
+    for (i, x) in v.iter().enumerate() {
+        if x.abs() > v[best].abs() {
+            best = i;
+        }
+    }
+    if !v.is_empty() && v[best] < 0.0 {
+        v.mapv_inplace(|x| -x);
+    }
+}
+
+impl Persist for PCA {
+    const MODEL_NAME: &'static str = "PCA";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    /// Correlated 3-D data with known structure.
+    fn data(n: usize) -> Array2<f64> {
+        Array2::from_shape_fn((n, 3), |(i, j)| {
+            let t = i as f64 * 0.37;
+            let a = t.sin() * 3.0;
+            let b = (t * 1.7).cos();
+            match j {
+                0 => a + 0.1 * b + 5.0,
+                1 => 2.0 * a - b,
+                _ => 0.5 * b + (t * 0.3).sin() * 0.2 - 1.0,
+            }
+        })
+    }
+
+    #[test]
+    fn two_point_example_has_a_hand_derived_answer() {
+        // Points (0,0) and (2,2): mean (1,1); one direction (1,1)/sqrt2 with variance
+        // |(1,1)|^2 * 2 / (n-1) = 4; the second component has variance 0.
+        let x = array![[0.0, 0.0], [2.0, 2.0]];
+        let mut pca = PCA::new(NComponents::Count(1));
+        let z = pca.fit_transform(&x).unwrap();
+        let c = pca.components().unwrap();
+        let h = std::f64::consts::FRAC_1_SQRT_2;
+        assert!((c[[0, 0]] - h).abs() < 1e-15 && (c[[0, 1]] - h).abs() < 1e-15);
+        assert!((pca.explained_variance().unwrap()[0] - 4.0).abs() < 1e-12);
+        assert!((pca.explained_variance_ratio().unwrap()[0] - 1.0).abs() < 1e-15);
+        assert!((pca.singular_values().unwrap()[0] - 2.0).abs() < 1e-12);
+        assert!((z[[0, 0]] + 2f64.sqrt()).abs() < 1e-12 && (z[[1, 0]] - 2f64.sqrt()).abs() < 1e-12);
+        assert_eq!(pca.mean().unwrap(), &array![1.0, 1.0]);
+    }
+
+    /// Oracle: the covariance from a plain two-pass loop; each fitted component must be an
+    /// eigenvector of it with its explained variance as eigenvalue, and components orthonormal.
+    fn check_against_covariance(x: &Array2<f64>, pca: &PCA) {
+        let (n, d) = x.dim();
+        let mean: Vec<f64> = (0..d).map(|j| x.column(j).sum() / n as f64).collect();
+        let mut cov = Array2::<f64>::zeros((d, d));
+        for row in x.outer_iter() {
+            for a in 0..d {
+                for b in 0..d {
+                    cov[[a, b]] += (row[a] - mean[a]) * (row[b] - mean[b]) / (n - 1) as f64;
+                }
+            }
+        }
+        let c = pca.components().unwrap();
+        let ev = pca.explained_variance().unwrap();
+        let scale = ev[0];
+        for k in 0..c.nrows() {
+            let v = c.row(k);
+            let cv = cov.dot(&v);
+            for j in 0..d {
+                assert!(
+                    (cv[j] - ev[k] * v[j]).abs() < 1e-10 * scale,
+                    "component {k}"
+                );
+            }
+            for l in 0..c.nrows() {
+                let want = if k == l { 1.0 } else { 0.0 };
+                assert!((v.dot(&c.row(l)) - want).abs() < 1e-12);
+            }
+            let (imax, _) = v.iter().enumerate().fold((0, 0.0f64), |(bi, bv), (i, &x)| {
+                if x.abs() > bv {
+                    (i, x.abs())
+                } else {
+                    (bi, bv)
+                }
+            });
+            assert!(v[imax] > 0.0, "sign convention: largest entry positive");
+        }
+        for k in 1..ev.len() {
+            assert!(ev[k - 1] >= ev[k]);
+        }
+    }
+
+    #[test]
+    fn components_diagonalise_the_covariance() {
+        let x = data(200);
+        let mut pca = PCA::default();
+        let z = pca.fit_transform(&x).unwrap();
+        check_against_covariance(&x, &pca);
+        // Transform of the training data matches fit_transform, and the inverse restores x.
+        let t = pca.transform(&x).unwrap();
+        for (a, b) in z.iter().zip(t.iter()) {
+            assert!((a - b).abs() < 1e-12);
+        }
+        let back = pca.inverse_transform(&z).unwrap();
+        for (a, b) in back.iter().zip(x.iter()) {
+            assert!((a - b).abs() < 1e-12);
+        }
+        // Projected variances equal the explained variances.
+        for k in 0..3 {
+            let col = z.column(k);
+            let var = col.dot(&col) / 199.0;
+            assert!((var - pca.explained_variance().unwrap()[k]).abs() < 1e-10);
+        }
+    }
+
+    #[test]
+    fn wide_data_use_the_sample_gram_and_agree_with_the_tall_route() {
+        // 6 samples in 10 features: rank 5 after centering.
+        let x = Array2::from_shape_fn((6, 10), |(i, j)| {
+            ((i * i * 10 + j * j * 3 + i * j) as f64 * 0.61).sin() + (j as f64) * 0.1
+        });
+        let mut wide = PCA::default();
+        wide.fit(&x).unwrap();
+        assert_eq!(wide.n_components_(), Some(6));
+        check_against_covariance(&x, &wide);
+        // Oracle for the non-null components: the d x d covariance route on the same data,
+        // reached by appending copies of the mean (adds samples without changing the scatter).
+        let (n, d) = x.dim();
+        let mean = x.mean_axis(Axis(0)).unwrap();
+        let mut tall = Array2::<f64>::zeros((n + 10, d));
+        tall.slice_mut(s![..n, ..]).assign(&x);
+        for i in n..n + 10 {
+            tall.row_mut(i).assign(&mean);
+        }
+        let mut reference = PCA::new(NComponents::Count(5));
+        reference.fit(&tall).unwrap();
+        let scatter_ratio = (n + 10 - 1) as f64 / (n - 1) as f64;
+        for k in 0..5 {
+            let w = wide.explained_variance().unwrap()[k];
+            let t = reference.explained_variance().unwrap()[k] * scatter_ratio;
+            assert!((w - t).abs() < 1e-12 * w.max(1.0), "variance {k}");
+            for j in 0..d {
+                assert!(
+                    (wide.components().unwrap()[[k, j]] - reference.components().unwrap()[[k, j]])
+                        .abs()
+                        < 1e-9,
+                    "component {k}"
+                );
+            }
+        }
+        assert!(wide.explained_variance().unwrap()[5].abs() < 1e-12);
+    }
+
+    #[test]
+    fn variance_fraction_picks_the_smallest_sufficient_count() {
+        let x = data(300);
+        let mut all = PCA::default();
+        all.fit(&x).unwrap();
+        let ratio = all.explained_variance_ratio().unwrap().clone();
+        let first = ratio[0];
+        let mut pca = PCA::new(NComponents::VarianceRatio(first * 0.99));
+        pca.fit(&x).unwrap();
+        assert_eq!(pca.n_components_(), Some(1));
+        let mut pca = PCA::new(NComponents::VarianceRatio(
+            (first + ratio[1] * 0.5).min(0.999),
+        ));
+        pca.fit(&x).unwrap();
+        assert_eq!(pca.n_components_(), Some(2));
+        assert!(
+            (pca.noise_variance().unwrap() - all.explained_variance().unwrap()[2]).abs() < 1e-15
+        );
+    }
+
+    #[test]
+    fn whitening_gives_unit_variance_and_inverts() {
+        let x = data(150);
+        let mut pca = PCA::new(NComponents::Count(2)).with_whiten(true);
+        let z = pca.fit_transform(&x).unwrap();
+        for k in 0..2 {
+            let col = z.column(k);
+            assert!((col.dot(&col) / 149.0 - 1.0).abs() < 1e-10);
+        }
+        let t = pca.transform(&x).unwrap();
+        for (a, b) in z.iter().zip(t.iter()) {
+            assert!((a - b).abs() < 1e-10);
+        }
+        // Inverse of whitened projections equals the unwhitened reconstruction.
+        let mut plain = PCA::new(NComponents::Count(2));
+        let zp = plain.fit_transform(&x).unwrap();
+        let a = pca.inverse_transform(&z).unwrap();
+        let b = plain.inverse_transform(&zp).unwrap();
+        for (u, v) in a.iter().zip(b.iter()) {
+            assert!((u - v).abs() < 1e-10);
+        }
+    }
+
+    #[test]
+    fn bad_input_is_refused_before_work() {
+        let x = data(10);
+        assert!(matches!(
+            PCA::default().transform(&x),
+            Err(RustymlError::NotFitted(_))
+        ));
+        assert!(PCA::default().fit(&Array2::<f64>::zeros((0, 3))).is_err());
+        assert!(PCA::default()
+            .fit(&array![[1.0, f64::NAN], [2.0, 3.0]])
+            .is_err());
+        assert!(PCA::default().fit(&array![[1.0, 2.0]]).is_err());
+        assert!(PCA::new(NComponents::Count(4)).fit(&x).is_err());
+        assert!(PCA::new(NComponents::Count(0)).fit(&x).is_err());
+        assert!(PCA::new(NComponents::VarianceRatio(1.0)).fit(&x).is_err());
+        assert!(PCA::new(NComponents::VarianceRatio(f64::NAN))
+            .fit(&x)
+            .is_err());
+        let mut pca = PCA::new(NComponents::Count(2));
+        pca.fit(&x).unwrap();
+        assert!(pca.transform(&Array2::<f64>::zeros((2, 4))).is_err());
+        assert!(pca
+            .inverse_transform(&Array2::<f64>::zeros((2, 3)))
+            .is_err());
+    }
+
+    #[test]
+    fn save_and_load_round_trip_exactly() {
+        let x = data(40);
+        let mut pca = PCA::new(NComponents::Count(2)).with_whiten(true);
+        pca.fit(&x).unwrap();
+        let back = PCA::from_bytes(&pca.to_bytes().unwrap()).unwrap();
+        assert_eq!(back.transform(&x).unwrap(), pca.transform(&x).unwrap());
+        assert!(back.whiten);
+    }
+}
