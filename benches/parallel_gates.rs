@@ -14,6 +14,9 @@ mod reduction;
 #[path = "gates/elementwise.rs"]
 mod elementwise;
 
+#[path = "gates/cluster.rs"]
+mod cluster;
+
 #[path = "gates/metrics.rs"]
 mod metrics;
 
@@ -23,6 +26,7 @@ fn families() -> Vec<Family> {
     let mut all = Vec::new();
     all.extend(reduction::families());
     all.extend(elementwise::families());
+    all.extend(cluster::families());
     all.extend(metrics::families());
     all
 }

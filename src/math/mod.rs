@@ -9,4 +9,5 @@ pub mod kernels;
 pub mod labels;
 pub mod linalg;
 pub mod matmul;
+pub mod radius;
 pub mod reduction;

@@ -5,9 +5,16 @@
 use pyo3::prelude::*;
 use pyo3::types::PyModule;
 
+mod dbscan;
+mod kmeans;
 mod linear_regression;
+mod meanshift;
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<linear_regression::PyLinearRegression>()?;
+    m.add_class::<kmeans::PyKMeans>()?;
+    m.add_class::<dbscan::PyDBSCAN>()?;
+    m.add_class::<meanshift::PyMeanShift>()?;
+    m.add_function(pyo3::wrap_pyfunction!(meanshift::estimate_bandwidth, m)?)?;
     Ok(())
 }
