@@ -6,11 +6,12 @@ python benches/python/report_utils_metrics.py
 import time
 
 import numpy as np
+import sklearn.metrics as sm
+import sklearn.preprocessing as sp
+
 import rustyml
 import rustyml.metrics as rm
 import rustyml.utils as ru
-import sklearn.metrics as sm
-import sklearn.preprocessing as sp
 
 
 def best(fn, repeat, number=1):

@@ -9,10 +9,11 @@ Targets (issue 4): silhouette_score 12k x 8 >= 2x faster, StandardScaler().fit_t
 """
 
 import pytest
-import rustyml.metrics as rm
-import rustyml.utils as ru
 import sklearn.metrics as sm
 import sklearn.preprocessing as sp
+
+import rustyml.metrics as rm
+import rustyml.utils as ru
 
 
 @pytest.mark.parametrize("impl", ["rustyml", "sklearn"])

@@ -7,10 +7,11 @@ import pickle
 
 import numpy as np
 import pytest
-import rustyml
 from conftest import PARALLEL, SERIAL
-from rustyml import metrics as rm
 from sklearn import metrics as sm
+
+import rustyml
+from rustyml import metrics as rm
 
 TOL = {"rtol": 1e-10, "atol": 1e-10}
 

@@ -7,15 +7,16 @@ import warnings
 
 import numpy as np
 import pytest
-import rustyml
 from conftest import PARALLEL, SERIAL
-from rustyml import NotFittedError
-from rustyml import utils as ru
 from sklearn import preprocessing as sp
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split as sk_split
 from sklearn.pipeline import make_pipeline
+
+import rustyml
+from rustyml import NotFittedError
+from rustyml import utils as ru
 
 TOL = {"rtol": 1e-10, "atol": 1e-10}
 

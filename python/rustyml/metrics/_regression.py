@@ -13,37 +13,33 @@ def _f1(y, name):
     return as_float_array(y, name, 1)
 
 
-def mean_squared_error(y_true, y_pred):
-    """Mean of the squared errors."""
-    return _m.mean_squared_error(_f1(y_true, "y_true"), _f1(y_pred, "y_pred"))
+def _metric(name, doc):
+    native = getattr(_m, name)
+
+    def metric(y_true, y_pred):
+        return native(_f1(y_true, "y_true"), _f1(y_pred, "y_pred"))
+
+    metric.__name__ = metric.__qualname__ = name
+    metric.__doc__ = doc
+    return metric
 
 
-def root_mean_squared_error(y_true, y_pred):
-    """Square root of the mean squared error."""
-    return _m.root_mean_squared_error(_f1(y_true, "y_true"), _f1(y_pred, "y_pred"))
-
-
-def mean_absolute_error(y_true, y_pred):
-    """Mean of the absolute errors."""
-    return _m.mean_absolute_error(_f1(y_true, "y_true"), _f1(y_pred, "y_pred"))
-
-
-def r2_score(y_true, y_pred):
-    """Coefficient of determination (1.0 for a perfect prediction of a constant target, 0.0
-    for an imperfect one)."""
-    return _m.r2_score(_f1(y_true, "y_true"), _f1(y_pred, "y_pred"))
-
-
-def explained_variance_score(y_true, y_pred):
-    """``1 - Var(y_true - y_pred) / Var(y_true)`` (constant targets as in ``r2_score``)."""
-    return _m.explained_variance_score(_f1(y_true, "y_true"), _f1(y_pred, "y_pred"))
-
-
-def median_absolute_error(y_true, y_pred):
-    """Median of the absolute errors."""
-    return _m.median_absolute_error(_f1(y_true, "y_true"), _f1(y_pred, "y_pred"))
-
-
-def mean_absolute_percentage_error(y_true, y_pred):
-    """Mean of ``|y_pred - y_true| / max(|y_true|, eps)`` (a fraction, not a percentage)."""
-    return _m.mean_absolute_percentage_error(_f1(y_true, "y_true"), _f1(y_pred, "y_pred"))
+mean_squared_error = _metric("mean_squared_error", "Mean of the squared errors.")
+root_mean_squared_error = _metric(
+    "root_mean_squared_error", "Square root of the mean squared error."
+)
+mean_absolute_error = _metric("mean_absolute_error", "Mean of the absolute errors.")
+r2_score = _metric(
+    "r2_score",
+    "Coefficient of determination (1.0 for a perfect prediction of a constant target, 0.0 "
+    "for an imperfect one).",
+)
+explained_variance_score = _metric(
+    "explained_variance_score",
+    "``1 - Var(y_true - y_pred) / Var(y_true)`` (constant targets as in ``r2_score``).",
+)
+median_absolute_error = _metric("median_absolute_error", "Median of the absolute errors.")
+mean_absolute_percentage_error = _metric(
+    "mean_absolute_percentage_error",
+    "Mean of ``|y_pred - y_true| / max(|y_true|, eps)`` (a fraction, not a percentage).",
+)

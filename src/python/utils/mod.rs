@@ -66,6 +66,88 @@ pub(crate) fn opt_array<'py>(
     v.map(|a| a.into_array().into_pyarray(py))
 }
 
+/// A native scaler class: `#[pymethods]` with the methods every scaler shares (`fit`,
+/// `transform`, `fit_transform`, `n_features_in_`, `to_bytes`, `from_bytes`), `partial_fit`
+/// and `inverse_transform` when given a doc line, plus the class's own items (constructor,
+/// fitted getters).
+macro_rules! native_scaler {
+    (
+        $py_name:ident,
+        $model:ty,
+        $(partial_fit = $pf_doc:literal,)?
+        $(inverse_transform = $inv_doc:literal,)?
+        { $($own:tt)* }
+    ) => {
+        #[pymethods]
+        impl $py_name {
+            $($own)*
+
+            $(
+                #[doc = $pf_doc]
+                fn partial_fit(&mut self, py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<()> {
+                    let model = &mut self.inner;
+                    $crate::python::utils::fit_2d(py, x, |xv| model.partial_fit(&xv).map(|_| ()))
+                }
+            )?
+
+            $(
+                #[doc = $inv_doc]
+                fn inverse_transform<'py>(
+                    &self,
+                    py: Python<'py>,
+                    x: &Bound<'py, PyAny>,
+                ) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
+                    let model = &self.inner;
+                    $crate::python::utils::map_2d(py, x, |xv| model.inverse_transform(&xv))
+                }
+            )?
+
+            fn fit(&mut self, py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<()> {
+                let model = &mut self.inner;
+                $crate::python::utils::fit_2d(py, x, |xv| model.fit(&xv).map(|_| ()))
+            }
+
+            fn transform<'py>(
+                &self,
+                py: Python<'py>,
+                x: &Bound<'py, PyAny>,
+            ) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
+                let model = &self.inner;
+                $crate::python::utils::map_2d(py, x, |xv| model.transform(&xv))
+            }
+
+            fn fit_transform<'py>(
+                &mut self,
+                py: Python<'py>,
+                x: &Bound<'py, PyAny>,
+            ) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
+                let model = &mut self.inner;
+                $crate::python::utils::map_2d(py, x, |xv| model.fit_transform(&xv))
+            }
+
+            #[getter]
+            fn n_features_in_(&self) -> Option<usize> {
+                self.inner.n_features_in()
+            }
+
+            fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+                use $crate::persistence::Persist;
+                let bytes = self.inner.to_bytes().map_err($crate::python::to_py_err)?;
+                Ok(pyo3::types::PyBytes::new(py, &bytes))
+            }
+
+            #[staticmethod]
+            fn from_bytes(data: &[u8]) -> PyResult<Self> {
+                use $crate::persistence::Persist;
+                let inner = <$model>::from_bytes(data).map_err($crate::python::to_py_err)?;
+                Ok(Self { inner })
+            }
+        }
+    };
+}
+
+pub(crate) use native_scaler;
+
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<standard_scaler::PyStandardScaler>()?;
     m.add_class::<min_max_scaler::PyMinMaxScaler>()?;
