@@ -91,16 +91,14 @@ impl Screen {
 
     /// Whether the pair is within the radius. `approx` is the product-form squared distance,
     /// `norms` the sum of both squared norms (in the coordinates of the product), `exact`
-    /// measures the feature-order squared distance.
+    /// measures the feature-order squared distance: called only when `approx` lies within
+    /// the rounding bound of the radius.
     #[inline]
     pub fn within(&self, approx: f64, norms: f64, exact: impl FnOnce() -> f64) -> bool {
-        let margin = self.factor * norms;
-        if approx < self.reduced_radius - margin {
-            true
-        } else if approx > self.reduced_radius + margin {
-            false
-        } else {
+        if (approx - self.reduced_radius).abs() <= self.factor * norms {
             exact() <= self.reduced_radius
+        } else {
+            approx < self.reduced_radius
         }
     }
 

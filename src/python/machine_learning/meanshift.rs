@@ -105,7 +105,11 @@ impl PyMeanShift {
 /// scikit-learn's `estimate_bandwidth` on all samples.
 #[pyfunction]
 #[pyo3(signature = (x, quantile = 0.3))]
-pub(crate) fn estimate_bandwidth(py: Python<'_>, x: &Bound<'_, PyAny>, quantile: f64) -> PyResult<f64> {
+pub(crate) fn estimate_bandwidth(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    quantile: f64,
+) -> PyResult<f64> {
     let x = f64_array::<Ix2>(x, "X")?;
     let xv = x.view();
     py.detach(|| meanshift::estimate_bandwidth(&xv, quantile))
