@@ -12,6 +12,16 @@ import pickle
 from rustyml.exceptions import NotFittedError
 
 
+def _differs(value, default):
+    """``value != default`` for the repr, also for array-valued parameters (always shown)."""
+    if value is default:
+        return False
+    try:
+        return bool(value != default)
+    except (TypeError, ValueError):  # an array compared elementwise
+        return True
+
+
 class BaseEstimator:
     """get_params / set_params / repr / pickle / save / load for rustyml estimators."""
 
@@ -50,7 +60,9 @@ class BaseEstimator:
         shown = [
             f"{k}={v!r}"
             for k, v in self.get_params().items()
-            if k not in defaults or defaults[k] is inspect.Parameter.empty or v != defaults[k]
+            if k not in defaults
+            or defaults[k] is inspect.Parameter.empty
+            or _differs(v, defaults[k])
         ]
         return f"{type(self).__name__}({', '.join(shown)})"
 
