@@ -17,7 +17,7 @@
 use crate::error::{Result, RustymlError};
 use crate::math::distance::{row_sq_norms, Metric, SCAN_F64};
 use crate::math::{matmul, reduction};
-use ndarray::{Array2, ArrayView1, ArrayView2, Axis};
+use ndarray::{ArrayView1, ArrayView2, Axis};
 use rayon::prelude::*;
 use std::collections::HashMap;
 
@@ -505,11 +505,11 @@ pub fn radius_neighbourhoods(
     let work = n.saturating_mul(n).saturating_mul(d);
     match metric {
         Metric::Euclidean | Metric::SquaredEuclidean => {
-            let means: Vec<f64> = reduction::column_moments(x)
+            let means: ndarray::Array1<f64> = reduction::column_moments(x)
                 .iter()
                 .map(|m| m.mean)
                 .collect();
-            let centered = Array2::from_shape_fn((n, d), |(i, k)| x[[i, k]] - means[k]);
+            let centered = &x - &means;
             let norms = row_sq_norms(centered.view());
             let screen = Screen::new(reduced, d);
             let norm_slice = norms.as_slice().expect("fresh array");
@@ -575,6 +575,7 @@ pub fn scan_work(x: ArrayView2<f64>, radius: f64, metric: Metric) -> usize {
 mod tests {
     use super::*;
     use crate::gate::serial_and_parallel;
+    use ndarray::Array2;
 
     fn cloud(n: usize, d: usize, seed: u64) -> Array2<f64> {
         // Deterministic scattered points (a simple LCG), with duplicates and exact-grid values.
