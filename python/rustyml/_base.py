@@ -30,12 +30,19 @@ class BaseEstimator:
 
     @classmethod
     def _param_names(cls):
-        sig = inspect.signature(cls.__init__)
-        return sorted(
-            p.name
-            for p in sig.parameters.values()
-            if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-        )
+        # inspect.signature costs tens of microseconds: computed once per class.
+        cached = cls.__dict__.get("_param_names_cache")
+        if cached is None:
+            sig = inspect.signature(cls.__init__)
+            cached = tuple(
+                sorted(
+                    p.name
+                    for p in sig.parameters.values()
+                    if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+                )
+            )
+            cls._param_names_cache = cached
+        return list(cached)
 
     def get_params(self, deep=True):
         """Hyper-parameters as a dict (``deep`` is accepted for scikit-learn compatibility)."""

@@ -115,10 +115,32 @@ impl Screen {
         exact: impl Fn(usize) -> f64,
         out: &mut Vec<u32>,
     ) {
-        for (j, (&dot, &nj)) in dots.iter().zip(norms).enumerate() {
-            let both = q_norm + nj;
-            if self.within(both - 2.0 * dot, both, || exact(j)) {
-                out.push(j as u32);
+        // 64 candidates at a time: branch-free verdict masks, then one pass over the set bits
+        // (the undecided band is rare and re-measured exactly).
+        let rr = self.reduced_radius;
+        for (c, (d64, n64)) in dots.chunks(64).zip(norms.chunks(64)).enumerate() {
+            let base = c * 64;
+            let mut inside = 0u64;
+            let mut unsure = 0u64;
+            for (k, (&dot, &nj)) in d64.iter().zip(n64).enumerate() {
+                let both = q_norm + nj;
+                let approx = both - 2.0 * dot;
+                inside |= ((approx < rr) as u64) << k;
+                unsure |= (((approx - rr).abs() <= self.factor * both) as u64) << k;
+            }
+            let mut pending = unsure;
+            while pending != 0 {
+                let k = pending.trailing_zeros() as usize;
+                if exact(base + k) <= rr {
+                    inside |= 1 << k;
+                } else {
+                    inside &= !(1 << k);
+                }
+                pending &= pending - 1;
+            }
+            while inside != 0 {
+                out.push((base + inside.trailing_zeros() as usize) as u32);
+                inside &= inside - 1;
             }
         }
     }
