@@ -16,6 +16,10 @@ mod elementwise;
 
 #[path = "gates/cluster.rs"]
 mod cluster;
+#[path = "gates/metrics.rs"]
+mod metrics;
+#[path = "gates/losses.rs"]
+mod losses;
 
 use harness::Family;
 
@@ -24,6 +28,8 @@ fn families() -> Vec<Family> {
     all.extend(reduction::families());
     all.extend(elementwise::families());
     all.extend(cluster::families());
+    all.extend(metrics::families());
+    all.extend(losses::families());
     all
 }
 

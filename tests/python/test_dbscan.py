@@ -5,12 +5,13 @@ import pickle
 import numpy as np
 import pytest
 from conftest import PARALLEL, SERIAL
-from rustyml import NotFittedError, tuning
-from rustyml.machine_learning import DBSCAN
 from sklearn import cluster
 from sklearn.base import clone
 from sklearn.datasets import load_digits, load_iris, make_blobs, make_moons
 from sklearn.preprocessing import StandardScaler
+
+from rustyml import NotFittedError, tuning
+from rustyml.machine_learning import DBSCAN
 
 
 def check_same(X, **params):

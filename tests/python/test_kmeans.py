@@ -5,8 +5,6 @@ import pickle
 import numpy as np
 import pytest
 from conftest import PARALLEL, SERIAL
-from rustyml import NotFittedError, tuning
-from rustyml.machine_learning import KMeans
 from scipy.spatial.distance import cdist
 from sklearn import cluster
 from sklearn.base import clone
@@ -14,6 +12,9 @@ from sklearn.datasets import load_digits, load_iris, make_blobs
 from sklearn.metrics import adjusted_rand_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+
+from rustyml import NotFittedError, tuning
+from rustyml.machine_learning import KMeans
 
 
 def datasets():

@@ -5,11 +5,12 @@ import pickle
 import numpy as np
 import pytest
 from conftest import PARALLEL, SERIAL
-from rustyml import NotFittedError, tuning
-from rustyml.machine_learning import MeanShift, estimate_bandwidth
 from sklearn import cluster
 from sklearn.base import clone
 from sklearn.datasets import load_iris, make_blobs
+
+from rustyml import NotFittedError, tuning
+from rustyml.machine_learning import MeanShift, estimate_bandwidth
 
 BLOBS = make_blobs(n_samples=300, centers=4, cluster_std=0.7, random_state=0)[0]
 BLOBS3 = make_blobs(n_samples=250, n_features=3, centers=3, random_state=1)[0]

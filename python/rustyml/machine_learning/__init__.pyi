@@ -134,3 +134,146 @@ class MeanShift:
     def load(cls, path) -> MeanShift: ...
 
 def estimate_bandwidth(X: ArrayLike, *, quantile: float = 0.3) -> float: ...
+class LogisticRegression:
+    penalty: Literal["l1", "l2"] | None
+    C: float
+    fit_intercept: bool
+    max_iter: int
+    tol: float
+    solver: Literal["lbfgs", "gradient_descent"]
+    learning_rate: float
+    classes_: np.ndarray
+    coef_: F64
+    intercept_: F64
+    n_iter_: npt.NDArray[np.int64]
+    n_features_in_: int
+    def __init__(
+        self,
+        penalty: Literal["l1", "l2"] | None = "l2",
+        C: float = 1.0,
+        fit_intercept: bool = True,
+        max_iter: int = 100,
+        tol: float = 1e-4,
+        solver: Literal["lbfgs", "gradient_descent"] = "lbfgs",
+        learning_rate: float = 0.1,
+    ) -> None: ...
+    def fit(self, X: ArrayLike, y: ArrayLike) -> LogisticRegression: ...
+    def predict(self, X: ArrayLike) -> np.ndarray: ...
+    def predict_proba(self, X: ArrayLike) -> F64: ...
+    def predict_log_proba(self, X: ArrayLike) -> F64: ...
+    def decision_function(self, X: ArrayLike) -> F64: ...
+    def score(self, X: ArrayLike, y: ArrayLike) -> float: ...
+    def get_params(self, deep: bool = True) -> dict: ...
+    def set_params(self, **params) -> LogisticRegression: ...
+    def save(self, path) -> None: ...
+    @classmethod
+    def load(cls, path) -> LogisticRegression: ...
+
+class SVC:
+    C: float
+    kernel: Literal["linear", "poly", "rbf", "sigmoid"]
+    degree: int
+    gamma: Literal["scale", "auto"] | float
+    coef0: float
+    tol: float
+    cache_size: float
+    max_iter: int
+    decision_function_shape: Literal["ovr", "ovo"]
+    classes_: np.ndarray
+    support_: npt.NDArray[np.int64]
+    support_vectors_: F64
+    n_support_: npt.NDArray[np.int64]
+    dual_coef_: F64
+    intercept_: F64
+    coef_: F64
+    n_iter_: npt.NDArray[np.int64]
+    n_features_in_: int
+    def __init__(
+        self,
+        C: float = 1.0,
+        kernel: Literal["linear", "poly", "rbf", "sigmoid"] = "rbf",
+        degree: int = 3,
+        gamma: Literal["scale", "auto"] | float = "scale",
+        coef0: float = 0.0,
+        tol: float = 1e-3,
+        cache_size: float = 200.0,
+        max_iter: int = -1,
+        decision_function_shape: Literal["ovr", "ovo"] = "ovr",
+    ) -> None: ...
+    def fit(self, X: ArrayLike, y: ArrayLike) -> SVC: ...
+    def predict(self, X: ArrayLike) -> np.ndarray: ...
+    def decision_function(self, X: ArrayLike) -> F64: ...
+    def score(self, X: ArrayLike, y: ArrayLike) -> float: ...
+    def get_params(self, deep: bool = True) -> dict: ...
+    def set_params(self, **params) -> SVC: ...
+    def save(self, path) -> None: ...
+    @classmethod
+    def load(cls, path) -> SVC: ...
+
+class LinearSVC:
+    penalty: Literal["l1", "l2"]
+    C: float
+    fit_intercept: bool
+    intercept_scaling: float
+    max_iter: int
+    tol: float
+    classes_: np.ndarray
+    coef_: F64
+    intercept_: F64
+    n_iter_: int
+    n_features_in_: int
+    def __init__(
+        self,
+        penalty: Literal["l1", "l2"] = "l2",
+        C: float = 1.0,
+        fit_intercept: bool = True,
+        intercept_scaling: float = 1.0,
+        max_iter: int = 1000,
+        tol: float = 1e-4,
+    ) -> None: ...
+    def fit(self, X: ArrayLike, y: ArrayLike) -> LinearSVC: ...
+    def predict(self, X: ArrayLike) -> np.ndarray: ...
+    def decision_function(self, X: ArrayLike) -> F64: ...
+    def score(self, X: ArrayLike, y: ArrayLike) -> float: ...
+    def get_params(self, deep: bool = True) -> dict: ...
+    def set_params(self, **params) -> LinearSVC: ...
+    def save(self, path) -> None: ...
+    @classmethod
+    def load(cls, path) -> LinearSVC: ...
+
+class LDA:
+    solver: Literal["svd", "eigen"]
+    n_components: int | None
+    priors: ArrayLike | None
+    tol: float
+    classes_: np.ndarray
+    means_: F64
+    priors_: F64
+    xbar_: F64
+    scalings_: F64
+    explained_variance_ratio_: F64
+    coef_: F64
+    intercept_: F64
+    n_features_in_: int
+    def __init__(
+        self,
+        solver: Literal["svd", "eigen"] = "svd",
+        n_components: int | None = None,
+        priors: ArrayLike | None = None,
+        tol: float = 1e-4,
+    ) -> None: ...
+    def fit(self, X: ArrayLike, y: ArrayLike) -> LDA: ...
+    def transform(self, X: ArrayLike) -> F64: ...
+    def fit_transform(self, X: ArrayLike, y: ArrayLike) -> F64: ...
+    def predict(self, X: ArrayLike) -> np.ndarray: ...
+    def predict_proba(self, X: ArrayLike) -> F64: ...
+    def predict_log_proba(self, X: ArrayLike) -> F64: ...
+    def decision_function(self, X: ArrayLike) -> F64: ...
+    def score(self, X: ArrayLike, y: ArrayLike) -> float: ...
+    def get_params(self, deep: bool = True) -> dict: ...
+    def set_params(self, **params) -> LDA: ...
+    def save(self, path) -> None: ...
+    @classmethod
+    def load(cls, path) -> LDA: ...
+
+LinearDiscriminantAnalysis = LDA

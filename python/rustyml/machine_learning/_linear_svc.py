@@ -1,0 +1,76 @@
+from rustyml import _native
+from rustyml._base import BaseEstimator, ClassifierMixin
+from rustyml._validation import as_float_array
+from rustyml.machine_learning._labels import decode, encode_labels, fitted_classes
+
+
+class LinearSVC(ClassifierMixin, BaseEstimator):
+    """Linear support vector classifier with the squared hinge loss (liblinear's default).
+
+    Minimises ``penalty(w) + C * sum(max(0, 1 - y (w.x + b))^2)`` with ``penalty``
+    ``"l2"`` (``|w|^2 / 2``) or ``"l1"`` (``|w|_1``), one-vs-rest for more than two classes.
+    As in liblinear, the intercept is the weight of a constant feature of value
+    ``intercept_scaling`` and is penalised like the other weights. Solved in the primal by
+    L-BFGS (OWL-QN for ``"l1"``) until the largest gradient entry of the objective scaled by
+    ``1 / (C n)`` is at most ``tol``.
+    """
+
+    _native_class = _native.machine_learning.LinearSVC
+
+    def __init__(
+        self,
+        penalty="l2",
+        C=1.0,
+        fit_intercept=True,
+        intercept_scaling=1.0,
+        max_iter=1000,
+        tol=1e-4,
+    ):
+        self.penalty = penalty
+        self.C = C
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def fit(self, X, y):
+        """Fit to ``X`` (n_samples, n_features) and labels ``y``. Returns ``self``."""
+        X = as_float_array(X, "X", 2)
+        y, classes, label_dtype = encode_labels(y)
+        native = self._native_class(
+            self.penalty,
+            self.C,
+            self.fit_intercept,
+            self.intercept_scaling,
+            self.max_iter,
+            self.tol,
+        )
+        native.fit(X, y)
+        self._native = native
+        self.classes_ = fitted_classes(native, classes, label_dtype)
+        self._encoded = classes is not None
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def decision_function(self, X):
+        """Signed distances: shape (n,) for two classes (positive favours ``classes_[1]``),
+        (n, n_classes) otherwise."""
+        scores = self._check_fitted().decision_function(as_float_array(X, "X", 2))
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Predicted labels for ``X``."""
+        pred = self._check_fitted().predict(as_float_array(X, "X", 2))
+        return decode(pred, self.classes_, self._encoded)
+
+    @property
+    def coef_(self):
+        return self._check_fitted().coef_
+
+    @property
+    def intercept_(self):
+        return self._check_fitted().intercept_
+
+    @property
+    def n_iter_(self):
+        return self._check_fitted().n_iter_

@@ -1,0 +1,90 @@
+import numpy as np
+
+from rustyml import _native
+from rustyml._base import BaseEstimator, ClassifierMixin
+from rustyml._validation import as_float_array
+from rustyml.machine_learning._labels import decode, encode_labels, fitted_classes
+
+
+class LogisticRegression(ClassifierMixin, BaseEstimator):
+    """Logistic regression: binary, or multinomial (softmax) for more than two classes.
+
+    Minimises ``mean(log-loss) + penalty / (C n)`` (the same minimiser as scikit-learn's
+    ``C * sum(log-loss) + penalty``), with ``penalty`` ``"l2"`` (``|w|^2 / 2``), ``"l1"``
+    (``|w|_1``) or ``None``; intercepts are not penalised. ``solver="lbfgs"`` runs L-BFGS (the
+    orthant-wise variant OWL-QN for ``"l1"``) until the largest gradient entry is at most
+    ``tol``, like scikit-learn's ``lbfgs``; ``solver="gradient_descent"`` takes fixed steps of
+    ``learning_rate`` (proximal for ``"l1"``). Labels may be any numbers or strings.
+    """
+
+    _native_class = _native.machine_learning.LogisticRegression
+
+    def __init__(
+        self,
+        penalty="l2",
+        C=1.0,
+        fit_intercept=True,
+        max_iter=100,
+        tol=1e-4,
+        solver="lbfgs",
+        learning_rate=0.1,
+    ):
+        self.penalty = penalty
+        self.C = C
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.solver = solver
+        self.learning_rate = learning_rate
+
+    def fit(self, X, y):
+        """Fit to ``X`` (n_samples, n_features) and labels ``y``. Returns ``self``."""
+        X = as_float_array(X, "X", 2)
+        y, classes, label_dtype = encode_labels(y)
+        native = self._native_class(
+            self.penalty,
+            self.C,
+            self.fit_intercept,
+            self.max_iter,
+            self.tol,
+            self.solver,
+            self.learning_rate,
+        )
+        native.fit(X, y)
+        self._native = native
+        self.classes_ = fitted_classes(native, classes, label_dtype)
+        self._encoded = classes is not None
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def decision_function(self, X):
+        """Scores ``X @ coef_.T + intercept_``: shape (n,) for two classes (positive favours
+        ``classes_[1]``), (n, n_classes) otherwise."""
+        scores = self._check_fitted().decision_function(as_float_array(X, "X", 2))
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict_proba(self, X):
+        """Class probabilities, shape (n, n_classes), columns in ``classes_`` order."""
+        return self._check_fitted().predict_proba(as_float_array(X, "X", 2))
+
+    def predict_log_proba(self, X):
+        """Natural log of ``predict_proba``."""
+        return np.log(self.predict_proba(X))
+
+    def predict(self, X):
+        """Predicted labels for ``X``."""
+        pred = self._check_fitted().predict(as_float_array(X, "X", 2))
+        return decode(pred, self.classes_, self._encoded)
+
+    @property
+    def coef_(self):
+        """Shape (1, n_features) for two classes, (n_classes, n_features) otherwise."""
+        return self._check_fitted().coef_
+
+    @property
+    def intercept_(self):
+        return self._check_fitted().intercept_
+
+    @property
+    def n_iter_(self):
+        return np.array([self._check_fitted().n_iter_])

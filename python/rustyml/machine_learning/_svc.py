@@ -1,0 +1,110 @@
+from rustyml import _native
+from rustyml._base import BaseEstimator, ClassifierMixin
+from rustyml._validation import as_float_array
+from rustyml.machine_learning._labels import decode, encode_labels, fitted_classes
+
+
+class SVC(ClassifierMixin, BaseEstimator):
+    """C-support vector classifier with a kernel, like scikit-learn's ``SVC``.
+
+    ``kernel`` is ``"linear"``, ``"poly"`` (``(gamma x.y + coef0)^degree``), ``"rbf"``
+    (``exp(-gamma |x - y|^2)``) or ``"sigmoid"`` (``tanh(gamma x.y + coef0)``); ``gamma`` is
+    ``"scale"`` (``1 / (n_features X.var())``), ``"auto"`` (``1 / n_features``) or a number.
+    Each pair of classes gets its own problem (one-vs-one), solved by SMO with libsvm's
+    second-order working-set selection until the KKT violation is below ``tol``;
+    ``max_iter=-1`` means no cap. ``cache_size`` (MB) bounds the kernel rows kept per problem.
+    """
+
+    _native_class = _native.machine_learning.SVC
+
+    def __init__(
+        self,
+        C=1.0,
+        kernel="rbf",
+        degree=3,
+        gamma="scale",
+        coef0=0.0,
+        tol=1e-3,
+        cache_size=200.0,
+        max_iter=-1,
+        decision_function_shape="ovr",
+    ):
+        self.C = C
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.tol = tol
+        self.cache_size = cache_size
+        self.max_iter = max_iter
+        self.decision_function_shape = decision_function_shape
+
+    def fit(self, X, y):
+        """Fit to ``X`` (n_samples, n_features) and labels ``y``. Returns ``self``."""
+        X = as_float_array(X, "X", 2)
+        y, classes, label_dtype = encode_labels(y)
+        native = self._native_class(
+            self.C,
+            self.kernel,
+            self.degree,
+            self.gamma,
+            self.coef0,
+            self.tol,
+            self.cache_size,
+            self.max_iter,
+            self.decision_function_shape,
+        )
+        native.fit(X, y)
+        self._native = native
+        self.classes_ = fitted_classes(native, classes, label_dtype)
+        self._encoded = classes is not None
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def decision_function(self, X):
+        """Shape (n,) for two classes (positive favours ``classes_[1]``); otherwise
+        (n, n_classes) for ``"ovr"`` (votes plus a bounded confidence, as scikit-learn) or
+        (n, n_classes * (n_classes - 1) / 2) for ``"ovo"``."""
+        scores = self._check_fitted().decision_function(as_float_array(X, "X", 2))
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Predicted labels for ``X`` (one-vs-one voting)."""
+        pred = self._check_fitted().predict(as_float_array(X, "X", 2))
+        return decode(pred, self.classes_, self._encoded)
+
+    @property
+    def support_(self):
+        return self._check_fitted().support_
+
+    @property
+    def support_vectors_(self):
+        return self._check_fitted().support_vectors_
+
+    @property
+    def n_support_(self):
+        return self._check_fitted().n_support_
+
+    @property
+    def dual_coef_(self):
+        return self._check_fitted().dual_coef_
+
+    @property
+    def intercept_(self):
+        return self._check_fitted().intercept_
+
+    @property
+    def coef_(self):
+        """Primal weights; only for ``kernel="linear"``."""
+        coef = self._check_fitted().coef_
+        if coef is None:
+            raise AttributeError("coef_ is only available when using a linear kernel")
+        return coef
+
+    @property
+    def n_iter_(self):
+        return self._check_fitted().n_iter_
+
+    @property
+    def _gamma(self):
+        return self._check_fitted().gamma_

@@ -1,0 +1,932 @@
+//! C-support vector classification with a kernel (linear, polynomial, RBF, sigmoid).
+//!
+//! Each pair of classes gets its own binary problem (one-vs-one, as libsvm and
+//! scikit-learn's `SVC`), solved by sequential minimal optimisation with libsvm's
+//! second-order working-set selection (Fan, Chen & Lin, 2005). Kernel rows come from the
+//! shared kernel engine ([`crate::math::kernels`]): the whole Gram matrix of a pair when it
+//! fits in `cache_size` megabytes, otherwise rows computed on demand behind an LRU cache.
+
+use crate::error::{Result, RustymlError};
+use crate::machine_learning::labels;
+use crate::machine_learning::logistic_regression::accuracy;
+use crate::machine_learning::validation::{check_n_features, check_xy};
+use crate::math::distance::SCAN_F64;
+use crate::math::kernels::{Gamma, Kernel};
+use crate::math::matmul;
+use crate::persistence::Persist;
+use ndarray::{s, Array1, Array2, ArrayBase, ArrayView2, Axis, Data, Ix1, Ix2};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// Smallest curvature used when the kernel gives a non-positive one (libsvm's `TAU`).
+const TAU: f64 = 1e-12;
+
+/// Shape of [`SVC::decision_function`] for more than two classes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DecisionShape {
+    /// One column per class: votes plus a bounded confidence (scikit-learn's default).
+    Ovr,
+    /// One column per pair of classes `(i, j)`, `i < j`, positive meaning class `i`.
+    Ovo,
+}
+
+/// Kernel support vector classifier with scikit-learn's hyper-parameters.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SVC {
+    pub c: f64,
+    /// `"linear"`, `"poly"`, `"rbf"` or `"sigmoid"`.
+    pub kernel: String,
+    pub degree: u32,
+    pub gamma: Gamma,
+    pub coef0: f64,
+    /// Stopping tolerance on the KKT violation (libsvm's `eps`).
+    pub tol: f64,
+    /// Iteration cap per pair; `None` for libsvm's `max(10_000_000, 100 * n)`.
+    pub max_iter: Option<usize>,
+    /// Kernel cache per pair, in megabytes.
+    pub cache_size: f64,
+    pub decision_shape: DecisionShape,
+    fitted: Option<Fitted>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Fitted {
+    kernel: Kernel,
+    classes: Array1<f64>,
+    /// Training indices of the support vectors, grouped by class.
+    support: Vec<usize>,
+    support_vectors: Array2<f64>,
+    n_support: Vec<usize>,
+    /// libsvm layout, `(n_classes - 1) x n_sv`.
+    dual_coef: Array2<f64>,
+    /// One per pair in `(0,1), (0,2), ..., (1,2), ...` order; decision = sum - rho.
+    rho: Array1<f64>,
+    n_iter: Vec<usize>,
+    converged: bool,
+}
+
+impl Default for SVC {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SVC {
+    /// scikit-learn's defaults: `C = 1`, RBF kernel, `gamma = "scale"`, `degree = 3`,
+    /// `coef0 = 0`, `tol = 1e-3`, no iteration cap, 200 MB cache, `"ovr"` decision shape.
+    pub fn new() -> Self {
+        Self {
+            c: 1.0,
+            kernel: "rbf".into(),
+            degree: 3,
+            gamma: Gamma::Scale,
+            coef0: 0.0,
+            tol: 1e-3,
+            max_iter: None,
+            cache_size: 200.0,
+            decision_shape: DecisionShape::Ovr,
+            fitted: None,
+        }
+    }
+
+    pub fn with_c(mut self, c: f64) -> Self {
+        self.c = c;
+        self
+    }
+
+    /// Kernel by name; checked when fitting.
+    pub fn with_kernel(mut self, kernel: &str) -> Self {
+        self.kernel = kernel.to_string();
+        self
+    }
+
+    pub fn with_gamma(mut self, gamma: Gamma) -> Self {
+        self.gamma = gamma;
+        self
+    }
+
+    pub fn with_degree(mut self, degree: u32) -> Self {
+        self.degree = degree;
+        self
+    }
+
+    pub fn with_coef0(mut self, coef0: f64) -> Self {
+        self.coef0 = coef0;
+        self
+    }
+
+    pub fn with_tol(mut self, tol: f64) -> Self {
+        self.tol = tol;
+        self
+    }
+
+    pub fn with_max_iter(mut self, max_iter: Option<usize>) -> Self {
+        self.max_iter = max_iter;
+        self
+    }
+
+    pub fn with_cache_size(mut self, megabytes: f64) -> Self {
+        self.cache_size = megabytes;
+        self
+    }
+
+    pub fn with_decision_shape(mut self, shape: DecisionShape) -> Self {
+        self.decision_shape = shape;
+        self
+    }
+
+    fn fitted(&self) -> Result<&Fitted> {
+        self.fitted
+            .as_ref()
+            .ok_or_else(|| RustymlError::not_fitted("SVC"))
+    }
+
+    /// Sorted distinct training labels (`classes_`).
+    pub fn classes(&self) -> Option<&Array1<f64>> {
+        self.fitted.as_ref().map(|f| &f.classes)
+    }
+
+    /// Training indices of the support vectors (`support_`), grouped by class.
+    pub fn support(&self) -> Option<&[usize]> {
+        self.fitted.as_ref().map(|f| f.support.as_slice())
+    }
+
+    /// The support vectors (`support_vectors_`).
+    pub fn support_vectors(&self) -> Option<&Array2<f64>> {
+        self.fitted.as_ref().map(|f| &f.support_vectors)
+    }
+
+    /// Support vectors per class (`n_support_`).
+    pub fn n_support(&self) -> Option<&[usize]> {
+        self.fitted.as_ref().map(|f| f.n_support.as_slice())
+    }
+
+    /// Dual coefficients `y_i alpha_i` (`dual_coef_`, `(n_classes - 1) x n_SV`), with
+    /// scikit-learn's sign convention (negated for two classes, so positive favours
+    /// `classes[1]`).
+    pub fn dual_coef(&self) -> Option<Array2<f64>> {
+        self.fitted.as_ref().map(|f| {
+            if f.classes.len() == 2 {
+                -&f.dual_coef
+            } else {
+                f.dual_coef.clone()
+            }
+        })
+    }
+
+    /// Intercepts (`intercept_`), one per pair of classes, with scikit-learn's sign
+    /// convention.
+    pub fn intercept(&self) -> Option<Array1<f64>> {
+        self.fitted.as_ref().map(|f| {
+            if f.classes.len() == 2 {
+                f.rho.clone()
+            } else {
+                -&f.rho
+            }
+        })
+    }
+
+    /// The resolved kernel (gamma as a number).
+    pub fn fitted_kernel(&self) -> Option<Kernel> {
+        self.fitted.as_ref().map(|f| f.kernel)
+    }
+
+    /// SMO iterations per pair of classes (`n_iter_`).
+    pub fn n_iter(&self) -> Option<&[usize]> {
+        self.fitted.as_ref().map(|f| f.n_iter.as_slice())
+    }
+
+    /// Whether every pair met `tol` within `max_iter`.
+    pub fn converged(&self) -> Option<bool> {
+        self.fitted.as_ref().map(|f| f.converged)
+    }
+
+    /// Primal weights for the linear kernel (`coef_`): `1 x d` for two classes (positive
+    /// favours `classes[1]`), one row per pair of classes otherwise. `None` for other kernels
+    /// or before fitting.
+    pub fn coefficients(&self) -> Option<Array2<f64>> {
+        let f = self.fitted.as_ref()?;
+        if f.kernel != Kernel::Linear {
+            return None;
+        }
+        let k = f.classes.len();
+        let starts = class_starts(&f.n_support);
+        let mut coef = Array2::zeros((k * (k - 1) / 2, f.support_vectors.ncols()));
+        let mut p = 0;
+        for i in 0..k {
+            for j in i + 1..k {
+                let mut row = coef.row_mut(p);
+                for s in starts[i]..starts[i + 1] {
+                    row.scaled_add(f.dual_coef[[j - 1, s]], &f.support_vectors.row(s));
+                }
+                for s in starts[j]..starts[j + 1] {
+                    row.scaled_add(f.dual_coef[[i, s]], &f.support_vectors.row(s));
+                }
+                p += 1;
+            }
+        }
+        if k == 2 {
+            coef.mapv_inplace(|v| -v);
+        }
+        Some(coef)
+    }
+
+    fn resolve_kernel(&self, x: ArrayView2<f64>) -> Result<Kernel> {
+        if let Gamma::Value(v) = self.gamma {
+            Gamma::value(v)?;
+        }
+        // Parse with a placeholder gamma first so an unknown name fails before any work.
+        Kernel::parse(&self.kernel, 1.0, self.degree, self.coef0)?;
+        Kernel::parse(&self.kernel, self.gamma.resolve(x), self.degree, self.coef0)
+    }
+
+    fn check_params(&self) -> Result<()> {
+        if !(self.c.is_finite() && self.c > 0.0) {
+            return Err(RustymlError::invalid(format!(
+                "C must be a finite number > 0, got {}",
+                self.c
+            )));
+        }
+        if !(self.tol.is_finite() && self.tol > 0.0) {
+            return Err(RustymlError::invalid(format!(
+                "tol must be a finite number > 0, got {}",
+                self.tol
+            )));
+        }
+        if self.max_iter == Some(0) {
+            return Err(RustymlError::invalid(
+                "max_iter must be at least 1 (or None for no cap)",
+            ));
+        }
+        if !(self.cache_size.is_finite() && self.cache_size > 0.0) {
+            return Err(RustymlError::invalid(format!(
+                "cache_size must be a positive number of megabytes, got {}",
+                self.cache_size
+            )));
+        }
+        Ok(())
+    }
+
+    /// Fit to `x` (`n_samples x n_features`) and labels `y` (at least two distinct).
+    pub fn fit<S1, S2>(
+        &mut self,
+        x: &ArrayBase<S1, Ix2>,
+        y: &ArrayBase<S2, Ix1>,
+    ) -> Result<&mut Self>
+    where
+        S1: Data<Elem = f64>,
+        S2: Data<Elem = f64>,
+    {
+        let (x, y) = (x.view(), y.view());
+        self.check_params()?;
+        check_xy(&x, &y)?;
+        let kernel = self.resolve_kernel(x)?;
+        let (classes, index) = labels::encode(y, "SVC")?;
+        let k = classes.len();
+        let members: Vec<Vec<usize>> = (0..k)
+            .map(|c| (0..index.len()).filter(|&i| index[i] == c).collect())
+            .collect();
+        let cache_bytes = (self.cache_size * 1024.0 * 1024.0) as usize;
+        // alpha of every sample in every pair it takes part in: (pair, local index) -> y alpha.
+        let mut pair_coef: Vec<Vec<f64>> = Vec::with_capacity(k * (k - 1) / 2);
+        let mut rho = Vec::with_capacity(k * (k - 1) / 2);
+        let mut n_iter = Vec::with_capacity(k * (k - 1) / 2);
+        let mut converged = true;
+        let mut is_sv = vec![false; x.nrows()];
+        for i in 0..k {
+            for j in i + 1..k {
+                let idx: Vec<usize> = members[i].iter().chain(&members[j]).copied().collect();
+                let sub = x.select(Axis(0), &idx);
+                let signs: Vec<f64> = (0..idx.len())
+                    .map(|t| if t < members[i].len() { 1.0 } else { -1.0 })
+                    .collect();
+                let max_iter = self
+                    .max_iter
+                    .unwrap_or_else(|| 10_000_000usize.max(100usize.saturating_mul(idx.len())));
+                let mut rows = KernelRows::new(sub.view(), kernel, cache_bytes);
+                let sol = smo(&mut rows, &signs, self.c, self.tol, max_iter);
+                converged &= sol.converged;
+                for (t, &a) in sol.alpha.iter().enumerate() {
+                    if a > 0.0 {
+                        is_sv[idx[t]] = true;
+                    }
+                }
+                pair_coef.push(sol.alpha.iter().zip(&signs).map(|(a, s)| a * s).collect());
+                rho.push(sol.rho);
+                n_iter.push(sol.n_iter);
+            }
+        }
+        // Support vectors grouped by class, in training order within a class.
+        let mut support = Vec::new();
+        let mut n_support = Vec::with_capacity(k);
+        let mut sv_pos = vec![usize::MAX; x.nrows()];
+        for m in &members {
+            let before = support.len();
+            for &t in m {
+                if is_sv[t] {
+                    sv_pos[t] = support.len();
+                    support.push(t);
+                }
+            }
+            n_support.push(support.len() - before);
+        }
+        // libsvm layout: in pair (i, j), class-i coefficients go to row j - 1, class-j ones to row i.
+        let mut dual_coef = Array2::zeros((k - 1, support.len()));
+        let mut p = 0;
+        for i in 0..k {
+            for j in i + 1..k {
+                for (t, &c) in members[i].iter().chain(&members[j]).zip(&pair_coef[p]) {
+                    if sv_pos[*t] != usize::MAX {
+                        let row = if index[*t] == i { j - 1 } else { i };
+                        dual_coef[[row, sv_pos[*t]]] = c;
+                    }
+                }
+                p += 1;
+            }
+        }
+        self.fitted = Some(Fitted {
+            kernel,
+            classes,
+            support_vectors: x.select(Axis(0), &support),
+            support,
+            n_support,
+            dual_coef,
+            rho: Array1::from(rho),
+            n_iter,
+            converged,
+        });
+        Ok(self)
+    }
+
+    /// libsvm's pairwise decision values, `n x n_pairs`, positive meaning the first class of
+    /// the pair.
+    fn pairwise_decision(&self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
+        let f = self.fitted()?;
+        check_n_features(&x, f.support_vectors.ncols(), "SVC")?;
+        let k = f.classes.len();
+        let starts = class_starts(&f.n_support);
+        let n_pairs = k * (k - 1) / 2;
+        let mut out = Array2::zeros((x.nrows(), n_pairs));
+        let fill = |(mut dec, krow): (ndarray::ArrayViewMut1<f64>, ndarray::ArrayView1<f64>)| {
+            let mut p = 0;
+            for i in 0..k {
+                for j in i + 1..k {
+                    let mut s = 0.0;
+                    for t in starts[i]..starts[i + 1] {
+                        s += f.dual_coef[[j - 1, t]] * krow[t];
+                    }
+                    for t in starts[j]..starts[j + 1] {
+                        s += f.dual_coef[[i, t]] * krow[t];
+                    }
+                    dec[p] = s - f.rho[p];
+                    p += 1;
+                }
+            }
+        };
+        // Kernel rows against the support vectors, a row-chunk at a time (the tiling policy's
+        // element budget), so a large test set never materialises n x n_SV at once.
+        let n_sv = f.support.len();
+        let step = matmul::chunk_rows(x.nrows(), n_sv);
+        for start in (0..x.nrows()).step_by(step.max(1)) {
+            let end = (start + step).min(x.nrows());
+            let kmat = f
+                .kernel
+                .kernel_matrix(x.slice(s![start..end, ..]), f.support_vectors.view())?;
+            let mut block = out.slice_mut(s![start..end, ..]);
+            let work = (end - start)
+                .saturating_mul((k - 1).max(1))
+                .saturating_mul(n_sv);
+            if SCAN_F64.allows_parallel(work) {
+                block
+                    .axis_iter_mut(Axis(0))
+                    .into_par_iter()
+                    .zip(kmat.axis_iter(Axis(0)))
+                    .for_each(fill);
+            } else {
+                block
+                    .axis_iter_mut(Axis(0))
+                    .zip(kmat.axis_iter(Axis(0)))
+                    .for_each(fill);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Decision values: `n x 1` for two classes (positive favours `classes[1]`); for more,
+    /// `n x n_classes` (`Ovr`: votes plus a confidence in `(-1/3, 1/3)`, as scikit-learn)
+    /// or `n x n_pairs` (`Ovo`).
+    pub fn decision_function<S: Data<Elem = f64>>(
+        &self,
+        x: &ArrayBase<S, Ix2>,
+    ) -> Result<Array2<f64>> {
+        let dec = self.pairwise_decision(x.view())?;
+        let k = self.fitted()?.classes.len();
+        if k == 2 {
+            return Ok(-dec);
+        }
+        if self.decision_shape == DecisionShape::Ovo {
+            return Ok(dec);
+        }
+        let mut votes = Array2::<f64>::zeros((dec.nrows(), k));
+        let mut conf = Array2::<f64>::zeros((dec.nrows(), k));
+        for r in 0..dec.nrows() {
+            let mut p = 0;
+            for i in 0..k {
+                for j in i + 1..k {
+                    let d = dec[[r, p]];
+                    if d >= 0.0 {
+                        votes[[r, i]] += 1.0;
+                    } else {
+                        votes[[r, j]] += 1.0;
+                    }
+                    conf[[r, i]] += d;
+                    conf[[r, j]] -= d;
+                    p += 1;
+                }
+            }
+        }
+        conf.mapv_inplace(|s| s / (3.0 * (s.abs() + 1.0)));
+        Ok(votes + conf)
+    }
+
+    /// Predicted labels by one-vs-one voting (ties go to the lower class).
+    pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<f64>> {
+        let dec = self.pairwise_decision(x.view())?;
+        let f = self.fitted()?;
+        let k = f.classes.len();
+        let winners: Vec<usize> = dec
+            .outer_iter()
+            .map(|row| {
+                let mut votes = vec![0usize; k];
+                let mut p = 0;
+                for i in 0..k {
+                    for j in i + 1..k {
+                        votes[if row[p] > 0.0 { i } else { j }] += 1;
+                        p += 1;
+                    }
+                }
+                let mut best = 0;
+                for c in 1..k {
+                    if votes[c] > votes[best] {
+                        best = c;
+                    }
+                }
+                best
+            })
+            .collect();
+        Ok(labels::decode(&f.classes, &winners))
+    }
+
+    /// Mean accuracy on `x` against `y`.
+    pub fn score<S1, S2>(&self, x: &ArrayBase<S1, Ix2>, y: &ArrayBase<S2, Ix1>) -> Result<f64>
+    where
+        S1: Data<Elem = f64>,
+        S2: Data<Elem = f64>,
+    {
+        accuracy(self.predict(x)?.view(), y.view())
+    }
+}
+
+fn class_starts(n_support: &[usize]) -> Vec<usize> {
+    let mut starts = vec![0];
+    for n in n_support {
+        starts.push(starts.last().unwrap() + n);
+    }
+    starts
+}
+
+impl Persist for SVC {
+    const MODEL_NAME: &'static str = "SVC";
+}
+
+/// Kernel rows of one binary problem: all precomputed when the Gram matrix fits the cache,
+/// otherwise computed on demand and kept in a least-recently-used cache.
+struct KernelRows<'a> {
+    x: ArrayView2<'a, f64>,
+    kernel: Kernel,
+    diag: Array1<f64>,
+    rows: Vec<Option<Arc<[f64]>>>,
+    last_used: Vec<u64>,
+    resident: Vec<usize>,
+    capacity: usize,
+    clock: u64,
+}
+
+impl<'a> KernelRows<'a> {
+    fn new(x: ArrayView2<'a, f64>, kernel: Kernel, cache_bytes: usize) -> Self {
+        let m = x.nrows();
+        let capacity = (cache_bytes / (8 * m.max(1))).clamp(2, m.max(2));
+        let diag = kernel.diagonal(x);
+        let mut rows: Vec<Option<Arc<[f64]>>> = vec![None; m];
+        let mut resident = Vec::new();
+        if capacity >= m {
+            let gram = kernel.gram(x).expect("kernel validated and shapes agree");
+            for (i, row) in gram.outer_iter().enumerate() {
+                rows[i] = Some(Arc::from(row.to_vec()));
+                resident.push(i);
+            }
+        }
+        Self {
+            x,
+            kernel,
+            diag,
+            rows,
+            last_used: vec![0; m],
+            resident,
+            capacity,
+            clock: 0,
+        }
+    }
+
+    fn row(&mut self, i: usize) -> Arc<[f64]> {
+        self.clock += 1;
+        self.last_used[i] = self.clock;
+        if let Some(r) = &self.rows[i] {
+            return r.clone();
+        }
+        if self.resident.len() >= self.capacity {
+            let (pos, _) = self
+                .resident
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, &r)| self.last_used[r])
+                .expect("cache holds rows");
+            let evicted = self.resident.swap_remove(pos);
+            self.rows[evicted] = None;
+        }
+        let mut row = self
+            .kernel
+            .kernel_matrix(self.x.row(i).insert_axis(Axis(0)), self.x)
+            .expect("kernel validated and shapes agree")
+            .into_raw_vec_and_offset()
+            .0;
+        row[i] = self.diag[i];
+        let row: Arc<[f64]> = Arc::from(row);
+        self.rows[i] = Some(row.clone());
+        self.resident.push(i);
+        row
+    }
+}
+
+struct SmoSolution {
+    alpha: Vec<f64>,
+    rho: f64,
+    n_iter: usize,
+    converged: bool,
+}
+
+/// libsvm's C-SVC dual solver without shrinking:
+/// `min 0.5 aᵀQa - eᵀa` s.t. `0 <= a <= C`, `yᵀa = 0`, with `Q_ij = y_i y_j K_ij`.
+fn smo(rows: &mut KernelRows, y: &[f64], c: f64, eps: f64, max_iter: usize) -> SmoSolution {
+    let m = y.len();
+    let mut alpha = vec![0.0; m];
+    let mut grad = vec![-1.0; m];
+    let qd = rows.diag.clone();
+    let upper = |a: f64| a >= c;
+    let lower = |a: f64| a <= 0.0;
+    let mut n_iter = 0;
+    let mut converged = false;
+    while n_iter < max_iter {
+        // Working-set selection, second-order (libsvm's WSS 3).
+        let mut gmax = f64::NEG_INFINITY;
+        let mut gmax_idx = None;
+        for t in 0..m {
+            if y[t] > 0.0 {
+                if !upper(alpha[t]) && -grad[t] >= gmax {
+                    gmax = -grad[t];
+                    gmax_idx = Some(t);
+                }
+            } else if !lower(alpha[t]) && grad[t] >= gmax {
+                gmax = grad[t];
+                gmax_idx = Some(t);
+            }
+        }
+        let Some(i) = gmax_idx else {
+            converged = true;
+            break;
+        };
+        let ki = rows.row(i);
+        let mut gmax2 = f64::NEG_INFINITY;
+        let mut gmin_idx = None;
+        let mut obj_diff_min = f64::INFINITY;
+        for t in 0..m {
+            let grad_diff = if y[t] > 0.0 {
+                if lower(alpha[t]) {
+                    continue;
+                }
+                gmax2 = gmax2.max(grad[t]);
+                gmax + grad[t]
+            } else {
+                if upper(alpha[t]) {
+                    continue;
+                }
+                gmax2 = gmax2.max(-grad[t]);
+                gmax - grad[t]
+            };
+            if grad_diff > 0.0 {
+                let quad = qd[i] + qd[t] - 2.0 * ki[t];
+                let obj_diff = -(grad_diff * grad_diff) / if quad > 0.0 { quad } else { TAU };
+                if obj_diff <= obj_diff_min {
+                    gmin_idx = Some(t);
+                    obj_diff_min = obj_diff;
+                }
+            }
+        }
+        let (Some(j), true) = (gmin_idx, gmax + gmax2 >= eps) else {
+            converged = true;
+            break;
+        };
+        n_iter += 1;
+        let kj = rows.row(j);
+        let (old_ai, old_aj) = (alpha[i], alpha[j]);
+        let quad = {
+            let q = qd[i] + qd[j] - 2.0 * ki[j];
+            if q > 0.0 {
+                q
+            } else {
+                TAU
+            }
+        };
+        if y[i] != y[j] {
+            let delta = (-grad[i] - grad[j]) / quad;
+            let diff = alpha[i] - alpha[j];
+            alpha[i] += delta;
+            alpha[j] += delta;
+            if diff > 0.0 {
+                if alpha[j] < 0.0 {
+                    alpha[j] = 0.0;
+                    alpha[i] = diff;
+                }
+            } else if alpha[i] < 0.0 {
+                alpha[i] = 0.0;
+                alpha[j] = -diff;
+            }
+            // libsvm's `diff > C_i - C_j` with equal bounds.
+            if diff > 0.0 {
+                if alpha[i] > c {
+                    alpha[i] = c;
+                    alpha[j] = c - diff;
+                }
+            } else if alpha[j] > c {
+                alpha[j] = c;
+                alpha[i] = c + diff;
+            }
+        } else {
+            let delta = (grad[i] - grad[j]) / quad;
+            let sum = alpha[i] + alpha[j];
+            alpha[i] -= delta;
+            alpha[j] += delta;
+            if sum > c {
+                if alpha[i] > c {
+                    alpha[i] = c;
+                    alpha[j] = sum - c;
+                }
+            } else if alpha[j] < 0.0 {
+                alpha[j] = 0.0;
+                alpha[i] = sum;
+            }
+            if sum > c {
+                if alpha[j] > c {
+                    alpha[j] = c;
+                    alpha[i] = sum - c;
+                }
+            } else if alpha[i] < 0.0 {
+                alpha[i] = 0.0;
+                alpha[j] = sum;
+            }
+        }
+        let (dai, daj) = (alpha[i] - old_ai, alpha[j] - old_aj);
+        let (ci, cj) = (y[i] * dai, y[j] * daj);
+        for t in 0..m {
+            grad[t] += y[t] * (ci * ki[t] + cj * kj[t]);
+        }
+    }
+    // rho: mean of y G over free vectors, else the middle of the feasible interval.
+    let (mut ub, mut lb, mut sum_free, mut n_free) =
+        (f64::INFINITY, f64::NEG_INFINITY, 0.0, 0usize);
+    for t in 0..m {
+        let yg = y[t] * grad[t];
+        if upper(alpha[t]) {
+            if y[t] < 0.0 {
+                ub = ub.min(yg);
+            } else {
+                lb = lb.max(yg);
+            }
+        } else if lower(alpha[t]) {
+            if y[t] > 0.0 {
+                ub = ub.min(yg);
+            } else {
+                lb = lb.max(yg);
+            }
+        } else {
+            n_free += 1;
+            sum_free += yg;
+        }
+    }
+    let rho = if n_free > 0 {
+        sum_free / n_free as f64
+    } else {
+        (ub + lb) / 2.0
+    };
+    SmoSolution {
+        alpha,
+        rho,
+        n_iter,
+        converged,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    fn rings(n: usize) -> (Array2<f64>, Array1<f64>) {
+        // Inner disc (label 1) and outer ring (label 2): not linearly separable.
+        let x = Array2::from_shape_fn((n, 2), |(i, j)| {
+            let r = if i % 2 == 0 {
+                0.5 + (i % 5) as f64 * 0.05
+            } else {
+                2.0 + (i % 7) as f64 * 0.05
+            };
+            let a = i as f64 * 2.399;
+            if j == 0 {
+                r * a.cos()
+            } else {
+                r * a.sin()
+            }
+        });
+        let y = Array1::from_iter((0..n).map(|i| if i % 2 == 0 { 1.0 } else { 2.0 }));
+        (x, y)
+    }
+
+    /// Hand-solvable problem: two points x = -1 (class 0) and x = +1 (class 1), linear kernel.
+    /// The hard-margin solution is w = 1, b = 0, alphas 1/2 (within C = 1).
+    #[test]
+    fn two_point_problem_matches_the_hand_solution() {
+        let x = array![[-1.0], [1.0]];
+        let y = array![0.0, 1.0];
+        let mut m = SVC::new().with_kernel("linear");
+        m.fit(&x, &y).unwrap();
+        let coef = m.coefficients().unwrap();
+        assert!((coef[[0, 0]] - 1.0).abs() < 1e-12, "{coef}");
+        assert!(m.intercept().unwrap()[0].abs() < 1e-12);
+        assert_eq!(m.support().unwrap(), &[0, 1]);
+        assert_eq!(m.n_support().unwrap(), &[1, 1]);
+        let dc = m.dual_coef().unwrap();
+        assert!(
+            (dc[[0, 0]] + 0.5).abs() < 1e-12 && (dc[[0, 1]] - 0.5).abs() < 1e-12,
+            "{dc}"
+        );
+        let dec = m.decision_function(&array![[0.5], [-2.0]]).unwrap();
+        assert!((dec[[0, 0]] - 0.5).abs() < 1e-12 && (dec[[1, 0]] + 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn rbf_separates_rings_and_satisfies_the_kkt_conditions() {
+        let (x, y) = rings(120);
+        let mut m = SVC::new().with_c(10.0);
+        m.fit(&x, &y).unwrap();
+        assert_eq!(m.score(&x, &y).unwrap(), 1.0);
+        assert!(m.converged().unwrap());
+        // KKT of the dual: sum(y alpha) = 0 and 0 <= alpha <= C.
+        let dc = m.dual_coef().unwrap();
+        assert!(dc.sum().abs() < 1e-10);
+        assert!(dc.iter().all(|v| v.abs() <= 10.0 + 1e-12));
+        // Decision values recomputed from the dual form with the public attributes.
+        let kernel = m.fitted_kernel().unwrap();
+        let sv = m.support_vectors().unwrap();
+        let dec = m.decision_function(&x).unwrap();
+        for i in 0..10 {
+            let mut s = m.intercept().unwrap()[0];
+            for t in 0..sv.nrows() {
+                s += dc[[0, t]] * kernel.between(sv.row(t), x.row(i));
+            }
+            assert!((s - dec[[i, 0]]).abs() < 1e-9, "{s} vs {}", dec[[i, 0]]);
+        }
+    }
+
+    #[test]
+    fn lru_cache_gives_the_same_model_as_the_full_gram() {
+        let (x, y) = rings(80);
+        let mut full = SVC::new();
+        full.fit(&x, &y).unwrap();
+        // 80 rows of 8 bytes = 640 bytes per row: a 4 kB cache holds 6 rows.
+        let mut tiny = SVC::new().with_cache_size(4096.0 / (1024.0 * 1024.0));
+        tiny.fit(&x, &y).unwrap();
+        assert_eq!(full.support(), tiny.support());
+        let (a, b) = (
+            full.decision_function(&x).unwrap(),
+            tiny.decision_function(&x).unwrap(),
+        );
+        // Rows computed one at a time round differently from the whole Gram matrix.
+        for (u, v) in a.iter().zip(b.iter()) {
+            assert!((u - v).abs() < 1e-9);
+        }
+    }
+
+    #[test]
+    fn one_vs_one_multiclass_with_every_kernel() {
+        // Four clusters on a line-free layout, labels 5, 6, 7, 8.
+        let centers = [(0.0, 0.0), (6.0, 0.0), (0.0, 6.0), (6.0, 6.0)];
+        let x = Array2::from_shape_fn((80, 2), |(i, j)| {
+            let c = centers[i % 4];
+            let jitter = ((i * 7919 + j * 131) % 100) as f64 / 50.0 - 1.0;
+            if j == 0 {
+                c.0 + jitter
+            } else {
+                c.1 + jitter
+            }
+        });
+        let y = Array1::from_iter((0..80).map(|i| 5.0 + (i % 4) as f64));
+        for kernel in ["linear", "poly", "rbf"] {
+            let mut m = SVC::new().with_kernel(kernel);
+            m.fit(&x, &y).unwrap();
+            assert_eq!(m.score(&x, &y).unwrap(), 1.0, "{kernel}");
+            assert_eq!(m.n_support().unwrap().len(), 4);
+            assert_eq!(
+                m.n_support().unwrap().iter().sum::<usize>(),
+                m.support().unwrap().len()
+            );
+            let ovr = m.decision_function(&x).unwrap();
+            assert_eq!(ovr.dim(), (80, 4));
+            let pred = m.predict(&x).unwrap();
+            for i in 0..80 {
+                // The ovr shape's arg-max is the voting winner (confidences stay below 1/3).
+                let best = labels::row_argmax(ovr.slice(ndarray::s![i..i + 1, ..]))[0];
+                assert_eq!(5.0 + best as f64, pred[i]);
+            }
+            let ovo = m
+                .clone()
+                .with_decision_shape(DecisionShape::Ovo)
+                .decision_function(&x)
+                .unwrap();
+            assert_eq!(ovo.dim(), (80, 6));
+        }
+        let mut sig = SVC::new()
+            .with_kernel("sigmoid")
+            .with_gamma(Gamma::Value(0.01));
+        sig.fit(&x, &y).unwrap();
+        assert_eq!(sig.predict(&x).unwrap().len(), 80);
+    }
+
+    #[test]
+    fn chunked_prediction_equals_one_block() {
+        let (x, y) = rings(60);
+        let mut m = SVC::new();
+        m.fit(&x, &y).unwrap();
+        let whole = m.decision_function(&x).unwrap();
+        let _lock = crate::gate::GATE_TEST_LOCK
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        // A budget of 7 rows of support-vector kernel values per chunk.
+        let budget = 7 * m.support().unwrap().len();
+        let chunked = crate::gate::with_gate(&matmul::CHUNK_ELEMS, budget, || {
+            m.decision_function(&x).unwrap()
+        });
+        // Smaller products may take another gemmkit path (rounding, not results, may differ).
+        for (a, b) in whole.iter().zip(chunked.iter()) {
+            assert!((a - b).abs() < 1e-12, "{a} vs {b}");
+        }
+    }
+
+    #[test]
+    fn bad_input_is_refused_before_work() {
+        let x = array![[0.0], [1.0]];
+        let y = array![0.0, 1.0];
+        assert!(matches!(
+            SVC::new().predict(&x),
+            Err(RustymlError::NotFitted(_))
+        ));
+        let err = SVC::new()
+            .with_kernel("laplace")
+            .fit(&x, &y)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown kernel"), "{err}");
+        assert!(SVC::new().with_c(0.0).fit(&x, &y).is_err());
+        assert!(SVC::new()
+            .with_gamma(Gamma::Value(-1.0))
+            .fit(&x, &y)
+            .is_err());
+        assert!(SVC::new().fit(&x, &array![1.0, 1.0]).is_err());
+        assert!(SVC::new().fit(&array![[f64::NAN], [1.0]], &y).is_err());
+        assert!(SVC::new().fit(&x, &array![1.0]).is_err());
+        let mut m = SVC::new();
+        m.fit(&x, &y).unwrap();
+        assert!(m.predict(&array![[1.0, 2.0]]).is_err());
+    }
+
+    #[test]
+    fn save_and_load_round_trip_exactly() {
+        let (x, y) = rings(40);
+        let mut m = SVC::new();
+        m.fit(&x, &y).unwrap();
+        let back = SVC::from_bytes(&m.to_bytes().unwrap()).unwrap();
+        assert_eq!(
+            back.decision_function(&x).unwrap(),
+            m.decision_function(&x).unwrap()
+        );
+    }
+}
