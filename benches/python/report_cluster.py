@@ -9,13 +9,13 @@ the same cores.
 import sys
 import time
 
-import numpy as np
-import rustyml
-from rustyml.machine_learning import DBSCAN, KMeans, MeanShift
 from sklearn import cluster
 from sklearn.datasets import make_blobs
 from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
+
+import rustyml
+from rustyml.machine_learning import DBSCAN, KMeans, MeanShift
 
 
 def timed(fn):
@@ -44,8 +44,10 @@ def main():
         for n_init in (1, 10):
             compare(
                 f"KMeans 100000x16 k=8 n_init={n_init} fit+predict",
-                lambda: KMeans(8, n_init=n_init, random_state=0).fit(X).predict(X),
-                lambda: cluster.KMeans(8, n_init=n_init, random_state=0).fit(X).predict(X),
+                lambda n_init=n_init: KMeans(8, n_init=n_init, random_state=0).fit(X).predict(X),
+                lambda n_init=n_init: (
+                    cluster.KMeans(8, n_init=n_init, random_state=0).fit(X).predict(X)
+                ),
                 2 if quick else 5,
             )
         X, _ = make_blobs(n_samples=10_000, centers=5, cluster_std=0.6, random_state=0)
@@ -53,8 +55,8 @@ def main():
         for eps, ms in ((0.05, 5), (0.1, 10), (0.3, 10)):
             compare(
                 f"DBSCAN 10000x2 eps={eps} min_samples={ms} fit_predict",
-                lambda: DBSCAN(eps=eps, min_samples=ms).fit_predict(X),
-                lambda: cluster.DBSCAN(eps=eps, min_samples=ms).fit_predict(X),
+                lambda eps=eps, ms=ms: DBSCAN(eps=eps, min_samples=ms).fit_predict(X),
+                lambda eps=eps, ms=ms: cluster.DBSCAN(eps=eps, min_samples=ms).fit_predict(X),
                 3 if quick else 7,
             )
         X, _ = make_blobs(n_samples=200, n_features=4, centers=3, random_state=0)
