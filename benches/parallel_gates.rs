@@ -16,10 +16,10 @@ mod elementwise;
 
 #[path = "gates/cluster.rs"]
 mod cluster;
-#[path = "gates/metrics.rs"]
-mod metrics;
 #[path = "gates/losses.rs"]
 mod losses;
+#[path = "gates/metrics.rs"]
+mod metrics;
 
 use harness::Family;
 
