@@ -54,9 +54,10 @@ fn main() {
                 )
             }
             "radius" => {
+                let eps: f64 = args.get(6).map(|s| s.parse().unwrap()).unwrap_or(0.3);
                 let nb = rustyml::math::radius::radius_neighbourhoods(
                     x.view(),
-                    0.3,
+                    eps,
                     rustyml::math::distance::Metric::Euclidean,
                     10,
                 )

@@ -12,6 +12,16 @@ import pickle
 from rustyml.exceptions import NotFittedError
 
 
+def _differs(value, default):
+    """``value != default`` for the repr, also for array-valued parameters (always shown)."""
+    if value is default:
+        return False
+    try:
+        return bool(value != default)
+    except (TypeError, ValueError):  # an array compared elementwise
+        return True
+
+
 class BaseEstimator:
     """get_params / set_params / repr / pickle / save / load for rustyml estimators."""
 
@@ -20,12 +30,19 @@ class BaseEstimator:
 
     @classmethod
     def _param_names(cls):
-        sig = inspect.signature(cls.__init__)
-        return sorted(
-            p.name
-            for p in sig.parameters.values()
-            if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-        )
+        # inspect.signature costs tens of microseconds: computed once per class.
+        cached = cls.__dict__.get("_param_names_cache")
+        if cached is None:
+            sig = inspect.signature(cls.__init__)
+            cached = tuple(
+                sorted(
+                    p.name
+                    for p in sig.parameters.values()
+                    if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+                )
+            )
+            cls._param_names_cache = cached
+        return list(cached)
 
     def get_params(self, deep=True):
         """Hyper-parameters as a dict (``deep`` is accepted for scikit-learn compatibility)."""
@@ -50,7 +67,9 @@ class BaseEstimator:
         shown = [
             f"{k}={v!r}"
             for k, v in self.get_params().items()
-            if k not in defaults or defaults[k] is inspect.Parameter.empty or v != defaults[k]
+            if k not in defaults
+            or defaults[k] is inspect.Parameter.empty
+            or _differs(v, defaults[k])
         ]
         return f"{type(self).__name__}({', '.join(shown)})"
 

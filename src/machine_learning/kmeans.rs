@@ -204,7 +204,7 @@ impl KMeans {
         } else {
             stats.iter().map(|m| m.variance()).sum::<f64>() / d as f64 * self.tol
         };
-        let xc = Array2::from_shape_fn((n, d), |(i, j)| x[[i, j]] - mean[j]);
+        let xc = &x - &mean;
         let x_norms = row_sq_norms(xc.view());
         let seed = self.random_state.unwrap_or_else(rand::random);
         let mut rng = ChaCha8Rng::seed_from_u64(seed);

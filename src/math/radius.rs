@@ -17,7 +17,7 @@
 use crate::error::{Result, RustymlError};
 use crate::math::distance::{row_sq_norms, Metric, SCAN_F64};
 use crate::math::{matmul, reduction};
-use ndarray::{Array2, ArrayView1, ArrayView2, Axis};
+use ndarray::{ArrayView1, ArrayView2, Axis};
 use rayon::prelude::*;
 use std::collections::HashMap;
 
@@ -91,16 +91,14 @@ impl Screen {
 
     /// Whether the pair is within the radius. `approx` is the product-form squared distance,
     /// `norms` the sum of both squared norms (in the coordinates of the product), `exact`
-    /// measures the feature-order squared distance.
+    /// measures the feature-order squared distance: called only when `approx` lies within
+    /// the rounding bound of the radius.
     #[inline]
     pub fn within(&self, approx: f64, norms: f64, exact: impl FnOnce() -> f64) -> bool {
-        let margin = self.factor * norms;
-        if approx < self.reduced_radius - margin {
-            true
-        } else if approx > self.reduced_radius + margin {
-            false
-        } else {
+        if (approx - self.reduced_radius).abs() <= self.factor * norms {
             exact() <= self.reduced_radius
+        } else {
+            approx < self.reduced_radius
         }
     }
 
@@ -117,10 +115,32 @@ impl Screen {
         exact: impl Fn(usize) -> f64,
         out: &mut Vec<u32>,
     ) {
-        for (j, (&dot, &nj)) in dots.iter().zip(norms).enumerate() {
-            let both = q_norm + nj;
-            if self.within(both - 2.0 * dot, both, || exact(j)) {
-                out.push(j as u32);
+        // 64 candidates at a time: branch-free verdict masks, then one pass over the set bits
+        // (the undecided band is rare and re-measured exactly).
+        let rr = self.reduced_radius;
+        for (c, (d64, n64)) in dots.chunks(64).zip(norms.chunks(64)).enumerate() {
+            let base = c * 64;
+            let mut inside = 0u64;
+            let mut unsure = 0u64;
+            for (k, (&dot, &nj)) in d64.iter().zip(n64).enumerate() {
+                let both = q_norm + nj;
+                let approx = both - 2.0 * dot;
+                inside |= ((approx < rr) as u64) << k;
+                unsure |= (((approx - rr).abs() <= self.factor * both) as u64) << k;
+            }
+            let mut pending = unsure;
+            while pending != 0 {
+                let k = pending.trailing_zeros() as usize;
+                if exact(base + k) <= rr {
+                    inside |= 1 << k;
+                } else {
+                    inside &= !(1 << k);
+                }
+                pending &= pending - 1;
+            }
+            while inside != 0 {
+                out.push((base + inside.trailing_zeros() as usize) as u32);
+                inside &= inside - 1;
             }
         }
     }
@@ -507,11 +527,11 @@ pub fn radius_neighbourhoods(
     let work = n.saturating_mul(n).saturating_mul(d);
     match metric {
         Metric::Euclidean | Metric::SquaredEuclidean => {
-            let means: Vec<f64> = reduction::column_moments(x)
+            let means: ndarray::Array1<f64> = reduction::column_moments(x)
                 .iter()
                 .map(|m| m.mean)
                 .collect();
-            let centered = Array2::from_shape_fn((n, d), |(i, k)| x[[i, k]] - means[k]);
+            let centered = &x - &means;
             let norms = row_sq_norms(centered.view());
             let screen = Screen::new(reduced, d);
             let norm_slice = norms.as_slice().expect("fresh array");
@@ -577,6 +597,7 @@ pub fn scan_work(x: ArrayView2<f64>, radius: f64, metric: Metric) -> usize {
 mod tests {
     use super::*;
     use crate::gate::serial_and_parallel;
+    use ndarray::Array2;
 
     fn cloud(n: usize, d: usize, seed: u64) -> Array2<f64> {
         // Deterministic scattered points (a simple LCG), with duplicates and exact-grid values.

@@ -103,6 +103,7 @@ def test_sklearn_conventions_and_persistence(tmp_path):
     est = KMeans(3, n_init=2, random_state=0)
     assert clone(est).get_params() == est.get_params()
     assert "n_clusters=3" in repr(est)
+    assert "init=array(" in repr(KMeans(2, init=np.zeros((2, 4))))
     pipe = make_pipeline(StandardScaler(), KMeans(3, random_state=0)).fit(X)
     assert pipe.predict(X).shape == (150,)
     km = est.fit(X)

@@ -134,6 +134,7 @@ class MeanShift:
     def load(cls, path) -> MeanShift: ...
 
 def estimate_bandwidth(X: ArrayLike, *, quantile: float = 0.3) -> float: ...
+
 class LogisticRegression:
     penalty: Literal["l1", "l2"] | None
     C: float

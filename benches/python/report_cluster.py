@@ -1,0 +1,92 @@
+"""Clustering speed against scikit-learn, side by side in one run (min of interleaved runs).
+
+python benches/python/report_cluster.py [--quick]
+
+scikit-learn's native thread pools are limited to rustyml's rayon thread count, so both use
+the same cores.
+"""
+
+import sys
+import time
+
+from sklearn import cluster
+from sklearn.datasets import make_blobs
+from sklearn.preprocessing import StandardScaler
+from threadpoolctl import threadpool_limits
+
+import rustyml
+from rustyml.machine_learning import DBSCAN, KMeans, MeanShift
+
+
+def timed(fn):
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def compare(label, ours, theirs, rounds):
+    t_ours, t_theirs = [], []
+    for _ in range(rounds):  # interleaved: both share the machine's noise
+        t_ours.append(timed(ours))
+        t_theirs.append(timed(theirs))
+    a, b = min(t_ours), min(t_theirs)
+    print(f"| {label} | {b * 1e3:.2f} | {a * 1e3:.2f} | {b / a:.1f}x |")
+
+
+def main():
+    quick = "--quick" in sys.argv
+    threads = rustyml.parallel.current_num_threads()
+    print(f"rayon threads: {threads} (scikit-learn limited to the same)\n")
+    print("| workload | scikit-learn (ms) | rustyml (ms) | speedup |")
+    print("|---|---:|---:|---:|")
+    with threadpool_limits(threads):
+        X, _ = make_blobs(n_samples=100_000, n_features=16, centers=8, random_state=0)
+        for n_init in (1, 10):
+            compare(
+                f"KMeans 100000x16 k=8 n_init={n_init} fit+predict",
+                lambda n_init=n_init: KMeans(8, n_init=n_init, random_state=0).fit(X).predict(X),
+                lambda n_init=n_init: (
+                    cluster.KMeans(8, n_init=n_init, random_state=0).fit(X).predict(X)
+                ),
+                2 if quick else 5,
+            )
+        X, _ = make_blobs(n_samples=10_000, centers=5, cluster_std=0.6, random_state=0)
+        X = StandardScaler().fit_transform(X)
+        for eps, ms in ((0.05, 5), (0.1, 10), (0.3, 10)):
+            compare(
+                f"DBSCAN 10000x2 eps={eps} min_samples={ms} fit_predict",
+                lambda eps=eps, ms=ms: DBSCAN(eps=eps, min_samples=ms).fit_predict(X),
+                lambda eps=eps, ms=ms: cluster.DBSCAN(eps=eps, min_samples=ms).fit_predict(X),
+                3 if quick else 7,
+            )
+        X, _ = make_blobs(n_samples=200, n_features=4, centers=3, random_state=0)
+        rounds = 5 if quick else 20
+        compare(
+            "KMeans 200x4 k=3 n_init=10 fit+predict",
+            lambda: KMeans(3, random_state=0).fit(X).predict(X),
+            lambda: cluster.KMeans(3, n_init=10, random_state=0).fit(X).predict(X),
+            rounds,
+        )
+        compare(
+            "DBSCAN 200x4 eps=1 fit_predict",
+            lambda: DBSCAN(eps=1.0).fit_predict(X),
+            lambda: cluster.DBSCAN(eps=1.0).fit_predict(X),
+            rounds,
+        )
+        compare(
+            "MeanShift 200x4 fit+predict",
+            lambda: MeanShift().fit(X).predict(X),
+            lambda: cluster.MeanShift().fit(X).predict(X),
+            3 if quick else 5,
+        )
+        X, _ = make_blobs(n_samples=2000, centers=4, random_state=0)
+        compare(
+            "MeanShift 2000x2 bin_seeding fit+predict",
+            lambda: MeanShift(bin_seeding=True).fit(X).predict(X),
+            lambda: cluster.MeanShift(bin_seeding=True).fit(X).predict(X),
+            2 if quick else 3,
+        )
+
+
+if __name__ == "__main__":
+    main()
