@@ -333,7 +333,8 @@ fn conjugate_gradient<O: SecondOrder>(
         }
         let hd = objective.hess_vec(d.view())?;
         let curvature = d.dot(&hd);
-        if !(curvature > 0.0) {
+        // Stop at non-positive (or NaN) curvature: the direction so far still descends.
+        if curvature.is_nan() || curvature <= 0.0 {
             break;
         }
         let alpha = rr / curvature;
