@@ -6,8 +6,10 @@ pub mod distance;
 pub mod elementwise;
 #[cfg(any(feature = "machine_learning", feature = "utils"))]
 pub mod kernels;
+pub mod labels;
 pub mod linalg;
 pub mod losses;
 pub mod matmul;
 pub mod optimize;
+pub mod radius;
 pub mod reduction;

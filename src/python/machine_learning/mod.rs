@@ -5,10 +5,13 @@
 use pyo3::prelude::*;
 use pyo3::types::PyModule;
 
+mod dbscan;
+mod kmeans;
 mod lda;
 mod linear_regression;
 mod linear_svc;
 mod logistic_regression;
+mod meanshift;
 mod svc;
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -17,5 +20,9 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<svc::PySVC>()?;
     m.add_class::<linear_svc::PyLinearSVC>()?;
     m.add_class::<lda::PyLDA>()?;
+    m.add_class::<kmeans::PyKMeans>()?;
+    m.add_class::<dbscan::PyDBSCAN>()?;
+    m.add_class::<meanshift::PyMeanShift>()?;
+    m.add_function(pyo3::wrap_pyfunction!(meanshift::estimate_bandwidth, m)?)?;
     Ok(())
 }
