@@ -8,15 +8,18 @@
 //!
 //! With `fit_intercept`, as liblinear, the intercept is a weight on a constant feature of value
 //! `intercept_scaling`, so it is penalised like the other weights. The objective is scaled by
-//! `1 / (C n)` and minimised by L-BFGS (OWL-QN for L1) from [`optimize`]; each evaluation is
-//! two products through gemmkit and one fused squared-hinge pass ([`losses`]).
+//! `1 / (C n)` and minimised by a truncated Newton method for L2 (like liblinear's primal
+//! solver; Hessian-vector products over the margin violators) and by OWL-QN for L1, both from
+//! [`optimize`]; each evaluation is two products through gemmkit and one fused squared-hinge
+//! pass ([`losses`]).
 
 use crate::error::{Result, RustymlError};
 use crate::machine_learning::labels;
 use crate::machine_learning::logistic_regression::{accuracy, scores};
 use crate::machine_learning::validation::{check_n_features, check_xy};
 use crate::machine_learning::Penalty;
-use crate::math::{losses, matmul, optimize};
+use crate::math::optimize::SecondOrder;
+use crate::math::{losses, matmul, optimize, reduction};
 use crate::persistence::Persist;
 use ndarray::{s, Array1, Array2, ArrayBase, ArrayView1, ArrayView2, Data, Ix1, Ix2, Zip};
 use serde::{Deserialize, Serialize};
@@ -202,41 +205,21 @@ impl LinearSVC {
     ) -> Result<(Array1<f64>, f64, usize, bool)> {
         let (n, d) = (x.nrows() as f64, x.ncols());
         let reg = 1.0 / (self.c * n);
-        let scaling = if self.fit_intercept {
-            self.intercept_scaling
-        } else {
-            0.0
-        };
         let y = y.as_standard_layout();
-        let y = y.as_slice().expect("standard layout");
-        let l2 = if self.penalty == Penalty::L2 {
-            reg
-        } else {
-            0.0
-        };
-        let par = matmul::nested_parallelism();
-        // theta = [w, v]; intercept = scaling * v, penalised like w.
-        let objective = |theta: ArrayView1<f64>, grad: &mut Array1<f64>| -> Result<f64> {
-            let w = theta.slice(s![..d]);
-            let v = theta[d];
-            let mut z = matmul::matvec(x, w, par)?;
-            z += scaling * v;
-            let mut r = vec![0.0; z.len()];
-            let loss =
-                losses::squared_hinge_loss_grad(z.as_slice().expect("fresh array"), y, &mut r);
-            let r = Array1::from(r);
-            let gw = matmul::matvec(x.t(), r.view(), par)?;
-            Zip::from(grad.slice_mut(s![..d]))
-                .and(&gw)
-                .and(&w)
-                .for_each(|g, &gl, &wi| *g = gl / n + l2 * wi);
-            grad[d] = if scaling > 0.0 {
-                scaling * r.sum() / n + l2 * v
+        let mut problem = SquaredHinge {
+            x,
+            y: y.as_slice().expect("standard layout"),
+            scaling: if self.fit_intercept {
+                self.intercept_scaling
             } else {
                 0.0
-            };
-            let penalty = 0.5 * l2 * (w.dot(&w) + v * v);
-            Ok(loss / n + penalty)
+            },
+            l2: if self.penalty == Penalty::L2 {
+                reg
+            } else {
+                0.0
+            },
+            active: Vec::new(),
         };
         let opts = optimize::LbfgsOptions {
             max_iter: self.max_iter,
@@ -252,9 +235,15 @@ impl LinearSVC {
             l1_mask: None,
             ..Default::default()
         };
-        let r = optimize::minimize(objective, Array1::zeros(d + 1), &opts)?;
+        let theta0 = Array1::zeros(d + 1);
+        let r = if self.penalty == Penalty::L2 {
+            // Truncated Newton, as liblinear's primal solver: robust to badly scaled features.
+            optimize::minimize_newton_cg(&mut problem, theta0, &opts)?
+        } else {
+            optimize::minimize(|theta, grad| problem.eval(theta, grad), theta0, &opts)?
+        };
         let w = r.x.slice(s![..d]).to_owned();
-        Ok((w, scaling * r.x[d], r.n_iter, r.converged))
+        Ok((w, problem.scaling * r.x[d], r.n_iter, r.converged))
     }
 
     fn fitted(&self) -> Result<&Fitted> {
@@ -294,6 +283,78 @@ impl LinearSVC {
         S2: Data<Elem = f64>,
     {
         accuracy(self.predict(x)?.view(), y.view())
+    }
+}
+
+/// The scaled primal of one binary problem over `theta = [w, v]` (intercept `scaling * v`,
+/// penalised like `w`): `mean(max(0, 1 - y z)^2) + l2 |theta|^2 / 2`, `z = x w + scaling v`.
+struct SquaredHinge<'a> {
+    x: ArrayView2<'a, f64>,
+    y: &'a [f64],
+    scaling: f64,
+    l2: f64,
+    /// 1 where the margin is violated at the last evaluated point, else 0.
+    active: Vec<f64>,
+}
+
+impl SquaredHinge<'_> {
+    /// `[x, scaling] · theta`.
+    fn scores(&self, theta: ArrayView1<f64>) -> Result<Array1<f64>> {
+        let d = self.x.ncols();
+        let mut z = matmul::matvec(self.x, theta.slice(s![..d]), matmul::nested_parallelism())?;
+        z += self.scaling * theta[d];
+        Ok(z)
+    }
+
+    /// `[x, scaling]ᵀ · u`.
+    fn scores_t(&self, u: ArrayView1<f64>) -> Result<Array1<f64>> {
+        let d = self.x.ncols();
+        let mut out = Array1::zeros(d + 1);
+        out.slice_mut(s![..d]).assign(&matmul::matvec(
+            self.x.t(),
+            u,
+            matmul::nested_parallelism(),
+        )?);
+        out[d] = if self.scaling > 0.0 {
+            self.scaling * reduction::sum(u)
+        } else {
+            0.0
+        };
+        Ok(out)
+    }
+}
+
+impl optimize::SecondOrder for SquaredHinge<'_> {
+    fn eval(&mut self, theta: ArrayView1<f64>, grad: &mut Array1<f64>) -> Result<f64> {
+        let n = self.x.nrows() as f64;
+        let z = self.scores(theta)?;
+        let mut r = vec![0.0; z.len()];
+        let loss =
+            losses::squared_hinge_loss_grad(z.as_slice().expect("fresh array"), self.y, &mut r);
+        self.active = r
+            .iter()
+            .map(|&v| if v != 0.0 { 1.0 } else { 0.0 })
+            .collect();
+        let g = self.scores_t(Array1::from(r).view())?;
+        Zip::from(grad)
+            .and(&g)
+            .and(&theta)
+            .for_each(|out, &gl, &t| *out = gl / n + self.l2 * t);
+        Ok(loss / n + 0.5 * self.l2 * theta.dot(&theta))
+    }
+
+    /// Generalised Hessian `l2 I + (2 / n) X_Aᵀ X_A` over the margin violators `A`.
+    fn hess_vec(&self, v: ArrayView1<f64>) -> Result<Array1<f64>> {
+        let n = self.x.nrows() as f64;
+        let mut xv = self.scores(v)?;
+        Zip::from(&mut xv)
+            .and(&self.active[..])
+            .for_each(|u, &a| *u *= a);
+        let mut out = self.scores_t(xv.view())?;
+        Zip::from(&mut out)
+            .and(&v)
+            .for_each(|o, &vi| *o = *o * (2.0 / n) + self.l2 * vi);
+        Ok(out)
     }
 }
 
