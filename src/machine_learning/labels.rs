@@ -11,25 +11,15 @@ use rayon::prelude::*;
 /// `y` must already be checked finite. Fails when `y` holds fewer than two classes, naming
 /// `model`.
 pub fn encode(y: ArrayView1<f64>, model: &str) -> Result<(Array1<f64>, Vec<usize>)> {
-    let mut classes: Vec<f64> = y.to_vec();
-    classes.sort_by(f64::total_cmp);
-    // -0.0 and 0.0 are one label.
-    classes.dedup_by(|a, b| a == b);
+    // The crate's one label encoder (sorted classes; -0.0 and 0.0 are one label).
+    let (classes, index) = crate::math::labels::encode(y, "y")?;
     if classes.len() < 2 {
         return Err(RustymlError::invalid(format!(
             "{model} needs samples of at least 2 classes in the data, but the data contains only one class: {}",
             classes.first().copied().unwrap_or(f64::NAN)
         )));
     }
-    let index = y.iter().map(|v| class_index(&classes, *v)).collect();
     Ok((Array1::from(classes), index))
-}
-
-fn class_index(classes: &[f64], v: f64) -> usize {
-    // `partial_cmp` so that -0.0 finds 0.0; labels are finite.
-    classes
-        .binary_search_by(|c| c.partial_cmp(&v).unwrap_or(std::cmp::Ordering::Less))
-        .expect("every label of y is one of the classes")
 }
 
 /// Index of the largest entry of every row (the first one on ties, as numpy's `argmax`).
