@@ -28,3 +28,11 @@ pub mod reduction {
     forward_gate!(crate::math::reduction::SUM_F64 => set_sum_f64, get_sum_f64);
     forward_gate!(crate::math::distance::SCAN_F64 => set_scan_f64, get_scan_f64);
 }
+
+/// Tree growing and tree walks (DecisionTree, IsolationForest).
+#[cfg(feature = "machine_learning")]
+pub mod tree {
+    use crate::forward_gate;
+    forward_gate!(crate::machine_learning::tree::TRAVERSAL_MIN_VISITS => set_traversal_min_visits, get_traversal_min_visits);
+    forward_gate!(crate::machine_learning::decision_tree::SORT_SCAN_MIN_ELEMS => set_sort_scan_min_elems, get_sort_scan_min_elems);
+}
