@@ -11,11 +11,15 @@ mod harness;
 #[path = "gates/reduction.rs"]
 mod reduction;
 
+#[path = "gates/tree.rs"]
+mod tree;
+
 use harness::Family;
 
 fn families() -> Vec<Family> {
     let mut all = Vec::new();
     all.extend(reduction::families());
+    all.extend(tree::families());
     all
 }
 

@@ -390,6 +390,9 @@ struct Candidate {
     threshold: f64,
 }
 
+/// One feature's sorted sample indices and values (or their scratch copies).
+type SegmentMut<'s> = (&'s mut [u32], &'s mut [f64]);
+
 /// Threshold between two consecutive distinct sorted values: their midpoint, or the lower
 /// value when the midpoint rounds onto the upper one (or overflows), so `x <= threshold`
 /// always separates them.
@@ -683,10 +686,7 @@ impl<'a> Builder<'a> {
             self.goes_left[i as usize] = k < n_left;
         }
         let goes_left = &self.goes_left;
-        let split = |(f, ((ic, vc), (si, sv))): (
-            usize,
-            ((&mut [u32], &mut [f64]), (&mut [u32], &mut [f64])),
-        )| {
+        let split = |(f, ((ic, vc), (si, sv))): (usize, (SegmentMut, SegmentMut))| {
             if f == chosen {
                 return; // already ordered: its first n_left samples are the left child
             }
