@@ -11,6 +11,9 @@ mod harness;
 #[path = "gates/reduction.rs"]
 mod reduction;
 
+#[path = "gates/elementwise.rs"]
+mod elementwise;
+
 #[path = "gates/tree.rs"]
 mod tree;
 
@@ -19,6 +22,7 @@ use harness::Family;
 fn families() -> Vec<Family> {
     let mut all = Vec::new();
     all.extend(reduction::families());
+    all.extend(elementwise::families());
     all.extend(tree::families());
     all
 }

@@ -25,7 +25,10 @@ pub trait Persist: Serialize + DeserializeOwned {
             .strip_prefix(MAGIC.as_slice())
             .ok_or_else(|| RustymlError::Io("not a rustyml model file (bad header)".into()))?;
         let (name, model): (String, Self) = postcard::from_bytes(body).map_err(|e| {
-            RustymlError::Io(format!("could not decode a {} from this data: {e}", Self::MODEL_NAME))
+            RustymlError::Io(format!(
+                "could not decode a {} from this data: {e}",
+                Self::MODEL_NAME
+            ))
         })?;
         if name != Self::MODEL_NAME {
             return Err(RustymlError::Io(format!(

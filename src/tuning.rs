@@ -19,6 +19,88 @@ pub mod matmul {
     /// argument, programmatic `set_*`, `GEMMKIT_*` environment variable (read once), compiled
     /// default; a setter shadows the environment variable for the rest of the process.
     pub use gemmkit_ndarray::tuning as backend;
+
+    /// One gemmkit knob: its name, its `GEMMKIT_*` variable, getter and setter.
+    #[derive(Debug, Clone, Copy)]
+    pub struct BackendKnob {
+        pub name: &'static str,
+        pub env: &'static str,
+        pub get: fn() -> usize,
+        pub set: fn(usize),
+    }
+
+    macro_rules! backend_knobs {
+        ($($name:ident / $set:ident / $env:literal),* $(,)?) => {
+            /// Every knob of [`backend`], for front ends that enumerate them.
+            pub const BACKEND_KNOBS: &[BackendKnob] = &[
+                $(BackendKnob { name: stringify!($name), env: $env, get: backend::$name, set: backend::$set }),*
+            ];
+        };
+    }
+
+    backend_knobs! {
+        parallel_threshold / set_parallel_threshold / "GEMMKIT_PARALLEL_THRESHOLD",
+        rhs_pack_threshold / set_rhs_pack_threshold / "GEMMKIT_RHS_PACK_THRESHOLD",
+        lhs_pack_threshold / set_lhs_pack_threshold / "GEMMKIT_LHS_PACK_THRESHOLD",
+        lhs_pack_stride / set_lhs_pack_stride / "GEMMKIT_LHS_PACK_STRIDE",
+        lhs_pack_span / set_lhs_pack_span / "GEMMKIT_LHS_PACK_SPAN",
+        lhs_pack_reuse / set_lhs_pack_reuse / "GEMMKIT_LHS_PACK_REUSE",
+        gemv_threshold / set_gemv_threshold / "GEMMKIT_GEMV_THRESHOLD",
+        small_k_threshold / set_small_k_threshold / "GEMMKIT_SMALL_K_THRESHOLD",
+        small_mn_dim / set_small_mn_dim / "GEMMKIT_SMALL_MN_DIM",
+        small_mn_pack_min_k / set_small_mn_pack_min_k / "GEMMKIT_SMALL_MN_PACK_MIN_K",
+        gemv_parallel_bytes / set_gemv_parallel_bytes / "GEMMKIT_GEMV_PARALLEL_BYTES",
+        gemv_thread_cap / set_gemv_thread_cap / "GEMMKIT_GEMV_THREAD_CAP",
+        gemv_tier_step / set_gemv_tier_step / "GEMMKIT_GEMV_TIER_STEP",
+        gemv_axpy_par_min_rows / set_gemv_axpy_par_min_rows / "GEMMKIT_GEMV_AXPY_PAR_MIN_ROWS",
+        parallel_oversample / set_parallel_oversample / "GEMMKIT_PARALLEL_OVERSAMPLE",
+        par_mnk_per_worker / set_par_mnk_per_worker / "GEMMKIT_PAR_MNK_PER_WORKER",
+        pool_classes / set_pool_classes / "GEMMKIT_POOL_CLASSES",
+        full_width_mnk / set_full_width_mnk / "GEMMKIT_FULL_WIDTH_MNK",
+        shared_lhs_mnk / set_shared_lhs_mnk / "GEMMKIT_SHARED_LHS_MNK",
+        k_stream_max / set_k_stream_max / "GEMMKIT_K_STREAM_MAX",
+        seq_internal_bytes_per_worker / set_seq_internal_bytes_per_worker / "GEMMKIT_SEQ_INTERNAL_BYTES_PER_WORKER",
+        packed_oversample / set_packed_oversample / "GEMMKIT_PACKED_OVERSAMPLE",
+        mc_reg_panels / set_mc_reg_panels / "GEMMKIT_MC_REG_PANELS",
+        nc_no_l3_panels / set_nc_no_l3_panels / "GEMMKIT_NC_NO_L3_PANELS",
+        tiny_block_dim / set_tiny_block_dim / "GEMMKIT_TINY_BLOCK_DIM",
+        kc / set_kc / "GEMMKIT_KC",
+        kc_min / set_kc_min / "GEMMKIT_KC_MIN",
+        deep_kc_bytes / set_deep_kc_bytes / "GEMMKIT_DEEP_KC_BYTES",
+        prefetch_min_bytes / set_prefetch_min_bytes / "GEMMKIT_PREFETCH_MIN_BYTES",
+        pack_transpose_tile / set_pack_transpose_tile / "GEMMKIT_PACK_TRANSPOSE_TILE",
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn every_gemmkit_knob_is_listed_once() {
+            let ours: Vec<&str> = super::BACKEND_KNOBS.iter().map(|k| k.env).collect();
+            let theirs = super::backend::knob_env_names();
+            assert_eq!(ours.len(), theirs.len());
+            for env in theirs {
+                assert_eq!(ours.iter().filter(|o| *o == env).count(), 1, "{env}");
+            }
+            for k in super::BACKEND_KNOBS {
+                assert_eq!(k.env, format!("GEMMKIT_{}", k.name.to_ascii_uppercase()));
+            }
+        }
+
+        #[test]
+        fn setters_write_what_the_getters_and_the_adapter_read() {
+            let _lock = crate::gate::GATE_TEST_LOCK
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            let before = super::backend::parallel_threshold();
+            super::backend::set_parallel_threshold(before + 1);
+            assert_eq!(super::backend::parallel_threshold(), before + 1);
+            super::backend::set_parallel_threshold(before);
+            super::set_chunk_elems(1234);
+            assert_eq!(super::get_chunk_elems(), 1234);
+            assert_eq!(crate::math::matmul::CHUNK_ELEMS.get(), 1234);
+            super::set_chunk_elems(crate::math::matmul::CHUNK_ELEMS.default);
+        }
+    }
 }
 
 /// Deterministic reductions and short-row scans.
@@ -27,6 +109,13 @@ pub mod reduction {
     use crate::forward_gate;
     forward_gate!(crate::math::reduction::SUM_F64 => set_sum_f64, get_sum_f64);
     forward_gate!(crate::math::distance::SCAN_F64 => set_scan_f64, get_scan_f64);
+}
+
+/// Elementwise f64 maps.
+#[cfg(any(feature = "machine_learning", feature = "utils"))]
+pub mod elementwise {
+    use crate::forward_gate;
+    forward_gate!(crate::math::elementwise::EXP_MAP_F64 => set_exp_map_f64, get_exp_map_f64);
 }
 
 /// Tree growing and tree walks (DecisionTree, IsolationForest).

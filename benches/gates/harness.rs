@@ -13,7 +13,11 @@ pub struct Rung {
 
 impl Rung {
     pub fn new(label: impl Into<String>, work: usize, kernel: impl FnMut() + 'static) -> Self {
-        Self { label: label.into(), work, kernel: Box::new(kernel) }
+        Self {
+            label: label.into(),
+            work,
+            kernel: Box::new(kernel),
+        }
     }
 }
 
@@ -30,7 +34,8 @@ fn median_us(f: &mut dyn FnMut()) -> f64 {
     let start = Instant::now();
     f();
     let once = start.elapsed().max(Duration::from_nanos(100));
-    let reps = ((Duration::from_millis(200).as_secs_f64() / once.as_secs_f64()) as usize).clamp(5, 2000);
+    let reps =
+        ((Duration::from_millis(200).as_secs_f64() / once.as_secs_f64()) as usize).clamp(5, 2000);
     let mut samples: Vec<f64> = (0..reps)
         .map(|_| {
             let t = Instant::now();
@@ -48,7 +53,9 @@ pub struct Report {
 
 impl Report {
     pub fn new() -> Self {
-        Self { sections: Vec::new() }
+        Self {
+            sections: Vec::new(),
+        }
     }
 
     pub fn run(&mut self, mut family: Family) {
@@ -91,10 +98,19 @@ impl Report {
         }
         let cpu = std::fs::read_to_string("/proc/cpuinfo")
             .ok()
-            .and_then(|s| s.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("model name"))
+                    .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+            })
             .unwrap_or_else(|| "unknown CPU".into());
-        let date = std::process::Command::new("date").arg("-u").arg("+%Y-%m-%d").output().ok()
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()).unwrap_or_default();
+        let date = std::process::Command::new("date")
+            .arg("-u")
+            .arg("+%Y-%m-%d")
+            .output()
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_default();
         let mut out = format!(
             "# Gate calibration\n\nWritten by `cargo bench --bench parallel_gates` on {date}.\n\n- CPU: {cpu}\n- rayon threads: {}\n\nEach table forces the serial and the parallel path of one gate's kernel (gate at `usize::MAX`, then `0`); times are medians. Calibration output is evidence, not an instruction: a gate sits at the crossover with a margin toward serial.\n\n",
             rayon::current_num_threads()

@@ -107,7 +107,10 @@ impl LinearRegression {
 
     fn check_params(&self) -> Result<()> {
         if !(self.alpha.is_finite() && self.alpha >= 0.0) {
-            return Err(RustymlError::invalid(format!("alpha must be a finite number >= 0, got {}", self.alpha)));
+            return Err(RustymlError::invalid(format!(
+                "alpha must be a finite number >= 0, got {}",
+                self.alpha
+            )));
         }
         if self.solver == Solver::Normal && self.penalty == Penalty::L1 {
             return Err(RustymlError::invalid(
@@ -125,14 +128,21 @@ impl LinearRegression {
                 return Err(RustymlError::invalid("max_iter must be at least 1"));
             }
             if !(self.tol.is_finite() && self.tol >= 0.0) {
-                return Err(RustymlError::invalid(format!("tol must be a finite number >= 0, got {}", self.tol)));
+                return Err(RustymlError::invalid(format!(
+                    "tol must be a finite number >= 0, got {}",
+                    self.tol
+                )));
             }
         }
         Ok(())
     }
 
     /// Fit to `x` (`n_samples x n_features`) and `y` (`n_samples`).
-    pub fn fit<S1, S2>(&mut self, x: &ArrayBase<S1, Ix2>, y: &ArrayBase<S2, Ix1>) -> Result<&mut Self>
+    pub fn fit<S1, S2>(
+        &mut self,
+        x: &ArrayBase<S1, Ix2>,
+        y: &ArrayBase<S2, Ix1>,
+    ) -> Result<&mut Self>
     where
         S1: Data<Elem = f64>,
         S2: Data<Elem = f64>,
@@ -150,7 +160,11 @@ impl LinearRegression {
         Ok(self)
     }
 
-    fn fit_normal(&self, x: ArrayView2<f64>, y: ArrayView1<f64>) -> Result<(Array1<f64>, f64, usize)> {
+    fn fit_normal(
+        &self,
+        x: ArrayView2<f64>,
+        y: ArrayView1<f64>,
+    ) -> Result<(Array1<f64>, f64, usize)> {
         let (x_mean, y_mean, centered);
         let xc: ArrayView2<f64> = if self.fit_intercept {
             let stats = reduction::column_moments(x);
@@ -164,17 +178,25 @@ impl LinearRegression {
             x
         };
         let yc = y.mapv(|v| v - y_mean);
-        let mut gram: Array2<f64> = matmul::dot(xc.t(), xc)?;
+        let mut gram: Array2<f64> = matmul::gram(xc);
         if self.penalty == Penalty::L2 {
             gram.diag_mut().mapv_inplace(|v| v + self.alpha);
         }
         let rhs = matmul::matvec(xc.t(), yc.view(), matmul::nested_parallelism())?;
         let coef = linalg::solve_symmetric(gram.view(), rhs.view())?;
-        let intercept = if self.fit_intercept { y_mean - x_mean.dot(&coef) } else { 0.0 };
+        let intercept = if self.fit_intercept {
+            y_mean - x_mean.dot(&coef)
+        } else {
+            0.0
+        };
         Ok((coef, intercept, 0))
     }
 
-    fn fit_gradient_descent(&self, x: ArrayView2<f64>, y: ArrayView1<f64>) -> Result<(Array1<f64>, f64, usize)> {
+    fn fit_gradient_descent(
+        &self,
+        x: ArrayView2<f64>,
+        y: ArrayView1<f64>,
+    ) -> Result<(Array1<f64>, f64, usize)> {
         let n = x.nrows() as f64;
         let lr = self.learning_rate;
         let mut w = Array1::<f64>::zeros(x.ncols());
@@ -182,13 +204,19 @@ impl LinearRegression {
         let par = matmul::nested_parallelism();
         for iter in 1..=self.max_iter {
             let mut residual = matmul::matvec(x, w.view(), par)?;
-            Zip::from(&mut residual).and(&y).for_each(|r, &t| *r += b - t);
+            Zip::from(&mut residual)
+                .and(&y)
+                .for_each(|r, &t| *r += b - t);
             let mut grad = matmul::matvec(x.t(), residual.view(), par)?;
             grad /= n;
             if self.penalty == Penalty::L2 {
                 grad.scaled_add(self.alpha / n, &w);
             }
-            let grad_b = if self.fit_intercept { reduction::sum(residual.view()) / n } else { 0.0 };
+            let grad_b = if self.fit_intercept {
+                reduction::sum(residual.view()) / n
+            } else {
+                0.0
+            };
             let mut step = 0.0f64;
             Zip::from(&mut w).and(&grad).for_each(|wj, &g| {
                 let mut next = *wj - lr * g;
@@ -215,7 +243,10 @@ impl LinearRegression {
 
     /// Predictions for `x`.
     pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<f64>> {
-        let coef = self.coef.as_ref().ok_or_else(|| RustymlError::not_fitted("LinearRegression"))?;
+        let coef = self
+            .coef
+            .as_ref()
+            .ok_or_else(|| RustymlError::not_fitted("LinearRegression"))?;
         let x = x.view();
         check_n_features(&x, coef.len(), "LinearRegression")?;
         let mut out = matmul::matvec(x, coef.view(), matmul::nested_parallelism())?;
@@ -238,14 +269,15 @@ impl Persist for LinearRegression {
     const MODEL_NAME: &'static str = "LinearRegression";
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use ndarray::{array, Array2};
 
     fn synthetic(n: usize) -> (Array2<f64>, Array1<f64>, Array1<f64>, f64) {
-        let x = Array2::from_shape_fn((n, 3), |(i, j)| ((i * 7 + j * 13) % 17) as f64 / 4.0 + (i as f64 * 0.01).sin() * j as f64);
+        let x = Array2::from_shape_fn((n, 3), |(i, j)| {
+            ((i * 7 + j * 13) % 17) as f64 / 4.0 + (i as f64 * 0.01).sin() * j as f64
+        });
         let w = array![1.5, -2.0, 0.25];
         let y = x.dot(&w) + 3.0;
         (x, y, w, 3.0)
@@ -285,7 +317,12 @@ mod tests {
             .with_max_iter(200_000)
             .with_tol(1e-12);
         gd.fit(&x, &y).unwrap();
-        for (a, b) in gd.coefficients().unwrap().iter().zip(exact.coefficients().unwrap().iter()) {
+        for (a, b) in gd
+            .coefficients()
+            .unwrap()
+            .iter()
+            .zip(exact.coefficients().unwrap().iter())
+        {
             assert!((a - b).abs() < 1e-6, "{a} vs {b}");
         }
     }
@@ -306,14 +343,26 @@ mod tests {
     #[test]
     fn bad_input_is_refused_before_work() {
         let mut m = LinearRegression::new(true);
-        assert!(matches!(m.predict(&Array2::<f64>::zeros((1, 1))), Err(RustymlError::NotFitted(_))));
-        assert!(m.fit(&Array2::<f64>::zeros((0, 2)), &Array1::<f64>::zeros(0)).is_err());
-        assert!(m.fit(&array![[1.0], [f64::NAN]], &array![1.0, 2.0]).is_err());
+        assert!(matches!(
+            m.predict(&Array2::<f64>::zeros((1, 1))),
+            Err(RustymlError::NotFitted(_))
+        ));
+        assert!(m
+            .fit(&Array2::<f64>::zeros((0, 2)), &Array1::<f64>::zeros(0))
+            .is_err());
+        assert!(m
+            .fit(&array![[1.0], [f64::NAN]], &array![1.0, 2.0])
+            .is_err());
         assert!(m.fit(&array![[1.0], [2.0]], &array![1.0]).is_err());
         let mut l1 = LinearRegression::new(true).with_penalty(Penalty::L1, 1.0);
         assert!(l1.fit(&array![[1.0], [2.0]], &array![1.0, 2.0]).is_err());
-        let mut diverge = LinearRegression::new(true).with_solver(Solver::GradientDescent).with_learning_rate(10.0);
-        assert!(matches!(diverge.fit(&array![[100.0], [200.0], [300.0]], &array![1.0, 2.0, 3.0]), Err(RustymlError::Numerical(_))));
+        let mut diverge = LinearRegression::new(true)
+            .with_solver(Solver::GradientDescent)
+            .with_learning_rate(10.0);
+        assert!(matches!(
+            diverge.fit(&array![[100.0], [200.0], [300.0]], &array![1.0, 2.0, 3.0]),
+            Err(RustymlError::Numerical(_))
+        ));
     }
 
     #[test]
@@ -325,7 +374,10 @@ mod tests {
         assert_eq!(back.predict(&x).unwrap(), m.predict(&x).unwrap());
         let dir = std::env::temp_dir().join(format!("rustyml-lr-{}.bin", std::process::id()));
         m.save(&dir).unwrap();
-        assert_eq!(LinearRegression::load(&dir).unwrap().coefficients(), m.coefficients());
+        assert_eq!(
+            LinearRegression::load(&dir).unwrap().coefficients(),
+            m.coefficients()
+        );
         std::fs::remove_file(dir).ok();
         assert!(LinearRegression::from_bytes(b"garbage").is_err());
     }

@@ -7,10 +7,14 @@ use ndarray::{ArrayView1, ArrayView2};
 /// `x` must be non-empty with at least one feature and hold only finite values.
 pub fn check_features(x: &ArrayView2<f64>, name: &str) -> Result<()> {
     if x.nrows() == 0 {
-        return Err(RustymlError::invalid(format!("{name} is empty: found 0 samples, at least 1 is required")));
+        return Err(RustymlError::invalid(format!(
+            "{name} is empty: found 0 samples, at least 1 is required"
+        )));
     }
     if x.ncols() == 0 {
-        return Err(RustymlError::invalid(format!("{name} has 0 features, at least 1 is required")));
+        return Err(RustymlError::invalid(format!(
+            "{name} has 0 features, at least 1 is required"
+        )));
     }
     if let Some(pos) = x.iter().position(|v| !v.is_finite()) {
         let (i, j) = (pos / x.ncols(), pos % x.ncols());
@@ -24,7 +28,9 @@ pub fn check_features(x: &ArrayView2<f64>, name: &str) -> Result<()> {
 /// `y` must be finite.
 pub fn check_target(y: &ArrayView1<f64>, name: &str) -> Result<()> {
     if let Some(i) = y.iter().position(|v| !v.is_finite()) {
-        return Err(RustymlError::invalid(format!("{name} contains NaN or infinity (first at index {i})")));
+        return Err(RustymlError::invalid(format!(
+            "{name} contains NaN or infinity (first at index {i})"
+        )));
     }
     Ok(())
 }

@@ -48,7 +48,9 @@ impl Metric {
     fn validate(&self) -> Result<()> {
         if let Metric::Minkowski(p) = self {
             if !(p.is_finite() && *p >= 1.0) {
-                return Err(RustymlError::invalid(format!("minkowski p must be a finite number >= 1, got {p}")));
+                return Err(RustymlError::invalid(format!(
+                    "minkowski p must be a finite number >= 1, got {p}"
+                )));
             }
         }
         Ok(())
@@ -60,14 +62,19 @@ impl Metric {
         match *self {
             Metric::Euclidean => squared_euclidean_unchecked(a, b).sqrt(),
             Metric::SquaredEuclidean => squared_euclidean_unchecked(a, b),
-            Metric::Manhattan => Zip::from(&a).and(&b).fold(0.0, |s, &x, &y| s + (x - y).abs()),
+            Metric::Manhattan => Zip::from(&a)
+                .and(&b)
+                .fold(0.0, |s, &x, &y| s + (x - y).abs()),
             Metric::Minkowski(p) => {
                 if p == 1.0 {
                     Metric::Manhattan.between(a, b)
                 } else if p == 2.0 {
                     Metric::Euclidean.between(a, b)
                 } else {
-                    Zip::from(&a).and(&b).fold(0.0, |s, &x, &y| s + (x - y).abs().powf(p)).powf(1.0 / p)
+                    Zip::from(&a)
+                        .and(&b)
+                        .fold(0.0, |s, &x, &y| s + (x - y).abs().powf(p))
+                        .powf(1.0 / p)
                 }
             }
         }
@@ -76,7 +83,9 @@ impl Metric {
 
 #[inline]
 fn squared_euclidean_unchecked(a: ArrayView1<f64>, b: ArrayView1<f64>) -> f64 {
-    Zip::from(&a).and(&b).fold(0.0, |s, &x, &y| s + (x - y) * (x - y))
+    Zip::from(&a)
+        .and(&b)
+        .fold(0.0, |s, &x, &y| s + (x - y) * (x - y))
 }
 
 fn check_same_len(a: &ArrayView1<f64>, b: &ArrayView1<f64>) -> Result<()> {
@@ -138,10 +147,15 @@ pub fn rowwise(a: ArrayView2<f64>, b: ArrayView2<f64>, metric: Metric) -> Result
         )));
     }
     let mut out = Array1::zeros(a.nrows());
-    let body = |(o, (ra, rb)): (&mut f64, (ArrayView1<f64>, ArrayView1<f64>))| *o = metric.between(ra, rb);
+    let body =
+        |(o, (ra, rb)): (&mut f64, (ArrayView1<f64>, ArrayView1<f64>))| *o = metric.between(ra, rb);
     let pairs = a.outer_iter().zip(b.outer_iter());
     if SCAN_F64.allows_parallel(a.len()) {
-        out.iter_mut().zip(pairs).collect::<Vec<_>>().into_par_iter().for_each(body);
+        out.iter_mut()
+            .zip(pairs)
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .for_each(body);
     } else {
         out.iter_mut().zip(pairs).for_each(body);
     }
@@ -165,10 +179,18 @@ pub fn pairwise_squared_euclidean(a: ArrayView2<f64>, b: ArrayView2<f64>) -> Res
 }
 
 /// Turn a block of `a·bᵀ` into squared distances in place, given the row norms.
-pub fn finish_squared_euclidean(mut dots: ndarray::ArrayViewMut2<f64>, a_norms: ArrayView1<f64>, b_norms: ArrayView1<f64>) {
-    Zip::from(dots.rows_mut()).and(&a_norms).for_each(|mut row, &an| {
-        Zip::from(&mut row).and(&b_norms).for_each(|v, &bn| *v = (an + bn - 2.0 * *v).max(0.0));
-    });
+pub fn finish_squared_euclidean(
+    mut dots: ndarray::ArrayViewMut2<f64>,
+    a_norms: ArrayView1<f64>,
+    b_norms: ArrayView1<f64>,
+) {
+    Zip::from(dots.rows_mut())
+        .and(&a_norms)
+        .for_each(|mut row, &an| {
+            Zip::from(&mut row)
+                .and(&b_norms)
+                .for_each(|v, &bn| *v = (an + bn - 2.0 * *v).max(0.0));
+        });
 }
 
 /// Distances of every row of `a` to every row of `b` (`a.nrows() x b.nrows()`).
@@ -191,9 +213,14 @@ pub fn pairwise(a: ArrayView2<f64>, b: ArrayView2<f64>, metric: Metric) -> Resul
             };
             let work = a.nrows().saturating_mul(b.len());
             if SCAN_F64.allows_parallel(work) {
-                out.axis_iter_mut(Axis(0)).into_par_iter().zip(a.axis_iter(Axis(0))).for_each(fill);
+                out.axis_iter_mut(Axis(0))
+                    .into_par_iter()
+                    .zip(a.axis_iter(Axis(0)))
+                    .for_each(fill);
             } else {
-                out.axis_iter_mut(Axis(0)).zip(a.axis_iter(Axis(0))).for_each(fill);
+                out.axis_iter_mut(Axis(0))
+                    .zip(a.axis_iter(Axis(0)))
+                    .for_each(fill);
             }
             Ok(out)
         }
@@ -206,7 +233,9 @@ mod tests {
     use crate::gate::serial_and_parallel;
 
     fn points(n: usize, d: usize, seed: usize) -> Array2<f64> {
-        Array2::from_shape_fn((n, d), |(i, j)| (((i * 37 + j * 11 + seed) % 101) as f64) / 10.0 - 5.0)
+        Array2::from_shape_fn((n, d), |(i, j)| {
+            (((i * 37 + j * 11 + seed) % 101) as f64) / 10.0 - 5.0
+        })
     }
 
     #[test]
@@ -216,7 +245,10 @@ mod tests {
         assert_eq!(euclidean(a.view(), b.view()).unwrap(), 5.0);
         assert_eq!(squared_euclidean(a.view(), b.view()).unwrap(), 25.0);
         assert_eq!(manhattan(a.view(), b.view()).unwrap(), 7.0);
-        assert!((minkowski(a.view(), b.view(), 3.0).unwrap() - (64.0f64 + 27.0).powf(1.0 / 3.0)).abs() < 1e-12);
+        assert!(
+            (minkowski(a.view(), b.view(), 3.0).unwrap() - (64.0f64 + 27.0).powf(1.0 / 3.0)).abs()
+                < 1e-12
+        );
         assert!(minkowski(a.view(), b.view(), 0.5).is_err());
         assert!(euclidean(a.view(), ndarray::arr1(&[1.0]).view()).is_err());
         assert!(Metric::parse("cosine", 2.0).is_err());
@@ -226,7 +258,12 @@ mod tests {
     fn pairwise_matches_rowwise_scans_for_every_metric() {
         let a = points(57, 6, 1);
         let b = points(43, 6, 2);
-        for metric in [Metric::Euclidean, Metric::SquaredEuclidean, Metric::Manhattan, Metric::Minkowski(3.0)] {
+        for metric in [
+            Metric::Euclidean,
+            Metric::SquaredEuclidean,
+            Metric::Manhattan,
+            Metric::Minkowski(3.0),
+        ] {
             let d = pairwise(a.view(), b.view(), metric).unwrap();
             for i in 0..a.nrows() {
                 for j in 0..b.nrows() {
@@ -237,10 +274,20 @@ mod tests {
                         // to the norms, not to the distance (as in scikit-learn).
                         Metric::Euclidean | Metric::SquaredEuclidean => {
                             let scale = a.row(i).dot(&a.row(i)) + b.row(j).dot(&b.row(j));
-                            let (g2, w2) = if metric == Metric::Euclidean { (got * got, want * want) } else { (got, want) };
-                            assert!((g2 - w2).abs() <= 1e-13 * scale, "{metric:?} {i} {j}: {got} vs {want}");
+                            let (g2, w2) = if metric == Metric::Euclidean {
+                                (got * got, want * want)
+                            } else {
+                                (got, want)
+                            };
+                            assert!(
+                                (g2 - w2).abs() <= 1e-13 * scale,
+                                "{metric:?} {i} {j}: {got} vs {want}"
+                            );
                         }
-                        _ => assert!((got - want).abs() < 1e-12 * want.max(1.0), "{metric:?} {i} {j}"),
+                        _ => assert!(
+                            (got - want).abs() < 1e-12 * want.max(1.0),
+                            "{metric:?} {i} {j}"
+                        ),
                     }
                 }
             }
@@ -252,10 +299,24 @@ mod tests {
         let a = points(300, 9, 3);
         let b = points(200, 9, 4);
         for metric in [Metric::Manhattan, Metric::Minkowski(2.5)] {
-            let (s, p) = serial_and_parallel(&SCAN_F64, || pairwise(a.view(), b.view(), metric).unwrap());
-            assert_eq!(s.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), p.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
-            let (s, p) = serial_and_parallel(&SCAN_F64, || rowwise(a.view(), a.view().slice_move(ndarray::s![..;-1, ..]), metric).unwrap());
-            assert_eq!(s.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), p.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+            let (s, p) =
+                serial_and_parallel(&SCAN_F64, || pairwise(a.view(), b.view(), metric).unwrap());
+            assert_eq!(
+                s.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                p.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            );
+            let (s, p) = serial_and_parallel(&SCAN_F64, || {
+                rowwise(
+                    a.view(),
+                    a.view().slice_move(ndarray::s![..;-1, ..]),
+                    metric,
+                )
+                .unwrap()
+            });
+            assert_eq!(
+                s.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                p.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            );
         }
     }
 }

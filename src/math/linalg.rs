@@ -17,16 +17,23 @@ fn from_na(m: &DMatrix<f64>) -> Array2<f64> {
 /// matching eigenvectors as columns.
 pub fn symmetric_eigen(a: ArrayView2<f64>) -> Result<(Array1<f64>, Array2<f64>)> {
     if a.nrows() != a.ncols() {
-        return Err(RustymlError::invalid(format!("symmetric_eigen: matrix is {:?}, not square", a.dim())));
+        return Err(RustymlError::invalid(format!(
+            "symmetric_eigen: matrix is {:?}, not square",
+            a.dim()
+        )));
     }
     if a.iter().any(|v| !v.is_finite()) {
-        return Err(RustymlError::Numerical("symmetric_eigen: matrix has NaN or infinite entries".into()));
+        return Err(RustymlError::Numerical(
+            "symmetric_eigen: matrix has NaN or infinite entries".into(),
+        ));
     }
     let eig = nalgebra::SymmetricEigen::new(to_na(a));
     let mut order: Vec<usize> = (0..eig.eigenvalues.len()).collect();
     order.sort_by(|&i, &j| eig.eigenvalues[j].total_cmp(&eig.eigenvalues[i]));
     let values = Array1::from_iter(order.iter().map(|&i| eig.eigenvalues[i]));
-    let vectors = Array2::from_shape_fn((a.nrows(), order.len()), |(r, c)| eig.eigenvectors[(r, order[c])]);
+    let vectors = Array2::from_shape_fn((a.nrows(), order.len()), |(r, c)| {
+        eig.eigenvectors[(r, order[c])]
+    });
     Ok((values, vectors))
 }
 
@@ -50,7 +57,9 @@ pub fn solve_symmetric(a: ArrayView2<f64>, b: ArrayView1<f64>) -> Result<Array1<
         if x.iter().all(|v| v.is_finite()) {
             // Cholesky succeeds on nearly singular systems too; keep it only when well conditioned.
             let diag = chol.l_dirty().diagonal();
-            let (lo, hi) = diag.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &v| (lo.min(v.abs()), hi.max(v.abs())));
+            let (lo, hi) = diag.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &v| {
+                (lo.min(v.abs()), hi.max(v.abs()))
+            });
             if lo > hi * 1e-7 {
                 return Ok(Array1::from_iter(x.iter().copied()));
             }
@@ -59,12 +68,13 @@ pub fn solve_symmetric(a: ArrayView2<f64>, b: ArrayView1<f64>) -> Result<Array1<
     let (values, vectors) = symmetric_eigen(a)?;
     let cutoff = values.iter().fold(0.0f64, |m, v| m.max(v.abs())) * d as f64 * f64::EPSILON;
     let projected = vectors.t().dot(&b);
-    let scaled = Array1::from_iter(
-        projected
-            .iter()
-            .zip(values.iter())
-            .map(|(&p, &l)| if l > cutoff { p / l } else { 0.0 }),
-    );
+    let scaled = Array1::from_iter(projected.iter().zip(values.iter()).map(|(&p, &l)| {
+        if l > cutoff {
+            p / l
+        } else {
+            0.0
+        }
+    }));
     Ok(vectors.dot(&scaled))
 }
 

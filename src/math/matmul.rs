@@ -8,8 +8,8 @@
 
 use crate::declare_gate;
 use crate::error::{Result, RustymlError};
-use gemmkit_ndarray::{FusedScalar, GemmScalar};
 pub use gemmkit_ndarray::{Activation, Bias, Parallelism};
+use gemmkit_ndarray::{FusedScalar, GemmScalar};
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis};
 use rayon::prelude::*;
 
@@ -42,10 +42,14 @@ pub fn dot<T: GemmScalar>(a: ArrayView2<T>, b: ArrayView2<T>) -> Result<Array2<T
 
 /// `a · b` with an explicit [`Parallelism`]. Any strides (transposed, sliced, reversed views)
 /// are read in place.
-pub fn dot_par<T: GemmScalar>(a: ArrayView2<T>, b: ArrayView2<T>, par: Parallelism) -> Result<Array2<T>> {
+pub fn dot_par<T: GemmScalar>(
+    a: ArrayView2<T>,
+    b: ArrayView2<T>,
+    par: Parallelism,
+) -> Result<Array2<T>> {
     check_inner(a.dim(), b.dim())?;
     let mut c = Array2::from_elem((a.nrows(), b.ncols()), T::ZERO);
-    if a.ncols() > 0 && c.len() > 0 {
+    if a.ncols() > 0 && !c.is_empty() {
         gemmkit_ndarray::gemm(T::ONE, &a, &b, T::ZERO, &mut c, par);
     }
     Ok(c)
@@ -53,7 +57,11 @@ pub fn dot_par<T: GemmScalar>(a: ArrayView2<T>, b: ArrayView2<T>, par: Paralleli
 
 /// `a · x` for a 1-D `x`: `x` is viewed as a `[k, 1]` column, so gemmkit takes its
 /// bandwidth-bound GEMV path.
-pub fn matvec<T: GemmScalar>(a: ArrayView2<T>, x: ArrayView1<T>, par: Parallelism) -> Result<Array1<T>> {
+pub fn matvec<T: GemmScalar>(
+    a: ArrayView2<T>,
+    x: ArrayView1<T>,
+    par: Parallelism,
+) -> Result<Array1<T>> {
     check_inner(a.dim(), (x.len(), 1))?;
     let column = x.insert_axis(Axis(1));
     let product = dot_par(a, column, par)?;
@@ -78,7 +86,11 @@ pub fn dot_bias_act<T: FusedScalar>(
                 b.ncols()
             )))
         }
-        Some(v) => Some(v.as_slice().map(|s| s.to_vec()).unwrap_or_else(|| v.to_vec())),
+        Some(v) => Some(
+            v.as_slice()
+                .map(|s| s.to_vec())
+                .unwrap_or_else(|| v.to_vec()),
+        ),
         None => None,
     };
     if c.is_empty() {
@@ -95,6 +107,35 @@ pub fn dot_bias_act<T: FusedScalar>(
         par,
     );
     Ok(c)
+}
+
+/// Rows per block of [`gram`]: a function of the width only, so the grouping (and the bits)
+/// never depend on threads or gates.
+fn gram_block_rows(cols: usize) -> usize {
+    (crate::math::reduction::BLOCK * 16 / cols.max(1)).max(64)
+}
+
+/// `xᵀ x` for a tall `x` (`n x d`), as a deterministic blocked sum of per-block products.
+///
+/// gemmkit parallelises a deep-k product by giving workers private copies of the operand
+/// panels; for Gram matrices of tall data that costs more memory than the data itself.
+/// Summing `x_bᵀ x_b` over fixed row blocks with the reduction engine keeps memory at one
+/// `d x d` partial per block and parallelises behind the f64 sum gate.
+pub fn gram(x: ArrayView2<f64>) -> Array2<f64> {
+    let (n, d) = x.dim();
+    let block = gram_block_rows(d);
+    crate::math::reduction::blocked_fold(
+        n,
+        block,
+        &crate::math::reduction::SUM_F64,
+        n.saturating_mul(d),
+        Array2::<f64>::zeros((d, d)),
+        |rows| {
+            let xb = x.slice(ndarray::s![rows, ..]);
+            dot_par(xb.t(), xb, Parallelism::Serial).expect("aligned by construction")
+        },
+        |acc, part| acc + part,
+    )
 }
 
 /// Rows per chunk of a tiled product with `cols` output columns under the current
@@ -131,9 +172,15 @@ where
     };
     let b_bytes = b.len().saturating_mul(std::mem::size_of::<T>());
     if starts.len() > 1 && CACHE_RESIDENT_MAX_BYTES.admits(b_bytes) && !in_rayon_worker() {
-        starts.into_par_iter().for_each(|s| chunk(s, Parallelism::Serial));
+        starts
+            .into_par_iter()
+            .for_each(|s| chunk(s, Parallelism::Serial));
     } else {
-        let par = if in_rayon_worker() { Parallelism::Serial } else { Parallelism::default() };
+        let par = if in_rayon_worker() {
+            Parallelism::Serial
+        } else {
+            Parallelism::default()
+        };
         starts.into_iter().for_each(|s| chunk(s, par));
     }
     Ok(())
@@ -193,7 +240,11 @@ mod tests {
             let serial = dot_par(a.view(), b.view(), Parallelism::Serial).unwrap();
             for workers in [2, 4, 8, 16, 32] {
                 let par = dot_par(a.view(), b.view(), Parallelism::Rayon(workers)).unwrap();
-                assert_eq!(bits(&serial), bits(&par), "shape {m}x{k}x{n}, {workers} workers");
+                assert_eq!(
+                    bits(&serial),
+                    bits(&par),
+                    "shape {m}x{k}x{n}, {workers} workers"
+                );
             }
         }
     }
@@ -206,7 +257,11 @@ mod tests {
             let serial = dot_par(a.view(), b.view(), Parallelism::Serial).unwrap();
             for workers in [2, 4, 32] {
                 let par = dot_par(a.view(), b.view(), Parallelism::Rayon(workers)).unwrap();
-                assert_eq!(bits(&serial), bits(&par), "shape {m}x{k}x{n}, {workers} workers");
+                assert_eq!(
+                    bits(&serial),
+                    bits(&par),
+                    "shape {m}x{k}x{n}, {workers} workers"
+                );
             }
         }
     }
@@ -217,7 +272,10 @@ mod tests {
         let x = matrix::<f64>(1000, 1, 6).column(0).to_owned();
         let s = matvec(a.view(), x.view(), Parallelism::Serial).unwrap();
         let p = matvec(a.view(), x.view(), Parallelism::default()).unwrap();
-        assert_eq!(s.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), p.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+        assert_eq!(
+            s.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            p.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        );
         let reference = naive(&a, &x.clone().insert_axis(Axis(1)));
         for (got, want) in s.iter().zip(reference.iter()) {
             assert!((got - want).abs() < 1e-10);
@@ -229,12 +287,24 @@ mod tests {
         let a = matrix::<f32>(300, 200, 7);
         let b = matrix::<f32>(200, 150, 8);
         let bias = Array1::from_shape_fn(150, |j| (j as f32) * 0.01 - 0.7);
-        let fused = dot_bias_act(a.view(), b.view(), Some(bias.view()), Some(Activation::Relu), Parallelism::default()).unwrap();
+        let fused = dot_bias_act(
+            a.view(),
+            b.view(),
+            Some(bias.view()),
+            Some(Activation::Relu),
+            Parallelism::default(),
+        )
+        .unwrap();
         let mut plain = dot_par(a.view(), b.view(), Parallelism::default()).unwrap();
         for mut row in plain.rows_mut() {
-            ndarray::Zip::from(&mut row).and(&bias).for_each(|v, &bj| *v = (*v + bj).max(0.0));
+            ndarray::Zip::from(&mut row)
+                .and(&bias)
+                .for_each(|v, &bj| *v = (*v + bj).max(0.0));
         }
-        assert_eq!(fused.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), plain.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+        assert_eq!(
+            fused.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            plain.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        );
     }
 
     #[test]
@@ -258,14 +328,42 @@ mod tests {
         let big = matrix::<f64>(140, 150, 11);
         let sa = big.slice(ndarray::s![..;2, ..;3]);
         let sb = big.slice(ndarray::s![10..110;-2, 7..47]);
-        close(&dot(sa, sb).unwrap(), &naive(&sa.to_owned(), &sb.to_owned()));
+        close(
+            &dot(sa, sb).unwrap(),
+            &naive(&sa.to_owned(), &sb.to_owned()),
+        );
         assert!(dot(a.view(), a.view()).is_err());
-        assert_eq!(dot(Array2::<f64>::zeros((3, 0)).view(), Array2::<f64>::zeros((0, 4)).view()).unwrap(), Array2::zeros((3, 4)));
+        assert_eq!(
+            dot(
+                Array2::<f64>::zeros((3, 0)).view(),
+                Array2::<f64>::zeros((0, 4)).view()
+            )
+            .unwrap(),
+            Array2::<f64>::zeros((3, 4))
+        );
+    }
+
+    #[test]
+    fn gram_is_bitwise_gate_independent_and_matches_the_product() {
+        let x = matrix::<f64>(50_003, 7, 14);
+        let (s, p) =
+            crate::gate::serial_and_parallel(&crate::math::reduction::SUM_F64, || gram(x.view()));
+        assert_eq!(bits(&s), bits(&p));
+        let reference = naive(&x.t().to_owned(), &x);
+        for (g, w) in s.iter().zip(reference.iter()) {
+            assert!((g - w).abs() < 1e-9 * w.abs().max(1.0), "{g} vs {w}");
+        }
+        assert_eq!(
+            gram(Array2::<f64>::zeros((0, 3)).view()),
+            Array2::<f64>::zeros((3, 3))
+        );
     }
 
     #[test]
     fn tiled_product_matches_whole_product_under_both_strategies() {
-        let _lock = crate::gate::GATE_TEST_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let _lock = crate::gate::GATE_TEST_LOCK
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         let a = matrix::<f64>(1000, 24, 12);
         let b = matrix::<f64>(24, 300, 13);
         let whole = dot(a.view(), b.view()).unwrap();
@@ -274,12 +372,19 @@ mod tests {
             crate::gate::with_gate(&CHUNK_ELEMS, 64 * 300, || {
                 crate::gate::with_gate(&CACHE_RESIDENT_MAX_BYTES, resident, || {
                     tiled_product(a.view(), b.view(), |start, chunk| {
-                        got.lock().unwrap().slice_mut(ndarray::s![start..start + chunk.nrows(), ..]).assign(&chunk);
+                        got.lock()
+                            .unwrap()
+                            .slice_mut(ndarray::s![start..start + chunk.nrows(), ..])
+                            .assign(&chunk);
                     })
                     .unwrap()
                 })
             });
-            assert_eq!(bits(&got.into_inner().unwrap()), bits(&whole), "resident={resident}");
+            assert_eq!(
+                bits(&got.into_inner().unwrap()),
+                bits(&whole),
+                "resident={resident}"
+            );
         }
     }
 }

@@ -2,6 +2,10 @@
 //! matrix-product adapter and small dense linear algebra.
 
 pub mod distance;
+#[cfg(any(feature = "machine_learning", feature = "utils"))]
+pub mod elementwise;
+#[cfg(any(feature = "machine_learning", feature = "utils"))]
+pub mod kernels;
 pub mod linalg;
 pub mod matmul;
 pub mod reduction;

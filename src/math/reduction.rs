@@ -68,7 +68,8 @@ fn lane_fold(s: &[f64], f: impl Fn(f64) -> f64) -> f64 {
             acc[i] += f(c[i]);
         }
     }
-    let mut total = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    let mut total =
+        ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
     for &v in rem {
         total += f(v);
     }
@@ -78,7 +79,11 @@ fn lane_fold(s: &[f64], f: impl Fn(f64) -> f64) -> f64 {
 /// Run `body` on the block `range` of `x` as a contiguous slice, gathering a strided view into
 /// a stack buffer first, so strided and contiguous inputs fold identically.
 #[inline]
-fn with_block<R>(x: &ArrayView1<f64>, range: std::ops::Range<usize>, body: impl FnOnce(&[f64]) -> R) -> R {
+fn with_block<R>(
+    x: &ArrayView1<f64>,
+    range: std::ops::Range<usize>,
+    body: impl FnOnce(&[f64]) -> R,
+) -> R {
     match x.as_slice() {
         Some(s) => body(&s[range]),
         None => {
@@ -94,12 +99,28 @@ fn with_block<R>(x: &ArrayView1<f64>, range: std::ops::Range<usize>, body: impl 
 
 /// Deterministic sum of a 1-D f64 view (strided views read in place).
 pub fn sum(x: ArrayView1<f64>) -> f64 {
-    blocked_fold(x.len(), BLOCK, &SUM_F64, x.len(), 0.0, |r| with_block(&x, r, |s| lane_fold(s, |v| v)), |a, b| a + b)
+    blocked_fold(
+        x.len(),
+        BLOCK,
+        &SUM_F64,
+        x.len(),
+        0.0,
+        |r| with_block(&x, r, |s| lane_fold(s, |v| v)),
+        |a, b| a + b,
+    )
 }
 
 /// Deterministic sum of squares.
 pub fn sq_sum(x: ArrayView1<f64>) -> f64 {
-    blocked_fold(x.len(), BLOCK, &SUM_F64, x.len(), 0.0, |r| with_block(&x, r, |s| lane_fold(s, |v| v * v)), |a, b| a + b)
+    blocked_fold(
+        x.len(),
+        BLOCK,
+        &SUM_F64,
+        x.len(),
+        0.0,
+        |r| with_block(&x, r, |s| lane_fold(s, |v| v * v)),
+        |a, b| a + b,
+    )
 }
 
 /// Running moments of a sample: count, mean and sum of squared deviations (`m2`).
@@ -118,7 +139,11 @@ impl Moments {
         }
         let mean = lane_fold(s, |v| v) / s.len() as f64;
         let m2 = lane_fold(s, |v| (v - mean) * (v - mean));
-        Self { count: s.len(), mean, m2 }
+        Self {
+            count: s.len(),
+            mean,
+            m2,
+        }
     }
 
     /// Chan et al.'s pairwise merge of two samples' moments.
@@ -194,10 +219,13 @@ pub fn column_moments(x: ArrayView2<f64>) -> Vec<Moments> {
         mean /= count as f64;
         let mut m2 = Array1::<f64>::zeros(d);
         for row in rows.outer_iter() {
-            ndarray::Zip::from(&mut m2).and(&row).and(&mean).for_each(|acc, &v, &mu| {
-                let dv = v - mu;
-                *acc += dv * dv;
-            });
+            ndarray::Zip::from(&mut m2)
+                .and(&row)
+                .and(&mean)
+                .for_each(|acc, &v, &mu| {
+                    let dv = v - mu;
+                    *acc += dv * dv;
+                });
         }
         mean.iter()
             .zip(m2.iter())
@@ -223,12 +251,26 @@ mod tests {
 
     fn data(n: usize) -> Array1<f64> {
         // Values of very different magnitudes make the rounding order visible.
-        Array1::from_shape_fn(n, |i| ((i as f64) * 0.7312).sin() * 10f64.powi((i % 7) as i32 - 3))
+        Array1::from_shape_fn(n, |i| {
+            ((i as f64) * 0.7312).sin() * 10f64.powi((i % 7) as i32 - 3)
+        })
     }
 
     #[test]
     fn serial_and_parallel_agree_bitwise_at_every_length() {
-        for n in [0, 1, 7, 8, 9, BLOCK - 1, BLOCK, BLOCK + 1, 3 * BLOCK + 5, 100_003, 3_000_001] {
+        for n in [
+            0,
+            1,
+            7,
+            8,
+            9,
+            BLOCK - 1,
+            BLOCK,
+            BLOCK + 1,
+            3 * BLOCK + 5,
+            100_003,
+            3_000_001,
+        ] {
             let x = data(n);
             let (s, p) = serial_and_parallel(&SUM_F64, || sum(x.view()));
             assert_eq!(s.to_bits(), p.to_bits(), "sum n={n}");
@@ -245,7 +287,10 @@ mod tests {
         let x = data(1_000_003);
         let (reference, _) = serial_and_parallel(&SUM_F64, || sum(x.view()));
         for threads in [1, 2, 3, 4, 8, 16] {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
             let (s, p) = pool.install(|| serial_and_parallel(&SUM_F64, || sum(x.view())));
             assert_eq!(s.to_bits(), reference.to_bits(), "threads={threads}");
             assert_eq!(p.to_bits(), reference.to_bits(), "threads={threads}");
@@ -268,11 +313,17 @@ mod tests {
         let (mut s, mut c) = (0.0f64, 0.0f64);
         for &v in x.iter() {
             let t = s + v;
-            c += if s.abs() >= v.abs() { (s - t) + v } else { (v - t) + s };
+            c += if s.abs() >= v.abs() {
+                (s - t) + v
+            } else {
+                (v - t) + s
+            };
             s = t;
         }
         let reference = s + c;
-        assert!((sum(x.view()) - reference).abs() <= 1e-12 * x.iter().map(|v| v.abs()).sum::<f64>());
+        assert!(
+            (sum(x.view()) - reference).abs() <= 1e-12 * x.iter().map(|v| v.abs()).sum::<f64>()
+        );
         let m = moments(x.view());
         let mean = reference / x.len() as f64;
         let var = x.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / x.len() as f64;
@@ -285,7 +336,9 @@ mod tests {
     #[test]
     fn column_moments_match_per_column_and_agree_bitwise() {
         let (n, d) = (20_011, 13);
-        let x = ndarray::Array2::from_shape_fn((n, d), |(i, j)| ((i * d + j) as f64 * 0.37).cos() * (j as f64 + 1.0));
+        let x = ndarray::Array2::from_shape_fn((n, d), |(i, j)| {
+            ((i * d + j) as f64 * 0.37).cos() * (j as f64 + 1.0)
+        });
         let (s, p) = serial_and_parallel(&SUM_F64, || column_moments(x.view()));
         for j in 0..d {
             assert_eq!(s[j].mean.to_bits(), p[j].mean.to_bits());

@@ -16,7 +16,9 @@ pub(crate) fn check_pair(y_true: &ArrayView1<f64>, y_pred: &ArrayView1<f64>) -> 
         return Err(RustymlError::invalid("y_true and y_pred are empty"));
     }
     if y_true.iter().chain(y_pred.iter()).any(|v| !v.is_finite()) {
-        return Err(RustymlError::invalid("y_true or y_pred contains NaN or infinity"));
+        return Err(RustymlError::invalid(
+            "y_true or y_pred contains NaN or infinity",
+        ));
     }
     Ok(())
 }
@@ -48,7 +50,11 @@ mod tests {
     #[test]
     fn r2_matches_hand_computation() {
         // y = [1,2,3,4], pred = [1,2,3,5]: ss_res = 1, ss_tot = 5 -> 0.8
-        let r2 = r2_score(arr1(&[1.0, 2.0, 3.0, 4.0]).view(), arr1(&[1.0, 2.0, 3.0, 5.0]).view()).unwrap();
+        let r2 = r2_score(
+            arr1(&[1.0, 2.0, 3.0, 4.0]).view(),
+            arr1(&[1.0, 2.0, 3.0, 5.0]).view(),
+        )
+        .unwrap();
         assert!((r2 - 0.8).abs() < 1e-15);
         assert!(r2_score(arr1(&[1.0]).view(), arr1(&[1.0, 2.0]).view()).is_err());
     }

@@ -1,0 +1,77 @@
+//! Ladders of the f64 elementwise gates.
+
+use crate::harness::{Family, Rung};
+use ndarray::Array2;
+use rustyml::math::elementwise;
+use std::hint::black_box;
+
+pub fn families() -> Vec<Family> {
+    let sigmoid_rungs = [
+        4_096usize, 16_384, 32_768, 65_536, 131_072, 262_144, 1_048_576,
+    ]
+    .into_iter()
+    .map(|n| {
+        let x = Array2::from_shape_fn((n / 8, 8), |(i, j)| ((i * 8 + j) as f64 * 0.37).sin() * 6.0);
+        let mut y = x.clone();
+        Rung::new(format!("sigmoid n={n}"), n, move || {
+            y.assign(&x);
+            elementwise::sigmoid_inplace(black_box(&mut y));
+        })
+    })
+    .collect();
+    let softmax_rungs = [
+        (1_024usize, 10usize),
+        (4_096, 10),
+        (8_192, 8),
+        (16_384, 4),
+        (16_384, 10),
+        (65_536, 10),
+    ]
+    .into_iter()
+    .map(|(n, k)| {
+        let x = Array2::from_shape_fn((n, k), |(i, j)| ((i * k + j) as f64 * 0.11).cos() * 4.0);
+        let mut y = x.clone();
+        Rung::new(format!("softmax rows {n}x{k}"), n * k, move || {
+            y.assign(&x);
+            elementwise::softmax_rows_inplace(black_box(y.view_mut()));
+        })
+    })
+    .collect();
+    let rbf_rungs = [
+        (64usize, 64usize),
+        (128, 128),
+        (181, 181),
+        (256, 256),
+        (512, 512),
+        (1024, 1024),
+    ]
+    .into_iter()
+    .map(|(m, n)| {
+        let x = Array2::from_shape_fn((m, n), |(i, j)| {
+            ((i * n + j) as f64 * 0.05).sin().abs() * 10.0
+        });
+        let mut y = x.clone();
+        Rung::new(format!("rbf map {m}x{n}"), m * n, move || {
+            y.assign(&x);
+            elementwise::exp_map_inplace(black_box(&mut y), |d2| (-0.3 * d2).exp());
+        })
+    })
+    .collect();
+    vec![
+        Family {
+            title: "f64 sigmoid map (EXP_MAP_F64)".into(),
+            gate: &elementwise::EXP_MAP_F64,
+            rungs: sigmoid_rungs,
+        },
+        Family {
+            title: "f64 row softmax (EXP_MAP_F64)".into(),
+            gate: &elementwise::EXP_MAP_F64,
+            rungs: softmax_rungs,
+        },
+        Family {
+            title: "f64 RBF kernel map (EXP_MAP_F64)".into(),
+            gate: &elementwise::EXP_MAP_F64,
+            rungs: rbf_rungs,
+        },
+    ]
+}

@@ -1,0 +1,20 @@
+"""rustyml: machine learning with a Rust core and gated rayon parallelism.
+
+Module layout mirrors the Rust crate: ``rustyml.math``, ``rustyml.machine_learning``,
+``rustyml.tuning``, ``rustyml.parallel`` (and ``rustyml.utils``, ``rustyml.metrics``).
+"""
+
+from rustyml import _native, exceptions, machine_learning, math, parallel, tuning
+from rustyml.exceptions import NotFittedError
+
+__version__ = _native.__version__
+
+__all__ = [
+    "NotFittedError",
+    "__version__",
+    "exceptions",
+    "machine_learning",
+    "math",
+    "parallel",
+    "tuning",
+]

@@ -1,0 +1,82 @@
+"""``python -m rustyml``: report the machine, the thread pool, every gate and every gemmkit
+knob, then run the chapter's LinearRegression example."""
+
+import os
+import platform
+from pathlib import Path
+
+import numpy as np
+
+import rustyml
+from rustyml.machine_learning import LinearRegression
+from rustyml.tuning.matmul import backend
+
+
+def cpu_model():
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def cache_sizes():
+    """(level, type, size) per cache of cpu0, as Linux reports them."""
+    base = Path("/sys/devices/system/cpu/cpu0/cache")
+    found = []
+    for index in sorted(base.glob("index*")) if base.exists() else []:
+        try:
+            level = (index / "level").read_text().strip()
+            kind = (index / "type").read_text().strip()
+            size = (index / "size").read_text().strip()
+        except OSError:
+            continue
+        found.append((f"L{level}", kind, size))
+    return found
+
+
+def backend_source(name):
+    env = backend.env_var_name(name)
+    raw = os.environ.get(env)
+    if raw is None:
+        return "default"
+    try:
+        int(raw.strip())
+    except ValueError:
+        return f"{env}={raw!r} is malformed (gemmkit ignores it)"
+    return f"set by {env}"
+
+
+def main():
+    print(f"rustyml {rustyml.__version__}")
+    print(f"CPU: {cpu_model()}")
+    print(f"cores (os.cpu_count): {os.cpu_count()}")
+    caches = cache_sizes()
+    if caches:
+        print("caches: " + ", ".join(f"{lvl} {kind} {size}" for lvl, kind, size in caches))
+    else:
+        print("caches: not reported by this system")
+    print(f"rayon threads: {rustyml.parallel.current_num_threads()}")
+
+    print("\ngates (tuning.<family>.get_<name>):")
+    for family, name, value, default, unit in rustyml.tuning.gates():
+        mark = "" if value == default else f"  (default {default})"
+        print(f"  tuning.{family}.{name:<28} {value:>14} {unit}{mark}")
+
+    print("\ngemmkit backend knobs (tuning.matmul.backend):")
+    for name in backend.KNOBS:
+        value = getattr(backend, name)()
+        print(f"  {name:<32} {value:>22}  {backend_source(name)}")
+
+    print("\nchapter example: LinearRegression(fit_intercept=True) on x = 1..5, y = 2x + 1")
+    x = np.array([[1.0], [2.0], [3.0], [4.0], [5.0]])
+    y = np.array([3.0, 5.0, 7.0, 9.0, 11.0])
+    model = LinearRegression(True).fit(x, y)
+    preds = model.predict(x)
+    print(f"prediction: {preds[0]:.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,146 @@
+"""scikit-learn conventions for the native estimators.
+
+A wrapper stores its hyper-parameters as plain attributes (so ``sklearn.base.clone``,
+``Pipeline`` and ``GridSearchCV`` work), builds its native model in ``fit`` and keeps it in
+``self._native``. Pickling stores the hyper-parameters plus the native model's binary
+encoding; ``save``/``load`` write the same to a file.
+"""
+
+import inspect
+import pickle
+
+from rustyml.exceptions import NotFittedError
+
+
+class BaseEstimator:
+    """get_params / set_params / repr / pickle / save / load for rustyml estimators."""
+
+    _estimator_type = None
+    _native_class = None
+
+    @classmethod
+    def _param_names(cls):
+        sig = inspect.signature(cls.__init__)
+        return sorted(
+            p.name
+            for p in sig.parameters.values()
+            if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        )
+
+    def get_params(self, deep=True):
+        """Hyper-parameters as a dict (``deep`` is accepted for scikit-learn compatibility)."""
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params):
+        """Set hyper-parameters; unknown names raise ``ValueError``. Returns ``self``."""
+        valid = self._param_names()
+        for key, value in params.items():
+            if key not in valid:
+                raise ValueError(
+                    f"Invalid parameter {key!r} for estimator {type(self).__name__}. "
+                    f"Valid parameters are: {valid}."
+                )
+            setattr(self, key, value)
+        return self
+
+    def __repr__(self):
+        defaults = {
+            p.name: p.default for p in inspect.signature(type(self).__init__).parameters.values()
+        }
+        shown = [
+            f"{k}={v!r}"
+            for k, v in self.get_params().items()
+            if k not in defaults or defaults[k] is inspect.Parameter.empty or v != defaults[k]
+        ]
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+    # -- fitted state -------------------------------------------------------------------
+    def _check_fitted(self):
+        native = self.__dict__.get("_native")
+        if native is None:
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
+                "appropriate arguments before using this estimator."
+            )
+        return native
+
+    def __sklearn_is_fitted__(self):
+        return self.__dict__.get("_native") is not None
+
+    # -- persistence --------------------------------------------------------------------
+    def __getstate__(self):
+        state = {k: v for k, v in self.__dict__.items() if k != "_native"}
+        native = self.__dict__.get("_native")
+        state["_native_bytes"] = None if native is None else bytes(native.to_bytes())
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        data = state.pop("_native_bytes", None)
+        self.__dict__.update(state)
+        self._native = None if data is None else self._native_class.from_bytes(data)
+
+    def save(self, path):
+        """Write the estimator (hyper-parameters and fitted state) to ``path``."""
+        with open(path, "wb") as fh:
+            pickle.dump(self, fh, protocol=pickle.HIGHEST_PROTOCOL)
+
+    @classmethod
+    def load(cls, path):
+        """Read an estimator written by ``save``; ``TypeError`` if it is another class."""
+        with open(path, "rb") as fh:
+            obj = pickle.load(fh)
+        if not isinstance(obj, cls):
+            raise TypeError(f"{path} holds a {type(obj).__name__}, not a {cls.__name__}")
+        return obj
+
+    # -- scikit-learn tags (only scikit-learn calls this, so the import is lazy) ----------
+    def __sklearn_tags__(self):
+        from sklearn.utils import (
+            ClassifierTags,
+            RegressorTags,
+            Tags,
+            TargetTags,
+            TransformerTags,
+        )
+
+        kind = self._estimator_type
+        return Tags(
+            estimator_type=kind,
+            target_tags=TargetTags(required=kind in ("classifier", "regressor")),
+            transformer_tags=TransformerTags() if hasattr(self, "transform") else None,
+            classifier_tags=ClassifierTags() if kind == "classifier" else None,
+            regressor_tags=RegressorTags() if kind == "regressor" else None,
+        )
+
+
+class RegressorMixin:
+    """``score`` as R², scikit-learn's regressor convention."""
+
+    _estimator_type = "regressor"
+
+    def score(self, X, y):
+        """Coefficient of determination of ``predict(X)`` against ``y``."""
+        import numpy as np
+
+        from rustyml._validation import as_float_array
+
+        y = as_float_array(y, "y", 1)
+        pred = self.predict(X)
+        ss_res = float(np.sum((y - pred) ** 2))
+        ss_tot = float(np.sum((y - y.mean()) ** 2))
+        if ss_tot == 0.0:
+            return 1.0 if ss_res == 0.0 else 0.0
+        return 1.0 - ss_res / ss_tot
+
+
+class ClassifierMixin:
+    """``score`` as accuracy, scikit-learn's classifier convention."""
+
+    _estimator_type = "classifier"
+
+    def score(self, X, y):
+        """Mean accuracy of ``predict(X)`` against ``y``."""
+        import numpy as np
+
+        return float(np.mean(self.predict(X) == np.asarray(y)))

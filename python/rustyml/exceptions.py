@@ -1,0 +1,5 @@
+"""Exceptions raised by rustyml."""
+
+
+class NotFittedError(ValueError, AttributeError):
+    """An estimator was used before ``fit`` (same bases as scikit-learn's)."""

@@ -1,0 +1,61 @@
+from rustyml import _native
+from rustyml._base import BaseEstimator, RegressorMixin
+from rustyml._validation import as_float_array
+
+
+class LinearRegression(RegressorMixin, BaseEstimator):
+    """Least-squares linear regression.
+
+    ``solver="normal"`` solves the normal equations in closed form (ridge when
+    ``penalty="l2"``: minimises ``|y - Xw - b|^2 + alpha |w|^2`` like scikit-learn's ``Ridge``).
+    ``solver="gradient_descent"`` runs full-batch gradient descent on the halved mean squared
+    error with ``penalty`` None, ``"l2"`` (same minimiser as the closed form) or ``"l1"``
+    (``alpha |w|_1``, scikit-learn's ``Lasso`` objective, solved by proximal steps).
+    """
+
+    _native_class = _native.machine_learning.LinearRegression
+
+    def __init__(
+        self,
+        fit_intercept=True,
+        solver="normal",
+        penalty=None,
+        alpha=0.0,
+        learning_rate=0.01,
+        max_iter=1000,
+        tol=1e-6,
+    ):
+        self.fit_intercept = fit_intercept
+        self.solver = solver
+        self.penalty = penalty
+        self.alpha = alpha
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def fit(self, X, y):
+        """Fit to ``X`` (n_samples, n_features) and ``y`` (n_samples,). Returns ``self``."""
+        X = as_float_array(X, "X", 2)
+        y = as_float_array(y, "y", 1)
+        native = self._native_class(**self.get_params())
+        native.fit(X, y)
+        self._native = native
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def predict(self, X):
+        """Predicted targets for ``X``."""
+        native = self._check_fitted()
+        return native.predict(as_float_array(X, "X", 2))
+
+    @property
+    def coef_(self):
+        return self._check_fitted().coef_
+
+    @property
+    def intercept_(self):
+        return self._check_fitted().intercept_
+
+    @property
+    def n_iter_(self):
+        return self._check_fitted().n_iter_

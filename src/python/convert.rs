@@ -1,0 +1,128 @@
+//! NumPy array conversion at the boundary.
+//!
+//! f64 (and f32 for kernels that have an f32 path) arrays of the right dtype are read in place,
+//! strided views included; the other float dtype is converted (one copy, documented); anything
+//! else is a `TypeError`, a wrong number of dimensions a `ValueError`.
+
+use gemmkit_ndarray::Parallelism;
+use ndarray::{Array, ArrayView, Dimension};
+use numpy::{
+    PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray, PyUntypedArray, PyUntypedArrayMethods,
+};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+
+/// A float array borrowed from NumPy in its own dtype.
+pub(crate) enum FloatArray<'py, D: Dimension> {
+    F32(PyReadonlyArray<'py, f32, D>),
+    F64(PyReadonlyArray<'py, f64, D>),
+}
+
+fn untyped<'a, 'py>(
+    obj: &'a Bound<'py, PyAny>,
+    name: &str,
+) -> PyResult<&'a Bound<'py, PyUntypedArray>> {
+    obj.cast::<PyUntypedArray>().map_err(|_| {
+        let ty = obj
+            .get_type()
+            .name()
+            .map(|n| n.to_string())
+            .unwrap_or_else(|_| "?".into());
+        PyTypeError::new_err(format!("{name} must be a numpy.ndarray, got {ty}"))
+    })
+}
+
+fn check_ndim(arr: &Bound<'_, PyUntypedArray>, name: &str, ndim: Option<usize>) -> PyResult<()> {
+    if let Some(want) = ndim {
+        if arr.ndim() != want {
+            return Err(PyValueError::new_err(format!(
+                "{name} must be {want}-dimensional, got a {}-dimensional array of shape {:?}",
+                arr.ndim(),
+                arr.shape()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Borrow a float32/float64 array of dimensionality `D` without copying.
+pub(crate) fn float_array<'py, D: Dimension>(
+    obj: &Bound<'py, PyAny>,
+    name: &str,
+) -> PyResult<FloatArray<'py, D>> {
+    let arr = untyped(obj, name)?;
+    check_ndim(arr, name, D::NDIM)?;
+    let dtype = arr.dtype();
+    let py = obj.py();
+    if dtype.is_equiv_to(&numpy::dtype::<f64>(py)) {
+        Ok(FloatArray::F64(
+            obj.cast::<numpy::PyArray<f64, D>>()?.readonly(),
+        ))
+    } else if dtype.is_equiv_to(&numpy::dtype::<f32>(py)) {
+        Ok(FloatArray::F32(
+            obj.cast::<numpy::PyArray<f32, D>>()?.readonly(),
+        ))
+    } else {
+        Err(PyTypeError::new_err(format!(
+            "{name} must have dtype float32 or float64, got {}",
+            dtype
+                .str()
+                .map(|s| s.to_string())
+                .unwrap_or_else(|_| "?".into())
+        )))
+    }
+}
+
+/// An f64 view of a NumPy array: borrowed in place when it already is f64, converted once
+/// from f32 otherwise.
+pub(crate) enum F64Input<'py, D: Dimension> {
+    Borrowed(PyReadonlyArray<'py, f64, D>),
+    Converted(Array<f64, D>),
+}
+
+impl<D: Dimension> F64Input<'_, D> {
+    pub(crate) fn view(&self) -> ArrayView<'_, f64, D> {
+        match self {
+            F64Input::Borrowed(a) => a.as_array(),
+            F64Input::Converted(a) => a.view(),
+        }
+    }
+}
+
+/// Read a float array as f64 (`TypeError` for other dtypes, `ValueError` for a wrong ndim).
+pub(crate) fn f64_array<'py, D: Dimension>(
+    obj: &Bound<'py, PyAny>,
+    name: &str,
+) -> PyResult<F64Input<'py, D>> {
+    Ok(match float_array::<D>(obj, name)? {
+        FloatArray::F64(a) => F64Input::Borrowed(a),
+        FloatArray::F32(a) => F64Input::Converted(a.as_array().mapv(f64::from)),
+    })
+}
+
+/// Parse a `parallelism` argument: `"auto"`, `"serial"` or a positive worker count.
+pub(crate) fn parse_parallelism(obj: &Bound<'_, PyAny>) -> PyResult<Parallelism> {
+    if let Ok(s) = obj.extract::<String>() {
+        return match s.as_str() {
+            "auto" => Ok(Parallelism::Rayon(0)),
+            "serial" => Ok(Parallelism::Serial),
+            other => Err(PyValueError::new_err(format!(
+                "parallelism must be 'auto', 'serial' or a positive worker count, got {other:?}"
+            ))),
+        };
+    }
+    if obj.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(PyTypeError::new_err(
+            "parallelism must be 'auto', 'serial' or a positive worker count, got a bool",
+        ));
+    }
+    match obj.extract::<i64>() {
+        Ok(n) if n >= 1 => Ok(Parallelism::Rayon(n as usize)),
+        Ok(n) => Err(PyValueError::new_err(format!(
+            "parallelism worker count must be >= 1, got {n}"
+        ))),
+        Err(_) => Err(PyTypeError::new_err(
+            "parallelism must be 'auto', 'serial' or a positive worker count",
+        )),
+    }
+}

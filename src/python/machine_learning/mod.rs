@@ -1,0 +1,13 @@
+//! `rustyml._native.machine_learning`: one native class per estimator. The scikit-learn
+//! conventions (keyword hyper-parameters, get_params/set_params, fitted `_` attributes,
+//! pickling) live in the Python wrappers of `rustyml.machine_learning`.
+
+use pyo3::prelude::*;
+use pyo3::types::PyModule;
+
+mod linear_regression;
+
+pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<linear_regression::PyLinearRegression>()?;
+    Ok(())
+}

@@ -1,0 +1,26 @@
+import numpy as np
+import pytest
+import rustyml
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(12345)
+
+
+@pytest.fixture
+def gate():
+    """Set gates for one test and restore them after: ``gate(module, name, value)``."""
+    saved = []
+
+    def set_gate(module, name, value):
+        saved.append((module, name, getattr(module, f"get_{name}")()))
+        getattr(module, f"set_{name}")(value)
+
+    yield set_gate
+    for module, name, value in reversed(saved):
+        getattr(module, f"set_{name}")(value)
+
+
+SERIAL = rustyml.tuning.SERIAL
+PARALLEL = rustyml.tuning.PARALLEL

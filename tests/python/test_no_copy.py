@@ -1,0 +1,65 @@
+"""Inputs of the right dtype are read in place: peak resident memory during a call must not
+grow by the size of the input (an unexpected copy of an input is a bug)."""
+
+import os
+
+import numpy as np
+import pytest
+
+from rustyml.math import matmul, reduction
+from rustyml.machine_learning import LinearRegression
+
+CLEAR_REFS = "/proc/self/clear_refs"
+
+
+def _peak_kib():
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmHWM")
+
+
+def _rss_kib():
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+def _extra_peak_mib(fn):
+    with open(CLEAR_REFS, "w") as fh:
+        fh.write("5")  # reset the peak to the current RSS
+    base = _rss_kib()
+    fn()
+    return (_peak_kib() - base) / 1024
+
+
+needs_proc = pytest.mark.skipif(
+    not (os.path.exists(CLEAR_REFS) and os.access(CLEAR_REFS, os.W_OK)),
+    reason="needs Linux /proc/self/clear_refs to reset peak RSS",
+)
+
+
+@needs_proc
+def test_reductions_and_products_do_not_copy_their_inputs():
+    x = np.random.default_rng(0).standard_normal(20_000_000)  # 160 MB
+    strided = x[::2]  # 80 MB view
+    assert _extra_peak_mib(lambda: reduction.sum(strided)) < 16
+    assert _extra_peak_mib(lambda: reduction.mean_var(x)) < 16
+    a = x[: 4000 * 2000].reshape(4000, 2000)  # 64 MB
+    v = np.ones(2000)
+    # matvec output is 4000 doubles; a copy of `a` or of its transpose would add 64 MB
+    assert _extra_peak_mib(lambda: matmul.matvec(a, v)) < 16
+    assert _extra_peak_mib(lambda: matmul.matvec(a[:, ::2], v[:1000])) < 16
+
+
+@needs_proc
+def test_estimator_reads_float64_training_data_in_place():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((1_000_000, 8))  # 64 MB
+    y = X @ np.arange(8.0)
+    # fit_intercept=False needs no centred copy; the fit must not duplicate X
+    extra = _extra_peak_mib(lambda: LinearRegression(fit_intercept=False).fit(X, y))
+    assert extra < 24, extra
