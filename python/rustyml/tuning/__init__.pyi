@@ -1,5 +1,6 @@
 from . import matmul as matmul
 from . import reduction as reduction
+from . import tree as tree
 
 SERIAL: int
 PARALLEL: int

@@ -5,9 +5,15 @@
 use pyo3::prelude::*;
 use pyo3::types::PyModule;
 
+mod decision_tree;
+mod isolation_forest;
+mod knn;
 mod linear_regression;
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<linear_regression::PyLinearRegression>()?;
+    m.add_class::<decision_tree::PyDecisionTree>()?;
+    m.add_class::<isolation_forest::PyIsolationForest>()?;
+    m.add_class::<knn::PyKNN>()?;
     Ok(())
 }
