@@ -157,12 +157,29 @@ where
     T: GemmScalar,
     F: Fn(usize, ArrayView2<T>) + Sync,
 {
+    tiled_product_capped(a, b, usize::MAX, consume)
+}
+
+/// [`tiled_product`] whose chunks hold at most `max_chunk_elems` elements (the smaller of it
+/// and [`CHUNK_ELEMS`] applies). For consumers that reduce each chunk at once (KNN's top-k
+/// selection): a chunk small enough to stay in cache is read back from cache instead of
+/// memory, and many chunks balance better over the swarm.
+pub fn tiled_product_capped<T, F>(
+    a: ArrayView2<T>,
+    b: ArrayView2<T>,
+    max_chunk_elems: usize,
+    consume: F,
+) -> Result<()>
+where
+    T: GemmScalar,
+    F: Fn(usize, ArrayView2<T>) + Sync,
+{
     check_inner(a.dim(), b.dim())?;
     let rows = a.nrows();
     if rows == 0 {
         return Ok(());
     }
-    let step = chunk_rows(rows, b.ncols());
+    let step = (CHUNK_ELEMS.get().min(max_chunk_elems) / b.ncols().max(1)).clamp(1, rows);
     let starts: Vec<usize> = (0..rows).step_by(step).collect();
     let chunk = |start: usize, par: Parallelism| {
         let end = (start + step).min(rows);

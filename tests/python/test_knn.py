@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from conftest import PARALLEL, SERIAL
 from rustyml import NotFittedError, tuning
-from rustyml.machine_learning import KNN
+from rustyml.machine_learning import KNN, DecisionTree
 from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
 from sklearn.model_selection import train_test_split
@@ -132,3 +132,24 @@ def test_predict_before_fit_and_bad_queries():
         model.kneighbors(np.ones((1, 2)), n_neighbors=5)
     with pytest.raises(ValueError, match="n_neighbors"):
         model.kneighbors(n_neighbors=4)  # only 3 others per training sample
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        np.array([3, 7, 7, 3, 9, 9]),
+        np.array([0.5, -1.0, -1.0, 0.5, 2.0, 2.0], dtype=np.float32),
+        np.array([True, False, False, True, True, True]),
+        np.array([2**60, 5, 5, 2**60, 2**60 + 1, 2**60 + 1]),  # beyond float64's integers
+        np.array(["x", "y", "y", "x", "z", "z"], dtype=object),
+    ],
+    ids=lambda a: str(a.dtype),
+)
+def test_labels_come_back_in_their_own_dtype(labels):
+    X = np.array([[0.0], [10.0], [11.0], [1.0], [20.0], [21.0]])
+    for model in (KNN(n_neighbors=1), DecisionTree()):
+        model.fit(X, labels)
+        pred = model.predict(X)
+        assert pred.dtype == labels.dtype
+        assert np.array_equal(pred, labels)
+        assert np.array_equal(model.classes_, np.unique(labels))

@@ -3,7 +3,7 @@ import numpy as np
 from rustyml import _native
 from rustyml._base import BaseEstimator
 from rustyml._validation import as_float_array
-from rustyml.machine_learning._labels import decode_labels, encode_labels
+from rustyml.machine_learning._labels import decode_labels, fitted_classes, prepare_labels
 
 
 class DecisionTree(BaseEstimator):
@@ -42,12 +42,20 @@ class DecisionTree(BaseEstimator):
     def fit(self, X, y):
         """Fit to ``X`` (n_samples, n_features) and ``y`` (labels or targets). Returns ``self``."""
         X = as_float_array(X, "X", 2)
-        native = self._native_class(**self.get_params())
+        native = self._native_class(
+            self.algorithm,
+            self.is_classifier,
+            self.max_depth,
+            self.min_samples_split,
+            self.min_samples_leaf,
+            self.random_state,
+        )
         if self.is_classifier:
-            classes, codes = encode_labels(y)
-            native.fit(X, codes)
-            self.classes_ = classes
-            self.n_classes_ = len(classes)
+            y_native, encoded = prepare_labels(y)
+            native.fit(X, y_native)
+            self.classes_ = fitted_classes(y, native.classes_, encoded)
+            self.n_classes_ = len(self.classes_)
+            self._encoded_labels = encoded is not None
         else:
             native.fit(X, as_float_array(y, "y", 1))
         self._native = native
@@ -58,7 +66,9 @@ class DecisionTree(BaseEstimator):
         """Predicted class labels (classifier) or values (regressor)."""
         native = self._check_fitted()
         pred = native.predict(as_float_array(X, "X", 2))
-        return decode_labels(self.classes_, pred) if self.is_classifier else pred
+        if self.is_classifier:
+            return decode_labels(pred, self.classes_, self._encoded_labels)
+        return pred
 
     def predict_proba(self, X):
         """Class probabilities (n_samples, n_classes), columns in ``classes_`` order."""

@@ -29,7 +29,9 @@ class IsolationForest(BaseEstimator):
     def fit(self, X, y=None):
         """Grow the forest on ``X`` (``y`` is ignored). Returns ``self``."""
         X = as_float_array(X, "X", 2)
-        native = self._native_class(**self.get_params())
+        native = self._native_class(
+            self.n_estimators, self.max_samples, self.contamination, self.random_state
+        )
         native.fit(X)
         self._native = native
         self.n_features_in_ = X.shape[1]

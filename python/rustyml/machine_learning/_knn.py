@@ -1,7 +1,7 @@
 from rustyml import _native
 from rustyml._base import BaseEstimator, ClassifierMixin
 from rustyml._validation import as_float_array
-from rustyml.machine_learning._labels import decode_labels, encode_labels
+from rustyml.machine_learning._labels import decode_labels, fitted_classes, prepare_labels
 
 
 class KNN(ClassifierMixin, BaseEstimator):
@@ -25,18 +25,20 @@ class KNN(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Store the training set. Returns ``self``."""
         X = as_float_array(X, "X", 2)
-        classes, codes = encode_labels(y)
-        native = self._native_class(**self.get_params())
-        native.fit(X, codes)
+        y_native, encoded = prepare_labels(y)
+        native = self._native_class(self.n_neighbors, self.weights, self.metric, self.p)
+        native.fit(X, y_native)
         self._native = native
-        self.classes_ = classes
+        self.classes_ = fitted_classes(y, native.classes_, encoded)
+        self._encoded_labels = encoded is not None
         self.n_features_in_ = X.shape[1]
         return self
 
     def predict(self, X):
         """Predicted class labels."""
         native = self._check_fitted()
-        return decode_labels(self.classes_, native.predict(as_float_array(X, "X", 2)))
+        pred = native.predict(as_float_array(X, "X", 2))
+        return decode_labels(pred, self.classes_, self._encoded_labels)
 
     def predict_proba(self, X):
         """Class probabilities (n_samples, n_classes), columns in ``classes_`` order."""

@@ -39,9 +39,11 @@ impl PyKNN {
             "euclidean" | "manhattan" | "minkowski" => {
                 Metric::parse(metric, p).map_err(to_py_err)?
             }
-            other => return Err(PyValueError::new_err(format!(
+            other => {
+                return Err(PyValueError::new_err(format!(
                 "unknown metric {other:?}; expected one of 'euclidean', 'manhattan', 'minkowski'"
-            ))),
+            )))
+            }
         };
         let inner = KNN::new(k)
             .with_weights(Weights::parse(weights).map_err(to_py_err)?)
@@ -110,6 +112,14 @@ impl PyKNN {
             dist.into_pyarray(py),
             ind.mapv(|i| i as i64).into_pyarray(py),
         ))
+    }
+
+    #[getter]
+    fn classes_<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        self.inner
+            .classes()
+            .map(|c| c.clone().into_pyarray(py))
+            .ok_or_else(|| to_py_err(crate::RustymlError::not_fitted("KNN")))
     }
 
     #[getter]
