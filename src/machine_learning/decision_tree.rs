@@ -390,8 +390,13 @@ struct Candidate {
     threshold: f64,
 }
 
-/// One feature's sorted sample indices and values (or their scratch copies).
+/// One feature's sorted sample indices and values.
 type SegmentMut<'s> = (&'s mut [u32], &'s mut [f64]);
+
+thread_local! {
+    /// The right half of a segment being partitioned, reused across nodes by each thread.
+    static RIGHT_SCRATCH: std::cell::RefCell<(Vec<u32>, Vec<f64>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+}
 
 /// Threshold between two consecutive distinct sorted values: their midpoint, or the lower
 /// value when the midpoint rounds onto the upper one (or overflows), so `x <= threshold`
@@ -423,8 +428,6 @@ struct Builder<'a> {
     /// `idx[f * n .. (f + 1) * n]`.
     idx: Vec<u32>,
     val: Vec<f64>,
-    scratch_idx: Vec<u32>,
-    scratch_val: Vec<f64>,
     goes_left: Vec<bool>,
 }
 
@@ -463,8 +466,6 @@ impl<'a> Builder<'a> {
             xlogx,
             idx: vec![0; n * d],
             val: vec![0.0; n * d],
-            scratch_idx: vec![0; n * d],
-            scratch_val: vec![0.0; n * d],
             goes_left: vec![false; n],
         }
     }
@@ -686,46 +687,39 @@ impl<'a> Builder<'a> {
             self.goes_left[i as usize] = k < n_left;
         }
         let goes_left = &self.goes_left;
-        let split = |(f, ((ic, vc), (si, sv))): (usize, (SegmentMut, SegmentMut))| {
+        let split = |(f, (ic, vc)): (usize, SegmentMut)| {
             if f == chosen {
                 return; // already ordered: its first n_left samples are the left child
             }
-            let (mut w, mut r) = (s, 0);
-            for k in s..e {
-                let (i, v) = (ic[k], vc[k]);
-                if goes_left[i as usize] {
-                    ic[w] = i;
-                    vc[w] = v;
-                    w += 1;
-                } else {
-                    si[r] = i;
-                    sv[r] = v;
-                    r += 1;
+            RIGHT_SCRATCH.with_borrow_mut(|(si, sv)| {
+                si.clear();
+                sv.clear();
+                let mut w = s;
+                for k in s..e {
+                    let (i, v) = (ic[k], vc[k]);
+                    if goes_left[i as usize] {
+                        ic[w] = i;
+                        vc[w] = v;
+                        w += 1;
+                    } else {
+                        si.push(i);
+                        sv.push(v);
+                    }
                 }
-            }
-            ic[w..e].copy_from_slice(&si[..r]);
-            vc[w..e].copy_from_slice(&sv[..r]);
+                ic[w..e].copy_from_slice(si);
+                vc[w..e].copy_from_slice(sv);
+            });
         };
         if SORT_SCAN_MIN_ELEMS.allows_parallel((e - s) * self.d) {
             self.idx
                 .par_chunks_mut(n)
                 .zip(self.val.par_chunks_mut(n))
-                .zip(
-                    self.scratch_idx
-                        .par_chunks_mut(n)
-                        .zip(self.scratch_val.par_chunks_mut(n)),
-                )
                 .enumerate()
                 .for_each(split);
         } else {
             self.idx
                 .chunks_mut(n)
                 .zip(self.val.chunks_mut(n))
-                .zip(
-                    self.scratch_idx
-                        .chunks_mut(n)
-                        .zip(self.scratch_val.chunks_mut(n)),
-                )
                 .enumerate()
                 .for_each(split);
         }

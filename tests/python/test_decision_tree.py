@@ -161,3 +161,10 @@ def test_predict_before_fit_and_feature_mismatch():
         model.predict(np.ones((1, 3)))
     with pytest.raises(ValueError, match="NaN"):
         model.predict(np.array([[np.nan, 1.0]]))
+
+
+def test_tree_gates_exist_with_their_shipped_defaults():
+    found = {(f, n): (d, u) for f, n, _v, d, u in tuning.gates()}
+    assert found[("tree", "traversal_min_visits")] == (262_144, "total node visits")
+    assert found[("tree", "sort_scan_min_elems")] == (8_192, "node_samples * features")
+    assert tuning.tree.get_sort_scan_min_elems() == 8_192
