@@ -14,6 +14,10 @@ mod reduction;
 #[path = "gates/elementwise.rs"]
 mod elementwise;
 
+#[path = "gates/cluster.rs"]
+mod cluster;
+#[path = "gates/metrics.rs"]
+mod metrics;
 #[path = "gates/tree.rs"]
 mod tree;
 
@@ -23,6 +27,8 @@ fn families() -> Vec<Family> {
     let mut all = Vec::new();
     all.extend(reduction::families());
     all.extend(elementwise::families());
+    all.extend(cluster::families());
+    all.extend(metrics::families());
     all.extend(tree::families());
     all
 }

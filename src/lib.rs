@@ -17,6 +17,12 @@ pub mod machine_learning;
 #[cfg(feature = "metrics")]
 pub mod metrics;
 
+#[cfg(feature = "utils")]
+pub mod utils;
+
+#[cfg(any(feature = "machine_learning", feature = "utils", feature = "metrics"))]
+pub mod validation;
+
 #[cfg(feature = "python")]
 mod python;
 

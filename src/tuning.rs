@@ -111,11 +111,19 @@ pub mod reduction {
     forward_gate!(crate::math::distance::SCAN_F64 => set_scan_f64, get_scan_f64);
 }
 
-/// Elementwise f64 maps.
+/// Elementwise f64 maps (every output element independent: gates never change a bit).
 #[cfg(any(feature = "machine_learning", feature = "utils"))]
 pub mod elementwise {
     use crate::forward_gate;
     forward_gate!(crate::math::elementwise::EXP_MAP_F64 => set_exp_map_f64, get_exp_map_f64);
+    forward_gate!(crate::math::elementwise::CHEAP_MAP_F64 => set_cheap_map_f64, get_cheap_map_f64);
+}
+
+/// Evaluation metrics.
+#[cfg(feature = "metrics")]
+pub mod metrics {
+    use crate::forward_gate;
+    forward_gate!(crate::metrics::clustering::SILHOUETTE => set_silhouette, get_silhouette);
 }
 
 /// Tree growing and tree walks (DecisionTree, IsolationForest).

@@ -6,6 +6,7 @@ python benches/python/report_spine.py
 import time
 
 import numpy as np
+
 import rustyml
 from rustyml.math import matmul, reduction
 

@@ -8,6 +8,7 @@ Groups pair rustyml with its peer on the same input; compare medians within a gr
 
 import numpy as np
 import pytest
+
 import rustyml
 from rustyml.math import matmul, reduction
 

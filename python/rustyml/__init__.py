@@ -4,7 +4,7 @@ Module layout mirrors the Rust crate: ``rustyml.math``, ``rustyml.machine_learni
 ``rustyml.tuning``, ``rustyml.parallel`` (and ``rustyml.utils``, ``rustyml.metrics``).
 """
 
-from rustyml import _native, exceptions, machine_learning, math, parallel, tuning
+from rustyml import _native, exceptions, machine_learning, math, metrics, parallel, tuning, utils
 from rustyml.exceptions import NotFittedError
 
 __version__ = _native.__version__
@@ -15,6 +15,8 @@ __all__ = [
     "exceptions",
     "machine_learning",
     "math",
+    "metrics",
     "parallel",
     "tuning",
+    "utils",
 ]

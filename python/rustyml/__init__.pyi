@@ -1,8 +1,10 @@
 from . import exceptions as exceptions
 from . import machine_learning as machine_learning
 from . import math as math
+from . import metrics as metrics
 from . import parallel as parallel
 from . import tuning as tuning
+from . import utils as utils
 from .exceptions import NotFittedError as NotFittedError
 
 __version__: str

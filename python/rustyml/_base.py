@@ -144,3 +144,13 @@ class ClassifierMixin:
         import numpy as np
 
         return float(np.mean(self.predict(X) == np.asarray(y)))
+
+
+class ClusterMixin:
+    """``fit_predict`` as ``fit(X).labels_``, scikit-learn's clusterer convention."""
+
+    _estimator_type = "clusterer"
+
+    def fit_predict(self, X, y=None):
+        """Fit to ``X`` and return the training labels."""
+        return self.fit(X).labels_

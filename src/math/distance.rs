@@ -271,6 +271,98 @@ pub fn pairwise(a: ArrayView2<f64>, b: ArrayView2<f64>, metric: Metric) -> Resul
     }
 }
 
+/// Rows per block of the nearest-row scan: a block's product (`rows x centers`) stays in L1/L2
+/// and the grouping depends on the shape only, never on threads or a gate.
+pub const NEAREST_BLOCK_ROWS: usize = 256;
+
+/// The block kernel of the nearest-row scan: for every row of `x_block` the index of the
+/// nearest row of `centers` in squared euclidean distance and that squared distance, written
+/// into `labels` and `dist_sq`.
+///
+/// Distances come from one serial product (`|x|^2 + |c|^2 - 2 x·cᵀ`, clamped at zero);
+/// `x_norms` and `c_norms` are the squared row norms. Ties go to the lowest center index
+/// (like NumPy's `argmin`). Serial by design: callers fork over blocks.
+pub fn nearest_block(
+    x_block: ArrayView2<f64>,
+    x_norms: ArrayView1<f64>,
+    centers: ArrayView2<f64>,
+    c_norms: ArrayView1<f64>,
+    labels: &mut [usize],
+    dist_sq: &mut [f64],
+) {
+    let dots = matmul::dot_par(x_block, centers.t(), matmul::Parallelism::Serial)
+        .expect("nearest_block: caller checked the feature counts");
+    for (((row, &xn), label), best_d) in dots
+        .outer_iter()
+        .zip(x_norms.iter())
+        .zip(labels.iter_mut())
+        .zip(dist_sq.iter_mut())
+    {
+        let mut best = f64::INFINITY;
+        let mut arg = 0;
+        for (j, (&dot, &cn)) in row.iter().zip(c_norms.iter()).enumerate() {
+            let d = cn - 2.0 * dot;
+            if d < best {
+                best = d;
+                arg = j;
+            }
+        }
+        *label = arg;
+        *best_d = (best + xn).max(0.0);
+    }
+}
+
+/// For every row of `x`, the index of the nearest row of `centers` (squared euclidean, through
+/// the product) and that squared distance: the arg-min scan of KMeans' assignment step and of
+/// every `predict` that picks the closest center. Ties go to the lowest index.
+///
+/// Rows run in blocks of [`NEAREST_BLOCK_ROWS`], in parallel when [`SCAN_F64`] allows
+/// `rows * centers * features` scanned elements; each block is computed the same way on
+/// either path, so the results are bitwise identical.
+pub fn nearest_rows(
+    x: ArrayView2<f64>,
+    centers: ArrayView2<f64>,
+) -> Result<(Vec<usize>, Array1<f64>)> {
+    check_same_cols(&x, &centers)?;
+    if centers.nrows() == 0 {
+        return Err(RustymlError::invalid(
+            "distance: nearest_rows needs at least one center",
+        ));
+    }
+    let n = x.nrows();
+    let x_norms = row_sq_norms(x);
+    let c_norms = row_sq_norms(centers);
+    let mut labels = vec![0usize; n];
+    let mut dist_sq = Array1::<f64>::zeros(n);
+    let d_slice = dist_sq.as_slice_mut().expect("fresh array is contiguous");
+    let block = |(b, (lab, d2)): (usize, (&mut [usize], &mut [f64]))| {
+        let start = b * NEAREST_BLOCK_ROWS;
+        let end = start + lab.len();
+        nearest_block(
+            x.slice(ndarray::s![start..end, ..]),
+            x_norms.slice(ndarray::s![start..end]),
+            centers,
+            c_norms.view(),
+            lab,
+            d2,
+        );
+    };
+    let work = n.saturating_mul(centers.nrows()).saturating_mul(x.ncols());
+    let blocks = labels
+        .chunks_mut(NEAREST_BLOCK_ROWS)
+        .zip(d_slice.chunks_mut(NEAREST_BLOCK_ROWS));
+    if n > NEAREST_BLOCK_ROWS && SCAN_F64.allows_parallel(work) {
+        blocks
+            .enumerate()
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .for_each(block);
+    } else {
+        blocks.enumerate().for_each(block);
+    }
+    Ok((labels, dist_sq))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -381,6 +473,42 @@ mod tests {
                 assert_eq!(fast.to_bits(), slow.to_bits(), "{metric:?} {i}");
             }
         }
+    }
+
+    #[test]
+    fn nearest_rows_matches_a_brute_force_arg_min() {
+        let x = points(700, 5, 5);
+        let c = points(9, 5, 6) * 0.7;
+        let (labels, d2) = nearest_rows(x.view(), c.view()).unwrap();
+        for i in 0..x.nrows() {
+            let exact: Vec<f64> = c
+                .outer_iter()
+                .map(|cr| Metric::SquaredEuclidean.between(x.row(i), cr))
+                .collect();
+            let best = exact.iter().cloned().fold(f64::INFINITY, f64::min);
+            // Product-form rounding is relative to the norms (see the pairwise test): a label
+            // may only differ from the exact arg-min on a near tie.
+            let scale = x.row(i).dot(&x.row(i)) + c.row(labels[i]).dot(&c.row(labels[i]));
+            assert!(exact[labels[i]] - best <= 1e-12 * scale, "row {i}");
+            assert!((d2[i] - exact[labels[i]]).abs() <= 1e-12 * scale, "row {i}");
+        }
+        // ties go to the lowest index: two identical centers
+        let twins = ndarray::arr2(&[[1.0, 1.0], [0.0, 0.0], [0.0, 0.0]]);
+        let (l, _) = nearest_rows(ndarray::arr2(&[[0.1, -0.1]]).view(), twins.view()).unwrap();
+        assert_eq!(l, vec![1]);
+        assert!(nearest_rows(x.view(), points(3, 4, 1).view()).is_err());
+    }
+
+    #[test]
+    fn nearest_rows_serial_and_parallel_agree_bitwise() {
+        let x = points(3 * NEAREST_BLOCK_ROWS + 17, 6, 7);
+        let c = points(11, 6, 8) * 0.5;
+        let (s, p) = serial_and_parallel(&SCAN_F64, || nearest_rows(x.view(), c.view()).unwrap());
+        assert_eq!(s.0, p.0);
+        assert_eq!(
+            s.1.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            p.1.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        );
     }
 
     #[test]

@@ -6,6 +6,8 @@ pub mod distance;
 pub mod elementwise;
 #[cfg(any(feature = "machine_learning", feature = "utils"))]
 pub mod kernels;
+pub mod labels;
 pub mod linalg;
 pub mod matmul;
+pub mod radius;
 pub mod reduction;

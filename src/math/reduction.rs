@@ -9,7 +9,7 @@
 
 use crate::declare_gate;
 use crate::gate::Gate;
-use ndarray::{Array1, ArrayView1, ArrayView2};
+use ndarray::{ArrayView1, ArrayView2};
 use rayon::prelude::*;
 
 /// Elements per block of the 1-D f64 reductions (32 KiB of f64: one L1d).
@@ -123,6 +123,67 @@ pub fn sq_sum(x: ArrayView1<f64>) -> f64 {
     )
 }
 
+/// Sum of `f(a, b)` over two equally long slices with eight independent lanes, like
+/// [`lane_fold`].
+#[inline]
+fn lane_fold2(a: &[f64], b: &[f64], f: impl Fn(f64, f64) -> f64) -> f64 {
+    let mut acc = [0.0f64; LANES];
+    let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for i in 0..LANES {
+            acc[i] += f(x[i], y[i]);
+        }
+    }
+    let mut total =
+        ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    for (&x, &y) in ra.iter().zip(rb) {
+        total += f(x, y);
+    }
+    total
+}
+
+/// Deterministic sum of `f(a[i], b[i])` over two equally long views (residuals of a metric,
+/// weighted sums). Strided views are read in place.
+///
+/// # Panics
+/// If the lengths differ (callers validate user input first).
+pub fn sum_zip(a: ArrayView1<f64>, b: ArrayView1<f64>, f: impl Fn(f64, f64) -> f64 + Sync) -> f64 {
+    assert_eq!(a.len(), b.len(), "sum_zip: lengths differ");
+    blocked_fold(
+        a.len(),
+        BLOCK,
+        &SUM_F64,
+        a.len().saturating_mul(2),
+        0.0,
+        |r| {
+            with_block(&a, r.clone(), |sa| {
+                with_block(&b, r, |sb| lane_fold2(sa, sb, &f))
+            })
+        },
+        |x, y| x + y,
+    )
+}
+
+/// Deterministic sum of `f(v)` over a view.
+pub fn sum_map(x: ArrayView1<f64>, f: impl Fn(f64) -> f64 + Sync) -> f64 {
+    blocked_fold(
+        x.len(),
+        BLOCK,
+        &SUM_F64,
+        x.len(),
+        0.0,
+        |r| with_block(&x, r, |s| lane_fold(s, &f)),
+        |a, b| a + b,
+    )
+}
+
+/// Deterministic sum of a slice in eight lanes, without forking: for callers that are already
+/// inside a parallel region and sum short rows (per-sample partial sums).
+pub fn lane_sum(s: &[f64]) -> f64 {
+    lane_fold(s, |v| v)
+}
+
 /// Running moments of a sample: count, mean and sum of squared deviations (`m2`).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Moments {
@@ -211,25 +272,40 @@ pub fn column_moments(x: ArrayView2<f64>) -> Vec<Moments> {
     let block_moments = |r: std::ops::Range<usize>| -> Vec<Moments> {
         let rows = x.slice(ndarray::s![r, ..]);
         let count = rows.nrows();
-        // Row-order accumulation: the same additions whatever the memory layout.
-        let mut mean = Array1::<f64>::zeros(d);
+        // Row-order accumulation, column by column: the same additions whatever the memory
+        // layout. Contiguous rows run as plain slice loops (vectorised across columns).
+        let mut mean = vec![0.0f64; d];
         for row in rows.outer_iter() {
-            mean += &row;
+            match row.to_slice() {
+                Some(s) => mean.iter_mut().zip(s).for_each(|(acc, &v)| *acc += v),
+                None => mean
+                    .iter_mut()
+                    .zip(row.iter())
+                    .for_each(|(acc, &v)| *acc += v),
+            }
         }
-        mean /= count as f64;
-        let mut m2 = Array1::<f64>::zeros(d);
+        let count_f = count as f64;
+        mean.iter_mut().for_each(|m| *m /= count_f);
+        let mut m2 = vec![0.0f64; d];
+        let add_sq = |acc: &mut f64, (&v, &mu): (&f64, &f64)| {
+            let dv = v - mu;
+            *acc += dv * dv;
+        };
         for row in rows.outer_iter() {
-            ndarray::Zip::from(&mut m2)
-                .and(&row)
-                .and(&mean)
-                .for_each(|acc, &v, &mu| {
-                    let dv = v - mu;
-                    *acc += dv * dv;
-                });
+            match row.to_slice() {
+                Some(s) => m2
+                    .iter_mut()
+                    .zip(s.iter().zip(&mean))
+                    .for_each(|(acc, p)| add_sq(acc, p)),
+                None => m2
+                    .iter_mut()
+                    .zip(row.iter().zip(&mean))
+                    .for_each(|(acc, p)| add_sq(acc, p)),
+            }
         }
-        mean.iter()
-            .zip(m2.iter())
-            .map(|(&mean, &m2)| Moments { count, mean, m2 })
+        mean.into_iter()
+            .zip(m2)
+            .map(|(mean, m2)| Moments { count, mean, m2 })
             .collect()
     };
     blocked_fold(
@@ -241,6 +317,107 @@ pub fn column_moments(x: ArrayView2<f64>) -> Vec<Moments> {
         block_moments,
         |acc, part| acc.into_iter().zip(part).map(|(a, b)| a.merge(b)).collect(),
     )
+}
+
+/// Fold every column of an `n x d` matrix with `step(acc, v)` over row blocks (rows in
+/// order within a block, blocks merged left to right by `merge`), the shared engine of the
+/// column statistics below. Row blocks hold about [`BLOCK`] elements, a function of the shape
+/// only, so the grouping and the bits do not depend on threads or the gate.
+fn column_fold<S, M>(x: ArrayView2<f64>, identity: f64, step: S, merge: M) -> Vec<f64>
+where
+    S: Fn(f64, f64) -> f64 + Sync,
+    M: Fn(f64, f64) -> f64,
+{
+    let (n, d) = x.dim();
+    if d == 0 {
+        return Vec::new();
+    }
+    let rows_per_block = (BLOCK / d).max(1);
+    let block = |r: std::ops::Range<usize>| -> Vec<f64> {
+        let mut acc = vec![identity; d];
+        for row in x.slice(ndarray::s![r, ..]).outer_iter() {
+            match row.to_slice() {
+                Some(s) => acc.iter_mut().zip(s).for_each(|(a, &v)| *a = step(*a, v)),
+                None => acc
+                    .iter_mut()
+                    .zip(row.iter())
+                    .for_each(|(a, &v)| *a = step(*a, v)),
+            }
+        }
+        acc
+    };
+    blocked_fold(
+        n,
+        rows_per_block,
+        &SUM_F64,
+        n.saturating_mul(d),
+        vec![identity; d],
+        block,
+        |acc, part| {
+            acc.into_iter()
+                .zip(part)
+                .map(|(a, b)| merge(a, b))
+                .collect()
+        },
+    )
+}
+
+/// Per-column `sum(f(v))` (deterministic, see [`column_fold`]).
+pub fn column_sums_map(x: ArrayView2<f64>, f: impl Fn(f64) -> f64 + Sync) -> Vec<f64> {
+    column_fold(x, 0.0, |a, v| a + f(v), |a, b| a + b)
+}
+
+/// Per-column minimum and maximum (exact; NaN is ignored by `f64::min`/`max`, so callers check
+/// finiteness first). Empty columns give `(+inf, -inf)`.
+pub fn column_min_max(x: ArrayView2<f64>) -> (Vec<f64>, Vec<f64>) {
+    let mins = column_fold(x, f64::INFINITY, f64::min, f64::min);
+    let maxs = column_fold(x, f64::NEG_INFINITY, f64::max, f64::max);
+    (mins, maxs)
+}
+
+/// Per-column maximum of `|v|`.
+pub fn column_max_abs(x: ArrayView2<f64>) -> Vec<f64> {
+    column_fold(x, 0.0, |a, v| a.max(v.abs()), f64::max)
+}
+
+/// Median of a non-empty slice of finite values, reordering it: the middle value, or the mean
+/// of the two middle values for an even count (NumPy's `median`).
+pub fn median_in_place(v: &mut [f64]) -> f64 {
+    let n = v.len();
+    let mid = n / 2;
+    let (below, upper, _) = v.select_nth_unstable_by(mid, f64::total_cmp);
+    let upper = *upper;
+    if n % 2 == 1 {
+        upper
+    } else {
+        let lower = below.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        (lower + upper) / 2.0
+    }
+}
+
+/// `q`-th percentile (`0 <= q <= 100`) of a non-empty slice of finite values with linear
+/// interpolation, reordering it: NumPy's default `percentile` method, operation for operation
+/// (virtual index `(n - 1) * q / 100`, and its lerp that works from the upper neighbour when the
+/// fraction is at least one half).
+pub fn percentile_in_place(v: &mut [f64], q: f64) -> f64 {
+    let n = v.len();
+    let virtual_index = (n - 1) as f64 * (q / 100.0);
+    let lo = (virtual_index.floor() as usize).min(n - 1);
+    let hi = (lo + 1).min(n - 1);
+    let gamma = virtual_index - lo as f64;
+    let (_, a, rest) = v.select_nth_unstable_by(lo, f64::total_cmp);
+    let a = *a;
+    let b = if hi == lo {
+        a
+    } else {
+        rest.iter().copied().fold(f64::INFINITY, f64::min)
+    };
+    let diff = b - a;
+    if gamma >= 0.5 {
+        b - diff * (1.0 - gamma)
+    } else {
+        a + diff * gamma
+    }
 }
 
 #[cfg(test)]
@@ -353,5 +530,44 @@ mod tests {
         let f = x.t().as_standard_layout().into_owned().reversed_axes();
         let fm = column_moments(f.view());
         assert_eq!(fm, s);
+    }
+
+    #[test]
+    fn column_folds_agree_bitwise_and_match_plain_loops() {
+        let (n, d) = (9_001, 6);
+        let x = ndarray::Array2::from_shape_fn((n, d), |(i, j)| {
+            ((i * d + j) as f64 * 0.71).sin() * (j as f64 - 2.5)
+        });
+        let (s, p) = serial_and_parallel(&SUM_F64, || column_sums_map(x.view(), |v| v * v));
+        assert_eq!(
+            s.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            p.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        );
+        let (s, p) = serial_and_parallel(&SUM_F64, || column_min_max(x.view()));
+        assert_eq!(s, p);
+        for j in 0..d {
+            let col = x.column(j);
+            let want_sq: f64 = col.iter().map(|v| v * v).sum();
+            assert!((s.0[j] - col.iter().copied().fold(f64::INFINITY, f64::min)).abs() == 0.0);
+            assert!((s.1[j] - col.iter().copied().fold(f64::NEG_INFINITY, f64::max)).abs() == 0.0);
+            assert!((column_sums_map(x.view(), |v| v * v)[j] - want_sq).abs() < 1e-10 * want_sq);
+            assert_eq!(
+                column_max_abs(x.view())[j],
+                col.iter().fold(0.0f64, |m, v| m.max(v.abs()))
+            );
+        }
+    }
+
+    #[test]
+    fn order_statistics_by_hand() {
+        assert_eq!(median_in_place(&mut [3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median_in_place(&mut [4.0, 1.0, 3.0, 2.0]), 2.5);
+        // sorted [1,2,3,4,10]: 25th -> index 1 -> 2; 90th -> index 3.6 -> 4 + 0.6 * 6 = 7.6
+        let mut v = [10.0, 2.0, 4.0, 1.0, 3.0];
+        assert_eq!(percentile_in_place(&mut v, 25.0), 2.0);
+        assert!((percentile_in_place(&mut v, 90.0) - 7.6).abs() < 1e-15);
+        assert_eq!(percentile_in_place(&mut v, 100.0), 10.0);
+        assert_eq!(percentile_in_place(&mut v, 0.0), 1.0);
+        assert_eq!(percentile_in_place(&mut [5.0], 75.0), 5.0);
     }
 }

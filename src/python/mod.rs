@@ -10,10 +10,13 @@ use pyo3::types::PyModule;
 
 mod convert;
 mod errors;
+pub(crate) mod labels;
 mod machine_learning;
 mod math;
+mod metrics;
 mod parallel;
 mod tuning;
+mod utils;
 
 pub(crate) use convert::*;
 pub(crate) use errors::to_py_err;
@@ -44,5 +47,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_submodule(m, "math", math::register)?;
     add_submodule(m, "parallel", parallel::register)?;
     add_submodule(m, "machine_learning", machine_learning::register)?;
+    add_submodule(m, "utils", utils::register)?;
+    add_submodule(m, "metrics", metrics::register)?;
     Ok(())
 }

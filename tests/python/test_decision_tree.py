@@ -5,12 +5,13 @@ import pickle
 import numpy as np
 import pytest
 from conftest import PARALLEL, SERIAL
-from rustyml import NotFittedError, tuning
-from rustyml.machine_learning import DecisionTree
 from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits, load_iris, load_wine
 from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+from rustyml import NotFittedError, tuning
+from rustyml.machine_learning import DecisionTree
 
 LOADERS = [load_iris, load_wine, load_breast_cancer, load_digits]
 CRITERION = {"cart": "gini", "id3": "entropy", "c45": "entropy"}

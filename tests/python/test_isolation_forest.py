@@ -5,11 +5,12 @@ import pickle
 import numpy as np
 import pytest
 from conftest import PARALLEL, SERIAL
-from rustyml import NotFittedError, tuning
-from rustyml.machine_learning import IsolationForest
 from sklearn import ensemble
 from sklearn.base import clone
 from sklearn.metrics import roc_auc_score
+
+from rustyml import NotFittedError, tuning
+from rustyml.machine_learning import IsolationForest
 
 
 def _synthetic(seed=0, n=1000, outliers=50, d=4):

@@ -5,13 +5,14 @@ import pickle
 import numpy as np
 import pytest
 from conftest import PARALLEL, SERIAL
-from rustyml import NotFittedError, tuning
-from rustyml.machine_learning import KNN, DecisionTree
 from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
 from sklearn.model_selection import train_test_split
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import StandardScaler
+
+from rustyml import NotFittedError, tuning
+from rustyml.machine_learning import KNN, DecisionTree
 
 LOADERS = [load_iris, load_wine, load_breast_cancer, load_digits]
 

@@ -4,14 +4,15 @@ import pickle
 
 import numpy as np
 import pytest
-from rustyml import NotFittedError
-from rustyml.machine_learning import LinearRegression
 from sklearn import linear_model
 from sklearn.base import clone
 from sklearn.datasets import load_diabetes, make_regression
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+
+from rustyml import NotFittedError
+from rustyml.machine_learning import LinearRegression
 
 
 def test_chapter_example():

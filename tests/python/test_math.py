@@ -2,11 +2,12 @@
 
 import numpy as np
 import pytest
-import rustyml
 from conftest import PARALLEL, SERIAL
+from scipy.spatial.distance import cdist
+
+import rustyml
 from rustyml.math import distance, matmul, reduction
 from rustyml.tuning import reduction as reduction_gates
-from scipy.spatial.distance import cdist
 
 
 @pytest.mark.parametrize("dtype,tol", [(np.float64, 1e-12), (np.float32, 1e-4)])

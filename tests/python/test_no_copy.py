@@ -6,8 +6,8 @@ import os
 import numpy as np
 import pytest
 
-from rustyml.math import matmul, reduction
 from rustyml.machine_learning import LinearRegression
+from rustyml.math import matmul, reduction
 
 CLEAR_REFS = "/proc/self/clear_refs"
 

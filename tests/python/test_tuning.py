@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import pytest
+
 import rustyml
 from rustyml import tuning
 from rustyml.tuning.matmul import backend

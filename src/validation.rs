@@ -6,6 +6,12 @@ use ndarray::{ArrayView1, ArrayView2};
 
 /// `x` must be non-empty with at least one feature and hold only finite values.
 pub fn check_features(x: &ArrayView2<f64>, name: &str) -> Result<()> {
+    check_shape(x, name)?;
+    check_finite_2d(x, name)
+}
+
+/// `x` must be non-empty with at least one feature.
+pub fn check_shape(x: &ArrayView2<f64>, name: &str) -> Result<()> {
     if x.nrows() == 0 {
         return Err(RustymlError::invalid(format!(
             "{name} is empty: found 0 samples, at least 1 is required"
@@ -16,8 +22,29 @@ pub fn check_features(x: &ArrayView2<f64>, name: &str) -> Result<()> {
             "{name} has 0 features, at least 1 is required"
         )));
     }
-    if let Some(pos) = x.iter().position(|v| !v.is_finite()) {
-        let (i, j) = (pos / x.ncols(), pos % x.ncols());
+    Ok(())
+}
+
+/// Whether every element of a slice is finite: `v * 0.0` is `0.0` for a finite `v` and NaN
+/// otherwise, and a NaN survives any sum, so this is one branch-free, vectorisable pass.
+pub fn all_finite(s: &[f64]) -> bool {
+    let mut acc = [0.0f64; 8];
+    let chunks = s.chunks_exact(8);
+    let rem = chunks.remainder();
+    for c in chunks {
+        for (a, &v) in acc.iter_mut().zip(c) {
+            *a += v * 0.0;
+        }
+    }
+    acc.iter().all(|&a| a == 0.0) && rem.iter().all(|v| v.is_finite())
+}
+
+/// `x` must hold only finite values; the error names the first offending row and column.
+pub fn check_finite_2d(x: &ArrayView2<f64>, name: &str) -> Result<()> {
+    if x.as_slice_memory_order().is_some_and(all_finite) {
+        return Ok(());
+    }
+    if let Some(((i, j), _)) = x.indexed_iter().find(|(_, v)| !v.is_finite()) {
         return Err(RustymlError::invalid(format!(
             "{name} contains NaN or infinity (first at row {i}, column {j})"
         )));
@@ -27,6 +54,9 @@ pub fn check_features(x: &ArrayView2<f64>, name: &str) -> Result<()> {
 
 /// `y` must be finite.
 pub fn check_target(y: &ArrayView1<f64>, name: &str) -> Result<()> {
+    if y.as_slice_memory_order().is_some_and(all_finite) {
+        return Ok(());
+    }
     if let Some(i) = y.iter().position(|v| !v.is_finite()) {
         return Err(RustymlError::invalid(format!(
             "{name} contains NaN or infinity (first at index {i})"

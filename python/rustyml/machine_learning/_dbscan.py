@@ -1,0 +1,43 @@
+from rustyml import _native
+from rustyml._base import BaseEstimator, ClusterMixin
+from rustyml._validation import as_float_array
+
+
+class DBSCAN(ClusterMixin, BaseEstimator):
+    """Density-based clustering, label for label as scikit-learn's ``DBSCAN``.
+
+    A point with at least ``min_samples`` points (itself included) within ``eps`` is a core
+    point; clusters are numbered in the order of their first core point; border points join
+    the first cluster that reaches them; noise is ``-1``. ``metric`` is ``"euclidean"``,
+    ``"manhattan"`` or ``"minkowski"`` (with ``p``, default 2). Neighbourhoods are exact:
+    a point at exactly ``eps`` is a neighbour.
+    """
+
+    _native_class = _native.machine_learning.DBSCAN
+
+    def __init__(self, eps=0.5, *, min_samples=5, metric="euclidean", p=None):
+        self.eps = eps
+        self.min_samples = min_samples
+        self.metric = metric
+        self.p = p
+
+    def fit(self, X, y=None):
+        """Cluster ``X`` (n_samples, n_features). Returns ``self``."""
+        X = as_float_array(X, "X", 2)
+        native = self._native_class(**self.get_params())
+        native.fit(X)
+        self._native = native
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    @property
+    def labels_(self):
+        return self._check_fitted().labels_
+
+    @property
+    def core_sample_indices_(self):
+        return self._check_fitted().core_sample_indices_
+
+    @property
+    def components_(self):
+        return self._check_fitted().components_

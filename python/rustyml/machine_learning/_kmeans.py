@@ -1,0 +1,77 @@
+from rustyml import _native
+from rustyml._base import BaseEstimator, ClusterMixin
+from rustyml._validation import as_float_array
+
+
+class KMeans(ClusterMixin, BaseEstimator):
+    """K-means clustering (Lloyd's algorithm), as scikit-learn's ``KMeans``.
+
+    ``init`` is ``"k-means++"`` (greedy, ``2 + ln k`` local trials), ``"random"`` or an array
+    of initial centers (then one run). ``n_init`` runs are made and the one with the lowest
+    inertia kept; ``"auto"`` means one run for k-means++ and an array, ten for random. The
+    tolerance is relative to the mean feature variance. ``random_state`` (an integer) makes
+    fits reproducible, at any thread count.
+    """
+
+    _native_class = _native.machine_learning.KMeans
+
+    def __init__(
+        self,
+        n_clusters=8,
+        *,
+        init="k-means++",
+        n_init=10,
+        max_iter=300,
+        tol=1e-4,
+        random_state=None,
+    ):
+        self.n_clusters = n_clusters
+        self.init = init
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Cluster ``X`` (n_samples, n_features). Returns ``self``."""
+        X = as_float_array(X, "X", 2)
+        params = self.get_params()
+        if not isinstance(params["init"], str):
+            params["init"] = as_float_array(params["init"], "init", 2)
+        native = self._native_class(**params)
+        native.fit(X)
+        self._native = native
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def predict(self, X):
+        """Index of the closest center for each row of ``X``."""
+        return self._check_fitted().predict(as_float_array(X, "X", 2))
+
+    def transform(self, X):
+        """Euclidean distances of each row of ``X`` to each center."""
+        return self._check_fitted().transform(as_float_array(X, "X", 2))
+
+    def fit_transform(self, X, y=None):
+        """Fit to ``X`` and return its distances to the centers."""
+        return self.fit(X).transform(X)
+
+    def score(self, X, y=None):
+        """Opposite of the inertia of ``X`` against the fitted centers."""
+        return self._check_fitted().score(as_float_array(X, "X", 2))
+
+    @property
+    def cluster_centers_(self):
+        return self._check_fitted().cluster_centers_
+
+    @property
+    def labels_(self):
+        return self._check_fitted().labels_
+
+    @property
+    def inertia_(self):
+        return self._check_fitted().inertia_
+
+    @property
+    def n_iter_(self):
+        return self._check_fitted().n_iter_

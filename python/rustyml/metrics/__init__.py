@@ -1,0 +1,93 @@
+"""Evaluation metrics with scikit-learn's names, argument order and edge-case rules (mirrors
+``rustyml::metrics``); the original crate's names are aliases (``accuracy``, ``roc_auc``,
+``adjusted_rand_index``, ``normalized_mutual_info``, ``adjusted_mutual_info``).
+
+Bad input (mismatched lengths, empty arrays, NaN, a single class where a metric needs two,
+probabilities outside [0, 1], an unknown option) raises ``ValueError`` naming the problem.
+The silhouette score's pairwise work runs in parallel behind
+``rustyml.tuning.metrics.set_silhouette``.
+"""
+
+from rustyml.metrics._classification import (
+    ConfusionMatrix,
+    accuracy,
+    accuracy_score,
+    balanced_accuracy_score,
+    confusion_matrix,
+    f1_score,
+    fbeta_score,
+    log_loss,
+    matthews_corrcoef,
+    precision_recall_fscore_support,
+    precision_score,
+    recall_score,
+    roc_auc,
+    roc_auc_score,
+)
+from rustyml.metrics._clustering import (
+    adjusted_mutual_info,
+    adjusted_mutual_info_score,
+    adjusted_rand_index,
+    adjusted_rand_score,
+    calinski_harabasz_score,
+    completeness_score,
+    davies_bouldin_score,
+    fowlkes_mallows_score,
+    homogeneity_completeness_v_measure,
+    homogeneity_score,
+    mutual_info_score,
+    normalized_mutual_info,
+    normalized_mutual_info_score,
+    silhouette_samples,
+    silhouette_score,
+    v_measure_score,
+)
+from rustyml.metrics._regression import (
+    explained_variance_score,
+    mean_absolute_error,
+    mean_absolute_percentage_error,
+    mean_squared_error,
+    median_absolute_error,
+    r2_score,
+    root_mean_squared_error,
+)
+
+__all__ = [
+    "ConfusionMatrix",
+    "accuracy",
+    "accuracy_score",
+    "adjusted_mutual_info",
+    "adjusted_mutual_info_score",
+    "adjusted_rand_index",
+    "adjusted_rand_score",
+    "balanced_accuracy_score",
+    "calinski_harabasz_score",
+    "completeness_score",
+    "confusion_matrix",
+    "davies_bouldin_score",
+    "explained_variance_score",
+    "f1_score",
+    "fbeta_score",
+    "fowlkes_mallows_score",
+    "homogeneity_completeness_v_measure",
+    "homogeneity_score",
+    "log_loss",
+    "matthews_corrcoef",
+    "mean_absolute_error",
+    "mean_absolute_percentage_error",
+    "mean_squared_error",
+    "median_absolute_error",
+    "mutual_info_score",
+    "normalized_mutual_info",
+    "normalized_mutual_info_score",
+    "precision_recall_fscore_support",
+    "precision_score",
+    "r2_score",
+    "recall_score",
+    "roc_auc",
+    "roc_auc_score",
+    "root_mean_squared_error",
+    "silhouette_samples",
+    "silhouette_score",
+    "v_measure_score",
+]

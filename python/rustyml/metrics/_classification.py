@@ -1,0 +1,254 @@
+import math
+
+import numpy as np
+
+from rustyml import _native
+from rustyml._validation import as_float_array
+from rustyml.metrics import _labels
+
+_m = _native.metrics
+_AVERAGES = (None, "micro", "macro", "weighted", "binary")
+
+
+def _zero_division(zero_division):
+    if isinstance(zero_division, str):
+        if zero_division == "warn":
+            return 0.0
+    elif isinstance(zero_division, (int, float, np.floating, np.integer)) and not isinstance(
+        zero_division, bool
+    ):
+        v = float(zero_division)
+        if v in (0.0, 1.0) or math.isnan(v):
+            return v
+    raise ValueError(f"zero_division must be 'warn', 0, 1 or np.nan, got {zero_division!r}")
+
+
+def _check_average(average):
+    if average not in _AVERAGES:
+        raise ValueError(
+            f"average has to be one of (None, 'micro', 'macro', 'weighted', 'binary'), "
+            f"got {average!r}"
+        )
+
+
+def _pos_code(pos_label, classes):
+    if classes is None:
+        return pos_label
+    code = _labels.code_of(classes, pos_label)
+    if code is None:
+        if len(classes) == 2:  # more classes: the native layer reports the multiclass target
+            raise ValueError(
+                f"pos_label={pos_label!r} is not a valid label. "
+                f"It should be one of {classes.tolist()}"
+            )
+        code = len(classes)
+    return code
+
+
+def accuracy_score(y_true, y_pred, *, normalize=True):
+    """Fraction (or with ``normalize=False`` the number) of exactly matching labels."""
+    a, b, _ = _labels.pair(y_true, y_pred, ("y_true", "y_pred"))
+    acc = _m.accuracy_score(a, b)
+    return acc if normalize else float(round(acc * a.shape[0]))
+
+
+accuracy = accuracy_score
+
+
+def precision_recall_fscore_support(
+    y_true, y_pred, *, beta=1.0, pos_label=1, average=None, zero_division="warn"
+):
+    """Per-class ``(precision, recall, fbeta, support)`` arrays in sorted label order, or with
+    an ``average`` the averaged ``(precision, recall, fbeta, None)``."""
+    _check_average(average)
+    zd = _zero_division(zero_division)
+    a, b, classes = _labels.pair(y_true, y_pred, ("y_true", "y_pred"))
+    if average is None:
+        _, p, r, f, s = _m.precision_recall_fscore_support(a, b, float(beta), None, 1, zd)
+        return p, r, f, s
+    pos = _pos_code(pos_label, classes)
+    p, r, f = _m.precision_recall_fscore_support(a, b, float(beta), average, pos, zd)
+    return p, r, f, None
+
+
+def _one(index, y_true, y_pred, beta, pos_label, average, zero_division):
+    out = precision_recall_fscore_support(
+        y_true,
+        y_pred,
+        beta=beta,
+        pos_label=pos_label,
+        average=average,
+        zero_division=zero_division,
+    )
+    return out[index]
+
+
+def precision_score(y_true, y_pred, *, pos_label=1, average="binary", zero_division="warn"):
+    """``tp / (tp + fp)``; ``average`` is 'binary' (the ``pos_label`` class), 'micro',
+    'macro', 'weighted' or None (per class)."""
+    return _one(0, y_true, y_pred, 1.0, pos_label, average, zero_division)
+
+
+def recall_score(y_true, y_pred, *, pos_label=1, average="binary", zero_division="warn"):
+    """``tp / (tp + fn)``, averaged like ``precision_score``."""
+    return _one(1, y_true, y_pred, 1.0, pos_label, average, zero_division)
+
+
+def f1_score(y_true, y_pred, *, pos_label=1, average="binary", zero_division="warn"):
+    """Harmonic mean of precision and recall, averaged like ``precision_score``."""
+    return _one(2, y_true, y_pred, 1.0, pos_label, average, zero_division)
+
+
+def fbeta_score(y_true, y_pred, *, beta, pos_label=1, average="binary", zero_division="warn"):
+    """F-beta score (recall ``beta`` times as important as precision)."""
+    return _one(2, y_true, y_pred, beta, pos_label, average, zero_division)
+
+
+def confusion_matrix(y_true, y_pred, *, labels=None, normalize=None):
+    """``C[i, j]``: samples of class ``i`` predicted as class ``j`` (classes sorted, or in the
+    order of ``labels``); ``normalize`` 'true', 'pred' or 'all' divides by row, column or total
+    sums."""
+    a, b, classes = _labels.pair(y_true, y_pred, ("y_true", "y_pred"))
+    wanted = None
+    if labels is not None:
+        wanted = _labels.codes_for(classes, labels, a.dtype)
+        if wanted.dtype != a.dtype:
+            a, b = a.astype(wanted.dtype), b.astype(wanted.dtype)
+    if normalize not in (None, "true", "pred", "all"):
+        raise ValueError(
+            f"normalize must be one of {{'true', 'pred', 'all', None}}, got {normalize!r}"
+        )
+    return _m.confusion_matrix(a, b, wanted, normalize)[1]
+
+
+def balanced_accuracy_score(y_true, y_pred, *, adjusted=False):
+    """Mean per-class recall over the classes of ``y_true``; ``adjusted`` maps chance to 0."""
+    a, b, _ = _labels.pair(y_true, y_pred, ("y_true", "y_pred"))
+    return _m.balanced_accuracy_score(a, b, bool(adjusted))
+
+
+def matthews_corrcoef(y_true, y_pred):
+    """Matthews correlation coefficient (multiclass form); 0 when undefined."""
+    a, b, _ = _labels.pair(y_true, y_pred, ("y_true", "y_pred"))
+    return _m.matthews_corrcoef(a, b)
+
+
+def roc_auc_score(y_true, y_score, *, average="macro", multi_class="raise"):
+    """Area under the ROC curve. Binary: ``y_score`` (n,) scores the greater class.
+    Multiclass: ``y_score`` (n, n_classes) probabilities with ``multi_class`` 'ovr' or 'ovo'
+    and ``average`` 'macro' or 'weighted' (or 'micro' for 'ovr')."""
+    y, _ = _labels.single(y_true, "y_true")
+    score = np.asarray(y_score)
+    if score.dtype.kind not in "fiub":
+        raise TypeError(f"y_score must hold real numbers, got dtype {score.dtype}")
+    if score.dtype != np.float64:
+        score = score.astype(np.float64)
+    return _m.roc_auc_score(y, score, average, multi_class)
+
+
+roc_auc = roc_auc_score
+
+
+def log_loss(y_true, y_proba, *, labels=None):
+    """Mean cross-entropy of predicted probabilities: ``y_proba`` (n,) for the greater class
+    of a binary problem or (n, n_classes) in sorted class order; values outside [0, 1] raise
+    ``ValueError``, the rest are clipped to [eps, 1 - eps]."""
+    y = _labels.column(y_true, "y_true")
+    proba = np.asarray(y_proba)
+    if proba.dtype.kind not in "fiub":
+        raise TypeError(f"y_proba must hold real numbers, got dtype {proba.dtype}")
+    proba = proba.astype(np.float64, copy=False)
+    native = _labels.numeric(y)
+    wanted = None
+    if native is not None:
+        if labels is not None:
+            wanted = _labels.codes_for(None, labels, native.dtype)
+            if wanted.dtype != native.dtype:
+                native = native.astype(wanted.dtype)
+        return _m.log_loss(native, proba, wanted)
+    # string labels: codes of the sorted class list (from labels, else from y_true)
+    if labels is None:
+        classes, codes = np.unique(y, return_inverse=True)
+        return _m.log_loss(codes.astype(np.int64).ravel(), proba, None)
+    classes = np.unique(np.asarray(labels))
+    codes = np.array([_labels.code_of(classes, v) for v in y.tolist()], dtype=object)
+    missing = [v for v, c in zip(y.tolist(), codes) if c is None]
+    if missing:
+        raise ValueError(
+            f"y_true contains values not belonging to the passed labels {list(classes)}: "
+            f"{sorted(set(map(repr, missing)))}"
+        )
+    return _m.log_loss(codes.astype(np.int64), proba, np.arange(len(classes), dtype=np.int64))
+
+
+class ConfusionMatrix:
+    """Binary confusion matrix of the original crate: values ``>= 0.5`` are positive (hard
+    0/1 labels or probabilities). Counts ``tp``, ``fp``, ``tn``, ``fn``; ratios with a zero
+    denominator are 0."""
+
+    __slots__ = ("_cm",)
+
+    def __init__(self, y_true, y_pred):
+        self._cm = _m.ConfusionMatrix(
+            as_float_array(y_true, "y_true", 1), as_float_array(y_pred, "y_pred", 1)
+        )
+
+    @classmethod
+    def from_counts(cls, tp, fp, tn, fn):
+        obj = cls.__new__(cls)
+        obj._cm = _m.ConfusionMatrix.from_counts(tp, fp, tn, fn)
+        return obj
+
+    tp = property(lambda self: self._cm.tp)
+    fp = property(lambda self: self._cm.fp)
+    tn = property(lambda self: self._cm.tn)
+    fn = property(lambda self: self._cm.fn)
+
+    def get_counts(self):
+        """``(tp, fp, tn, fn)``."""
+        return self._cm.get_counts()
+
+    def accuracy(self):
+        return self._cm.accuracy()
+
+    def error_rate(self):
+        return self._cm.error_rate()
+
+    def precision(self):
+        return self._cm.precision()
+
+    def recall(self):
+        return self._cm.recall()
+
+    def specificity(self):
+        return self._cm.specificity()
+
+    def f1_score(self):
+        return self._cm.f1_score()
+
+    f1 = f1_score
+
+    def balanced_accuracy(self):
+        return self._cm.balanced_accuracy()
+
+    def mcc(self):
+        return self._cm.mcc()
+
+    def summary(self):
+        """The counts as a table and the derived metrics."""
+        return self._cm.summary()
+
+    def __str__(self):
+        return self._cm.summary()
+
+    def __repr__(self):
+        return repr(self._cm)
+
+    def __eq__(self, other):
+        return isinstance(other, ConfusionMatrix) and self.get_counts() == other.get_counts()
+
+    def __hash__(self):
+        return hash(self.get_counts())
+
+    def __reduce__(self):
+        return (ConfusionMatrix.from_counts, self.get_counts())

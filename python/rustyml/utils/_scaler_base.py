@@ -1,0 +1,65 @@
+"""Shared plumbing of the scaler wrappers: fit / transform / inverse_transform delegate to the
+native scaler; hyper-parameters other than ``copy`` are passed to it. Outputs are always new
+float64 arrays, so ``copy`` is accepted for scikit-learn compatibility and has no effect."""
+
+from rustyml._base import BaseEstimator
+from rustyml._validation import as_float_array
+
+
+def fitted_attribute(name, doc=""):
+    """A read-only property reading ``name`` from the fitted native scaler."""
+
+    def get(self):
+        return getattr(self._check_fitted(), name)
+
+    return property(get, doc=doc)
+
+
+class TransformerBase(BaseEstimator):
+    """``fit`` returns ``self``; ``fit_transform`` fits and transforms in one native pass."""
+
+    _native_params = ()
+
+    def _new_native(self):
+        return self._native_class(**{k: getattr(self, k) for k in self._native_params})
+
+    def fit(self, X, y=None):
+        """Learn the statistics of ``X`` (n_samples, n_features). Returns ``self``."""
+        X = as_float_array(X, "X", 2)
+        native = self._new_native()
+        native.fit(X)
+        self._native = native
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def fit_transform(self, X, y=None):
+        """``fit(X).transform(X)``, validating and reading ``X`` once."""
+        X = as_float_array(X, "X", 2)
+        native = self._new_native()
+        out = native.fit_transform(X)
+        self._native = native
+        self.n_features_in_ = X.shape[1]
+        return out
+
+    def transform(self, X, copy=None):
+        """The transformed data as a new float64 array."""
+        return self._check_fitted().transform(as_float_array(X, "X", 2))
+
+
+class PartialFitMixin:
+    def partial_fit(self, X, y=None):
+        """Merge the statistics of one more batch (first call fits). Returns ``self``."""
+        X = as_float_array(X, "X", 2)
+        native = self.__dict__.get("_native")
+        if native is None:
+            native = self._new_native()
+        native.partial_fit(X)
+        self._native = native
+        self.n_features_in_ = X.shape[1]
+        return self
+
+
+class InverseMixin:
+    def inverse_transform(self, X, copy=None):
+        """Undo ``transform``."""
+        return self._check_fitted().inverse_transform(as_float_array(X, "X", 2))

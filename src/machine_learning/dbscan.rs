@@ -1,0 +1,269 @@
+//! DBSCAN: density-based clustering, label for label as scikit-learn.
+//!
+//! A point is a core point when at least `min_samples` points (itself included) lie within
+//! `eps` of it. Clusters grow by depth-first search from core points taken in index order, so
+//! clusters are numbered by their first core point; a border point (within `eps` of a core
+//! point but not core itself) joins the first cluster that reaches it, which is the
+//! lowest-numbered cluster among its core neighbours. Everything else is noise (`-1`).
+//!
+//! The neighbourhood queries are exact ([`radius::radius_neighbourhoods`]: a cell grid up to
+//! three features, product screening for euclidean metrics above, a plain scan otherwise) and
+//! run in parallel behind [`crate::math::distance::SCAN_F64`]; only core points' lists are
+//! kept.
+
+use crate::error::{Result, RustymlError};
+use crate::machine_learning::validation::check_features;
+use crate::math::distance::Metric;
+use crate::math::radius;
+use crate::persistence::Persist;
+use ndarray::{Array1, Array2, ArrayBase, Axis, Data, Ix2};
+use serde::{Deserialize, Serialize};
+
+/// Density-based spatial clustering of applications with noise.
+#[allow(clippy::upper_case_acronyms)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DBSCAN {
+    /// Neighbourhood radius (a point at exactly `eps` is a neighbour).
+    pub eps: f64,
+    /// Points within `eps` (itself included) that make a point a core point.
+    pub min_samples: usize,
+    pub metric: Metric,
+    labels: Option<Array1<i64>>,
+    core_sample_indices: Option<Vec<usize>>,
+    components: Option<Array2<f64>>,
+}
+
+impl Default for DBSCAN {
+    fn default() -> Self {
+        Self::new(0.5, 5)
+    }
+}
+
+impl DBSCAN {
+    /// Euclidean DBSCAN with radius `eps` and `min_samples`.
+    pub fn new(eps: f64, min_samples: usize) -> Self {
+        Self {
+            eps,
+            min_samples,
+            metric: Metric::Euclidean,
+            labels: None,
+            core_sample_indices: None,
+            components: None,
+        }
+    }
+
+    /// Euclidean, manhattan or minkowski (`p >= 1`); see [`Metric::parse`] for names.
+    pub fn with_metric(mut self, metric: Metric) -> Self {
+        self.metric = metric;
+        self
+    }
+
+    /// Cluster of each training sample, `-1` for noise (`labels_`).
+    pub fn labels(&self) -> Option<&Array1<i64>> {
+        self.labels.as_ref()
+    }
+
+    /// Indices of the core samples, ascending (`core_sample_indices_`).
+    pub fn core_sample_indices(&self) -> Option<&[usize]> {
+        self.core_sample_indices.as_deref()
+    }
+
+    /// Copies of the core samples (`components_`).
+    pub fn components(&self) -> Option<&Array2<f64>> {
+        self.components.as_ref()
+    }
+
+    fn check_params(&self) -> Result<()> {
+        if !(self.eps.is_finite() && self.eps > 0.0) {
+            return Err(RustymlError::invalid(format!(
+                "eps must be a finite number > 0, got {}",
+                self.eps
+            )));
+        }
+        if self.min_samples == 0 {
+            return Err(RustymlError::invalid(
+                "min_samples must be at least 1, got 0",
+            ));
+        }
+        if let Metric::Minkowski(p) = self.metric {
+            if !(p.is_finite() && p >= 1.0) {
+                return Err(RustymlError::invalid(format!(
+                    "minkowski p must be a finite number >= 1, got {p}"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Cluster `x` (`n_samples x n_features`).
+    pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+        let x = x.view();
+        self.check_params()?;
+        check_features(&x, "X")?;
+        let neighbourhoods =
+            radius::radius_neighbourhoods(x, self.eps, self.metric, self.min_samples)?;
+        let is_core: Vec<bool> = neighbourhoods
+            .counts()
+            .iter()
+            .map(|&c| c >= self.min_samples)
+            .collect();
+        let labels = expand_clusters(&neighbourhoods, &is_core);
+        let core: Vec<usize> = (0..is_core.len()).filter(|&i| is_core[i]).collect();
+        self.components = Some(x.select(Axis(0), &core));
+        self.core_sample_indices = Some(core);
+        self.labels = Some(Array1::from(labels));
+        Ok(self)
+    }
+
+    /// Cluster `x` and return its labels.
+    pub fn fit_predict<S: Data<Elem = f64>>(
+        &mut self,
+        x: &ArrayBase<S, Ix2>,
+    ) -> Result<Array1<i64>> {
+        self.fit(x)?;
+        Ok(self.labels.clone().expect("fitted above"))
+    }
+}
+
+impl Persist for DBSCAN {
+    const MODEL_NAME: &'static str = "DBSCAN";
+}
+
+/// scikit-learn's `dbscan_inner`: a depth-first search from each unlabelled core point in
+/// index order; border points are labelled but not expanded.
+///
+/// The labels depend only on the neighbourhoods as sets (a cluster is everything reachable
+/// from its first core point; a border point goes to the first cluster that reaches it), not
+/// on the visiting order, so points are labelled when first seen and only core points enter
+/// the stack, each once.
+fn expand_clusters(neighbourhoods: &radius::Neighbourhoods, is_core: &[bool]) -> Vec<i64> {
+    let n = is_core.len();
+    let mut labels = vec![-1i64; n];
+    let mut stack: Vec<u32> = Vec::new();
+    let mut label = 0i64;
+    for start in 0..n {
+        if labels[start] != -1 || !is_core[start] {
+            continue;
+        }
+        labels[start] = label;
+        stack.push(start as u32);
+        while let Some(i) = stack.pop() {
+            for &v in neighbourhoods.neighbours(i as usize) {
+                let v_us = v as usize;
+                if labels[v_us] == -1 {
+                    labels[v_us] = label;
+                    if is_core[v_us] {
+                        stack.push(v);
+                    }
+                }
+            }
+        }
+        label += 1;
+    }
+    labels
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    #[test]
+    fn hand_worked_clusters_border_points_and_noise() {
+        // eps = 1, min_samples = 3. x = 1 has {0, 1, 2} and x = 11 has {10, 11, 12}: the only
+        // cores. 0 and 2 are border points of cluster 0 (opened by index 1), 10 and 12 of
+        // cluster 1 (opened by index 4); 30 is noise.
+        let x = array![[30.0], [1.0], [0.0], [2.0], [11.0], [10.0], [12.0]];
+        let mut db = DBSCAN::new(1.0, 3);
+        let labels = db.fit_predict(&x).unwrap();
+        assert_eq!(labels.to_vec(), vec![-1, 0, 0, 0, 1, 1, 1]);
+        assert_eq!(db.core_sample_indices().unwrap(), &[1, 4]);
+        assert_eq!(db.components().unwrap(), &array![[1.0], [11.0]]);
+    }
+
+    #[test]
+    fn a_border_point_joins_the_first_numbered_cluster() {
+        // eps = 1, min_samples = 4. x = 2 has {1, 2, 2.1, 2.2} and x = 0 has
+        // {-0.2, -0.1, 0, 1}: the only cores (2.1, 2.2, -0.1, -0.2 see three points each).
+        // x = 1 (index 0) sees {0, 1, 2}: a border point of both. The core at index 1 (x = 2)
+        // opens cluster 0 and takes it; the core at x = 0 (index 4) opens cluster 1.
+        let x = array![[1.0], [2.0], [2.1], [2.2], [0.0], [-0.1], [-0.2]];
+        let mut db = DBSCAN::new(1.0, 4);
+        let labels = db.fit_predict(&x).unwrap();
+        assert_eq!(labels.to_vec(), vec![0, 0, 0, 0, 1, 1, 1]);
+        assert_eq!(db.core_sample_indices().unwrap(), &[1, 4]);
+    }
+
+    #[test]
+    fn metrics_change_the_neighbourhoods() {
+        // (0,0) and (1,1): euclidean distance sqrt(2) ~ 1.414, manhattan 2.
+        let x = array![[0.0, 0.0], [1.0, 1.0]];
+        let labels = |metric| {
+            DBSCAN::new(1.5, 2)
+                .with_metric(metric)
+                .fit_predict(&x)
+                .unwrap()
+                .to_vec()
+        };
+        assert_eq!(labels(Metric::Euclidean), vec![0, 0]);
+        assert_eq!(labels(Metric::Manhattan), vec![-1, -1]);
+        assert_eq!(labels(Metric::Minkowski(1.0)), vec![-1, -1]);
+        // minkowski p = 4: (1 + 1)^(1/4) ~ 1.19
+        assert_eq!(labels(Metric::Minkowski(4.0)), vec![0, 0]);
+    }
+
+    #[test]
+    fn min_samples_one_makes_every_point_core() {
+        let x = array![[0.0], [5.0], [10.0]];
+        let labels = DBSCAN::new(1.0, 1).fit_predict(&x).unwrap();
+        assert_eq!(labels.to_vec(), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn gates_never_change_labels() {
+        // 2-D (grid) and 5-D (product screening) data with several groups.
+        for d in [2, 5] {
+            let x = Array2::from_shape_fn((900, d), |(i, j)| {
+                ((i * 37 + j * 11) % 53) as f64 / 20.0 + (i % 3) as f64 * 8.0
+            });
+            let (s, p) = crate::gate::serial_and_parallel(&crate::math::distance::SCAN_F64, || {
+                let mut db = DBSCAN::new(0.6, 4);
+                db.fit(&x).unwrap();
+                (
+                    db.labels().unwrap().clone(),
+                    db.core_sample_indices().unwrap().to_vec(),
+                )
+            });
+            assert_eq!(s, p);
+        }
+    }
+
+    #[test]
+    fn bad_input_is_refused_before_work() {
+        let x = array![[0.0, 1.0], [1.0, 0.0]];
+        assert!(DBSCAN::new(0.0, 5).fit(&x).is_err());
+        assert!(DBSCAN::new(-1.0, 5).fit(&x).is_err());
+        assert!(DBSCAN::new(f64::NAN, 5).fit(&x).is_err());
+        assert!(DBSCAN::new(0.5, 0).fit(&x).is_err());
+        assert!(DBSCAN::new(0.5, 2)
+            .with_metric(Metric::Minkowski(0.5))
+            .fit(&x)
+            .is_err());
+        assert!(DBSCAN::new(0.5, 2).fit(&array![[0.0, f64::NAN]]).is_err());
+        assert!(DBSCAN::new(0.5, 2)
+            .fit(&Array2::<f64>::zeros((0, 2)))
+            .is_err());
+        assert!(Metric::parse("cosine", 2.0).is_err());
+        assert!(DBSCAN::new(0.5, 2).labels().is_none());
+    }
+
+    #[test]
+    fn save_and_load_round_trip() {
+        let x = array![[0.0], [0.5], [9.0]];
+        let mut db = DBSCAN::new(1.0, 2);
+        db.fit(&x).unwrap();
+        let back = DBSCAN::from_bytes(&db.to_bytes().unwrap()).unwrap();
+        assert_eq!(back.labels(), db.labels());
+        assert_eq!(back.core_sample_indices(), db.core_sample_indices());
+    }
+}

@@ -1,0 +1,703 @@
+//! KMeans: Lloyd's algorithm with k-means++ or random seeding, as in scikit-learn.
+//!
+//! Each Lloyd pass is one blocked fold over the rows: a block's squared distances to the
+//! centers come from one product ([`distance::nearest_block`]), the arg-min scan labels its
+//! rows, and the block's per-cluster sums and counts are its partial; partials combine in
+//! block order. The pass forks onto rayon when [`SCAN_F64`] allows `rows * clusters *
+//! features`, and its bits do not depend on the path. Like scikit-learn, the data are
+//! centered on their column means for the fit (the centers are shifted back after), the
+//! tolerance is relative to the mean feature variance, a run stops on unchanged labels or a
+//! total squared center shift within the tolerance, empty clusters take the points farthest
+//! from their centers, and the best of `n_init` runs (lowest inertia) is kept.
+
+use crate::error::{Result, RustymlError};
+use crate::machine_learning::validation::{check_features, check_n_features};
+use crate::math::distance::{self, nearest_block, row_sq_norms, NEAREST_BLOCK_ROWS, SCAN_F64};
+use crate::math::{matmul, reduction};
+use crate::persistence::Persist;
+use ndarray::{s, Array1, Array2, ArrayBase, ArrayView1, ArrayView2, Axis, Data, Ix2};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+/// How the initial centers are chosen.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum KMeansInit {
+    /// Greedy k-means++ (`2 + ln k` candidates per center, the one lowering the potential
+    /// most is kept), as scikit-learn's default.
+    KMeansPlusPlus,
+    /// `n_clusters` distinct samples drawn at random.
+    Random,
+    /// Explicit initial centers (`n_clusters x n_features`); runs once.
+    Centers(Array2<f64>),
+}
+
+/// Number of runs with different seeds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NInit {
+    /// scikit-learn >= 1.4: one run for k-means++ (and explicit centers), ten for random.
+    Auto,
+    /// This many runs (at least one); explicit centers always run once.
+    Runs(usize),
+}
+
+/// K-means clustering with scikit-learn-like hyper-parameters.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct KMeans {
+    pub n_clusters: usize,
+    pub init: KMeansInit,
+    pub n_init: NInit,
+    pub max_iter: usize,
+    pub tol: f64,
+    pub random_state: Option<u64>,
+    centers: Option<Array2<f64>>,
+    labels: Option<Array1<usize>>,
+    inertia: f64,
+    n_iter: usize,
+}
+
+impl Default for KMeans {
+    fn default() -> Self {
+        Self::new(8)
+    }
+}
+
+/// One run's outcome.
+struct Run {
+    centers: Array2<f64>,
+    labels: Vec<usize>,
+    inertia: f64,
+    n_iter: usize,
+}
+
+/// One Lloyd pass: labels against the current centers, and the per-cluster sums and counts
+/// of that assignment.
+struct Pass {
+    labels: Vec<usize>,
+    sums: Array2<f64>,
+    counts: Vec<usize>,
+}
+
+impl KMeans {
+    /// `n_clusters` clusters, k-means++, ten runs, 300 iterations, `tol = 1e-4`.
+    pub fn new(n_clusters: usize) -> Self {
+        Self {
+            n_clusters,
+            init: KMeansInit::KMeansPlusPlus,
+            n_init: NInit::Runs(10),
+            max_iter: 300,
+            tol: 1e-4,
+            random_state: None,
+            centers: None,
+            labels: None,
+            inertia: 0.0,
+            n_iter: 0,
+        }
+    }
+
+    pub fn with_init(mut self, init: KMeansInit) -> Self {
+        self.init = init;
+        self
+    }
+
+    pub fn with_n_init(mut self, n_init: NInit) -> Self {
+        self.n_init = n_init;
+        self
+    }
+
+    pub fn with_max_iter(mut self, max_iter: usize) -> Self {
+        self.max_iter = max_iter;
+        self
+    }
+
+    pub fn with_tol(mut self, tol: f64) -> Self {
+        self.tol = tol;
+        self
+    }
+
+    pub fn with_random_state(mut self, random_state: Option<u64>) -> Self {
+        self.random_state = random_state;
+        self
+    }
+
+    /// Fitted centers (`cluster_centers_`), `n_clusters x n_features`.
+    pub fn cluster_centers(&self) -> Option<&Array2<f64>> {
+        self.centers.as_ref()
+    }
+
+    /// Cluster of each training sample (`labels_`).
+    pub fn labels(&self) -> Option<&Array1<usize>> {
+        self.labels.as_ref()
+    }
+
+    /// Sum of squared distances of the training samples to their centers (`inertia_`).
+    pub fn inertia(&self) -> Option<f64> {
+        self.centers.as_ref().map(|_| self.inertia)
+    }
+
+    /// Lloyd iterations of the kept run (`n_iter_`).
+    pub fn n_iter(&self) -> Option<usize> {
+        self.centers.as_ref().map(|_| self.n_iter)
+    }
+
+    /// Runs the fit will make.
+    pub fn effective_n_init(&self) -> usize {
+        match (&self.init, self.n_init) {
+            (KMeansInit::Centers(_), _) => 1,
+            (_, NInit::Runs(r)) => r,
+            (KMeansInit::KMeansPlusPlus, NInit::Auto) => 1,
+            (KMeansInit::Random, NInit::Auto) => 10,
+        }
+    }
+
+    fn check_params(&self, x: &ArrayView2<f64>) -> Result<()> {
+        if self.n_clusters == 0 {
+            return Err(RustymlError::invalid(
+                "n_clusters must be at least 1, got 0",
+            ));
+        }
+        if self.max_iter == 0 {
+            return Err(RustymlError::invalid("max_iter must be at least 1, got 0"));
+        }
+        if let NInit::Runs(0) = self.n_init {
+            return Err(RustymlError::invalid(
+                "n_init must be at least 1 or 'auto', got 0",
+            ));
+        }
+        if !(self.tol.is_finite() && self.tol >= 0.0) {
+            return Err(RustymlError::invalid(format!(
+                "tol must be a finite number >= 0, got {}",
+                self.tol
+            )));
+        }
+        check_features(x, "X")?;
+        if x.nrows() < self.n_clusters {
+            return Err(RustymlError::invalid(format!(
+                "n_samples={} should be >= n_clusters={}",
+                x.nrows(),
+                self.n_clusters
+            )));
+        }
+        if let KMeansInit::Centers(c) = &self.init {
+            if c.dim() != (self.n_clusters, x.ncols()) {
+                return Err(RustymlError::invalid(format!(
+                    "the init centers have shape {:?}, expected ({}, {}) (n_clusters, n_features)",
+                    c.dim(),
+                    self.n_clusters,
+                    x.ncols()
+                )));
+            }
+            check_features(&c.view(), "init centers")?;
+        }
+        Ok(())
+    }
+
+    /// Fit to `x` (`n_samples x n_features`).
+    pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+        let x = x.view();
+        self.check_params(&x)?;
+        let (n, d) = x.dim();
+        let stats = reduction::column_moments(x);
+        let mean = Array1::from_iter(stats.iter().map(|m| m.mean));
+        let tol = if self.tol == 0.0 {
+            0.0
+        } else {
+            stats.iter().map(|m| m.variance()).sum::<f64>() / d as f64 * self.tol
+        };
+        let xc = Array2::from_shape_fn((n, d), |(i, j)| x[[i, j]] - mean[j]);
+        let x_norms = row_sq_norms(xc.view());
+        let seed = self.random_state.unwrap_or_else(rand::random);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut best: Option<Run> = None;
+        for _ in 0..self.effective_n_init() {
+            let init = match &self.init {
+                KMeansInit::KMeansPlusPlus => {
+                    kmeans_plusplus(xc.view(), x_norms.view(), self.n_clusters, &mut rng)
+                }
+                KMeansInit::Random => {
+                    let picks = rand::seq::index::sample(&mut rng, n, self.n_clusters).into_vec();
+                    xc.select(Axis(0), &picks)
+                }
+                KMeansInit::Centers(c) => c - &mean,
+            };
+            let run = lloyd(xc.view(), x_norms.view(), init, self.max_iter, tol);
+            if best.as_ref().is_none_or(|b| run.inertia < b.inertia) {
+                best = Some(run);
+            }
+        }
+        let best = best.expect("at least one run");
+        self.centers = Some(best.centers + &mean);
+        self.labels = Some(Array1::from(best.labels));
+        self.inertia = best.inertia;
+        self.n_iter = best.n_iter;
+        Ok(self)
+    }
+
+    fn fitted_centers(&self, x: &ArrayView2<f64>) -> Result<&Array2<f64>> {
+        let centers = self
+            .centers
+            .as_ref()
+            .ok_or_else(|| RustymlError::not_fitted("KMeans"))?;
+        check_n_features(x, centers.ncols(), "KMeans")?;
+        Ok(centers)
+    }
+
+    /// Index of the closest center for each row of `x`.
+    pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<usize>> {
+        let x = x.view();
+        let centers = self.fitted_centers(&x)?;
+        Ok(Array1::from(distance::nearest_rows(x, centers.view())?.0))
+    }
+
+    /// Fit, then return the training labels.
+    pub fn fit_predict<S: Data<Elem = f64>>(
+        &mut self,
+        x: &ArrayBase<S, Ix2>,
+    ) -> Result<Array1<usize>> {
+        self.fit(x)?;
+        Ok(self.labels.clone().expect("fitted above"))
+    }
+
+    /// Euclidean distances of every row of `x` to every center (`n_samples x n_clusters`).
+    pub fn transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+        let x = x.view();
+        let centers = self.fitted_centers(&x)?;
+        distance::pairwise(x, centers.view(), distance::Metric::Euclidean)
+    }
+
+    /// Fit, then return the distances of the training rows to the centers.
+    pub fn fit_transform<S: Data<Elem = f64>>(
+        &mut self,
+        x: &ArrayBase<S, Ix2>,
+    ) -> Result<Array2<f64>> {
+        self.fit(x)?;
+        self.transform(x)
+    }
+
+    /// Opposite of the inertia of `x` against the fitted centers (higher is better).
+    pub fn score<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<f64> {
+        let x = x.view();
+        let centers = self.fitted_centers(&x)?;
+        let (labels, _) = distance::nearest_rows(x, centers.view())?;
+        Ok(-exact_inertia(x, centers.view(), &labels))
+    }
+}
+
+impl Persist for KMeans {
+    const MODEL_NAME: &'static str = "KMeans";
+}
+
+/// Squared euclidean distances of every row of `rows` to every row of `xc`, through the
+/// product, with the squared norms of `xc` precomputed.
+fn sq_distances_to(
+    xc: ArrayView2<f64>,
+    x_norms: ArrayView1<f64>,
+    rows: ArrayView2<f64>,
+) -> Array2<f64> {
+    let r_norms = row_sq_norms(rows);
+    let mut d =
+        matmul::dot_par(rows, xc.t(), matmul::nested_parallelism()).expect("same feature count");
+    distance::finish_squared_euclidean(d.view_mut(), r_norms.view(), x_norms);
+    d
+}
+
+/// Greedy k-means++ seeding (Arthur & Vassilvitskii, with scikit-learn's local trials).
+fn kmeans_plusplus(
+    xc: ArrayView2<f64>,
+    x_norms: ArrayView1<f64>,
+    k: usize,
+    rng: &mut ChaCha8Rng,
+) -> Array2<f64> {
+    let n = xc.nrows();
+    let trials = 2 + (k as f64).ln() as usize;
+    let mut centers = Array2::zeros((k, xc.ncols()));
+    let first = rng.random_range(0..n);
+    centers.row_mut(0).assign(&xc.row(first));
+    let mut closest = sq_distances_to(xc, x_norms, xc.slice(s![first..first + 1, ..]))
+        .row(0)
+        .to_owned();
+    let mut potential = reduction::sum(closest.view());
+    for c in 1..k {
+        let targets: Vec<f64> = (0..trials)
+            .map(|_| rng.random::<f64>() * potential)
+            .collect();
+        let mut cumulative = Vec::with_capacity(n);
+        let mut acc = 0.0;
+        for &v in closest.iter() {
+            acc += v;
+            cumulative.push(acc);
+        }
+        // NumPy's searchsorted (side="left"), clipped to the last index.
+        let candidates: Vec<usize> = targets
+            .iter()
+            .map(|&t| cumulative.partition_point(|&c| c < t).min(n - 1))
+            .collect();
+        let mut dist = sq_distances_to(xc, x_norms, xc.select(Axis(0), &candidates).view());
+        let mut best = (f64::INFINITY, 0usize);
+        for (t, mut row) in dist.outer_iter_mut().enumerate() {
+            ndarray::Zip::from(&mut row)
+                .and(&closest)
+                .for_each(|d, &c| *d = d.min(c));
+            let pot = reduction::sum(row.view());
+            if pot < best.0 {
+                best = (pot, t);
+            }
+        }
+        potential = best.0;
+        closest = dist.row(best.1).to_owned();
+        centers.row_mut(c).assign(&xc.row(candidates[best.1]));
+    }
+    centers
+}
+
+/// One Lloyd pass over the centered rows: a blocked fold whose partial is a block's labels,
+/// per-cluster sums and counts.
+fn lloyd_pass(xc: ArrayView2<f64>, x_norms: ArrayView1<f64>, centers: ArrayView2<f64>) -> Pass {
+    let (n, d) = xc.dim();
+    let k = centers.nrows();
+    let c_norms = row_sq_norms(centers);
+    let work = n.saturating_mul(k).saturating_mul(d);
+    let identity = Pass {
+        labels: Vec::with_capacity(n),
+        sums: Array2::zeros((k, d)),
+        counts: vec![0; k],
+    };
+    reduction::blocked_fold(
+        n,
+        NEAREST_BLOCK_ROWS,
+        &SCAN_F64,
+        work,
+        identity,
+        |range| {
+            let block = xc.slice(s![range.clone(), ..]);
+            let mut labels = vec![0usize; range.len()];
+            let mut dist = vec![0.0f64; range.len()];
+            nearest_block(
+                block,
+                x_norms.slice(s![range]),
+                centers,
+                c_norms.view(),
+                &mut labels,
+                &mut dist,
+            );
+            let mut sums = Array2::<f64>::zeros((k, d));
+            let mut counts = vec![0usize; k];
+            for (row, &l) in block.outer_iter().zip(&labels) {
+                let mut target = sums.row_mut(l);
+                target += &row;
+                counts[l] += 1;
+            }
+            Pass {
+                labels,
+                sums,
+                counts,
+            }
+        },
+        |mut acc, part| {
+            acc.labels.extend_from_slice(&part.labels);
+            acc.sums += &part.sums;
+            for (a, p) in acc.counts.iter_mut().zip(&part.counts) {
+                *a += p;
+            }
+            acc
+        },
+    )
+}
+
+/// Gives each empty cluster one of the points farthest from their assigned (old) centers,
+/// moving that point's contribution out of its cluster's sums (scikit-learn's rule).
+fn relocate_empty_clusters(xc: ArrayView2<f64>, old_centers: ArrayView2<f64>, pass: &mut Pass) {
+    let empty: Vec<usize> = (0..pass.counts.len())
+        .filter(|&j| pass.counts[j] == 0)
+        .collect();
+    if empty.is_empty() {
+        return;
+    }
+    let dist: Vec<f64> = xc
+        .outer_iter()
+        .zip(&pass.labels)
+        .map(|(row, &l)| distance::Metric::SquaredEuclidean.between(row, old_centers.row(l)))
+        .collect();
+    if dist.iter().all(|&v| v == 0.0) {
+        // More clusters than distinct samples: nothing to relocate.
+        return;
+    }
+    let mut far: Vec<usize> = (0..dist.len()).collect();
+    far.sort_by(|&a, &b| dist[b].total_cmp(&dist[a]).then(a.cmp(&b)));
+    for (&new_cluster, &point) in empty.iter().zip(&far) {
+        let old_cluster = pass.labels[point];
+        let row = xc.row(point);
+        let mut old_sum = pass.sums.row_mut(old_cluster);
+        old_sum -= &row;
+        pass.sums.row_mut(new_cluster).assign(&row);
+        pass.counts[new_cluster] = 1;
+        pass.counts[old_cluster] -= 1;
+    }
+}
+
+/// Exact (feature-order) sum of squared distances of the rows to their centers, a blocked
+/// fold behind [`reduction::SUM_F64`].
+fn exact_inertia(x: ArrayView2<f64>, centers: ArrayView2<f64>, labels: &[usize]) -> f64 {
+    let (n, d) = x.dim();
+    let rows_per_block = (reduction::BLOCK / d.max(1)).max(1);
+    reduction::blocked_fold(
+        n,
+        rows_per_block,
+        &reduction::SUM_F64,
+        n.saturating_mul(d),
+        0.0,
+        |range| {
+            let mut s = 0.0;
+            for i in range {
+                s += distance::Metric::SquaredEuclidean.between(x.row(i), centers.row(labels[i]));
+            }
+            s
+        },
+        |a, b| a + b,
+    )
+}
+
+/// One Lloyd run from `centers` (centered coordinates).
+fn lloyd(
+    xc: ArrayView2<f64>,
+    x_norms: ArrayView1<f64>,
+    mut centers: Array2<f64>,
+    max_iter: usize,
+    tol: f64,
+) -> Run {
+    let k = centers.nrows();
+    let mut previous: Option<Vec<usize>> = None;
+    let mut strict = false;
+    let mut labels = Vec::new();
+    let mut iterations = 0;
+    for i in 0..max_iter {
+        iterations = i + 1;
+        let mut pass = lloyd_pass(xc, x_norms, centers.view());
+        relocate_empty_clusters(xc, centers.view(), &mut pass);
+        let mut new_centers = centers.clone();
+        for j in 0..k {
+            if pass.counts[j] > 0 {
+                let scale = 1.0 / pass.counts[j] as f64;
+                new_centers
+                    .row_mut(j)
+                    .assign(&pass.sums.row(j).mapv(|v| v * scale));
+            }
+        }
+        let shift: f64 = (&new_centers - &centers).iter().map(|v| v * v).sum();
+        centers = new_centers;
+        labels = pass.labels;
+        if previous.as_deref() == Some(labels.as_slice()) {
+            strict = true;
+            break;
+        }
+        if shift <= tol {
+            break;
+        }
+        previous = Some(labels.clone());
+    }
+    if !strict {
+        // Relabel against the final centers, so labels and centers agree.
+        labels = distance::nearest_rows(xc, centers.view())
+            .expect("same feature count")
+            .0;
+    }
+    let inertia = exact_inertia(xc, centers.view(), &labels);
+    Run {
+        centers,
+        labels,
+        inertia,
+        n_iter: iterations,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::{with_gate, GATE_TEST_LOCK};
+    use ndarray::array;
+
+    /// Three tight, well separated groups of 40 points around known centers.
+    fn three_blobs() -> (Array2<f64>, Array2<f64>) {
+        let centers = array![[0.0, 0.0, 0.0], [10.0, 10.0, 0.0], [-10.0, 10.0, 5.0]];
+        let x = Array2::from_shape_fn((120, 3), |(i, j)| {
+            let jitter = (((i * 7 + j * 3) % 11) as f64 - 5.0) / 10.0;
+            centers[[i % 3, j]] + jitter
+        });
+        (x, centers)
+    }
+
+    #[test]
+    fn finds_well_separated_blobs_and_their_means() {
+        let (x, _) = three_blobs();
+        for init in [KMeansInit::KMeansPlusPlus, KMeansInit::Random] {
+            let mut km = KMeans::new(3)
+                .with_init(init.clone())
+                .with_random_state(Some(7));
+            let labels = km.fit_predict(&x).unwrap();
+            // Same partition as the generating groups (up to renaming).
+            for i in 0..x.nrows() {
+                for j in 0..x.nrows() {
+                    assert_eq!(labels[i] == labels[j], i % 3 == j % 3, "{init:?} {i} {j}");
+                }
+            }
+            // Each center is the mean of its group; the inertia is the within-group scatter.
+            let mut want_inertia = 0.0;
+            for g in 0..3 {
+                let rows: Vec<usize> = (g..x.nrows()).step_by(3).collect();
+                let group = x.select(Axis(0), &rows);
+                let mean = group.mean_axis(Axis(0)).unwrap();
+                let c = km.cluster_centers().unwrap().row(labels[g]).to_owned();
+                assert!(
+                    (&c - &mean).iter().all(|v| v.abs() < 1e-12),
+                    "{init:?} center {g}"
+                );
+                want_inertia += group
+                    .outer_iter()
+                    .map(|r| (&r - &mean).mapv(|v| v * v).sum())
+                    .sum::<f64>();
+            }
+            assert!((km.inertia().unwrap() - want_inertia).abs() < 1e-9 * want_inertia);
+            assert_eq!(km.predict(&x).unwrap(), labels);
+            assert!((km.score(&x).unwrap() + want_inertia).abs() < 1e-9 * want_inertia);
+        }
+    }
+
+    #[test]
+    fn hand_worked_lloyd_from_explicit_centers() {
+        // 1-D: points 0, 1, 2, 10, 11; start centers 0 and 1.
+        // Pass 1: {0} | {1, 2, 10, 11} -> centers 0, 6. Pass 2: {0, 1, 2} | {10, 11} -> 1, 10.5.
+        // Pass 3: same labels -> strict convergence after 3 iterations.
+        let x = array![[0.0], [1.0], [2.0], [10.0], [11.0]];
+        let mut km = KMeans::new(2)
+            .with_init(KMeansInit::Centers(array![[0.0], [1.0]]))
+            .with_tol(0.0);
+        km.fit(&x).unwrap();
+        let c = km.cluster_centers().unwrap();
+        assert!((c[[0, 0]] - 1.0).abs() < 1e-12 && (c[[1, 0]] - 10.5).abs() < 1e-12);
+        assert_eq!(km.labels().unwrap().to_vec(), vec![0, 0, 0, 1, 1]);
+        assert_eq!(km.n_iter(), Some(3));
+        assert!((km.inertia().unwrap() - 2.5).abs() < 1e-12); // 1 + 0 + 1 + 0.25 + 0.25
+        let t = km.transform(&array![[4.0]]).unwrap();
+        assert!((t[[0, 0]] - 3.0).abs() < 1e-12 && (t[[0, 1]] - 6.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn an_empty_cluster_takes_the_farthest_point() {
+        // Center 1 at 100 attracts nobody in pass 1; the point farthest from its (old) center
+        // 0.5 is 3.0, so cluster 1 restarts there and cluster 0 keeps {0, 0.5, 1}.
+        let x = array![[0.0], [0.5], [1.0], [3.0]];
+        let mut km = KMeans::new(2)
+            .with_init(KMeansInit::Centers(array![[0.5], [100.0]]))
+            .with_tol(0.0);
+        km.fit(&x).unwrap();
+        assert_eq!(km.labels().unwrap().to_vec(), vec![0, 0, 0, 1]);
+        let c = km.cluster_centers().unwrap();
+        assert!((c[[0, 0]] - 0.5).abs() < 1e-12 && (c[[1, 0]] - 3.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn same_seed_same_result_and_auto_runs() {
+        let (x, _) = three_blobs();
+        let fit = |seed| {
+            let mut km = KMeans::new(4).with_random_state(Some(seed));
+            km.fit(&x).unwrap();
+            km
+        };
+        let (a, b) = (fit(3), fit(3));
+        assert_eq!(a.cluster_centers(), b.cluster_centers());
+        assert_eq!(a.labels(), b.labels());
+        assert_eq!(
+            KMeans::new(2).with_n_init(NInit::Auto).effective_n_init(),
+            1
+        );
+        assert_eq!(
+            KMeans::new(2)
+                .with_n_init(NInit::Auto)
+                .with_init(KMeansInit::Random)
+                .effective_n_init(),
+            10
+        );
+    }
+
+    #[test]
+    fn gates_never_change_a_bit() {
+        let x = Array2::from_shape_fn((1500, 5), |(i, j)| {
+            ((i * 31 + j * 17) % 97) as f64 / 9.0 + ((i % 4) * 6) as f64
+        });
+        let run = || {
+            let mut km = KMeans::new(5)
+                .with_random_state(Some(11))
+                .with_n_init(NInit::Runs(2));
+            km.fit(&x).unwrap();
+            (
+                km.cluster_centers().unwrap().mapv(f64::to_bits),
+                km.labels().unwrap().clone(),
+                km.inertia().unwrap().to_bits(),
+            )
+        };
+        let _lock = GATE_TEST_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let serial = with_gate(&SCAN_F64, usize::MAX, || {
+            with_gate(&reduction::SUM_F64, usize::MAX, run)
+        });
+        let parallel = with_gate(&SCAN_F64, 0, || with_gate(&reduction::SUM_F64, 0, run));
+        assert_eq!(serial, parallel);
+    }
+
+    #[test]
+    fn lloyd_pass_serial_and_parallel_agree_bitwise() {
+        let x = Array2::from_shape_fn((3 * NEAREST_BLOCK_ROWS + 5, 4), |(i, j)| {
+            ((i * 13 + j * 7) % 31) as f64 * 0.37
+        });
+        let norms = row_sq_norms(x.view());
+        let centers = x.slice(s![..6, ..]).to_owned();
+        let (s, p) = crate::gate::serial_and_parallel(&SCAN_F64, || {
+            lloyd_pass(x.view(), norms.view(), centers.view())
+        });
+        assert_eq!(s.labels, p.labels);
+        assert_eq!(s.counts, p.counts);
+        assert_eq!(s.sums.mapv(f64::to_bits), p.sums.mapv(f64::to_bits));
+    }
+
+    #[test]
+    fn bad_input_is_refused_before_work() {
+        let x = array![[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]];
+        assert!(matches!(
+            KMeans::new(2).predict(&x),
+            Err(RustymlError::NotFitted(_))
+        ));
+        assert!(KMeans::new(4).fit(&x).is_err()); // more clusters than samples
+        assert!(KMeans::new(0).fit(&x).is_err());
+        assert!(KMeans::new(2).with_max_iter(0).fit(&x).is_err());
+        assert!(KMeans::new(2).with_n_init(NInit::Runs(0)).fit(&x).is_err());
+        assert!(KMeans::new(2).with_tol(f64::NAN).fit(&x).is_err());
+        assert!(KMeans::new(2)
+            .fit(&array![[1.0, f64::INFINITY], [0.0, 0.0]])
+            .is_err());
+        assert!(KMeans::new(1).fit(&Array2::<f64>::zeros((0, 2))).is_err());
+        assert!(KMeans::new(2)
+            .with_init(KMeansInit::Centers(array![[0.0, 0.0]]))
+            .fit(&x)
+            .is_err());
+        let mut km = KMeans::new(2).with_random_state(Some(0));
+        km.fit(&x).unwrap();
+        assert!(km.predict(&array![[1.0, 2.0, 3.0]]).is_err());
+    }
+
+    #[test]
+    fn duplicate_points_with_more_clusters_than_distinct_values() {
+        let x = array![[1.0], [1.0], [1.0], [2.0]];
+        let mut km = KMeans::new(3).with_random_state(Some(5));
+        km.fit(&x).unwrap();
+        assert_eq!(km.inertia(), Some(0.0));
+    }
+
+    #[test]
+    fn save_and_load_round_trip() {
+        let (x, _) = three_blobs();
+        let mut km = KMeans::new(3).with_random_state(Some(1));
+        km.fit(&x).unwrap();
+        let back = KMeans::from_bytes(&km.to_bytes().unwrap()).unwrap();
+        assert_eq!(back.predict(&x).unwrap(), km.predict(&x).unwrap());
+        assert_eq!(back.cluster_centers(), km.cluster_centers());
+    }
+}

@@ -1,0 +1,647 @@
+//! MeanShift with a flat kernel, as scikit-learn's.
+//!
+//! Every seed (the samples, bin centers with `bin_seeding`, or given seeds) moves to the mean
+//! of the samples within `bandwidth` of it until it moves less than `1e-3 * bandwidth` or
+//! `max_iter` is reached. Converged means are ranked by how many samples they hold (then by
+//! coordinates, descending), near duplicates within `bandwidth` of a better one are dropped,
+//! and each sample takes its closest center.
+//!
+//! All seeds still moving shift together: their distances to the samples come from one tiled
+//! product ([`matmul::tiled_product`], so MeanShift follows the `chunk_elems` and
+//! `cache_resident_max_bytes` knobs), and each chunk's seeds are scanned in parallel behind
+//! [`SCAN_F64`]. Membership is exact: a pair whose product-form distance lies within its
+//! rounding bound of the bandwidth is re-measured feature by feature
+//! ([`radius::Screen`]), so the sets, and every mean, do not depend on the product's bits or
+//! on the path taken.
+
+use crate::error::{Result, RustymlError};
+use crate::machine_learning::validation::{check_features, check_n_features};
+use crate::math::distance::{self, row_sq_norms, Metric, SCAN_F64};
+use crate::math::radius::{self, Screen};
+use crate::math::{matmul, reduction};
+use crate::persistence::Persist;
+use ndarray::{Array1, Array2, ArrayBase, ArrayView1, ArrayView2, Axis, Data, Ix2};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// Mean-shift clustering with a flat kernel.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MeanShift {
+    /// Kernel radius; `None` estimates it with [`estimate_bandwidth`] (quantile 0.3).
+    pub bandwidth: Option<f64>,
+    /// Explicit seeds (`n_seeds x n_features`); `None` uses the samples or bins.
+    pub seeds: Option<Array2<f64>>,
+    /// Seed from a grid of `bandwidth`-wide bins instead of every sample.
+    pub bin_seeding: bool,
+    /// Bins with fewer samples are not seeds.
+    pub min_bin_freq: usize,
+    /// Label every sample (else samples farther than `bandwidth` from every center get `-1`).
+    pub cluster_all: bool,
+    pub max_iter: usize,
+    centers: Option<Array2<f64>>,
+    labels: Option<Array1<i64>>,
+    n_iter: usize,
+    fitted_bandwidth: f64,
+}
+
+impl Default for MeanShift {
+    fn default() -> Self {
+        Self::new(None)
+    }
+}
+
+impl MeanShift {
+    /// scikit-learn's defaults: every sample a seed, `cluster_all`, 300 iterations.
+    pub fn new(bandwidth: Option<f64>) -> Self {
+        Self {
+            bandwidth,
+            seeds: None,
+            bin_seeding: false,
+            min_bin_freq: 1,
+            cluster_all: true,
+            max_iter: 300,
+            centers: None,
+            labels: None,
+            n_iter: 0,
+            fitted_bandwidth: 0.0,
+        }
+    }
+
+    pub fn with_seeds(mut self, seeds: Option<Array2<f64>>) -> Self {
+        self.seeds = seeds;
+        self
+    }
+
+    pub fn with_bin_seeding(mut self, bin_seeding: bool) -> Self {
+        self.bin_seeding = bin_seeding;
+        self
+    }
+
+    pub fn with_min_bin_freq(mut self, min_bin_freq: usize) -> Self {
+        self.min_bin_freq = min_bin_freq;
+        self
+    }
+
+    pub fn with_cluster_all(mut self, cluster_all: bool) -> Self {
+        self.cluster_all = cluster_all;
+        self
+    }
+
+    pub fn with_max_iter(mut self, max_iter: usize) -> Self {
+        self.max_iter = max_iter;
+        self
+    }
+
+    /// Fitted centers (`cluster_centers_`), best first.
+    pub fn cluster_centers(&self) -> Option<&Array2<f64>> {
+        self.centers.as_ref()
+    }
+
+    /// Cluster of each training sample (`labels_`); `-1` only without `cluster_all`.
+    pub fn labels(&self) -> Option<&Array1<i64>> {
+        self.labels.as_ref()
+    }
+
+    /// Most iterations any seed took (`n_iter_`).
+    pub fn n_iter(&self) -> Option<usize> {
+        self.centers.as_ref().map(|_| self.n_iter)
+    }
+
+    /// The bandwidth the fit used (given or estimated).
+    pub fn fitted_bandwidth(&self) -> Option<f64> {
+        self.centers.as_ref().map(|_| self.fitted_bandwidth)
+    }
+
+    fn check_params(&self, x: &ArrayView2<f64>) -> Result<()> {
+        if let Some(bw) = self.bandwidth {
+            if !(bw.is_finite() && bw > 0.0) {
+                return Err(RustymlError::invalid(format!(
+                    "bandwidth must be a finite number > 0, got {bw}"
+                )));
+            }
+        }
+        if self.min_bin_freq == 0 {
+            return Err(RustymlError::invalid(
+                "min_bin_freq must be at least 1, got 0",
+            ));
+        }
+        check_features(x, "X")?;
+        if let Some(seeds) = &self.seeds {
+            if seeds.ncols() != x.ncols() {
+                return Err(RustymlError::invalid(format!(
+                    "seeds have {} features, X has {}",
+                    seeds.ncols(),
+                    x.ncols()
+                )));
+            }
+            check_features(&seeds.view(), "seeds")?;
+        }
+        Ok(())
+    }
+
+    /// Cluster `x` (`n_samples x n_features`).
+    pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+        let x = x.view();
+        self.check_params(&x)?;
+        let bandwidth = match self.bandwidth {
+            Some(bw) => bw,
+            None => estimate_bandwidth(&x, 0.3)?,
+        };
+        let seeds = match &self.seeds {
+            Some(s) => s.clone(),
+            None if self.bin_seeding => bin_seeds(x, bandwidth, self.min_bin_freq),
+            None => x.to_owned(),
+        };
+        let data = Samples::new(x);
+        let shifted = shift_seeds(&data, seeds, bandwidth, self.max_iter);
+        let n_iter = shifted.iter().map(|s| s.iterations).max().unwrap_or(0);
+        // Converged means keyed by their bits (-0.0 folded into 0.0, like Python's tuple keys);
+        // a later seed with the same mean overwrites the count, as a dict assignment does.
+        let mut order: Vec<Vec<f64>> = Vec::new();
+        let mut intensity: HashMap<Vec<u64>, usize> = HashMap::new();
+        for s in shifted.iter().filter(|s| s.count > 0) {
+            let key: Vec<u64> = s.mean.iter().map(|&v| (v + 0.0).to_bits()).collect();
+            if intensity.insert(key, s.count).is_none() {
+                order.push(s.mean.clone());
+            }
+        }
+        if order.is_empty() {
+            return Err(RustymlError::invalid(format!(
+                "No point was within bandwidth={bandwidth} of any seed. Try a different seeding strategy or increase the bandwidth."
+            )));
+        }
+        let mut ranked: Vec<(usize, Vec<f64>)> = order
+            .into_iter()
+            .map(|m| {
+                (
+                    intensity[&m.iter().map(|&v| (v + 0.0).to_bits()).collect::<Vec<u64>>()],
+                    m,
+                )
+            })
+            .collect();
+        ranked.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| lexicographic(&b.1, &a.1)));
+        let centers = suppress_near_duplicates(&ranked, bandwidth);
+        let (nearest, _) = distance::nearest_rows(x, centers.view())?;
+        let reduced = bandwidth * bandwidth;
+        let labels: Array1<i64> = nearest
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| {
+                if self.cluster_all
+                    || radius::reduced_distance(x.row(i), centers.row(c), Metric::Euclidean)
+                        <= reduced
+                {
+                    c as i64
+                } else {
+                    -1
+                }
+            })
+            .collect();
+        self.centers = Some(centers);
+        self.labels = Some(labels);
+        self.n_iter = n_iter;
+        self.fitted_bandwidth = bandwidth;
+        Ok(self)
+    }
+
+    /// Cluster `x` and return its labels.
+    pub fn fit_predict<S: Data<Elem = f64>>(
+        &mut self,
+        x: &ArrayBase<S, Ix2>,
+    ) -> Result<Array1<i64>> {
+        self.fit(x)?;
+        Ok(self.labels.clone().expect("fitted above"))
+    }
+
+    /// Index of the closest center for each row of `x`.
+    pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<i64>> {
+        let centers = self
+            .centers
+            .as_ref()
+            .ok_or_else(|| RustymlError::not_fitted("MeanShift"))?;
+        let x = x.view();
+        check_n_features(&x, centers.ncols(), "MeanShift")?;
+        let (nearest, _) = distance::nearest_rows(x, centers.view())?;
+        Ok(nearest.into_iter().map(|c| c as i64).collect())
+    }
+}
+
+impl Persist for MeanShift {
+    const MODEL_NAME: &'static str = "MeanShift";
+}
+
+/// Python's tuple order on equal-length float vectors.
+fn lexicographic(a: &[f64], b: &[f64]) -> std::cmp::Ordering {
+    for (x, y) in a.iter().zip(b) {
+        match x.partial_cmp(y) {
+            Some(std::cmp::Ordering::Equal) | None => continue,
+            Some(o) => return o,
+        }
+    }
+    std::cmp::Ordering::Equal
+}
+
+/// Keeps, best first, every center not within `bandwidth` of a better kept one.
+fn suppress_near_duplicates(ranked: &[(usize, Vec<f64>)], bandwidth: f64) -> Array2<f64> {
+    let reduced = bandwidth * bandwidth;
+    let mut unique = vec![true; ranked.len()];
+    for i in 0..ranked.len() {
+        if !unique[i] {
+            continue;
+        }
+        for j in 0..ranked.len() {
+            if j != i
+                && radius::reduced_slices(&ranked[i].1, &ranked[j].1, Metric::Euclidean) <= reduced
+            {
+                unique[j] = false;
+            }
+        }
+    }
+    let kept: Vec<&Vec<f64>> = ranked
+        .iter()
+        .zip(&unique)
+        .filter(|(_, &u)| u)
+        .map(|(r, _)| &r.1)
+        .collect();
+    let d = kept[0].len();
+    Array2::from_shape_fn((kept.len(), d), |(i, k)| kept[i][k])
+}
+
+/// scikit-learn's `get_bin_seeds`: the occupied cells of a `bin_size` grid (coordinates
+/// rounded half to even) holding at least `min_bin_freq` samples, as float32 cell indices
+/// times `bin_size`; the samples themselves when binning does not reduce them.
+fn bin_seeds(x: ArrayView2<f64>, bin_size: f64, min_bin_freq: usize) -> Array2<f64> {
+    if bin_size == 0.0 {
+        return x.to_owned();
+    }
+    let mut order: Vec<Vec<f64>> = Vec::new();
+    let mut freq: HashMap<Vec<u64>, usize> = HashMap::new();
+    for row in x.outer_iter() {
+        let cell: Vec<f64> = row
+            .iter()
+            .map(|&v| (v / bin_size).round_ties_even() + 0.0)
+            .collect();
+        let key: Vec<u64> = cell.iter().map(|v| v.to_bits()).collect();
+        let count = freq.entry(key).or_insert(0);
+        if *count == 0 {
+            order.push(cell);
+        }
+        *count += 1;
+    }
+    let seeds: Vec<&Vec<f64>> = order
+        .iter()
+        .filter(|cell| {
+            freq[&cell.iter().map(|v| v.to_bits()).collect::<Vec<u64>>()] >= min_bin_freq
+        })
+        .collect();
+    if seeds.len() == x.nrows() {
+        return x.to_owned();
+    }
+    Array2::from_shape_fn((seeds.len(), x.ncols()), |(i, k)| {
+        (seeds[i][k] as f32) as f64 * bin_size
+    })
+}
+
+/// The samples in the forms the scans need: original rows (contiguous, for exact
+/// re-measurement and means), rows centered on the column means (for the product) and the
+/// centered squared norms.
+struct Samples<'a> {
+    /// Original rows, row-major (borrowed when `x` already is).
+    flat: std::borrow::Cow<'a, [f64]>,
+    dims: usize,
+    mean: Array1<f64>,
+    centered: Array2<f64>,
+    norms: Array1<f64>,
+}
+
+impl<'a> Samples<'a> {
+    fn new(x: ArrayView2<'a, f64>) -> Self {
+        let mean = Array1::from_iter(reduction::column_moments(x).iter().map(|m| m.mean));
+        let centered = &x - &mean;
+        let norms = row_sq_norms(centered.view());
+        let flat = match x.to_slice() {
+            Some(s) => std::borrow::Cow::Borrowed(s),
+            None => std::borrow::Cow::Owned(x.iter().copied().collect()),
+        };
+        Self {
+            flat,
+            dims: x.ncols(),
+            mean,
+            centered,
+            norms,
+        }
+    }
+
+    #[inline]
+    fn row(&self, j: usize) -> &[f64] {
+        &self.flat[j * self.dims..(j + 1) * self.dims]
+    }
+}
+
+/// Maps `per_row(query index, row of the product)` over the rows of `queries · samplesᵀ`
+/// (centered coordinates), chunked by [`matmul::tiled_product`]; each chunk's rows run in
+/// parallel when [`SCAN_F64`] allows `rows * samples * features`. Results come back in query
+/// order.
+fn map_distance_rows<R: Send>(
+    queries_centered: ArrayView2<f64>,
+    data: &Samples,
+    per_row: impl Fn(usize, ArrayView1<f64>) -> R + Sync,
+) -> Vec<R> {
+    let pieces: Mutex<Vec<(usize, Vec<R>)>> = Mutex::new(Vec::new());
+    let d = data.centered.ncols();
+    matmul::tiled_product(queries_centered, data.centered.t(), |start, chunk| {
+        let work = chunk.len().saturating_mul(d);
+        let rows: Vec<R> = if chunk.nrows() > 1 && SCAN_F64.allows_parallel(work) {
+            chunk
+                .axis_iter(Axis(0))
+                .into_par_iter()
+                .enumerate()
+                .map(|(r, row)| per_row(start + r, row))
+                .collect()
+        } else {
+            chunk
+                .outer_iter()
+                .enumerate()
+                .map(|(r, row)| per_row(start + r, row))
+                .collect()
+        };
+        pieces
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((start, rows));
+    })
+    .expect("queries and samples have the same features");
+    let mut pieces = pieces.into_inner().unwrap_or_else(|e| e.into_inner());
+    pieces.sort_by_key(|p| p.0);
+    pieces.into_iter().flat_map(|p| p.1).collect()
+}
+
+/// A seed's final state.
+struct Shifted {
+    mean: Vec<f64>,
+    /// Samples within the bandwidth at the last step (0: the seed was dropped).
+    count: usize,
+    iterations: usize,
+}
+
+/// Shifts every seed to convergence (scikit-learn's `_mean_shift_single_seed`, all seeds
+/// still moving at once).
+fn shift_seeds(
+    data: &Samples,
+    seeds: Array2<f64>,
+    bandwidth: f64,
+    max_iter: usize,
+) -> Vec<Shifted> {
+    let d = data.centered.ncols();
+    let stop = 1e-3 * bandwidth;
+    let reduced = bandwidth * bandwidth;
+    let screen = Screen::new(reduced, d);
+    let mut state: Vec<Shifted> = seeds
+        .outer_iter()
+        .map(|s| Shifted {
+            mean: s.to_vec(),
+            count: 0,
+            iterations: 0,
+        })
+        .collect();
+    let mut active: Vec<usize> = (0..state.len()).collect();
+    while !active.is_empty() {
+        let queries = Array2::from_shape_fn((active.len(), d), |(r, k)| {
+            state[active[r]].mean[k] - data.mean[k]
+        });
+        let q_norms = row_sq_norms(queries.view());
+        let norms = data.norms.as_slice().expect("fresh array");
+        let steps = map_distance_rows(queries.view(), data, |r, dots| {
+            let old = &state[active[r]].mean;
+            let dots = dots.as_slice().expect("a fresh product is row-major");
+            let mut within = Vec::new();
+            let exact = |j: usize| radius::reduced_slices(old, data.row(j), Metric::Euclidean);
+            screen.scan_row(dots, q_norms[r], norms, exact, &mut within);
+            // Sum in sample order: the mean depends only on the set.
+            let mut sum = vec![0.0f64; d];
+            for &j in &within {
+                for (s, &v) in sum.iter_mut().zip(data.row(j as usize)) {
+                    *s += v;
+                }
+            }
+            let count = within.len();
+            (count > 0).then(|| {
+                let mean: Vec<f64> = sum.iter().map(|s| s / count as f64).collect();
+                (mean, count)
+            })
+        });
+        let mut still = Vec::with_capacity(active.len());
+        for (&seed, step) in active.iter().zip(steps) {
+            let s = &mut state[seed];
+            match step {
+                None => s.count = 0,
+                Some((mean, count)) => {
+                    let moved = radius::reduced_slices(&mean, &s.mean, Metric::Euclidean).sqrt();
+                    s.mean = mean;
+                    s.count = count;
+                    if moved <= stop || s.iterations == max_iter {
+                        continue;
+                    }
+                    s.iterations += 1;
+                    still.push(seed);
+                }
+            }
+        }
+        active = still;
+    }
+    state
+}
+
+/// scikit-learn's `estimate_bandwidth` on all samples: the mean over samples of the distance
+/// to their `max(1, floor(n * quantile))`-th nearest sample (the sample itself counts first).
+///
+/// Distances come from the tiled product; the selected neighbour's distance is then
+/// re-measured feature by feature.
+pub fn estimate_bandwidth<S: Data<Elem = f64>>(
+    x: &ArrayBase<S, Ix2>,
+    quantile: f64,
+) -> Result<f64> {
+    let x = x.view();
+    if !(0.0..=1.0).contains(&quantile) {
+        return Err(RustymlError::invalid(format!(
+            "quantile must be in [0, 1], got {quantile}"
+        )));
+    }
+    check_features(&x, "X")?;
+    let n = x.nrows();
+    let k = ((n as f64 * quantile) as usize).clamp(1, n);
+    let data = Samples::new(x);
+    let kth = map_distance_rows(data.centered.view(), &data, |i, dots| {
+        let ni = data.norms[i];
+        let mut candidates: Vec<(f64, usize)> = dots
+            .iter()
+            .zip(data.norms.iter())
+            .enumerate()
+            .map(|(j, (&dot, &nj))| ((ni + nj - 2.0 * dot).max(0.0), j))
+            .collect();
+        let (_, &mut (_, j), _) = candidates
+            .select_nth_unstable_by(k - 1, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        radius::reduced_slices(data.row(i), data.row(j), Metric::Euclidean).sqrt()
+    });
+    Ok(reduction::sum(Array1::from(kth).view()) / n as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::{with_gate, GATE_TEST_LOCK};
+    use ndarray::array;
+
+    fn two_groups() -> Array2<f64> {
+        // Five points around (0, 0) and four around (10, 10), spread 0.5 at most.
+        array![
+            [0.0, 0.0],
+            [0.5, 0.0],
+            [0.0, 0.5],
+            [-0.5, 0.0],
+            [0.0, -0.5],
+            [10.0, 10.0],
+            [10.5, 10.0],
+            [10.0, 10.5],
+            [9.5, 10.0]
+        ]
+    }
+
+    #[test]
+    fn hand_worked_two_groups() {
+        // bandwidth 2: every seed of a group sees exactly its group, so it jumps to the group
+        // mean in one step, (0, 0) and (10, 10.125), and stays. The larger group ranks first.
+        let x = two_groups();
+        let mut ms = MeanShift::new(Some(2.0));
+        let labels = ms.fit_predict(&x).unwrap();
+        let c = ms.cluster_centers().unwrap();
+        assert_eq!(c.dim(), (2, 2));
+        assert!(c.row(0).iter().all(|v| v.abs() < 1e-12));
+        assert!((c[[1, 0]] - 10.0).abs() < 1e-12 && (c[[1, 1]] - 10.125).abs() < 1e-12);
+        assert_eq!(labels.to_vec(), vec![0, 0, 0, 0, 0, 1, 1, 1, 1]);
+        assert_eq!(
+            ms.predict(&array![[9.0, 9.0], [1.0, -1.0]])
+                .unwrap()
+                .to_vec(),
+            vec![1, 0]
+        );
+        // A seed already at its group's mean stops after its first step (0 iterations
+        // completed); the others complete one and stop on the second.
+        assert_eq!(ms.n_iter(), Some(1));
+    }
+
+    #[test]
+    fn cluster_all_false_leaves_far_points_unlabelled() {
+        let mut x = two_groups();
+        x.row_mut(8).assign(&array![5.0, 5.0]); // now far from both groups at bandwidth 2
+        let mut ms = MeanShift::new(Some(2.0)).with_cluster_all(false);
+        let labels = ms.fit_predict(&x).unwrap();
+        // (5, 5) is its own seed and center (1 point), ranked last, but it is within the
+        // bandwidth of its own center: label 2, not -1. A seed-less far sample is -1:
+        let mut ms2 = MeanShift::new(Some(2.0))
+            .with_cluster_all(false)
+            .with_seeds(Some(array![[0.0, 0.0], [10.0, 10.0]]));
+        let labels2 = ms2.fit_predict(&x).unwrap();
+        assert_eq!(labels.to_vec(), vec![0, 0, 0, 0, 0, 1, 1, 1, 2]);
+        assert_eq!(labels2[8], -1);
+        assert_eq!(labels2.iter().filter(|&&l| l == -1).count(), 1);
+    }
+
+    #[test]
+    fn bandwidth_estimate_matches_a_hand_count() {
+        // 1-D points 0, 1, 3, 7; quantile 0.5 -> the 2nd nearest (self first):
+        // 0 -> 1, 1 -> 1, 3 -> 2, 7 -> 4; mean 2.
+        let x = array![[0.0], [1.0], [3.0], [7.0]];
+        assert!((estimate_bandwidth(&x, 0.5).unwrap() - 2.0).abs() < 1e-12);
+        // quantile 0 still takes one neighbour: the sample itself, distance 0.
+        assert_eq!(estimate_bandwidth(&x, 0.0).unwrap(), 0.0);
+        assert!(estimate_bandwidth(&x, 1.5).is_err());
+    }
+
+    #[test]
+    fn bin_seeds_follow_rounding_half_to_even() {
+        // bin 1: 0.5 -> 0, 1.5 -> 2, 2.5 -> 2, 0.4 -> 0: bins {0: 2, 2: 2}.
+        let x = array![[0.5], [1.5], [2.5], [0.4]];
+        assert_eq!(bin_seeds(x.view(), 1.0, 1), array![[0.0], [2.0]]);
+        assert_eq!(bin_seeds(x.view(), 1.0, 3).nrows(), 0);
+        // every sample its own bin: the samples come back
+        assert_eq!(bin_seeds(x.view(), 0.1, 1), x);
+        let mut ms = MeanShift::new(Some(2.0)).with_bin_seeding(true);
+        ms.fit(&two_groups()).unwrap();
+        assert_eq!(ms.cluster_centers().unwrap().nrows(), 2);
+    }
+
+    #[test]
+    fn gates_never_change_a_bit() {
+        let x = Array2::from_shape_fn((400, 3), |(i, j)| {
+            ((i * 37 + j * 11) % 41) as f64 / 10.0 + (i % 3) as f64 * 6.0
+        });
+        let run = || {
+            let mut ms = MeanShift::new(None);
+            ms.fit(&x).unwrap();
+            (
+                ms.cluster_centers().unwrap().mapv(f64::to_bits),
+                ms.labels().unwrap().clone(),
+                ms.fitted_bandwidth().unwrap().to_bits(),
+            )
+        };
+        let _lock = GATE_TEST_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let reference = with_gate(&SCAN_F64, usize::MAX, || {
+            with_gate(&matmul::CACHE_RESIDENT_MAX_BYTES, 0, run)
+        });
+        // several chunks (17 rows each), swarm or sequential, scans forced parallel
+        for resident in [0, usize::MAX] {
+            let got = with_gate(&SCAN_F64, 0, || {
+                with_gate(&matmul::CHUNK_ELEMS, 17 * 400, || {
+                    with_gate(&matmul::CACHE_RESIDENT_MAX_BYTES, resident, run)
+                })
+            });
+            assert_eq!(got, reference, "resident={resident}");
+        }
+    }
+
+    #[test]
+    fn bad_input_is_refused_before_work() {
+        let x = two_groups();
+        assert!(matches!(
+            MeanShift::new(Some(1.0)).predict(&x),
+            Err(RustymlError::NotFitted(_))
+        ));
+        assert!(MeanShift::new(Some(0.0)).fit(&x).is_err());
+        assert!(MeanShift::new(Some(-1.0)).fit(&x).is_err());
+        assert!(MeanShift::new(Some(f64::INFINITY)).fit(&x).is_err());
+        assert!(MeanShift::new(Some(1.0))
+            .with_min_bin_freq(0)
+            .fit(&x)
+            .is_err());
+        assert!(MeanShift::new(Some(1.0))
+            .fit(&array![[f64::NAN, 0.0]])
+            .is_err());
+        assert!(MeanShift::new(Some(1.0))
+            .fit(&Array2::<f64>::zeros((0, 2)))
+            .is_err());
+        assert!(MeanShift::new(Some(1.0))
+            .with_seeds(Some(array![[0.0]]))
+            .fit(&x)
+            .is_err());
+        // no sample near any seed
+        assert!(MeanShift::new(Some(1.0))
+            .with_seeds(Some(array![[100.0, 100.0]]))
+            .fit(&x)
+            .is_err());
+    }
+
+    #[test]
+    fn save_and_load_round_trip() {
+        let mut ms = MeanShift::new(Some(2.0));
+        ms.fit(&two_groups()).unwrap();
+        let back = MeanShift::from_bytes(&ms.to_bytes().unwrap()).unwrap();
+        assert_eq!(back.cluster_centers(), ms.cluster_centers());
+        assert_eq!(
+            back.predict(&two_groups()).unwrap(),
+            ms.predict(&two_groups()).unwrap()
+        );
+    }
+}

@@ -1,0 +1,157 @@
+//! Native clustering metrics.
+
+use crate::metrics::clustering::{self as clu, AverageMethod, SilhouetteMetric};
+use crate::python::labels::{label_pair, maybe_detach, with_label_pair, with_labels};
+use crate::python::{f64_array, to_py_err};
+use ndarray::Ix2;
+use numpy::{IntoPyArray, PyArray1};
+use pyo3::prelude::*;
+use pyo3::types::PyModule;
+
+macro_rules! pair_scores {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[pyfunction]
+            fn $name(py: Python<'_>, labels_true: &Bound<'_, PyAny>, labels_pred: &Bound<'_, PyAny>) -> PyResult<f64> {
+                let pair = label_pair(labels_true, labels_pred, ("labels_true", "labels_pred"))?;
+                with_label_pair!(pair, |t, p, T| maybe_detach(py, t.len(), || clu::$name(t, p))).map_err(to_py_err)
+            }
+        )*
+    };
+}
+
+pair_scores!(
+    adjusted_rand_score,
+    mutual_info_score,
+    fowlkes_mallows_score
+);
+
+#[pyfunction]
+#[pyo3(signature = (labels_true, labels_pred, average_method = "arithmetic"))]
+fn normalized_mutual_info_score(
+    py: Python<'_>,
+    labels_true: &Bound<'_, PyAny>,
+    labels_pred: &Bound<'_, PyAny>,
+    average_method: &str,
+) -> PyResult<f64> {
+    let method = AverageMethod::parse(average_method).map_err(to_py_err)?;
+    let pair = label_pair(labels_true, labels_pred, ("labels_true", "labels_pred"))?;
+    with_label_pair!(pair, |t, p, T| maybe_detach(py, t.len(), || {
+        clu::normalized_mutual_info_score(t, p, method)
+    }))
+    .map_err(to_py_err)
+}
+
+#[pyfunction]
+#[pyo3(signature = (labels_true, labels_pred, average_method = "arithmetic"))]
+fn adjusted_mutual_info_score(
+    py: Python<'_>,
+    labels_true: &Bound<'_, PyAny>,
+    labels_pred: &Bound<'_, PyAny>,
+    average_method: &str,
+) -> PyResult<f64> {
+    let method = AverageMethod::parse(average_method).map_err(to_py_err)?;
+    let pair = label_pair(labels_true, labels_pred, ("labels_true", "labels_pred"))?;
+    with_label_pair!(pair, |t, p, T| maybe_detach(py, t.len(), || {
+        clu::adjusted_mutual_info_score(t, p, method)
+    }))
+    .map_err(to_py_err)
+}
+
+#[pyfunction]
+#[pyo3(signature = (labels_true, labels_pred, beta = 1.0))]
+fn homogeneity_completeness_v_measure(
+    py: Python<'_>,
+    labels_true: &Bound<'_, PyAny>,
+    labels_pred: &Bound<'_, PyAny>,
+    beta: f64,
+) -> PyResult<(f64, f64, f64)> {
+    let pair = label_pair(labels_true, labels_pred, ("labels_true", "labels_pred"))?;
+    with_label_pair!(pair, |t, p, T| maybe_detach(py, t.len(), || {
+        clu::homogeneity_completeness_v_measure(t, p, beta)
+    }))
+    .map_err(to_py_err)
+}
+
+fn metric_of(metric: &str, p: f64) -> PyResult<SilhouetteMetric> {
+    SilhouetteMetric::parse(metric, p).map_err(to_py_err)
+}
+
+#[pyfunction]
+#[pyo3(signature = (x, labels, metric = "euclidean", p = 2.0))]
+fn silhouette_samples<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    labels: &Bound<'py, PyAny>,
+    metric: &str,
+    p: f64,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let metric = metric_of(metric, p)?;
+    let x = f64_array::<Ix2>(x, "X")?;
+    let xv = x.view();
+    let y = crate::python::labels::labels(labels, "labels")?;
+    let s = with_labels!(y, |l, T| py
+        .detach(|| clu::silhouette_samples(xv, l, metric)))
+    .map_err(to_py_err)?;
+    Ok(s.into_pyarray(py))
+}
+
+#[pyfunction]
+#[pyo3(signature = (x, labels, metric = "euclidean", p = 2.0))]
+fn silhouette_score(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    labels: &Bound<'_, PyAny>,
+    metric: &str,
+    p: f64,
+) -> PyResult<f64> {
+    let metric = metric_of(metric, p)?;
+    let x = f64_array::<Ix2>(x, "X")?;
+    let xv = x.view();
+    let y = crate::python::labels::labels(labels, "labels")?;
+    with_labels!(y, |l, T| py.detach(|| clu::silhouette_score(xv, l, metric))).map_err(to_py_err)
+}
+
+#[pyfunction]
+fn calinski_harabasz_score(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    labels: &Bound<'_, PyAny>,
+) -> PyResult<f64> {
+    let x = f64_array::<Ix2>(x, "X")?;
+    let xv = x.view();
+    let y = crate::python::labels::labels(labels, "labels")?;
+    with_labels!(y, |l, T| maybe_detach(py, xv.len(), || {
+        clu::calinski_harabasz_score(xv, l)
+    }))
+    .map_err(to_py_err)
+}
+
+#[pyfunction]
+fn davies_bouldin_score(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    labels: &Bound<'_, PyAny>,
+) -> PyResult<f64> {
+    let x = f64_array::<Ix2>(x, "X")?;
+    let xv = x.view();
+    let y = crate::python::labels::labels(labels, "labels")?;
+    with_labels!(y, |l, T| maybe_detach(py, xv.len(), || {
+        clu::davies_bouldin_score(xv, l)
+    }))
+    .map_err(to_py_err)
+}
+
+pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(adjusted_rand_score, m)?)?;
+    m.add_function(wrap_pyfunction!(mutual_info_score, m)?)?;
+    m.add_function(wrap_pyfunction!(fowlkes_mallows_score, m)?)?;
+    m.add_function(wrap_pyfunction!(normalized_mutual_info_score, m)?)?;
+    m.add_function(wrap_pyfunction!(adjusted_mutual_info_score, m)?)?;
+    m.add_function(wrap_pyfunction!(homogeneity_completeness_v_measure, m)?)?;
+    m.add_function(wrap_pyfunction!(silhouette_samples, m)?)?;
+    m.add_function(wrap_pyfunction!(silhouette_score, m)?)?;
+    m.add_function(wrap_pyfunction!(calinski_harabasz_score, m)?)?;
+    m.add_function(wrap_pyfunction!(davies_bouldin_score, m)?)?;
+    Ok(())
+}
