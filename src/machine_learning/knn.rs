@@ -337,38 +337,39 @@ impl KNN {
                 let q_norms = distance::row_sq_norms(q);
                 {
                     let out = Mutex::new((dist.view_mut(), ind.view_mut()));
-                    matmul::tiled_product_capped(q, train.t(), CHUNK_CAP_ELEMS, |start, chunk| {
-                        let rows = chunk.nrows();
-                        let mut d = Array2::zeros((rows, k));
-                        let mut i = Array2::zeros((rows, k));
-                        select_rows(
-                            n_train,
-                            k,
-                            rows.saturating_mul(n_train),
-                            d.view_mut(),
-                            i.view_mut(),
-                            |r, buf| {
-                                let mut block = ArrayViewMut2::from_shape((1, n_train), buf)
-                                    .expect("buffer holds one row");
-                                block.row_mut(0).assign(&chunk.row(r));
-                                let norm = q_norms.slice(ndarray::s![start + r..start + r + 1]);
-                                distance::finish_squared_euclidean(
-                                    block,
-                                    norm,
-                                    fitted.sq_norms.view(),
-                                );
-                            },
-                        );
-                        let mut guard = out.lock().unwrap_or_else(|e| e.into_inner());
-                        guard
-                            .0
-                            .slice_mut(ndarray::s![start..start + rows, ..])
-                            .assign(&d);
-                        guard
-                            .1
-                            .slice_mut(ndarray::s![start..start + rows, ..])
-                            .assign(&i);
-                    })
+                    matmul::tiled_product_capped(
+                        q,
+                        train.t(),
+                        CHUNK_CAP_ELEMS,
+                        |start, mut chunk| {
+                            let rows = chunk.nrows();
+                            let norms = q_norms.slice(ndarray::s![start..start + rows]);
+                            distance::finish_squared_euclidean(
+                                chunk.view_mut(),
+                                norms,
+                                fitted.sq_norms.view(),
+                            );
+                            let mut d = Array2::zeros((rows, k));
+                            let mut i = Array2::zeros((rows, k));
+                            select_rows(
+                                n_train,
+                                k,
+                                rows.saturating_mul(n_train),
+                                d.view_mut(),
+                                i.view_mut(),
+                                Rows::<fn(usize, &mut [f64])>::Ready(chunk.view()),
+                            );
+                            let mut guard = out.lock().unwrap_or_else(|e| e.into_inner());
+                            guard
+                                .0
+                                .slice_mut(ndarray::s![start..start + rows, ..])
+                                .assign(&d);
+                            guard
+                                .1
+                                .slice_mut(ndarray::s![start..start + rows, ..])
+                                .assign(&i);
+                        },
+                    )
                     .expect("feature counts checked before the search");
                 }
                 if self.metric != Metric::SquaredEuclidean {
@@ -383,7 +384,9 @@ impl KNN {
                     work,
                     dist.view_mut(),
                     ind.view_mut(),
-                    |r, buf| distance::row_to_rows(metric, q.row(r), train, buf),
+                    Rows::Fill(|r, buf: &mut [f64]| {
+                        distance::row_to_rows(metric, q.row(r), train, buf)
+                    }),
                 );
             }
         }
@@ -395,16 +398,24 @@ impl Persist for KNN {
     const MODEL_NAME: &'static str = "KNN";
 }
 
-/// For every row `r` of `dist`/`ind`: `fill(r, buf)` writes the row's distances to all
-/// `n_train` training samples, then the `k` smallest go to the row, nearest first. Forks
-/// over rows when `SCAN_F64` allows `work`.
+/// Where the distances of a query row come from.
+enum Rows<'a, F> {
+    /// Already computed: row `r` of the matrix.
+    Ready(ArrayView2<'a, f64>),
+    /// `fill(r, buf)` writes them into `buf`.
+    Fill(F),
+}
+
+/// For every row `r` of `dist`/`ind`: take the row's distances to all `n_train` training
+/// samples from `source`, and keep the `k` smallest, nearest first. Forks over rows when
+/// `SCAN_F64` allows `work`.
 fn select_rows<F>(
     n_train: usize,
     k: usize,
     work: usize,
     mut dist: ArrayViewMut2<f64>,
     mut ind: ArrayViewMut2<usize>,
-    fill: F,
+    source: Rows<F>,
 ) where
     F: Fn(usize, &mut [f64]) + Sync,
 {
@@ -412,8 +423,21 @@ fn select_rows<F>(
         let mut buf = vec![0.0; n_train];
         let mut best = Vec::with_capacity(if k <= SHORT_LIST_MAX { k + 1 } else { n_train });
         for r in 0..dc.nrows() {
-            fill(t * ROWS_PER_TASK + r, &mut buf);
-            top_k(&buf, k, &mut best);
+            let row = t * ROWS_PER_TASK + r;
+            let distances: &[f64] = match &source {
+                Rows::Ready(m) => match m.row(row).to_slice() {
+                    Some(slice) => slice,
+                    None => {
+                        buf.iter_mut().zip(m.row(row)).for_each(|(b, &v)| *b = v);
+                        &buf
+                    }
+                },
+                Rows::Fill(fill) => {
+                    fill(row, &mut buf);
+                    &buf
+                }
+            };
+            top_k(distances, k, &mut best);
             for (c, &(d, j)) in best.iter().enumerate() {
                 dc[[r, c]] = d;
                 ic[[r, c]] = j;
