@@ -20,6 +20,8 @@ mod cluster;
 mod losses;
 #[path = "gates/metrics.rs"]
 mod metrics;
+#[path = "gates/tree.rs"]
+mod tree;
 
 #[path = "gates/tsne.rs"]
 mod tsne;
@@ -34,6 +36,7 @@ fn families() -> Vec<Family> {
     all.extend(metrics::families());
     all.extend(losses::families());
     all.extend(tsne::families());
+    all.extend(tree::families());
     all
 }
 

@@ -126,3 +126,11 @@ pub mod metrics {
     use crate::forward_gate;
     forward_gate!(crate::metrics::clustering::SILHOUETTE => set_silhouette, get_silhouette);
 }
+
+/// Tree growing and tree walks (DecisionTree, IsolationForest).
+#[cfg(feature = "machine_learning")]
+pub mod tree {
+    use crate::forward_gate;
+    forward_gate!(crate::machine_learning::tree::TRAVERSAL_MIN_VISITS => set_traversal_min_visits, get_traversal_min_visits);
+    forward_gate!(crate::machine_learning::decision_tree::SORT_SCAN_MIN_ELEMS => set_sort_scan_min_elems, get_sort_scan_min_elems);
+}

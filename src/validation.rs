@@ -89,3 +89,17 @@ pub fn check_n_features(x: &ArrayView2<f64>, expected: usize, model: &str) -> Re
     }
     Ok(())
 }
+
+/// Class labels of a classification target: the sorted distinct labels (`classes_`) and each
+/// sample's index into them. `y` must already be checked finite.
+pub fn encode_classes(y: &ArrayView1<f64>) -> (ndarray::Array1<f64>, Vec<u32>) {
+    let mut classes: Vec<f64> = y.to_vec();
+    classes.sort_unstable_by(f64::total_cmp);
+    // -0.0 and 0.0 are one label, as in NumPy's `unique`.
+    classes.dedup_by(|a, b| a == b);
+    let codes = y
+        .iter()
+        .map(|v| classes.partition_point(|c| c < v) as u32)
+        .collect();
+    (ndarray::Array1::from(classes), codes)
+}

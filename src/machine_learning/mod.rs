@@ -1,8 +1,11 @@
 //! Classical machine learning estimators.
 
 pub mod dbscan;
+pub mod decision_tree;
+pub mod isolation_forest;
 pub mod kernel_pca;
 pub mod kmeans;
+pub mod knn;
 pub mod labels;
 pub mod lda;
 pub mod linear_regression;
@@ -11,13 +14,17 @@ pub mod logistic_regression;
 pub mod meanshift;
 pub mod pca;
 pub mod svc;
+pub mod tree;
 pub mod tsne;
 /// Input checks, shared crate-wide (re-exported here for the models).
 pub use crate::validation;
 
 pub use dbscan::DBSCAN;
+pub use decision_tree::{Algorithm, DecisionTree};
+pub use isolation_forest::{Contamination, IsolationForest, MaxSamples};
 pub use kernel_pca::KernelPCA;
 pub use kmeans::{KMeans, KMeansInit, NInit};
+pub use knn::{Weights, KNN};
 pub use lda::{LdaSolver, LDA};
 pub use linear_regression::{LinearRegression, Penalty, Solver};
 pub use linear_svc::LinearSVC;

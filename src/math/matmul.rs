@@ -10,7 +10,7 @@ use crate::declare_gate;
 use crate::error::{Result, RustymlError};
 pub use gemmkit_ndarray::{Activation, Bias, Parallelism};
 use gemmkit_ndarray::{FusedScalar, GemmScalar};
-use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis};
+use ndarray::{Array1, Array2, ArrayView1, ArrayView2, ArrayViewMut2, Axis};
 use rayon::prelude::*;
 
 declare_gate! {
@@ -157,31 +157,61 @@ where
     T: GemmScalar,
     F: Fn(usize, ArrayView2<T>) + Sync,
 {
+    tiled_product_capped(a, b, usize::MAX, |start, chunk| {
+        consume(start, chunk.view())
+    })
+}
+
+/// [`tiled_product`] whose chunks hold at most `max_chunk_elems` elements (the smaller of it
+/// and [`CHUNK_ELEMS`] applies), handed over mutable so the consumer can finish them in place.
+/// For consumers that reduce each chunk at once (KNN's top-k selection): a chunk small enough
+/// to stay in cache is read back from cache instead of memory, and many chunks balance better
+/// over the swarm. Each worker reuses one chunk buffer (gemmkit never reads the output at
+/// `beta = 0`), so chunks cost no allocation or zeroing; the bits are those of fresh products.
+pub fn tiled_product_capped<T, F>(
+    a: ArrayView2<T>,
+    b: ArrayView2<T>,
+    max_chunk_elems: usize,
+    consume: F,
+) -> Result<()>
+where
+    T: GemmScalar,
+    F: Fn(usize, ArrayViewMut2<T>) + Sync,
+{
     check_inner(a.dim(), b.dim())?;
     let rows = a.nrows();
     if rows == 0 {
         return Ok(());
     }
-    let step = chunk_rows(rows, b.ncols());
+    let step = (CHUNK_ELEMS.get().min(max_chunk_elems) / b.ncols().max(1)).clamp(1, rows);
     let starts: Vec<usize> = (0..rows).step_by(step).collect();
-    let chunk = |start: usize, par: Parallelism| {
+    let new_buffer = || Array2::from_elem((step, b.ncols()), T::ZERO);
+    let chunk = |buffer: &mut Array2<T>, start: usize, par: Parallelism| {
         let end = (start + step).min(rows);
         let block = a.slice(ndarray::s![start..end, ..]);
-        let product = dot_par(block, b, par).expect("shapes checked above");
-        consume(start, product.view());
+        let mut out = buffer.slice_mut(ndarray::s![..end - start, ..]);
+        if a.ncols() == 0 {
+            out.fill(T::ZERO);
+        } else if !out.is_empty() {
+            gemmkit_ndarray::gemm(T::ONE, &block, &b, T::ZERO, &mut out, par);
+        }
+        consume(start, out);
     };
     let b_bytes = b.len().saturating_mul(std::mem::size_of::<T>());
     if starts.len() > 1 && CACHE_RESIDENT_MAX_BYTES.admits(b_bytes) && !in_rayon_worker() {
         starts
             .into_par_iter()
-            .for_each(|s| chunk(s, Parallelism::Serial));
+            .for_each_init(new_buffer, |buffer, s| {
+                chunk(buffer, s, Parallelism::Serial)
+            });
     } else {
         let par = if in_rayon_worker() {
             Parallelism::Serial
         } else {
             Parallelism::default()
         };
-        starts.into_iter().for_each(|s| chunk(s, par));
+        let mut buffer = new_buffer();
+        starts.into_iter().for_each(|s| chunk(&mut buffer, s, par));
     }
     Ok(())
 }
@@ -357,6 +387,45 @@ mod tests {
             gram(Array2::<f64>::zeros((0, 3)).view()),
             Array2::<f64>::zeros((3, 3))
         );
+    }
+
+    #[test]
+    fn capped_chunks_are_fresh_products_even_when_consumers_scribble_on_them() {
+        let _lock = crate::gate::GATE_TEST_LOCK
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let a = matrix::<f64>(333, 16, 14);
+        let b = matrix::<f64>(16, 100, 15);
+        let whole = dot(a.view(), b.view()).unwrap();
+        for resident in [usize::MAX, 0] {
+            let got = std::sync::Mutex::new(Array2::<f64>::zeros((333, 100)));
+            crate::gate::with_gate(&CACHE_RESIDENT_MAX_BYTES, resident, || {
+                tiled_product_capped(a.view(), b.view(), 40 * 100, |start, mut chunk| {
+                    got.lock()
+                        .unwrap()
+                        .slice_mut(ndarray::s![start..start + chunk.nrows(), ..])
+                        .assign(&chunk);
+                    chunk.fill(f64::NAN); // the reused buffer must not leak into later chunks
+                })
+                .unwrap()
+            });
+            assert_eq!(
+                bits(&got.into_inner().unwrap()),
+                bits(&whole),
+                "resident={resident}"
+            );
+        }
+        // no inner dimension: every chunk is zeros
+        let empty_k = Array2::<f64>::zeros((5, 0));
+        tiled_product_capped(
+            empty_k.view(),
+            Array2::<f64>::zeros((0, 3)).view(),
+            6,
+            |_, c| {
+                assert!(c.iter().all(|&v| v == 0.0));
+            },
+        )
+        .unwrap();
     }
 
     #[test]

@@ -1,8 +1,11 @@
 """Classical machine learning estimators with scikit-learn conventions."""
 
 from rustyml.machine_learning._dbscan import DBSCAN
+from rustyml.machine_learning._decision_tree import DecisionTree
+from rustyml.machine_learning._isolation_forest import IsolationForest
 from rustyml.machine_learning._kernel_pca import KernelPCA
 from rustyml.machine_learning._kmeans import KMeans
+from rustyml.machine_learning._knn import KNN
 from rustyml.machine_learning._lda import LDA, LinearDiscriminantAnalysis
 from rustyml.machine_learning._linear_regression import LinearRegression
 from rustyml.machine_learning._linear_svc import LinearSVC
@@ -14,16 +17,19 @@ from rustyml.machine_learning._tsne import TSNE
 
 __all__ = [
     "DBSCAN",
-    "LDA",
-    "PCA",
-    "SVC",
-    "TSNE",
+    "DecisionTree",
+    "IsolationForest",
     "KMeans",
+    "KNN",
     "KernelPCA",
+    "LDA",
     "LinearDiscriminantAnalysis",
     "LinearRegression",
     "LinearSVC",
     "LogisticRegression",
     "MeanShift",
+    "PCA",
+    "SVC",
+    "TSNE",
     "estimate_bandwidth",
 ]

@@ -1,48 +1,47 @@
-"""Class labels of the classifiers at the Python boundary.
+"""Class labels for the classifiers.
 
-Numeric labels (float, integer, boolean) go to the native model as float64, which checks them
-(finite, at least two classes) and sorts the distinct values into ``classes_``; the wrapper
-casts ``classes_`` and the predictions back to the labels' own dtype. Other labels (strings,
-objects) are encoded here with ``numpy.unique``, like scikit-learn, and mapped back after
-prediction.
+Numeric labels go to the native model as float64 as they are (it finds the classes itself);
+other labels (strings, objects, integers beyond 2**53) are encoded as codes
+``0..n_classes`` first. Predictions come back in the labels' own dtype either way.
 """
 
 import numpy as np
 
-from rustyml._validation import as_float_array
+_EXACT = 2**53  # integers below this survive the float64 round trip
 
 
-def encode_labels(y):
-    """Return ``(y_for_native, classes_or_None, label_dtype)``."""
+def prepare_labels(y):
+    """Return ``(y_native, classes)``: float64 labels for the native model, and the sorted
+    distinct labels when they had to be encoded (``None`` when numeric labels pass as they
+    are). Complex labels raise ``TypeError``, a wrong dimensionality ``ValueError``."""
     if not isinstance(y, np.ndarray):
         try:
             y = np.asarray(y)
         except Exception as exc:  # ragged lists and the like
             raise ValueError(f"y could not be converted to an array: {exc}") from exc
-    if y.dtype.kind in "fiub":
-        return as_float_array(y, "y", 1), None, y.dtype
     if y.ndim != 1:
         raise ValueError(f"y must be 1-dimensional, got {y.ndim} dimension(s) with shape {y.shape}")
-    if y.dtype.kind == "c":
-        raise TypeError(f"y must hold real numbers or class labels, got dtype {y.dtype}")
-    classes, index = np.unique(y, return_inverse=True)
-    return index.astype(np.float64), classes, y.dtype
+    kind = y.dtype.kind
+    if kind == "c":
+        raise TypeError(f"y must hold class labels, got dtype {y.dtype}")
+    if kind in "fb" or (
+        kind in "iu" and (y.size == 0 or (int(y.min()) > -_EXACT and int(y.max()) < _EXACT))
+    ):
+        return (y if y.dtype == np.float64 else y.astype(np.float64)), None
+    classes, codes = np.unique(y, return_inverse=True)
+    return codes.reshape(-1).astype(np.float64), classes
 
 
-def fitted_classes(native, classes, label_dtype):
-    """``classes_`` after a native fit."""
-    if classes is not None:
-        return classes
-    native_classes = native.classes_
-    if label_dtype.kind in "iub":
-        return native_classes.astype(label_dtype)
-    return native_classes
+def fitted_classes(y, native_classes, encoded):
+    """``classes_`` after a fit: the encoded labels, or the native classes in ``y``'s dtype."""
+    if encoded is not None:
+        return encoded
+    dtype = y.dtype if isinstance(y, np.ndarray) else np.asarray(y).dtype
+    return native_classes.astype(dtype)
 
 
-def decode(pred, classes, encoded):
-    """Native predictions back to labels."""
+def decode_labels(pred, classes, encoded):
+    """Labels for the native model's predictions."""
     if encoded:
         return classes[pred.astype(np.intp)]
-    if classes.dtype != np.float64:
-        return pred.astype(classes.dtype)
-    return pred
+    return pred.astype(classes.dtype, copy=False)

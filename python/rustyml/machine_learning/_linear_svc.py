@@ -1,7 +1,7 @@
 from rustyml import _native
 from rustyml._base import BaseEstimator, ClassifierMixin
 from rustyml._validation import as_float_array
-from rustyml.machine_learning._labels import decode, encode_labels, fitted_classes
+from rustyml.machine_learning._labels import decode_labels, fitted_classes, prepare_labels
 
 
 class LinearSVC(ClassifierMixin, BaseEstimator):
@@ -36,7 +36,8 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit to ``X`` (n_samples, n_features) and labels ``y``. Returns ``self``."""
         X = as_float_array(X, "X", 2)
-        y, classes, label_dtype = encode_labels(y)
+        y_labels = y
+        y, classes = prepare_labels(y)
         native = self._native_class(
             self.penalty,
             self.C,
@@ -47,7 +48,7 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         )
         native.fit(X, y)
         self._native = native
-        self.classes_ = fitted_classes(native, classes, label_dtype)
+        self.classes_ = fitted_classes(y_labels, native.classes_, classes)
         self._encoded = classes is not None
         self.n_features_in_ = X.shape[1]
         return self
@@ -61,7 +62,7 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         """Predicted labels for ``X``."""
         pred = self._check_fitted().predict(as_float_array(X, "X", 2))
-        return decode(pred, self.classes_, self._encoded)
+        return decode_labels(pred, self.classes_, self._encoded)
 
     @property
     def coef_(self):

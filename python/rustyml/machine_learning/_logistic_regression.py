@@ -3,7 +3,7 @@ import numpy as np
 from rustyml import _native
 from rustyml._base import BaseEstimator, ClassifierMixin
 from rustyml._validation import as_float_array
-from rustyml.machine_learning._labels import decode, encode_labels, fitted_classes
+from rustyml.machine_learning._labels import decode_labels, fitted_classes, prepare_labels
 
 
 class LogisticRegression(ClassifierMixin, BaseEstimator):
@@ -40,7 +40,8 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit to ``X`` (n_samples, n_features) and labels ``y``. Returns ``self``."""
         X = as_float_array(X, "X", 2)
-        y, classes, label_dtype = encode_labels(y)
+        y_labels = y
+        y, classes = prepare_labels(y)
         native = self._native_class(
             self.penalty,
             self.C,
@@ -52,7 +53,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         )
         native.fit(X, y)
         self._native = native
-        self.classes_ = fitted_classes(native, classes, label_dtype)
+        self.classes_ = fitted_classes(y_labels, native.classes_, classes)
         self._encoded = classes is not None
         self.n_features_in_ = X.shape[1]
         return self
@@ -74,7 +75,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         """Predicted labels for ``X``."""
         pred = self._check_fitted().predict(as_float_array(X, "X", 2))
-        return decode(pred, self.classes_, self._encoded)
+        return decode_labels(pred, self.classes_, self._encoded)
 
     @property
     def coef_(self):

@@ -1,7 +1,7 @@
 from rustyml import _native
 from rustyml._base import BaseEstimator, ClassifierMixin
 from rustyml._validation import as_float_array
-from rustyml.machine_learning._labels import decode, encode_labels, fitted_classes
+from rustyml.machine_learning._labels import decode_labels, fitted_classes, prepare_labels
 
 
 class SVC(ClassifierMixin, BaseEstimator):
@@ -42,7 +42,8 @@ class SVC(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit to ``X`` (n_samples, n_features) and labels ``y``. Returns ``self``."""
         X = as_float_array(X, "X", 2)
-        y, classes, label_dtype = encode_labels(y)
+        y_labels = y
+        y, classes = prepare_labels(y)
         native = self._native_class(
             self.C,
             self.kernel,
@@ -56,7 +57,7 @@ class SVC(ClassifierMixin, BaseEstimator):
         )
         native.fit(X, y)
         self._native = native
-        self.classes_ = fitted_classes(native, classes, label_dtype)
+        self.classes_ = fitted_classes(y_labels, native.classes_, classes)
         self._encoded = classes is not None
         self.n_features_in_ = X.shape[1]
         return self
@@ -71,7 +72,7 @@ class SVC(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         """Predicted labels for ``X`` (one-vs-one voting)."""
         pred = self._check_fitted().predict(as_float_array(X, "X", 2))
-        return decode(pred, self.classes_, self._encoded)
+        return decode_labels(pred, self.classes_, self._encoded)
 
     @property
     def support_(self):

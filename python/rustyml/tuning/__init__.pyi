@@ -2,6 +2,7 @@ from . import elementwise as elementwise
 from . import matmul as matmul
 from . import metrics as metrics
 from . import reduction as reduction
+from . import tree as tree
 
 SERIAL: int
 PARALLEL: int

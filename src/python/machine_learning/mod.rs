@@ -6,8 +6,11 @@ use pyo3::prelude::*;
 use pyo3::types::PyModule;
 
 mod dbscan;
+mod decision_tree;
+mod isolation_forest;
 mod kernel_pca;
 mod kmeans;
+mod knn;
 mod lda;
 mod linear_regression;
 mod linear_svc;
@@ -30,5 +33,8 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<pca::PyPCA>()?;
     m.add_class::<kernel_pca::PyKernelPCA>()?;
     m.add_class::<tsne::PyTSNE>()?;
+    m.add_class::<decision_tree::PyDecisionTree>()?;
+    m.add_class::<isolation_forest::PyIsolationForest>()?;
+    m.add_class::<knn::PyKNN>()?;
     Ok(())
 }

@@ -1,0 +1,106 @@
+import numpy as np
+
+from rustyml import _native
+from rustyml._base import BaseEstimator
+from rustyml._validation import as_float_array
+from rustyml.machine_learning._labels import decode_labels, fitted_classes, prepare_labels
+
+
+class DecisionTree(BaseEstimator):
+    """Decision tree classifier (``is_classifier=True``) or regressor.
+
+    ``algorithm`` picks the classification criterion: ``"cart"`` (gini impurity), ``"id3"``
+    (information gain) or ``"c45"`` (gain ratio among splits of at least average gain). All
+    splits are binary thresholds at midpoints between consecutive distinct values; a sample
+    goes left when ``x[feature] <= threshold``. Regression trees minimise the squared error
+    whatever ``algorithm`` says. ``random_state`` only reorders features to break ties between
+    equally good splits; ``None`` keeps the lowest feature index, so every fit is reproducible.
+    """
+
+    _native_class = _native.machine_learning.DecisionTree
+
+    def __init__(
+        self,
+        algorithm="cart",
+        is_classifier=True,
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        random_state=None,
+    ):
+        self.algorithm = algorithm
+        self.is_classifier = is_classifier
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.random_state = random_state
+
+    @property
+    def _estimator_type(self):
+        return "classifier" if self.is_classifier else "regressor"
+
+    def fit(self, X, y):
+        """Fit to ``X`` (n_samples, n_features) and ``y`` (labels or targets). Returns ``self``."""
+        X = as_float_array(X, "X", 2)
+        native = self._native_class(
+            self.algorithm,
+            self.is_classifier,
+            self.max_depth,
+            self.min_samples_split,
+            self.min_samples_leaf,
+            self.random_state,
+        )
+        if self.is_classifier:
+            y_native, encoded = prepare_labels(y)
+            native.fit(X, y_native)
+            self.classes_ = fitted_classes(y, native.classes_, encoded)
+            self.n_classes_ = len(self.classes_)
+            self._encoded_labels = encoded is not None
+        else:
+            native.fit(X, as_float_array(y, "y", 1))
+        self._native = native
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def predict(self, X):
+        """Predicted class labels (classifier) or values (regressor)."""
+        native = self._check_fitted()
+        pred = native.predict(as_float_array(X, "X", 2))
+        if self.is_classifier:
+            return decode_labels(pred, self.classes_, self._encoded_labels)
+        return pred
+
+    def predict_proba(self, X):
+        """Class probabilities (n_samples, n_classes), columns in ``classes_`` order."""
+        native = self._check_fitted()
+        if not self.is_classifier:
+            raise AttributeError("predict_proba is only available when is_classifier=True")
+        return native.predict_proba(as_float_array(X, "X", 2))
+
+    def score(self, X, y):
+        """Accuracy (classifier) or R² (regressor) of ``predict(X)`` against ``y``."""
+        pred = self.predict(X)
+        if self.is_classifier:
+            return float(np.mean(pred == np.asarray(y)))
+        y = as_float_array(y, "y", 1)
+        ss_res = float(np.sum((y - pred) ** 2))
+        ss_tot = float(np.sum((y - y.mean()) ** 2))
+        if ss_tot == 0.0:
+            return 1.0 if ss_res == 0.0 else 0.0
+        return 1.0 - ss_res / ss_tot
+
+    def get_depth(self):
+        """Depth of the tree (0 for a single leaf)."""
+        return self._check_fitted().get_depth()
+
+    def get_n_leaves(self):
+        """Number of leaves."""
+        return self._check_fitted().get_n_leaves()
+
+    @property
+    def node_count_(self):
+        return self._check_fitted().node_count
+
+    @property
+    def feature_importances_(self):
+        return self._check_fitted().feature_importances_

@@ -1,0 +1,59 @@
+from rustyml import _native
+from rustyml._base import BaseEstimator, ClassifierMixin
+from rustyml._validation import as_float_array
+from rustyml.machine_learning._labels import decode_labels, fitted_classes, prepare_labels
+
+
+class KNN(ClassifierMixin, BaseEstimator):
+    """k-nearest-neighbours classifier (brute force).
+
+    ``metric``: ``"euclidean"`` (through matrix products, like scikit-learn's brute force),
+    ``"manhattan"`` or ``"minkowski"`` with exponent ``p >= 1`` (``p=2`` is euclidean).
+    ``weights``: ``"uniform"`` or ``"distance"`` (inverse distance; exact matches take all the
+    weight). Equal distances keep the lower training index first; vote ties go to the lowest
+    class.
+    """
+
+    _native_class = _native.machine_learning.KNN
+
+    def __init__(self, n_neighbors=5, weights="uniform", metric="euclidean", p=2):
+        self.n_neighbors = n_neighbors
+        self.weights = weights
+        self.metric = metric
+        self.p = p
+
+    def fit(self, X, y):
+        """Store the training set. Returns ``self``."""
+        X = as_float_array(X, "X", 2)
+        y_native, encoded = prepare_labels(y)
+        native = self._native_class(self.n_neighbors, self.weights, self.metric, self.p)
+        native.fit(X, y_native)
+        self._native = native
+        self.classes_ = fitted_classes(y, native.classes_, encoded)
+        self._encoded_labels = encoded is not None
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def predict(self, X):
+        """Predicted class labels."""
+        native = self._check_fitted()
+        pred = native.predict(as_float_array(X, "X", 2))
+        return decode_labels(pred, self.classes_, self._encoded_labels)
+
+    def predict_proba(self, X):
+        """Class probabilities (n_samples, n_classes), columns in ``classes_`` order."""
+        return self._check_fitted().predict_proba(as_float_array(X, "X", 2))
+
+    def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
+        """Distances and indices of the nearest training samples, nearest first.
+
+        ``X=None`` queries the training set, each sample excluded from its own neighbours.
+        """
+        native = self._check_fitted()
+        X = None if X is None else as_float_array(X, "X", 2)
+        dist, ind = native.kneighbors(X, n_neighbors)
+        return (dist, ind) if return_distance else ind
+
+    @property
+    def n_samples_fit_(self):
+        return self._check_fitted().n_samples_fit_

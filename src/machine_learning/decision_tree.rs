@@ -1,0 +1,1110 @@
+//! Decision trees: CART (gini), ID3 (information gain) and C4.5 (gain ratio) classifiers, and
+//! variance-reduction (MSE) regression trees.
+//!
+//! Fitting sorts every feature once, then grows the tree depth first on a flat node array.
+//! Each node holds a contiguous segment of every feature's sorted sample list; the split
+//! search scans those segments (thresholds at midpoints between consecutive distinct values),
+//! and the chosen split partitions every segment stably, so children stay sorted without
+//! re-sorting. Both passes run over features in parallel behind [`SORT_SCAN_MIN_ELEMS`]; each
+//! feature's scan is independent and the best split is picked afterwards in a fixed order
+//! (largest improvement, ties to the lowest feature rank, then the lowest threshold), so the
+//! serial and the parallel path grow the same tree bit for bit.
+
+use super::tree::{find_leaf, map_rows, validate_nodes, Node};
+use crate::declare_gate;
+use crate::error::{Result, RustymlError};
+use crate::machine_learning::validation::{check_n_features, check_xy, encode_classes};
+use crate::persistence::Persist;
+use ndarray::{Array1, Array2, ArrayBase, ArrayView2, Data, Ix1, Ix2};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+declare_gate! {
+    /// DecisionTree split search and partition at one node (and the initial sort): parallel
+    /// over features. Work = node samples x features.
+    pub SORT_SCAN_MIN_ELEMS: tree::sort_scan_min_elems = 8_192, "node_samples * features"
+}
+
+/// How a classification tree scores splits. Regression trees always use variance reduction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Algorithm {
+    /// CART: gini impurity.
+    Cart,
+    /// ID3: information gain (entropy), on binary threshold splits.
+    Id3,
+    /// C4.5: each feature's threshold by information gain, features compared by gain ratio
+    /// among those whose gain is at least the average (Quinlan's heuristic).
+    C45,
+}
+
+impl Algorithm {
+    /// `"cart"`, `"id3"` or `"c45"` (also `"c4.5"`).
+    pub fn parse(name: &str) -> Result<Self> {
+        match name.to_ascii_lowercase().as_str() {
+            "cart" => Ok(Algorithm::Cart),
+            "id3" => Ok(Algorithm::Id3),
+            "c45" | "c4.5" => Ok(Algorithm::C45),
+            _ => Err(RustymlError::invalid(format!(
+                "unknown algorithm {name:?}; expected one of 'cart', 'id3', 'c45'"
+            ))),
+        }
+    }
+
+    /// The canonical name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Algorithm::Cart => "cart",
+            Algorithm::Id3 => "id3",
+            Algorithm::C45 => "c45",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Criterion {
+    Gini,
+    Entropy,
+    GainRatio,
+    Mse,
+}
+
+/// A decision tree classifier or regressor with scikit-learn-like hyper-parameters.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DecisionTree {
+    pub algorithm: Algorithm,
+    pub is_classifier: bool,
+    /// Deepest level a node may sit at (the root is depth 0); `None` grows until leaves are
+    /// pure or too small.
+    pub max_depth: Option<usize>,
+    /// A node needs at least this many samples to be split (>= 2).
+    pub min_samples_split: usize,
+    /// Each child must keep at least this many samples (>= 1).
+    pub min_samples_leaf: usize,
+    /// Seed of the feature order that breaks ties between equally good splits. `None` keeps
+    /// the natural order (the lowest feature index wins), so fits are always reproducible.
+    pub random_state: Option<u64>,
+    fitted: Option<Fitted>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(try_from = "FittedUnchecked")]
+struct Fitted {
+    nodes: Vec<Node>,
+    /// Per leaf: class probabilities (classifier) or the mean (regressor).
+    values: Vec<f64>,
+    n_outputs: usize,
+    classes: Option<Array1<f64>>,
+    n_features: usize,
+    depth: usize,
+    n_leaves: usize,
+    /// Leaf depth averaged over training samples: the traversal work estimate per sample.
+    mean_depth: f64,
+    feature_importances: Array1<f64>,
+}
+
+#[derive(Deserialize)]
+struct FittedUnchecked {
+    nodes: Vec<Node>,
+    values: Vec<f64>,
+    n_outputs: usize,
+    classes: Option<Array1<f64>>,
+    n_features: usize,
+    depth: usize,
+    n_leaves: usize,
+    mean_depth: f64,
+    feature_importances: Array1<f64>,
+}
+
+impl TryFrom<FittedUnchecked> for Fitted {
+    type Error = String;
+    fn try_from(f: FittedUnchecked) -> std::result::Result<Self, String> {
+        let leaves_ok = f.n_outputs >= 1
+            && f.values.len() == f.n_leaves * f.n_outputs
+            && f.nodes
+                .iter()
+                .filter(|n| n.is_leaf())
+                .all(|n| (n.left as usize) < f.n_leaves)
+            && f.classes.as_ref().is_none_or(|c| c.len() == f.n_outputs);
+        if !(validate_nodes(&f.nodes, f.n_features) && leaves_ok) {
+            return Err("corrupt DecisionTree: malformed node array".into());
+        }
+        Ok(Fitted {
+            nodes: f.nodes,
+            values: f.values,
+            n_outputs: f.n_outputs,
+            classes: f.classes,
+            n_features: f.n_features,
+            depth: f.depth,
+            n_leaves: f.n_leaves,
+            mean_depth: f.mean_depth,
+            feature_importances: f.feature_importances,
+        })
+    }
+}
+
+impl Default for DecisionTree {
+    fn default() -> Self {
+        Self::new(Algorithm::Cart, true)
+    }
+}
+
+impl DecisionTree {
+    /// A tree grown to purity (`max_depth = None`, `min_samples_split = 2`,
+    /// `min_samples_leaf = 1`).
+    pub fn new(algorithm: Algorithm, is_classifier: bool) -> Self {
+        Self {
+            algorithm,
+            is_classifier,
+            max_depth: None,
+            min_samples_split: 2,
+            min_samples_leaf: 1,
+            random_state: None,
+            fitted: None,
+        }
+    }
+
+    pub fn with_max_depth(mut self, max_depth: Option<usize>) -> Self {
+        self.max_depth = max_depth;
+        self
+    }
+
+    pub fn with_min_samples_split(mut self, min_samples_split: usize) -> Self {
+        self.min_samples_split = min_samples_split;
+        self
+    }
+
+    pub fn with_min_samples_leaf(mut self, min_samples_leaf: usize) -> Self {
+        self.min_samples_leaf = min_samples_leaf;
+        self
+    }
+
+    pub fn with_random_state(mut self, random_state: Option<u64>) -> Self {
+        self.random_state = random_state;
+        self
+    }
+
+    /// Sorted class labels (`classes_`); `None` before fit or for a regressor.
+    pub fn classes(&self) -> Option<&Array1<f64>> {
+        self.fitted.as_ref().and_then(|f| f.classes.as_ref())
+    }
+
+    /// Depth of the fitted tree (`get_depth()`: 0 for a single leaf).
+    pub fn depth(&self) -> Option<usize> {
+        self.fitted.as_ref().map(|f| f.depth)
+    }
+
+    /// Number of leaves (`get_n_leaves()`).
+    pub fn n_leaves(&self) -> Option<usize> {
+        self.fitted.as_ref().map(|f| f.n_leaves)
+    }
+
+    /// Number of nodes, internal and leaves (`tree_.node_count`).
+    pub fn node_count(&self) -> Option<usize> {
+        self.fitted.as_ref().map(|f| f.nodes.len())
+    }
+
+    /// Features seen during fit (`n_features_in_`).
+    pub fn n_features(&self) -> Option<usize> {
+        self.fitted.as_ref().map(|f| f.n_features)
+    }
+
+    /// Impurity-decrease importances, normalised to sum to 1 (all zero for a single leaf).
+    pub fn feature_importances(&self) -> Option<&Array1<f64>> {
+        self.fitted.as_ref().map(|f| &f.feature_importances)
+    }
+
+    fn criterion(&self) -> Criterion {
+        match (self.is_classifier, self.algorithm) {
+            (false, _) => Criterion::Mse,
+            (true, Algorithm::Cart) => Criterion::Gini,
+            (true, Algorithm::Id3) => Criterion::Entropy,
+            (true, Algorithm::C45) => Criterion::GainRatio,
+        }
+    }
+
+    fn check_params(&self) -> Result<()> {
+        if self.min_samples_split < 2 {
+            return Err(RustymlError::invalid(format!(
+                "min_samples_split must be at least 2, got {}",
+                self.min_samples_split
+            )));
+        }
+        if self.min_samples_leaf < 1 {
+            return Err(RustymlError::invalid(
+                "min_samples_leaf must be at least 1, got 0",
+            ));
+        }
+        if self.max_depth == Some(0) {
+            return Err(RustymlError::invalid(
+                "max_depth must be at least 1 (or None), got 0",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Fit to `x` (`n_samples x n_features`) and `y` (class labels for a classifier, targets
+    /// for a regressor).
+    pub fn fit<S1, S2>(
+        &mut self,
+        x: &ArrayBase<S1, Ix2>,
+        y: &ArrayBase<S2, Ix1>,
+    ) -> Result<&mut Self>
+    where
+        S1: Data<Elem = f64>,
+        S2: Data<Elem = f64>,
+    {
+        let (x, y) = (x.view(), y.view());
+        self.check_params()?;
+        check_xy(&x, &y)?;
+        let (n, d) = x.dim();
+        if n >= u32::MAX as usize || d >= u32::MAX as usize {
+            return Err(RustymlError::invalid(format!(
+                "DecisionTree supports fewer than 2^32 - 1 samples and features, got {n} x {d}"
+            )));
+        }
+        let (classes, codes, values);
+        let target = if self.is_classifier {
+            let (c, k) = encode_classes(&y);
+            classes = Some(c);
+            codes = k;
+            Target::Classes {
+                codes: &codes,
+                n_classes: classes.as_ref().map_or(0, |c| c.len()),
+            }
+        } else {
+            classes = None;
+            values = y.to_vec();
+            Target::Values(&values)
+        };
+        let mut order: Vec<usize> = (0..d).collect();
+        if let Some(seed) = self.random_state {
+            order.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
+        }
+        let builder = Builder::new(x, target, self.criterion(), order, self);
+        let fitted = builder.build(classes);
+        self.fitted = Some(fitted);
+        Ok(self)
+    }
+
+    fn fitted_for(&self, x: &ArrayView2<f64>) -> Result<&Fitted> {
+        let fitted = self
+            .fitted
+            .as_ref()
+            .ok_or_else(|| RustymlError::not_fitted("DecisionTree"))?;
+        check_n_features(x, fitted.n_features, "DecisionTree")?;
+        Ok(fitted)
+    }
+
+    /// Leaf reached by every sample, the traversal kernel behind every prediction.
+    fn leaves<'a>(fitted: &'a Fitted, x: ArrayView2<f64>) -> Vec<&'a Node> {
+        let visits = x
+            .nrows()
+            .saturating_mul(fitted.mean_depth.ceil().max(1.0) as usize);
+        map_rows(x, visits, |row| find_leaf(&fitted.nodes, row))
+    }
+
+    /// Predicted class labels (classifier) or values (regressor).
+    pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<f64>> {
+        let x = x.view();
+        let fitted = self.fitted_for(&x)?;
+        Ok(Self::leaves(fitted, x)
+            .into_iter()
+            .map(|leaf| leaf.threshold)
+            .collect())
+    }
+
+    /// Class probabilities (`n_samples x n_classes`, columns in `classes()` order): the class
+    /// fractions of the training samples in each leaf. Classifiers only.
+    pub fn predict_proba<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+        if !self.is_classifier {
+            return Err(RustymlError::invalid(
+                "predict_proba is only available for classifiers (is_classifier=true)",
+            ));
+        }
+        let x = x.view();
+        let fitted = self.fitted_for(&x)?;
+        let k = fitted.n_outputs;
+        let leaves = Self::leaves(fitted, x);
+        let mut out = Array2::zeros((x.nrows(), k));
+        for (mut row, leaf) in out.rows_mut().into_iter().zip(leaves) {
+            let start = leaf.left as usize * k;
+            row.assign(&ndarray::ArrayView1::from(&fitted.values[start..start + k]));
+        }
+        Ok(out)
+    }
+
+    /// Mean accuracy (classifier) or R² (regressor) on `x` against `y`.
+    pub fn score<S1, S2>(&self, x: &ArrayBase<S1, Ix2>, y: &ArrayBase<S2, Ix1>) -> Result<f64>
+    where
+        S1: Data<Elem = f64>,
+        S2: Data<Elem = f64>,
+    {
+        let pred = self.predict(x)?;
+        if pred.len() != y.len() {
+            return Err(RustymlError::invalid(format!(
+                "X and y have inconsistent numbers of samples: {} and {}",
+                pred.len(),
+                y.len()
+            )));
+        }
+        if self.is_classifier {
+            let hits = pred.iter().zip(y.iter()).filter(|(p, t)| p == t).count();
+            Ok(hits as f64 / y.len() as f64)
+        } else {
+            crate::metrics::r2_score(y.view(), pred.view())
+        }
+    }
+}
+
+impl Persist for DecisionTree {
+    const MODEL_NAME: &'static str = "DecisionTree";
+}
+
+/// The training target as the split search sees it.
+enum Target<'a> {
+    Classes { codes: &'a [u32], n_classes: usize },
+    Values(&'a [f64]),
+}
+
+/// Statistics of the samples at one node.
+struct NodeStats {
+    /// Class counts (classifier) or empty.
+    counts: Vec<u32>,
+    /// Sum of targets (regressor).
+    sum: f64,
+    mean: f64,
+    impurity: f64,
+    pure: bool,
+}
+
+/// The best split found on one feature.
+#[derive(Debug, Clone, Copy)]
+struct Candidate {
+    /// A quantity that increases with the impurity decrease, comparable across features of
+    /// one node.
+    proxy: f64,
+    n_left: usize,
+    threshold: f64,
+}
+
+/// One feature's sorted sample indices and values.
+type SegmentMut<'s> = (&'s mut [u32], &'s mut [f64]);
+
+thread_local! {
+    /// The right half of a segment being partitioned, reused across nodes by each thread.
+    static RIGHT_SCRATCH: std::cell::RefCell<(Vec<u32>, Vec<f64>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+}
+
+/// Threshold between two consecutive distinct sorted values: their midpoint, or the lower
+/// value when the midpoint rounds onto the upper one (or overflows), so `x <= threshold`
+/// always separates them.
+#[inline]
+fn midpoint(a: f64, b: f64) -> f64 {
+    let t = a / 2.0 + b / 2.0;
+    if t == b || !t.is_finite() {
+        a
+    } else {
+        t
+    }
+}
+
+struct Builder<'a> {
+    x: ArrayView2<'a, f64>,
+    n: usize,
+    d: usize,
+    target: Target<'a>,
+    criterion: Criterion,
+    /// Features in tie-break priority order.
+    order: Vec<usize>,
+    max_depth: usize,
+    min_split: usize,
+    min_leaf: usize,
+    /// `xlogx[c] = c ln c` for the entropy criteria.
+    xlogx: Vec<f64>,
+    /// Feature `f`'s sample indices (and values), sorted by value within each node segment:
+    /// `idx[f * n .. (f + 1) * n]`.
+    idx: Vec<u32>,
+    val: Vec<f64>,
+    goes_left: Vec<bool>,
+}
+
+impl<'a> Builder<'a> {
+    fn new(
+        x: ArrayView2<'a, f64>,
+        target: Target<'a>,
+        criterion: Criterion,
+        order: Vec<usize>,
+        params: &DecisionTree,
+    ) -> Self {
+        let (n, d) = x.dim();
+        let xlogx = if matches!(criterion, Criterion::Entropy | Criterion::GainRatio) {
+            (0..=n)
+                .map(|c| {
+                    if c == 0 {
+                        0.0
+                    } else {
+                        c as f64 * (c as f64).ln()
+                    }
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Self {
+            x,
+            n,
+            d,
+            target,
+            criterion,
+            order,
+            max_depth: params.max_depth.unwrap_or(usize::MAX),
+            min_split: params.min_samples_split,
+            min_leaf: params.min_samples_leaf,
+            xlogx,
+            idx: vec![0; n * d],
+            val: vec![0.0; n * d],
+            goes_left: vec![false; n],
+        }
+    }
+
+    /// Sort every feature's samples by (value, index).
+    fn presort(&mut self) {
+        let (n, x) = (self.n, self.x);
+        let sort_feature = |(f, (ic, vc)): (usize, (&mut [u32], &mut [f64]))| {
+            let mut pairs: Vec<(f64, u32)> = x
+                .column(f)
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| (v, i as u32))
+                .collect();
+            pairs.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            for (k, (v, i)) in pairs.into_iter().enumerate() {
+                ic[k] = i;
+                vc[k] = v;
+            }
+        };
+        if SORT_SCAN_MIN_ELEMS.allows_parallel(n * self.d) {
+            self.idx
+                .par_chunks_mut(n)
+                .zip(self.val.par_chunks_mut(n))
+                .enumerate()
+                .for_each(sort_feature);
+        } else {
+            self.idx
+                .chunks_mut(n)
+                .zip(self.val.chunks_mut(n))
+                .enumerate()
+                .for_each(sort_feature);
+        }
+    }
+
+    fn node_stats(&self, s: usize, e: usize) -> NodeStats {
+        // Any feature's segment holds the node's samples; feature 0's order is as good as any.
+        let members = &self.idx[s..e];
+        let n = (e - s) as f64;
+        match self.target {
+            Target::Classes { codes, n_classes } => {
+                let mut counts = vec![0u32; n_classes];
+                for &i in members {
+                    counts[codes[i as usize] as usize] += 1;
+                }
+                let impurity = match self.criterion {
+                    Criterion::Gini => {
+                        1.0 - counts
+                            .iter()
+                            .map(|&c| (c as f64 / n) * (c as f64 / n))
+                            .sum::<f64>()
+                    }
+                    _ => {
+                        // H = ln n - sum(c ln c) / n
+                        let sum_clogc: f64 = counts.iter().map(|&c| self.xlogx[c as usize]).sum();
+                        ((self.xlogx[e - s] - sum_clogc) / n).max(0.0)
+                    }
+                };
+                let pure = counts.iter().any(|&c| c as usize == e - s);
+                NodeStats {
+                    counts,
+                    sum: 0.0,
+                    mean: 0.0,
+                    impurity,
+                    pure,
+                }
+            }
+            Target::Values(y) => {
+                let sum: f64 = members.iter().map(|&i| y[i as usize]).sum();
+                let mean = sum / n;
+                let impurity = members
+                    .iter()
+                    .map(|&i| (y[i as usize] - mean) * (y[i as usize] - mean))
+                    .sum::<f64>()
+                    / n;
+                NodeStats {
+                    counts: Vec::new(),
+                    sum,
+                    mean,
+                    impurity,
+                    pure: impurity <= f64::EPSILON,
+                }
+            }
+        }
+    }
+
+    /// Best split of feature `f` over the node segment `s..e`.
+    fn scan_feature(&self, f: usize, s: usize, e: usize, stats: &NodeStats) -> Option<Candidate> {
+        let base = f * self.n;
+        let vals = &self.val[base + s..base + e];
+        let idx = &self.idx[base + s..base + e];
+        let n = e - s;
+        let min_leaf = self.min_leaf;
+        if vals[0] == vals[n - 1] {
+            return None; // constant on this node
+        }
+        let mut best: Option<Candidate> = None;
+        // Consider a split after position i (left = 0..=i) when it is legal.
+        let mut consider = |i: usize, proxy: f64| {
+            if best.is_none_or(|b| proxy > b.proxy) {
+                best = Some(Candidate {
+                    proxy,
+                    n_left: i + 1,
+                    threshold: midpoint(vals[i], vals[i + 1]),
+                });
+            }
+        };
+        let first = min_leaf - 1; // the smallest legal i
+        let last = n - min_leaf; // one past the largest legal i
+        if first >= last {
+            return None;
+        }
+        match (&self.target, self.criterion) {
+            (Target::Classes { codes, .. }, Criterion::Gini) => {
+                let mut left = vec![0u64; stats.counts.len()];
+                let mut right: Vec<u64> = stats.counts.iter().map(|&c| c as u64).collect();
+                let mut sq_l: u64 = 0;
+                let mut sq_r: u64 = right.iter().map(|c| c * c).sum();
+                for i in 0..last {
+                    let c = codes[idx[i] as usize] as usize;
+                    sq_l += 2 * left[c] + 1;
+                    sq_r -= 2 * right[c] - 1;
+                    left[c] += 1;
+                    right[c] -= 1;
+                    if i >= first && vals[i] < vals[i + 1] {
+                        let (nl, nr) = ((i + 1) as f64, (n - i - 1) as f64);
+                        consider(i, sq_l as f64 / nl + sq_r as f64 / nr);
+                    }
+                }
+            }
+            (Target::Classes { codes, .. }, _) => {
+                let xlogx = &self.xlogx;
+                let mut left = vec![0usize; stats.counts.len()];
+                let mut right: Vec<usize> = stats.counts.iter().map(|&c| c as usize).collect();
+                let mut s_l = 0.0;
+                let mut s_r: f64 = right.iter().map(|&c| xlogx[c]).sum();
+                for i in 0..last {
+                    let c = codes[idx[i] as usize] as usize;
+                    s_l += xlogx[left[c] + 1] - xlogx[left[c]];
+                    s_r -= xlogx[right[c]] - xlogx[right[c] - 1];
+                    left[c] += 1;
+                    right[c] -= 1;
+                    if i >= first && vals[i] < vals[i + 1] {
+                        // n * (weighted child entropy) = nl ln nl - s_l + nr ln nr - s_r
+                        consider(i, (s_l - xlogx[i + 1]) + (s_r - xlogx[n - i - 1]));
+                    }
+                }
+            }
+            (Target::Values(y), _) => {
+                let mut sum_l = 0.0;
+                for i in 0..last {
+                    sum_l += y[idx[i] as usize];
+                    if i >= first && vals[i] < vals[i + 1] {
+                        let sum_r = stats.sum - sum_l;
+                        let (nl, nr) = ((i + 1) as f64, (n - i - 1) as f64);
+                        consider(i, sum_l * sum_l / nl + sum_r * sum_r / nr);
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    /// The node's best split as `(feature, candidate)`, or `None` when no legal split exists.
+    fn best_split(&self, s: usize, e: usize, stats: &NodeStats) -> Option<(usize, Candidate)> {
+        let scan = |f: usize| self.scan_feature(f, s, e, stats);
+        let per_feature: Vec<Option<Candidate>> =
+            if SORT_SCAN_MIN_ELEMS.allows_parallel((e - s) * self.d) {
+                (0..self.d).into_par_iter().map(scan).collect()
+            } else {
+                (0..self.d).map(scan).collect()
+            };
+        let ranked = self
+            .order
+            .iter()
+            .filter_map(|&f| per_feature[f].map(|c| (f, c)));
+        if self.criterion == Criterion::GainRatio {
+            let n = (e - s) as f64;
+            let xlogx = &self.xlogx;
+            // gain = H(parent) - weighted child entropy; split info = entropy of the (nl, nr) split.
+            let scored: Vec<(usize, Candidate, f64, f64)> = ranked
+                .map(|(f, c)| {
+                    let gain = stats.impurity + c.proxy / n;
+                    let split_info = (xlogx[e - s] - xlogx[c.n_left] - xlogx[e - s - c.n_left]) / n;
+                    (f, c, gain, gain / split_info)
+                })
+                .collect();
+            if scored.is_empty() {
+                return None;
+            }
+            let average = scored.iter().map(|t| t.2).sum::<f64>() / scored.len() as f64;
+            // The tolerance only absorbs rounding: when every gain is equal the computed mean
+            // can land an ulp above them all. Gains are at most ln(n_classes) nats, so 1e-12
+            // is far below any real difference between two of them.
+            let mut best: Option<(usize, Candidate, f64)> = None;
+            for (f, c, gain, ratio) in scored {
+                if gain >= average - 1e-12 && best.is_none_or(|b| ratio > b.2) {
+                    best = Some((f, c, ratio));
+                }
+            }
+            best.map(|(f, c, _)| (f, c))
+        } else {
+            ranked.fold(
+                None,
+                |best: Option<(usize, Candidate)>, (f, c)| match best {
+                    Some(b) if c.proxy <= b.1.proxy => Some(b),
+                    _ => Some((f, c)),
+                },
+            )
+        }
+    }
+
+    /// Split the segment `s..e` of every feature stably into the first `n_left` samples of
+    /// `chosen` (left) and the rest (right).
+    fn partition(&mut self, s: usize, e: usize, chosen: usize, n_left: usize) {
+        let n = self.n;
+        let chosen_seg = &self.idx[chosen * n + s..chosen * n + e];
+        for (k, &i) in chosen_seg.iter().enumerate() {
+            self.goes_left[i as usize] = k < n_left;
+        }
+        let goes_left = &self.goes_left;
+        let split = |(f, (ic, vc)): (usize, SegmentMut)| {
+            if f == chosen {
+                return; // already ordered: its first n_left samples are the left child
+            }
+            RIGHT_SCRATCH.with_borrow_mut(|(si, sv)| {
+                si.clear();
+                sv.clear();
+                let mut w = s;
+                for k in s..e {
+                    let (i, v) = (ic[k], vc[k]);
+                    if goes_left[i as usize] {
+                        ic[w] = i;
+                        vc[w] = v;
+                        w += 1;
+                    } else {
+                        si.push(i);
+                        sv.push(v);
+                    }
+                }
+                ic[w..e].copy_from_slice(si);
+                vc[w..e].copy_from_slice(sv);
+            });
+        };
+        if SORT_SCAN_MIN_ELEMS.allows_parallel((e - s) * self.d) {
+            self.idx
+                .par_chunks_mut(n)
+                .zip(self.val.par_chunks_mut(n))
+                .enumerate()
+                .for_each(split);
+        } else {
+            self.idx
+                .chunks_mut(n)
+                .zip(self.val.chunks_mut(n))
+                .enumerate()
+                .for_each(split);
+        }
+    }
+
+    fn build(mut self, classes: Option<Array1<f64>>) -> Fitted {
+        self.presort();
+        let n_outputs = match self.target {
+            Target::Classes { n_classes, .. } => n_classes,
+            Target::Values(_) => 1,
+        };
+        let mut nodes = vec![Node::EMPTY];
+        // Per node: samples and impurity, for the importances.
+        let mut info = vec![(0usize, 0.0f64)];
+        let mut values = Vec::new();
+        let (mut depth_max, mut n_leaves, mut depth_sum) = (0usize, 0usize, 0usize);
+        let mut stack = vec![(0usize, 0usize, self.n, 0usize)];
+        while let Some((id, s, e, depth)) = stack.pop() {
+            let stats = self.node_stats(s, e);
+            let size = e - s;
+            info[id] = (size, stats.impurity);
+            let splittable = depth < self.max_depth
+                && size >= self.min_split
+                && size >= 2 * self.min_leaf
+                && !stats.pure;
+            let split = if splittable {
+                self.best_split(s, e, &stats)
+            } else {
+                None
+            };
+            match split {
+                Some((feature, cand)) => {
+                    self.partition(s, e, feature, cand.n_left);
+                    let left = nodes.len();
+                    nodes.extend([Node::EMPTY, Node::EMPTY]);
+                    info.extend([(0, 0.0), (0, 0.0)]);
+                    nodes[id] = Node::split(feature, cand.threshold, left);
+                    stack.push((left + 1, s + cand.n_left, e, depth + 1));
+                    stack.push((left, s, s + cand.n_left, depth + 1));
+                }
+                None => {
+                    let prediction = if let Some(classes) = &classes {
+                        // argmax, ties to the lowest class (as NumPy's argmax)
+                        let best = stats.counts.iter().enumerate().fold(0, |b, (k, &c)| {
+                            if c > stats.counts[b] {
+                                k
+                            } else {
+                                b
+                            }
+                        });
+                        values.extend(stats.counts.iter().map(|&c| c as f64 / size as f64));
+                        classes[best]
+                    } else {
+                        values.push(stats.mean);
+                        stats.mean
+                    };
+                    nodes[id] = Node::leaf(n_leaves as u32, prediction);
+                    n_leaves += 1;
+                    depth_max = depth_max.max(depth);
+                    depth_sum += depth * size;
+                }
+            }
+        }
+        let mut importances = Array1::<f64>::zeros(self.d);
+        for (node, &(size, impurity)) in nodes.iter().zip(&info) {
+            if !node.is_leaf() {
+                let (l, r) = (info[node.left as usize], info[node.left as usize + 1]);
+                let decrease = size as f64 * impurity - l.0 as f64 * l.1 - r.0 as f64 * r.1;
+                importances[node.feature as usize] += decrease.max(0.0);
+            }
+        }
+        let total = importances.sum();
+        if total > 0.0 {
+            importances /= total;
+        }
+        Fitted {
+            nodes,
+            values,
+            n_outputs,
+            classes,
+            n_features: self.d,
+            depth: depth_max,
+            n_leaves,
+            mean_depth: depth_sum as f64 / self.n as f64,
+            feature_importances: importances,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::serial_and_parallel;
+    use ndarray::{array, Array2};
+
+    fn root(tree: &DecisionTree) -> Node {
+        tree.fitted.as_ref().unwrap().nodes[0]
+    }
+
+    /// 20 samples, classes 0 (0..10) and 1 (10..20). Binary features:
+    /// A splits {8 zeros, 2 ones} | {2 zeros, 8 ones}: gain 0.1927 nats, split info ln 2,
+    ///   ratio 0.278, gini decrease 0.18;
+    /// B splits {4 zeros} | {6 zeros, 10 ones}: gain 0.1638, split info 0.5004, ratio 0.327,
+    ///   gini decrease 0.125;
+    /// C splits {5, 5} | {5, 5}: no gain.
+    fn criteria_data(with_c: bool) -> (Array2<f64>, Array1<f64>) {
+        let a = |i: usize| {
+            if (i < 8) || (10..12).contains(&i) {
+                0.0
+            } else {
+                1.0
+            }
+        };
+        let b = |i: usize| if i < 4 { 0.0 } else { 1.0 };
+        let c = |i: usize| if i % 10 < 5 { 0.0 } else { 1.0 };
+        let d = if with_c { 3 } else { 2 };
+        let x = Array2::from_shape_fn((20, d), |(i, j)| [a(i), b(i), c(i)][j]);
+        let y = Array1::from_shape_fn(20, |i| if i < 10 { 0.0 } else { 1.0 });
+        (x, y)
+    }
+
+    #[test]
+    fn criteria_pick_the_hand_derived_root_split() {
+        let stump = |alg| {
+            let (x, y) = criteria_data(true);
+            let mut t = DecisionTree::new(alg, true).with_max_depth(Some(1));
+            t.fit(&x, &y).unwrap();
+            t
+        };
+        // CART and ID3 take the largest decrease (A); C4.5 the best ratio among gains at
+        // least the average (0.1188 with C): B.
+        assert_eq!(root(&stump(Algorithm::Cart)).feature, 0);
+        assert_eq!(root(&stump(Algorithm::Id3)).feature, 0);
+        assert_eq!(root(&stump(Algorithm::C45)).feature, 1);
+        assert_eq!(root(&stump(Algorithm::Cart)).threshold, 0.5);
+        // Without C the average gain (0.178) excludes B: C4.5 falls back to A.
+        let (x, y) = criteria_data(false);
+        let mut t = DecisionTree::new(Algorithm::C45, true).with_max_depth(Some(1));
+        t.fit(&x, &y).unwrap();
+        assert_eq!(root(&t).feature, 0);
+        // A stump on A: leaves {8 zeros, 2 ones} and {2 zeros, 8 ones}.
+        let cart = stump(Algorithm::Cart);
+        let p = cart
+            .predict_proba(&array![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]])
+            .unwrap();
+        assert_eq!(p, array![[0.8, 0.2], [0.2, 0.8]]);
+        assert_eq!(cart.feature_importances().unwrap(), &array![1.0, 0.0, 0.0]);
+        assert_eq!(
+            (cart.depth(), cart.n_leaves(), cart.node_count()),
+            (Some(1), Some(2), Some(3))
+        );
+    }
+
+    #[test]
+    fn separable_and_xor_data_are_fitted_exactly() {
+        let mut t = DecisionTree::default();
+        t.fit(
+            &array![[1.0], [2.0], [3.0], [4.0]],
+            &array![0.0, 0.0, 1.0, 1.0],
+        )
+        .unwrap();
+        assert_eq!(root(&t).threshold, 2.5);
+        assert_eq!(
+            t.predict(&array![[2.5], [2.6], [-9.0]]).unwrap(),
+            array![0.0, 1.0, 0.0]
+        );
+        assert_eq!(t.classes().unwrap(), &array![0.0, 1.0]);
+        // XOR: the root split gains nothing, yet the tree must go on (as scikit-learn does).
+        let x = array![[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]];
+        let y = array![5.0, 7.0, 7.0, 5.0];
+        for alg in [Algorithm::Cart, Algorithm::Id3, Algorithm::C45] {
+            let mut t = DecisionTree::new(alg, true);
+            t.fit(&x, &y).unwrap();
+            assert_eq!(t.predict(&x).unwrap(), y, "{alg:?}");
+            assert_eq!((t.depth(), t.n_leaves()), (Some(2), Some(4)));
+            assert_eq!(t.score(&x, &y).unwrap(), 1.0);
+        }
+    }
+
+    #[test]
+    fn regression_tree_splits_on_variance_and_respects_min_samples_leaf() {
+        let x = array![[1.0], [2.0], [3.0], [4.0], [5.0], [6.0]];
+        let mut t = DecisionTree::new(Algorithm::Cart, false);
+        t.fit(&x, &array![1.0, 1.0, 1.0, 5.0, 5.0, 5.0]).unwrap();
+        assert_eq!(root(&t).threshold, 3.5);
+        assert_eq!(
+            t.predict(&array![[0.0], [3.5], [3.6]]).unwrap(),
+            array![1.0, 1.0, 5.0]
+        );
+        assert!(t.predict_proba(&x).is_err());
+        assert!(t.classes().is_none());
+        // y = 0 0 0 0 10 with two samples per leaf at least: the cut after 2 leaves
+        // 0 + 10^2/3 = 33.3 as proxy, after 3 leaves 0 + 10^2/2 = 50, so it cuts at 3.5 and
+        // the right leaf {0, 10} (mean 5) is too small to split again.
+        let x = array![[1.0], [2.0], [3.0], [4.0], [5.0]];
+        let mut t = DecisionTree::new(Algorithm::Cart, false).with_min_samples_leaf(2);
+        t.fit(&x, &array![0.0, 0.0, 0.0, 0.0, 10.0]).unwrap();
+        assert_eq!(root(&t).threshold, 3.5);
+        assert_eq!(t.predict(&x).unwrap(), array![0.0, 0.0, 0.0, 5.0, 5.0]);
+        assert_eq!(t.n_leaves(), Some(2));
+        // max_depth caps the tree; min_samples_split=6 keeps a 5-sample root whole.
+        let mut t = DecisionTree::new(Algorithm::Cart, false).with_min_samples_split(6);
+        t.fit(&x, &array![0.0, 1.0, 2.0, 3.0, 4.0]).unwrap();
+        assert_eq!((t.depth(), t.n_leaves()), (Some(0), Some(1)));
+        assert_eq!(t.predict(&x).unwrap(), Array1::from_elem(5, 2.0));
+    }
+
+    #[test]
+    fn midpoints_never_fall_on_the_upper_value() {
+        let a = 1.0f64;
+        let b = f64::from_bits(a.to_bits() + 1);
+        assert_eq!(midpoint(a, b), a);
+        assert_eq!(
+            midpoint(f64::MAX / 2.0 * 1.5, f64::MAX),
+            f64::MAX / 2.0 * 1.5 / 2.0 + f64::MAX / 2.0
+        );
+        assert_eq!(midpoint(-f64::MAX, f64::MAX), 0.0);
+        assert_eq!(midpoint(2.0, 3.0), 2.5);
+    }
+
+    /// splitmix64 of (i, j, seed) mapped to [0, 1): distinct rows, no pattern a tree could use.
+    fn hash01(i: usize, j: usize, seed: usize) -> f64 {
+        let mut z = (i as u64) << 32 ^ (j as u64) << 16 ^ seed as u64;
+        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (z ^ (z >> 31)) as f64 / 2f64.powi(64)
+    }
+
+    fn noisy(n: usize, d: usize, seed: usize) -> (Array2<f64>, Array1<f64>, Array1<f64>) {
+        let x = Array2::from_shape_fn((n, d), |(i, j)| {
+            (hash01(i, j, seed) * 4.0 - 2.0) * (j + 1) as f64
+        });
+        let score =
+            |i: usize| x[[i, 0]] + 0.5 * x[[i, 1]] - x[[i, 2]] * 0.3 + ((i * 13) % 7) as f64 * 0.2;
+        let yc = Array1::from_shape_fn(n, |i| (score(i) * 1.3).rem_euclid(3.0).floor());
+        let yr = Array1::from_shape_fn(n, |i| score(i) * 2.0 + (i % 5) as f64);
+        (x, yc, yr)
+    }
+
+    fn tree_bits(t: &DecisionTree) -> Vec<(u32, u64, u32)> {
+        t.fitted
+            .as_ref()
+            .unwrap()
+            .nodes
+            .iter()
+            .map(|n| (n.feature, n.threshold.to_bits(), n.left))
+            .collect()
+    }
+
+    #[test]
+    fn split_search_gate_serial_and_parallel_grow_the_same_tree() {
+        let (x, yc, yr) = noisy(700, 9, 1);
+        for (alg, classify) in [
+            (Algorithm::Cart, true),
+            (Algorithm::Id3, true),
+            (Algorithm::C45, true),
+            (Algorithm::Cart, false),
+        ] {
+            let y = if classify { &yc } else { &yr };
+            let (s, p) = serial_and_parallel(&SORT_SCAN_MIN_ELEMS, || {
+                let mut t = DecisionTree::new(alg, classify).with_random_state(Some(3));
+                t.fit(&x, y).unwrap();
+                let importances = t.feature_importances().unwrap().mapv(f64::to_bits);
+                (
+                    tree_bits(&t),
+                    importances,
+                    t.predict(&x).unwrap().mapv(f64::to_bits),
+                )
+            });
+            assert_eq!(s, p, "{alg:?} classifier={classify}");
+            assert!(s.0.len() > 50, "a tree worth comparing");
+        }
+    }
+
+    #[test]
+    fn traversal_gate_serial_and_parallel_predict_the_same() {
+        let (x, yc, _) = noisy(2_000, 6, 2);
+        let mut t = DecisionTree::new(Algorithm::Cart, true);
+        t.fit(&x, &yc).unwrap();
+        let (s, p) = serial_and_parallel(&super::super::tree::TRAVERSAL_MIN_VISITS, || {
+            (
+                t.predict(&x).unwrap().mapv(f64::to_bits),
+                t.predict_proba(&x).unwrap().mapv(f64::to_bits),
+            )
+        });
+        assert_eq!(s, p);
+        // grown to purity on distinct points: the training set is memorised
+        assert_eq!(t.score(&x, &yc).unwrap(), 1.0);
+    }
+
+    #[test]
+    fn proba_rows_are_leaf_class_fractions() {
+        let (x, yc, _) = noisy(300, 4, 3);
+        let mut t = DecisionTree::new(Algorithm::Id3, true)
+            .with_max_depth(Some(3))
+            .with_min_samples_leaf(5);
+        t.fit(&x, &yc).unwrap();
+        let p = t.predict_proba(&x).unwrap();
+        let pred = t.predict(&x).unwrap();
+        for (row, &label) in p.rows().into_iter().zip(pred.iter()) {
+            assert!((row.sum() - 1.0).abs() < 1e-12);
+            let argmax = row
+                .iter()
+                .enumerate()
+                .fold(0, |b, (k, &v)| if v > row[b] { k } else { b });
+            assert_eq!(t.classes().unwrap()[argmax], label);
+        }
+        assert!(t.depth().unwrap() <= 3);
+        let imp = t.feature_importances().unwrap();
+        assert!((imp.sum() - 1.0).abs() < 1e-12 && imp.iter().all(|&v| v >= 0.0));
+    }
+
+    #[test]
+    fn random_state_only_breaks_ties() {
+        // Two identical columns: every split ties between them.
+        let (x0, yc, _) = noisy(200, 3, 4);
+        let x = Array2::from_shape_fn((200, 2), |(i, _)| x0[[i, 0]]);
+        let mut natural = DecisionTree::default();
+        natural.fit(&x, &yc).unwrap();
+        assert_eq!(root(&natural).feature, 0);
+        let mut roots = std::collections::BTreeSet::new();
+        for seed in 0..16 {
+            let mut a = DecisionTree::default().with_random_state(Some(seed));
+            a.fit(&x, &yc).unwrap();
+            let mut b = DecisionTree::default().with_random_state(Some(seed));
+            b.fit(&x, &yc).unwrap();
+            assert_eq!(tree_bits(&a), tree_bits(&b));
+            assert_eq!(a.predict(&x).unwrap(), natural.predict(&x).unwrap());
+            roots.insert(root(&a).feature);
+        }
+        assert_eq!(roots.into_iter().collect::<Vec<_>>(), vec![0, 1]);
+    }
+
+    #[test]
+    fn bad_input_is_refused_before_work() {
+        let x = array![[1.0, 2.0], [3.0, 4.0]];
+        let y = array![0.0, 1.0];
+        assert!(matches!(
+            DecisionTree::default().predict(&x),
+            Err(RustymlError::NotFitted(_))
+        ));
+        assert!(DecisionTree::default()
+            .with_min_samples_split(1)
+            .fit(&x, &y)
+            .is_err());
+        assert!(DecisionTree::default()
+            .with_min_samples_leaf(0)
+            .fit(&x, &y)
+            .is_err());
+        assert!(DecisionTree::default()
+            .with_max_depth(Some(0))
+            .fit(&x, &y)
+            .is_err());
+        assert!(DecisionTree::default().fit(&x, &array![0.0]).is_err());
+        assert!(DecisionTree::default()
+            .fit(&array![[1.0, f64::INFINITY]], &array![0.0])
+            .is_err());
+        assert!(DecisionTree::default()
+            .fit(&Array2::<f64>::zeros((0, 2)), &Array1::zeros(0))
+            .is_err());
+        assert!(DecisionTree::default()
+            .fit(&x, &array![0.0, f64::NAN])
+            .is_err());
+        assert!(Algorithm::parse("c5.0").is_err());
+        assert_eq!(Algorithm::parse("C4.5").unwrap(), Algorithm::C45);
+        let mut t = DecisionTree::default();
+        t.fit(&x, &y).unwrap();
+        assert!(t.predict(&array![[1.0, 2.0, 3.0]]).is_err());
+        assert!(t.predict(&array![[f64::NAN, 2.0]]).is_err());
+    }
+
+    #[test]
+    fn save_and_load_round_trip_and_refuse_corrupt_trees() {
+        let (x, yc, _) = noisy(150, 4, 5);
+        let mut t = DecisionTree::new(Algorithm::C45, true).with_max_depth(Some(4));
+        t.fit(&x, &yc).unwrap();
+        let back = DecisionTree::from_bytes(&t.to_bytes().unwrap()).unwrap();
+        assert_eq!(
+            back.predict_proba(&x).unwrap(),
+            t.predict_proba(&x).unwrap()
+        );
+        assert_eq!(back.algorithm, Algorithm::C45);
+        let mut broken = t.clone();
+        broken.fitted.as_mut().unwrap().nodes[0].left = 0; // a cycle
+        assert!(DecisionTree::from_bytes(&broken.to_bytes().unwrap()).is_err());
+    }
+}

@@ -1,0 +1,142 @@
+//! Native `KNN`.
+
+use super::decision_tree::parse_count;
+use crate::machine_learning::{Weights, KNN};
+use crate::math::distance::Metric;
+use crate::persistence::Persist;
+use crate::python::{f64_array, to_py_err};
+use ndarray::{Ix1, Ix2};
+use numpy::{IntoPyArray, PyArray1, PyArray2};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+/// `(distances, indices)` as NumPy arrays.
+type Neighbours<'py> = (Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<i64>>);
+
+#[pyclass(name = "KNN", module = "rustyml._native.machine_learning")]
+pub(crate) struct PyKNN {
+    inner: KNN,
+}
+
+#[pymethods]
+impl PyKNN {
+    #[new]
+    #[pyo3(signature = (n_neighbors = None, weights = "uniform", metric = "euclidean", p = 2.0))]
+    fn new(
+        n_neighbors: Option<&Bound<'_, PyAny>>,
+        weights: &str,
+        metric: &str,
+        p: f64,
+    ) -> PyResult<Self> {
+        let k = parse_count(n_neighbors, "n_neighbors")?.unwrap_or(5);
+        if k == 0 {
+            return Err(PyValueError::new_err(
+                "n_neighbors must be at least 1, got 0",
+            ));
+        }
+        let metric = match metric {
+            "euclidean" | "manhattan" | "minkowski" => {
+                Metric::parse(metric, p).map_err(to_py_err)?
+            }
+            other => {
+                return Err(PyValueError::new_err(format!(
+                "unknown metric {other:?}; expected one of 'euclidean', 'manhattan', 'minkowski'"
+            )))
+            }
+        };
+        let inner = KNN::new(k)
+            .with_weights(Weights::parse(weights).map_err(to_py_err)?)
+            .with_metric(metric);
+        Ok(Self { inner })
+    }
+
+    fn fit(&mut self, py: Python<'_>, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<()> {
+        let x = f64_array::<Ix2>(x, "X")?;
+        let y = f64_array::<Ix1>(y, "y")?;
+        let (xv, yv) = (x.view(), y.view());
+        let model = &mut self.inner;
+        py.detach(|| model.fit(&xv, &yv).map(|_| ()))
+            .map_err(to_py_err)
+    }
+
+    fn predict<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let x = f64_array::<Ix2>(x, "X")?;
+        let xv = x.view();
+        let model = &self.inner;
+        Ok(py
+            .detach(|| model.predict(&xv))
+            .map_err(to_py_err)?
+            .into_pyarray(py))
+    }
+
+    fn predict_proba<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let x = f64_array::<Ix2>(x, "X")?;
+        let xv = x.view();
+        let model = &self.inner;
+        Ok(py
+            .detach(|| model.predict_proba(&xv))
+            .map_err(to_py_err)?
+            .into_pyarray(py))
+    }
+
+    /// `(distances, indices)` of the nearest training samples; `X=None` queries the training
+    /// set itself, each sample excluded from its own neighbours.
+    #[pyo3(signature = (x = None, n_neighbors = None))]
+    fn kneighbors<'py>(
+        &self,
+        py: Python<'py>,
+        x: Option<&Bound<'py, PyAny>>,
+        n_neighbors: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Neighbours<'py>> {
+        let k = parse_count(n_neighbors, "n_neighbors")?;
+        let model = &self.inner;
+        let (dist, ind) = match x.filter(|o| !o.is_none()) {
+            Some(x) => {
+                let x = f64_array::<Ix2>(x, "X")?;
+                let xv = x.view();
+                py.detach(|| model.kneighbors(&xv, k))
+            }
+            None => py.detach(|| model.kneighbors_of_training(k)),
+        }
+        .map_err(to_py_err)?;
+        Ok((
+            dist.into_pyarray(py),
+            ind.mapv(|i| i as i64).into_pyarray(py),
+        ))
+    }
+
+    #[getter]
+    fn classes_<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        self.inner
+            .classes()
+            .map(|c| c.clone().into_pyarray(py))
+            .ok_or_else(|| to_py_err(crate::RustymlError::not_fitted("KNN")))
+    }
+
+    #[getter]
+    fn n_samples_fit_(&self) -> PyResult<usize> {
+        self.inner
+            .n_samples_fit()
+            .ok_or_else(|| to_py_err(crate::RustymlError::not_fitted("KNN")))
+    }
+
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        Ok(PyBytes::new(py, &self.inner.to_bytes().map_err(to_py_err)?))
+    }
+
+    #[staticmethod]
+    fn from_bytes(data: &[u8]) -> PyResult<Self> {
+        Ok(Self {
+            inner: KNN::from_bytes(data).map_err(to_py_err)?,
+        })
+    }
+}
