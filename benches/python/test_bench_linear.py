@@ -10,9 +10,10 @@ Targets: LogisticRegression fit+predict no slower than scikit-learn on 50k x 20,
 import warnings
 
 import pytest
-from rustyml import machine_learning as ml
 from sklearn import discriminant_analysis, linear_model, svm
 from sklearn.datasets import make_classification
+
+from rustyml import machine_learning as ml
 
 IMPLS = {
     "logreg": (ml.LogisticRegression, linear_model.LogisticRegression),

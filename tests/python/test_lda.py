@@ -6,12 +6,13 @@ import numpy as np
 import pytest
 from classification_data import load, split
 from conftest import PARALLEL, SERIAL
-from rustyml import NotFittedError, tuning
-from rustyml.machine_learning import LDA, LinearDiscriminantAnalysis
 from sklearn import discriminant_analysis
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 from sklearn.pipeline import make_pipeline
+
+from rustyml import NotFittedError, tuning
+from rustyml.machine_learning import LDA, LinearDiscriminantAnalysis
 
 CASES = [
     ("iris", "svd"),

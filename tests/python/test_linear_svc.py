@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 from classification_data import load, split
 from conftest import PARALLEL, SERIAL
-from rustyml import NotFittedError, tuning
-from rustyml.machine_learning import LinearSVC
 from sklearn import svm
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV
+
+from rustyml import NotFittedError, tuning
+from rustyml.machine_learning import LinearSVC
 
 
 def sk_fit(est, X, y):

@@ -8,8 +8,6 @@ import pytest
 import sklearn
 from classification_data import load, split
 from conftest import PARALLEL, SERIAL
-from rustyml import NotFittedError, tuning
-from rustyml.machine_learning import LogisticRegression
 from scipy.special import expit, logsumexp, softmax
 from sklearn import linear_model
 from sklearn.base import clone
@@ -17,6 +15,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+
+from rustyml import NotFittedError, tuning
+from rustyml.machine_learning import LogisticRegression
 
 SKLEARN_VERSION = tuple(int(p) for p in sklearn.__version__.split(".")[:2])
 

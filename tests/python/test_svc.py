@@ -6,11 +6,12 @@ import numpy as np
 import pytest
 from classification_data import load, split
 from conftest import PARALLEL, SERIAL
-from rustyml import NotFittedError, tuning
-from rustyml.machine_learning import SVC
 from sklearn import svm
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV
+
+from rustyml import NotFittedError, tuning
+from rustyml.machine_learning import SVC
 
 KERNELS = ["linear", "poly", "rbf", "sigmoid"]
 

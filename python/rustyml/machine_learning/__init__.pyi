@@ -368,6 +368,7 @@ class TSNE:
     def save(self, path) -> None: ...
     @classmethod
     def load(cls, path) -> TSNE: ...
+
 class DecisionTree:
     algorithm: Literal["cart", "id3", "c45"]
     is_classifier: bool
