@@ -23,6 +23,9 @@ mod metrics;
 #[path = "gates/tree.rs"]
 mod tree;
 
+#[path = "gates/matmul.rs"]
+mod matmul;
+
 #[path = "gates/tsne.rs"]
 mod tsne;
 
@@ -36,6 +39,7 @@ fn families() -> Vec<Family> {
     all.extend(metrics::families());
     all.extend(losses::families());
     all.extend(tsne::families());
+    all.extend(matmul::families());
     all.extend(tree::families());
     all
 }
