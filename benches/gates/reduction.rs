@@ -60,7 +60,27 @@ pub fn families() -> Vec<Family> {
         )
     })
     .collect();
+    let gram_rungs = [
+        (1_024usize, 8usize),
+        (4_096, 16),
+        (16_384, 16),
+        (65_536, 16),
+        (262_144, 16),
+    ]
+    .into_iter()
+    .map(|(n, d)| {
+        let x = Array2::from_shape_fn((n, d), |(i, j)| ((i * d + j) as f64 * 0.53).sin());
+        Rung::new(format!("gram {n}x{d}"), n * d, move || {
+            black_box(rustyml::math::matmul::gram(black_box(x.view())));
+        })
+    })
+    .collect();
     vec![
+        Family {
+            title: "f64 gram XtX (SUM_F64)".into(),
+            gate: &reduction::SUM_F64,
+            rungs: gram_rungs,
+        },
         Family {
             title: "f64 sum (SUM_F64)".into(),
             gate: &reduction::SUM_F64,
