@@ -6,6 +6,14 @@
 pub mod error;
 pub mod gate;
 pub mod persistence;
+#[cfg(any(
+    feature = "machine_learning",
+    feature = "neural_network",
+    feature = "utils"
+))]
+pub mod random;
+#[cfg(any(feature = "machine_learning", feature = "utils"))]
+pub mod traits;
 pub mod tuning;
 
 #[cfg(feature = "math")]
@@ -17,6 +25,9 @@ pub mod machine_learning;
 #[cfg(feature = "metrics")]
 pub mod metrics;
 
+#[cfg(feature = "neural_network")]
+pub mod neural_network;
+
 #[cfg(feature = "utils")]
 pub mod utils;
 
@@ -27,3 +38,9 @@ pub mod validation;
 mod python;
 
 pub use error::{Result, RustymlError};
+#[cfg(any(
+    feature = "machine_learning",
+    feature = "neural_network",
+    feature = "utils"
+))]
+pub use random::{clear_global_seed, set_global_seed};

@@ -23,15 +23,15 @@ pub trait Persist: Serialize + DeserializeOwned {
     fn from_bytes(bytes: &[u8]) -> Result<Self> {
         let body = bytes
             .strip_prefix(MAGIC.as_slice())
-            .ok_or_else(|| RustymlError::Io("not a rustyml model file (bad header)".into()))?;
+            .ok_or_else(|| RustymlError::format("not a rustyml model file (bad header)"))?;
         let (name, model): (String, Self) = postcard::from_bytes(body).map_err(|e| {
-            RustymlError::Io(format!(
+            RustymlError::format(format!(
                 "could not decode a {} from this data: {e}",
                 Self::MODEL_NAME
             ))
         })?;
         if name != Self::MODEL_NAME {
-            return Err(RustymlError::Io(format!(
+            return Err(RustymlError::format(format!(
                 "this file holds a {name}, not a {}",
                 Self::MODEL_NAME
             )));

@@ -201,7 +201,7 @@ impl KernelPCA {
         let kernel = self.check_params(n, d)?;
         let mut k = kernel.gram(x)?;
         if let Some(pos) = k.iter().position(|v| !v.is_finite()) {
-            return Err(RustymlError::Numerical(format!(
+            return Err(RustymlError::computation(format!(
                 "the {} kernel overflowed to a non-finite value (at row {}); scale the features or lower degree/gamma",
                 self.kernel,
                 pos / n
@@ -279,12 +279,12 @@ fn clean_psd_eigenvalues(values: &mut Array1<f64>, kernel: &str) -> Result<()> {
     let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let min = values.iter().copied().fold(f64::INFINITY, f64::min);
     if max < 0.0 {
-        return Err(RustymlError::Numerical(format!(
+        return Err(RustymlError::computation(format!(
             "all kernel eigenvalues are negative (maximum is {max:e}): the kernel is not positive semi-definite"
         )));
     }
     if min < -1e-5 * max && min < -1e-10 {
-        return Err(RustymlError::Numerical(format!(
+        return Err(RustymlError::computation(format!(
             "the centered kernel has significantly negative eigenvalues ({:e} of the maximum positive): the {} kernel is not positive semi-definite on this data",
             -min / max,
             kernel

@@ -459,10 +459,9 @@ fn solve_eigen(
     let sb = &st - &sw;
     // S_b v = λ S_w v  =>  (L⁻¹ S_b L⁻ᵀ) u = λ u,  v = L⁻ᵀ u  (so vᵀ S_w v = I).
     let chol = nalgebra::Cholesky::new(linalg::to_nalgebra(sw.view())).ok_or_else(|| {
-        RustymlError::Numerical(
+        RustymlError::computation(
             "LDA eigen solver: the within-class covariance is singular (a feature is constant within classes \
-             or features are collinear); use solver='svd'"
-                .into(),
+             or features are collinear); use solver='svd'",
         )
     })?;
     let l = chol.l();
@@ -652,7 +651,7 @@ mod tests {
             .with_solver(LdaSolver::Eigen)
             .fit(&x4, &y)
             .unwrap_err();
-        assert!(matches!(err, RustymlError::Numerical(_)));
+        assert!(matches!(err, RustymlError::Computation { .. }));
     }
 
     #[test]

@@ -230,7 +230,7 @@ impl LinearRegression {
             b -= lr * grad_b;
             step = step.max((lr * grad_b).abs());
             if !step.is_finite() || !b.is_finite() {
-                return Err(RustymlError::Numerical(format!(
+                return Err(RustymlError::computation(format!(
                     "gradient descent diverged at iteration {iter}; lower learning_rate (now {lr}) or scale the features"
                 )));
             }
@@ -361,7 +361,7 @@ mod tests {
             .with_learning_rate(10.0);
         assert!(matches!(
             diverge.fit(&array![[100.0], [200.0], [300.0]], &array![1.0, 2.0, 3.0]),
-            Err(RustymlError::Numerical(_))
+            Err(RustymlError::Computation { .. })
         ));
     }
 

@@ -278,7 +278,7 @@ impl LogisticRegression {
                     *t = next;
                 });
             if !step.is_finite() {
-                return Err(RustymlError::Numerical(format!(
+                return Err(RustymlError::computation(format!(
                     "gradient descent diverged at iteration {iter}; lower learning_rate (now {lr}) or scale the features"
                 )));
             }

@@ -2,6 +2,7 @@
 
 pub mod dbscan;
 pub mod decision_tree;
+pub mod error;
 pub mod isolation_forest;
 pub mod kernel_pca;
 pub mod kmeans;
@@ -21,6 +22,7 @@ pub use crate::validation;
 
 pub use dbscan::DBSCAN;
 pub use decision_tree::{Algorithm, DecisionTree};
+pub use error::TreeError;
 pub use isolation_forest::{Contamination, IsolationForest, MaxSamples};
 pub use kernel_pca::KernelPCA;
 pub use kmeans::{KMeans, KMeansInit, NInit};

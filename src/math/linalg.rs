@@ -24,8 +24,8 @@ pub fn symmetric_eigen(a: ArrayView2<f64>) -> Result<(Array1<f64>, Array2<f64>)>
         )));
     }
     if a.iter().any(|v| !v.is_finite()) {
-        return Err(RustymlError::Numerical(
-            "symmetric_eigen: matrix has NaN or infinite entries".into(),
+        return Err(RustymlError::computation(
+            "symmetric_eigen: matrix has NaN or infinite entries",
         ));
     }
     let eig = nalgebra::SymmetricEigen::new(to_na(a));
@@ -105,8 +105,8 @@ pub fn symmetric_eigen_top(a: ArrayView2<f64>, k: usize) -> Result<(Array1<f64>,
     let block = k + 8;
     if n > KRYLOV_MIN_N && 4 * block <= n {
         if a.iter().any(|v| !v.is_finite()) {
-            return Err(RustymlError::Numerical(
-                "symmetric_eigen_top: matrix has NaN or infinite entries".into(),
+            return Err(RustymlError::computation(
+                "symmetric_eigen_top: matrix has NaN or infinite entries",
             ));
         }
         if let Some(found) = block_krylov_top(a, k, block)? {

@@ -87,8 +87,8 @@ where
     let mut g = Array1::<f64>::zeros(n);
     let mut f = objective(x.view(), &mut g)? + l1_term(&x);
     if !f.is_finite() {
-        return Err(RustymlError::Numerical(
-            "L-BFGS: the objective is not finite at the starting point".into(),
+        return Err(RustymlError::computation(
+            "L-BFGS: the objective is not finite at the starting point",
         ));
     }
     let mut pairs: VecDeque<(Array1<f64>, Array1<f64>, f64)> = VecDeque::with_capacity(opts.memory);
@@ -242,8 +242,8 @@ pub fn minimize_newton_cg<O: SecondOrder>(
     let mut g = Array1::<f64>::zeros(n);
     let mut f = objective.eval(x.view(), &mut g)?;
     if !f.is_finite() {
-        return Err(RustymlError::Numerical(
-            "Newton-CG: the objective is not finite at the starting point".into(),
+        return Err(RustymlError::computation(
+            "Newton-CG: the objective is not finite at the starting point",
         ));
     }
     let mut x_new = Array1::<f64>::zeros(n);

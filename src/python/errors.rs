@@ -1,27 +1,36 @@
-//! Mapping of [`RustymlError`] onto Python exceptions.
+//! Mapping of the crate's [`Error`] onto Python exceptions.
 
-use crate::error::RustymlError;
+use crate::error::{Error, IoError};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 
-/// `InvalidInput`/`Numerical` -> `ValueError`, `NotFitted` -> `rustyml.exceptions.NotFittedError`
-/// (a `ValueError` and `AttributeError`, like scikit-learn's), `Io` -> `OSError`.
-pub(crate) fn to_py_err(err: RustymlError) -> PyErr {
+/// `NotFitted` -> `rustyml.exceptions.NotFittedError` (a `ValueError` and `AttributeError`, like
+/// scikit-learn's) with scikit-learn's wording; file-system failures -> `OSError`; everything
+/// else (bad input, bad parameters, numerical failures, undecodable model files) -> `ValueError`,
+/// except corrupt or foreign model files, which stay `OSError` as a failed load.
+pub(crate) fn to_py_err(err: Error) -> PyErr {
     match err {
-        RustymlError::InvalidInput(msg) | RustymlError::Numerical(msg) => {
-            PyValueError::new_err(msg)
-        }
-        RustymlError::Io(msg) => PyOSError::new_err(msg),
-        RustymlError::NotFitted(msg) => Python::attach(|py| {
-            match py
-                .import("rustyml.exceptions")
-                .and_then(|m| m.getattr("NotFittedError"))
-            {
-                Ok(cls) => {
-                    PyErr::from_type(cls.cast_into().expect("NotFittedError is a type"), msg)
+        Error::NotFitted(model) => {
+            let msg = format!(
+                "This {model} instance is not fitted yet. Call 'fit' with appropriate arguments before using this estimator."
+            );
+            Python::attach(|py| {
+                match py
+                    .import("rustyml.exceptions")
+                    .and_then(|m| m.getattr("NotFittedError"))
+                {
+                    Ok(cls) => {
+                        PyErr::from_type(cls.cast_into().expect("NotFittedError is a type"), msg)
+                    }
+                    Err(_) => PyValueError::new_err(msg),
                 }
-                Err(_) => PyValueError::new_err(msg),
-            }
-        }),
+            })
+        }
+        Error::Io(IoError::Std(e)) => PyOSError::new_err(e.to_string()),
+        Error::Io(IoError::UnsupportedModelFormat(msg)) => PyOSError::new_err(msg),
+        Error::Io(other) => PyOSError::new_err(other.to_string()),
+        Error::InvalidInput(msg) => PyValueError::new_err(msg),
+        Error::Computation { context, .. } => PyValueError::new_err(context),
+        other => PyValueError::new_err(other.to_string()),
     }
 }

@@ -211,7 +211,7 @@ mod tests {
             .transform(arr1(&[1.0]).view())
             .unwrap_err()
             .to_string()
-            .contains("not fitted"));
+            .contains("has not been fitted"));
         let restored = LabelEncoder::<f64>::from_bytes(&nums.to_bytes().unwrap()).unwrap();
         assert_eq!(restored.classes(), nums.classes());
     }

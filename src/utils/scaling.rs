@@ -50,7 +50,7 @@ pub(crate) fn checked_column_moments(x: &ArrayView2<f64>) -> Result<Vec<Moments>
 }
 
 /// Fitted feature count, or the not-fitted error for `model`.
-pub(crate) fn fitted(n_features: Option<usize>, model: &str) -> Result<usize> {
+pub(crate) fn fitted(n_features: Option<usize>, model: &'static str) -> Result<usize> {
     n_features.ok_or_else(|| RustymlError::not_fitted(model))
 }
 

@@ -216,7 +216,7 @@ mod tests {
             .transform(&arr2(&[[1.0]]))
             .unwrap_err()
             .to_string()
-            .contains("not fitted"));
+            .contains("has not been fitted"));
         let err = sc.fit(&arr2(&[[1.0, f64::NAN]])).unwrap_err().to_string();
         assert!(err.contains("NaN") && err.contains("column 1"), "{err}");
         sc.fit(&arr2(&[[1.0, 2.0]])).unwrap();

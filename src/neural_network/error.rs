@@ -1,0 +1,19 @@
+//! Errors specific to neural networks.
+
+use thiserror::Error;
+
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum NnError {
+    #[error("forward pass has not been run on layer `{0}`; run `forward` before accessing outputs or `backward`")]
+    ForwardPassNotRun(&'static str),
+    #[error("weight shape mismatch for `{name}`: layer expects {expected:?}, got {found:?}")]
+    WeightShape {
+        name: String,
+        expected: Vec<usize>,
+        found: Vec<usize>,
+    },
+    #[error("model has not been compiled: `{0}` is not specified")]
+    NotCompiled(&'static str),
+    #[error("model has no layers")]
+    EmptyModel,
+}

@@ -1,0 +1,326 @@
+//! The weights of every layer kind, borrowed (`get_weights`) or owned (a loaded file). The
+//! variant order is the file format's (postcard encodes the variant index): append, never reorder.
+//! Each layer with weights implements `ApplyWeights` for its struct and `Layer::apply_weights`.
+
+use ndarray::{Array1, Array2, Array3, Array4, Array5, ArrayD};
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum LayerWeight<'a> {
+    Dense(DenseLayerWeight<'a>),
+    SimpleRNN(SimpleRNNLayerWeight<'a>),
+    LSTM(LSTMLayerWeight<'a>),
+    GRU(GRULayerWeight<'a>),
+    Conv1D(Conv1DLayerWeight<'a>),
+    Conv2D(Conv2DLayerWeight<'a>),
+    Conv3D(Conv3DLayerWeight<'a>),
+    SeparableConv2D(SeparableConv2DLayerWeight<'a>),
+    DepthwiseConv2D(DepthwiseConv2DLayerWeight<'a>),
+    BatchNormalization(BatchNormalizationLayerWeight<'a>),
+    LayerNormalization(LayerNormalizationLayerWeight<'a>),
+    InstanceNormalization(InstanceNormalizationLayerWeight<'a>),
+    GroupNormalization(GroupNormalizationLayerWeight<'a>),
+    Empty,
+    Embedding(EmbeddingLayerWeight<'a>),
+    Conv1DTranspose(Conv1DTransposeLayerWeight<'a>),
+    Conv2DTranspose(Conv2DTransposeLayerWeight<'a>),
+    Conv3DTranspose(Conv3DTransposeLayerWeight<'a>),
+    PReLU(PReLULayerWeight<'a>),
+    DepthwiseConv1D(DepthwiseConv1DLayerWeight<'a>),
+    SeparableConv1D(SeparableConv1DLayerWeight<'a>),
+}
+
+/// Weights of a `Dense` layer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DenseLayerWeight<'a> {
+    pub weight: Cow<'a, Array2<f32>>,
+    pub bias: Cow<'a, Array2<f32>>,
+}
+
+/// Weights of a `SimpleRNN` layer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SimpleRNNLayerWeight<'a> {
+    pub kernel: Cow<'a, Array2<f32>>,
+    pub recurrent_kernel: Cow<'a, Array2<f32>>,
+    pub bias: Cow<'a, Array2<f32>>,
+}
+
+/// Weights of a `LSTM` layer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LSTMLayerWeight<'a> {
+    pub kernel: Cow<'a, Array2<f32>>,
+    pub recurrent_kernel: Cow<'a, Array2<f32>>,
+    pub bias: Cow<'a, Array2<f32>>,
+}
+
+/// Weights of a `GRU` layer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct GRULayerWeight<'a> {
+    pub kernel: Cow<'a, Array2<f32>>,
+    pub recurrent_kernel: Cow<'a, Array2<f32>>,
+    pub bias: Cow<'a, Array2<f32>>,
+}
+
+/// Weights of a `Conv1D` layer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Conv1DLayerWeight<'a> {
+    pub weight: Cow<'a, Array3<f32>>,
+    pub bias: Cow<'a, Array1<f32>>,
+}
+
+/// Weights of a `Conv2D` layer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Conv2DLayerWeight<'a> {
+    pub weight: Cow<'a, Array4<f32>>,
+    pub bias: Cow<'a, Array1<f32>>,
+}
+
+/// Weights of a `Conv3D` layer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Conv3DLayerWeight<'a> {
+    pub weight: Cow<'a, Array5<f32>>,
+    pub bias: Cow<'a, Array1<f32>>,
+}
+
+/// Weights of a `SeparableConv2D` layer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SeparableConv2DLayerWeight<'a> {
+    pub depthwise_weight: Cow<'a, Array4<f32>>,
+    pub pointwise_weight: Cow<'a, Array4<f32>>,
+    pub bias: Cow<'a, Array1<f32>>,
+}
+
+/// Weights of a `DepthwiseConv2D` layer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DepthwiseConv2DLayerWeight<'a> {
+    pub weight: Cow<'a, Array4<f32>>,
+    pub bias: Cow<'a, Array1<f32>>,
+}
+
+/// Weights of a `BatchNormalization` layer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BatchNormalizationLayerWeight<'a> {
+    pub gamma: Cow<'a, ArrayD<f32>>,
+    pub beta: Cow<'a, ArrayD<f32>>,
+    pub running_mean: Cow<'a, ArrayD<f32>>,
+    pub running_var: Cow<'a, ArrayD<f32>>,
+}
+
+/// Weights of a `LayerNormalization` layer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LayerNormalizationLayerWeight<'a> {
+    pub gamma: Cow<'a, ArrayD<f32>>,
+    pub beta: Cow<'a, ArrayD<f32>>,
+}
+
+/// Weights of a `InstanceNormalization` layer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct InstanceNormalizationLayerWeight<'a> {
+    pub gamma: Cow<'a, ArrayD<f32>>,
+    pub beta: Cow<'a, ArrayD<f32>>,
+}
+
+/// Weights of a `GroupNormalization` layer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct GroupNormalizationLayerWeight<'a> {
+    pub gamma: Cow<'a, ArrayD<f32>>,
+    pub beta: Cow<'a, ArrayD<f32>>,
+}
+
+/// Weights of a `Embedding` layer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EmbeddingLayerWeight<'a> {
+    pub embeddings: Cow<'a, Array2<f32>>,
+}
+
+/// Weights of a `Conv1DTranspose` layer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Conv1DTransposeLayerWeight<'a> {
+    pub weight: Cow<'a, Array3<f32>>,
+    pub bias: Cow<'a, Array1<f32>>,
+}
+
+/// Weights of a `Conv2DTranspose` layer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Conv2DTransposeLayerWeight<'a> {
+    pub weight: Cow<'a, Array4<f32>>,
+    pub bias: Cow<'a, Array1<f32>>,
+}
+
+/// Weights of a `Conv3DTranspose` layer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Conv3DTransposeLayerWeight<'a> {
+    pub weight: Cow<'a, Array5<f32>>,
+    pub bias: Cow<'a, Array1<f32>>,
+}
+
+/// Weights of a `PReLU` layer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PReLULayerWeight<'a> {
+    pub alpha: Cow<'a, ArrayD<f32>>,
+}
+
+/// Weights of a `DepthwiseConv1D` layer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DepthwiseConv1DLayerWeight<'a> {
+    pub weight: Cow<'a, Array3<f32>>,
+    pub bias: Cow<'a, Array1<f32>>,
+}
+
+/// Weights of a `SeparableConv1D` layer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SeparableConv1DLayerWeight<'a> {
+    pub depthwise_weight: Cow<'a, Array3<f32>>,
+    pub pointwise_weight: Cow<'a, Array3<f32>>,
+    pub bias: Cow<'a, Array1<f32>>,
+}
+
+impl LayerWeight<'_> {
+    /// An owned copy, independent of the layer it was read from.
+    pub fn into_owned(self) -> LayerWeight<'static> {
+        fn own<T: Clone>(c: Cow<'_, T>) -> Cow<'static, T> {
+            Cow::Owned(c.into_owned())
+        }
+        match self {
+            LayerWeight::Dense(DenseLayerWeight { weight, bias }) => {
+                LayerWeight::Dense(DenseLayerWeight {
+                    weight: own(weight),
+                    bias: own(bias),
+                })
+            }
+            LayerWeight::SimpleRNN(SimpleRNNLayerWeight {
+                kernel,
+                recurrent_kernel,
+                bias,
+            }) => LayerWeight::SimpleRNN(SimpleRNNLayerWeight {
+                kernel: own(kernel),
+                recurrent_kernel: own(recurrent_kernel),
+                bias: own(bias),
+            }),
+            LayerWeight::LSTM(LSTMLayerWeight {
+                kernel,
+                recurrent_kernel,
+                bias,
+            }) => LayerWeight::LSTM(LSTMLayerWeight {
+                kernel: own(kernel),
+                recurrent_kernel: own(recurrent_kernel),
+                bias: own(bias),
+            }),
+            LayerWeight::GRU(GRULayerWeight {
+                kernel,
+                recurrent_kernel,
+                bias,
+            }) => LayerWeight::GRU(GRULayerWeight {
+                kernel: own(kernel),
+                recurrent_kernel: own(recurrent_kernel),
+                bias: own(bias),
+            }),
+            LayerWeight::Conv1D(Conv1DLayerWeight { weight, bias }) => {
+                LayerWeight::Conv1D(Conv1DLayerWeight {
+                    weight: own(weight),
+                    bias: own(bias),
+                })
+            }
+            LayerWeight::Conv2D(Conv2DLayerWeight { weight, bias }) => {
+                LayerWeight::Conv2D(Conv2DLayerWeight {
+                    weight: own(weight),
+                    bias: own(bias),
+                })
+            }
+            LayerWeight::Conv3D(Conv3DLayerWeight { weight, bias }) => {
+                LayerWeight::Conv3D(Conv3DLayerWeight {
+                    weight: own(weight),
+                    bias: own(bias),
+                })
+            }
+            LayerWeight::SeparableConv2D(SeparableConv2DLayerWeight {
+                depthwise_weight,
+                pointwise_weight,
+                bias,
+            }) => LayerWeight::SeparableConv2D(SeparableConv2DLayerWeight {
+                depthwise_weight: own(depthwise_weight),
+                pointwise_weight: own(pointwise_weight),
+                bias: own(bias),
+            }),
+            LayerWeight::DepthwiseConv2D(DepthwiseConv2DLayerWeight { weight, bias }) => {
+                LayerWeight::DepthwiseConv2D(DepthwiseConv2DLayerWeight {
+                    weight: own(weight),
+                    bias: own(bias),
+                })
+            }
+            LayerWeight::BatchNormalization(BatchNormalizationLayerWeight {
+                gamma,
+                beta,
+                running_mean,
+                running_var,
+            }) => LayerWeight::BatchNormalization(BatchNormalizationLayerWeight {
+                gamma: own(gamma),
+                beta: own(beta),
+                running_mean: own(running_mean),
+                running_var: own(running_var),
+            }),
+            LayerWeight::LayerNormalization(LayerNormalizationLayerWeight { gamma, beta }) => {
+                LayerWeight::LayerNormalization(LayerNormalizationLayerWeight {
+                    gamma: own(gamma),
+                    beta: own(beta),
+                })
+            }
+            LayerWeight::InstanceNormalization(InstanceNormalizationLayerWeight {
+                gamma,
+                beta,
+            }) => LayerWeight::InstanceNormalization(InstanceNormalizationLayerWeight {
+                gamma: own(gamma),
+                beta: own(beta),
+            }),
+            LayerWeight::GroupNormalization(GroupNormalizationLayerWeight { gamma, beta }) => {
+                LayerWeight::GroupNormalization(GroupNormalizationLayerWeight {
+                    gamma: own(gamma),
+                    beta: own(beta),
+                })
+            }
+            LayerWeight::Empty => LayerWeight::Empty,
+            LayerWeight::Embedding(EmbeddingLayerWeight { embeddings }) => {
+                LayerWeight::Embedding(EmbeddingLayerWeight {
+                    embeddings: own(embeddings),
+                })
+            }
+            LayerWeight::Conv1DTranspose(Conv1DTransposeLayerWeight { weight, bias }) => {
+                LayerWeight::Conv1DTranspose(Conv1DTransposeLayerWeight {
+                    weight: own(weight),
+                    bias: own(bias),
+                })
+            }
+            LayerWeight::Conv2DTranspose(Conv2DTransposeLayerWeight { weight, bias }) => {
+                LayerWeight::Conv2DTranspose(Conv2DTransposeLayerWeight {
+                    weight: own(weight),
+                    bias: own(bias),
+                })
+            }
+            LayerWeight::Conv3DTranspose(Conv3DTransposeLayerWeight { weight, bias }) => {
+                LayerWeight::Conv3DTranspose(Conv3DTransposeLayerWeight {
+                    weight: own(weight),
+                    bias: own(bias),
+                })
+            }
+            LayerWeight::PReLU(PReLULayerWeight { alpha }) => {
+                LayerWeight::PReLU(PReLULayerWeight { alpha: own(alpha) })
+            }
+            LayerWeight::DepthwiseConv1D(DepthwiseConv1DLayerWeight { weight, bias }) => {
+                LayerWeight::DepthwiseConv1D(DepthwiseConv1DLayerWeight {
+                    weight: own(weight),
+                    bias: own(bias),
+                })
+            }
+            LayerWeight::SeparableConv1D(SeparableConv1DLayerWeight {
+                depthwise_weight,
+                pointwise_weight,
+                bias,
+            }) => LayerWeight::SeparableConv1D(SeparableConv1DLayerWeight {
+                depthwise_weight: own(depthwise_weight),
+                pointwise_weight: own(pointwise_weight),
+                bias: own(bias),
+            }),
+        }
+    }
+}

@@ -1,0 +1,12 @@
+//! Neural networks: f32 tensors in Keras's channels-last layout, layers behind one [`traits::Layer`]
+//! trait, losses, optimizers and the [`sequential::Sequential`] model. The Rust API is the
+//! original RustyML 0.15's.
+
+/// Every activation, input and gradient: a dynamic-rank f32 array, batch axis first.
+pub type Tensor = ndarray::ArrayD<f32>;
+
+pub mod error;
+pub mod layers;
+pub mod traits;
+
+pub use error::NnError;

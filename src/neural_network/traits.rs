@@ -1,0 +1,94 @@
+//! The contracts every layer, loss and optimizer fulfils.
+
+use super::layers::layer_weight::LayerWeight;
+use super::layers::TrainingParameters;
+use super::Tensor;
+use crate::error::{IoError, RustymlResult};
+
+/// One trainable parameter buffer with its gradient, as an optimizer sees it.
+pub struct ParamGrad<'a> {
+    pub value: &'a mut [f32],
+    pub grad: &'a [f32],
+    /// Whether weight decay applies (kernels: yes; biases and normalisation scales/offsets: no).
+    pub decays: bool,
+}
+
+impl<'a> ParamGrad<'a> {
+    /// A kernel-like parameter: weight decay applies.
+    pub fn weight(value: &'a mut [f32], grad: &'a [f32]) -> Self {
+        Self {
+            value,
+            grad,
+            decays: true,
+        }
+    }
+
+    /// A bias, scale or offset: never decayed.
+    pub fn no_decay(value: &'a mut [f32], grad: &'a [f32]) -> Self {
+        Self {
+            value,
+            grad,
+            decays: false,
+        }
+    }
+}
+
+/// A network layer.
+pub trait Layer: std::any::Any + Send + Sync {
+    /// Training pass: computes the output and keeps what `backward` needs.
+    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor>;
+    /// Inference pass: keeps nothing, mode-dependent layers behave as at inference.
+    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor>;
+    /// Stores the parameter gradients and returns the gradient with respect to the input.
+    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor>;
+    fn layer_type(&self) -> &str {
+        "Unknown"
+    }
+    fn output_shape(&self) -> String {
+        "Unknown".to_string()
+    }
+    fn param_count(&self) -> TrainingParameters;
+    /// Trainable parameters with their latest gradients, in a fixed order.
+    fn parameters(&mut self) -> Vec<ParamGrad<'_>> {
+        Vec::new()
+    }
+    fn get_weights(&self) -> LayerWeight<'_>;
+    fn set_training_if_mode_dependent(&mut self, _is_training: bool) {}
+
+    /// Loads weights of the layer's own kind (used by model loading). Layers with weights
+    /// override this; the default accepts only `LayerWeight::Empty`.
+    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> RustymlResult<()> {
+        match weights {
+            LayerWeight::Empty => Ok(()),
+            _ => Err(IoError::ModelStructureMismatch(format!(
+                "layer `{}` has no weights but the file holds some",
+                self.layer_type()
+            ))
+            .into()),
+        }
+    }
+}
+
+/// A training objective.
+pub trait Loss {
+    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<f32>;
+    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<Tensor>;
+}
+
+/// A parameter update rule.
+pub trait Optimizer {
+    /// Called once per batch before the layers are updated.
+    fn step(&mut self) {}
+    fn global_clipnorm(&self) -> Option<f32> {
+        None
+    }
+    /// Updates every parameter of `layer`, gradients multiplied by `grad_scale` first.
+    fn update(&mut self, layer: &mut dyn Layer, grad_scale: f32);
+    fn learning_rate(&self) -> f32;
+    fn set_learning_rate(&mut self, learning_rate: f32);
+}
+
+/// Weights that know which layer type they belong to.
+pub trait ApplyWeights<L> {
+    fn apply_to_layer(&self, layer: &mut L) -> RustymlResult<()>;
+}
