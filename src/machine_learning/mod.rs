@@ -17,6 +17,7 @@ pub mod pca;
 pub mod svc;
 pub mod tree;
 pub mod tsne;
+pub mod types;
 /// Input checks, shared crate-wide (re-exported here for the models).
 pub use crate::validation;
 
@@ -35,3 +36,6 @@ pub use meanshift::{estimate_bandwidth, MeanShift};
 pub use pca::{NComponents, PCA};
 pub use svc::{DecisionShape, SVC};
 pub use tsne::{LearningRate, TsneInit, TsneMethod, TSNE};
+pub use crate::math::DistanceCalculationMetric;
+pub use crate::traits::{Fit, FitTransform, Predict, Transform};
+pub use types::{Gamma, KernelType, RegularizationType};

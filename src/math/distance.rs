@@ -7,7 +7,7 @@
 use crate::declare_gate;
 use crate::error::{Result, RustymlError};
 use crate::math::matmul;
-use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis, Zip};
+use ndarray::{Array1, Array2, ArrayBase, ArrayView1, ArrayView2, Axis, Data, Ix1, Zip};
 use rayon::prelude::*;
 
 declare_gate! {
@@ -74,6 +74,77 @@ impl Metric {
             }
         }
     }
+}
+
+/// The original crate's metric choice for neighbour and density models.
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub enum DistanceCalculationMetric {
+    #[default]
+    Euclidean,
+    Manhattan,
+    /// Minkowski with exponent `p`.
+    Minkowski(f64),
+}
+
+impl DistanceCalculationMetric {
+    /// The engine metric this choice evaluates with.
+    pub fn to_metric(self) -> Metric {
+        match self {
+            DistanceCalculationMetric::Euclidean => Metric::Euclidean,
+            DistanceCalculationMetric::Manhattan => Metric::Manhattan,
+            DistanceCalculationMetric::Minkowski(p) => Metric::Minkowski(p),
+        }
+    }
+
+    /// Distance between two equal-length vectors.
+    pub fn distance(&self, a: ArrayView1<f64>, b: ArrayView1<f64>) -> f64 {
+        self.to_metric().between(a, b)
+    }
+
+    /// Whether `a` and `b` lie within `threshold` of each other (inclusive). Euclidean compares
+    /// squared distances, so no square root is taken.
+    pub fn within(&self, a: ArrayView1<f64>, b: ArrayView1<f64>, threshold: f64) -> bool {
+        match self {
+            DistanceCalculationMetric::Euclidean => {
+                squared_euclidean_unchecked(a, b) <= threshold * threshold
+            }
+            other => other.distance(a, b) <= threshold,
+        }
+    }
+}
+
+/// Squared Euclidean distance between two equal-length rows.
+pub fn squared_euclidean_distance_row<S1, S2>(
+    x1: &ArrayBase<S1, Ix1>,
+    x2: &ArrayBase<S2, Ix1>,
+) -> f64
+where
+    S1: Data<Elem = f64>,
+    S2: Data<Elem = f64>,
+{
+    squared_euclidean_unchecked(x1.view(), x2.view())
+}
+
+/// Manhattan distance between two equal-length rows.
+pub fn manhattan_distance_row<S1, S2>(x1: &ArrayBase<S1, Ix1>, x2: &ArrayBase<S2, Ix1>) -> f64
+where
+    S1: Data<Elem = f64>,
+    S2: Data<Elem = f64>,
+{
+    Metric::Manhattan.between(x1.view(), x2.view())
+}
+
+/// Minkowski distance of order `p` between two equal-length rows.
+pub fn minkowski_distance_row<S1, S2>(
+    x1: &ArrayBase<S1, Ix1>,
+    x2: &ArrayBase<S2, Ix1>,
+    p: f64,
+) -> f64
+where
+    S1: Data<Elem = f64>,
+    S2: Data<Elem = f64>,
+{
+    Metric::Minkowski(p).between(x1.view(), x2.view())
 }
 
 #[inline]

@@ -13,3 +13,8 @@ pub mod matmul;
 pub mod optimize;
 pub mod radius;
 pub mod reduction;
+
+pub use distance::{
+    manhattan_distance_row, minkowski_distance_row, squared_euclidean_distance_row,
+    DistanceCalculationMetric,
+};

@@ -1,0 +1,216 @@
+//! The original crate's shared hyper-parameter types: regularisation, kernel and gamma choices.
+//! Kernels evaluate through the crate's one kernel engine (`math::kernels`).
+
+use crate::error::{Error, RustymlResult};
+use crate::math::kernels::Kernel;
+use ndarray::{Array2, ArrayBase, ArrayView1, Data, Ix2};
+use serde::{Deserialize, Serialize};
+
+/// A penalty and its strength.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
+pub enum RegularizationType {
+    L1(f64),
+    L2(f64),
+}
+
+/// How a kernel's `gamma` is chosen (scikit-learn's rules).
+#[derive(Debug, Copy, Clone, PartialEq, Deserialize, Serialize)]
+pub enum Gamma {
+    /// `1 / (n_features * X.var())`.
+    Scale,
+    /// `1 / n_features`.
+    Auto,
+    /// A fixed value (finite, `> 0`).
+    Value(f64),
+}
+
+impl Gamma {
+    /// The concrete value for data with `n_features` columns whose overall variance is
+    /// `x_variance`.
+    pub fn resolve(self, n_features: usize, x_variance: f64) -> RustymlResult<f64> {
+        let d = n_features as f64;
+        let value = match self {
+            Gamma::Value(v) => v,
+            Gamma::Auto => {
+                if n_features == 0 {
+                    return Err(Error::invalid_parameter(
+                        "gamma",
+                        "auto needs at least 1 feature",
+                    ));
+                }
+                1.0 / d
+            }
+            Gamma::Scale => {
+                if n_features == 0 {
+                    return Err(Error::invalid_parameter(
+                        "gamma",
+                        "scale needs at least 1 feature",
+                    ));
+                }
+                // Constant data has no scale; scikit-learn falls back to 1.
+                if x_variance > 0.0 && x_variance.is_finite() {
+                    1.0 / (d * x_variance)
+                } else {
+                    1.0
+                }
+            }
+        };
+        if value.is_finite() && value > 0.0 {
+            Ok(value)
+        } else {
+            Err(Error::invalid_parameter(
+                "gamma",
+                format!("must be finite and > 0, got {value}"),
+            ))
+        }
+    }
+}
+
+/// A kernel function.
+#[derive(Debug, Copy, Clone, PartialEq, Deserialize, Serialize)]
+pub enum KernelType {
+    Linear,
+    Poly {
+        degree: u32,
+        gamma: Gamma,
+        coef0: f64,
+    },
+    RBF {
+        gamma: Gamma,
+    },
+    Sigmoid {
+        gamma: Gamma,
+        coef0: f64,
+    },
+    Cosine,
+}
+
+impl KernelType {
+    /// The same kernel with a concrete `Gamma::Value`.
+    pub fn resolve_gamma(&self, n_features: usize, x_variance: f64) -> RustymlResult<KernelType> {
+        let r = |g: Gamma| g.resolve(n_features, x_variance).map(Gamma::Value);
+        Ok(match *self {
+            KernelType::Poly {
+                degree,
+                gamma,
+                coef0,
+            } => KernelType::Poly {
+                degree,
+                gamma: r(gamma)?,
+                coef0,
+            },
+            KernelType::RBF { gamma } => KernelType::RBF { gamma: r(gamma)? },
+            KernelType::Sigmoid { gamma, coef0 } => KernelType::Sigmoid {
+                gamma: r(gamma)?,
+                coef0,
+            },
+            other => other,
+        })
+    }
+
+    /// Checks the parameters that do not depend on the data.
+    pub fn validate(&self) -> RustymlResult<()> {
+        let gamma_ok = |g: Gamma| match g {
+            Gamma::Value(v) if !(v.is_finite() && v > 0.0) => Err(Error::invalid_parameter(
+                "gamma",
+                format!("must be finite and > 0, got {v}"),
+            )),
+            _ => Ok(()),
+        };
+        match *self {
+            KernelType::Poly {
+                degree,
+                gamma,
+                coef0,
+            } => {
+                if degree == 0 {
+                    return Err(Error::invalid_parameter("degree", "must be at least 1"));
+                }
+                if !coef0.is_finite() {
+                    return Err(Error::invalid_parameter("coef0", "must be finite"));
+                }
+                gamma_ok(gamma)
+            }
+            KernelType::RBF { gamma } => gamma_ok(gamma),
+            KernelType::Sigmoid { gamma, coef0 } => {
+                if !coef0.is_finite() {
+                    return Err(Error::invalid_parameter("coef0", "must be finite"));
+                }
+                gamma_ok(gamma)
+            }
+            KernelType::Linear | KernelType::Cosine => Ok(()),
+        }
+    }
+
+    /// The engine's kernel for a resolved `self` (an unresolved gamma is taken as `Auto`
+    /// for `n_features`). `None` for the cosine kernel, which the engine does not carry.
+    pub(crate) fn to_engine(self, n_features: usize) -> Option<Kernel> {
+        let g = |g: Gamma| match g {
+            Gamma::Value(v) => v,
+            _ => 1.0 / n_features.max(1) as f64,
+        };
+        match self {
+            KernelType::Linear => Some(Kernel::Linear),
+            KernelType::Poly {
+                degree,
+                gamma,
+                coef0,
+            } => Some(Kernel::Poly {
+                gamma: g(gamma),
+                degree,
+                coef0,
+            }),
+            KernelType::RBF { gamma } => Some(Kernel::Rbf { gamma: g(gamma) }),
+            KernelType::Sigmoid { gamma, coef0 } => Some(Kernel::Sigmoid {
+                gamma: g(gamma),
+                coef0,
+            }),
+            KernelType::Cosine => None,
+        }
+    }
+
+    /// `k(x1, x2)` for two equal-length vectors.
+    pub fn compute(&self, x1: ArrayView1<f64>, x2: ArrayView1<f64>) -> f64 {
+        match self.to_engine(x1.len()) {
+            Some(k) => k.between(x1, x2),
+            None => cosine(x1, x2),
+        }
+    }
+
+    /// The kernel matrix `K[i, j] = k(x_i, y_j)`.
+    pub fn compute_matrix<S1, S2>(
+        &self,
+        x: &ArrayBase<S1, Ix2>,
+        y: &ArrayBase<S2, Ix2>,
+    ) -> Array2<f64>
+    where
+        S1: Data<Elem = f64> + Sync,
+        S2: Data<Elem = f64> + Sync,
+    {
+        let (xv, yv) = (x.view(), y.view());
+        match self.to_engine(x.ncols()) {
+            Some(k) => match k.kernel_matrix(xv, yv) {
+                Ok(m) => m,
+                // Bad parameters or widths: fall back to the pairwise definition, which
+                // yields NaN for unusable parameters rather than hiding them.
+                Err(_) => Array2::from_shape_fn((x.nrows(), y.nrows()), |(i, j)| {
+                    k.between(xv.row(i), yv.row(j))
+                }),
+            },
+            None => Array2::from_shape_fn((x.nrows(), y.nrows()), |(i, j)| {
+                cosine(xv.row(i), yv.row(j))
+            }),
+        }
+    }
+}
+
+/// Cosine similarity; 0 when either vector is all zeros (scikit-learn's convention).
+fn cosine(a: ArrayView1<f64>, b: ArrayView1<f64>) -> f64 {
+    let na = a.dot(&a).sqrt();
+    let nb = b.dot(&b).sqrt();
+    if na == 0.0 || nb == 0.0 {
+        0.0
+    } else {
+        a.dot(&b) / (na * nb)
+    }
+}
