@@ -3,8 +3,10 @@
 
 pub mod activation;
 pub mod layer_weight;
+pub mod regularization;
 
 pub use activation::*;
+pub use regularization::*;
 
 /// How many parameters a layer has and whether they train.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,1 @@
+//! dropout layers, one per file.

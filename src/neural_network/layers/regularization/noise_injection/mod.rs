@@ -1,0 +1,1 @@
+//! noise injection layers, one per file.

@@ -1,0 +1,1 @@
+//! normalization layers, one per file.
