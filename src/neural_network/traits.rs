@@ -69,14 +69,15 @@ pub trait Layer: std::any::Any + Send + Sync {
     }
 }
 
-/// A training objective.
-pub trait Loss {
+/// A training objective. `Send + Sync` so a compiled model can cross threads (the Python
+/// front trains with the GIL released).
+pub trait Loss: Send + Sync {
     fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<f32>;
     fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<Tensor>;
 }
 
-/// A parameter update rule.
-pub trait Optimizer {
+/// A parameter update rule (`Send + Sync` for the same reason as [`Loss`]).
+pub trait Optimizer: Send + Sync {
     /// Called once per batch before the layers are updated.
     fn step(&mut self) {}
     fn global_clipnorm(&self) -> Option<f32> {
@@ -91,4 +92,66 @@ pub trait Optimizer {
 /// Weights that know which layer type they belong to.
 pub trait ApplyWeights<L> {
     fn apply_to_layer(&self, layer: &mut L) -> RustymlResult<()>;
+}
+
+/// A boxed layer is a layer: models assembled at run time (the Python front builds layers
+/// from configs) hold `Box<dyn Layer>` and add them like any other.
+impl Layer for Box<dyn Layer> {
+    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+        (**self).forward(input)
+    }
+    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+        (**self).predict(input)
+    }
+    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+        (**self).backward(grad_output)
+    }
+    fn layer_type(&self) -> &str {
+        (**self).layer_type()
+    }
+    fn output_shape(&self) -> String {
+        (**self).output_shape()
+    }
+    fn param_count(&self) -> TrainingParameters {
+        (**self).param_count()
+    }
+    fn parameters(&mut self) -> Vec<ParamGrad<'_>> {
+        (**self).parameters()
+    }
+    fn get_weights(&self) -> LayerWeight<'_> {
+        (**self).get_weights()
+    }
+    fn set_training_if_mode_dependent(&mut self, is_training: bool) {
+        (**self).set_training_if_mode_dependent(is_training)
+    }
+    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> RustymlResult<()> {
+        (**self).apply_weights(weights)
+    }
+}
+
+impl Loss for Box<dyn Loss> {
+    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<f32> {
+        (**self).compute_loss(y_true, y_pred)
+    }
+    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<Tensor> {
+        (**self).compute_grad(y_true, y_pred)
+    }
+}
+
+impl Optimizer for Box<dyn Optimizer> {
+    fn step(&mut self) {
+        (**self).step()
+    }
+    fn global_clipnorm(&self) -> Option<f32> {
+        (**self).global_clipnorm()
+    }
+    fn update(&mut self, layer: &mut dyn Layer, grad_scale: f32) {
+        (**self).update(layer, grad_scale)
+    }
+    fn learning_rate(&self) -> f32 {
+        (**self).learning_rate()
+    }
+    fn set_learning_rate(&mut self, learning_rate: f32) {
+        (**self).set_learning_rate(learning_rate)
+    }
 }

@@ -156,3 +156,18 @@ def test_parallel_module():
         rustyml.parallel.build_global(2)  # the pool was built by earlier calls
     with pytest.raises(ValueError):
         rustyml.parallel.build_global(0)
+
+
+@pytest.mark.parametrize("bad", [-1, 10**5, 2**70])
+def test_build_global_refuses_unusable_sizes_with_value_error(bad):
+    # Checked before the pool is touched: a ValueError naming the bound, never an
+    # OverflowError from the conversion or minutes spent creating threads.
+    with pytest.raises(ValueError, match="num_threads must be between 1 and"):
+        rustyml.parallel.build_global(bad)
+
+
+def test_build_global_refuses_non_integers():
+    with pytest.raises(TypeError):
+        rustyml.parallel.build_global(2.5)
+    with pytest.raises(TypeError):
+        rustyml.parallel.build_global(True)

@@ -324,3 +324,290 @@ impl LayerWeight<'_> {
         }
     }
 }
+
+impl LayerWeight<'_> {
+    /// Every array with its name, in the order Keras lists a layer's weights.
+    pub fn named_arrays(&self) -> Vec<(&'static str, ArrayD<f32>)> {
+        match self {
+            LayerWeight::Dense(DenseLayerWeight { weight, bias }) => vec![
+                ("weight", weight.as_ref().clone().into_dyn()),
+                ("bias", bias.as_ref().clone().into_dyn()),
+            ],
+            LayerWeight::SimpleRNN(SimpleRNNLayerWeight {
+                kernel,
+                recurrent_kernel,
+                bias,
+            }) => vec![
+                ("kernel", kernel.as_ref().clone().into_dyn()),
+                (
+                    "recurrent_kernel",
+                    recurrent_kernel.as_ref().clone().into_dyn(),
+                ),
+                ("bias", bias.as_ref().clone().into_dyn()),
+            ],
+            LayerWeight::LSTM(LSTMLayerWeight {
+                kernel,
+                recurrent_kernel,
+                bias,
+            }) => vec![
+                ("kernel", kernel.as_ref().clone().into_dyn()),
+                (
+                    "recurrent_kernel",
+                    recurrent_kernel.as_ref().clone().into_dyn(),
+                ),
+                ("bias", bias.as_ref().clone().into_dyn()),
+            ],
+            LayerWeight::GRU(GRULayerWeight {
+                kernel,
+                recurrent_kernel,
+                bias,
+            }) => vec![
+                ("kernel", kernel.as_ref().clone().into_dyn()),
+                (
+                    "recurrent_kernel",
+                    recurrent_kernel.as_ref().clone().into_dyn(),
+                ),
+                ("bias", bias.as_ref().clone().into_dyn()),
+            ],
+            LayerWeight::Conv1D(Conv1DLayerWeight { weight, bias }) => vec![
+                ("weight", weight.as_ref().clone().into_dyn()),
+                ("bias", bias.as_ref().clone().into_dyn()),
+            ],
+            LayerWeight::Conv2D(Conv2DLayerWeight { weight, bias }) => vec![
+                ("weight", weight.as_ref().clone().into_dyn()),
+                ("bias", bias.as_ref().clone().into_dyn()),
+            ],
+            LayerWeight::Conv3D(Conv3DLayerWeight { weight, bias }) => vec![
+                ("weight", weight.as_ref().clone().into_dyn()),
+                ("bias", bias.as_ref().clone().into_dyn()),
+            ],
+            LayerWeight::SeparableConv2D(SeparableConv2DLayerWeight {
+                depthwise_weight,
+                pointwise_weight,
+                bias,
+            }) => vec![
+                (
+                    "depthwise_weight",
+                    depthwise_weight.as_ref().clone().into_dyn(),
+                ),
+                (
+                    "pointwise_weight",
+                    pointwise_weight.as_ref().clone().into_dyn(),
+                ),
+                ("bias", bias.as_ref().clone().into_dyn()),
+            ],
+            LayerWeight::DepthwiseConv2D(DepthwiseConv2DLayerWeight { weight, bias }) => vec![
+                ("weight", weight.as_ref().clone().into_dyn()),
+                ("bias", bias.as_ref().clone().into_dyn()),
+            ],
+            LayerWeight::BatchNormalization(BatchNormalizationLayerWeight {
+                gamma,
+                beta,
+                running_mean,
+                running_var,
+            }) => vec![
+                ("gamma", gamma.as_ref().clone().into_dyn()),
+                ("beta", beta.as_ref().clone().into_dyn()),
+                ("running_mean", running_mean.as_ref().clone().into_dyn()),
+                ("running_var", running_var.as_ref().clone().into_dyn()),
+            ],
+            LayerWeight::LayerNormalization(LayerNormalizationLayerWeight { gamma, beta }) => vec![
+                ("gamma", gamma.as_ref().clone().into_dyn()),
+                ("beta", beta.as_ref().clone().into_dyn()),
+            ],
+            LayerWeight::InstanceNormalization(InstanceNormalizationLayerWeight {
+                gamma,
+                beta,
+            }) => vec![
+                ("gamma", gamma.as_ref().clone().into_dyn()),
+                ("beta", beta.as_ref().clone().into_dyn()),
+            ],
+            LayerWeight::GroupNormalization(GroupNormalizationLayerWeight { gamma, beta }) => vec![
+                ("gamma", gamma.as_ref().clone().into_dyn()),
+                ("beta", beta.as_ref().clone().into_dyn()),
+            ],
+            LayerWeight::Empty => Vec::new(),
+            LayerWeight::Embedding(EmbeddingLayerWeight { embeddings }) => {
+                vec![("embeddings", embeddings.as_ref().clone().into_dyn())]
+            }
+            LayerWeight::Conv1DTranspose(Conv1DTransposeLayerWeight { weight, bias }) => vec![
+                ("weight", weight.as_ref().clone().into_dyn()),
+                ("bias", bias.as_ref().clone().into_dyn()),
+            ],
+            LayerWeight::Conv2DTranspose(Conv2DTransposeLayerWeight { weight, bias }) => vec![
+                ("weight", weight.as_ref().clone().into_dyn()),
+                ("bias", bias.as_ref().clone().into_dyn()),
+            ],
+            LayerWeight::Conv3DTranspose(Conv3DTransposeLayerWeight { weight, bias }) => vec![
+                ("weight", weight.as_ref().clone().into_dyn()),
+                ("bias", bias.as_ref().clone().into_dyn()),
+            ],
+            LayerWeight::PReLU(PReLULayerWeight { alpha }) => {
+                vec![("alpha", alpha.as_ref().clone().into_dyn())]
+            }
+            LayerWeight::DepthwiseConv1D(DepthwiseConv1DLayerWeight { weight, bias }) => vec![
+                ("weight", weight.as_ref().clone().into_dyn()),
+                ("bias", bias.as_ref().clone().into_dyn()),
+            ],
+            LayerWeight::SeparableConv1D(SeparableConv1DLayerWeight {
+                depthwise_weight,
+                pointwise_weight,
+                bias,
+            }) => vec![
+                (
+                    "depthwise_weight",
+                    depthwise_weight.as_ref().clone().into_dyn(),
+                ),
+                (
+                    "pointwise_weight",
+                    pointwise_weight.as_ref().clone().into_dyn(),
+                ),
+                ("bias", bias.as_ref().clone().into_dyn()),
+            ],
+        }
+    }
+
+    /// The same variant holding `arrays` (in [`LayerWeight::named_arrays`] order), each
+    /// reshaped to the shape of the array it replaces; a wrong count or size is an error.
+    pub fn with_arrays(
+        &self,
+        arrays: Vec<ArrayD<f32>>,
+    ) -> crate::error::RustymlResult<LayerWeight<'static>> {
+        let current = self.named_arrays();
+        if arrays.len() != current.len() {
+            return Err(crate::error::Error::invalid_input(format!(
+                "expected {} weight arrays, got {}",
+                current.len(),
+                arrays.len()
+            )));
+        }
+        let mut it = arrays.into_iter().zip(current);
+        let mut next = || -> crate::error::RustymlResult<ArrayD<f32>> {
+            let (given, (name, old)) = it.next().expect("counted above");
+            if given.len() != old.len() {
+                return Err(crate::neural_network::NnError::WeightShape {
+                    name: name.to_string(),
+                    expected: old.shape().to_vec(),
+                    found: given.shape().to_vec(),
+                }
+                .into());
+            }
+            let flat: Vec<f32> = given.iter().copied().collect();
+            Ok(ArrayD::from_shape_vec(old.shape(), flat).expect("sizes checked"))
+        };
+        fn fixed<D: ndarray::Dimension>(a: ArrayD<f32>) -> ndarray::Array<f32, D> {
+            a.into_dimensionality::<D>()
+                .expect("shape taken from the same variant")
+        }
+        Ok(match self {
+            LayerWeight::Dense(_) => LayerWeight::Dense(DenseLayerWeight {
+                weight: Cow::Owned(fixed::<ndarray::Ix2>(next()?)),
+                bias: Cow::Owned(fixed::<ndarray::Ix2>(next()?)),
+            }),
+            LayerWeight::SimpleRNN(_) => LayerWeight::SimpleRNN(SimpleRNNLayerWeight {
+                kernel: Cow::Owned(fixed::<ndarray::Ix2>(next()?)),
+                recurrent_kernel: Cow::Owned(fixed::<ndarray::Ix2>(next()?)),
+                bias: Cow::Owned(fixed::<ndarray::Ix2>(next()?)),
+            }),
+            LayerWeight::LSTM(_) => LayerWeight::LSTM(LSTMLayerWeight {
+                kernel: Cow::Owned(fixed::<ndarray::Ix2>(next()?)),
+                recurrent_kernel: Cow::Owned(fixed::<ndarray::Ix2>(next()?)),
+                bias: Cow::Owned(fixed::<ndarray::Ix2>(next()?)),
+            }),
+            LayerWeight::GRU(_) => LayerWeight::GRU(GRULayerWeight {
+                kernel: Cow::Owned(fixed::<ndarray::Ix2>(next()?)),
+                recurrent_kernel: Cow::Owned(fixed::<ndarray::Ix2>(next()?)),
+                bias: Cow::Owned(fixed::<ndarray::Ix2>(next()?)),
+            }),
+            LayerWeight::Conv1D(_) => LayerWeight::Conv1D(Conv1DLayerWeight {
+                weight: Cow::Owned(fixed::<ndarray::Ix3>(next()?)),
+                bias: Cow::Owned(fixed::<ndarray::Ix1>(next()?)),
+            }),
+            LayerWeight::Conv2D(_) => LayerWeight::Conv2D(Conv2DLayerWeight {
+                weight: Cow::Owned(fixed::<ndarray::Ix4>(next()?)),
+                bias: Cow::Owned(fixed::<ndarray::Ix1>(next()?)),
+            }),
+            LayerWeight::Conv3D(_) => LayerWeight::Conv3D(Conv3DLayerWeight {
+                weight: Cow::Owned(fixed::<ndarray::Ix5>(next()?)),
+                bias: Cow::Owned(fixed::<ndarray::Ix1>(next()?)),
+            }),
+            LayerWeight::SeparableConv2D(_) => {
+                LayerWeight::SeparableConv2D(SeparableConv2DLayerWeight {
+                    depthwise_weight: Cow::Owned(fixed::<ndarray::Ix4>(next()?)),
+                    pointwise_weight: Cow::Owned(fixed::<ndarray::Ix4>(next()?)),
+                    bias: Cow::Owned(fixed::<ndarray::Ix1>(next()?)),
+                })
+            }
+            LayerWeight::DepthwiseConv2D(_) => {
+                LayerWeight::DepthwiseConv2D(DepthwiseConv2DLayerWeight {
+                    weight: Cow::Owned(fixed::<ndarray::Ix4>(next()?)),
+                    bias: Cow::Owned(fixed::<ndarray::Ix1>(next()?)),
+                })
+            }
+            LayerWeight::BatchNormalization(_) => {
+                LayerWeight::BatchNormalization(BatchNormalizationLayerWeight {
+                    gamma: Cow::Owned(next()?),
+                    beta: Cow::Owned(next()?),
+                    running_mean: Cow::Owned(next()?),
+                    running_var: Cow::Owned(next()?),
+                })
+            }
+            LayerWeight::LayerNormalization(_) => {
+                LayerWeight::LayerNormalization(LayerNormalizationLayerWeight {
+                    gamma: Cow::Owned(next()?),
+                    beta: Cow::Owned(next()?),
+                })
+            }
+            LayerWeight::InstanceNormalization(_) => {
+                LayerWeight::InstanceNormalization(InstanceNormalizationLayerWeight {
+                    gamma: Cow::Owned(next()?),
+                    beta: Cow::Owned(next()?),
+                })
+            }
+            LayerWeight::GroupNormalization(_) => {
+                LayerWeight::GroupNormalization(GroupNormalizationLayerWeight {
+                    gamma: Cow::Owned(next()?),
+                    beta: Cow::Owned(next()?),
+                })
+            }
+            LayerWeight::Empty => LayerWeight::Empty,
+            LayerWeight::Embedding(_) => LayerWeight::Embedding(EmbeddingLayerWeight {
+                embeddings: Cow::Owned(fixed::<ndarray::Ix2>(next()?)),
+            }),
+            LayerWeight::Conv1DTranspose(_) => {
+                LayerWeight::Conv1DTranspose(Conv1DTransposeLayerWeight {
+                    weight: Cow::Owned(fixed::<ndarray::Ix3>(next()?)),
+                    bias: Cow::Owned(fixed::<ndarray::Ix1>(next()?)),
+                })
+            }
+            LayerWeight::Conv2DTranspose(_) => {
+                LayerWeight::Conv2DTranspose(Conv2DTransposeLayerWeight {
+                    weight: Cow::Owned(fixed::<ndarray::Ix4>(next()?)),
+                    bias: Cow::Owned(fixed::<ndarray::Ix1>(next()?)),
+                })
+            }
+            LayerWeight::Conv3DTranspose(_) => {
+                LayerWeight::Conv3DTranspose(Conv3DTransposeLayerWeight {
+                    weight: Cow::Owned(fixed::<ndarray::Ix5>(next()?)),
+                    bias: Cow::Owned(fixed::<ndarray::Ix1>(next()?)),
+                })
+            }
+            LayerWeight::PReLU(_) => LayerWeight::PReLU(PReLULayerWeight {
+                alpha: Cow::Owned(next()?),
+            }),
+            LayerWeight::DepthwiseConv1D(_) => {
+                LayerWeight::DepthwiseConv1D(DepthwiseConv1DLayerWeight {
+                    weight: Cow::Owned(fixed::<ndarray::Ix3>(next()?)),
+                    bias: Cow::Owned(fixed::<ndarray::Ix1>(next()?)),
+                })
+            }
+            LayerWeight::SeparableConv1D(_) => {
+                LayerWeight::SeparableConv1D(SeparableConv1DLayerWeight {
+                    depthwise_weight: Cow::Owned(fixed::<ndarray::Ix3>(next()?)),
+                    pointwise_weight: Cow::Owned(fixed::<ndarray::Ix3>(next()?)),
+                    bias: Cow::Owned(fixed::<ndarray::Ix1>(next()?)),
+                })
+            }
+        })
+    }
+}
