@@ -1,0 +1,173 @@
+"""scikit-learn estimators over ``Sequential``: an MLP that fits into ``Pipeline`` and
+``GridSearchCV``. Hyper-parameter names follow scikit-learn's ``MLPClassifier``."""
+
+import numpy as np
+
+from rustyml._base import BaseEstimator, ClassifierMixin, RegressorMixin
+from rustyml.exceptions import NotFittedError
+from rustyml.neural_network import layers, optimizers
+from rustyml.neural_network._sequential import Sequential
+
+
+def _as_2d_float(X):
+    X = np.asarray(X)
+    if X.dtype.kind not in "fiub":
+        raise ValueError(f"X must be numeric, got dtype {X.dtype}")
+    if X.ndim != 2:
+        raise ValueError(
+            f"Expected 2D array, got {X.ndim}D array instead. Reshape your data either using "
+            "array.reshape(-1, 1) if your data has a single feature or array.reshape(1, -1) if "
+            "it contains a single sample."
+        )
+    return X.astype(np.float32)
+
+
+class _BaseMLP(BaseEstimator):
+    def __init__(
+        self,
+        hidden_layer_sizes=(100,),
+        activation="relu",
+        learning_rate_init=0.001,
+        batch_size=200,
+        max_iter=200,
+        alpha=0.0,
+        random_state=None,
+        verbose=0,
+    ):
+        self.hidden_layer_sizes = hidden_layer_sizes
+        self.activation = activation
+        self.learning_rate_init = learning_rate_init
+        self.batch_size = batch_size
+        self.max_iter = max_iter
+        self.alpha = alpha
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _network(self, n_features, n_outputs, output_activation, loss):
+        sizes = self.hidden_layer_sizes
+        sizes = (sizes,) if isinstance(sizes, int) else tuple(sizes)
+        if any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 1 for s in sizes):
+            raise ValueError(f"hidden_layer_sizes must be positive integers, got {sizes!r}")
+        if (
+            isinstance(self.max_iter, bool)
+            or not isinstance(self.max_iter, (int, np.integer))
+            or self.max_iter < 1
+        ):
+            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+        stack = []
+        for i, units in enumerate(sizes):
+            kwargs = {"input_shape": (n_features,)} if i == 0 else {}
+            stack.append(layers.Dense(int(units), activation=self.activation, **kwargs))
+        out_kwargs = {} if sizes else {"input_shape": (n_features,)}
+        stack.append(layers.Dense(n_outputs, activation=output_activation, **out_kwargs))
+        model = Sequential(stack, seed=self.random_state)
+        # scikit-learn's alpha is an L2 penalty on the weights: Adam's coupled weight decay.
+        model.compile(
+            optimizer=optimizers.Adam(self.learning_rate_init, weight_decay=float(self.alpha)),
+            loss=loss,
+        )
+        return model
+
+    def _train(self, model, X, y):
+        batch = min(int(self.batch_size), len(X)) if self.batch_size != "auto" else min(200, len(X))
+        history = model.fit(X, y, batch_size=batch, epochs=int(self.max_iter), verbose=self.verbose)
+        self.loss_curve_ = history.history["loss"]
+        self.loss_ = self.loss_curve_[-1]
+        self.n_iter_ = len(self.loss_curve_)
+        self.n_features_in_ = X.shape[1]
+
+    def _model(self):
+        model = self.__dict__.get("model_")
+        if model is None:
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
+                "appropriate arguments before using this estimator."
+            )
+        return model
+
+    def __sklearn_is_fitted__(self):
+        return self.__dict__.get("model_") is not None
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        model = state.pop("model_", None)
+        if model is not None:
+            state["_model_config"] = model.get_config()
+            state["_model_weights"] = model.get_weights()
+            state["_model_compile"] = model._compiled[:2]
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        config = state.pop("_model_config", None)
+        weights = state.pop("_model_weights", None)
+        compiled = state.pop("_model_compile", None)
+        self.__dict__.update(state)
+        if config is not None:
+            model = Sequential.from_config(config)
+            model.build()
+            model.set_weights(weights)
+            import json
+
+            from rustyml.neural_network import losses
+
+            loss = losses.get(json.loads(compiled[1]))
+            model._compiled = (compiled[0], compiled[1], loss, [])
+            model.loss = loss
+            model._native.compile(*compiled)
+            self.model_ = model
+
+
+class MLPClassifier(ClassifierMixin, _BaseMLP):
+    """A multi-layer perceptron classifier trained with Adam on cross-entropy."""
+
+    def fit(self, X, y):
+        X = _as_2d_float(X)
+        y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y.ravel()
+        if y.ndim != 1 or len(y) != len(X):
+            raise ValueError(f"y must be 1-D with {len(X)} labels, got shape {y.shape}")
+        if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+            raise ValueError("y contains NaN or infinity")
+        if y.dtype.kind == "f" and not np.array_equal(y, np.round(y)):
+            raise ValueError(
+                "Unknown label type: continuous. Classification needs discrete labels."
+            )
+        classes, codes = np.unique(y, return_inverse=True)
+        if len(classes) < 2:
+            raise ValueError(f"MLPClassifier needs at least 2 classes, got {len(classes)}")
+        model = self._network(
+            X.shape[1], len(classes), "softmax", "sparse_categorical_crossentropy"
+        )
+        self._train(model, X, codes)
+        self.classes_ = classes
+        self.model_ = model
+        return self
+
+    def predict_proba(self, X):
+        model = self._model()
+        return model.predict(_as_2d_float(X), batch_size=1024).astype(np.float64)
+
+    def predict(self, X):
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+
+class MLPRegressor(RegressorMixin, _BaseMLP):
+    """A multi-layer perceptron regressor trained with Adam on squared error."""
+
+    def fit(self, X, y):
+        X = _as_2d_float(X)
+        y = np.asarray(y, dtype=np.float64)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y.ravel()
+        if y.ndim != 1 or len(y) != len(X):
+            raise ValueError(f"y must be 1-D with {len(X)} targets, got shape {y.shape}")
+        model = self._network(X.shape[1], 1, None, "mse")
+        self._train(model, X, y.astype(np.float32))
+        self.model_ = model
+        return self
+
+    def predict(self, X):
+        model = self._model()
+        return model.predict(_as_2d_float(X), batch_size=1024)[:, 0].astype(np.float64)

@@ -1,0 +1,145 @@
+"""Keras-style training callbacks. Any object with Keras's hook methods works as a callback;
+these are the common ones."""
+
+import math
+
+
+class Callback:
+    """Keras's hooks; ``self.model`` is set by ``fit``."""
+
+    model = None
+
+    def set_model(self, model):
+        self.model = model
+
+    def on_train_begin(self, logs=None):
+        pass
+
+    def on_train_end(self, logs=None):
+        pass
+
+    def on_epoch_begin(self, epoch, logs=None):
+        pass
+
+    def on_epoch_end(self, epoch, logs=None):
+        pass
+
+
+def _better(mode, monitor):
+    if mode == "auto":
+        mode = "max" if ("acc" in monitor or monitor.endswith("accuracy")) else "min"
+    if mode not in ("min", "max"):
+        raise ValueError(f"mode must be 'auto', 'min' or 'max', got {mode!r}")
+    return (lambda a, b: a < b) if mode == "min" else (lambda a, b: a > b), mode
+
+
+class EarlyStopping(Callback):
+    """Stops training when ``monitor`` has not improved by ``min_delta`` for ``patience``
+    epochs; with ``restore_best_weights`` the best epoch's weights are put back."""
+
+    def __init__(
+        self,
+        monitor="val_loss",
+        min_delta=0.0,
+        patience=0,
+        mode="auto",
+        restore_best_weights=False,
+        start_from_epoch=0,
+    ):
+        self.monitor = monitor
+        self.min_delta = abs(float(min_delta))
+        self.patience = int(patience)
+        self.restore_best_weights = bool(restore_best_weights)
+        self.start_from_epoch = int(start_from_epoch)
+        _, self.mode = _better(mode, monitor)
+        self.stopped_epoch = 0
+
+    def on_train_begin(self, logs=None):
+        self.wait = 0
+        self.best = math.inf if self.mode == "min" else -math.inf
+        self.best_weights = None
+        self.best_epoch = 0
+        self.stopped_epoch = 0
+
+    def _is_improvement(self, current):
+        if self.mode == "min":
+            return current < self.best - self.min_delta
+        return current > self.best + self.min_delta
+
+    def on_epoch_end(self, epoch, logs=None):
+        current = (logs or {}).get(self.monitor)
+        if current is None or epoch < self.start_from_epoch:
+            return
+        if self.restore_best_weights and self.best_weights is None:
+            self.best_weights = self.model.get_weights()
+        self.wait += 1
+        if self._is_improvement(current):
+            self.best = current
+            self.best_epoch = epoch
+            self.wait = 0
+            if self.restore_best_weights:
+                self.best_weights = self.model.get_weights()
+            return
+        if self.wait >= self.patience and epoch > 0:
+            self.stopped_epoch = epoch
+            self.model.stop_training = True
+
+    def on_train_end(self, logs=None):
+        if self.restore_best_weights and self.best_weights is not None and self.stopped_epoch:
+            self.model.set_weights(self.best_weights)
+
+
+class ModelCheckpoint(Callback):
+    """Saves the model to ``filepath`` (formatted with ``epoch`` and the logs) after each
+    epoch, or only when ``monitor`` improves with ``save_best_only``."""
+
+    def __init__(self, filepath, monitor="val_loss", save_best_only=False, mode="auto"):
+        self.filepath = str(filepath)
+        self.monitor = monitor
+        self.save_best_only = bool(save_best_only)
+        self._improves, self.mode = _better(mode, monitor)
+
+    def on_train_begin(self, logs=None):
+        self.best = math.inf if self.mode == "min" else -math.inf
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs or {}
+        path = self.filepath.format(epoch=epoch + 1, **logs)
+        if self.save_best_only:
+            current = logs.get(self.monitor)
+            if current is None or not self._improves(current, self.best):
+                return
+            self.best = current
+        self.model.save(path)
+
+
+class LearningRateScheduler(Callback):
+    """Sets the learning rate to ``schedule(epoch, lr)`` before each epoch."""
+
+    def __init__(self, schedule, verbose=0):
+        self.schedule = schedule
+        self.verbose = verbose
+
+    def on_epoch_begin(self, epoch, logs=None):
+        lr = float(self.schedule(epoch, self.model.learning_rate))
+        if not (lr > 0.0 and math.isfinite(lr)):
+            raise ValueError(f"LearningRateScheduler: schedule returned {lr!r} for epoch {epoch}")
+        self.model.learning_rate = lr
+        if self.verbose:
+            print(f"Epoch {epoch + 1}: LearningRateScheduler setting learning rate to {lr}.")
+
+
+class History(Callback):
+    """``history[name]`` is the list of per-epoch values of every logged quantity."""
+
+    def __init__(self):
+        self.history = {}
+        self.epoch = []
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.epoch.append(epoch)
+        for key, value in (logs or {}).items():
+            self.history.setdefault(key, []).append(value)
+
+
+__all__ = ["Callback", "EarlyStopping", "History", "LearningRateScheduler", "ModelCheckpoint"]

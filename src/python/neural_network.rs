@@ -1,0 +1,860 @@
+//! `rustyml._native.neural_network`: one native model class for every Keras-style network.
+//!
+//! A model crosses the boundary as its layer configs (Keras's `{"class_name", "config"}` JSON,
+//! the same JSON a saved file stores) plus arrays. [`LayerSpec`] is the registry: adding a
+//! layer is one variant there and one arm in [`LayerSpec::build`]. Training runs batch by
+//! batch with the GIL released; between batches the GIL is taken back briefly to check for
+//! Ctrl-C and report progress, so an interrupt stops at a batch boundary with the model intact.
+
+use crate::error::{Error, RustymlResult};
+use crate::neural_network::layers::activation::{
+    Activation, Exponential, HardSigmoid, LeakyReLU, Linear, ReLU, Sigmoid, Softmax, Softplus,
+    Softsign, Tanh, ELU, SELU,
+};
+use crate::neural_network::layers::regularization::{
+    BatchNormalization, Dropout, GaussianDropout, GaussianNoise, GroupNormalization,
+    LayerNormalization, LayerNormalizationAxis, UnitNormalization, UnitNormalizationAxis,
+};
+use crate::neural_network::layers::{
+    Dense, Embedding, Flatten, Identity, PReLU, Permute, RepeatVector, Reshape,
+};
+use crate::neural_network::losses::{
+    BinaryCrossEntropy, CategoricalCrossEntropy, MeanAbsoluteError, MeanSquaredError,
+    SparseCategoricalCrossEntropy,
+};
+use crate::neural_network::optimizers::{AdaGrad, Adam, AdamW, RMSprop, SGD};
+use crate::neural_network::sequential::Sequential;
+use crate::neural_network::traits::{Layer, Loss, Optimizer};
+use crate::neural_network::Tensor;
+use crate::python::to_py_err;
+use ndarray::{ArrayD, Axis, IxDyn};
+use numpy::{IntoPyArray, PyArrayDyn, PyReadonlyArrayDyn, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// `axis` as Keras writes it: one integer or a list.
+#[derive(Deserialize, Clone)]
+#[serde(untagged)]
+enum AxisSpec {
+    One(i64),
+    Many(Vec<i64>),
+}
+
+/// The layer registry: Keras's class names and the arguments rustyml reads from their configs
+/// (other keys, such as `name` and `input_shape`, are ignored here).
+#[derive(Deserialize)]
+#[serde(tag = "class_name", content = "config")]
+enum LayerSpec {
+    Dense {
+        units: usize,
+        #[serde(default)]
+        activation: Option<String>,
+        #[serde(default)]
+        seed: Option<u64>,
+    },
+    Embedding {
+        input_dim: usize,
+        output_dim: usize,
+        #[serde(default)]
+        seed: Option<u64>,
+    },
+    Flatten {},
+    Reshape {
+        target_shape: Vec<isize>,
+    },
+    Permute {
+        dims: Vec<usize>,
+    },
+    RepeatVector {
+        n: usize,
+    },
+    Identity {},
+    Activation {
+        activation: String,
+    },
+    ReLU {},
+    Softmax {},
+    Sigmoid {},
+    Tanh {},
+    LeakyReLU {
+        negative_slope: f32,
+    },
+    ELU {
+        alpha: f32,
+    },
+    PReLU {
+        alpha_initializer: f32,
+        #[serde(default)]
+        shared_axes: Option<Vec<usize>>,
+    },
+    Dropout {
+        rate: f32,
+        #[serde(default)]
+        seed: Option<u64>,
+    },
+    GaussianNoise {
+        stddev: f32,
+        #[serde(default)]
+        seed: Option<u64>,
+    },
+    GaussianDropout {
+        rate: f32,
+        #[serde(default)]
+        seed: Option<u64>,
+    },
+    BatchNormalization {
+        momentum: f32,
+        epsilon: f32,
+    },
+    LayerNormalization {
+        axis: AxisSpec,
+        epsilon: f32,
+    },
+    GroupNormalization {
+        groups: usize,
+        epsilon: f32,
+    },
+    UnitNormalization {
+        axis: AxisSpec,
+    },
+}
+
+/// Keras's activation names.
+fn parse_activation(name: Option<&str>) -> RustymlResult<Activation> {
+    Ok(match name.unwrap_or("linear") {
+        "linear" | "None" => Activation::Linear,
+        "relu" => Activation::ReLU,
+        "sigmoid" => Activation::Sigmoid,
+        "tanh" => Activation::Tanh,
+        "softmax" => Activation::Softmax,
+        "leaky_relu" => Activation::LeakyReLU {
+            negative_slope: 0.2,
+        },
+        "elu" => Activation::ELU { alpha: 1.0 },
+        "selu" => Activation::SELU,
+        "softplus" => Activation::Softplus,
+        "softsign" => Activation::Softsign,
+        "hard_sigmoid" => Activation::HardSigmoid,
+        "exponential" => Activation::Exponential,
+        other => {
+            return Err(Error::invalid_parameter(
+                "activation",
+                format!(
+                    "unknown activation {other:?}; expected one of linear, relu, sigmoid, tanh, \
+                     softmax, leaky_relu, elu, selu, softplus, softsign, hard_sigmoid, exponential"
+                ),
+            ))
+        }
+    })
+}
+
+/// The layer that applies `activation` on its own.
+fn activation_layer(activation: Activation) -> RustymlResult<Box<dyn Layer>> {
+    Ok(match activation {
+        Activation::Linear => Box::new(Linear::new()),
+        Activation::ReLU => Box::new(ReLU::new()),
+        Activation::Sigmoid => Box::new(Sigmoid::new()),
+        Activation::Tanh => Box::new(Tanh::new()),
+        Activation::Softmax => Box::new(Softmax::new()),
+        Activation::LeakyReLU { negative_slope } => Box::new(LeakyReLU::new(negative_slope)?),
+        Activation::ELU { alpha } => Box::new(ELU::new(alpha)?),
+        Activation::SELU => Box::new(SELU::new()),
+        Activation::Softplus => Box::new(Softplus::new()),
+        Activation::Softsign => Box::new(Softsign::new()),
+        Activation::HardSigmoid => Box::new(HardSigmoid::new()),
+        Activation::Exponential => Box::new(Exponential::new()),
+    })
+}
+
+/// Keras's axis numbering (negative from the end, batch axis 0) to a non-negative index in a
+/// tensor of `rank` axes including the batch axis.
+fn resolve_axis(axis: i64, rank: usize) -> RustymlResult<usize> {
+    let a = if axis < 0 { axis + rank as i64 } else { axis };
+    if a < 1 || a >= rank as i64 {
+        return Err(Error::invalid_parameter(
+            "axis",
+            format!("axis {axis} is out of range for inputs of rank {rank} (the batch axis cannot be normalised)"),
+        ));
+    }
+    Ok(a as usize)
+}
+
+fn resolve_axes(spec: &AxisSpec, rank: usize) -> RustymlResult<Vec<usize>> {
+    match spec {
+        AxisSpec::One(a) => Ok(vec![resolve_axis(*a, rank)?]),
+        AxisSpec::Many(v) => v.iter().map(|&a| resolve_axis(a, rank)).collect(),
+    }
+}
+
+impl LayerSpec {
+    /// Builds the Rust layer for samples of shape `sample` (no batch axis). `seed` is the
+    /// layer's own seed, or one derived from the model seed.
+    fn build(&self, sample: &[usize], seed: Option<u64>) -> RustymlResult<Box<dyn Layer>> {
+        let with_batch = |s: &[usize]| {
+            let mut v = vec![1];
+            v.extend_from_slice(s);
+            v
+        };
+        let rng_seed = |own: &Option<u64>| own.or(seed).unwrap_or_else(|| crate::random::resolve_seed(None));
+        Ok(match self {
+            LayerSpec::Dense {
+                units,
+                activation,
+                seed: own,
+            } => {
+                if sample.len() != 1 {
+                    return Err(Error::invalid_input(format!(
+                        "Dense expects inputs of shape (batch, features), but its input has per-sample shape {sample:?}; add a Flatten layer before it"
+                    )));
+                }
+                let act = parse_activation(activation.as_deref())?;
+                Box::new(Dense::new(sample[0], *units, act)?.with_random_state(rng_seed(own)))
+            }
+            LayerSpec::Embedding {
+                input_dim,
+                output_dim,
+                seed: own,
+            } => Box::new(
+                Embedding::new(*input_dim, *output_dim)?.with_random_state(rng_seed(own)),
+            ),
+            LayerSpec::Flatten {} => Box::new(Flatten::new(with_batch(sample))?),
+            LayerSpec::Reshape { target_shape } => Box::new(Reshape::new(target_shape.clone())?),
+            LayerSpec::Permute { dims } => Box::new(Permute::new(dims.clone())?),
+            LayerSpec::RepeatVector { n } => Box::new(RepeatVector::new(*n)?),
+            LayerSpec::Identity {} => Box::new(Identity::new()),
+            LayerSpec::Activation { activation } => {
+                activation_layer(parse_activation(Some(activation))?)?
+            }
+            LayerSpec::ReLU {} => Box::new(ReLU::new()),
+            LayerSpec::Softmax {} => Box::new(Softmax::new()),
+            LayerSpec::Sigmoid {} => Box::new(Sigmoid::new()),
+            LayerSpec::Tanh {} => Box::new(Tanh::new()),
+            LayerSpec::LeakyReLU { negative_slope } => Box::new(LeakyReLU::new(*negative_slope)?),
+            LayerSpec::ELU { alpha } => Box::new(ELU::new(*alpha)?),
+            LayerSpec::PReLU {
+                alpha_initializer,
+                shared_axes,
+            } => {
+                let layer = PReLU::new(with_batch(sample), *alpha_initializer)?;
+                Box::new(match shared_axes {
+                    Some(axes) => layer.with_shared_axes(axes.clone())?,
+                    None => layer,
+                })
+            }
+            LayerSpec::Dropout { rate, seed: own } => Box::new(
+                Dropout::new(*rate, with_batch(sample))?.with_random_state(rng_seed(own)),
+            ),
+            LayerSpec::GaussianNoise { stddev, seed: own } => Box::new(
+                GaussianNoise::new(*stddev, with_batch(sample))?.with_random_state(rng_seed(own)),
+            ),
+            LayerSpec::GaussianDropout { rate, seed: own } => Box::new(
+                GaussianDropout::new(*rate, with_batch(sample))?.with_random_state(rng_seed(own)),
+            ),
+            LayerSpec::BatchNormalization { momentum, epsilon } => Box::new(
+                BatchNormalization::new(with_batch(sample), *momentum, *epsilon)?,
+            ),
+            LayerSpec::LayerNormalization { axis, epsilon } => {
+                let rank = sample.len() + 1;
+                let axes = resolve_axes(axis, rank)?;
+                let normalized = match axes.as_slice() {
+                    [a] if *a == rank - 1 => LayerNormalizationAxis::Default,
+                    [a] => LayerNormalizationAxis::Custom(*a),
+                    many => LayerNormalizationAxis::Multiple(many.to_vec()),
+                };
+                Box::new(
+                    LayerNormalization::new(with_batch(sample), *epsilon)?
+                        .with_normalized_axis(normalized)?,
+                )
+            }
+            LayerSpec::GroupNormalization { groups, epsilon } => Box::new(
+                GroupNormalization::new(with_batch(sample), *groups, *epsilon)?,
+            ),
+            LayerSpec::UnitNormalization { axis } => {
+                let rank = sample.len() + 1;
+                let axes = resolve_axes(axis, rank)?;
+                let normalized = match axes.as_slice() {
+                    [a] if *a == rank - 1 => UnitNormalizationAxis::Default,
+                    [a] => UnitNormalizationAxis::Custom(*a),
+                    many => UnitNormalizationAxis::Multiple(many.to_vec()),
+                };
+                Box::new(UnitNormalization::new(normalized)?)
+            }
+        })
+    }
+}
+
+/// Keras's optimizer configs.
+#[derive(Deserialize)]
+#[serde(tag = "class_name", content = "config")]
+enum OptimizerSpec {
+    SGD {
+        learning_rate: f32,
+        momentum: f32,
+        nesterov: bool,
+        weight_decay: f32,
+        global_clipnorm: Option<f32>,
+    },
+    Adam {
+        learning_rate: f32,
+        beta_1: f32,
+        beta_2: f32,
+        epsilon: f32,
+        weight_decay: f32,
+        global_clipnorm: Option<f32>,
+    },
+    AdamW {
+        learning_rate: f32,
+        beta_1: f32,
+        beta_2: f32,
+        epsilon: f32,
+        weight_decay: f32,
+        global_clipnorm: Option<f32>,
+    },
+    RMSprop {
+        learning_rate: f32,
+        rho: f32,
+        epsilon: f32,
+        weight_decay: f32,
+        global_clipnorm: Option<f32>,
+    },
+    Adagrad {
+        learning_rate: f32,
+        epsilon: f32,
+        weight_decay: f32,
+        global_clipnorm: Option<f32>,
+    },
+}
+
+fn clip<O: Optimizer + 'static>(
+    opt: O,
+    clipnorm: Option<f32>,
+    with: impl FnOnce(O, f32) -> RustymlResult<O>,
+) -> RustymlResult<Box<dyn Optimizer>> {
+    Ok(match clipnorm {
+        Some(c) => Box::new(with(opt, c)?),
+        None => Box::new(opt),
+    })
+}
+
+impl OptimizerSpec {
+    fn build(&self) -> RustymlResult<Box<dyn Optimizer>> {
+        match *self {
+            OptimizerSpec::SGD {
+                learning_rate,
+                momentum,
+                nesterov,
+                weight_decay,
+                global_clipnorm,
+            } => clip(
+                SGD::new(learning_rate, momentum, nesterov, weight_decay)?,
+                global_clipnorm,
+                SGD::with_global_clipnorm,
+            ),
+            OptimizerSpec::Adam {
+                learning_rate,
+                beta_1,
+                beta_2,
+                epsilon,
+                weight_decay,
+                global_clipnorm,
+            } => clip(
+                Adam::new(learning_rate, beta_1, beta_2, epsilon, weight_decay)?,
+                global_clipnorm,
+                Adam::with_global_clipnorm,
+            ),
+            OptimizerSpec::AdamW {
+                learning_rate,
+                beta_1,
+                beta_2,
+                epsilon,
+                weight_decay,
+                global_clipnorm,
+            } => clip(
+                AdamW::new(learning_rate, beta_1, beta_2, epsilon, weight_decay)?,
+                global_clipnorm,
+                AdamW::with_global_clipnorm,
+            ),
+            OptimizerSpec::RMSprop {
+                learning_rate,
+                rho,
+                epsilon,
+                weight_decay,
+                global_clipnorm,
+            } => clip(
+                RMSprop::new(learning_rate, rho, epsilon, weight_decay)?,
+                global_clipnorm,
+                RMSprop::with_global_clipnorm,
+            ),
+            OptimizerSpec::Adagrad {
+                learning_rate,
+                epsilon,
+                weight_decay,
+                global_clipnorm,
+            } => clip(
+                AdaGrad::new(learning_rate, epsilon, weight_decay)?,
+                global_clipnorm,
+                AdaGrad::with_global_clipnorm,
+            ),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct LossSpec {
+    name: String,
+    #[serde(default)]
+    from_logits: bool,
+}
+
+impl LossSpec {
+    fn build(&self) -> RustymlResult<Box<dyn Loss>> {
+        Ok(match self.name.as_str() {
+            "mean_squared_error" => Box::new(MeanSquaredError::new()),
+            "mean_absolute_error" => Box::new(MeanAbsoluteError::new()),
+            "binary_crossentropy" => Box::new(BinaryCrossEntropy::new()),
+            "categorical_crossentropy" => Box::new(CategoricalCrossEntropy::new(self.from_logits)),
+            "sparse_categorical_crossentropy" => {
+                Box::new(SparseCategoricalCrossEntropy::new(self.from_logits))
+            }
+            other => {
+                return Err(Error::invalid_parameter(
+                    "loss",
+                    format!("unknown loss {other:?}"),
+                ))
+            }
+        })
+    }
+}
+
+fn json_error(what: &str, e: serde_json::Error) -> PyErr {
+    PyValueError::new_err(format!("invalid {what} config: {e}"))
+}
+
+/// Names of the weight arrays whose Rust shape carries leading unit axes that Keras omits
+/// (a Dense bias is `[1, units]` here, `(units,)` in Keras).
+fn keras_drops_leading_ones(name: &str) -> bool {
+    matches!(
+        name,
+        "bias" | "gamma" | "beta" | "running_mean" | "running_var"
+    )
+}
+
+fn to_keras_shape(name: &str, a: ArrayD<f32>) -> ArrayD<f32> {
+    if !keras_drops_leading_ones(name) || a.ndim() <= 1 {
+        return a;
+    }
+    let shape = a.shape();
+    let first = shape
+        .iter()
+        .position(|&d| d != 1)
+        .unwrap_or(shape.len() - 1);
+    let kept = shape[first..].to_vec();
+    a.into_shape_with_order(IxDyn(&kept))
+        .expect("dropping unit axes keeps the size")
+}
+
+struct State {
+    model: Sequential,
+    /// Per-sample input shape and each layer's per-sample output shape.
+    input_shape: Vec<usize>,
+    output_shapes: Vec<Vec<usize>>,
+    shuffle_seed: u64,
+    compiled: bool,
+}
+
+/// The rows `idx` of `a` as a new tensor.
+fn gather(a: &ndarray::ArrayViewD<'_, f32>, idx: &[usize]) -> Tensor {
+    a.select(Axis(0), idx)
+}
+
+/// One network: the Rust `Sequential` plus the shapes the Python front asks about.
+#[pyclass(name = "NativeSequential", module = "rustyml._native.neural_network", frozen)]
+pub(crate) struct PySequential {
+    state: Mutex<State>,
+}
+
+impl PySequential {
+    fn lock(&self) -> PyResult<std::sync::MutexGuard<'_, State>> {
+        self.state
+            .lock()
+            .map_err(|_| PyValueError::new_err("the model was poisoned by an earlier failure"))
+    }
+}
+
+fn check_batch(batch_size: usize) -> PyResult<usize> {
+    if batch_size == 0 {
+        return Err(PyValueError::new_err("batch_size must be at least 1"));
+    }
+    Ok(batch_size)
+}
+
+#[pymethods]
+impl PySequential {
+    /// Builds every layer for samples of `input_shape`; a layer that does not fit its
+    /// predecessor is refused, naming both.
+    #[new]
+    #[pyo3(signature = (layers_json, input_shape, seed=None))]
+    fn new(layers_json: &str, input_shape: Vec<usize>, seed: Option<u64>) -> PyResult<Self> {
+        let specs: Vec<serde_json::Value> =
+            serde_json::from_str(layers_json).map_err(|e| json_error("layers", e))?;
+        if specs.is_empty() {
+            return Err(PyValueError::new_err("the model has no layers"));
+        }
+        let shuffle_seed = crate::random::resolve_seed(seed);
+        let mut model = Sequential::new_with_seed(shuffle_seed);
+        let mut shape = input_shape.clone();
+        let mut output_shapes = Vec::with_capacity(specs.len());
+        let mut previous = String::from("the input");
+        for (i, raw) in specs.into_iter().enumerate() {
+            let class = raw
+                .get("class_name")
+                .and_then(|v| v.as_str())
+                .unwrap_or("?")
+                .to_string();
+            let spec: LayerSpec =
+                serde_json::from_value(raw).map_err(|e| json_error(&format!("layer {i} ({class})"), e))?;
+            // Each layer's own stream: the model seed and the position, so adding a layer
+            // does not reshuffle the others' initialisation.
+            let layer_seed = seed.map(|s| s.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(i as u64 + 1));
+            let fail = |e: Error| {
+                PyValueError::new_err(format!(
+                    "layer {i} ({class}) does not fit {previous} of per-sample shape {shape:?}: {}",
+                    e
+                ))
+            };
+            let layer = spec.build(&shape, layer_seed).map_err(fail)?;
+            let probe = ArrayD::<f32>::zeros(IxDyn(&[&[1usize][..], &shape[..]].concat()));
+            let out = layer.predict(&probe).map_err(fail)?;
+            shape = out.shape()[1..].to_vec();
+            output_shapes.push(shape.clone());
+            model.add(layer);
+            previous = format!("layer {i} ({class})");
+        }
+        Ok(Self {
+            state: Mutex::new(State {
+                model,
+                input_shape,
+                output_shapes,
+                shuffle_seed,
+                compiled: false,
+            }),
+        })
+    }
+
+    /// Sets the optimizer and the loss from their configs.
+    fn compile(&self, optimizer_json: &str, loss_json: &str) -> PyResult<()> {
+        let opt: OptimizerSpec =
+            serde_json::from_str(optimizer_json).map_err(|e| json_error("optimizer", e))?;
+        let loss: LossSpec = serde_json::from_str(loss_json).map_err(|e| json_error("loss", e))?;
+        let opt = opt.build().map_err(to_py_err)?;
+        let loss = loss.build().map_err(to_py_err)?;
+        let mut st = self.lock()?;
+        st.model.compile(opt, loss);
+        st.compiled = true;
+        Ok(())
+    }
+
+    /// The per-sample output shape of the last layer.
+    fn output_shape(&self) -> PyResult<Vec<usize>> {
+        Ok(self.lock()?.output_shapes.last().cloned().unwrap_or_default())
+    }
+
+    /// `(layer type, kind, per-sample output shape, parameter count)` per layer.
+    fn layer_summaries(&self) -> PyResult<Vec<(String, String, Vec<usize>, usize)>> {
+        let mut st = self.lock()?;
+        let shapes = st.output_shapes.clone();
+        let layers = st.model.layers_mut();
+        Ok(layers
+            .iter_mut()
+            .zip(shapes)
+            .map(|(layer, shape)| {
+                let params: usize = layer.parameters().iter().map(|p| p.value.len()).sum();
+                let kind = layer.layer_type().to_string();
+                (kind.to_lowercase(), kind, shape, params)
+            })
+            .collect())
+    }
+
+    /// One epoch of mini-batch training; returns the sample-weighted mean loss. `progress`
+    /// is called as `progress(batches_done, mean_loss_so_far)` after every batch.
+    #[pyo3(signature = (x, y, batch_size, shuffle, epoch, progress=None))]
+    fn train_epoch(
+        &self,
+        py: Python<'_>,
+        x: PyReadonlyArrayDyn<'_, f32>,
+        y: PyReadonlyArrayDyn<'_, f32>,
+        batch_size: usize,
+        shuffle: bool,
+        epoch: u64,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<f32> {
+        let batch_size = check_batch(batch_size)?;
+        let (xv, yv) = (x.as_array(), y.as_array());
+        let n = xv.shape()[0];
+        if yv.shape()[0] != n {
+            return Err(PyValueError::new_err(format!(
+                "x and y have different numbers of samples ({n} and {})",
+                yv.shape()[0]
+            )));
+        }
+        let mut st = self.lock()?;
+        if !st.compiled {
+            return Err(PyValueError::new_err("the model must be compiled before training"));
+        }
+        let mut order: Vec<usize> = (0..n).collect();
+        if shuffle {
+            // Depends on the seed and the epoch only: the same order at any thread count.
+            let mut rng = ChaCha8Rng::seed_from_u64(st.shuffle_seed ^ epoch.wrapping_mul(0xA076_1D64_78BD_642F));
+            order.shuffle(&mut rng);
+        }
+        let model = &mut st.model;
+        py.detach(|| -> PyResult<f32> {
+            let mut total = 0.0f64;
+            let mut seen = 0usize;
+            for (b, idx) in order.chunks(batch_size).enumerate() {
+                let (xb, yb) = (gather(&xv, idx), gather(&yv, idx));
+                let loss = model.train_batch(&xb, &yb).map_err(to_py_err)?;
+                if !loss.is_finite() {
+                    return Err(PyValueError::new_err(format!(
+                        "the loss became {loss} at batch {b}: lower the learning rate or scale the inputs"
+                    )));
+                }
+                total += f64::from(loss) * idx.len() as f64;
+                seen += idx.len();
+                Python::attach(|py| -> PyResult<()> {
+                    py.check_signals()?;
+                    if let Some(cb) = &progress {
+                        cb.call1(py, (b + 1, (total / seen as f64) as f32))?;
+                    }
+                    Ok(())
+                })?;
+            }
+            Ok((total / seen.max(1) as f64) as f32)
+        })
+    }
+
+    /// The sample-weighted mean loss over `x, y`, in batches.
+    fn evaluate(
+        &self,
+        py: Python<'_>,
+        x: PyReadonlyArrayDyn<'_, f32>,
+        y: PyReadonlyArrayDyn<'_, f32>,
+        batch_size: usize,
+    ) -> PyResult<f32> {
+        let batch_size = check_batch(batch_size)?;
+        let (xv, yv) = (x.as_array(), y.as_array());
+        let n = xv.shape()[0];
+        let st = self.lock()?;
+        if !st.compiled {
+            return Err(PyValueError::new_err("the model must be compiled before evaluate"));
+        }
+        py.detach(|| {
+            let mut total = 0.0f64;
+            for start in (0..n).step_by(batch_size) {
+                let end = (start + batch_size).min(n);
+                let xb = xv.slice_axis(Axis(0), (start..end).into()).to_owned();
+                let yb = yv.slice_axis(Axis(0), (start..end).into()).to_owned();
+                total += f64::from(st.model.evaluate(&xb, &yb)?) * (end - start) as f64;
+            }
+            Ok((total / n.max(1) as f64) as f32)
+        })
+        .map_err(to_py_err)
+    }
+
+    /// Inference outputs, in batches.
+    fn predict<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArrayDyn<'py, f32>,
+        batch_size: usize,
+    ) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
+        let batch_size = check_batch(batch_size)?;
+        let xv = x.as_array();
+        let n = xv.shape()[0];
+        let st = self.lock()?;
+        let out = py
+            .detach(|| -> RustymlResult<Tensor> {
+                let mut parts = Vec::new();
+                for start in (0..n).step_by(batch_size) {
+                    let end = (start + batch_size).min(n);
+                    let xb = xv.slice_axis(Axis(0), (start..end).into()).to_owned();
+                    parts.push(st.model.predict(&xb)?);
+                }
+                let views: Vec<_> = parts.iter().map(|p| p.view()).collect();
+                ndarray::concatenate(Axis(0), &views)
+                    .map_err(|e| Error::computation(format!("joining batch outputs: {e}")))
+            })
+            .map_err(to_py_err)?;
+        Ok(out.into_pyarray(py))
+    }
+
+    /// Every layer's weights in Keras's order and shapes.
+    fn get_weights<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyArrayDyn<f32>>>> {
+        let mut st = self.lock()?;
+        let mut out = Vec::new();
+        for layer in st.model.layers_mut().iter() {
+            for (name, a) in layer.get_weights().named_arrays() {
+                out.push(to_keras_shape(name, a).into_pyarray(py));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Loads weights given in Keras's order and shapes; all are checked before any is set.
+    fn set_weights(&self, weights: Vec<PyReadonlyArrayDyn<'_, f32>>) -> PyResult<()> {
+        let mut st = self.lock()?;
+        let mut given = weights.iter().map(|w| w.as_array().to_owned());
+        let mut staged = Vec::new();
+        let total_given = weights.len();
+        let mut expected_total = 0;
+        for (i, layer) in st.model.layers_mut().iter().enumerate() {
+            let current = layer.get_weights();
+            let names = current.named_arrays();
+            expected_total += names.len();
+            if names.is_empty() {
+                continue;
+            }
+            let mut arrays = Vec::with_capacity(names.len());
+            for (name, old) in &names {
+                let Some(a) = given.next() else {
+                    return Err(PyValueError::new_err(format!(
+                        "set_weights: expected more weight arrays (layer {i} {} needs {name})",
+                        layer.layer_type()
+                    )));
+                };
+                let keras_shape = to_keras_shape(name, old.clone()).shape().to_vec();
+                if a.shape() != old.shape() && a.shape() != keras_shape.as_slice() {
+                    return Err(PyValueError::new_err(format!(
+                        "set_weights: layer {i} ({}) {name} must have shape {:?}, got {:?}",
+                        layer.layer_type(),
+                        keras_shape,
+                        a.shape()
+                    )));
+                }
+                arrays.push(a);
+            }
+            staged.push((i, current.with_arrays(arrays).map_err(to_py_err)?));
+        }
+        if total_given != expected_total {
+            return Err(PyValueError::new_err(format!(
+                "set_weights: the model has {expected_total} weight arrays, got {total_given}"
+            )));
+        }
+        let layers = st.model.layers_mut();
+        for (i, w) in staged {
+            layers[i].apply_weights(&w).map_err(to_py_err)?;
+        }
+        Ok(())
+    }
+
+    #[getter]
+    fn learning_rate(&self) -> PyResult<Option<f32>> {
+        Ok(self.lock()?.model.learning_rate())
+    }
+
+    #[setter]
+    fn set_learning_rate(&self, value: f32) -> PyResult<()> {
+        if !(value.is_finite() && value > 0.0) {
+            return Err(PyValueError::new_err(format!(
+                "learning_rate must be a finite number > 0, got {value}"
+            )));
+        }
+        self.lock()?.model.set_learning_rate(value);
+        Ok(())
+    }
+
+    /// Per-sample input shape the model was built for.
+    fn input_shape(&self) -> PyResult<Vec<usize>> {
+        Ok(self.lock()?.input_shape.clone())
+    }
+}
+
+/// Writes `arrays` (named `weight_000`, `weight_001`, ... to keep their order) and `metadata`
+/// as a safetensors file that any safetensors reader can open.
+#[pyfunction]
+fn save_safetensors(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+    metadata: HashMap<String, String>,
+    arrays: Vec<PyReadonlyArrayDyn<'_, f32>>,
+) -> PyResult<()> {
+    let owned: Vec<(String, Vec<usize>, Vec<u8>)> = arrays
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let bytes: Vec<u8> = a
+                .as_array()
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect();
+            (format!("weight_{i:04}"), a.shape().to_vec(), bytes)
+        })
+        .collect();
+    py.detach(|| {
+        let views = owned
+            .iter()
+            .map(|(name, shape, bytes)| {
+                safetensors::tensor::TensorView::new(safetensors::Dtype::F32, shape.clone(), bytes)
+                    .map(|v| (name.clone(), v))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| PyValueError::new_err(format!("cannot encode weights: {e}")))?;
+        safetensors::tensor::serialize_to_file(views, Some(metadata), &path)
+            .map_err(|e| PyOSError::new_err(format!("cannot write {}: {e}", path.display())))
+    })
+}
+
+/// Reads a file written by [`save_safetensors`]: its metadata and its f32 arrays in order.
+/// A truncated or altered file is a `ValueError` that says so.
+#[pyfunction]
+fn load_safetensors<'py>(
+    py: Python<'py>,
+    path: std::path::PathBuf,
+) -> PyResult<(Bound<'py, PyDict>, Vec<Bound<'py, PyArrayDyn<f32>>>)> {
+    let bytes = std::fs::read(&path)
+        .map_err(|e| PyOSError::new_err(format!("cannot read {}: {e}", path.display())))?;
+    let bad = |e: &dyn std::fmt::Display| {
+        PyValueError::new_err(format!(
+            "{} is not a valid safetensors model file (truncated or altered?): {e}",
+            path.display()
+        ))
+    };
+    let (_, header) = safetensors::SafeTensors::read_metadata(&bytes).map_err(|e| bad(&e))?;
+    let tensors = safetensors::SafeTensors::deserialize(&bytes).map_err(|e| bad(&e))?;
+    let meta = PyDict::new(py);
+    if let Some(m) = header.metadata() {
+        for (k, v) in m {
+            meta.set_item(k, v)?;
+        }
+    }
+    let mut named = tensors.tensors();
+    named.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out = Vec::with_capacity(named.len());
+    for (name, view) in named {
+        if view.dtype() != safetensors::Dtype::F32 {
+            return Err(bad(&format!("tensor {name} is {:?}, not F32", view.dtype())));
+        }
+        let values: Vec<f32> = view
+            .data()
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let arr = ArrayD::from_shape_vec(IxDyn(view.shape()), values).map_err(|e| bad(&e))?;
+        out.push(arr.into_pyarray(py));
+    }
+    Ok((meta, out))
+}
+
+pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PySequential>()?;
+    m.add_function(wrap_pyfunction!(save_safetensors, m)?)?;
+    m.add_function(wrap_pyfunction!(load_safetensors, m)?)?;
+    Ok(())
+}
