@@ -9,13 +9,37 @@
 //! Every declared gate also lands in a link-time registry ([`all_gates`]) so the calibration
 //! bench, `python -m rustyml` and the Python `tuning` facade enumerate gates without a second
 //! hand-kept list.
+//!
+//! Deployment: each gate reads `RUSTYML_<FAMILY>_<NAME>` (`RUSTYML_REDUCTION_SUM_F64=100000`)
+//! once, on first use. An unparsable value warns once on stderr, naming the variable, and the
+//! default stays; a setter shadows the variable for the rest of the process — gemmkit's rules
+//! for its `GEMMKIT_*` knobs, so one env file can carry both.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::Once;
+
+/// Where a gate's current value came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GateSource {
+    /// The calibrated default compiled into the crate.
+    Default,
+    /// The `RUSTYML_<FAMILY>_<NAME>` environment variable.
+    Environment,
+    /// A `set_*` call.
+    Setter,
+}
+
+const SOURCE_DEFAULT: u8 = 0;
+const SOURCE_ENV: u8 = 1;
+const SOURCE_SETTER: u8 = 2;
 
 /// One runtime-tunable work threshold.
 #[derive(Debug)]
 pub struct Gate {
     value: AtomicUsize,
+    /// Guards the one read of the environment variable.
+    env_read: Once,
+    source: AtomicU8,
     /// `tuning` submodule the gate is exposed under (`"reduction"`, `"matmul"`, ...).
     pub family: &'static str,
     /// Name without the `set_`/`get_` prefix (`"sum_f64"`).
@@ -36,6 +60,8 @@ impl Gate {
     ) -> Self {
         Self {
             value: AtomicUsize::new(default),
+            env_read: Once::new(),
+            source: AtomicU8::new(SOURCE_DEFAULT),
             family,
             name,
             default,
@@ -46,13 +72,58 @@ impl Gate {
     /// Current threshold.
     #[inline]
     pub fn get(&self) -> usize {
+        // After the first call this is one branch on an already-completed `Once`.
+        self.read_env_once();
         self.value.load(Ordering::Relaxed)
     }
 
     /// Replace the threshold. `usize::MAX` forces serial, `0` forces parallel.
     #[inline]
     pub fn set(&self, value: usize) {
+        // The variable is consumed first so it can never overwrite a setter's value later.
+        self.read_env_once();
+        self.source.store(SOURCE_SETTER, Ordering::Relaxed);
         self.value.store(value, Ordering::Relaxed);
+    }
+
+    /// Where the current value came from.
+    pub fn source(&self) -> GateSource {
+        self.read_env_once();
+        match self.source.load(Ordering::Relaxed) {
+            SOURCE_ENV => GateSource::Environment,
+            SOURCE_SETTER => GateSource::Setter,
+            _ => GateSource::Default,
+        }
+    }
+
+    /// The environment variable this gate reads: `RUSTYML_<FAMILY>_<NAME>`, upper case.
+    pub fn env_name(&self) -> String {
+        format!("RUSTYML_{}_{}", self.family, self.name).to_ascii_uppercase()
+    }
+
+    #[inline]
+    fn read_env_once(&self) {
+        if !self.env_read.is_completed() {
+            self.env_read.call_once(|| self.apply_env());
+        }
+    }
+
+    #[cold]
+    fn apply_env(&self) {
+        let var = self.env_name();
+        let Some(raw) = std::env::var_os(&var) else {
+            return;
+        };
+        match parse_threshold(&raw.to_string_lossy()) {
+            Some(v) => {
+                self.value.store(v, Ordering::Relaxed);
+                self.source.store(SOURCE_ENV, Ordering::Relaxed);
+            }
+            None => eprintln!(
+                "rustyml: ignoring {var}={raw:?}: expected a non-negative integer (or 'max' for always serial); using the default {}",
+                self.default
+            ),
+        }
     }
 
     /// Whether a kernel with this much estimated work should fork onto rayon.
@@ -73,6 +144,19 @@ impl Gate {
 }
 
 /// Registry entry submitted by [`declare_gate!`](crate::declare_gate).
+/// A threshold as written in an environment variable: a non-negative integer (`_` allowed as
+/// a digit separator) or `max` (`usize::MAX`, always serial).
+pub fn parse_threshold(text: &str) -> Option<usize> {
+    let t = text.trim();
+    if t.eq_ignore_ascii_case("max") {
+        return Some(usize::MAX);
+    }
+    if t.is_empty() || t.starts_with('_') {
+        return None;
+    }
+    t.replace('_', "").parse().ok()
+}
+
 #[doc(hidden)]
 pub struct GateEntry(pub &'static Gate);
 
@@ -137,13 +221,14 @@ macro_rules! forward_gate {
 /// Test and bench helper. Gates are process-global, so callers that run concurrently must
 /// serialise themselves (the crate's tests hold [`GATE_TEST_LOCK`]).
 pub fn with_gate<R>(gate: &Gate, value: usize, body: impl FnOnce() -> R) -> R {
-    struct Restore<'a>(&'a Gate, usize);
+    struct Restore<'a>(&'a Gate, usize, u8);
     impl Drop for Restore<'_> {
         fn drop(&mut self) {
-            self.0.set(self.1);
+            self.0.value.store(self.1, Ordering::Relaxed);
+            self.0.source.store(self.2, Ordering::Relaxed);
         }
     }
-    let _restore = Restore(gate, gate.get());
+    let _restore = Restore(gate, gate.get(), gate.source.load(Ordering::Relaxed));
     gate.set(value);
     body()
 }
@@ -159,4 +244,63 @@ pub fn serial_and_parallel<R>(gate: &Gate, kernel: impl Fn() -> R) -> (R, R) {
     let serial = with_gate(gate, usize::MAX, &kernel);
     let parallel = with_gate(gate, 0, &kernel);
     (serial, parallel)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thresholds_parse_like_integers_with_separators_or_max() {
+        assert_eq!(parse_threshold("100000"), Some(100_000));
+        assert_eq!(parse_threshold(" 4_000_000 "), Some(4_000_000));
+        assert_eq!(parse_threshold("MAX"), Some(usize::MAX));
+        assert_eq!(parse_threshold("0"), Some(0));
+        for bad in ["", "-1", "1e5", "ten", "_1", "18446744073709551616"] {
+            assert_eq!(parse_threshold(bad), None, "{bad:?}");
+        }
+    }
+
+    // Each test uses its own gate (and so its own variable): the environment is read once per
+    // gate, and tests run concurrently.
+    static ENV_GATE: Gate = Gate::new("testfamily", "from_env", 7, "items");
+    static BAD_ENV_GATE: Gate = Gate::new("testfamily", "bad_env", 9, "items");
+    static SETTER_GATE: Gate = Gate::new("testfamily", "setter_first", 11, "items");
+
+    #[test]
+    fn environment_supplies_the_value_and_a_setter_shadows_it() {
+        std::env::set_var("RUSTYML_TESTFAMILY_FROM_ENV", "123");
+        assert_eq!(ENV_GATE.env_name(), "RUSTYML_TESTFAMILY_FROM_ENV");
+        assert_eq!(ENV_GATE.get(), 123);
+        assert_eq!(ENV_GATE.source(), GateSource::Environment);
+        ENV_GATE.set(5);
+        assert_eq!(ENV_GATE.get(), 5);
+        assert_eq!(ENV_GATE.source(), GateSource::Setter);
+        // Read once: a later change of the variable is not seen.
+        std::env::set_var("RUSTYML_TESTFAMILY_FROM_ENV", "999");
+        assert_eq!(ENV_GATE.get(), 5);
+    }
+
+    #[test]
+    fn an_unparsable_variable_keeps_the_default() {
+        std::env::set_var("RUSTYML_TESTFAMILY_BAD_ENV", "lots");
+        assert_eq!(BAD_ENV_GATE.get(), 9);
+        assert_eq!(BAD_ENV_GATE.source(), GateSource::Default);
+    }
+
+    #[test]
+    fn a_setter_before_first_use_is_not_overwritten_by_the_variable() {
+        std::env::set_var("RUSTYML_TESTFAMILY_SETTER_FIRST", "77");
+        SETTER_GATE.set(3);
+        assert_eq!(SETTER_GATE.get(), 3);
+        assert_eq!(SETTER_GATE.source(), GateSource::Setter);
+    }
+
+    #[test]
+    fn with_gate_restores_value_and_source() {
+        static G: Gate = Gate::new("testfamily", "restore", 13, "items");
+        with_gate(&G, 0, || assert_eq!(G.get(), 0));
+        assert_eq!(G.get(), 13);
+        assert_eq!(G.source(), GateSource::Default);
+    }
 }

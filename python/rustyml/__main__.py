@@ -60,10 +60,13 @@ def main():
         print("caches: not reported by this system")
     print(f"rayon threads: {rustyml.parallel.current_num_threads()}")
 
-    print("\ngates (tuning.<family>.get_<name>):")
+    print("\ngates (tuning.<family>.get_<name>; RUSTYML_<FAMILY>_<NAME> deploys a value):")
+    sources = {(f, n): (src, var) for f, n, src, var in rustyml.tuning.gate_sources()}
     for family, name, value, default, unit in rustyml.tuning.gates():
-        mark = "" if value == default else f"  (default {default})"
-        print(f"  tuning.{family}.{name:<28} {value:>14} {unit}{mark}")
+        src, var = sources[(family, name)]
+        origin = {"environment": f"from {var}", "setter": "set by set_" + name}.get(src, "default")
+        mark = "" if value == default else f" (default {default})"
+        print(f"  tuning.{family}.{name:<28} {value:>20} {unit:<24} {origin}{mark}")
 
     print("\ngemmkit backend knobs (tuning.matmul.backend):")
     for name in backend.KNOBS:

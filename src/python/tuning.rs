@@ -139,7 +139,25 @@ fn gates(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyTuple>>> {
         .collect()
 }
 
+/// Every gate as `(family, name, source, variable)`: where its value came from
+/// (`"default"`, `"environment"`, `"setter"`) and the `RUSTYML_*` variable it reads.
+#[pyfunction]
+fn gate_sources(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyTuple>>> {
+    all_gates()
+        .into_iter()
+        .map(|g| {
+            let source = match g.source() {
+                crate::gate::GateSource::Default => "default",
+                crate::gate::GateSource::Environment => "environment",
+                crate::gate::GateSource::Setter => "setter",
+            };
+            (g.family, g.name, source, g.env_name()).into_pyobject(py)
+        })
+        .collect()
+}
+
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(gate_sources, m)?)?;
     let mut families: Vec<&'static str> = all_gates().iter().map(|g| g.family).collect();
     families.dedup();
     for family in families {

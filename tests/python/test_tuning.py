@@ -108,3 +108,25 @@ def test_main_job_prints_the_report_and_the_chapter_example():
     assert "tuning.reduction.sum_f64" in out.stdout
     assert "parallel_threshold" in out.stdout
     assert out.stdout.strip().endswith("prediction: 3.000")
+
+
+def test_gates_read_rustyml_environment_variables_once_and_setters_shadow_them():
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import rustyml.tuning as t\n"
+        "print(t.reduction.get_sum_f64())\n"
+        "src = {(f, n): s for f, n, s, _v in t.gate_sources()}\n"
+        "print(src[('reduction', 'sum_f64')], src[('reduction', 'scan_f64')])\n"
+        "t.reduction.set_sum_f64(5)\n"
+        "print(t.reduction.get_sum_f64(), {(f, n): s for f, n, s, _v in t.gate_sources()}"
+        "[('reduction', 'sum_f64')])\n"
+    )
+    env = dict(os.environ, RUSTYML_REDUCTION_SUM_F64="100_000", RUSTYML_REDUCTION_SCAN_F64="x")
+    out = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split("\n")[:3] == ["100000", "environment default", "5 setter"]
+    assert "RUSTYML_REDUCTION_SCAN_F64" in out.stderr and "ignoring" in out.stderr
