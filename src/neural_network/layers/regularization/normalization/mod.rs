@@ -15,3 +15,6 @@ pub use group_normalization::GroupNormalization;
 pub use instance_normalization::InstanceNormalization;
 pub use layer_normalization::{LayerNormalization, LayerNormalizationAxis};
 pub use unit_normalization::{UnitNormalization, UnitNormalizationAxis};
+
+#[cfg(test)]
+mod tests;
