@@ -15,3 +15,10 @@ pub enum TrainingParameters {
     NonTrainable(usize),
     NoTrainable,
 }
+
+pub mod dense;
+pub mod flatten;
+pub mod serialize_model;
+
+pub use dense::*;
+pub use flatten::*;
