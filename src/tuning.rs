@@ -145,3 +145,46 @@ pub mod tree {
     forward_gate!(crate::machine_learning::tree::TRAVERSAL_MIN_VISITS => set_traversal_min_visits, get_traversal_min_visits);
     forward_gate!(crate::machine_learning::decision_tree::SORT_SCAN_MIN_ELEMS => set_sort_scan_min_elems, get_sort_scan_min_elems);
 }
+
+/// Normalisation layers (BatchNormalization, LayerNormalization, Group/InstanceNormalization).
+#[cfg(feature = "neural_network")]
+pub mod norm {
+    use crate::forward_gate;
+    use crate::neural_network::layers::regularization::normalization::engine as e;
+    forward_gate!(e::BATCH_NORM => set_batch_norm, get_batch_norm);
+    forward_gate!(e::BN_COL_STATS => set_bn_col_stats, get_bn_col_stats);
+    forward_gate!(e::BN_PLANE_STATS => set_bn_plane_stats, get_bn_plane_stats);
+    forward_gate!(e::LN_ROW => set_ln_row, get_ln_row);
+    forward_gate!(e::LN_COL_STATS => set_ln_col_stats, get_ln_col_stats);
+    forward_gate!(e::GN_ROW => set_gn_row, get_gn_row);
+    forward_gate!(e::GN_PARAM_GRAD => set_gn_param_grad, get_gn_param_grad);
+
+    /// The column folds (the original's later `col_fold` knob): sets `bn_col_stats`,
+    /// `bn_plane_stats`, `ln_col_stats` and `gn_param_grad`.
+    pub fn set_col_fold(value: usize) {
+        for gate in [
+            &e::BN_COL_STATS,
+            &e::BN_PLANE_STATS,
+            &e::LN_COL_STATS,
+            &e::GN_PARAM_GRAD,
+        ] {
+            gate.set(value);
+        }
+    }
+
+    /// The `col_fold` threshold: `bn_col_stats`'s.
+    pub fn get_col_fold() -> usize {
+        e::BN_COL_STATS.get()
+    }
+
+    /// The row passes (the original's later `row_pass` knob): sets `ln_row` and `gn_row`.
+    pub fn set_row_pass(value: usize) {
+        e::LN_ROW.set(value);
+        e::GN_ROW.set(value);
+    }
+
+    /// The `row_pass` threshold: `ln_row`'s.
+    pub fn get_row_pass() -> usize {
+        e::LN_ROW.get()
+    }
+}
