@@ -100,6 +100,16 @@ impl Sequential {
         self
     }
 
+    /// The layers in order (front ends read shapes and weights through this).
+    pub fn layers(&self) -> &[Box<dyn Layer>] {
+        &self.layers
+    }
+
+    /// The layers in order, mutable (front ends load weights through `Layer::apply_weights`).
+    pub fn layers_mut(&mut self) -> &mut [Box<dyn Layer>] {
+        &mut self.layers
+    }
+
     fn check_layers(&self) -> RustymlResult<()> {
         if self.layers.is_empty() {
             return Err(NnError::EmptyModel.into());

@@ -14,6 +14,7 @@ pub(crate) mod labels;
 mod machine_learning;
 mod math;
 mod metrics;
+mod neural_network;
 mod parallel;
 mod tuning;
 mod utils;
@@ -49,5 +50,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_submodule(m, "machine_learning", machine_learning::register)?;
     add_submodule(m, "utils", utils::register)?;
     add_submodule(m, "metrics", metrics::register)?;
+    add_submodule(m, "neural_network", neural_network::register)?;
     Ok(())
 }
