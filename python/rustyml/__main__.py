@@ -66,7 +66,8 @@ def main():
         src, var = sources[(family, name)]
         origin = {"environment": f"from {var}", "setter": "set by set_" + name}.get(src, "default")
         mark = "" if value == default else f" (default {default})"
-        print(f"  tuning.{family}.{name:<28} {value:>20} {unit:<24} {origin}{mark}")
+        label = f"tuning.{family}.{name}"
+        print(f"  {label:<42} {value:>20} {unit:<24} {origin}{mark}")
 
     print("\ngemmkit backend knobs (tuning.matmul.backend):")
     for name in backend.KNOBS:
