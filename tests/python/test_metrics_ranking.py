@@ -101,9 +101,9 @@ def test_top_k_accuracy_matches_sklearn(rng, k):
     tied = np.round(s, 1)  # many ties: scikit-learn ranks the later column first
     for scores in (s, tied):
         for normalize in (True, False):
-            assert rm.top_k_accuracy_score(
-                y, scores, k=k, normalize=normalize
-            ) == pytest.approx(sm.top_k_accuracy_score(y, scores, k=k, normalize=normalize))
+            assert rm.top_k_accuracy_score(y, scores, k=k, normalize=normalize) == pytest.approx(
+                sm.top_k_accuracy_score(y, scores, k=k, normalize=normalize)
+            )
     labels = np.array([10, 20, 30, 40, 50])
     yl = labels[y]
     assert rm.top_k_accuracy_score(yl, s, k=k, labels=labels) == pytest.approx(

@@ -315,7 +315,9 @@ def average_precision_score(y_true, y_score, *, average="macro", pos_label=1):
             "or set pos_label to 1."
         )
     if average not in (None, "micro", "macro", "weighted"):
-        raise ValueError(f"average has to be one of (None, 'micro', 'macro', 'weighted'), got {average!r}")
+        raise ValueError(
+            f"average has to be one of (None, 'micro', 'macro', 'weighted'), got {average!r}"
+        )
     score = np.asarray(y_score, dtype=np.float64)
     if score.ndim != 2 or score.shape[1] != len(classes):
         raise ValueError(
@@ -324,7 +326,7 @@ def average_precision_score(y_true, y_score, *, average="macro", pos_label=1):
         )
     indicator = (y[:, None] == classes[None, :]).astype(np.int64)
     if average == "micro":
-        return _m.average_precision_score(indicator.ravel(), np.ascontiguousarray(score).ravel(), 1)
+        return _m.average_precision_score(indicator.ravel(), score.ravel(), 1)
     per_class = np.array(
         [
             _m.average_precision_score(indicator[:, j].copy(), score[:, j].copy(), 1)
