@@ -2,7 +2,7 @@
 
 use crate::harness::{Family, Rung};
 use ndarray::{Array1, Array2};
-use rustyml::metrics::clustering::{self, SilhouetteMetric};
+use rustyml::metrics::checked::clustering::{self, SilhouetteMetric};
 use std::hint::black_box;
 
 pub fn families() -> Vec<Family> {

@@ -354,7 +354,7 @@ impl DecisionTree {
             let hits = pred.iter().zip(y.iter()).filter(|(p, t)| p == t).count();
             Ok(hits as f64 / y.len() as f64)
         } else {
-            crate::metrics::r2_score(y.view(), pred.view())
+            crate::metrics::checked::r2_score(y.view(), pred.view())
         }
     }
 }

@@ -261,7 +261,7 @@ impl LinearRegression {
         S2: Data<Elem = f64>,
     {
         let pred = self.predict(x)?;
-        crate::metrics::r2_score(y.view(), pred.view())
+        crate::metrics::checked::r2_score(y.view(), pred.view())
     }
 }
 

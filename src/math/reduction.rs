@@ -39,10 +39,34 @@ where
     F: Fn(std::ops::Range<usize>) -> P + Sync,
     C: Fn(P, P) -> P,
 {
+    fold_blocks(
+        len,
+        block,
+        gate.allows_parallel(work),
+        identity,
+        partial,
+        combine,
+    )
+}
+
+/// [`blocked_fold`] with the serial/parallel choice made by the caller.
+fn fold_blocks<P, F, C>(
+    len: usize,
+    block: usize,
+    parallel: bool,
+    identity: P,
+    partial: F,
+    combine: C,
+) -> P
+where
+    P: Send,
+    F: Fn(std::ops::Range<usize>) -> P + Sync,
+    C: Fn(P, P) -> P,
+{
     assert!(block > 0, "blocked_fold: block must be positive");
     let n_blocks = len.div_ceil(block);
     let range_of = |b: usize| b * block..((b + 1) * block).min(len);
-    if n_blocks > 1 && gate.allows_parallel(work) {
+    if n_blocks > 1 && parallel {
         let partials: Vec<P> = (0..n_blocks)
             .into_par_iter()
             .with_min_len(4)
@@ -52,6 +76,52 @@ where
     } else {
         (0..n_blocks).fold(identity, |acc, b| combine(acc, partial(range_of(b))))
     }
+}
+
+/// Block length of [`det_reduce`] and [`det_reduce_range`] (the original crate's public
+/// constant): block boundaries never depend on the thread count.
+pub const DET_REDUCE_BLOCK: usize = 16_384;
+
+/// Deterministic reduction of a slice: `fold_block` folds each block of
+/// [`DET_REDUCE_BLOCK`] elements, `merge` combines the block results left to right from
+/// `identity`. `parallel` only chooses whether the blocks fold on rayon; the result is the
+/// same bits either way.
+pub fn det_reduce<T, A, F, M>(
+    slice: &[T],
+    parallel: bool,
+    fold_block: F,
+    merge: M,
+    identity: A,
+) -> A
+where
+    T: Sync,
+    A: Send,
+    F: Fn(&[T]) -> A + Sync + Send,
+    M: Fn(A, A) -> A,
+{
+    det_reduce_range(
+        slice.len(),
+        parallel,
+        |r| fold_block(&slice[r]),
+        merge,
+        identity,
+    )
+}
+
+/// [`det_reduce`] over the index range `0..n`: `fold_block` receives each block's range.
+pub fn det_reduce_range<A, F, M>(
+    n: usize,
+    parallel: bool,
+    fold_block: F,
+    merge: M,
+    identity: A,
+) -> A
+where
+    A: Send,
+    F: Fn(std::ops::Range<usize>) -> A + Sync + Send,
+    M: Fn(A, A) -> A,
+{
+    fold_blocks(n, DET_REDUCE_BLOCK, parallel, identity, fold_block, merge)
 }
 
 const LANES: usize = 8;
@@ -431,6 +501,40 @@ mod tests {
         Array1::from_shape_fn(n, |i| {
             ((i as f64) * 0.7312).sin() * 10f64.powi((i % 7) as i32 - 3)
         })
+    }
+
+    #[test]
+    fn det_reduce_is_the_same_bits_serial_and_parallel() {
+        for n in [
+            0,
+            1,
+            DET_REDUCE_BLOCK - 1,
+            DET_REDUCE_BLOCK + 1,
+            5 * DET_REDUCE_BLOCK + 3,
+        ] {
+            let x = data(n);
+            let s = x.as_slice().unwrap();
+            let fold = |b: &[f64]| b.iter().sum::<f64>();
+            let serial = det_reduce(s, false, fold, |a, b| a + b, 0.0);
+            let parallel = det_reduce(s, true, fold, |a, b| a + b, 0.0);
+            assert_eq!(serial.to_bits(), parallel.to_bits(), "n={n}");
+            // Blocks cut at DET_REDUCE_BLOCK and merge in order, whatever the thread count.
+            let by_hand = s.chunks(DET_REDUCE_BLOCK).map(fold).fold(0.0, |a, b| a + b);
+            assert_eq!(serial.to_bits(), by_hand.to_bits(), "n={n}");
+            let ranges = det_reduce_range(
+                n,
+                true,
+                |r| vec![r],
+                |mut a, b| {
+                    a.extend(b);
+                    a
+                },
+                Vec::new(),
+            );
+            let covered: usize = ranges.iter().map(|r| r.len()).sum();
+            assert_eq!(covered, n);
+            assert!(ranges.windows(2).all(|w| w[0].end == w[1].start));
+        }
     }
 
     #[test]

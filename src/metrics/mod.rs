@@ -1,52 +1,55 @@
-//! Evaluation metrics (regression, classification, clustering) with scikit-learn's
-//! definitions, names and argument order `(y_true, y_pred)`.
+//! Evaluation metrics with the original crate's API: functions over `&ArrayBase` (any
+//! storage) that return plain numbers and **panic** on bad input (mismatched lengths, empty
+//! arrays, labels outside the expected set), with messages such as
+//! `"dimension mismatch: expected 3, found 2"` or `"input is empty: ..."`.
 //!
-//! Functions the original crate named differently are also exported under that name
-//! ([`accuracy`], [`roc_auc`], [`adjusted_rand_index`], [`normalized_mutual_info`],
-//! [`adjusted_mutual_info`]). Labels may be any [`Label`] type (integers, floats, booleans,
-//! strings). Bad input (mismatched lengths, empty arrays, NaN, a single class where a metric
-//! needs two, probabilities outside `[0, 1]`, an unknown option) is refused with
-//! [`RustymlError::InvalidInput`](crate::RustymlError) naming the problem.
+//! [`checked`] holds the scikit-learn-style functions (any [`Label`](crate::math::labels::Label)
+//! type, scikit-learn's options and edge cases) that report bad input as
+//! [`Error`](crate::error::Error) instead; the Python bindings use those, so Python never
+//! sees a panic. The functions here validate in the original's terms and then run the same
+//! computational cores.
 
+pub mod checked;
 pub mod classification;
 pub mod clustering;
-pub mod confusion_matrix;
+mod confusion_matrix;
+mod multiclass_confusion_matrix;
 pub mod regression;
 
-pub use crate::math::labels::Label;
-pub use classification::{
-    accuracy, accuracy_score, balanced_accuracy_score, confusion_matrix, f1_score, fbeta_score,
-    log_loss, matthews_corrcoef, normalize_confusion_matrix, precision_recall_fscore,
-    precision_recall_fscore_support, precision_score, recall_score, roc_auc, roc_auc_score,
-    roc_auc_score_multiclass, Average, ConfusionNormalize, MultiClass, Prfs, Probabilities,
-    ZeroDivision,
-};
-pub use clustering::{
-    adjusted_mutual_info, adjusted_mutual_info_score, adjusted_rand_index, adjusted_rand_score,
-    calinski_harabasz_score, completeness_score, davies_bouldin_score, fowlkes_mallows_score,
-    homogeneity_completeness_v_measure, homogeneity_score, mutual_info_score,
-    normalized_mutual_info, normalized_mutual_info_score, silhouette_samples, silhouette_score,
-    v_measure_score, AverageMethod, SilhouetteMetric,
-};
-pub use confusion_matrix::ConfusionMatrix;
-pub use regression::{
-    explained_variance_score, mean_absolute_error, mean_absolute_percentage_error,
-    mean_squared_error, median_absolute_error, r2_score, root_mean_squared_error,
-};
+pub use classification::*;
+pub use clustering::*;
+pub use regression::*;
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
+use ndarray::{ArrayBase, ArrayView1, Data, Ix1};
 
-/// Two arrays describing the same samples: equal lengths, not empty.
-pub(crate) fn check_lengths(a: usize, b: usize, a_name: &str, b_name: &str) -> Result<()> {
-    if a != b {
-        return Err(RustymlError::invalid(format!(
-            "{a_name} and {b_name} have different lengths ({a} and {b})"
-        )));
+/// The original API reports bad input by panicking with the error's message.
+#[track_caller]
+pub(crate) fn or_panic<T>(r: Result<T>) -> T {
+    r.unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The original's check of two arrays describing the same samples: equal lengths (expected =
+/// the first length), not empty.
+pub(crate) fn check_pair_len(first: usize, second: usize) -> Result<()> {
+    if first != second {
+        return Err(Error::dimension_mismatch(first, second));
     }
-    if a == 0 {
-        return Err(RustymlError::invalid(format!(
-            "{a_name} and {b_name} are empty"
-        )));
+    if first == 0 {
+        return Err(Error::empty_input("metric inputs have no samples"));
     }
     Ok(())
+}
+
+/// Views of two 1-D arrays after [`check_pair_len`].
+pub(crate) fn pair_views<'a, A, S1, S2>(
+    a: &'a ArrayBase<S1, Ix1>,
+    b: &'a ArrayBase<S2, Ix1>,
+) -> Result<(ArrayView1<'a, A>, ArrayView1<'a, A>)>
+where
+    S1: Data<Elem = A>,
+    S2: Data<Elem = A>,
+{
+    check_pair_len(a.len(), b.len())?;
+    Ok((a.view(), b.view()))
 }

@@ -1,99 +1,86 @@
-//! Regression metrics, scikit-learn's definitions and argument order `(y_true, y_pred)`.
+//! Regression metrics with the original crate's signatures: `(y_true, y_pred)` of any f64
+//! storage, a plain `f64` result, a panic on mismatched lengths or empty input.
 //!
-//! Every sum goes through the deterministic blocked reduction ([`reduction::sum_zip`]), so a
-//! metric gives the same bits at any thread count and gate setting.
+//! Each delegates to the scikit-learn-style function of the same name in
+//! [`checked::regression`](super::checked::regression); only the constant-target rule of
+//! [`r2_score`] and [`explained_variance_score`] is the original's (see there).
 
-use crate::error::{Result, RustymlError};
-use crate::math::reduction;
-use ndarray::ArrayView1;
+use super::checked::regression as checked;
+use super::{or_panic, pair_views};
+use crate::error::Result;
+use ndarray::{ArrayBase, ArrayView1, Data, Ix1};
 
-/// Equal, non-zero lengths and finite values.
-pub(crate) fn check_pair(y_true: &ArrayView1<f64>, y_pred: &ArrayView1<f64>) -> Result<()> {
-    super::check_lengths(y_true.len(), y_pred.len(), "y_true", "y_pred")?;
-    crate::validation::check_target(y_true, "y_true")?;
-    crate::validation::check_target(y_pred, "y_pred")
+/// Generates the original-API wrapper of a checked regression metric.
+macro_rules! regression_metric {
+    ($(#[$doc:meta])* $name:ident => $body:expr) => {
+        $(#[$doc])*
+        ///
+        /// # Panics
+        /// If the lengths differ, the input is empty or holds NaN/infinity.
+        pub fn $name<S1, S2>(y_true: &ArrayBase<S1, Ix1>, y_pred: &ArrayBase<S2, Ix1>) -> f64
+        where
+            S1: Data<Elem = f64>,
+            S2: Data<Elem = f64>,
+        {
+            let body: fn(ArrayView1<f64>, ArrayView1<f64>) -> Result<f64> = $body;
+            or_panic(pair_views(y_true, y_pred).and_then(|(t, p)| body(t, p)))
+        }
+    };
 }
 
-/// `1 - numerator / denominator` with scikit-learn's `force_finite` rule: a zero denominator
-/// gives 1.0 for a perfect prediction and 0.0 otherwise.
-fn explained_fraction(numerator: f64, denominator: f64) -> f64 {
-    if denominator != 0.0 {
-        1.0 - numerator / denominator
-    } else if numerator != 0.0 {
-        0.0
-    } else {
+regression_metric!(
+    /// Mean squared error.
+    mean_squared_error => checked::mean_squared_error
+);
+regression_metric!(
+    /// Root mean squared error.
+    root_mean_squared_error => checked::root_mean_squared_error
+);
+regression_metric!(
+    /// Mean absolute error.
+    mean_absolute_error => checked::mean_absolute_error
+);
+regression_metric!(
+    /// Median of the absolute errors.
+    median_absolute_error => checked::median_absolute_error
+);
+regression_metric!(
+    /// Mean absolute percentage error as a fraction; `|y_true|` is floored at `f64::EPSILON`.
+    mean_absolute_percentage_error => checked::mean_absolute_percentage_error
+);
+regression_metric!(
+    /// Coefficient of determination. A constant `y_true` (all values equal, checked on the
+    /// values themselves because the mean of e.g. eight `0.1`s does not round-trip) scores 1.0
+    /// for a perfect prediction and 0.0 otherwise.
+    r2_score => |t, p| match all_equal(&t) {
+        true => Ok(perfect_or_zero(t.iter().zip(p.iter()).all(|(a, b)| a == b))),
+        false => checked::r2_score(t, p),
+    }
+);
+regression_metric!(
+    /// Explained variance `1 - Var(y_true - y_pred) / Var(y_true)`. A constant `y_true`
+    /// scores 1.0 when the residuals are constant too (a pure bias explains everything) and
+    /// 0.0 otherwise.
+    explained_variance_score => |t, p| match all_equal(&t) {
+        true => {
+            let first = t[0] - p[0];
+            Ok(perfect_or_zero(t.iter().zip(p.iter()).all(|(a, b)| a - b == first)))
+        }
+        false => checked::explained_variance_score(t, p),
+    }
+);
+
+/// Whether every value equals the first (the input is not empty here).
+fn all_equal(v: &ArrayView1<f64>) -> bool {
+    v.iter().all(|&x| x == v[0])
+}
+
+fn perfect_or_zero(perfect: bool) -> f64 {
+    if perfect {
         1.0
+    } else {
+        0.0
     }
-}
-
-/// Mean squared error.
-pub fn mean_squared_error(y_true: ArrayView1<f64>, y_pred: ArrayView1<f64>) -> Result<f64> {
-    check_pair(&y_true, &y_pred)?;
-    Ok(reduction::sum_zip(y_true, y_pred, |t, p| (t - p) * (t - p)) / y_true.len() as f64)
-}
-
-/// Root mean squared error.
-pub fn root_mean_squared_error(y_true: ArrayView1<f64>, y_pred: ArrayView1<f64>) -> Result<f64> {
-    mean_squared_error(y_true, y_pred).map(f64::sqrt)
-}
-
-/// Mean absolute error.
-pub fn mean_absolute_error(y_true: ArrayView1<f64>, y_pred: ArrayView1<f64>) -> Result<f64> {
-    check_pair(&y_true, &y_pred)?;
-    Ok(reduction::sum_zip(y_true, y_pred, |t, p| (t - p).abs()) / y_true.len() as f64)
-}
-
-/// Coefficient of determination, scikit-learn's conventions: 1.0 for a perfect fit of a
-/// constant target, 0.0 for an imperfect fit of a constant target.
-pub fn r2_score(y_true: ArrayView1<f64>, y_pred: ArrayView1<f64>) -> Result<f64> {
-    check_pair(&y_true, &y_pred)?;
-    let ss_res = reduction::sum_zip(y_true, y_pred, |t, p| (t - p) * (t - p));
-    let ss_tot = reduction::moments(y_true).m2;
-    Ok(explained_fraction(ss_res, ss_tot))
-}
-
-/// Explained variance: `1 - Var(y_true - y_pred) / Var(y_true)`, with the same constant-target
-/// rule as [`r2_score`].
-pub fn explained_variance_score(y_true: ArrayView1<f64>, y_pred: ArrayView1<f64>) -> Result<f64> {
-    check_pair(&y_true, &y_pred)?;
-    let n = y_true.len() as f64;
-    let mean_diff = reduction::sum_zip(y_true, y_pred, |t, p| t - p) / n;
-    let numerator = reduction::sum_zip(y_true, y_pred, |t, p| {
-        let r = t - p - mean_diff;
-        r * r
-    }) / n;
-    let denominator = reduction::moments(y_true).m2 / n;
-    Ok(explained_fraction(numerator, denominator))
-}
-
-/// Median of the absolute errors (the mean of the two middle values for an even count, as
-/// NumPy's `median`).
-pub fn median_absolute_error(y_true: ArrayView1<f64>, y_pred: ArrayView1<f64>) -> Result<f64> {
-    check_pair(&y_true, &y_pred)?;
-    let mut errors: Vec<f64> = y_true
-        .iter()
-        .zip(y_pred.iter())
-        .map(|(t, p)| (p - t).abs())
-        .collect();
-    Ok(reduction::median_in_place(&mut errors))
-}
-
-/// Mean absolute percentage error, as a fraction (not multiplied by 100): `|y_pred - y_true|
-/// / max(|y_true|, eps)`, averaged.
-pub fn mean_absolute_percentage_error(
-    y_true: ArrayView1<f64>,
-    y_pred: ArrayView1<f64>,
-) -> Result<f64> {
-    check_pair(&y_true, &y_pred)?;
-    let total = reduction::sum_zip(y_true, y_pred, |t, p| {
-        (p - t).abs() / t.abs().max(f64::EPSILON)
-    });
-    if !total.is_finite() {
-        return Err(RustymlError::invalid(
-            "mean_absolute_percentage_error overflowed: y_true has values too close to 0 for the errors' size",
-        ));
-    }
-    Ok(total / y_true.len() as f64)
 }
 
 #[cfg(test)]
@@ -102,59 +89,30 @@ mod tests {
     use ndarray::arr1;
 
     #[test]
-    fn regression_metrics_match_hand_computation() {
-        // y = [1,2,3,4], pred = [1,2,3,5]: residuals [0,0,0,-1]
-        let (t, p) = (arr1(&[1.0, 2.0, 3.0, 4.0]), arr1(&[1.0, 2.0, 3.0, 5.0]));
-        // ss_res = 1, ss_tot = 5 -> 0.8
-        assert!((r2_score(t.view(), p.view()).unwrap() - 0.8).abs() < 1e-15);
-        assert_eq!(mean_squared_error(t.view(), p.view()).unwrap(), 0.25);
-        assert_eq!(root_mean_squared_error(t.view(), p.view()).unwrap(), 0.5);
-        assert_eq!(mean_absolute_error(t.view(), p.view()).unwrap(), 0.25);
-        // Var(residual) = mean([0,0,0,-1] + 0.25)^2 = 3/16; Var(y) = 5/4 -> 1 - 0.15
-        assert!((explained_variance_score(t.view(), p.view()).unwrap() - 0.85).abs() < 1e-15);
-        assert_eq!(median_absolute_error(t.view(), p.view()).unwrap(), 0.0);
+    fn constant_target_is_recognised_on_the_values() {
+        // 0.1 does not survive sum / n, so a mean-based variance is ~1e-33, not 0.
+        let t = arr1(&[0.1; 8]);
+        assert_eq!(r2_score(&t, &t), 1.0);
+        assert_eq!(r2_score(&t, &arr1(&[0.2; 8])), 0.0);
+        assert_eq!(explained_variance_score(&t, &arr1(&[0.2; 8])), 1.0);
         assert_eq!(
-            median_absolute_error(
-                arr1(&[0.0, 0.0, 0.0]).view(),
-                arr1(&[3.0, -1.0, 2.0]).view()
-            )
-            .unwrap(),
-            2.0
-        );
-        // 1/4 * (1/4) = 0.0625
-        assert!(
-            (mean_absolute_percentage_error(t.view(), p.view()).unwrap() - 0.0625).abs() < 1e-16
-        );
-    }
-
-    #[test]
-    fn constant_targets_follow_force_finite() {
-        let c = arr1(&[2.0, 2.0, 2.0]);
-        assert_eq!(r2_score(c.view(), c.view()).unwrap(), 1.0);
-        assert_eq!(
-            r2_score(c.view(), arr1(&[2.0, 2.0, 3.0]).view()).unwrap(),
+            explained_variance_score(&t, &arr1(&[0.2, 0.3, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2])),
             0.0
         );
-        assert_eq!(
-            explained_variance_score(c.view(), arr1(&[3.0, 3.0, 3.0]).view()).unwrap(),
-            1.0
-        );
+        // A non-constant target goes through the general formula: 1 - 1/5.
+        let y = arr1(&[1.0, 2.0, 3.0, 4.0]);
+        assert!((r2_score(&y, &arr1(&[1.0, 2.0, 3.0, 5.0]).view()) - 0.8).abs() < 1e-15);
     }
 
     #[test]
-    fn bad_input_is_refused_by_name() {
-        let a = arr1(&[1.0, 2.0]);
-        let err = mean_squared_error(a.view(), arr1(&[1.0]).view())
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("different lengths"), "{err}");
-        let err = r2_score(arr1(&[]).view(), arr1(&[]).view())
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("empty"), "{err}");
-        let err = mean_absolute_error(a.view(), arr1(&[1.0, f64::NAN]).view())
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("y_pred") && err.contains("NaN"), "{err}");
+    #[should_panic(expected = "dimension mismatch: expected 2, found 1")]
+    fn length_mismatch_panics_with_the_original_message() {
+        mean_squared_error(&arr1(&[1.0, 2.0]), &arr1(&[1.0]));
+    }
+
+    #[test]
+    #[should_panic(expected = "input is empty")]
+    fn empty_input_panics() {
+        mean_absolute_error(&arr1::<f64>(&[]), &arr1::<f64>(&[]));
     }
 }

@@ -1,4 +1,4 @@
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -91,6 +91,35 @@ def roc_auc(
 ) -> float: ...
 def log_loss(
     y_true: ArrayLike, y_proba: ArrayLike, *, labels: ArrayLike | None = None
+) -> float: ...
+def roc_curve(
+    y_true: ArrayLike, y_score: ArrayLike, *, pos_label: Any = None, drop_intermediate: bool = True
+) -> tuple[F64, F64, F64]: ...
+def precision_recall_curve(
+    y_true: ArrayLike, y_score: ArrayLike, *, pos_label: Any = None, drop_intermediate: bool = False
+) -> tuple[F64, F64, F64]: ...
+def average_precision_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    average: Literal["micro", "macro", "weighted"] | None = "macro",
+    pos_label: Any = 1,
+) -> float | F64: ...
+def top_k_accuracy_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    k: int = 2,
+    normalize: bool = True,
+    labels: ArrayLike | None = None,
+) -> float: ...
+def cohen_kappa_score(
+    y1: ArrayLike,
+    y2: ArrayLike,
+    *,
+    labels: ArrayLike | None = None,
+    weights: Literal["linear", "quadratic"] | None = None,
+    replace_undefined_by: float = ...,
 ) -> float: ...
 
 class ConfusionMatrix:

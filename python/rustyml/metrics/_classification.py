@@ -66,7 +66,8 @@ def precision_recall_fscore_support(
     if average is None:
         _, p, r, f, s = _m.precision_recall_fscore_support(a, b, float(beta), None, 1, zd)
         return p, r, f, s
-    pos = _pos_code(pos_label, classes)
+    # pos_label only selects the class of average='binary'; the other averages ignore it
+    pos = _pos_code(pos_label, classes) if average == "binary" else 0
     p, r, f = _m.precision_recall_fscore_support(a, b, float(beta), average, pos, zd)
     return p, r, f, None
 
@@ -252,3 +253,155 @@ class ConfusionMatrix:
 
     def __reduce__(self):
         return (ConfusionMatrix.from_counts, self.get_counts())
+
+
+def _score_1d(y_score, name="y_score"):
+    score = np.asarray(y_score)
+    if score.dtype.kind not in "fiub":
+        raise TypeError(f"{name} must hold real numbers, got dtype {score.dtype}")
+    return score.astype(np.float64, copy=False)
+
+
+def _binary_pos(y_true, pos_label):
+    """Native labels and pos_label for a binary curve: string labels become codes, and then
+    pos_label must be given (scikit-learn's rule: without it the labels must be {0, 1} or
+    {-1, 1})."""
+    y, classes = _labels.single(y_true, "y_true")
+    if classes is None:
+        return y, pos_label
+    if pos_label is None:
+        raise ValueError(
+            f"y_true takes value in {set(classes.tolist())} and pos_label is not specified: "
+            "either make y_true take value in {0, 1} or {-1, 1} or pass pos_label explicitly."
+        )
+    code = _labels.code_of(classes, pos_label)
+    return y, len(classes) if code is None else code
+
+
+def roc_curve(y_true, y_score, *, pos_label=None, drop_intermediate=True):
+    """``(fpr, tpr, thresholds)`` of a binary problem; thresholds decrease from ``inf``."""
+    y, pos = _binary_pos(y_true, pos_label)
+    return _m.roc_curve(y, _score_1d(y_score), pos, bool(drop_intermediate))
+
+
+def precision_recall_curve(y_true, y_score, *, pos_label=None, drop_intermediate=False):
+    """``(precision, recall, thresholds)`` of a binary problem; thresholds increase and the
+    last point is (precision 1, recall 0)."""
+    y, pos = _binary_pos(y_true, pos_label)
+    return _m.precision_recall_curve(y, _score_1d(y_score), pos, bool(drop_intermediate))
+
+
+def average_precision_score(y_true, y_score, *, average="macro", pos_label=1):
+    """Area under the precision-recall curve as ``sum_n (R_n - R_{n-1}) P_n``. Binary:
+    ``y_score`` (n,) scores ``pos_label``. Multiclass: ``y_score`` (n, n_classes), one-vs-rest
+    per class (``pos_label`` must stay 1) averaged 'macro', 'weighted', 'micro' or None."""
+    y = _labels.column(y_true, "y_true")
+    classes = np.unique(y)
+    if len(classes) <= 2:
+        native, codes = _labels.single(y, "y_true")
+        pos = pos_label
+        if codes is not None:
+            code = _labels.code_of(codes, pos_label)
+            if code is None and len(codes) == 2:
+                raise ValueError(
+                    f"pos_label={pos_label!r} is not a valid label. "
+                    f"It should be one of {codes.tolist()}"
+                )
+            pos = len(codes) if code is None else code
+        return _m.average_precision_score(native, _score_1d(y_score), pos)
+    if pos_label != 1:
+        raise ValueError(
+            "Parameter pos_label is fixed to 1 for multiclass y_true. Do not set pos_label "
+            "or set pos_label to 1."
+        )
+    if average not in (None, "micro", "macro", "weighted"):
+        raise ValueError(
+            f"average has to be one of (None, 'micro', 'macro', 'weighted'), got {average!r}"
+        )
+    score = np.asarray(y_score, dtype=np.float64)
+    if score.ndim != 2 or score.shape[1] != len(classes):
+        raise ValueError(
+            f"y_score must have shape (n_samples, {len(classes)}) for {len(classes)} classes, "
+            f"got {score.shape}"
+        )
+    indicator = (y[:, None] == classes[None, :]).astype(np.int64)
+    if average == "micro":
+        return _m.average_precision_score(indicator.ravel(), score.ravel(), 1)
+    per_class = np.array(
+        [
+            _m.average_precision_score(indicator[:, j].copy(), score[:, j].copy(), 1)
+            for j in range(len(classes))
+        ]
+    )
+    if average is None:
+        return per_class
+    if average == "weighted":
+        return float(np.average(per_class, weights=indicator.sum(axis=0)))
+    return float(per_class.mean())
+
+
+def top_k_accuracy_score(y_true, y_score, *, k=2, normalize=True, labels=None):
+    """Fraction (or with ``normalize=False`` the number) of samples whose true class is among
+    the ``k`` highest scores; classes are the sorted labels (or ``labels``), one column of
+    ``y_score`` each. Ties rank the later column first, as scikit-learn's stable sort."""
+    y = _labels.column(y_true, "y_true")
+    score = np.asarray(y_score)
+    if score.dtype.kind not in "fiub":
+        raise TypeError(f"y_score must hold real numbers, got dtype {score.dtype}")
+    score = score.astype(np.float64)
+    if labels is None:
+        classes = np.unique(y)
+    else:
+        given = np.asarray(labels).ravel()
+        classes = np.unique(given)
+        if len(classes) != len(given):
+            raise ValueError("Parameter 'labels' must be unique.")
+        if not np.array_equal(classes, given):
+            raise ValueError("Parameter 'labels' must be ordered.")
+    # scikit-learn's target type: binary when y_true shows at most 2 classes, unless more
+    # labels are given
+    binary = len(np.unique(y)) <= 2 and not (labels is not None and len(classes) > 2)
+    if binary:
+        if score.ndim == 2 and score.shape[1] != 1:
+            raise ValueError(
+                f"`y_true` is binary while y_score is 2d with {score.shape[1]} classes. If "
+                "`y_true` does not contain all the labels, `labels` must be provided."
+            )
+        score = score.ravel()
+    n_score = 2 if score.ndim == 1 else score.shape[1]
+    if len(classes) != n_score:
+        what = "given labels" if labels is not None else "classes in 'y_true'"
+        raise ValueError(
+            f"Number of {what} ({len(classes)}) not equal to the number of classes in "
+            f"'y_score' ({n_score})."
+        )
+    codes = np.searchsorted(classes, y)
+    if np.any(codes >= len(classes)) or np.any(classes[np.minimum(codes, len(classes) - 1)] != y):
+        raise ValueError("'y_true' contains labels not in parameter 'labels'.")
+    codes = codes.astype(np.int64)
+    if binary:
+        s = score
+        if y.shape[0] != s.shape[0]:
+            raise ValueError(
+                f"y_true and y_score have different lengths ({y.shape[0]} and {s.shape[0]})"
+            )
+        if k == 1:
+            threshold = 0.5 if s.min() >= 0 and s.max() <= 1 else 0
+            hits = (s > threshold).astype(np.int64) == codes
+        else:
+            hits = np.ones(s.shape[0], dtype=bool)
+        return float(hits.mean()) if normalize else float(hits.sum())
+    return _m.top_k_accuracy_score(codes, score, int(k), bool(normalize))
+
+
+def cohen_kappa_score(y1, y2, *, labels=None, weights=None, replace_undefined_by=np.nan):
+    """Agreement of two annotators corrected for chance; ``weights`` None, 'linear' or
+    'quadratic'. Undefined (both use one class) gives ``replace_undefined_by``."""
+    a, b, classes = _labels.pair(y1, y2, ("y1", "y2"))
+    wanted = None
+    if labels is not None:
+        wanted = _labels.codes_for(classes, labels, a.dtype)
+        if wanted.dtype != a.dtype:
+            a, b = a.astype(wanted.dtype), b.astype(wanted.dtype)
+    kappa = _m.cohen_kappa_score(a, b, wanted, weights)
+    return replace_undefined_by if math.isnan(kappa) else kappa

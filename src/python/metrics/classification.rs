@@ -1,7 +1,7 @@
 //! Native classification metrics over int64 / float64 label arrays.
 
 use super::FromPyLabel;
-use crate::metrics::classification::{
+use crate::metrics::checked::classification::{
     self as cls, Average, ConfusionNormalize, MultiClass, Probabilities, ZeroDivision,
 };
 use crate::python::labels::{label_pair, labels, maybe_detach, with_label_pair, with_labels};

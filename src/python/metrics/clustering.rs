@@ -1,6 +1,6 @@
 //! Native clustering metrics.
 
-use crate::metrics::clustering::{self as clu, AverageMethod, SilhouetteMetric};
+use crate::metrics::checked::clustering::{self as clu, AverageMethod, SilhouetteMetric};
 use crate::python::labels::{label_pair, maybe_detach, with_label_pair, with_labels};
 use crate::python::{f64_array, to_py_err};
 use ndarray::Ix2;

@@ -6,7 +6,8 @@ use ndarray::Ix1;
 use pyo3::prelude::*;
 
 /// Counts of a binary classifier (values `>= 0.5` are positive) and the metrics derived
-/// from them; 0/0 ratios are 0.
+/// from them; 0/0 ratios are 0 (specificity too, unlike the Rust type's 1: scikit-learn's
+/// `zero_division` default).
 #[pyclass(name = "ConfusionMatrix", module = "rustyml._native.metrics", frozen)]
 pub(crate) struct PyConfusionMatrix {
     inner: ConfusionMatrix,
@@ -19,38 +20,38 @@ impl PyConfusionMatrix {
         let t = f64_array::<Ix1>(y_true, "y_true")?;
         let p = f64_array::<Ix1>(y_pred, "y_pred")?;
         Ok(Self {
-            inner: ConfusionMatrix::new(t.view(), p.view()).map_err(to_py_err)?,
+            inner: ConfusionMatrix::from_thresholded(t.view(), p.view(), 0.5).map_err(to_py_err)?,
         })
     }
 
     /// From counts directly.
     #[staticmethod]
     #[pyo3(signature = (tp, fp, tn, fn_))]
-    fn from_counts(tp: u64, fp: u64, tn: u64, fn_: u64) -> PyResult<Self> {
+    fn from_counts(tp: usize, fp: usize, tn: usize, fn_: usize) -> PyResult<Self> {
         Ok(Self {
             inner: ConfusionMatrix::from_counts(tp, fp, tn, fn_).map_err(to_py_err)?,
         })
     }
 
     #[getter]
-    fn tp(&self) -> u64 {
-        self.inner.tp
+    fn tp(&self) -> usize {
+        self.inner.get_counts().0
     }
     #[getter]
-    fn fp(&self) -> u64 {
-        self.inner.fp
+    fn fp(&self) -> usize {
+        self.inner.get_counts().1
     }
     #[getter]
-    fn tn(&self) -> u64 {
-        self.inner.tn
+    fn tn(&self) -> usize {
+        self.inner.get_counts().2
     }
     #[getter(r#fn)]
-    fn fn_(&self) -> u64 {
-        self.inner.fn_
+    fn fn_(&self) -> usize {
+        self.inner.get_counts().3
     }
 
     /// `(tp, fp, tn, fn)`.
-    fn get_counts(&self) -> (u64, u64, u64, u64) {
+    fn get_counts(&self) -> (usize, usize, usize, usize) {
         self.inner.get_counts()
     }
     fn accuracy(&self) -> f64 {
@@ -66,23 +67,28 @@ impl PyConfusionMatrix {
         self.inner.recall()
     }
     fn specificity(&self) -> f64 {
-        self.inner.specificity()
+        let (_, fp, tn, _) = self.inner.get_counts();
+        if tn + fp == 0 {
+            0.0
+        } else {
+            self.inner.specificity()
+        }
     }
     fn f1_score(&self) -> f64 {
         self.inner.f1_score()
     }
     fn balanced_accuracy(&self) -> f64 {
-        self.inner.balanced_accuracy()
+        (self.inner.recall() + self.specificity()) / 2.0
     }
     fn mcc(&self) -> f64 {
         self.inner.mcc()
     }
     /// The counts as a table and the derived metrics.
     fn summary(&self) -> String {
-        self.inner.summary()
+        self.inner.summary_with_specificity(self.specificity())
     }
     fn __str__(&self) -> String {
-        self.inner.summary()
+        self.summary()
     }
     fn __repr__(&self) -> String {
         let (tp, fp, tn, fn_) = self.inner.get_counts();

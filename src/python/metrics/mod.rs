@@ -8,6 +8,7 @@ use pyo3::types::PyModule;
 mod classification;
 mod clustering;
 mod confusion_matrix;
+mod ranking;
 mod regression;
 
 /// Conversion of one native label type from a Python scalar (`pos_label`).
@@ -31,6 +32,7 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     regression::register(m)?;
     classification::register(m)?;
     clustering::register(m)?;
+    ranking::register(m)?;
     m.add_class::<confusion_matrix::PyConfusionMatrix>()?;
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! Native regression metrics: two 1-D float arrays in, a float out.
 
-use crate::metrics::regression;
+use crate::metrics::checked::regression;
 use crate::python::labels::maybe_detach;
 use crate::python::{f64_array, to_py_err};
 use ndarray::{ArrayView1, Ix1};

@@ -1,0 +1,150 @@
+//! Native ranking metrics (curves, average precision, top-k accuracy) and Cohen's kappa.
+
+use super::FromPyLabel;
+use crate::metrics::checked::{self, KappaWeights};
+use crate::python::labels::{label_pair, labels, maybe_detach, with_label_pair, with_labels};
+use crate::python::{f64_array, to_py_err};
+use ndarray::{Array1, Ix1, Ix2};
+use numpy::{IntoPyArray, PyArrayMethods, PyReadonlyArray1};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyModule;
+use pyo3::IntoPyObjectExt;
+
+type Curve = (Array1<f64>, Array1<f64>, Array1<f64>);
+
+/// One binary curve (ROC when `roc`, else precision-recall) over native labels; `pos_label` None follows scikit-learn's {0, 1} /
+/// {-1, 1} rule.
+fn curve<'py>(
+    py: Python<'py>,
+    y_true: &Bound<'py, PyAny>,
+    y_score: &Bound<'py, PyAny>,
+    pos_label: Option<&Bound<'py, PyAny>>,
+    drop_intermediate: bool,
+    roc: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let y = labels(y_true, "y_true")?;
+    let score = f64_array::<Ix1>(y_score, "y_score")?;
+    let s = score.view();
+    let (a, b, c): Curve = with_labels!(y, |t, T| {
+        let pos: Option<T> = pos_label
+            .map(|p| <T as FromPyLabel>::from_py(p, "pos_label"))
+            .transpose()?;
+        maybe_detach(py, t.len(), || {
+            if roc {
+                checked::roc_curve(t, s, pos.as_ref(), drop_intermediate)
+            } else {
+                checked::precision_recall_curve(t, s, pos.as_ref(), drop_intermediate)
+            }
+        })
+        .map_err(to_py_err)
+    })?;
+    (a.into_pyarray(py), b.into_pyarray(py), c.into_pyarray(py)).into_bound_py_any(py)
+}
+
+/// `(fpr, tpr, thresholds)`.
+#[pyfunction]
+#[pyo3(signature = (y_true, y_score, pos_label = None, drop_intermediate = true))]
+fn roc_curve<'py>(
+    py: Python<'py>,
+    y_true: &Bound<'py, PyAny>,
+    y_score: &Bound<'py, PyAny>,
+    pos_label: Option<&Bound<'py, PyAny>>,
+    drop_intermediate: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    curve(py, y_true, y_score, pos_label, drop_intermediate, true)
+}
+
+/// `(precision, recall, thresholds)`.
+#[pyfunction]
+#[pyo3(signature = (y_true, y_score, pos_label = None, drop_intermediate = false))]
+fn precision_recall_curve<'py>(
+    py: Python<'py>,
+    y_true: &Bound<'py, PyAny>,
+    y_score: &Bound<'py, PyAny>,
+    pos_label: Option<&Bound<'py, PyAny>>,
+    drop_intermediate: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    curve(py, y_true, y_score, pos_label, drop_intermediate, false)
+}
+
+/// Binary average precision.
+#[pyfunction]
+fn average_precision_score(
+    py: Python<'_>,
+    y_true: &Bound<'_, PyAny>,
+    y_score: &Bound<'_, PyAny>,
+    pos_label: &Bound<'_, PyAny>,
+) -> PyResult<f64> {
+    let y = labels(y_true, "y_true")?;
+    let score = f64_array::<Ix1>(y_score, "y_score")?;
+    let s = score.view();
+    with_labels!(y, |t, T| {
+        let pos = <T as FromPyLabel>::from_py(pos_label, "pos_label")?;
+        maybe_detach(py, t.len(), || checked::average_precision_score(t, s, &pos))
+            .map_err(to_py_err)
+    })
+}
+
+/// Top-k accuracy of class codes (int64 column indices of `y_score`).
+#[pyfunction]
+fn top_k_accuracy_score(
+    py: Python<'_>,
+    y_true: PyReadonlyArray1<'_, i64>,
+    y_score: &Bound<'_, PyAny>,
+    k: usize,
+    normalize: bool,
+) -> PyResult<f64> {
+    let codes: Vec<usize> = y_true
+        .as_array()
+        .iter()
+        .map(|&c| usize::try_from(c))
+        .collect::<Result<_, _>>()
+        .map_err(|_| PyValueError::new_err("y_true codes must be non-negative"))?;
+    let codes = Array1::from(codes);
+    let score = f64_array::<Ix2>(y_score, "y_score")?;
+    let s = score.view();
+    maybe_detach(py, codes.len(), || {
+        checked::top_k_accuracy_score(codes.view(), s, k, normalize)
+    })
+    .map_err(to_py_err)
+}
+
+/// Cohen's kappa; `labels` in the native dtype of the pair, `weights` None / 'linear' /
+/// 'quadratic'.
+#[pyfunction]
+#[pyo3(signature = (y1, y2, labels = None, weights = None))]
+fn cohen_kappa_score(
+    py: Python<'_>,
+    y1: &Bound<'_, PyAny>,
+    y2: &Bound<'_, PyAny>,
+    labels: Option<&Bound<'_, PyAny>>,
+    weights: Option<&str>,
+) -> PyResult<f64> {
+    let weights = KappaWeights::parse(weights).map_err(to_py_err)?;
+    let pair = label_pair(y1, y2, ("y1", "y2"))?;
+    with_label_pair!(pair, |t, p, T| {
+        let wanted: Option<Vec<T>> = match labels {
+            None => None,
+            Some(l) => Some(
+                l.cast::<numpy::PyArray1<T>>()?
+                    .readonly()
+                    .as_array()
+                    .to_vec(),
+            ),
+        };
+        maybe_detach(py, t.len(), || {
+            checked::cohen_kappa_score(t, p, wanted.as_deref(), weights)
+        })
+        .map_err(to_py_err)
+    })
+}
+
+pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(roc_curve, m)?)?;
+    m.add_function(wrap_pyfunction!(precision_recall_curve, m)?)?;
+    m.add_function(wrap_pyfunction!(average_precision_score, m)?)?;
+    m.add_function(wrap_pyfunction!(top_k_accuracy_score, m)?)?;
+    m.add_function(wrap_pyfunction!(cohen_kappa_score, m)?)?;
+    Ok(())
+}
