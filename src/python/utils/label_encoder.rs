@@ -4,7 +4,7 @@
 use crate::persistence::Persist;
 use crate::python::labels::maybe_detach;
 use crate::python::to_py_err;
-use crate::utils::LabelEncoder;
+use crate::utils::label_encoding::LabelEncoder;
 use ndarray::ArrayView1;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
