@@ -323,6 +323,10 @@ mod tests {
             .contains("has not been fitted"));
         let restored = LabelEncoder::<f64>::from_bytes(&nums.to_bytes().unwrap()).unwrap();
         assert_eq!(restored.classes(), nums.classes());
+        // a failed refit keeps the previous classes
+        assert!(nums.fit(arr1(&[1.0, f64::NAN]).view()).is_err());
+        assert!(nums.fit_transform(arr1(&[0.0; 0]).view()).is_err());
+        assert_eq!(nums.classes().unwrap(), [-1.0, 2.5]);
     }
 
     #[test]
@@ -348,7 +352,10 @@ mod tests {
             to_categorical(&arr1(&[-1i32]), None),
             Err(Error::InvalidInput(_))
         ));
-        assert_eq!(to_categorical(&arr1(&[0i32; 0]), None).unwrap().dim(), (0, 1));
+        assert_eq!(
+            to_categorical(&arr1(&[0i32; 0]), None).unwrap().dim(),
+            (0, 1)
+        );
         assert!(to_categorical_labels(arr1(&[0.5]).view(), None).is_err());
         assert!(to_categorical_labels(arr1(&[0i64; 0]).view(), None).is_err());
         assert_eq!(
@@ -357,7 +364,9 @@ mod tests {
         );
         // ties go to the first column
         assert_eq!(
-            to_sparse_categorical(&arr2(&[[0.5, 0.5]])).unwrap().to_vec(),
+            to_sparse_categorical(&arr2(&[[0.5, 0.5]]))
+                .unwrap()
+                .to_vec(),
             vec![0]
         );
         assert!(matches!(
@@ -390,7 +399,10 @@ mod tests {
     fn mapping_follows_first_appearance() {
         let (m, map) = to_categorical_with_mapping(&["b", "a", "b", "c"], None).unwrap();
         assert_eq!((map["b"], map["a"], map["c"]), (0, 1, 2));
-        assert_eq!(to_sparse_categorical(&m).unwrap().to_vec(), vec![0, 1, 0, 2]);
+        assert_eq!(
+            to_sparse_categorical(&m).unwrap().to_vec(),
+            vec![0, 1, 0, 2]
+        );
         let (m, map) = to_categorical_with_mapping::<i32>(&[], None).unwrap();
         assert_eq!((m.dim(), map.len()), ((0, 0), 0));
         assert!(matches!(

@@ -277,11 +277,19 @@ mod tests {
             normalize(&dynamic, NormalizationAxis::Global, NormalizationOrder::L1).unwrap();
         assert_eq!(out, arr1(&[3.0 / 7.0, 4.0 / 7.0]).into_dyn());
         assert!(matches!(
-            normalize(&Array1::<f64>::zeros(0), NormalizationAxis::Global, NormalizationOrder::L2),
+            normalize(
+                &Array1::<f64>::zeros(0),
+                NormalizationAxis::Global,
+                NormalizationOrder::L2
+            ),
             Err(Error::EmptyInput(_))
         ));
         assert!(matches!(
-            normalize(&arr2(&[[f64::NAN]]), NormalizationAxis::Row, NormalizationOrder::L2),
+            normalize(
+                &arr2(&[[f64::NAN]]),
+                NormalizationAxis::Row,
+                NormalizationOrder::L2
+            ),
             Err(Error::NonFinite(_))
         ));
     }

@@ -49,7 +49,9 @@ pub(crate) fn check_not_empty(x: &ArrayView2<f64>, name: &str) -> Result<()> {
 
 /// `NonFinite` naming the first NaN or infinity of `x`, if there is one.
 pub(crate) fn check_finite(x: &ArrayView2<f64>, name: &str) -> Result<()> {
-    if x.as_slice_memory_order().is_some_and(validation::all_finite) {
+    if x.as_slice_memory_order()
+        .is_some_and(validation::all_finite)
+    {
         return Ok(());
     }
     match x.indexed_iter().find(|(_, v)| !v.is_finite()) {
@@ -157,8 +159,8 @@ macro_rules! scaler_common {
             }
         }
 
-        impl<'a, S: ndarray::Data<Elem = f64>> $crate::traits::Fit<&'a ndarray::ArrayBase<S, ndarray::Ix2>>
-            for $model
+        impl<'a, S: ndarray::Data<Elem = f64>>
+            $crate::traits::Fit<&'a ndarray::ArrayBase<S, ndarray::Ix2>> for $model
         {
             fn fit(
                 &mut self,

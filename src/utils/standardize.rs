@@ -37,7 +37,10 @@ where
         }
         return Ok(unstack(out, data.raw_dim()));
     }
-    Ok(unstack(standardize_2d(stack_rows(&stack), axis)?, data.raw_dim()))
+    Ok(unstack(
+        standardize_2d(stack_rows(&stack), axis)?,
+        data.raw_dim(),
+    ))
 }
 
 /// [`standardize`] of a checked matrix. The column case is exactly

@@ -244,7 +244,12 @@ fn n_test_of(n: usize, test_size: f64) -> usize {
     ((n as f64 * test_size).round() as usize).clamp(1, n - 1)
 }
 
-fn take<A: Clone>(x: Array2<f64>, y: Array1<A>, train: &[usize], test: &[usize]) -> TrainTestSplit<A> {
+fn take<A: Clone>(
+    x: Array2<f64>,
+    y: Array1<A>,
+    train: &[usize],
+    test: &[usize],
+) -> TrainTestSplit<A> {
     (
         x.select(Axis(0), train),
         x.select(Axis(0), test),
@@ -439,7 +444,10 @@ mod tests {
         }
         assert!(matches!(
             train_test_split(x(5), y(4), None, None),
-            Err(Error::DimensionMismatch { expected: 5, found: 4 })
+            Err(Error::DimensionMismatch {
+                expected: 5,
+                found: 4
+            })
         ));
         assert!(matches!(
             train_test_split(x(0), y(0), None, None),
@@ -472,7 +480,12 @@ mod tests {
         assert_eq!(split().0, xtr);
         let lonely = Array1::from(vec![0, 0, 1]);
         assert!(matches!(
-            train_test_split_stratified(x.slice(ndarray::s![..3, ..]).to_owned(), lonely, None, None),
+            train_test_split_stratified(
+                x.slice(ndarray::s![..3, ..]).to_owned(),
+                lonely,
+                None,
+                None
+            ),
             Err(Error::InvalidInput(_))
         ));
     }

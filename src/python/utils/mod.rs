@@ -83,12 +83,12 @@ pub(crate) fn check_width(
     model: &str,
 ) -> crate::Result<()> {
     match fitted {
-        Some(d) if x.nrows() > 0 && x.ncols() != d => Err(crate::error::Error::invalid_input(
-            format!(
+        Some(d) if x.nrows() > 0 && x.ncols() != d => {
+            Err(crate::error::Error::invalid_input(format!(
                 "X has {} features, but {model} is expecting {d} features as input",
                 x.ncols()
-            ),
-        )),
+            )))
+        }
         _ => Ok(()),
     }
 }

@@ -26,6 +26,8 @@ native_scaler!(PyNormalizer, Normalizer, {
                 )))
             }
         };
-        Ok(Self::wrap(Normalizer::new(order).expect("l1, l2 and max need no check")))
+        Ok(Self::wrap(
+            Normalizer::new(order).expect("l1, l2 and max need no check"),
+        ))
     }
 });

@@ -20,7 +20,11 @@ native_scaler!(
         /// scikit-learn's quantile rule (`0 <= q_min <= q_max <= 100`, equal bounds allowed).
         #[new]
         #[pyo3(signature = (with_centering = true, with_scaling = true, quantile_range = (25.0, 75.0)))]
-        fn new(with_centering: bool, with_scaling: bool, quantile_range: (f64, f64)) -> PyResult<Self> {
+        fn new(
+            with_centering: bool,
+            with_scaling: bool,
+            quantile_range: (f64, f64),
+        ) -> PyResult<Self> {
             let (q_min, q_max) = quantile_range;
             let model = RobustScaler::new()
                 .with_centering(with_centering)

@@ -20,7 +20,11 @@ native_scaler!(
         #[new]
         #[pyo3(signature = (with_mean = true, with_std = true))]
         fn new(with_mean: bool, with_std: bool) -> Self {
-            Self::wrap(StandardScaler::new().with_mean(with_mean).with_std(with_std))
+            Self::wrap(
+                StandardScaler::new()
+                    .with_mean(with_mean)
+                    .with_std(with_std),
+            )
         }
 
         /// `None` without centring or scaling, as in scikit-learn.

@@ -4,8 +4,8 @@ use crate::error::{Error, Result};
 use crate::math::{elementwise, reduction};
 use crate::persistence::Persist;
 use crate::utils::scaling::{
-    check_batch, check_fitted_vector, check_input, corrupt, fitted,
-    handle_zero_scale, scaler_common, CheckedPersist,
+    check_batch, check_fitted_vector, check_input, corrupt, fitted, handle_zero_scale,
+    scaler_common, CheckedPersist,
 };
 use ndarray::{Array1, Array2, ArrayBase, ArrayView2, Data, Ix2};
 use serde::{Deserialize, Serialize};
@@ -190,8 +190,12 @@ impl MinMaxScaler {
         }
         let (mut lo, mut hi) = reduction::column_min_max(x);
         if let Some(s) = &self.state {
-            lo.iter_mut().zip(&s.data_min).for_each(|(a, &b)| *a = a.min(b));
-            hi.iter_mut().zip(&s.data_max).for_each(|(a, &b)| *a = a.max(b));
+            lo.iter_mut()
+                .zip(&s.data_min)
+                .for_each(|(a, &b)| *a = a.min(b));
+            hi.iter_mut()
+                .zip(&s.data_max)
+                .for_each(|(a, &b)| *a = a.max(b));
         }
         self.state = Some(MinMaxState::new(lo, hi, self.feature_range));
         self.n_samples_seen += x.nrows();

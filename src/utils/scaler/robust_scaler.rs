@@ -200,7 +200,8 @@ impl Persist for RobustScaler {
 impl CheckedPersist for RobustScaler {
     fn validate(&self) -> Result<()> {
         let (low, high) = self.quantile_range;
-        check_quantile_range(low, high, true).map_err(|_| corrupt(NAME, "invalid quantile range"))?;
+        check_quantile_range(low, high, true)
+            .map_err(|_| corrupt(NAME, "invalid quantile range"))?;
         let Some(s) = &self.state else {
             return match self.n_samples_seen {
                 0 => Ok(()),
@@ -239,10 +240,16 @@ mod tests {
         let mut equal = RobustScaler::new()
             .with_quantile_range_inclusive(50.0, 50.0)
             .unwrap();
-        assert_eq!(equal.fit_transform(&x).unwrap().column(1).to_vec(), vec![0.0; 5]);
+        assert_eq!(
+            equal.fit_transform(&x).unwrap().column(1).to_vec(),
+            vec![0.0; 5]
+        );
         assert_eq!(equal.get_scale().unwrap().to_vec(), vec![1.0, 1.0]);
         let mut no_center = RobustScaler::new().with_centering(false);
-        assert_eq!(no_center.fit_transform(&x).unwrap().column(1).to_vec(), vec![7.0; 5]);
+        assert_eq!(
+            no_center.fit_transform(&x).unwrap().column(1).to_vec(),
+            vec![7.0; 5]
+        );
         assert_eq!(no_center.get_n_samples_seen(), 5);
         // a failed refit leaves the fit alone
         assert!(no_center.fit(&arr2(&[[f64::NAN, 1.0]])).is_err());

@@ -103,7 +103,9 @@ impl StandardScaler {
     /// Compute the statistics of `x` (`n_samples x n_features`), forgetting earlier fits. On
     /// error the scaler is left as it was.
     pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
-        let mut fresh = Self::new().with_mean(self.with_mean).with_std(self.with_std);
+        let mut fresh = Self::new()
+            .with_mean(self.with_mean)
+            .with_std(self.with_std);
         fresh.partial_fit(x)?;
         *self = fresh;
         Ok(self)
