@@ -1,11 +1,13 @@
 //! Label encoding: integer codes for arbitrary labels ([`LabelEncoder`]), one-hot vectors
-//! ([`to_categorical`]) and back ([`to_sparse_categorical`]).
+//! ([`to_categorical`], [`to_categorical_with_mapping`]) and back ([`to_sparse_categorical`]).
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result, RustymlError};
 use crate::math::labels::{self, Label};
 use crate::persistence::Persist;
-use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
+use ndarray::{Array1, Array2, ArrayBase, ArrayView1, Data, Ix1, Ix2};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use std::collections::HashMap;
+use std::hash::Hash;
 
 /// Maps labels to `0..n_classes` in sorted label order (`classes_`), and back.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -112,57 +114,164 @@ impl<T: Label + Serialize + DeserializeOwned> Persist for LabelEncoder<T> {
     const MODEL_NAME: &'static str = "LabelEncoder";
 }
 
+/// Physical memory plus swap (Linux), the most any allocation can ever get; `None` where it
+/// cannot be read, leaving the fallible allocation as the only guard.
+fn memory_ceiling() -> Option<u128> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib = |key: &str| -> Option<u128> {
+        let line = info.lines().find(|l| l.starts_with(key))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    };
+    Some((kib("MemTotal:")? + kib("SwapTotal:").unwrap_or(0)) * 1024)
+}
+
+/// A zeroed `n_rows x n_classes` matrix with a 1 at `(i, codes[i])`. Sizes that cannot be
+/// allocated are refused up front (`InvalidParameter` "num_classes") instead of aborting the
+/// process: an element count or byte size that overflows, more bytes than the machine has,
+/// or an allocation the allocator declines.
+fn one_hot(codes: &[usize], n_classes: usize) -> Result<Array2<f64>> {
+    let n = codes.len();
+    let too_big = |bytes: String| {
+        Error::invalid_parameter(
+            "num_classes",
+            format!(
+                "a one-hot matrix of {n} x {n_classes} float64 values needs {bytes} bytes, more than can be allocated"
+            ),
+        )
+    };
+    let elems = n.checked_mul(n_classes);
+    let bytes = elems.and_then(|e| e.checked_mul(std::mem::size_of::<f64>()));
+    let Some((elems, bytes)) = elems.zip(bytes) else {
+        return Err(too_big(format!("{}", n as u128 * n_classes as u128 * 8)));
+    };
+    if bytes > isize::MAX as usize || memory_ceiling().is_some_and(|m| bytes as u128 > m) {
+        return Err(too_big(bytes.to_string()));
+    }
+    let mut data: Vec<f64> = Vec::new();
+    data.try_reserve_exact(elems)
+        .map_err(|_| too_big(bytes.to_string()))?;
+    data.resize(elems, 0.0);
+    for (i, &k) in codes.iter().enumerate() {
+        data[i * n_classes + k] = 1.0;
+    }
+    Ok(Array2::from_shape_vec((n, n_classes), data).expect("n * n_classes elements"))
+}
+
+/// `num_classes` if it covers `needed` classes, else `InvalidParameter`.
+fn class_count(num_classes: Option<usize>, needed: usize) -> Result<usize> {
+    match num_classes {
+        Some(k) if k < needed => Err(Error::invalid_parameter(
+            "num_classes",
+            format!("num_classes ({k}) must be at least the number of classes needed ({needed})"),
+        )),
+        Some(k) => Ok(k),
+        None => Ok(needed),
+    }
+}
+
 /// One-hot rows for non-negative integer labels (Keras's `to_categorical`): row `i` has a 1 in
-/// column `labels[i]`. `num_classes` defaults to the largest label + 1.
-pub fn to_categorical<T: Label>(
+/// column `labels[i]`. `num_classes` defaults to the largest label + 1 (1 for no labels).
+///
+/// Errors: a negative label -> `InvalidInput`; `num_classes` below the largest label + 1, or a
+/// matrix too large to allocate -> `InvalidParameter`.
+pub fn to_categorical<S: Data<Elem = i32>>(
+    labels: &ArrayBase<S, Ix1>,
+    num_classes: Option<usize>,
+) -> Result<Array2<f64>> {
+    let mut codes = Vec::with_capacity(labels.len());
+    for (i, &v) in labels.iter().enumerate() {
+        match usize::try_from(v) {
+            Ok(k) => codes.push(k),
+            Err(_) => {
+                return Err(Error::invalid_input(format!(
+                    "to_categorical needs non-negative labels, got {v} at index {i}"
+                )))
+            }
+        }
+    }
+    let needed = codes.iter().max().map_or(1, |&m| m + 1);
+    one_hot(&codes, class_count(num_classes, needed)?)
+}
+
+/// [`to_categorical`] for the Python layer: any integer-valued labels (int64, or floats
+/// holding integers), refusing empty labels without `num_classes` and `num_classes == 0`, as
+/// Keras does.
+pub(crate) fn to_categorical_labels<T: Label>(
     labels: ArrayView1<T>,
     num_classes: Option<usize>,
 ) -> Result<Array2<f64>> {
-    let mut ints = Vec::with_capacity(labels.len());
+    let mut codes = Vec::with_capacity(labels.len());
     for (i, v) in labels.iter().enumerate() {
-        match v.as_int() {
-            Some(k) if k >= 0 => ints.push(k as usize),
-            _ => {
+        match v.as_int().and_then(|k| usize::try_from(k).ok()) {
+            Some(k) => codes.push(k),
+            None => {
                 return Err(RustymlError::invalid(format!(
                     "to_categorical needs non-negative integer labels, got {v:?} at index {i}"
                 )))
             }
         }
     }
-    let needed = ints.iter().max().map(|&m| m + 1);
-    let n_classes = match (num_classes, needed) {
-        (Some(k), Some(need)) if k < need => {
-            return Err(RustymlError::invalid(format!(
-                "num_classes ({k}) must be at least the largest label + 1 ({need})"
-            )))
-        }
-        (Some(0), None) => return Err(RustymlError::invalid("num_classes must be at least 1")),
-        (Some(k), _) => k,
-        (None, Some(need)) => need,
-        (None, None) => {
-            return Err(RustymlError::invalid(
-                "labels is empty and num_classes is not given",
-            ))
-        }
-    };
-    let mut out = Array2::<f64>::zeros((ints.len(), n_classes));
-    for (i, k) in ints.into_iter().enumerate() {
-        out[[i, k]] = 1.0;
+    if num_classes == Some(0) {
+        return Err(Error::invalid_parameter(
+            "num_classes",
+            "num_classes must be at least 1",
+        ));
     }
-    Ok(out)
+    let Some(&largest) = codes.iter().max() else {
+        return match num_classes {
+            Some(k) => one_hot(&codes, k),
+            None => Err(RustymlError::invalid(
+                "labels is empty and num_classes is not given",
+            )),
+        };
+    };
+    let needed = largest.checked_add(1).ok_or_else(|| {
+        Error::invalid_parameter("num_classes", "the largest label + 1 overflows")
+    })?;
+    one_hot(&codes, class_count(num_classes, needed)?)
+}
+
+/// One-hot rows for labels of any hashable type: classes are numbered in order of first
+/// appearance, and the map from label to column is returned with the matrix. `num_classes`
+/// defaults to the number of distinct labels (so no labels give a `0 x 0` matrix).
+///
+/// Errors: `num_classes` below the number of distinct labels -> `InvalidParameter`.
+pub fn to_categorical_with_mapping<T: Clone + Eq + Hash>(
+    labels: &[T],
+    num_classes: Option<usize>,
+) -> Result<(Array2<f64>, HashMap<T, usize>)> {
+    let mut mapping: HashMap<T, usize> = HashMap::new();
+    let codes: Vec<usize> = labels
+        .iter()
+        .map(|label| {
+            let next = mapping.len();
+            *mapping.entry(label.clone()).or_insert(next)
+        })
+        .collect();
+    let matrix = one_hot(&codes, class_count(num_classes, mapping.len())?)?;
+    Ok((matrix, mapping))
 }
 
 /// Index of the largest value of every row (the first on ties), undoing [`to_categorical`] and
 /// turning class probabilities into labels.
-pub fn to_sparse_categorical(categorical: ArrayView2<f64>) -> Result<Array1<i64>> {
-    if categorical.ncols() == 0 {
-        return Err(RustymlError::invalid(
+///
+/// Errors: NaN or infinity -> `NonFinite`; rows with no columns -> `EmptyInput`.
+pub fn to_sparse_categorical<S: Data<Elem = f64>>(
+    categorical: &ArrayBase<S, Ix2>,
+) -> Result<Array1<i32>> {
+    let x = categorical.view();
+    if x.ncols() == 0 && x.nrows() > 0 {
+        return Err(Error::empty_input(
             "categorical has 0 columns, at least 1 is required",
         ));
     }
-    crate::validation::check_finite_2d(&categorical, "categorical")?;
-    Ok(categorical
-        .rows()
+    if x.ncols() > i32::MAX as usize {
+        return Err(Error::invalid_input(
+            "categorical has more columns than an i32 label can index",
+        ));
+    }
+    crate::utils::scaling::check_finite(&x, "categorical")?;
+    Ok(x.rows()
         .into_iter()
         .map(|row| {
             let mut best = 0;
@@ -171,7 +280,7 @@ pub fn to_sparse_categorical(categorical: ArrayView2<f64>) -> Result<Array1<i64>
                     best = j;
                 }
             }
-            best as i64
+            best as i32
         })
         .collect())
 }
@@ -179,7 +288,7 @@ pub fn to_sparse_categorical(categorical: ArrayView2<f64>) -> Result<Array1<i64>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ndarray::{arr1, arr2};
+    use ndarray::{arr1, arr2, Array1};
 
     #[test]
     fn encoder_round_trips_and_refuses_unseen() {
@@ -214,12 +323,16 @@ mod tests {
             .contains("has not been fitted"));
         let restored = LabelEncoder::<f64>::from_bytes(&nums.to_bytes().unwrap()).unwrap();
         assert_eq!(restored.classes(), nums.classes());
+        // a failed refit keeps the previous classes
+        assert!(nums.fit(arr1(&[1.0, f64::NAN]).view()).is_err());
+        assert!(nums.fit_transform(arr1(&[0.0; 0]).view()).is_err());
+        assert_eq!(nums.classes().unwrap(), [-1.0, 2.5]);
     }
 
     #[test]
     fn one_hot_round_trip() {
-        let y = arr1(&[0i64, 2, 1, 2]);
-        let onehot = to_categorical(y.view(), None).unwrap();
+        let y = arr1(&[0i32, 2, 1, 2]);
+        let onehot = to_categorical(&y, None).unwrap();
         assert_eq!(
             onehot,
             arr2(&[
@@ -229,17 +342,72 @@ mod tests {
                 [0.0, 0.0, 1.0]
             ])
         );
-        assert_eq!(to_sparse_categorical(onehot.view()).unwrap(), y);
-        assert_eq!(to_categorical(y.view(), Some(5)).unwrap().ncols(), 5);
-        assert!(to_categorical(y.view(), Some(2)).is_err());
-        assert!(to_categorical(arr1(&[-1i64]).view(), None).is_err());
-        assert!(to_categorical(arr1(&[0.5]).view(), None).is_err());
+        assert_eq!(to_sparse_categorical(&onehot).unwrap(), y);
+        assert_eq!(to_categorical(&y, Some(5)).unwrap().ncols(), 5);
+        assert!(matches!(
+            to_categorical(&y, Some(2)),
+            Err(Error::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            to_categorical(&arr1(&[-1i32]), None),
+            Err(Error::InvalidInput(_))
+        ));
+        assert_eq!(
+            to_categorical(&arr1(&[0i32; 0]), None).unwrap().dim(),
+            (0, 1)
+        );
+        assert!(to_categorical_labels(arr1(&[0.5]).view(), None).is_err());
+        assert!(to_categorical_labels(arr1(&[0i64; 0]).view(), None).is_err());
+        assert_eq!(
+            to_categorical_labels(arr1(&[2.0, 0.0]).view(), None).unwrap(),
+            arr2(&[[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])
+        );
         // ties go to the first column
         assert_eq!(
-            to_sparse_categorical(arr2(&[[0.5, 0.5]]).view())
+            to_sparse_categorical(&arr2(&[[0.5, 0.5]]))
                 .unwrap()
                 .to_vec(),
             vec![0]
         );
+        assert!(matches!(
+            to_sparse_categorical(&arr2(&[[0.5, f64::NAN]])),
+            Err(Error::NonFinite(_))
+        ));
+    }
+
+    #[test]
+    fn impossible_one_hot_sizes_are_refused_up_front() {
+        // 10^12 + 1 classes: 8 TB for a single row; 2^62 + 1 classes: the byte count
+        // overflows; i32::MAX + 1 classes for a million rows: 17 PB
+        for big in [1_000_000_000_000i64, 1 << 62] {
+            let err = to_categorical_labels(arr1(&[big]).view(), None).unwrap_err();
+            assert!(matches!(err, Error::InvalidParameter { .. }), "{err:?}");
+        }
+        let many = Array1::from_elem(1_000_000, i32::MAX);
+        assert!(matches!(
+            to_categorical(&many, None),
+            Err(Error::InvalidParameter { .. })
+        ));
+        assert!(to_categorical_labels(arr1(&[i64::MAX]).view(), None).is_err());
+        assert!(matches!(
+            to_categorical_with_mapping(&[1u8, 2], Some(usize::MAX)),
+            Err(Error::InvalidParameter { .. })
+        ));
+    }
+
+    #[test]
+    fn mapping_follows_first_appearance() {
+        let (m, map) = to_categorical_with_mapping(&["b", "a", "b", "c"], None).unwrap();
+        assert_eq!((map["b"], map["a"], map["c"]), (0, 1, 2));
+        assert_eq!(
+            to_sparse_categorical(&m).unwrap().to_vec(),
+            vec![0, 1, 0, 2]
+        );
+        let (m, map) = to_categorical_with_mapping::<i32>(&[], None).unwrap();
+        assert_eq!((m.dim(), map.len()), ((0, 0), 0));
+        assert!(matches!(
+            to_categorical_with_mapping(&[1, 2, 3], Some(2)),
+            Err(Error::InvalidParameter { .. })
+        ));
     }
 }

@@ -1,5 +1,6 @@
-//! Preprocessing: scalers with scikit-learn's names and fitted attributes, the original
-//! crate's one-shot `standardize` / `normalize`, train/test splitting and label encoding.
+//! Preprocessing: scalers with scikit-learn's statistics and the original crate's API, the
+//! one-shot `standardize` / `normalize` (any array rank), train/test splitting and label
+//! encoding.
 //!
 //! The scalers' column statistics come from the deterministic reductions in
 //! [`crate::math::reduction`] (gate `tuning::reduction::sum_f64`) and their maps from the
@@ -9,22 +10,15 @@
 //! by zero and no NaN ever comes out.
 
 pub mod label_encoding;
-pub mod max_abs_scaler;
-pub mod min_max_scaler;
 pub mod normalize;
-pub mod normalizer;
-pub mod robust_scaler;
-mod scaling;
-pub mod standard_scaler;
+pub mod scaler;
+pub(crate) mod scaling;
 pub mod standardize;
 pub mod train_test_split;
 
-pub use label_encoding::{to_categorical, to_sparse_categorical, LabelEncoder};
-pub use max_abs_scaler::MaxAbsScaler;
-pub use min_max_scaler::MinMaxScaler;
+pub use crate::traits::{Fit, FitTransform, Predict, Transform};
+pub use label_encoding::{to_categorical, to_categorical_with_mapping, to_sparse_categorical};
 pub use normalize::{normalize, NormalizationAxis, NormalizationOrder};
-pub use normalizer::{Norm, Normalizer};
-pub use robust_scaler::RobustScaler;
-pub use standard_scaler::StandardScaler;
+pub use scaler::{MaxAbsScaler, MinMaxScaler, Normalizer, RobustScaler, StandardScaler};
 pub use standardize::{standardize, StandardizationAxis};
-pub use train_test_split::{split_sizes, train_test_indices, train_test_split, SplitSize};
+pub use train_test_split::{train_test_split, train_test_split_stratified, TrainTestSplit};

@@ -1,25 +1,23 @@
-//! One-shot normalisation of rows, columns or the whole matrix to unit norm (the original
-//! crate's `normalize`).
+//! One-shot normalisation of rows, columns or the whole array to unit norm (the original
+//! crate's `normalize`), for arrays of any rank.
 
-use super::scaling::handle_zero_scale;
-use crate::error::{Result, RustymlError};
+use super::scaling::{as_stack, check_nd, handle_zero_scale, stack_rows, unstack};
+use crate::error::{Error, Result};
 use crate::math::{elementwise, reduction};
-use crate::validation;
-use ndarray::{Array2, ArrayBase, ArrayView2, Data, Ix2};
+use ndarray::{Array, Array2, Array3, ArrayBase, ArrayView2, Axis, Data, Dimension};
+use serde::{Deserialize, Serialize};
 
-/// What one norm is computed over.
+/// What one norm is computed over. For an N-d array a row is a lane along the last axis and
+/// a column a lane along the second to last; `Global` takes every element at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NormalizationAxis {
-    /// Each row (sample) separately.
     Row,
-    /// Each column (feature) separately.
     Column,
-    /// The whole matrix as one vector.
     Global,
 }
 
 /// Which norm.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub enum NormalizationOrder {
     /// Sum of absolute values.
     L1,
@@ -40,19 +38,24 @@ impl NormalizationOrder {
             "max" | "inf" => Ok(Self::Max),
             other => match other.parse::<f64>() {
                 Ok(p) => Ok(Self::Lp(p)),
-                Err(_) => Err(RustymlError::invalid(format!(
-                    "unknown norm order {other:?}: expected 'l1', 'l2', 'max' or a number p > 0"
-                ))),
+                Err(_) => Err(Error::invalid_parameter(
+                    "order",
+                    format!(
+                        "unknown norm order {other:?}: expected 'l1', 'l2', 'max' or a number p > 0"
+                    ),
+                )),
             },
         }
     }
 
-    fn check(self) -> Result<()> {
+    /// `Lp(p)` needs a finite `p > 0` (`InvalidParameter` named "p").
+    pub(crate) fn check(self) -> Result<()> {
         if let Self::Lp(p) = self {
             if !(p.is_finite() && p > 0.0) {
-                return Err(RustymlError::invalid(format!(
-                    "Lp norm parameter p must be positive and finite, got {p}"
-                )));
+                return Err(Error::invalid_parameter(
+                    "p",
+                    format!("the Lp norm needs a positive, finite p, got {p}"),
+                ));
             }
         }
         Ok(())
@@ -76,43 +79,69 @@ impl NormalizationOrder {
         }
     }
 
-    /// Norm of a slice, summing in order.
-    fn of_slice(self, s: &[f64]) -> f64 {
-        match self {
-            Self::Max => s.iter().fold(0.0f64, |m, v| m.max(v.abs())),
-            _ => self.finish(s.iter().map(|&v| self.term(v)).sum()),
+    /// Norm of a lane, summing in order. When the sum of terms overflows although the norm
+    /// itself is finite, the lane is summed again divided by its largest magnitude `m`
+    /// (`norm = m * norm(v / m)`), so huge finite values still normalise.
+    fn of_lane<'a>(self, lane: impl Iterator<Item = &'a f64> + Clone) -> f64 {
+        let largest = || lane.clone().fold(0.0f64, |m, v| m.max(v.abs()));
+        if self == Self::Max {
+            return largest();
         }
+        let norm = self.finish(lane.clone().map(|&v| self.term(v)).sum());
+        if norm.is_finite() {
+            return norm;
+        }
+        let m = largest();
+        m * self.finish(lane.map(|&v| self.term(v / m)).sum())
     }
 }
 
-/// Divide each row, column, or the whole of `x` by its norm. A norm below `10 eps` (a zero
-/// lane) is treated as 1, so such lanes come back unchanged, as in scikit-learn.
-pub fn normalize<S: Data<Elem = f64>>(
-    x: &ArrayBase<S, Ix2>,
+/// Divide each row, each column, or the whole of `data` by its norm. A norm below `10 eps` (a
+/// zero lane) counts as 1, so such lanes come back unchanged, as in scikit-learn.
+///
+/// Errors: empty data -> `EmptyInput`; `Lp(p)` with `p <= 0` or non-finite -> `InvalidParameter`;
+/// a row / column axis on data of fewer than 2 dimensions -> `InvalidInput`; NaN or infinity ->
+/// `NonFinite`.
+pub fn normalize<S, D>(
+    data: &ArrayBase<S, D>,
     axis: NormalizationAxis,
     order: NormalizationOrder,
-) -> Result<Array2<f64>> {
-    let x = x.view();
-    validation::check_features(&x, "X")?;
-    normalize_checked(x, axis, order)
+) -> Result<Array<f64, D>>
+where
+    S: Data<Elem = f64>,
+    D: Dimension,
+{
+    order.check()?;
+    check_nd(data, axis != NormalizationAxis::Global)?;
+    let stack = as_stack(data);
+    let out = match axis {
+        NormalizationAxis::Column if stack.len_of(Axis(0)) > 1 => {
+            let mut out = Array3::<f64>::zeros(stack.dim());
+            for (m, mut o) in stack.outer_iter().zip(out.outer_iter_mut()) {
+                o.assign(&normalize_2d(m, axis, order)?);
+            }
+            return Ok(unstack(out, data.raw_dim()));
+        }
+        _ => normalize_2d(stack_rows(&stack), axis, order)?,
+    };
+    Ok(unstack(out, data.raw_dim()))
 }
 
-fn overflow() -> RustymlError {
-    RustymlError::invalid("X has values too large for float64: a norm overflows")
+fn overflow() -> Error {
+    Error::invalid_input("data has values too large for float64: a norm overflows")
 }
 
-/// [`normalize`] on input already checked (shape, finiteness).
-pub(crate) fn normalize_checked(
+/// [`normalize`] of a checked matrix (non-empty, finite, valid order).
+pub(crate) fn normalize_2d(
     x: ArrayView2<f64>,
     axis: NormalizationAxis,
     order: NormalizationOrder,
 ) -> Result<Array2<f64>> {
-    order.check()?;
     match axis {
         NormalizationAxis::Row => {
             let overflowed = std::sync::atomic::AtomicBool::new(false);
             let out = elementwise::map_rows(x, |_, row, out| {
-                let norm = order.of_slice(row);
+                let norm = order.of_lane(row.iter());
                 if !norm.is_finite() {
                     overflowed.store(true, std::sync::atomic::Ordering::Relaxed);
                 }
@@ -129,7 +158,7 @@ pub(crate) fn normalize_checked(
                 NormalizationOrder::Max => reduction::column_max_abs(x),
                 _ => reduction::column_sums_map(x, |v| order.term(v)),
             };
-            let norms: Vec<f64> = if axis == NormalizationAxis::Column {
+            let mut norms: Vec<f64> = if axis == NormalizationAxis::Column {
                 per_column.iter().map(|&acc| order.finish(acc)).collect()
             } else {
                 let total = match order {
@@ -138,6 +167,19 @@ pub(crate) fn normalize_checked(
                 };
                 vec![total; x.ncols()]
             };
+            // the rare overflowing sums are redone lane by lane with rescaling
+            if norms.iter().any(|n| !n.is_finite()) {
+                if axis == NormalizationAxis::Column {
+                    for (n, col) in norms.iter_mut().zip(x.columns()) {
+                        if !n.is_finite() {
+                            *n = order.of_lane(col.into_iter());
+                        }
+                    }
+                } else {
+                    let total = order.of_lane(x.iter());
+                    norms.iter_mut().for_each(|n| *n = total);
+                }
+            }
             if norms.iter().any(|n| !n.is_finite()) {
                 return Err(overflow());
             }
@@ -150,7 +192,7 @@ pub(crate) fn normalize_checked(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ndarray::arr2;
+    use ndarray::{arr1, arr2, arr3, Array1, IxDyn};
 
     #[test]
     fn every_axis_and_order_by_hand() {
@@ -167,17 +209,88 @@ mod tests {
         // p = 3: (27 + 64)^(1/3)
         let lp = normalize(&x, NormalizationAxis::Column, NormalizationOrder::Lp(3.0)).unwrap();
         assert!((lp[[0, 0]] - 3.0 / 91f64.powf(1.0 / 3.0)).abs() < 1e-15);
-        assert!(normalize(&x, NormalizationAxis::Row, NormalizationOrder::Lp(-1.0)).is_err());
-        assert!(normalize(
-            &arr2(&[[1e300, 1e300]]),
-            NormalizationAxis::Row,
-            NormalizationOrder::L2
-        )
-        .is_err());
+        assert!(matches!(
+            normalize(&x, NormalizationAxis::Row, NormalizationOrder::Lp(-1.0)),
+            Err(Error::InvalidParameter { .. })
+        ));
         assert!(NormalizationOrder::parse("l7").is_err());
         assert_eq!(
             NormalizationOrder::parse("2.5").unwrap(),
             NormalizationOrder::Lp(2.5)
         );
+    }
+
+    #[test]
+    fn huge_finite_values_are_rescaled_not_refused() {
+        // [3e300, 4e300] has L2 norm 5e300 although the sum of squares overflows
+        let x = arr2(&[[3e300, 4e300]]);
+        for axis in [NormalizationAxis::Row, NormalizationAxis::Global] {
+            let z = normalize(&x, axis, NormalizationOrder::L2).unwrap();
+            assert!((z[[0, 0]] - 0.6).abs() < 1e-15 && (z[[0, 1]] - 0.8).abs() < 1e-15);
+        }
+        let col = normalize(&x.t(), NormalizationAxis::Column, NormalizationOrder::L2).unwrap();
+        assert!((col[[1, 0]] - 0.8).abs() < 1e-15);
+        // an L1 norm that really is above f64::MAX cannot be represented
+        assert!(normalize(
+            &arr2(&[[1.5e308, 1.5e308]]),
+            NormalizationAxis::Row,
+            NormalizationOrder::L1
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn any_rank_with_lanes_on_the_last_two_axes() {
+        // rank 3: rows along axis 2, columns along axis 1 of each matrix
+        let x = arr3(&[[[3.0, 1.0], [4.0, 1.0]], [[0.0, 6.0], [0.0, 8.0]]]);
+        let rows = normalize(&x, NormalizationAxis::Row, NormalizationOrder::Max).unwrap();
+        assert_eq!(
+            rows,
+            arr3(&[[[1.0, 1.0 / 3.0], [1.0, 0.25]], [[0.0, 1.0], [0.0, 1.0]]])
+        );
+        let cols = normalize(&x, NormalizationAxis::Column, NormalizationOrder::L1).unwrap();
+        assert_eq!(
+            cols,
+            arr3(&[
+                [[3.0 / 7.0, 0.5], [4.0 / 7.0, 0.5]],
+                [[0.0, 6.0 / 14.0], [0.0, 8.0 / 14.0]]
+            ])
+        );
+        // a column-major 3-D input gives the same answer
+        let f = x.t().as_standard_layout().into_owned();
+        let f = f.t();
+        assert_eq!(
+            normalize(&f, NormalizationAxis::Column, NormalizationOrder::L1).unwrap(),
+            cols
+        );
+        let v = arr1(&[3.0, 4.0]);
+        assert_eq!(
+            normalize(&v, NormalizationAxis::Global, NormalizationOrder::L2).unwrap(),
+            arr1(&[0.6, 0.8])
+        );
+        assert!(matches!(
+            normalize(&v, NormalizationAxis::Row, NormalizationOrder::L2),
+            Err(Error::InvalidInput(_))
+        ));
+        let dynamic = v.clone().into_dyn();
+        let out: Array<f64, IxDyn> =
+            normalize(&dynamic, NormalizationAxis::Global, NormalizationOrder::L1).unwrap();
+        assert_eq!(out, arr1(&[3.0 / 7.0, 4.0 / 7.0]).into_dyn());
+        assert!(matches!(
+            normalize(
+                &Array1::<f64>::zeros(0),
+                NormalizationAxis::Global,
+                NormalizationOrder::L2
+            ),
+            Err(Error::EmptyInput(_))
+        ));
+        assert!(matches!(
+            normalize(
+                &arr2(&[[f64::NAN]]),
+                NormalizationAxis::Row,
+                NormalizationOrder::L2
+            ),
+            Err(Error::NonFinite(_))
+        ));
     }
 }

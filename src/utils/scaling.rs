@@ -1,10 +1,13 @@
-//! Rules shared by the scalers: scikit-learn's constant-feature test and zero-scale guard,
-//! and the checks every fit / transform runs first.
+//! Rules shared by the scalers and the one-shot `standardize` / `normalize`: scikit-learn's
+//! constant-feature test and zero-scale guard, the input checks every fit / transform runs
+//! first (with the original crate's error variants), and the checks a loaded model's fitted
+//! state must pass before it is used.
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, IoError, Result};
 use crate::math::reduction::{self, Moments};
+use crate::persistence::Persist;
 use crate::validation;
-use ndarray::ArrayView2;
+use ndarray::{Array, Array1, ArrayBase, ArrayView2, Axis, CowArray, Data, Dimension, Ix2, Ix3};
 
 /// scikit-learn's `_is_constant_feature`: a variance within the error bound of its own
 /// computation (`n eps var + (n mean eps)^2`) is treated as zero.
@@ -32,29 +35,242 @@ pub(crate) fn std_scale(m: &Moments) -> f64 {
     }
 }
 
+/// `x` must have at least one sample and one feature (`EmptyInput`).
+pub(crate) fn check_not_empty(x: &ArrayView2<f64>, name: &str) -> Result<()> {
+    if x.nrows() == 0 || x.ncols() == 0 {
+        return Err(Error::empty_input(format!(
+            "{name} has shape ({}, {}): at least 1 sample and 1 feature are required",
+            x.nrows(),
+            x.ncols()
+        )));
+    }
+    Ok(())
+}
+
+/// `NonFinite` naming the first NaN or infinity of `x`, if there is one.
+pub(crate) fn check_finite(x: &ArrayView2<f64>, name: &str) -> Result<()> {
+    if x.as_slice_memory_order()
+        .is_some_and(validation::all_finite)
+    {
+        return Ok(());
+    }
+    match x.indexed_iter().find(|(_, v)| !v.is_finite()) {
+        Some(((i, j), _)) => Err(Error::non_finite(format!(
+            "{name} (first at row {i}, column {j})"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Non-empty and finite: what every fit needs.
+pub(crate) fn check_input(x: &ArrayView2<f64>, name: &str) -> Result<()> {
+    check_not_empty(x, name)?;
+    check_finite(x, name)
+}
+
+/// A later batch (transform, partial fit, inverse) must be non-empty, have the fitted width
+/// (`DimensionMismatch`) and be finite.
+pub(crate) fn check_batch(x: &ArrayView2<f64>, n_features: usize) -> Result<()> {
+    check_not_empty(x, "X")?;
+    if x.ncols() != n_features {
+        return Err(Error::dimension_mismatch(n_features, x.ncols()));
+    }
+    check_finite(x, "X")
+}
+
 /// Column moments of `x` with the input checks folded in: NaN or infinity in a column makes its
 /// moments non-finite, so the full scan that names the position runs only on failure.
 pub(crate) fn checked_column_moments(x: &ArrayView2<f64>) -> Result<Vec<Moments>> {
-    validation::check_shape(x, "X")?;
+    check_not_empty(x, "X")?;
     let moments = reduction::column_moments(*x);
     if moments
         .iter()
         .any(|m| !(m.mean.is_finite() && m.m2.is_finite()))
     {
-        validation::check_finite_2d(x, "X")?;
-        return Err(RustymlError::invalid(
+        check_finite(x, "X")?;
+        return Err(Error::invalid_input(
             "X has values too large for float64: a column's variance overflows",
         ));
     }
     Ok(moments)
 }
 
-/// Fitted feature count, or the not-fitted error for `model`.
-pub(crate) fn fitted(n_features: Option<usize>, model: &'static str) -> Result<usize> {
-    n_features.ok_or_else(|| RustymlError::not_fitted(model))
+/// The fitted state, or the not-fitted error for `model`.
+pub(crate) fn fitted<'a, T>(state: &'a Option<T>, model: &'static str) -> Result<&'a T> {
+    state.as_ref().ok_or(Error::NotFitted(model))
 }
 
-/// A later batch (transform, partial fit, inverse) must match the fitted features.
-pub(crate) fn check_batch(x: &ArrayView2<f64>, n_features: usize, model: &str) -> Result<()> {
-    validation::check_n_features(x, n_features, model)
+/// A loaded model whose fitted state is inconsistent (a corrupted or hand-edited file).
+pub(crate) fn corrupt(model: &str, what: &str) -> Error {
+    Error::Io(IoError::ModelStructureMismatch(format!(
+        "the saved {model} is corrupt: {what}"
+    )))
+}
+
+/// A fitted per-feature vector of a loaded model must have one finite entry per feature and
+/// satisfy `ok` (e.g. a positive scale).
+pub(crate) fn check_fitted_vector(
+    model: &str,
+    name: &str,
+    v: &Array1<f64>,
+    n_features: usize,
+    ok: impl Fn(f64) -> bool,
+) -> Result<()> {
+    if v.len() != n_features {
+        return Err(corrupt(
+            model,
+            &format!("`{name}` has {} entries for {n_features} features", v.len()),
+        ));
+    }
+    if !v.iter().all(|&x| x.is_finite() && ok(x)) {
+        return Err(corrupt(model, &format!("`{name}` holds an invalid value")));
+    }
+    Ok(())
+}
+
+/// Save/load with the original crate's names, and a decoder that validates the whole fitted
+/// state, so a damaged file is refused at load instead of failing (or panicking) in transform.
+pub trait CheckedPersist: Persist {
+    /// Whether the hyper-parameters and fitted state are consistent.
+    fn validate(&self) -> Result<()>;
+
+    /// Decode and validate.
+    fn from_bytes_checked(bytes: &[u8]) -> Result<Self> {
+        let model = Self::from_bytes(bytes)?;
+        model.validate()?;
+        Ok(model)
+    }
+}
+
+/// `save_to_path` / `load_from_path` (postcard binary, validated on load) and the
+/// `Fit` / `Transform` / `FitTransform` trait impls, all forwarding to the scaler's own methods.
+macro_rules! scaler_common {
+    ($model:ty) => {
+        impl $model {
+            /// Write the scaler (hyper-parameters and fitted state) to `path`.
+            pub fn save_to_path(&self, path: &str) -> $crate::error::Result<()> {
+                $crate::persistence::Persist::save(self, path)
+            }
+
+            /// Read a scaler written by [`save_to_path`](Self::save_to_path); a file whose
+            /// fitted state is inconsistent is refused.
+            pub fn load_from_path(path: &str) -> $crate::error::Result<Self> {
+                $crate::utils::scaling::CheckedPersist::from_bytes_checked(&std::fs::read(path)?)
+            }
+        }
+
+        impl<'a, S: ndarray::Data<Elem = f64>>
+            $crate::traits::Fit<&'a ndarray::ArrayBase<S, ndarray::Ix2>> for $model
+        {
+            fn fit(
+                &mut self,
+                x: &'a ndarray::ArrayBase<S, ndarray::Ix2>,
+            ) -> $crate::error::Result<&mut Self> {
+                <$model>::fit(self, x)
+            }
+        }
+
+        impl<'a, S: ndarray::Data<Elem = f64>>
+            $crate::traits::Transform<&'a ndarray::ArrayBase<S, ndarray::Ix2>> for $model
+        {
+            type Output = ndarray::Array2<f64>;
+            fn transform(
+                &self,
+                x: &'a ndarray::ArrayBase<S, ndarray::Ix2>,
+            ) -> $crate::error::Result<ndarray::Array2<f64>> {
+                <$model>::transform(self, x)
+            }
+        }
+
+        impl<'a, S: ndarray::Data<Elem = f64>>
+            $crate::traits::FitTransform<&'a ndarray::ArrayBase<S, ndarray::Ix2>> for $model
+        {
+            type Output = ndarray::Array2<f64>;
+            fn fit_transform(
+                &mut self,
+                x: &'a ndarray::ArrayBase<S, ndarray::Ix2>,
+            ) -> $crate::error::Result<ndarray::Array2<f64>> {
+                <$model>::fit_transform(self, x)
+            }
+        }
+    };
+}
+
+pub(crate) use scaler_common;
+
+/// An N-d array as a stack of matrices `(batch, rows, cols)`: a row is a lane along the last
+/// axis, a column one along the second to last, and 1-D (or 0-D) data is a single row. A 2-D
+/// input is viewed in place (any strides); other ranks are brought to standard layout first.
+pub(crate) fn as_stack<S, D>(data: &ArrayBase<S, D>) -> CowArray<'_, f64, Ix3>
+where
+    S: Data<Elem = f64>,
+    D: Dimension,
+{
+    if let Ok(m) = data.view().into_dimensionality::<Ix2>() {
+        return CowArray::from(m.insert_axis(Axis(0)));
+    }
+    let shape = data.shape();
+    let n = shape.len();
+    let (b, r, c) = match n {
+        0 => (1, 1, 1),
+        1 => (1, 1, shape[0]),
+        _ => (shape[..n - 2].iter().product(), shape[n - 2], shape[n - 1]),
+    };
+    let owned = data.as_standard_layout().into_owned();
+    let stack = owned
+        .into_shape_with_order((b, r, c))
+        .expect("a standard-layout array reshapes to (batch, rows, cols)");
+    CowArray::from(stack)
+}
+
+/// All the rows of a stack as one `(batch * rows, cols)` matrix (no copy: a stack of more
+/// than one matrix is always in standard layout).
+pub(crate) fn stack_rows<'a>(stack: &'a CowArray<'_, f64, Ix3>) -> ArrayView2<'a, f64> {
+    let (b, r, c) = stack.dim();
+    if b == 1 {
+        return stack.index_axis(Axis(0), 0);
+    }
+    stack
+        .view()
+        .into_shape_with_order((b * r, c))
+        .expect("a stack of several matrices is in standard layout")
+}
+
+/// The checks of the one-shot functions: `EmptyInput`, `InvalidInput` for a per-lane axis on
+/// data with fewer than 2 dimensions, `NonFinite`.
+pub(crate) fn check_nd<S, D>(data: &ArrayBase<S, D>, per_lane: bool) -> Result<()>
+where
+    S: Data<Elem = f64>,
+    D: Dimension,
+{
+    if data.is_empty() {
+        return Err(Error::empty_input(format!(
+            "data has shape {:?}",
+            data.shape()
+        )));
+    }
+    if per_lane && data.ndim() < 2 {
+        return Err(Error::invalid_input(format!(
+            "a row or column axis needs data with at least 2 dimensions, got {}",
+            data.ndim()
+        )));
+    }
+    let finite = match data.as_slice_memory_order() {
+        Some(s) => validation::all_finite(s),
+        None => data.iter().all(|v| v.is_finite()),
+    };
+    if !finite {
+        return Err(Error::non_finite("data"));
+    }
+    Ok(())
+}
+
+/// Rebuild an `(batch * rows, cols)` or `(batch, rows, cols)` result in the input's shape.
+pub(crate) fn unstack<E, D>(out: Array<f64, E>, dim: D) -> Array<f64, D>
+where
+    E: Dimension,
+    D: Dimension,
+{
+    out.into_shape_with_order(dim)
+        .expect("results are in standard layout with the input's element count")
 }

@@ -1,39 +1,60 @@
-//! One-shot standardisation of rows, columns or the whole matrix (the original crate's
-//! `standardize`). Statistics come from the data itself on every call; fit a
-//! [`StandardScaler`](super::StandardScaler) when several batches must share them.
+//! One-shot standardisation of rows, columns or the whole array (the original crate's
+//! `standardize`), for arrays of any rank. Statistics come from the data itself on every
+//! call; fit a [`StandardScaler`](super::StandardScaler) when several batches must share them.
 
-use super::scaling::{checked_column_moments, std_scale};
+use super::scaling::{as_stack, check_nd, checked_column_moments, stack_rows, std_scale, unstack};
 use crate::error::Result;
 use crate::math::elementwise;
 use crate::math::reduction::Moments;
-use ndarray::{Array2, ArrayBase, Data, Ix2};
+use ndarray::{Array, Array2, Array3, ArrayBase, ArrayView2, Axis, Data, Dimension};
 
-/// What the mean and standard deviation are computed over.
+/// What the mean and standard deviation are computed over. For an N-d array a row is a lane
+/// along the last axis and a column a lane along the second to last; `Global` takes every
+/// element at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StandardizationAxis {
-    /// Each row (sample) separately.
     Row,
-    /// Each column (feature) separately: `StandardScaler().fit_transform(x)`.
     Column,
-    /// The whole matrix as one sample.
     Global,
 }
 
 /// Zero mean and unit (population) variance along `axis`. A constant lane (variance within
-/// rounding of zero) is only centred, never divided by ~0.
-pub fn standardize<S: Data<Elem = f64>>(
-    x: &ArrayBase<S, Ix2>,
-    axis: StandardizationAxis,
-) -> Result<Array2<f64>> {
-    let x = x.view();
-    let columns = checked_column_moments(&x)?;
+/// rounding of zero, scikit-learn's rule) is only centred, never divided by ~0.
+///
+/// Errors: empty data -> `EmptyInput`; a row / column axis on data of fewer than 2 dimensions
+/// -> `InvalidInput`; NaN or infinity -> `NonFinite`.
+pub fn standardize<S, D>(data: &ArrayBase<S, D>, axis: StandardizationAxis) -> Result<Array<f64, D>>
+where
+    S: Data<Elem = f64>,
+    D: Dimension,
+{
+    check_nd(data, axis != StandardizationAxis::Global)?;
+    let stack = as_stack(data);
+    if axis == StandardizationAxis::Column && stack.len_of(Axis(0)) > 1 {
+        let mut out = Array3::<f64>::zeros(stack.dim());
+        for (m, mut o) in stack.outer_iter().zip(out.outer_iter_mut()) {
+            o.assign(&standardize_2d(m, axis)?);
+        }
+        return Ok(unstack(out, data.raw_dim()));
+    }
+    Ok(unstack(
+        standardize_2d(stack_rows(&stack), axis)?,
+        data.raw_dim(),
+    ))
+}
+
+/// [`standardize`] of a checked matrix. The column case is exactly
+/// `StandardScaler::new().fit_transform(x)`.
+fn standardize_2d(x: ArrayView2<f64>, axis: StandardizationAxis) -> Result<Array2<f64>> {
     Ok(match axis {
         StandardizationAxis::Column => {
+            let columns = checked_column_moments(&x)?;
             let mean: Vec<f64> = columns.iter().map(|m| m.mean).collect();
             let scale: Vec<f64> = columns.iter().map(std_scale).collect();
             elementwise::center_scale_columns(x, Some(&mean), Some(&scale))
         }
         StandardizationAxis::Global => {
+            let columns = checked_column_moments(&x)?;
             let all = columns.into_iter().fold(Moments::default(), Moments::merge);
             let (mean, scale) = (all.mean, std_scale(&all));
             elementwise::map_rows(x, |_, row, out| {
@@ -61,7 +82,8 @@ pub fn standardize<S: Data<Elem = f64>>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ndarray::arr2;
+    use crate::error::Error;
+    use ndarray::{arr1, arr2, arr3, Array2};
 
     #[test]
     fn each_axis_by_hand() {
@@ -82,6 +104,36 @@ mod tests {
         for (got, v) in g.iter().zip([1.0, 3.0, 5.0, 5.0]) {
             assert!((got - (v - 3.5) / s).abs() < 1e-15);
         }
-        assert!(standardize(&arr2(&[[f64::NAN]]), StandardizationAxis::Row).is_err());
+        assert!(matches!(
+            standardize(&arr2(&[[f64::NAN]]), StandardizationAxis::Row),
+            Err(Error::NonFinite(_))
+        ));
+        assert!(matches!(
+            standardize(&Array2::<f64>::zeros((0, 2)), StandardizationAxis::Column),
+            Err(Error::EmptyInput(_))
+        ));
+    }
+
+    #[test]
+    fn any_rank() {
+        // 1-D global: [1, 3] -> mean 2, std 1
+        assert_eq!(
+            standardize(&arr1(&[1.0, 3.0]), StandardizationAxis::Global).unwrap(),
+            arr1(&[-1.0, 1.0])
+        );
+        assert!(matches!(
+            standardize(&arr1(&[1.0, 3.0]), StandardizationAxis::Column),
+            Err(Error::InvalidInput(_))
+        ));
+        // 3-D: columns of each matrix separately, rows along the last axis
+        let x = arr3(&[[[1.0, 0.0], [3.0, 0.0]], [[5.0, 2.0], [5.0, 6.0]]]);
+        assert_eq!(
+            standardize(&x, StandardizationAxis::Column).unwrap(),
+            arr3(&[[[-1.0, 0.0], [1.0, 0.0]], [[0.0, -1.0], [0.0, 1.0]]])
+        );
+        assert_eq!(
+            standardize(&x, StandardizationAxis::Row).unwrap(),
+            arr3(&[[[1.0, -1.0], [1.0, -1.0]], [[1.0, -1.0], [-1.0, 1.0]]])
+        );
     }
 }

@@ -1,11 +1,15 @@
-//! Random train/test splits with scikit-learn's size rules and stratification.
+//! Random train/test splits: the original crate's `train_test_split` /
+//! `train_test_split_stratified` (owned arrays, any label type, rounding and clamping rules of
+//! its own) and, for the Python layer, scikit-learn's size rules and stratified allocation.
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result, RustymlError};
 use crate::math::labels::{self, bincount, Label};
-use ndarray::{Array1, Array2, ArrayBase, ArrayView1, Axis, Data, Ix1, Ix2};
+use crate::random::rng_from;
+use ndarray::{Array1, Array2, ArrayView1, Axis};
 use rand::seq::SliceRandom;
-use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use std::collections::HashMap;
+use std::hash::Hash;
 
 /// A split size: a fraction of the samples in `(0, 1)` or an absolute count in `(0, n)`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -87,10 +91,6 @@ pub fn split_sizes(
         )));
     }
     Ok((n_train, n_test))
-}
-
-fn rng_from(random_state: Option<u64>) -> ChaCha8Rng {
-    ChaCha8Rng::seed_from_u64(random_state.unwrap_or_else(rand::random::<u64>))
 }
 
 /// scikit-learn's `_approximate_mode`: split `n_draws` over classes in proportion to
@@ -211,46 +211,119 @@ pub fn train_test_indices<T: Label>(
     Ok((train, test))
 }
 
-/// Split features and targets into `(x_train, x_test, y_train, y_test)` (the original crate's
-/// signature): `test_size` is a fraction (default 0.25), rows shuffled with `random_state`.
-#[allow(clippy::type_complexity)]
-pub fn train_test_split<S1, S2>(
-    x: &ArrayBase<S1, Ix2>,
-    y: &ArrayBase<S2, Ix1>,
+/// `(x_train, x_test, y_train, y_test)`.
+pub type TrainTestSplit<A> = (Array2<f64>, Array2<f64>, Array1<A>, Array1<A>);
+
+/// The original crate's checks: `x` and `y` describe the same non-empty samples (at least two,
+/// so both parts can be non-empty) and `test_size` (default 0.3) lies in `(0, 1)`.
+fn check_split<A>(x: &Array2<f64>, y: &Array1<A>, test_size: Option<f64>) -> Result<f64> {
+    if x.nrows() != y.len() {
+        return Err(Error::dimension_mismatch(x.nrows(), y.len()));
+    }
+    if x.nrows() == 0 {
+        return Err(Error::empty_input("x and y have no samples"));
+    }
+    let test_size = test_size.unwrap_or(0.3);
+    if !(test_size > 0.0 && test_size < 1.0) {
+        return Err(Error::invalid_parameter(
+            "test_size",
+            format!("must lie strictly between 0 and 1, got {test_size}"),
+        ));
+    }
+    if x.nrows() < 2 {
+        return Err(Error::invalid_input(
+            "a split needs at least 2 samples, one for each part",
+        ));
+    }
+    Ok(test_size)
+}
+
+/// Test rows out of `n >= 2`: `round(n * test_size)` clamped to `[1, n - 1]`, so neither part
+/// is ever empty.
+fn n_test_of(n: usize, test_size: f64) -> usize {
+    ((n as f64 * test_size).round() as usize).clamp(1, n - 1)
+}
+
+fn take<A: Clone>(
+    x: Array2<f64>,
+    y: Array1<A>,
+    train: &[usize],
+    test: &[usize],
+) -> TrainTestSplit<A> {
+    (
+        x.select(Axis(0), train),
+        x.select(Axis(0), test),
+        y.select(Axis(0), train),
+        y.select(Axis(0), test),
+    )
+}
+
+/// Split samples into train and test parts at random (ChaCha8 seeded by `random_state`, or by
+/// the global seed / entropy when `None`). `test_size` defaults to 0.3; the test part gets
+/// `round(n * test_size)` rows, clamped so both parts keep at least one.
+///
+/// Errors: `x` rows != `y` length -> `DimensionMismatch`; no samples -> `EmptyInput`;
+/// `test_size` outside `(0, 1)` -> `InvalidParameter`; a single sample -> `InvalidInput`.
+pub fn train_test_split<A: Clone>(
+    x: Array2<f64>,
+    y: Array1<A>,
     test_size: Option<f64>,
     random_state: Option<u64>,
-) -> Result<(Array2<f64>, Array2<f64>, Array1<f64>, Array1<f64>)>
-where
-    S1: Data<Elem = f64>,
-    S2: Data<Elem = f64>,
-{
-    if x.nrows() != y.len() {
-        return Err(RustymlError::invalid(format!(
-            "X and y have inconsistent numbers of samples: {} and {}",
-            x.nrows(),
-            y.len()
+) -> Result<TrainTestSplit<A>> {
+    let test_size = check_split(&x, &y, test_size)?;
+    let n = x.nrows();
+    let mut perm: Vec<usize> = (0..n).collect();
+    perm.shuffle(&mut rng_from(random_state));
+    let (test, train) = perm.split_at(n_test_of(n, test_size));
+    Ok(take(x, y, train, test))
+}
+
+/// [`train_test_split`] keeping every class on both sides: each class is split on its own
+/// (`round(count * test_size)` test rows, clamped to `[1, count - 1]`), then both parts are
+/// shuffled.
+///
+/// Errors as [`train_test_split`], plus `InvalidInput` when a class has fewer than 2 samples.
+pub fn train_test_split_stratified<A: Clone + Eq + Hash>(
+    x: Array2<f64>,
+    y: Array1<A>,
+    test_size: Option<f64>,
+    random_state: Option<u64>,
+) -> Result<TrainTestSplit<A>> {
+    let test_size = check_split(&x, &y, test_size)?;
+    // classes in first-seen order, so the result does not depend on hashing order
+    let mut index: HashMap<&A, usize> = HashMap::new();
+    let mut members: Vec<Vec<usize>> = Vec::new();
+    for (i, label) in y.iter().enumerate() {
+        let k = *index.entry(label).or_insert_with(|| {
+            members.push(Vec::new());
+            members.len() - 1
+        });
+        members[k].push(i);
+    }
+    if let Some(small) = members.iter().position(|m| m.len() < 2) {
+        return Err(Error::invalid_input(format!(
+            "class #{small} (in order of appearance) has {} sample; every class needs at least 2 to appear in both parts",
+            members[small].len()
         )));
     }
-    let (train, test) = train_test_indices::<i64>(
-        x.nrows(),
-        test_size.map(SplitSize::Fraction),
-        None,
-        random_state,
-        true,
-        None,
-    )?;
-    Ok((
-        x.select(Axis(0), &train),
-        x.select(Axis(0), &test),
-        y.select(Axis(0), &train),
-        y.select(Axis(0), &test),
-    ))
+    let mut rng = rng_from(random_state);
+    let (mut train, mut test) = (Vec::new(), Vec::new());
+    for mut rows in members {
+        rows.shuffle(&mut rng);
+        let (te, tr) = rows.split_at(n_test_of(rows.len(), test_size));
+        test.extend_from_slice(te);
+        train.extend_from_slice(tr);
+    }
+    train.shuffle(&mut rng);
+    test.shuffle(&mut rng);
+    Ok(take(x, y, &train, &test))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use ndarray::arr1;
+    use rand::SeedableRng;
 
     #[test]
     fn sizes_follow_scikit_learn_rules() {
@@ -346,8 +419,11 @@ mod tests {
     fn array_split_keeps_rows_together() {
         let x = Array2::from_shape_fn((20, 2), |(i, j)| (i * 10 + j) as f64);
         let y = Array1::from_shape_fn(20, |i| i as f64);
-        let (xtr, xte, ytr, yte) = train_test_split(&x, &y, Some(0.3), Some(3)).unwrap();
+        let (xtr, xte, ytr, yte) = train_test_split(x, y, Some(0.3), Some(3)).unwrap();
         assert_eq!((xtr.nrows(), xte.nrows()), (14, 6));
+        let mut seen: Vec<f64> = ytr.iter().chain(yte.iter()).copied().collect();
+        seen.sort_by(f64::total_cmp);
+        assert_eq!(seen, (0..20).map(|i| i as f64).collect::<Vec<_>>());
         for (row, t) in xtr
             .outer_iter()
             .zip(ytr.iter())
@@ -355,5 +431,62 @@ mod tests {
         {
             assert_eq!(row[0], t * 10.0);
         }
+    }
+
+    #[test]
+    fn original_size_rules_and_errors() {
+        let x = |n: usize| Array2::from_shape_fn((n, 1), |(i, _)| i as f64);
+        let y = |n: usize| Array1::from_iter(0..n as i32);
+        // round(10 * 0.25) = 3 (half away from zero); 0.99 and 0.01 clamp to [1, n - 1]
+        for (n, size, want) in [(10, 0.25, 3), (10, 0.99, 9), (10, 0.01, 1), (2, 0.9, 1)] {
+            let (_, xte, ytr, _) = train_test_split(x(n), y(n), Some(size), Some(1)).unwrap();
+            assert_eq!((xte.nrows(), ytr.len()), (want, n - want));
+        }
+        assert!(matches!(
+            train_test_split(x(5), y(4), None, None),
+            Err(Error::DimensionMismatch {
+                expected: 5,
+                found: 4
+            })
+        ));
+        assert!(matches!(
+            train_test_split(x(0), y(0), None, None),
+            Err(Error::EmptyInput(_))
+        ));
+        assert!(matches!(
+            train_test_split(x(5), y(5), Some(f64::NAN), None),
+            Err(Error::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            train_test_split(x(1), y(1), None, None),
+            Err(Error::InvalidInput(_))
+        ));
+    }
+
+    #[test]
+    fn stratified_split_keeps_every_class_and_is_reproducible() {
+        // 9 of "a", 3 of "b": "a" gives round(2.7) = 3 test rows, "b" round(0.9) = 1
+        let labels: Vec<&str> = (0..12).map(|i| if i < 9 { "a" } else { "b" }).collect();
+        let x = Array2::from_shape_fn((12, 1), |(i, _)| i as f64);
+        let y = Array1::from(labels);
+        let split = || train_test_split_stratified(x.clone(), y.clone(), None, Some(9)).unwrap();
+        let (xtr, xte, ytr, yte) = split();
+        let count = |a: &Array1<&str>, c: &str| a.iter().filter(|&&l| l == c).count();
+        assert_eq!((count(&yte, "a"), count(&yte, "b")), (3, 1));
+        assert_eq!((count(&ytr, "a"), count(&ytr, "b")), (6, 2));
+        for (row, &l) in xtr.outer_iter().zip(&ytr).chain(xte.outer_iter().zip(&yte)) {
+            assert_eq!(l, if row[0] < 9.0 { "a" } else { "b" });
+        }
+        assert_eq!(split().0, xtr);
+        let lonely = Array1::from(vec![0, 0, 1]);
+        assert!(matches!(
+            train_test_split_stratified(
+                x.slice(ndarray::s![..3, ..]).to_owned(),
+                lonely,
+                None,
+                None
+            ),
+            Err(Error::InvalidInput(_))
+        ));
     }
 }

@@ -70,29 +70,29 @@ class LabelEncoder(BaseEstimator):
     def __init__(self):
         pass
 
-    def _start(self, y):
+    def _fit_native(self, y, transform):
+        """Fit a new native encoder on ``y`` and install it only on success, so a failed
+        ``fit`` leaves an already-fitted encoder exactly as it was."""
         y = _column(y)
         kind = _kind_of(y)
+        native = _ENCODERS[kind]()
+        values = _native_input(y, kind)
+        codes = native.fit_transform(values) if transform else native.fit(values)
+        # nothing below can fail: the encoder switches to the new fit all at once
         self._kind = kind
         self._dtype = y.dtype
-        self._native_class = _ENCODERS[kind]
-        return y, kind
+        self._native_class = type(native)
+        self._native = native
+        return codes
 
     def fit(self, y):
         """Learn the sorted distinct labels of ``y``. Returns ``self``."""
-        y, kind = self._start(y)
-        native = self._native_class()
-        native.fit(_native_input(y, kind))
-        self._native = native
+        self._fit_native(y, transform=False)
         return self
 
     def fit_transform(self, y):
         """``fit(y).transform(y)`` in one pass."""
-        y, kind = self._start(y)
-        native = self._native_class()
-        codes = native.fit_transform(_native_input(y, kind))
-        self._native = native
-        return codes
+        return self._fit_native(y, transform=True)
 
     def transform(self, y):
         """The code of every label (int64)."""

@@ -1,9 +1,10 @@
 //! Native preprocessing functions: `standardize`, `normalize`, split indices, one-hot.
 
-use super::map_2d;
+use super::map_2d_free;
 use crate::python::labels::{labels, maybe_detach, with_labels};
 use crate::python::{f64_array, to_py_err};
-use crate::utils::{self, NormalizationAxis, NormalizationOrder, SplitSize, StandardizationAxis};
+use crate::utils::train_test_split::SplitSize;
+use crate::utils::{self, NormalizationAxis, NormalizationOrder, StandardizationAxis};
 use ndarray::{Array1, Ix2};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -32,7 +33,7 @@ fn standardize<'py>(
         "column" => StandardizationAxis::Column,
         _ => StandardizationAxis::Global,
     };
-    map_2d(py, x, |xv| utils::standardize(&xv, axis))
+    map_2d_free(py, x, |xv| utils::standardize(&xv, axis))
 }
 
 /// Unit norm per row, per column or over the whole matrix; `order` is 'l1', 'l2', 'max' or a
@@ -65,7 +66,7 @@ fn normalize<'py>(
                 .map_err(|_| PyTypeError::new_err("order must be 'l1', 'l2', 'max' or a number"))?,
         ),
     };
-    map_2d(py, x, |xv| utils::normalize(&xv, axis, order))
+    map_2d_free(py, x, |xv| utils::normalize(&xv, axis, order))
 }
 
 fn split_size(obj: Option<&Bound<'_, PyAny>>, name: &str) -> PyResult<Option<SplitSize>> {
@@ -111,7 +112,7 @@ fn train_test_indices<'py>(
     let train = split_size(train_size, "train_size")?;
     let strata = stratify.as_ref().map(|s| s.as_array());
     let (tr, te) = maybe_detach(py, n, || {
-        utils::train_test_indices(n, test, train, random_state, shuffle, strata)
+        utils::train_test_split::train_test_indices(n, test, train, random_state, shuffle, strata)
     })
     .map_err(to_py_err)?;
     let to_py = |v: Vec<usize>| Array1::from_iter(v.into_iter().map(|i| i as i64)).into_pyarray(py);
@@ -128,7 +129,7 @@ fn to_categorical<'py>(
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
     let y = labels(y, "y")?;
     let out = with_labels!(y, |v, T| maybe_detach(py, v.len(), || {
-        utils::to_categorical(v, num_classes)
+        utils::label_encoding::to_categorical_labels(v, num_classes)
     }))
     .map_err(to_py_err)?;
     Ok(out.into_pyarray(py))
@@ -142,11 +143,8 @@ fn to_sparse_categorical<'py>(
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
     let x = f64_array::<Ix2>(x, "categorical")?;
     let xv = x.view();
-    Ok(
-        maybe_detach(py, xv.len(), || utils::to_sparse_categorical(xv))
-            .map_err(to_py_err)?
-            .into_pyarray(py),
-    )
+    let labels = maybe_detach(py, xv.len(), || utils::to_sparse_categorical(&xv));
+    Ok(labels.map_err(to_py_err)?.mapv(i64::from).into_pyarray(py))
 }
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

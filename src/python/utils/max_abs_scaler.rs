@@ -1,13 +1,14 @@
 //! Native `MaxAbsScaler`.
 
-use super::{native_scaler, opt_array};
+use super::{native_scaler, read_vector, with_model};
 use crate::utils::MaxAbsScaler;
 use numpy::PyArray1;
 use pyo3::prelude::*;
+use std::sync::Mutex;
 
 #[pyclass(name = "MaxAbsScaler", module = "rustyml._native.utils")]
 pub(crate) struct PyMaxAbsScaler {
-    inner: MaxAbsScaler,
+    inner: Mutex<MaxAbsScaler>,
 }
 
 native_scaler!(
@@ -18,24 +19,24 @@ native_scaler!(
     {
         #[new]
         fn new() -> Self {
-            Self {
-                inner: MaxAbsScaler::new(),
-            }
+            Self::wrap(MaxAbsScaler::new())
         }
 
         #[getter]
         fn max_abs_<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
-            opt_array(py, self.inner.max_abs())
+            read_vector(py, &self.inner, |m| m.get_max_abs().cloned())
         }
 
         #[getter]
         fn scale_<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
-            opt_array(py, self.inner.scale())
+            read_vector(py, &self.inner, |m| m.get_scale().cloned())
         }
 
         #[getter]
-        fn n_samples_seen_(&self) -> Option<usize> {
-            self.inner.n_samples_seen()
+        fn n_samples_seen_(&self, py: Python<'_>) -> Option<usize> {
+            with_model(py, &self.inner, |m| {
+                m.get_n_features().map(|_| m.get_n_samples_seen())
+            })
         }
     }
 );

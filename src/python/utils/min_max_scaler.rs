@@ -1,57 +1,64 @@
 //! Native `MinMaxScaler`.
 
-use super::{native_scaler, opt_array};
+use super::{native_scaler, read_vector, with_model};
+use crate::python::to_py_err;
 use crate::utils::MinMaxScaler;
 use numpy::PyArray1;
 use pyo3::prelude::*;
+use std::sync::Mutex;
 
 #[pyclass(name = "MinMaxScaler", module = "rustyml._native.utils")]
 pub(crate) struct PyMinMaxScaler {
-    inner: MinMaxScaler,
+    inner: Mutex<MinMaxScaler>,
 }
 
 native_scaler!(
     PyMinMaxScaler,
     MinMaxScaler,
     partial_fit = "Widen the fitted minima and maxima with one more batch.",
-    inverse_transform = "`(x - min_) / scale_`.",
+    inverse_transform = "Undo `transform` (without clipping).",
     {
         #[new]
         #[pyo3(signature = (feature_range = (0.0, 1.0), clip = false))]
-        fn new(feature_range: (f64, f64), clip: bool) -> Self {
-            Self {
-                inner: MinMaxScaler::new(feature_range, clip),
-            }
+        fn new(feature_range: (f64, f64), clip: bool) -> PyResult<Self> {
+            let (lo, hi) = feature_range;
+            let model = MinMaxScaler::new()
+                .with_feature_range(lo, hi)
+                .map_err(to_py_err)?
+                .with_clip(clip);
+            Ok(Self::wrap(model))
         }
 
         #[getter]
         fn data_min_<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
-            opt_array(py, self.inner.data_min())
+            read_vector(py, &self.inner, |m| m.get_data_min().cloned())
         }
 
         #[getter]
         fn data_max_<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
-            opt_array(py, self.inner.data_max())
+            read_vector(py, &self.inner, |m| m.get_data_max().cloned())
         }
 
         #[getter]
         fn data_range_<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
-            opt_array(py, self.inner.data_range())
+            read_vector(py, &self.inner, |m| m.get_data_range())
         }
 
         #[getter]
         fn scale_<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
-            opt_array(py, self.inner.scale())
+            read_vector(py, &self.inner, |m| m.get_scale().cloned())
         }
 
         #[getter]
         fn min_<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
-            opt_array(py, self.inner.min())
+            read_vector(py, &self.inner, |m| m.get_min().cloned())
         }
 
         #[getter]
-        fn n_samples_seen_(&self) -> Option<usize> {
-            self.inner.n_samples_seen()
+        fn n_samples_seen_(&self, py: Python<'_>) -> Option<usize> {
+            with_model(py, &self.inner, |m| {
+                m.get_n_features().map(|_| m.get_n_samples_seen())
+            })
         }
     }
 );

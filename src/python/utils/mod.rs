@@ -8,6 +8,7 @@ use ndarray::{Array2, ArrayView2, Ix2};
 use numpy::{IntoPyArray, PyArray2};
 use pyo3::prelude::*;
 use pyo3::types::PyModule;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 mod functions;
 mod label_encoder;
@@ -17,19 +18,52 @@ mod normalizer;
 mod robust_scaler;
 mod standard_scaler;
 
-/// Run a fit on a 2-D float array (GIL released for large inputs).
-pub(crate) fn fit_2d(
+/// Lock a model shared between Python threads. A poisoned lock still holds a consistent model:
+/// every method builds its result first and assigns it only on success.
+pub(crate) fn lock<M>(model: &Mutex<M>) -> MutexGuard<'_, M> {
+    model.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Run `f` on the model with the GIL released and the lock taken inside, so concurrent calls
+/// from several Python threads queue on the lock instead of failing (a `&mut self` pyclass
+/// method raises "Already mutably borrowed"), and no thread waits for the lock while holding
+/// the GIL.
+pub(crate) fn with_model<M: Send, R: Send>(
+    py: Python<'_>,
+    model: &Mutex<M>,
+    f: impl FnOnce(&mut M) -> R + Send,
+) -> R {
+    py.detach(|| f(&mut lock(model)))
+}
+
+/// Run a fit of `model` on a 2-D float array.
+pub(crate) fn fit_2d<M: Send>(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
-    fit: impl FnOnce(ArrayView2<f64>) -> crate::Result<()> + Send,
+    model: &Mutex<M>,
+    fit: impl FnOnce(&mut M, ArrayView2<f64>) -> crate::Result<()> + Send,
 ) -> PyResult<()> {
     let x = f64_array::<Ix2>(x, "X")?;
     let xv = x.view();
-    maybe_detach(py, xv.len(), || fit(xv)).map_err(to_py_err)
+    with_model(py, model, |m| fit(m, xv)).map_err(to_py_err)
 }
 
-/// Run a map of a 2-D float array into a new array handed to NumPy without a copy.
-pub(crate) fn map_2d<'py>(
+/// Map a 2-D float array through `model` into a new array handed to NumPy without a copy.
+pub(crate) fn map_2d<'py, M: Send>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    model: &Mutex<M>,
+    map: impl FnOnce(&mut M, ArrayView2<f64>) -> crate::Result<Array2<f64>> + Send,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let x = f64_array::<Ix2>(x, "X")?;
+    let xv = x.view();
+    Ok(with_model(py, model, |m| map(m, xv))
+        .map_err(to_py_err)?
+        .into_pyarray(py))
+}
+
+/// Map a 2-D float array with a stateless function (GIL released for large inputs).
+pub(crate) fn map_2d_free<'py>(
     py: Python<'py>,
     x: &Bound<'py, PyAny>,
     map: impl FnOnce(ArrayView2<f64>) -> crate::Result<Array2<f64>> + Send,
@@ -41,35 +75,39 @@ pub(crate) fn map_2d<'py>(
         .into_pyarray(py))
 }
 
-/// A fitted vector, borrowed or computed, on its way to NumPy.
-pub(crate) trait FittedVector {
-    fn into_array(self) -> ndarray::Array1<f64>;
-}
-
-impl FittedVector for &ndarray::Array1<f64> {
-    fn into_array(self) -> ndarray::Array1<f64> {
-        self.clone()
+/// scikit-learn's wording for a batch whose width differs from the fit's ("X has 3 features,
+/// but StandardScaler is expecting 6 features as input").
+pub(crate) fn check_width(
+    fitted: Option<usize>,
+    x: &ArrayView2<f64>,
+    model: &str,
+) -> crate::Result<()> {
+    match fitted {
+        Some(d) if x.nrows() > 0 && x.ncols() != d => {
+            Err(crate::error::Error::invalid_input(format!(
+                "X has {} features, but {model} is expecting {d} features as input",
+                x.ncols()
+            )))
+        }
+        _ => Ok(()),
     }
 }
 
-impl FittedVector for ndarray::Array1<f64> {
-    fn into_array(self) -> ndarray::Array1<f64> {
-        self
-    }
-}
-
-/// An optional fitted vector as a NumPy array.
-pub(crate) fn opt_array<'py>(
+/// A fitted vector copied out of the locked model (so NumPy takes it after the lock is
+/// released), `None` where scikit-learn has no such attribute.
+pub(crate) fn read_vector<'py, M: Send>(
     py: Python<'py>,
-    v: Option<impl FittedVector>,
+    model: &Mutex<M>,
+    get: impl FnOnce(&M) -> Option<ndarray::Array1<f64>> + Send,
 ) -> Option<Bound<'py, numpy::PyArray1<f64>>> {
-    v.map(|a| a.into_array().into_pyarray(py))
+    with_model(py, model, |m| get(m)).map(|a| a.into_pyarray(py))
 }
 
 /// A native scaler class: `#[pymethods]` with the methods every scaler shares (`fit`,
 /// `transform`, `fit_transform`, `n_features_in_`, `to_bytes`, `from_bytes`), `partial_fit`
 /// and `inverse_transform` when given a doc line, plus the class's own items (constructor,
-/// fitted getters).
+/// fitted getters). The model sits behind a mutex taken with the GIL released, so one scaler
+/// can be used from several Python threads.
 macro_rules! native_scaler {
     (
         $py_name:ident,
@@ -84,9 +122,11 @@ macro_rules! native_scaler {
 
             $(
                 #[doc = $pf_doc]
-                fn partial_fit(&mut self, py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<()> {
-                    let model = &mut self.inner;
-                    $crate::python::utils::fit_2d(py, x, |xv| model.partial_fit(&xv).map(|_| ()))
+                fn partial_fit(&self, py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<()> {
+                    $crate::python::utils::fit_2d(py, x, &self.inner, |m, xv| {
+                        $crate::python::utils::check_width(m.get_n_features(), &xv, Self::NAME)?;
+                        m.partial_fit(&xv).map(|_| ())
+                    })
                 }
             )?
 
@@ -97,14 +137,15 @@ macro_rules! native_scaler {
                     py: Python<'py>,
                     x: &Bound<'py, PyAny>,
                 ) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
-                    let model = &self.inner;
-                    $crate::python::utils::map_2d(py, x, |xv| model.inverse_transform(&xv))
+                    $crate::python::utils::map_2d(py, x, &self.inner, |m, xv| {
+                        $crate::python::utils::check_width(m.get_n_features(), &xv, Self::NAME)?;
+                        m.inverse_transform(&xv)
+                    })
                 }
             )?
 
-            fn fit(&mut self, py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<()> {
-                let model = &mut self.inner;
-                $crate::python::utils::fit_2d(py, x, |xv| model.fit(&xv).map(|_| ()))
+            fn fit(&self, py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<()> {
+                $crate::python::utils::fit_2d(py, x, &self.inner, |m, xv| m.fit(&xv).map(|_| ()))
             }
 
             fn transform<'py>(
@@ -112,35 +153,48 @@ macro_rules! native_scaler {
                 py: Python<'py>,
                 x: &Bound<'py, PyAny>,
             ) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
-                let model = &self.inner;
-                $crate::python::utils::map_2d(py, x, |xv| model.transform(&xv))
+                $crate::python::utils::map_2d(py, x, &self.inner, |m, xv| {
+                    $crate::python::utils::check_width(m.get_n_features(), &xv, Self::NAME)?;
+                    m.transform(&xv)
+                })
             }
 
             fn fit_transform<'py>(
-                &mut self,
+                &self,
                 py: Python<'py>,
                 x: &Bound<'py, PyAny>,
             ) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
-                let model = &mut self.inner;
-                $crate::python::utils::map_2d(py, x, |xv| model.fit_transform(&xv))
+                $crate::python::utils::map_2d(py, x, &self.inner, |m, xv| m.fit_transform(&xv))
             }
 
             #[getter]
-            fn n_features_in_(&self) -> Option<usize> {
-                self.inner.n_features_in()
+            fn n_features_in_(&self, py: Python<'_>) -> Option<usize> {
+                $crate::python::utils::with_model(py, &self.inner, |m| m.get_n_features())
             }
 
             fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
                 use $crate::persistence::Persist;
-                let bytes = self.inner.to_bytes().map_err($crate::python::to_py_err)?;
+                let bytes = $crate::python::utils::with_model(py, &self.inner, |m| m.to_bytes())
+                    .map_err($crate::python::to_py_err)?;
                 Ok(pyo3::types::PyBytes::new(py, &bytes))
             }
 
+            /// Decode a model written by `to_bytes`; an inconsistent fitted state is refused.
             #[staticmethod]
             fn from_bytes(data: &[u8]) -> PyResult<Self> {
-                use $crate::persistence::Persist;
-                let inner = <$model>::from_bytes(data).map_err($crate::python::to_py_err)?;
-                Ok(Self { inner })
+                use $crate::utils::scaling::CheckedPersist;
+                let inner = <$model>::from_bytes_checked(data).map_err($crate::python::to_py_err)?;
+                Ok(Self::wrap(inner))
+            }
+        }
+
+        impl $py_name {
+            const NAME: &'static str = <$model as $crate::persistence::Persist>::MODEL_NAME;
+
+            fn wrap(model: $model) -> Self {
+                Self {
+                    inner: std::sync::Mutex::new(model),
+                }
             }
         }
     };

@@ -1,21 +1,33 @@
 //! Native `Normalizer`.
 
 use super::native_scaler;
-use crate::python::to_py_err;
-use crate::utils::{Norm, Normalizer};
+use crate::utils::{NormalizationOrder, Normalizer};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use std::sync::Mutex;
 
 #[pyclass(name = "Normalizer", module = "rustyml._native.utils")]
 pub(crate) struct PyNormalizer {
-    inner: Normalizer,
+    inner: Mutex<Normalizer>,
 }
 
 native_scaler!(PyNormalizer, Normalizer, {
+    /// scikit-learn's norms only: 'l1', 'l2' or 'max'.
     #[new]
     #[pyo3(signature = (norm = "l2"))]
     fn new(norm: &str) -> PyResult<Self> {
-        Ok(Self {
-            inner: Normalizer::new(Norm::parse(norm).map_err(to_py_err)?),
-        })
+        let order = match norm {
+            "l1" => NormalizationOrder::L1,
+            "l2" => NormalizationOrder::L2,
+            "max" => NormalizationOrder::Max,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown norm {other:?}: expected 'l1', 'l2' or 'max'"
+                )))
+            }
+        };
+        Ok(Self::wrap(
+            Normalizer::new(order).expect("l1, l2 and max need no check"),
+        ))
     }
 });

@@ -1,13 +1,14 @@
 //! Native `StandardScaler`.
 
-use super::{native_scaler, opt_array};
+use super::{native_scaler, read_vector, with_model};
 use crate::utils::StandardScaler;
 use numpy::PyArray1;
 use pyo3::prelude::*;
+use std::sync::Mutex;
 
 #[pyclass(name = "StandardScaler", module = "rustyml._native.utils")]
 pub(crate) struct PyStandardScaler {
-    inner: StandardScaler,
+    inner: Mutex<StandardScaler>,
 }
 
 native_scaler!(
@@ -19,29 +20,43 @@ native_scaler!(
         #[new]
         #[pyo3(signature = (with_mean = true, with_std = true))]
         fn new(with_mean: bool, with_std: bool) -> Self {
-            Self {
-                inner: StandardScaler::new(with_mean, with_std),
-            }
+            Self::wrap(
+                StandardScaler::new()
+                    .with_mean(with_mean)
+                    .with_std(with_std),
+            )
         }
 
+        /// `None` without centring or scaling, as in scikit-learn.
         #[getter]
         fn mean_<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
-            opt_array(py, self.inner.mean())
+            read_vector(py, &self.inner, |m| {
+                let used = m.get_with_mean() || m.get_with_std();
+                m.get_mean().filter(|_| used).cloned()
+            })
         }
 
+        /// `None` unless `with_std`.
         #[getter]
         fn var_<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
-            opt_array(py, self.inner.var())
+            read_vector(py, &self.inner, |m| {
+                m.get_var().filter(|_| m.get_with_std()).cloned()
+            })
         }
 
+        /// `None` unless `with_std`.
         #[getter]
         fn scale_<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
-            opt_array(py, self.inner.scale())
+            read_vector(py, &self.inner, |m| {
+                m.get_scale().filter(|_| m.get_with_std()).cloned()
+            })
         }
 
         #[getter]
-        fn n_samples_seen_(&self) -> Option<usize> {
-            self.inner.n_samples_seen()
+        fn n_samples_seen_(&self, py: Python<'_>) -> Option<usize> {
+            with_model(py, &self.inner, |m| {
+                m.get_n_features().map(|_| m.get_n_samples_seen())
+            })
         }
     }
 );

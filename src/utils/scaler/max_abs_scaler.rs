@@ -1,0 +1,211 @@
+//! Scale each feature by its maximum absolute value (scikit-learn's `MaxAbsScaler`).
+
+use crate::error::Result;
+use crate::math::{elementwise, reduction};
+use crate::persistence::Persist;
+use crate::utils::scaling::{
+    check_batch, check_fitted_vector, check_input, corrupt, fitted, handle_zero_scale,
+    scaler_common, CheckedPersist,
+};
+use ndarray::{Array1, Array2, ArrayBase, Data, Ix2};
+use serde::{Deserialize, Serialize};
+
+/// `x / scale` per feature with `scale = max_abs` (1 for an all-zero feature), so values land
+/// in `[-1, 1]` without shifting (zeros stay zeros).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct MaxAbsScaler {
+    n_samples_seen: usize,
+    state: Option<MaxAbsState>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct MaxAbsState {
+    max_abs: Array1<f64>,
+    scale: Array1<f64>,
+}
+
+impl MaxAbsState {
+    fn new(max_abs: Vec<f64>) -> Self {
+        Self {
+            scale: max_abs.iter().map(|&m| handle_zero_scale(m)).collect(),
+            max_abs: Array1::from(max_abs),
+        }
+    }
+}
+
+const NAME: &str = "MaxAbsScaler";
+
+impl MaxAbsScaler {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    #[inline]
+    pub fn get_n_samples_seen(&self) -> usize {
+        self.n_samples_seen
+    }
+
+    /// Per-feature maximum absolute value.
+    pub fn get_max_abs(&self) -> Option<&Array1<f64>> {
+        self.state.as_ref().map(|s| &s.max_abs)
+    }
+
+    /// Per-feature divisor.
+    pub fn get_scale(&self) -> Option<&Array1<f64>> {
+        self.state.as_ref().map(|s| &s.scale)
+    }
+
+    pub fn get_n_features(&self) -> Option<usize> {
+        self.state.as_ref().map(|s| s.max_abs.len())
+    }
+
+    /// Learn the per-feature maxima of `x`, forgetting earlier fits. On error the scaler is
+    /// left as it was.
+    pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+        let mut fresh = Self::new();
+        fresh.partial_fit(x)?;
+        *self = fresh;
+        Ok(self)
+    }
+
+    /// Raise the fitted maxima with one more batch (the first batch fits). On error the
+    /// scaler is left as it was.
+    pub fn partial_fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+        let x = x.view();
+        match &self.state {
+            Some(s) => check_batch(&x, s.max_abs.len())?,
+            None => check_input(&x, "X")?,
+        }
+        let mut max_abs = reduction::column_max_abs(x);
+        if let Some(s) = &self.state {
+            max_abs
+                .iter_mut()
+                .zip(&s.max_abs)
+                .for_each(|(a, &b)| *a = a.max(b));
+        }
+        self.state = Some(MaxAbsState::new(max_abs));
+        self.n_samples_seen += x.nrows();
+        Ok(self)
+    }
+
+    /// `x / scale`.
+    pub fn transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+        let s = fitted(&self.state, NAME)?;
+        check_batch(&x.view(), s.max_abs.len())?;
+        Ok(elementwise::center_scale_columns(
+            x.view(),
+            None,
+            s.scale.as_slice(),
+        ))
+    }
+
+    /// Fit, then transform the same data (validated once).
+    pub fn fit_transform<S: Data<Elem = f64>>(
+        &mut self,
+        x: &ArrayBase<S, Ix2>,
+    ) -> Result<Array2<f64>> {
+        self.fit(x)?;
+        let s = fitted(&self.state, NAME)?;
+        Ok(elementwise::center_scale_columns(
+            x.view(),
+            None,
+            s.scale.as_slice(),
+        ))
+    }
+
+    /// `x * scale`.
+    pub fn inverse_transform<S: Data<Elem = f64>>(
+        &self,
+        x: &ArrayBase<S, Ix2>,
+    ) -> Result<Array2<f64>> {
+        let s = fitted(&self.state, NAME)?;
+        check_batch(&x.view(), s.max_abs.len())?;
+        Ok(elementwise::scale_shift_columns(
+            x.view(),
+            s.scale.as_slice(),
+            None,
+        ))
+    }
+}
+
+impl Persist for MaxAbsScaler {
+    const MODEL_NAME: &'static str = NAME;
+}
+
+impl CheckedPersist for MaxAbsScaler {
+    fn validate(&self) -> Result<()> {
+        let Some(s) = &self.state else {
+            return match self.n_samples_seen {
+                0 => Ok(()),
+                _ => Err(corrupt(NAME, "samples counted but no maxima")),
+            };
+        };
+        let d = s.max_abs.len();
+        if d == 0 || self.n_samples_seen == 0 {
+            return Err(corrupt(NAME, "fitted on no data"));
+        }
+        check_fitted_vector(NAME, "max_abs", &s.max_abs, d, |m| m >= 0.0)?;
+        check_fitted_vector(NAME, "scale", &s.scale, d, |v| v > 0.0)?;
+        let consistent = s
+            .max_abs
+            .iter()
+            .zip(&s.scale)
+            .all(|(&m, &v)| handle_zero_scale(m).to_bits() == v.to_bits());
+        if !consistent {
+            return Err(corrupt(NAME, "`scale` disagrees with `max_abs`"));
+        }
+        Ok(())
+    }
+}
+
+scaler_common!(MaxAbsScaler);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Error;
+    use ndarray::arr2;
+
+    #[test]
+    fn divides_by_max_abs_and_keeps_zero_columns() {
+        let x = arr2(&[[-4.0, 0.0, 1.0], [2.0, 0.0, -0.5]]);
+        let mut sc = MaxAbsScaler::new();
+        let z = sc.fit_transform(&x).unwrap();
+        assert_eq!(z, arr2(&[[-1.0, 0.0, 1.0], [0.5, 0.0, -0.5]]));
+        assert_eq!(sc.get_max_abs().unwrap().to_vec(), vec![4.0, 0.0, 1.0]);
+        assert_eq!(sc.get_scale().unwrap().to_vec(), vec![4.0, 1.0, 1.0]);
+        assert_eq!(sc.inverse_transform(&z).unwrap(), x);
+        assert!(matches!(
+            sc.transform(&arr2(&[[f64::INFINITY, 0.0, 0.0]])),
+            Err(Error::NonFinite(_))
+        ));
+        assert!(sc.partial_fit(&arr2(&[[f64::NAN, 0.0, 0.0]])).is_err());
+        assert_eq!(sc.get_n_samples_seen(), 2);
+    }
+
+    #[test]
+    fn a_corrupt_state_is_refused_at_load() {
+        let mut sc = MaxAbsScaler::new();
+        sc.fit(&arr2(&[[1.0, -2.0], [3.0, 0.5]])).unwrap();
+        let good = sc.to_bytes().unwrap();
+        assert!(MaxAbsScaler::from_bytes_checked(&good).is_ok());
+        let mut bad = sc.clone();
+        bad.state.as_mut().unwrap().scale = Array1::from(vec![3.0]);
+        assert!(MaxAbsScaler::from_bytes_checked(&bad.to_bytes().unwrap()).is_err());
+        let mut bad = sc.clone();
+        bad.state.as_mut().unwrap().max_abs[0] = f64::INFINITY;
+        assert!(MaxAbsScaler::from_bytes_checked(&bad.to_bytes().unwrap()).is_err());
+        // any single-byte corruption is refused or leaves a model that transforms cleanly
+        let probe = arr2(&[[2.0, 3.0]]);
+        for i in 0..good.len() {
+            for flip in [0x01u8, 0x80, 0xff] {
+                let mut bytes = good.clone();
+                bytes[i] ^= flip;
+                if let Ok(m) = MaxAbsScaler::from_bytes_checked(&bytes) {
+                    let _ = m.transform(&probe);
+                    let _ = m.inverse_transform(&probe);
+                }
+            }
+        }
+    }
+}
