@@ -507,7 +507,9 @@ impl DecisionTree {
     pub fn predict_one(&self, x: &[f64]) -> Result<f64> {
         match &self.root_for(x.len())?.leaf_for(x)?.node_type {
             NodeType::Leaf { value, .. } => Ok(*value),
-            NodeType::Internal { .. } => Err(TreeError::CorruptStructure("walk ended inside").into()),
+            NodeType::Internal { .. } => {
+                Err(TreeError::CorruptStructure("walk ended inside").into())
+            }
         }
     }
 
@@ -559,7 +561,11 @@ impl DecisionTree {
         let mut out = format!(
             "Decision Tree Structure ({}, {}):\n",
             self.algorithm.name(),
-            if self.is_classifier { "classifier" } else { "regressor" }
+            if self.is_classifier {
+                "classifier"
+            } else {
+                "regressor"
+            }
         );
         root.describe(0, &mut out);
         Ok(out)
@@ -765,13 +771,14 @@ impl Node {
                 } => {
                     let v = row[*feature_index];
                     let next = match (categories, &node.children) {
-                        (Some(_), Some(children)) => children
-                            .get(&category_key(v))
-                            .or(node.left.as_ref()),
+                        (Some(_), Some(children)) => {
+                            children.get(&category_key(v)).or(node.left.as_ref())
+                        }
                         _ if v <= *threshold => node.left.as_ref(),
                         _ => node.right.as_ref(),
                     };
-                    node = next.ok_or(TreeError::CorruptStructure("internal node without a child"))?;
+                    node =
+                        next.ok_or(TreeError::CorruptStructure("internal node without a child"))?;
                 }
             }
         }
@@ -878,7 +885,8 @@ impl Grower<'_> {
                     counts[self.y[i] as usize] += 1;
                 }
                 // Majority class, ties to the lowest index.
-                let class = (0..k).fold(0, |best, c| if counts[c] > counts[best] { c } else { best });
+                let class =
+                    (0..k).fold(0, |best, c| if counts[c] > counts[best] { c } else { best });
                 let probabilities = counts.iter().map(|&c| c as f64 / n).collect();
                 Node::new_leaf(class as f64, Some(class), Some(probabilities))
             }
@@ -939,12 +947,19 @@ impl Grower<'_> {
             Some(t) => {
                 let mut node = Node::new_internal(f, t);
                 let mut parts = parts.into_iter();
-                node.left = Some(Box::new(self.grow(parts.next().expect("two parts"), depth + 1)));
-                node.right = Some(Box::new(self.grow(parts.next().expect("two parts"), depth + 1)));
+                node.left = Some(Box::new(
+                    self.grow(parts.next().expect("two parts"), depth + 1),
+                ));
+                node.right = Some(Box::new(
+                    self.grow(parts.next().expect("two parts"), depth + 1),
+                ));
                 node
             }
             None => {
-                let keys: Vec<String> = parts.iter().map(|q| category_key(self.x[[q[0], f]])).collect();
+                let keys: Vec<String> = parts
+                    .iter()
+                    .map(|q| category_key(self.x[[q[0], f]]))
+                    .collect();
                 let mut node = Node::new_categorical(f, keys.clone());
                 node.left = Some(Box::new(self.leaf(&idx)));
                 let children = keys
@@ -984,7 +999,10 @@ impl Grower<'_> {
             .filter(|&cut| self.x[[sorted[cut - 1], f]] < self.x[[sorted[cut], f]])
             .map(|cut| {
                 let t = midpoint(self.x[[sorted[cut - 1], f]], self.x[[sorted[cut], f]]);
-                (Some(t), vec![sorted[..cut].to_vec(), sorted[cut..].to_vec()])
+                (
+                    Some(t),
+                    vec![sorted[..cut].to_vec(), sorted[cut..].to_vec()],
+                )
             })
             .collect()
     }
@@ -1670,9 +1688,11 @@ mod tests {
         assert_eq!(root(&natural).feature, 0);
         let mut roots = std::collections::BTreeSet::new();
         for seed in 0..16 {
-            let mut a = DecisionTree::with_defaults(Algorithm::CART, true).set_random_state(Some(seed));
+            let mut a =
+                DecisionTree::with_defaults(Algorithm::CART, true).set_random_state(Some(seed));
             a.fit(&x, &yc).unwrap();
-            let mut b = DecisionTree::with_defaults(Algorithm::CART, true).set_random_state(Some(seed));
+            let mut b =
+                DecisionTree::with_defaults(Algorithm::CART, true).set_random_state(Some(seed));
             b.fit(&x, &yc).unwrap();
             assert_eq!(tree_bits(&a), tree_bits(&b));
             assert_eq!(a.predict(&x).unwrap(), natural.predict(&x).unwrap());
@@ -1701,7 +1721,9 @@ mod tests {
             .set_max_depth(Some(0))
             .fit(&x, &y)
             .is_err());
-        assert!(DecisionTree::with_defaults(Algorithm::CART, true).fit(&x, &array![0.0]).is_err());
+        assert!(DecisionTree::with_defaults(Algorithm::CART, true)
+            .fit(&x, &array![0.0])
+            .is_err());
         assert!(DecisionTree::with_defaults(Algorithm::CART, true)
             .fit(&array![[1.0, f64::INFINITY]], &array![0.0])
             .is_err());

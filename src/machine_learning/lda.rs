@@ -374,7 +374,10 @@ impl LDA {
             };
         let (coef, intercept) = if k == 2 {
             let c = (&class_coef.row(1) - &class_coef.row(0)).insert_axis(Axis(0));
-            (c, Array1::from_elem(1, class_intercept[1] - class_intercept[0]))
+            (
+                c,
+                Array1::from_elem(1, class_intercept[1] - class_intercept[0]),
+            )
         } else {
             (class_coef.clone(), class_intercept.clone())
         };
@@ -425,7 +428,9 @@ impl LDA {
         // itself (QR, then the SVD of the triangle), not from its Gram matrix.
         let fac = (1.0 / pool).sqrt();
         Zip::from(xc.rows_mut()).for_each(|mut row| {
-            Zip::from(&mut row).and(&std).for_each(|v, &s| *v *= fac / s);
+            Zip::from(&mut row)
+                .and(&std)
+                .for_each(|v, &s| *v *= fac / s);
         });
         let (sing, vt) = right_singular(xc);
         let rank = sing.iter().filter(|&&s| s > self.tol).count();
@@ -790,7 +795,10 @@ mod tests {
         let (x, y) = data(40);
         let n = 120.0;
         let overall = x.mean_axis(Axis(0)).unwrap();
-        for (solver, denom, centred) in [(DiscriminantSolver::SVD, n, true), (DiscriminantSolver::Eigen, n, false)] {
+        for (solver, denom, centred) in [
+            (DiscriminantSolver::SVD, n, true),
+            (DiscriminantSolver::Eigen, n, false),
+        ] {
             let shift = if centred {
                 overall.clone()
             } else {
@@ -845,7 +853,10 @@ mod tests {
                 assert!((u - v).abs() < 1e-9, "{u} vs {v}");
             }
         }
-        assert_eq!(a.predict_labels(x.view()).unwrap(), b.predict_labels(x.view()).unwrap());
+        assert_eq!(
+            a.predict_labels(x.view()).unwrap(),
+            b.predict_labels(x.view()).unwrap()
+        );
         let (ra, rb) = (
             a.explained_variance_ratio().unwrap(),
             b.explained_variance_ratio().unwrap(),
@@ -942,8 +953,13 @@ mod tests {
             LDA::with_defaults().transform(&x),
             Err(RustymlError::NotFitted(_))
         ));
-        assert!(LDA::with_defaults().with_n_components(Some(3)).fit_labels(x.view(), y.view()).is_err());
-        assert!(LDA::with_defaults().fit_labels(x.view(), Array1::from_elem(15, 1.0).view()).is_err());
+        assert!(LDA::with_defaults()
+            .with_n_components(Some(3))
+            .fit_labels(x.view(), y.view())
+            .is_err());
+        assert!(LDA::with_defaults()
+            .fit_labels(x.view(), Array1::from_elem(15, 1.0).view())
+            .is_err());
         assert!(LDA::with_defaults()
             .fit_labels(array![[1.0], [2.0]].view(), array![0.0, 1.0].view())
             .is_err());
@@ -955,7 +971,9 @@ mod tests {
             .with_priors(Some(vec![-1.0, 1.0, 1.0]))
             .fit_labels(x.view(), y.view())
             .is_err());
-        assert!(LDA::with_defaults().fit_labels(x.view(), y.slice(s![..14]).view()).is_err());
+        assert!(LDA::with_defaults()
+            .fit_labels(x.view(), y.slice(s![..14]).view())
+            .is_err());
         let mut m = LDA::with_defaults();
         m.fit_labels(x.view(), y.view()).unwrap();
         assert!(m.transform(&array![[1.0, 2.0]]).is_err());
@@ -968,7 +986,10 @@ mod tests {
         m.fit_labels(x.view(), y.view()).unwrap();
         let back = LDA::from_bytes(&m.to_bytes().unwrap()).unwrap();
         assert_eq!(back.transform(&x).unwrap(), m.transform(&x).unwrap());
-        assert_eq!(back.predict_labels(x.view()).unwrap(), m.predict_labels(x.view()).unwrap());
+        assert_eq!(
+            back.predict_labels(x.view()).unwrap(),
+            m.predict_labels(x.view()).unwrap()
+        );
     }
 
     /// Two classes whose within-class data is nearly collinear (condition number ~ 2/ε with
@@ -1010,13 +1031,20 @@ mod tests {
             let got = z[[i, 1]] - z[[i, 0]];
             assert!((got - w).abs() < 1e-7, "probe {i}: log-odds {got} vs {w}");
             let sigmoid = 1.0 / (1.0 + (-w).exp());
-            assert!((p[[i, 1]] - sigmoid).abs() < 1e-7, "probe {i}: {}", p[[i, 1]]);
+            assert!(
+                (p[[i, 1]] - sigmoid).abs() < 1e-7,
+                "probe {i}: {}",
+                p[[i, 1]]
+            );
         }
     }
 
     #[test]
     fn original_api_validates_and_uses_integer_labels() {
-        assert!(matches!(LDA::new(0), Err(RustymlError::InvalidParameter { .. })));
+        assert!(matches!(
+            LDA::new(0),
+            Err(RustymlError::InvalidParameter { .. })
+        ));
         assert!(LDA::default()
             .with_shrinkage(Shrinkage::Manual(1.5))
             .is_err());

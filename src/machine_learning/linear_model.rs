@@ -31,14 +31,21 @@ pub(crate) fn require_xy<S: Data<Elem = f64>>(
 /// whose targets have element type `$y` and whose predictions are `$out`.
 macro_rules! supervised_traits {
     ($model:ty, $y:ty, $out:ty) => {
-        impl<'a, S1, S2> $crate::traits::Fit<(&'a ndarray::ArrayBase<S1, ndarray::Ix2>, &'a ndarray::ArrayBase<S2, ndarray::Ix1>)> for $model
+        impl<'a, S1, S2>
+            $crate::traits::Fit<(
+                &'a ndarray::ArrayBase<S1, ndarray::Ix2>,
+                &'a ndarray::ArrayBase<S2, ndarray::Ix1>,
+            )> for $model
         where
             S1: ndarray::Data<Elem = f64>,
             S2: ndarray::Data<Elem = $y>,
         {
             fn fit(
                 &mut self,
-                data: (&'a ndarray::ArrayBase<S1, ndarray::Ix2>, &'a ndarray::ArrayBase<S2, ndarray::Ix1>),
+                data: (
+                    &'a ndarray::ArrayBase<S1, ndarray::Ix2>,
+                    &'a ndarray::ArrayBase<S2, ndarray::Ix1>,
+                ),
             ) -> $crate::error::Result<&mut Self> {
                 <$model>::fit(self, data.0, data.1)
             }
@@ -49,7 +56,10 @@ macro_rules! supervised_traits {
             S: ndarray::Data<Elem = f64>,
         {
             type Output = $out;
-            fn predict(&self, input: &'a ndarray::ArrayBase<S, ndarray::Ix2>) -> $crate::error::Result<$out> {
+            fn predict(
+                &self,
+                input: &'a ndarray::ArrayBase<S, ndarray::Ix2>,
+            ) -> $crate::error::Result<$out> {
                 <$model>::predict(self, input)
             }
         }

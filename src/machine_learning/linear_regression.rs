@@ -308,7 +308,7 @@ impl LinearRegression {
             step = step.max((lr * grad_b).abs());
             if !step.is_finite() || !b.is_finite() {
                 return Err(RustymlError::non_finite(format!(
-                    "gradient descent: it diverged at iteration {iter}; lower learning_rate (now {lr}) or scale the features"
+                    "gradient descent (it diverged at iteration {iter}; lower learning_rate, now {lr}, or scale the features)"
                 )));
             }
             if step < tol {

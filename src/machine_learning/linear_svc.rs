@@ -363,7 +363,11 @@ impl LinearSVC {
     }
 
     /// The original API's solver: minibatch (sub)gradient descent on targets `±1`.
-    fn fit_sgd(&self, x: ArrayView2<f64>, y: ArrayView1<f64>) -> Result<(Array1<f64>, f64, usize, bool)> {
+    fn fit_sgd(
+        &self,
+        x: ArrayView2<f64>,
+        y: ArrayView1<f64>,
+    ) -> Result<(Array1<f64>, f64, usize, bool)> {
         let (n, d) = x.dim();
         let mut rng = crate::random::rng_from(self.random_state);
         let mut order: Vec<usize> = (0..n).collect();
@@ -395,11 +399,13 @@ impl LinearSVC {
                 match self.regularization {
                     RegularizationType::L2(lambda) => grad.scaled_add(lambda, &w),
                     // Subgradient of λ|w|_1, zero at zero (a zero weight stays put).
-                    RegularizationType::L1(lambda) => Zip::from(&mut grad).and(&w).for_each(|g, &wj| {
-                        if wj != 0.0 {
-                            *g += lambda * wj.signum();
-                        }
-                    }),
+                    RegularizationType::L1(lambda) => {
+                        Zip::from(&mut grad).and(&w).for_each(|g, &wj| {
+                            if wj != 0.0 {
+                                *g += lambda * wj.signum();
+                            }
+                        })
+                    }
                 }
                 for (wj, &g) in w.iter_mut().zip(&grad) {
                     let step = lr * g;
@@ -654,7 +660,9 @@ mod tests {
         // minimise 0.5 w^2 + 2 (1 - w)^2 (both points active) => w = 4/5.
         let x = array![[-1.0], [1.0]];
         let y = array![0.0, 1.0];
-        let mut m = LinearSVC::with_defaults().with_fit_intercept(false).with_tol(1e-10);
+        let mut m = LinearSVC::with_defaults()
+            .with_fit_intercept(false)
+            .with_tol(1e-10);
         m.fit(&x, &y).unwrap();
         assert!((m.coefficients().unwrap()[[0, 0]] - 0.8).abs() < 1e-9);
         assert_eq!(m.intercept().unwrap()[0], 0.0);
@@ -713,7 +721,9 @@ mod tests {
         let (x, y) = blobs(30, 2);
         let noise = Array1::from_shape_fn(x.nrows(), |i| ((i * 31) % 7) as f64 * 1e-3);
         let x3 = ndarray::concatenate![Axis(1), x, noise.insert_axis(Axis(1))];
-        let mut m = LinearSVC::with_defaults().with_penalty(Penalty::L1).with_c(0.1);
+        let mut m = LinearSVC::with_defaults()
+            .with_penalty(Penalty::L1)
+            .with_c(0.1);
         m.fit(&x3, &y).unwrap();
         assert_eq!(m.coefficients().unwrap()[[0, 2]], 0.0);
         assert_eq!(m.score(&x3, &y).unwrap(), 1.0);
@@ -732,7 +742,9 @@ mod tests {
             .with_penalty(Penalty::None)
             .fit(&x, &y)
             .is_err());
-        assert!(LinearSVC::with_defaults().fit(&x, &array![3.0, 3.0]).is_err());
+        assert!(LinearSVC::with_defaults()
+            .fit(&x, &array![3.0, 3.0])
+            .is_err());
         assert!(LinearSVC::with_defaults()
             .fit(&array![[f64::INFINITY], [1.0]], &y)
             .is_err());

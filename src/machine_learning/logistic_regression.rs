@@ -403,7 +403,7 @@ impl LogisticRegression {
                 });
             if !step.is_finite() {
                 return Err(RustymlError::non_finite(format!(
-                    "gradient descent diverged at iteration {iter}; lower learning_rate (now {lr}) or scale the features"
+                    "gradient descent (it diverged at iteration {iter}; lower learning_rate, now {lr}, or scale the features)"
                 )));
             }
             if step < self.tol {
@@ -907,6 +907,9 @@ mod tests {
     fn polynomial_features_follow_the_degree_then_lexicographic_order() {
         let out = generate_polynomial_features(&array![[3.0, 2.0]], 2);
         assert_eq!(out, array![[3.0, 2.0, 9.0, 6.0, 4.0]]);
-        assert_eq!(generate_polynomial_features(&array![[1.0, 2.0, 3.0]], 3).ncols(), 19);
+        assert_eq!(
+            generate_polynomial_features(&array![[1.0, 2.0, 3.0]], 3).ncols(),
+            19
+        );
     }
 }

@@ -8,8 +8,8 @@
 
 use crate::error::{Result, RustymlError};
 use crate::machine_learning::labels;
-use crate::machine_learning::logistic_regression::accuracy;
 use crate::machine_learning::linear_model::require_xy;
+use crate::machine_learning::logistic_regression::accuracy;
 use crate::machine_learning::types::{Gamma as TypesGamma, KernelType};
 use crate::machine_learning::validation::{
     check_n_features, check_xy, require_data_width, require_nonzero, require_positive,
@@ -150,8 +150,8 @@ impl SVC {
         }
     }
 
-    /// The kernel (the original API's; the Python layer's string kernel reads as its
-    /// `KernelType` with the gamma rule).
+    /// The kernel of the original API, with a `Scale`/`Auto` gamma resolved to its value
+    /// once fitted (the Python layer names its kernel by string and reads as `Linear` here).
     pub fn get_kernel(&self) -> KernelType {
         self.kernel_type.unwrap_or(KernelType::Linear)
     }
@@ -183,7 +183,9 @@ impl SVC {
 
     /// Solver iterations of a binary fit.
     pub fn get_actual_iterations(&self) -> Option<usize> {
-        self.fitted.as_ref().map(|f| f.n_iter.iter().copied().max().unwrap_or(0))
+        self.fitted
+            .as_ref()
+            .map(|f| f.n_iter.iter().copied().max().unwrap_or(0))
     }
 
     /// The multipliers `α_i > 0` of the support vectors (binary fit).
@@ -415,25 +417,34 @@ impl SVC {
             )));
         }
         let index: Vec<usize> = y.iter().map(|&v| usize::from(v == 1.0)).collect();
+        // One label only: no support vectors can exist, so there is no model to converge to.
         if index.iter().all(|&c| c == index[0]) {
-            return Err(RustymlError::invalid_input(
-                "SVC needs samples of both labels 0 and 1",
+            return Err(RustymlError::not_converged(
+                "SVC: the training labels hold one class only, so no support vectors exist",
             ));
         }
         let kernel_type = self.get_kernel();
         let unit_rows = kernel_type == KernelType::Cosine;
-        let xs = if unit_rows { unit_norm_rows(x) } else { x.to_owned() };
+        let xs = if unit_rows {
+            unit_norm_rows(x)
+        } else {
+            x.to_owned()
+        };
         let d = x.ncols();
         let n_all = x.len() as f64;
         let mean = x.iter().sum::<f64>() / n_all;
         let variance = x.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n_all;
+        // Data-dependent gammas are resolved now and kept (`get_kernel` reports the value).
+        let resolved = kernel_type.resolve_gamma(d, variance)?;
         // Cosine is the linear kernel on unit-norm rows.
-        let kernel = kernel_type
-            .resolve_gamma(d, variance)?
-            .to_engine(d)
-            .unwrap_or(Kernel::Linear);
-        let mut fitted =
-            self.fit_engine(xs.view(), kernel, Array1::from(vec![0.0, 1.0]), &index, unit_rows)?;
+        let kernel = resolved.to_engine(d).unwrap_or(Kernel::Linear);
+        let mut fitted = self.fit_engine(
+            xs.view(),
+            kernel,
+            Array1::from(vec![0.0, 1.0]),
+            &index,
+            unit_rows,
+        )?;
         if !fitted.converged {
             return Err(RustymlError::not_converged(format!(
                 "SVC reached max_iter = {} before the KKT conditions held within tol = {}",
@@ -445,6 +456,7 @@ impl SVC {
         let c = fitted.dual_coef.row(0);
         fitted.alphas = Some(c.mapv(f64::abs));
         fitted.sv_signs = Some(c.mapv(|v| if v > 0.0 { -1.0 } else { 1.0 }));
+        self.kernel_type = Some(resolved);
         self.fitted = Some(fitted);
         Ok(self)
     }
@@ -1144,7 +1156,9 @@ mod tests {
             .fit(&x, &y)
             .is_err());
         assert!(SVC::with_defaults().fit(&x, &array![1.0, 1.0]).is_err());
-        assert!(SVC::with_defaults().fit(&array![[f64::NAN], [1.0]], &y).is_err());
+        assert!(SVC::with_defaults()
+            .fit(&array![[f64::NAN], [1.0]], &y)
+            .is_err());
         assert!(SVC::with_defaults().fit(&x, &array![1.0]).is_err());
         let mut m = SVC::with_defaults();
         m.fit(&x, &y).unwrap();

@@ -50,8 +50,7 @@ impl PyLDA {
         let y = f64_array::<Ix1>(y, "y")?;
         let (xv, yv) = (x.view(), y.view());
         let model = &mut self.inner;
-        py.detach(|| model.fit_labels(xv, yv))
-            .map_err(to_py_err)
+        py.detach(|| model.fit_labels(xv, yv)).map_err(to_py_err)
     }
 
     fn predict<'py>(

@@ -16,7 +16,12 @@ pub(crate) struct PyLinearRegression {
     inner: LinearRegression,
 }
 
-fn parse_solver(s: &str, learning_rate: f64, max_iter: usize, tol: f64) -> PyResult<LeastSquaresSolver> {
+fn parse_solver(
+    s: &str,
+    learning_rate: f64,
+    max_iter: usize,
+    tol: f64,
+) -> PyResult<LeastSquaresSolver> {
     match s {
         "normal" => Ok(LeastSquaresSolver::Normal),
         "gradient_descent" => Ok(LeastSquaresSolver::GradientDescent {
