@@ -10,17 +10,22 @@
 //! (largest improvement, ties to the lowest feature rank, then the lowest threshold), so the
 //! serial and the parallel path grow the same tree bit for bit.
 
-use super::tree::{find_leaf, map_rows, validate_nodes, Node};
+use super::tree::{find_leaf, map_rows, validate_nodes, FlatNode};
 use crate::declare_gate;
 use crate::error::{Result, RustymlError};
+use crate::machine_learning::linear_model::require_xy;
 use crate::machine_learning::validation::{check_n_features, check_xy, encode_classes};
+use crate::machine_learning::TreeError;
 use crate::persistence::Persist;
-use ndarray::{Array1, Array2, ArrayBase, ArrayView2, Data, Ix1, Ix2};
+use ndarray::{Array1, Array2, ArrayBase, ArrayView1, ArrayView2, Data, Ix1, Ix2};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+// The original keys categorical children with ahash's map; this crate builds without ahash,
+// so std's `HashMap` (the same interface) stands in.
+use std::collections::HashMap as AHashMap;
 
 declare_gate! {
     /// DecisionTree split search and partition at one node (and the initial sort): parallel
@@ -31,21 +36,22 @@ declare_gate! {
 /// How a classification tree scores splits. Regression trees always use variance reduction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Algorithm {
-    /// CART: gini impurity.
-    Cart,
-    /// ID3: information gain (entropy), on binary threshold splits.
-    Id3,
+    /// ID3: information gain (entropy); binary threshold splits, or multi-way splits on
+    /// categorical features (original API).
+    ID3,
     /// C4.5: each feature's threshold by information gain, features compared by gain ratio
     /// among those whose gain is at least the average (Quinlan's heuristic).
     C45,
+    /// CART: gini impurity (variance for regression), binary splits only.
+    CART,
 }
 
 impl Algorithm {
     /// `"cart"`, `"id3"` or `"c45"` (also `"c4.5"`).
     pub fn parse(name: &str) -> Result<Self> {
         match name.to_ascii_lowercase().as_str() {
-            "cart" => Ok(Algorithm::Cart),
-            "id3" => Ok(Algorithm::Id3),
+            "cart" => Ok(Algorithm::CART),
+            "id3" => Ok(Algorithm::ID3),
             "c45" | "c4.5" => Ok(Algorithm::C45),
             _ => Err(RustymlError::invalid(format!(
                 "unknown algorithm {name:?}; expected one of 'cart', 'id3', 'c45'"
@@ -56,8 +62,8 @@ impl Algorithm {
     /// The canonical name.
     pub fn name(&self) -> &'static str {
         match self {
-            Algorithm::Cart => "cart",
-            Algorithm::Id3 => "id3",
+            Algorithm::CART => "cart",
+            Algorithm::ID3 => "id3",
             Algorithm::C45 => "c45",
         }
     }
@@ -74,25 +80,35 @@ enum Criterion {
 /// A decision tree classifier or regressor with scikit-learn-like hyper-parameters.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DecisionTree {
-    pub algorithm: Algorithm,
-    pub is_classifier: bool,
+    pub(crate) algorithm: Algorithm,
+    pub(crate) is_classifier: bool,
     /// Deepest level a node may sit at (the root is depth 0); `None` grows until leaves are
     /// pure or too small.
-    pub max_depth: Option<usize>,
+    pub(crate) max_depth: Option<usize>,
     /// A node needs at least this many samples to be split (>= 2).
-    pub min_samples_split: usize,
+    pub(crate) min_samples_split: usize,
     /// Each child must keep at least this many samples (>= 1).
-    pub min_samples_leaf: usize,
+    pub(crate) min_samples_leaf: usize,
     /// Seed of the feature order that breaks ties between equally good splits. `None` keeps
     /// the natural order (the lowest feature index wins), so fits are always reproducible.
-    pub random_state: Option<u64>,
+    pub(crate) random_state: Option<u64>,
+    /// Original API: see [`DecisionTreeParams::min_impurity_decrease`].
+    min_impurity_decrease: f64,
+    /// Original API: features split multi-way by category (ID3 and C4.5).
+    categorical_features: Vec<usize>,
+    /// scikit-learn's conventions and the flat tree (the Python layer).
+    sklearn: bool,
+    /// The original API's fitted tree, its width and class count.
+    root: Option<Node>,
+    n_features_in: usize,
+    n_classes: Option<usize>,
     fitted: Option<Fitted>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(try_from = "FittedUnchecked")]
 struct Fitted {
-    nodes: Vec<Node>,
+    nodes: Vec<FlatNode>,
     /// Per leaf: class probabilities (classifier) or the mean (regressor).
     values: Vec<f64>,
     n_outputs: usize,
@@ -107,7 +123,7 @@ struct Fitted {
 
 #[derive(Deserialize)]
 struct FittedUnchecked {
-    nodes: Vec<Node>,
+    nodes: Vec<FlatNode>,
     values: Vec<f64>,
     n_outputs: usize,
     classes: Option<Array1<f64>>,
@@ -145,44 +161,148 @@ impl TryFrom<FittedUnchecked> for Fitted {
     }
 }
 
-impl Default for DecisionTree {
-    fn default() -> Self {
-        Self::new(Algorithm::Cart, true)
-    }
-}
-
 impl DecisionTree {
-    /// A tree grown to purity (`max_depth = None`, `min_samples_split = 2`,
-    /// `min_samples_leaf = 1`).
-    pub fn new(algorithm: Algorithm, is_classifier: bool) -> Self {
+    /// A tree grown to purity with [`DecisionTreeParams::default`]. ID3 and C4.5 classify
+    /// only: a regressor with them is `InvalidInput`.
+    pub fn new(algorithm: Algorithm, is_classifier: bool) -> Result<Self> {
+        if !is_classifier && algorithm != Algorithm::CART {
+            return Err(RustymlError::invalid_input(format!(
+                "{} builds classification trees only; use CART for regression",
+                algorithm.name()
+            )));
+        }
+        Ok(Self {
+            sklearn: false,
+            ..Self::with_defaults(algorithm, is_classifier)
+        })
+    }
+
+    /// The Python layer's tree (scikit-learn's conventions, the flat tree); parameters are
+    /// checked at `fit`.
+    pub(crate) fn with_defaults(algorithm: Algorithm, is_classifier: bool) -> Self {
+        let p = DecisionTreeParams::default();
         Self {
             algorithm,
             is_classifier,
-            max_depth: None,
-            min_samples_split: 2,
-            min_samples_leaf: 1,
-            random_state: None,
+            max_depth: p.max_depth,
+            min_samples_split: p.min_samples_split,
+            min_samples_leaf: p.min_samples_leaf,
+            random_state: p.random_state,
+            min_impurity_decrease: p.min_impurity_decrease,
+            categorical_features: Vec::new(),
+            sklearn: true,
+            root: None,
+            n_features_in: 0,
+            n_classes: None,
             fitted: None,
         }
     }
 
-    pub fn with_max_depth(mut self, max_depth: Option<usize>) -> Self {
+    pub fn with_max_depth(mut self, max_depth: usize) -> Self {
+        self.max_depth = Some(max_depth);
+        self
+    }
+
+    /// At least 2 (`InvalidParameter` otherwise).
+    pub fn with_min_samples_split(mut self, v: usize) -> Result<Self> {
+        if v < 2 {
+            return Err(RustymlError::invalid_parameter(
+                "min_samples_split",
+                format!("must be at least 2, got {v}"),
+            ));
+        }
+        self.min_samples_split = v;
+        Ok(self)
+    }
+
+    /// At least 1 (`InvalidParameter` otherwise).
+    pub fn with_min_samples_leaf(mut self, v: usize) -> Result<Self> {
+        crate::machine_learning::validation::require_nonzero("min_samples_leaf", v)?;
+        self.min_samples_leaf = v;
+        Ok(self)
+    }
+
+    /// Finite and `>= 0` (`InvalidParameter` otherwise).
+    pub fn with_min_impurity_decrease(mut self, v: f64) -> Result<Self> {
+        if !(v.is_finite() && v >= 0.0) {
+            return Err(RustymlError::invalid_parameter(
+                "min_impurity_decrease",
+                format!("must be finite and >= 0, got {v}"),
+            ));
+        }
+        self.min_impurity_decrease = v;
+        Ok(self)
+    }
+
+    pub fn with_random_state(mut self, seed: u64) -> Self {
+        self.random_state = Some(seed);
+        self
+    }
+
+    pub(crate) fn set_max_depth(mut self, max_depth: Option<usize>) -> Self {
         self.max_depth = max_depth;
         self
     }
 
-    pub fn with_min_samples_split(mut self, min_samples_split: usize) -> Self {
+    pub(crate) fn set_min_samples_split(mut self, min_samples_split: usize) -> Self {
         self.min_samples_split = min_samples_split;
         self
     }
 
-    pub fn with_min_samples_leaf(mut self, min_samples_leaf: usize) -> Self {
+    pub(crate) fn set_min_samples_leaf(mut self, min_samples_leaf: usize) -> Self {
         self.min_samples_leaf = min_samples_leaf;
         self
     }
 
-    pub fn with_random_state(mut self, random_state: Option<u64>) -> Self {
+    pub(crate) fn set_random_state(mut self, random_state: Option<u64>) -> Self {
         self.random_state = random_state;
+        self
+    }
+
+    #[inline]
+    pub fn get_algorithm(&self) -> Algorithm {
+        self.algorithm
+    }
+
+    /// Features seen in the last fit (0 before).
+    pub fn get_n_features(&self) -> usize {
+        match &self.fitted {
+            Some(f) if self.sklearn => f.n_features,
+            _ => self.n_features_in,
+        }
+    }
+
+    /// `max label + 1` of a fitted classifier.
+    pub fn get_n_classes(&self) -> Option<usize> {
+        self.n_classes
+    }
+
+    pub fn get_parameters(&self) -> DecisionTreeParams {
+        DecisionTreeParams {
+            max_depth: self.max_depth,
+            min_samples_split: self.min_samples_split,
+            min_samples_leaf: self.min_samples_leaf,
+            min_impurity_decrease: self.min_impurity_decrease,
+            random_state: self.random_state,
+        }
+    }
+
+    pub fn get_root(&self) -> Option<&Node> {
+        self.root.as_ref()
+    }
+
+    #[inline]
+    pub fn get_is_classifier(&self) -> bool {
+        self.is_classifier
+    }
+
+    pub fn get_categorical_features(&self) -> &[usize] {
+        &self.categorical_features
+    }
+
+    /// Features to split multi-way by category (used by ID3 and C4.5; CART ignores them).
+    pub fn set_categorical_features(&mut self, features: Vec<usize>) -> &mut Self {
+        self.categorical_features = features;
         self
     }
 
@@ -219,8 +339,8 @@ impl DecisionTree {
     fn criterion(&self) -> Criterion {
         match (self.is_classifier, self.algorithm) {
             (false, _) => Criterion::Mse,
-            (true, Algorithm::Cart) => Criterion::Gini,
-            (true, Algorithm::Id3) => Criterion::Entropy,
+            (true, Algorithm::CART) => Criterion::Gini,
+            (true, Algorithm::ID3) => Criterion::Entropy,
             (true, Algorithm::C45) => Criterion::GainRatio,
         }
     }
@@ -257,6 +377,9 @@ impl DecisionTree {
         S2: Data<Elem = f64>,
     {
         let (x, y) = (x.view(), y.view());
+        if !self.sklearn {
+            return self.fit_boxed(x, y);
+        }
         self.check_params()?;
         check_xy(&x, &y)?;
         let (n, d) = x.dim();
@@ -299,15 +422,175 @@ impl DecisionTree {
     }
 
     /// Leaf reached by every sample, the traversal kernel behind every prediction.
-    fn leaves<'a>(fitted: &'a Fitted, x: ArrayView2<f64>) -> Vec<&'a Node> {
+    fn leaves<'a>(fitted: &'a Fitted, x: ArrayView2<f64>) -> Vec<&'a FlatNode> {
         let visits = x
             .nrows()
             .saturating_mul(fitted.mean_depth.ceil().max(1.0) as usize);
         map_rows(x, visits, |row| find_leaf(&fitted.nodes, row))
     }
 
+    /// The original API's fit: the recursive tree of [`Node`]s.
+    ///
+    /// Errors: empty `x` -> `EmptyInput`; NaN/inf -> `NonFinite`; length mismatch ->
+    /// `DimensionMismatch`; `min_samples_leaf > min_samples_split` -> `InvalidParameter`;
+    /// fewer samples than `min_samples_split`, or classifier labels that are not
+    /// non-negative integers -> `InvalidInput`.
+    fn fit_boxed(&mut self, x: ArrayView2<f64>, y: ArrayView1<f64>) -> Result<&mut Self> {
+        require_xy(&x, &y)?;
+        let (n, d) = x.dim();
+        if self.min_samples_leaf > self.min_samples_split {
+            return Err(RustymlError::invalid_parameter(
+                "min_samples_leaf",
+                format!(
+                    "({}) must not exceed min_samples_split ({})",
+                    self.min_samples_leaf, self.min_samples_split
+                ),
+            ));
+        }
+        if n < self.min_samples_split {
+            return Err(RustymlError::invalid_input(format!(
+                "{n} samples are fewer than min_samples_split = {}",
+                self.min_samples_split
+            )));
+        }
+        let n_classes = if self.is_classifier {
+            if let Some(bad) = y.iter().find(|&&v| v < 0.0 || v.fract() != 0.0) {
+                return Err(RustymlError::invalid_input(format!(
+                    "class labels must be non-negative integers, found {bad}"
+                )));
+            }
+            Some(y.iter().fold(0.0f64, |m, &v| m.max(v)) as usize + 1)
+        } else {
+            None
+        };
+        let mut order: Vec<usize> = (0..d).collect();
+        // Ties go to the lowest feature unless a seed (own or global) shuffles the order.
+        if self.random_state.is_some() || crate::random::global_seed_is_set() {
+            order.shuffle(&mut crate::random::rng_from(self.random_state));
+        }
+        let mut categorical = vec![false; d];
+        if self.algorithm != Algorithm::CART {
+            for &f in self.categorical_features.iter().filter(|&&f| f < d) {
+                categorical[f] = true;
+            }
+        }
+        let y = y.to_vec();
+        let grower = Grower {
+            x,
+            y: &y,
+            n_classes,
+            algorithm: self.algorithm,
+            params: self.get_parameters(),
+            categorical,
+            order,
+            n_total: n as f64,
+        };
+        self.root = Some(grower.grow((0..n).collect(), 0));
+        self.n_features_in = d;
+        self.n_classes = n_classes;
+        Ok(self)
+    }
+
+    fn root_for(&self, width: usize) -> Result<&Node> {
+        let root = self
+            .root
+            .as_ref()
+            .ok_or_else(|| RustymlError::not_fitted("DecisionTree"))?;
+        if width != self.n_features_in {
+            return Err(RustymlError::dimension_mismatch(self.n_features_in, width));
+        }
+        Ok(root)
+    }
+
+    /// The prediction for one sample (unfitted -> `NotFitted`; wrong length ->
+    /// `DimensionMismatch`).
+    pub fn predict_one(&self, x: &[f64]) -> Result<f64> {
+        match &self.root_for(x.len())?.leaf_for(x)?.node_type {
+            NodeType::Leaf { value, .. } => Ok(*value),
+            NodeType::Internal { .. } => {
+                Err(TreeError::CorruptStructure("walk ended inside").into())
+            }
+        }
+    }
+
+    /// The class fractions of the leaf one sample reaches (regressor ->
+    /// `Tree(NotClassificationTree)`, checked first).
+    pub fn predict_proba_one(&self, x: &[f64]) -> Result<Vec<f64>> {
+        if !self.is_classifier {
+            return Err(TreeError::NotClassificationTree.into());
+        }
+        match &self.root_for(x.len())?.leaf_for(x)?.node_type {
+            NodeType::Leaf {
+                probabilities: Some(p),
+                ..
+            } => Ok(p.clone()),
+            _ => Err(TreeError::CorruptStructure("classifier leaf without probabilities").into()),
+        }
+    }
+
+    /// Rows of `x` as slices, after the original API's input checks.
+    fn checked_rows<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+        let x = x.view();
+        if self.root.is_none() {
+            return Err(RustymlError::not_fitted("DecisionTree"));
+        }
+        crate::machine_learning::validation::require_data_width(&x, self.n_features_in, "x")?;
+        Ok(x.as_standard_layout().into_owned())
+    }
+
+    /// Fit, then predict the training data.
+    pub fn fit_predict<S1, S2>(
+        &mut self,
+        x_train: &ArrayBase<S1, Ix2>,
+        y_train: &ArrayBase<S2, Ix1>,
+    ) -> Result<Array1<f64>>
+    where
+        S1: Data<Elem = f64>,
+        S2: Data<Elem = f64>,
+    {
+        self.fit(x_train, y_train)?;
+        self.predict(x_train)
+    }
+
+    /// A readable outline of the fitted tree (unfitted -> `NotFitted`).
+    pub fn generate_tree_structure(&self) -> Result<String> {
+        let root = self
+            .root
+            .as_ref()
+            .ok_or_else(|| RustymlError::not_fitted("DecisionTree"))?;
+        let mut out = format!(
+            "Decision Tree Structure ({}, {}):\n",
+            self.algorithm.name(),
+            if self.is_classifier {
+                "classifier"
+            } else {
+                "regressor"
+            }
+        );
+        root.describe(0, &mut out);
+        Ok(out)
+    }
+
+    /// Write the model to `path` (postcard).
+    pub fn save_to_path(&self, path: &str) -> Result<()> {
+        self.save(path)
+    }
+
+    /// Read a model written by [`save_to_path`](Self::save_to_path).
+    pub fn load_from_path(path: &str) -> Result<Self> {
+        Self::load(path)
+    }
+
     /// Predicted class labels (classifier) or values (regressor).
     pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<f64>> {
+        if !self.sklearn {
+            let rows = self.checked_rows(x)?;
+            return rows
+                .rows()
+                .into_iter()
+                .map(|r| self.predict_one(r.as_slice().expect("standard layout")))
+                .collect();
+        }
         let x = x.view();
         let fitted = self.fitted_for(&x)?;
         Ok(Self::leaves(fitted, x)
@@ -319,6 +602,19 @@ impl DecisionTree {
     /// Class probabilities (`n_samples x n_classes`, columns in `classes()` order): the class
     /// fractions of the training samples in each leaf. Classifiers only.
     pub fn predict_proba<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+        if !self.sklearn {
+            if !self.is_classifier {
+                return Err(TreeError::NotClassificationTree.into());
+            }
+            let rows = self.checked_rows(x)?;
+            let k = self.n_classes.unwrap_or(0);
+            let mut out = Array2::zeros((rows.nrows(), k));
+            for (mut o, r) in out.rows_mut().into_iter().zip(rows.rows()) {
+                let p = self.predict_proba_one(r.as_slice().expect("standard layout"))?;
+                o.assign(&ndarray::ArrayView1::from(&p[..]));
+            }
+            return Ok(out);
+        }
         if !self.is_classifier {
             return Err(RustymlError::invalid(
                 "predict_proba is only available for classifiers (is_classifier=true)",
@@ -361,6 +657,355 @@ impl DecisionTree {
 
 impl Persist for DecisionTree {
     const MODEL_NAME: &'static str = "DecisionTree";
+}
+
+crate::machine_learning::linear_model::supervised_traits!(DecisionTree, f64, Array1<f64>);
+
+/// Growth limits of [`DecisionTree`] (the original crate's parameter bundle).
+#[derive(Debug, Copy, Clone, PartialEq, Deserialize, Serialize)]
+pub struct DecisionTreeParams {
+    /// Deepest level a node may sit at (the root is depth 0); `None`: no limit.
+    pub max_depth: Option<usize>,
+    /// A node needs at least this many samples to be split (>= 2).
+    pub min_samples_split: usize,
+    /// A numeric split must leave at least this many samples on each side (>= 1).
+    pub min_samples_leaf: usize,
+    /// A split must decrease the impurity, weighted by the node's share of the samples
+    /// (`n_t / n`, scikit-learn's rule), by at least this much.
+    pub min_impurity_decrease: f64,
+    /// Seed of the feature order that breaks ties between equally good splits.
+    pub random_state: Option<u64>,
+}
+
+impl Default for DecisionTreeParams {
+    fn default() -> Self {
+        Self {
+            max_depth: None,
+            min_samples_split: 2,
+            min_samples_leaf: 1,
+            min_impurity_decrease: 0.0,
+            random_state: None,
+        }
+    }
+}
+
+/// What a [`Node`] does.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub enum NodeType {
+    /// A split: numeric (`x[feature_index] <= threshold` goes `left`, else `right`), or
+    /// categorical (`categories` listed, one child per category in `children`, `left` the
+    /// fallback leaf for a category not seen in training).
+    Internal {
+        feature_index: usize,
+        threshold: f64,
+        categories: Option<Vec<String>>,
+    },
+    /// A prediction: the value (class index for a classifier, mean for a regressor), the
+    /// class, and the class fractions of the training samples that reached it.
+    Leaf {
+        value: f64,
+        class: Option<usize>,
+        probabilities: Option<Vec<f64>>,
+    },
+}
+
+/// A node of the original API's tree.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct Node {
+    pub node_type: NodeType,
+    pub left: Option<Box<Node>>,
+    pub right: Option<Box<Node>>,
+    pub children: Option<AHashMap<String, Box<Node>>>,
+}
+
+impl Node {
+    pub fn new_leaf(value: f64, class: Option<usize>, probabilities: Option<Vec<f64>>) -> Self {
+        Self {
+            node_type: NodeType::Leaf {
+                value,
+                class,
+                probabilities,
+            },
+            left: None,
+            right: None,
+            children: None,
+        }
+    }
+
+    pub fn new_internal(feature_index: usize, threshold: f64) -> Self {
+        Self {
+            node_type: NodeType::Internal {
+                feature_index,
+                threshold,
+                categories: None,
+            },
+            left: None,
+            right: None,
+            children: None,
+        }
+    }
+
+    pub fn new_categorical(feature_index: usize, categories: Vec<String>) -> Self {
+        Self {
+            node_type: NodeType::Internal {
+                feature_index,
+                threshold: 0.0,
+                categories: Some(categories),
+            },
+            left: None,
+            right: None,
+            children: Some(AHashMap::new()),
+        }
+    }
+
+    /// The leaf `row` reaches.
+    fn leaf_for(&self, row: &[f64]) -> Result<&Node> {
+        let mut node = self;
+        loop {
+            match &node.node_type {
+                NodeType::Leaf { .. } => return Ok(node),
+                NodeType::Internal {
+                    feature_index,
+                    threshold,
+                    categories,
+                } => {
+                    let v = row[*feature_index];
+                    let next = match (categories, &node.children) {
+                        (Some(_), Some(children)) => {
+                            children.get(&category_key(v)).or(node.left.as_ref())
+                        }
+                        _ if v <= *threshold => node.left.as_ref(),
+                        _ => node.right.as_ref(),
+                    };
+                    node =
+                        next.ok_or(TreeError::CorruptStructure("internal node without a child"))?;
+                }
+            }
+        }
+    }
+
+    fn describe(&self, depth: usize, out: &mut String) {
+        let pad = "  ".repeat(depth);
+        match &self.node_type {
+            NodeType::Leaf {
+                value,
+                probabilities,
+                ..
+            } => {
+                out.push_str(&format!("{pad}Leaf: value = {value}"));
+                if let Some(p) = probabilities {
+                    out.push_str(&format!(", probabilities = {p:?}"));
+                }
+                out.push('\n');
+            }
+            NodeType::Internal {
+                feature_index,
+                threshold,
+                categories: Some(categories),
+            } => {
+                let _ = threshold;
+                out.push_str(&format!("{pad}Feature {feature_index} (categorical)\n"));
+                let children = self.children.as_ref();
+                for c in categories {
+                    if let Some(child) = children.and_then(|m| m.get(c)) {
+                        out.push_str(&format!("{pad}  = {c}:\n"));
+                        child.describe(depth + 2, out);
+                    }
+                }
+                if let Some(fallback) = &self.left {
+                    out.push_str(&format!("{pad}  other:\n"));
+                    fallback.describe(depth + 2, out);
+                }
+            }
+            NodeType::Internal {
+                feature_index,
+                threshold,
+                ..
+            } => {
+                out.push_str(&format!("{pad}Feature {feature_index} <= {threshold}\n"));
+                for child in [&self.left, &self.right].into_iter().flatten() {
+                    child.describe(depth + 1, out);
+                }
+            }
+        }
+    }
+}
+
+/// The key of a categorical value in a node's `children` (its shortest decimal form).
+fn category_key(v: f64) -> String {
+    format!("{v}")
+}
+
+/// Grows the original API's tree, recursively, on sample index lists.
+struct Grower<'a> {
+    x: ArrayView2<'a, f64>,
+    /// Class index (classifier) or target value (regressor) per sample.
+    y: &'a [f64],
+    n_classes: Option<usize>,
+    algorithm: Algorithm,
+    params: DecisionTreeParams,
+    /// Per feature: split it multi-way (ID3 / C4.5 only).
+    categorical: Vec<bool>,
+    /// Features in tie-break priority order.
+    order: Vec<usize>,
+    n_total: f64,
+}
+
+impl Grower<'_> {
+    /// Impurity of a sample set: gini (CART) or entropy (ID3, C4.5) of the class counts,
+    /// variance for a regressor.
+    fn impurity(&self, idx: &[usize]) -> f64 {
+        let n = idx.len() as f64;
+        match self.n_classes {
+            Some(k) => {
+                let mut counts = vec![0usize; k];
+                for &i in idx {
+                    counts[self.y[i] as usize] += 1;
+                }
+                let fractions = counts.iter().filter(|&&c| c > 0).map(|&c| c as f64 / n);
+                if self.algorithm == Algorithm::CART {
+                    1.0 - fractions.map(|p| p * p).sum::<f64>()
+                } else {
+                    -fractions.map(|p| p * p.log2()).sum::<f64>()
+                }
+            }
+            None => {
+                let mean = idx.iter().map(|&i| self.y[i]).sum::<f64>() / n;
+                idx.iter().map(|&i| (self.y[i] - mean).powi(2)).sum::<f64>() / n
+            }
+        }
+    }
+
+    fn leaf(&self, idx: &[usize]) -> Node {
+        let n = idx.len() as f64;
+        match self.n_classes {
+            Some(k) => {
+                let mut counts = vec![0usize; k];
+                for &i in idx {
+                    counts[self.y[i] as usize] += 1;
+                }
+                // Majority class, ties to the lowest index.
+                let class =
+                    (0..k).fold(0, |best, c| if counts[c] > counts[best] { c } else { best });
+                let probabilities = counts.iter().map(|&c| c as f64 / n).collect();
+                Node::new_leaf(class as f64, Some(class), Some(probabilities))
+            }
+            None => Node::new_leaf(idx.iter().map(|&i| self.y[i]).sum::<f64>() / n, None, None),
+        }
+    }
+
+    /// The children's impurity weighted by their sizes.
+    fn children_impurity(&self, parts: &[Vec<usize>], n: f64) -> f64 {
+        parts
+            .iter()
+            .map(|p| p.len() as f64 / n * self.impurity(p))
+            .sum()
+    }
+
+    fn grow(&self, idx: Vec<usize>, depth: usize) -> Node {
+        let n = idx.len();
+        let parent = self.impurity(&idx);
+        let p = &self.params;
+        if parent <= 0.0 || n < p.min_samples_split || p.max_depth.is_some_and(|m| depth >= m) {
+            return self.leaf(&idx);
+        }
+        // Best split: (score, decrease, feature, threshold, parts); the first best in
+        // `order` wins ties.
+        let mut best: Option<(f64, f64, usize, Option<f64>, Vec<Vec<usize>>)> = None;
+        for &f in &self.order {
+            for (threshold, parts) in self.candidates(&idx, f) {
+                let decrease = parent - self.children_impurity(&parts, n as f64);
+                let score = if self.algorithm == Algorithm::C45 && self.n_classes.is_some() {
+                    // Gain ratio: the gain over the split's own entropy.
+                    let split_info: f64 = -parts
+                        .iter()
+                        .map(|q| q.len() as f64 / n as f64)
+                        .map(|w| w * w.log2())
+                        .sum::<f64>();
+                    if split_info > 0.0 {
+                        decrease / split_info
+                    } else {
+                        0.0
+                    }
+                } else {
+                    decrease
+                };
+                if best.as_ref().is_none_or(|b| score > b.0) {
+                    best = Some((score, decrease, f, threshold, parts));
+                }
+            }
+        }
+        let Some((_, decrease, f, threshold, parts)) = best else {
+            return self.leaf(&idx);
+        };
+        // scikit-learn's rule: the decrease weighted by the node's share of the samples.
+        let weighted = n as f64 / self.n_total * decrease;
+        if weighted + 1e-12 < p.min_impurity_decrease {
+            return self.leaf(&idx);
+        }
+        match threshold {
+            Some(t) => {
+                let mut node = Node::new_internal(f, t);
+                let mut parts = parts.into_iter();
+                node.left = Some(Box::new(
+                    self.grow(parts.next().expect("two parts"), depth + 1),
+                ));
+                node.right = Some(Box::new(
+                    self.grow(parts.next().expect("two parts"), depth + 1),
+                ));
+                node
+            }
+            None => {
+                let keys: Vec<String> = parts
+                    .iter()
+                    .map(|q| category_key(self.x[[q[0], f]]))
+                    .collect();
+                let mut node = Node::new_categorical(f, keys.clone());
+                node.left = Some(Box::new(self.leaf(&idx)));
+                let children = keys
+                    .into_iter()
+                    .zip(parts)
+                    .map(|(k, q)| (k, Box::new(self.grow(q, depth + 1))))
+                    .collect();
+                node.children = Some(children);
+                node
+            }
+        }
+    }
+
+    /// Candidate splits of `idx` on feature `f`: one multi-way split by category, or every
+    /// midpoint threshold between consecutive distinct values leaving `min_samples_leaf` on
+    /// each side.
+    fn candidates(&self, idx: &[usize], f: usize) -> Vec<(Option<f64>, Vec<Vec<usize>>)> {
+        let mut sorted = idx.to_vec();
+        sorted.sort_by(|&a, &b| self.x[[a, f]].total_cmp(&self.x[[b, f]]));
+        if self.categorical[f] {
+            let mut parts: Vec<Vec<usize>> = Vec::new();
+            for &i in &sorted {
+                match parts.last_mut() {
+                    Some(q) if self.x[[q[0], f]] == self.x[[i, f]] => q.push(i),
+                    _ => parts.push(vec![i]),
+                }
+            }
+            return if parts.len() >= 2 {
+                vec![(None, parts)]
+            } else {
+                Vec::new()
+            };
+        }
+        let leaf = self.params.min_samples_leaf;
+        (leaf..=sorted.len().saturating_sub(leaf))
+            .filter(|&cut| cut > 0 && cut < sorted.len())
+            .filter(|&cut| self.x[[sorted[cut - 1], f]] < self.x[[sorted[cut], f]])
+            .map(|cut| {
+                let t = midpoint(self.x[[sorted[cut - 1], f]], self.x[[sorted[cut], f]]);
+                (
+                    Some(t),
+                    vec![sorted[..cut].to_vec(), sorted[cut..].to_vec()],
+                )
+            })
+            .collect()
+    }
 }
 
 /// The training target as the split search sees it.
@@ -731,7 +1376,7 @@ impl<'a> Builder<'a> {
             Target::Classes { n_classes, .. } => n_classes,
             Target::Values(_) => 1,
         };
-        let mut nodes = vec![Node::EMPTY];
+        let mut nodes = vec![FlatNode::EMPTY];
         // Per node: samples and impurity, for the importances.
         let mut info = vec![(0usize, 0.0f64)];
         let mut values = Vec::new();
@@ -754,9 +1399,9 @@ impl<'a> Builder<'a> {
                 Some((feature, cand)) => {
                     self.partition(s, e, feature, cand.n_left);
                     let left = nodes.len();
-                    nodes.extend([Node::EMPTY, Node::EMPTY]);
+                    nodes.extend([FlatNode::EMPTY, FlatNode::EMPTY]);
                     info.extend([(0, 0.0), (0, 0.0)]);
-                    nodes[id] = Node::split(feature, cand.threshold, left);
+                    nodes[id] = FlatNode::split(feature, cand.threshold, left);
                     stack.push((left + 1, s + cand.n_left, e, depth + 1));
                     stack.push((left, s, s + cand.n_left, depth + 1));
                 }
@@ -776,7 +1421,7 @@ impl<'a> Builder<'a> {
                         values.push(stats.mean);
                         stats.mean
                     };
-                    nodes[id] = Node::leaf(n_leaves as u32, prediction);
+                    nodes[id] = FlatNode::leaf(n_leaves as u32, prediction);
                     n_leaves += 1;
                     depth_max = depth_max.max(depth);
                     depth_sum += depth * size;
@@ -815,7 +1460,7 @@ mod tests {
     use crate::gate::serial_and_parallel;
     use ndarray::{array, Array2};
 
-    fn root(tree: &DecisionTree) -> Node {
+    fn root(tree: &DecisionTree) -> FlatNode {
         tree.fitted.as_ref().unwrap().nodes[0]
     }
 
@@ -845,23 +1490,23 @@ mod tests {
     fn criteria_pick_the_hand_derived_root_split() {
         let stump = |alg| {
             let (x, y) = criteria_data(true);
-            let mut t = DecisionTree::new(alg, true).with_max_depth(Some(1));
+            let mut t = DecisionTree::with_defaults(alg, true).set_max_depth(Some(1));
             t.fit(&x, &y).unwrap();
             t
         };
         // CART and ID3 take the largest decrease (A); C4.5 the best ratio among gains at
         // least the average (0.1188 with C): B.
-        assert_eq!(root(&stump(Algorithm::Cart)).feature, 0);
-        assert_eq!(root(&stump(Algorithm::Id3)).feature, 0);
+        assert_eq!(root(&stump(Algorithm::CART)).feature, 0);
+        assert_eq!(root(&stump(Algorithm::ID3)).feature, 0);
         assert_eq!(root(&stump(Algorithm::C45)).feature, 1);
-        assert_eq!(root(&stump(Algorithm::Cart)).threshold, 0.5);
+        assert_eq!(root(&stump(Algorithm::CART)).threshold, 0.5);
         // Without C the average gain (0.178) excludes B: C4.5 falls back to A.
         let (x, y) = criteria_data(false);
-        let mut t = DecisionTree::new(Algorithm::C45, true).with_max_depth(Some(1));
+        let mut t = DecisionTree::with_defaults(Algorithm::C45, true).set_max_depth(Some(1));
         t.fit(&x, &y).unwrap();
         assert_eq!(root(&t).feature, 0);
         // A stump on A: leaves {8 zeros, 2 ones} and {2 zeros, 8 ones}.
-        let cart = stump(Algorithm::Cart);
+        let cart = stump(Algorithm::CART);
         let p = cart
             .predict_proba(&array![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]])
             .unwrap();
@@ -875,7 +1520,7 @@ mod tests {
 
     #[test]
     fn separable_and_xor_data_are_fitted_exactly() {
-        let mut t = DecisionTree::default();
+        let mut t = DecisionTree::with_defaults(Algorithm::CART, true);
         t.fit(
             &array![[1.0], [2.0], [3.0], [4.0]],
             &array![0.0, 0.0, 1.0, 1.0],
@@ -890,8 +1535,8 @@ mod tests {
         // XOR: the root split gains nothing, yet the tree must go on (as scikit-learn does).
         let x = array![[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]];
         let y = array![5.0, 7.0, 7.0, 5.0];
-        for alg in [Algorithm::Cart, Algorithm::Id3, Algorithm::C45] {
-            let mut t = DecisionTree::new(alg, true);
+        for alg in [Algorithm::CART, Algorithm::ID3, Algorithm::C45] {
+            let mut t = DecisionTree::with_defaults(alg, true);
             t.fit(&x, &y).unwrap();
             assert_eq!(t.predict(&x).unwrap(), y, "{alg:?}");
             assert_eq!((t.depth(), t.n_leaves()), (Some(2), Some(4)));
@@ -902,7 +1547,7 @@ mod tests {
     #[test]
     fn regression_tree_splits_on_variance_and_respects_min_samples_leaf() {
         let x = array![[1.0], [2.0], [3.0], [4.0], [5.0], [6.0]];
-        let mut t = DecisionTree::new(Algorithm::Cart, false);
+        let mut t = DecisionTree::with_defaults(Algorithm::CART, false);
         t.fit(&x, &array![1.0, 1.0, 1.0, 5.0, 5.0, 5.0]).unwrap();
         assert_eq!(root(&t).threshold, 3.5);
         assert_eq!(
@@ -915,13 +1560,13 @@ mod tests {
         // 0 + 10^2/3 = 33.3 as proxy, after 3 leaves 0 + 10^2/2 = 50, so it cuts at 3.5 and
         // the right leaf {0, 10} (mean 5) is too small to split again.
         let x = array![[1.0], [2.0], [3.0], [4.0], [5.0]];
-        let mut t = DecisionTree::new(Algorithm::Cart, false).with_min_samples_leaf(2);
+        let mut t = DecisionTree::with_defaults(Algorithm::CART, false).set_min_samples_leaf(2);
         t.fit(&x, &array![0.0, 0.0, 0.0, 0.0, 10.0]).unwrap();
         assert_eq!(root(&t).threshold, 3.5);
         assert_eq!(t.predict(&x).unwrap(), array![0.0, 0.0, 0.0, 5.0, 5.0]);
         assert_eq!(t.n_leaves(), Some(2));
         // max_depth caps the tree; min_samples_split=6 keeps a 5-sample root whole.
-        let mut t = DecisionTree::new(Algorithm::Cart, false).with_min_samples_split(6);
+        let mut t = DecisionTree::with_defaults(Algorithm::CART, false).set_min_samples_split(6);
         t.fit(&x, &array![0.0, 1.0, 2.0, 3.0, 4.0]).unwrap();
         assert_eq!((t.depth(), t.n_leaves()), (Some(0), Some(1)));
         assert_eq!(t.predict(&x).unwrap(), Array1::from_elem(5, 2.0));
@@ -974,14 +1619,14 @@ mod tests {
     fn split_search_gate_serial_and_parallel_grow_the_same_tree() {
         let (x, yc, yr) = noisy(700, 9, 1);
         for (alg, classify) in [
-            (Algorithm::Cart, true),
-            (Algorithm::Id3, true),
+            (Algorithm::CART, true),
+            (Algorithm::ID3, true),
             (Algorithm::C45, true),
-            (Algorithm::Cart, false),
+            (Algorithm::CART, false),
         ] {
             let y = if classify { &yc } else { &yr };
             let (s, p) = serial_and_parallel(&SORT_SCAN_MIN_ELEMS, || {
-                let mut t = DecisionTree::new(alg, classify).with_random_state(Some(3));
+                let mut t = DecisionTree::with_defaults(alg, classify).set_random_state(Some(3));
                 t.fit(&x, y).unwrap();
                 let importances = t.feature_importances().unwrap().mapv(f64::to_bits);
                 (
@@ -998,7 +1643,7 @@ mod tests {
     #[test]
     fn traversal_gate_serial_and_parallel_predict_the_same() {
         let (x, yc, _) = noisy(2_000, 6, 2);
-        let mut t = DecisionTree::new(Algorithm::Cart, true);
+        let mut t = DecisionTree::with_defaults(Algorithm::CART, true);
         t.fit(&x, &yc).unwrap();
         let (s, p) = serial_and_parallel(&super::super::tree::TRAVERSAL_MIN_VISITS, || {
             (
@@ -1014,9 +1659,9 @@ mod tests {
     #[test]
     fn proba_rows_are_leaf_class_fractions() {
         let (x, yc, _) = noisy(300, 4, 3);
-        let mut t = DecisionTree::new(Algorithm::Id3, true)
-            .with_max_depth(Some(3))
-            .with_min_samples_leaf(5);
+        let mut t = DecisionTree::with_defaults(Algorithm::ID3, true)
+            .set_max_depth(Some(3))
+            .set_min_samples_leaf(5);
         t.fit(&x, &yc).unwrap();
         let p = t.predict_proba(&x).unwrap();
         let pred = t.predict(&x).unwrap();
@@ -1038,14 +1683,16 @@ mod tests {
         // Two identical columns: every split ties between them.
         let (x0, yc, _) = noisy(200, 3, 4);
         let x = Array2::from_shape_fn((200, 2), |(i, _)| x0[[i, 0]]);
-        let mut natural = DecisionTree::default();
+        let mut natural = DecisionTree::with_defaults(Algorithm::CART, true);
         natural.fit(&x, &yc).unwrap();
         assert_eq!(root(&natural).feature, 0);
         let mut roots = std::collections::BTreeSet::new();
         for seed in 0..16 {
-            let mut a = DecisionTree::default().with_random_state(Some(seed));
+            let mut a =
+                DecisionTree::with_defaults(Algorithm::CART, true).set_random_state(Some(seed));
             a.fit(&x, &yc).unwrap();
-            let mut b = DecisionTree::default().with_random_state(Some(seed));
+            let mut b =
+                DecisionTree::with_defaults(Algorithm::CART, true).set_random_state(Some(seed));
             b.fit(&x, &yc).unwrap();
             assert_eq!(tree_bits(&a), tree_bits(&b));
             assert_eq!(a.predict(&x).unwrap(), natural.predict(&x).unwrap());
@@ -1059,34 +1706,36 @@ mod tests {
         let x = array![[1.0, 2.0], [3.0, 4.0]];
         let y = array![0.0, 1.0];
         assert!(matches!(
-            DecisionTree::default().predict(&x),
+            DecisionTree::with_defaults(Algorithm::CART, true).predict(&x),
             Err(RustymlError::NotFitted(_))
         ));
-        assert!(DecisionTree::default()
-            .with_min_samples_split(1)
+        assert!(DecisionTree::with_defaults(Algorithm::CART, true)
+            .set_min_samples_split(1)
             .fit(&x, &y)
             .is_err());
-        assert!(DecisionTree::default()
-            .with_min_samples_leaf(0)
+        assert!(DecisionTree::with_defaults(Algorithm::CART, true)
+            .set_min_samples_leaf(0)
             .fit(&x, &y)
             .is_err());
-        assert!(DecisionTree::default()
-            .with_max_depth(Some(0))
+        assert!(DecisionTree::with_defaults(Algorithm::CART, true)
+            .set_max_depth(Some(0))
             .fit(&x, &y)
             .is_err());
-        assert!(DecisionTree::default().fit(&x, &array![0.0]).is_err());
-        assert!(DecisionTree::default()
+        assert!(DecisionTree::with_defaults(Algorithm::CART, true)
+            .fit(&x, &array![0.0])
+            .is_err());
+        assert!(DecisionTree::with_defaults(Algorithm::CART, true)
             .fit(&array![[1.0, f64::INFINITY]], &array![0.0])
             .is_err());
-        assert!(DecisionTree::default()
+        assert!(DecisionTree::with_defaults(Algorithm::CART, true)
             .fit(&Array2::<f64>::zeros((0, 2)), &Array1::zeros(0))
             .is_err());
-        assert!(DecisionTree::default()
+        assert!(DecisionTree::with_defaults(Algorithm::CART, true)
             .fit(&x, &array![0.0, f64::NAN])
             .is_err());
         assert!(Algorithm::parse("c5.0").is_err());
         assert_eq!(Algorithm::parse("C4.5").unwrap(), Algorithm::C45);
-        let mut t = DecisionTree::default();
+        let mut t = DecisionTree::with_defaults(Algorithm::CART, true);
         t.fit(&x, &y).unwrap();
         assert!(t.predict(&array![[1.0, 2.0, 3.0]]).is_err());
         assert!(t.predict(&array![[f64::NAN, 2.0]]).is_err());
@@ -1095,7 +1744,7 @@ mod tests {
     #[test]
     fn save_and_load_round_trip_and_refuse_corrupt_trees() {
         let (x, yc, _) = noisy(150, 4, 5);
-        let mut t = DecisionTree::new(Algorithm::C45, true).with_max_depth(Some(4));
+        let mut t = DecisionTree::with_defaults(Algorithm::C45, true).set_max_depth(Some(4));
         t.fit(&x, &yc).unwrap();
         let back = DecisionTree::from_bytes(&t.to_bytes().unwrap()).unwrap();
         assert_eq!(

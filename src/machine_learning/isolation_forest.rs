@@ -7,7 +7,8 @@
 //! grown in parallel are identical to trees grown one after another, on any thread count.
 
 use super::tree::{
-    average_path_length, find_leaf, map_rows, validate_nodes, Node, TRAVERSAL_MIN_VISITS,
+    average_path_length, find_leaf, map_rows, validate_nodes, FlatNode as Node,
+    TRAVERSAL_MIN_VISITS,
 };
 use crate::error::{Result, RustymlError};
 use crate::machine_learning::validation::{check_features, check_n_features};

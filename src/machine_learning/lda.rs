@@ -1,110 +1,206 @@
 //! Linear discriminant analysis: a classifier with a shared within-class covariance, and a
-//! supervised projection onto at most `n_classes - 1` discriminant directions. Follows
-//! scikit-learn's `LinearDiscriminantAnalysis` (solvers `"svd"` and `"eigen"`, no
-//! shrinkage).
+//! supervised projection onto at most `n_classes - 1` discriminant directions.
 //!
-//! * `svd`: whiten the class-centred data by its singular values (computed here from the
-//!   `d x d` Gram matrix through gemmkit, then a symmetric eigen-decomposition), then take the
-//!   SVD of the weighted class means in that space. Works with singular covariances.
-//! * `eigen`: the generalised eigenproblem `S_b v = λ S_w v` (between- and within-class
-//!   scatter) through a Cholesky factor of `S_w`; fails when `S_w` is singular.
+//! * `SVD`: whiten the class-centred data by its singular values, then take the SVD of the
+//!   weighted class means in that space (scikit-learn's `svd` solver). Works with singular
+//!   covariances. The singular values come from a Householder QR of the scaled data and the
+//!   SVD of its `d x d` triangle: never from the Gram matrix `XᵀX`, whose eigen-decomposition
+//!   squares the condition number and so loses the small singular values (and with them the
+//!   whitening) to rounding on ill-conditioned, badly scaled data.
+//! * `Eigen` (and `LSQR`, the same closed form here): the generalised eigenproblem
+//!   `S_b v = λ S_w v` through a Cholesky factor of `S_w` (optionally shrunk); fails when
+//!   `S_w` is singular.
+//!
+//! Conventions. The original API ([`LDA::new`]): integer labels, the within-class covariance
+//! pooled over `n - n_classes` (projected classes have unit within-class variance with that
+//! denominator), every solver's `transform` centred on the overall mean, `decision_function`
+//! one column per class. The Python layer ([`LDA::with_defaults`]): scikit-learn's
+//! `LinearDiscriminantAnalysis`, which pools over `n`, centres only the `svd` projection, and
+//! gives binary problems one decision column.
 //!
 //! The per-class sums are one blocked scan over the rows behind `tuning::reduction::scan_f64`.
 
 use crate::error::{Result, RustymlError};
 use crate::machine_learning::labels;
 use crate::machine_learning::logistic_regression::accuracy;
-use crate::machine_learning::validation::{check_n_features, check_xy};
+use crate::machine_learning::validation::{
+    check_n_features, check_xy, require_data, require_data_width,
+};
 use crate::math::distance::SCAN_F64;
 use crate::math::{elementwise, linalg, matmul, reduction};
 use crate::persistence::Persist;
 use nalgebra::DMatrix;
-use ndarray::{s, Array1, Array2, ArrayBase, ArrayView2, Axis, Data, Ix1, Ix2, Zip};
+use ndarray::{s, Array1, Array2, ArrayBase, ArrayView1, ArrayView2, Axis, Data, Ix1, Ix2, Zip};
 use serde::{Deserialize, Serialize};
 
 /// How the discriminant directions are computed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum LdaSolver {
-    Svd,
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+pub enum DiscriminantSolver {
+    /// SVD of the scaled class-centred data (no covariance matrix is formed).
+    #[default]
+    SVD,
+    /// Generalised eigenproblem of the between- and within-class covariances.
     Eigen,
+    /// Least-squares closed form `S_w⁻¹ μ` (computed like `Eigen`).
+    LSQR,
 }
 
-impl LdaSolver {
-    /// `"svd"` or `"eigen"`.
-    pub fn parse(name: &str) -> Result<Self> {
-        match name {
-            "svd" => Ok(LdaSolver::Svd),
-            "eigen" => Ok(LdaSolver::Eigen),
-            other => Err(RustymlError::invalid(format!(
-                "solver must be 'svd' or 'eigen', got {other:?}"
-            ))),
-        }
-    }
+/// Shrinkage of the within-class covariance towards `(trace / d) I`.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
+pub enum Shrinkage {
+    /// The Ledoit-Wolf intensity (on standardised features, as scikit-learn).
+    Auto,
+    /// A fixed intensity in `[0, 1]`.
+    Manual(f64),
 }
 
-/// Linear discriminant analysis with scikit-learn's hyper-parameters.
+/// Linear discriminant analysis.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LDA {
     /// Components kept by `transform` (`None`: `min(n_classes - 1, n_features)`).
-    pub n_components: Option<usize>,
-    pub solver: LdaSolver,
+    n_components: Option<usize>,
+    solver: DiscriminantSolver,
+    shrinkage: Option<Shrinkage>,
     /// Class priors (`None`: the class proportions); normalised to sum to one.
-    pub priors: Option<Vec<f64>>,
-    /// Singular values below this are treated as zero (`svd` solver).
-    pub tol: f64,
+    priors: Option<Vec<f64>>,
+    /// Singular values below this are treated as zero (`SVD` solver).
+    tol: f64,
+    /// scikit-learn's conventions (the Python layer); see the module documentation.
+    sklearn: bool,
     fitted: Option<Fitted>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Fitted {
     classes: Array1<f64>,
+    /// The labels as given to the original API's `fit`.
+    int_classes: Option<Array1<i32>>,
     priors: Array1<f64>,
     means: Array2<f64>,
     xbar: Array1<f64>,
     scalings: Array2<f64>,
     explained_variance_ratio: Array1<f64>,
-    /// `1 x d` for two classes, `k x d` otherwise.
+    /// Per class: `k x d` and `k` (the decision function's columns).
+    class_coef: Array2<f64>,
+    class_intercept: Array1<f64>,
+    /// scikit-learn's `coef_`: `1 x d` for two classes (class 1 minus class 0), else `k x d`.
     coef: Array2<f64>,
     intercept: Array1<f64>,
     max_components: usize,
 }
 
 impl Default for LDA {
+    /// All components, `SVD`, no shrinkage.
     fn default() -> Self {
-        Self::new()
+        Self {
+            n_components: None,
+            solver: DiscriminantSolver::SVD,
+            shrinkage: None,
+            priors: None,
+            tol: 1e-4,
+            sklearn: false,
+            fitted: None,
+        }
     }
 }
 
 impl LDA {
-    /// scikit-learn's defaults: `svd` solver, all components, empirical priors, `tol = 1e-4`.
-    pub fn new() -> Self {
-        Self {
-            n_components: None,
-            solver: LdaSolver::Svd,
-            priors: None,
-            tol: 1e-4,
-            fitted: None,
+    /// Keep `n_components` discriminant directions (0 -> `InvalidParameter`; more than
+    /// `min(n_classes - 1, n_features)` is refused at `fit` with `InvalidInput`).
+    pub fn new(n_components: usize) -> Result<Self> {
+        if n_components == 0 {
+            return Err(RustymlError::invalid_parameter(
+                "n_components",
+                "must be at least 1, got 0",
+            ));
         }
+        Ok(Self {
+            n_components: Some(n_components),
+            ..Self::default()
+        })
     }
 
-    pub fn with_n_components(mut self, n_components: Option<usize>) -> Self {
-        self.n_components = n_components;
-        self
-    }
-
-    pub fn with_solver(mut self, solver: LdaSolver) -> Self {
+    pub fn with_solver(mut self, solver: DiscriminantSolver) -> Self {
         self.solver = solver;
         self
     }
 
-    pub fn with_priors(mut self, priors: Option<Vec<f64>>) -> Self {
+    /// Shrink the within-class covariance (`Manual` intensity outside `[0, 1]` or not finite
+    /// -> `InvalidParameter`). With the `SVD` solver a non-zero shrinkage uses the covariance
+    /// (eigen) path, since the SVD never forms the covariance.
+    pub fn with_shrinkage(mut self, shrinkage: Shrinkage) -> Result<Self> {
+        if let Shrinkage::Manual(alpha) = shrinkage {
+            if !(alpha.is_finite() && (0.0..=1.0).contains(&alpha)) {
+                return Err(RustymlError::invalid_parameter(
+                    "shrinkage",
+                    format!("must be finite and in [0, 1], got {alpha}"),
+                ));
+            }
+        }
+        self.shrinkage = Some(shrinkage);
+        Ok(self)
+    }
+
+    /// scikit-learn's defaults for the Python layer (`svd`, all components, empirical
+    /// priors, `tol = 1e-4`); parameters are checked at `fit`.
+    pub(crate) fn with_defaults() -> Self {
+        Self {
+            sklearn: true,
+            ..Self::default()
+        }
+    }
+
+    pub(crate) fn with_n_components(mut self, n_components: Option<usize>) -> Self {
+        self.n_components = n_components;
+        self
+    }
+
+    pub(crate) fn with_priors(mut self, priors: Option<Vec<f64>>) -> Self {
         self.priors = priors;
         self
     }
 
-    pub fn with_tol(mut self, tol: f64) -> Self {
+    pub(crate) fn with_tol(mut self, tol: f64) -> Self {
         self.tol = tol;
         self
+    }
+
+    #[inline]
+    pub fn get_n_components(&self) -> Option<usize> {
+        self.n_components
+    }
+
+    #[inline]
+    pub fn get_solver(&self) -> DiscriminantSolver {
+        self.solver
+    }
+
+    #[inline]
+    pub fn get_shrinkage(&self) -> Option<Shrinkage> {
+        self.shrinkage
+    }
+
+    /// The distinct training labels, sorted (original API fits).
+    pub fn get_classes(&self) -> Option<&Array1<i32>> {
+        self.fitted.as_ref().and_then(|f| f.int_classes.as_ref())
+    }
+
+    pub fn get_priors(&self) -> Option<&Array1<f64>> {
+        self.priors()
+    }
+
+    pub fn get_means(&self) -> Option<&Array2<f64>> {
+        self.means()
+    }
+
+    /// The prior-weighted overall mean (scikit-learn's `xbar_`).
+    pub fn get_overall_mean(&self) -> Option<&Array1<f64>> {
+        self.xbar()
+    }
+
+    /// The projection matrix (`n_features x rank`; scikit-learn's `scalings_`).
+    pub fn get_projection(&self) -> Option<&Array2<f64>> {
+        self.scalings()
     }
 
     fn fitted(&self) -> Result<&Fitted> {
@@ -153,7 +249,8 @@ impl LDA {
         self.fitted.as_ref().map(|f| &f.intercept)
     }
 
-    fn check_params(&self) -> Result<()> {
+    /// The Python layer's parameter check (scikit-learn's messages), run at `fit`.
+    pub(crate) fn check_params(&self) -> Result<()> {
         if !(self.tol.is_finite() && self.tol >= 0.0) {
             return Err(RustymlError::invalid(format!(
                 "tol must be a finite number >= 0, got {}",
@@ -170,8 +267,11 @@ impl LDA {
         Ok(())
     }
 
-    /// Fit to `x` (`n_samples x n_features`) and labels `y` (at least two distinct classes and
-    /// more samples than classes).
+    /// Fit to `x` (`n_samples x n_features`) and integer labels `y`.
+    ///
+    /// Errors: empty `x` -> `EmptyInput`; NaN/inf -> `NonFinite`; `y` of another length ->
+    /// `DimensionMismatch`; fewer than two classes, no more samples than classes, a class
+    /// with a single sample, or too many components -> `InvalidInput`.
     pub fn fit<S1, S2>(
         &mut self,
         x: &ArrayBase<S1, Ix2>,
@@ -179,11 +279,43 @@ impl LDA {
     ) -> Result<&mut Self>
     where
         S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
+        S2: Data<Elem = i32>,
     {
-        let (x, y) = (x.view(), y.view());
+        let x = x.view();
+        require_data(&x, "x")?;
+        if y.len() != x.nrows() {
+            return Err(RustymlError::dimension_mismatch(x.nrows(), y.len()));
+        }
+        let mut counts = std::collections::BTreeMap::<i32, usize>::new();
+        for &label in y.iter() {
+            *counts.entry(label).or_default() += 1;
+        }
+        if counts.len() < 2 {
+            return Err(RustymlError::invalid_input(
+                "LDA needs at least 2 distinct classes",
+            ));
+        }
+        if let Some((label, _)) = counts.iter().find(|(_, &c)| c < 2) {
+            return Err(RustymlError::invalid_input(format!(
+                "class {label} has a single sample; every class needs at least 2"
+            )));
+        }
+        let yf = y.mapv(f64::from);
+        self.fit_impl(x, yf.view())?;
+        if let Some(f) = self.fitted.as_mut() {
+            f.int_classes = Some(counts.keys().copied().collect());
+        }
+        Ok(self)
+    }
+
+    /// The Python layer's fit: any numeric labels, scikit-learn's checks and messages.
+    pub(crate) fn fit_labels(&mut self, x: ArrayView2<f64>, y: ArrayView1<f64>) -> Result<()> {
         self.check_params()?;
         check_xy(&x, &y)?;
+        self.fit_impl(x, y)
+    }
+
+    fn fit_impl(&mut self, x: ArrayView2<f64>, y: ArrayView1<f64>) -> Result<()> {
         let (classes, index) = labels::encode(y, "LDA")?;
         let (n, d, k) = (x.nrows(), x.ncols(), classes.len());
         if n == k {
@@ -220,31 +352,53 @@ impl LDA {
             row /= c as f64;
         }
         let xbar = priors.dot(&means);
-        let (scalings, evr, coef, intercept) = match self.solver {
-            LdaSolver::Svd => self.solve_svd(x, &index, &means, &priors, &xbar, max_components)?,
-            LdaSolver::Eigen => solve_eigen(x, &index, &means, &priors, max_components)?,
+        // The within-class scatter is pooled over n (scikit-learn) or n - k (the original).
+        let pool = if self.sklearn { n } else { n - k } as f64;
+        let shrink = match self.shrinkage {
+            Some(Shrinkage::Manual(a)) if a == 0.0 => None,
+            other => other,
         };
+        let (scalings, evr, class_coef, class_intercept) =
+            if self.solver == DiscriminantSolver::SVD && shrink.is_none() {
+                self.solve_svd(x, &index, &means, &priors, &xbar, pool, max_components)?
+            } else {
+                solve_eigen(
+                    x,
+                    &index,
+                    &means,
+                    &priors,
+                    (!self.sklearn).then_some(pool),
+                    shrink,
+                    max_components,
+                )?
+            };
         let (coef, intercept) = if k == 2 {
-            let c = (&coef.row(1) - &coef.row(0)).insert_axis(Axis(0));
-            (c, Array1::from_elem(1, intercept[1] - intercept[0]))
+            let c = (&class_coef.row(1) - &class_coef.row(0)).insert_axis(Axis(0));
+            (
+                c,
+                Array1::from_elem(1, class_intercept[1] - class_intercept[0]),
+            )
         } else {
-            (coef, intercept)
+            (class_coef.clone(), class_intercept.clone())
         };
         self.fitted = Some(Fitted {
             classes,
+            int_classes: None,
             priors,
             means,
             xbar,
             scalings,
             explained_variance_ratio: evr,
+            class_coef,
+            class_intercept,
             coef,
             intercept,
             max_components,
         });
-        Ok(self)
+        Ok(())
     }
 
-    #[allow(clippy::type_complexity)]
+    #[allow(clippy::type_complexity, clippy::too_many_arguments)]
     fn solve_svd(
         &self,
         x: ArrayView2<f64>,
@@ -252,9 +406,10 @@ impl LDA {
         means: &Array2<f64>,
         priors: &Array1<f64>,
         xbar: &Array1<f64>,
+        pool: f64,
         max_components: usize,
     ) -> Result<(Array2<f64>, Array1<f64>, Array2<f64>, Array1<f64>)> {
-        let (n, d, k) = (x.nrows(), x.ncols(), means.nrows());
+        let (n, k) = (x.nrows(), means.nrows());
         // Class-centred data and its per-feature spread.
         let mut xc = x.to_owned();
         for (mut row, &c) in xc.rows_mut().into_iter().zip(index) {
@@ -269,13 +424,15 @@ impl LDA {
                     s
                 }
             }));
-        // Singular values and right vectors of sqrt(fac) * xc / std from its Gram matrix.
-        // scikit-learn (>= 1.2) pools the within-class scatter over n, not n - k.
-        let fac = 1.0 / n as f64;
-        let mut gram = matmul::dot(xc.t(), xc.view())?;
-        Zip::indexed(&mut gram).for_each(|(i, j), g| *g *= fac / (std[i] * std[j]));
-        let (lambda, v) = linalg::symmetric_eigen(gram.view())?;
-        let sing: Vec<f64> = lambda.iter().map(|&l| l.max(0.0).sqrt()).collect();
+        // Singular values and right vectors of sqrt(1 / pool) * xc / std, from the data
+        // itself (QR, then the SVD of the triangle), not from its Gram matrix.
+        let fac = (1.0 / pool).sqrt();
+        Zip::from(xc.rows_mut()).for_each(|mut row| {
+            Zip::from(&mut row)
+                .and(&std)
+                .for_each(|v, &s| *v *= fac / s);
+        });
+        let (sing, vt) = right_singular(xc);
         let rank = sing.iter().filter(|&&s| s > self.tol).count();
         if rank == 0 {
             return Err(RustymlError::invalid(
@@ -283,7 +440,8 @@ impl LDA {
             ));
         }
         // scalings = (V[:, :rank] / std) / S[:rank]
-        let scalings = Array2::from_shape_fn((d, rank), |(i, j)| v[[i, j]] / std[i] / sing[j]);
+        let d = std.len();
+        let scalings = Array2::from_shape_fn((d, rank), |(i, j)| vt[[j, i]] / std[i] / sing[j]);
         // Weighted class means in the whitened space, then their SVD.
         let fac2 = if k == 1 { 1.0 } else { 1.0 / (k - 1) as f64 };
         let mut centred = means - xbar;
@@ -291,18 +449,13 @@ impl LDA {
             row *= (n as f64 * p * fac2).sqrt();
         }
         let xm = matmul::dot(centred.view(), scalings.view())?;
-        let svd = nalgebra::SVD::new(linalg::to_nalgebra(xm.view()), false, true);
-        let s2: Vec<f64> = svd.singular_values.iter().map(|s| s * s).collect();
+        let (sing2, vt2) = right_singular(xm);
+        let s2: Vec<f64> = sing2.iter().map(|s| s * s).collect();
         let total: f64 = s2.iter().sum();
         let evr = Array1::from_iter(s2.iter().take(max_components).map(|v| v / total));
-        let s0 = svd.singular_values.iter().copied().fold(0.0f64, f64::max);
-        let rank2 = svd
-            .singular_values
-            .iter()
-            .filter(|&&s| s > self.tol * s0)
-            .count();
-        let vt = linalg::from_nalgebra(svd.v_t.as_ref().expect("v_t requested"));
-        let scalings = matmul::dot(scalings.view(), vt.slice(s![..rank2, ..]).t())?;
+        let s0 = sing2.first().copied().unwrap_or(0.0);
+        let rank2 = sing2.iter().filter(|&&s| s > self.tol * s0).count();
+        let scalings = matmul::dot(scalings.view(), vt2.slice(s![..rank2, ..]).t())?;
         let coef_small = matmul::dot((means - xbar).view(), scalings.view())?;
         let mut intercept = Array1::from_iter(
             coef_small
@@ -316,15 +469,35 @@ impl LDA {
         Ok((scalings, evr, coef, intercept))
     }
 
-    /// Class scores (`decision_function`): `n x 1` for two classes (positive favours
-    /// `classes[1]`), `n x n_classes` otherwise.
+    /// The class scores of the original API: `n x n_classes`, `x · coefᵀ + intercept` per
+    /// class (the posterior log-odds up to a per-sample constant).
     pub fn decision_function<S: Data<Elem = f64>>(
         &self,
         x: &ArrayBase<S, Ix2>,
     ) -> Result<Array2<f64>> {
         let f = self.fitted()?;
         let x = x.view();
-        check_n_features(&x, f.coef.ncols(), "LDA")?;
+        self.check_width(&x, f)?;
+        Ok(crate::machine_learning::logistic_regression::scores(
+            x,
+            f.class_coef.view(),
+            f.class_intercept.view(),
+        ))
+    }
+
+    fn check_width(&self, x: &ArrayView2<f64>, f: &Fitted) -> Result<()> {
+        if self.sklearn {
+            check_n_features(x, f.means.ncols(), "LDA")
+        } else {
+            require_data_width(x, f.means.ncols(), "x")
+        }
+    }
+
+    /// scikit-learn's `decision_function`: `n x 1` for two classes (positive favours
+    /// `classes[1]`), `n x n_classes` otherwise.
+    pub(crate) fn decision_scores(&self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
+        let f = self.fitted()?;
+        self.check_width(&x, f)?;
         Ok(crate::machine_learning::logistic_regression::scores(
             x,
             f.coef.view(),
@@ -332,10 +505,17 @@ impl LDA {
         ))
     }
 
-    /// Class probabilities (`n x n_classes`): the logistic of the binary score, the softmax of
-    /// the class scores otherwise.
+    /// Class probabilities (`n x n_classes`): the softmax of the class scores.
     pub fn predict_proba<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
         let mut z = self.decision_function(x)?;
+        elementwise::softmax_rows_inplace(z.view_mut());
+        Ok(z)
+    }
+
+    /// scikit-learn's `predict_proba`: the logistic of the binary score, the softmax of the
+    /// class scores otherwise.
+    pub(crate) fn class_probabilities(&self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
+        let mut z = self.decision_scores(x)?;
         if z.ncols() == 1 {
             elementwise::sigmoid_inplace(&mut z);
             let p = z.column(0);
@@ -346,9 +526,20 @@ impl LDA {
         }
     }
 
-    /// Predicted labels.
-    pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<f64>> {
+    /// Predicted labels (the class with the largest score).
+    pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<i32>> {
         let z = self.decision_function(x)?;
+        let f = self.fitted()?;
+        let idx = labels::row_argmax(z.view());
+        match &f.int_classes {
+            Some(c) => Ok(idx.iter().map(|&i| c[i]).collect()),
+            None => Ok(labels::decode(&f.classes, &idx).mapv(|v| v as i32)),
+        }
+    }
+
+    /// scikit-learn's `predict` (labels as given to the Python layer's fit).
+    pub(crate) fn predict_labels(&self, x: ArrayView2<f64>) -> Result<Array1<f64>> {
+        let z = self.decision_scores(x)?;
         let classes = &self.fitted()?.classes;
         if z.ncols() == 1 {
             Ok(z.column(0)
@@ -362,14 +553,17 @@ impl LDA {
     pub fn transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
         let f = self.fitted()?;
         let x = x.view();
-        check_n_features(&x, f.means.ncols(), "LDA")?;
+        self.check_width(&x, f)?;
         let keep = f.max_components.min(f.scalings.ncols());
         let w = f.scalings.slice(s![.., ..keep]);
         let projected = matmul::dot_par(x, w, matmul::nested_parallelism())?;
-        Ok(match self.solver {
+        // scikit-learn centres only the svd projection; the original centres every solver.
+        let centred = !self.sklearn || self.solver == DiscriminantSolver::SVD;
+        Ok(if centred {
             // (x - xbar) W = x W - xbar W
-            LdaSolver::Svd => projected - &f.xbar.dot(&w),
-            LdaSolver::Eigen => projected,
+            projected - &f.xbar.dot(&w)
+        } else {
+            projected
         })
     }
 
@@ -381,20 +575,44 @@ impl LDA {
     ) -> Result<Array2<f64>>
     where
         S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
+        S2: Data<Elem = i32>,
     {
         self.fit(x, y)?;
         self.transform(x)
     }
 
-    /// Mean accuracy on `x` against `y`.
-    pub fn score<S1, S2>(&self, x: &ArrayBase<S1, Ix2>, y: &ArrayBase<S2, Ix1>) -> Result<f64>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
-    {
-        accuracy(self.predict(x)?.view(), y.view())
+    /// Mean accuracy on `x` against `y` (Python layer).
+    pub(crate) fn score(&self, x: ArrayView2<f64>, y: ArrayView1<f64>) -> Result<f64> {
+        accuracy(self.predict_labels(x)?.view(), y)
     }
+
+    /// Write the model to `path` (postcard).
+    pub fn save_to_path(&self, path: &str) -> Result<()> {
+        self.save(path)
+    }
+
+    /// Read a model written by [`save_to_path`](Self::save_to_path).
+    pub fn load_from_path(path: &str) -> Result<Self> {
+        Self::load(path)
+    }
+}
+
+crate::machine_learning::linear_model::supervised_traits!(LDA, i32, Array1<i32>);
+
+/// Singular values (descending) and right singular vectors (rows of `Vᵀ`, `min(n, d) x d`)
+/// of `a`. A tall `a` is first reduced to the triangle of its Householder QR (same singular
+/// values and right vectors), so the SVD runs on a `d x d` matrix.
+fn right_singular(a: Array2<f64>) -> (Vec<f64>, Array2<f64>) {
+    let (n, d) = a.dim();
+    let m = linalg::to_nalgebra(a.view());
+    let m = if n > d { m.qr().r() } else { m };
+    let svd = nalgebra::SVD::new(m, false, true);
+    let vt = svd.v_t.as_ref().expect("v_t requested");
+    let mut order: Vec<usize> = (0..svd.singular_values.len()).collect();
+    order.sort_by(|&i, &j| svd.singular_values[j].total_cmp(&svd.singular_values[i]));
+    let sing = order.iter().map(|&i| svd.singular_values[i]).collect();
+    let vt = Array2::from_shape_fn((order.len(), d), |(r, c)| vt[(order[r], c)]);
+    (sing, vt)
 }
 
 /// Per-class row sums (`k x d`) and counts: one blocked scan over the rows, in parallel behind
@@ -438,25 +656,46 @@ fn scatter(x: ArrayView2<f64>, mean: ndarray::ArrayView1<f64>) -> Result<Array2<
     Ok(c)
 }
 
+/// The generalised eigenproblem `S_b v = λ S_w v`, `vᵀ S_w v = I`. `S_w` is the
+/// prior-weighted biased class covariance (scikit-learn), or with `pool = Some(m)` the class
+/// scatter over `m` (the original); `shrink` moves it towards `(trace / d) I`.
 #[allow(clippy::type_complexity)]
 fn solve_eigen(
     x: ArrayView2<f64>,
     index: &[usize],
     means: &Array2<f64>,
     priors: &Array1<f64>,
+    pool: Option<f64>,
+    shrink: Option<Shrinkage>,
     max_components: usize,
 ) -> Result<(Array2<f64>, Array1<f64>, Array2<f64>, Array1<f64>)> {
     let (d, k) = (x.ncols(), means.nrows());
     // Within-class scatter: prior-weighted class covariances.
-    let mut sw = Array2::<f64>::zeros((d, d));
+    let mut sw_biased = Array2::<f64>::zeros((d, d));
+    let mut scatter_sum = Array2::<f64>::zeros((d, d));
     for c in 0..k {
         let rows: Vec<usize> = (0..index.len()).filter(|&i| index[i] == c).collect();
         let xg = x.select(Axis(0), &rows);
-        sw.scaled_add(priors[c], &scatter(xg.view(), means.row(c))?);
+        let cov = scatter(xg.view(), means.row(c))?;
+        sw_biased.scaled_add(priors[c], &cov);
+        scatter_sum.scaled_add(rows.len() as f64, &cov);
     }
     let overall = Array1::from_iter(reduction::column_moments(x).iter().map(|m| m.mean));
     let st = scatter(x, overall.view())?;
-    let sb = &st - &sw;
+    let sb = &st - &sw_biased;
+    let mut sw = match pool {
+        Some(m) => scatter_sum / m,
+        None => sw_biased,
+    };
+    if let Some(shrink) = shrink {
+        let alpha = match shrink {
+            Shrinkage::Manual(a) => a,
+            Shrinkage::Auto => ledoit_wolf_intensity(x, index, means)?,
+        };
+        let mu = sw.diag().sum() / d as f64;
+        sw *= 1.0 - alpha;
+        sw.diag_mut().mapv_inplace(|v| v + alpha * mu);
+    }
     // S_b v = λ S_w v  =>  (L⁻¹ S_b L⁻ᵀ) u = λ u,  v = L⁻ᵀ u  (so vᵀ S_w v = I).
     let chol = nalgebra::Cholesky::new(linalg::to_nalgebra(sw.view())).ok_or_else(|| {
         RustymlError::computation(
@@ -485,6 +724,39 @@ fn solve_eigen(
     let intercept =
         Array1::from_iter((0..k).map(|c| -0.5 * means.row(c).dot(&coef.row(c)) + priors[c].ln()));
     Ok((evecs, evr, coef, intercept))
+}
+
+/// Ledoit-Wolf shrinkage intensity of the class-centred data, standardised per feature (as
+/// scikit-learn's `shrinkage='auto'`): `min(1, β / δ)` with `δ = |S - μI|²_F` and
+/// `β = (1/n²) Σ_i |x_i x_iᵀ - S|²_F`.
+fn ledoit_wolf_intensity(x: ArrayView2<f64>, index: &[usize], means: &Array2<f64>) -> Result<f64> {
+    let (n, d) = x.dim();
+    let mut z = x.to_owned();
+    for (mut row, &c) in z.rows_mut().into_iter().zip(index) {
+        row -= &means.row(c);
+    }
+    let moments = reduction::column_moments(z.view());
+    for (mut col, m) in z.columns_mut().into_iter().zip(&moments) {
+        let sd = m.variance().sqrt();
+        col.mapv_inplace(|v| (v - m.mean) / if sd > 0.0 { sd } else { 1.0 });
+    }
+    let mut s = matmul::dot(z.t(), z.view())?;
+    s /= n as f64;
+    let mu = s.diag().sum() / d as f64;
+    let mut delta = 0.0;
+    Zip::indexed(&s).for_each(|(i, j), &v| {
+        let t = if i == j { v - mu } else { v };
+        delta += t * t;
+    });
+    // Σ_i |x_i x_iᵀ - S|²_F = Σ_i |x_i|⁴ - n |S|²_F
+    let s_norm2: f64 = s.iter().map(|v| v * v).sum();
+    let fourth: f64 = z.rows().into_iter().map(|r| r.dot(&r).powi(2)).sum();
+    let beta = ((fourth - n as f64 * s_norm2) / (n as f64 * n as f64)).max(0.0);
+    Ok(if delta > 0.0 {
+        (beta / delta).min(1.0)
+    } else {
+        1.0
+    })
 }
 
 impl Persist for LDA {
@@ -523,14 +795,17 @@ mod tests {
         let (x, y) = data(40);
         let n = 120.0;
         let overall = x.mean_axis(Axis(0)).unwrap();
-        for (solver, denom, centred) in [(LdaSolver::Svd, n, true), (LdaSolver::Eigen, n, false)] {
+        for (solver, denom, centred) in [
+            (DiscriminantSolver::SVD, n, true),
+            (DiscriminantSolver::Eigen, n, false),
+        ] {
             let shift = if centred {
                 overall.clone()
             } else {
                 Array1::zeros(3)
             };
-            let mut m = LDA::new().with_solver(solver);
-            m.fit(&x, &y).unwrap();
+            let mut m = LDA::with_defaults().with_solver(solver);
+            m.fit_labels(x.view(), y.view()).unwrap();
             let means = m.means().unwrap();
             let mut sigma = Array2::<f64>::zeros((3, 3));
             for c in 0..3 {
@@ -538,7 +813,7 @@ mod tests {
                 let xc = x.select(Axis(0), &rows) - means.row(c);
                 sigma += &(xc.t().dot(&xc) / denom);
             }
-            let dec = m.decision_function(&x).unwrap();
+            let dec = m.decision_scores(x.view()).unwrap();
             for c in 0..3 {
                 let mu = &means.row(c) - &shift;
                 let sinv_mu = linalg::solve_symmetric(sigma.view(), mu.view()).unwrap();
@@ -553,7 +828,7 @@ mod tests {
                     );
                 }
             }
-            assert!(m.score(&x, &y).unwrap() > 0.9);
+            assert!(m.score(x.view(), y.view()).unwrap() > 0.9);
         }
     }
 
@@ -563,13 +838,13 @@ mod tests {
         // same model; the svd form is centred on xbar, which shifts all class scores of a
         // sample by one amount. Score differences between classes therefore agree.
         let (x, y) = data(60);
-        let mut a = LDA::new();
-        a.fit(&x, &y).unwrap();
-        let mut b = LDA::new().with_solver(LdaSolver::Eigen);
-        b.fit(&x, &y).unwrap();
+        let mut a = LDA::with_defaults();
+        a.fit_labels(x.view(), y.view()).unwrap();
+        let mut b = LDA::with_defaults().with_solver(DiscriminantSolver::Eigen);
+        b.fit_labels(x.view(), y.view()).unwrap();
         let (da, db) = (
-            a.decision_function(&x).unwrap(),
-            b.decision_function(&x).unwrap(),
+            a.decision_scores(x.view()).unwrap(),
+            b.decision_scores(x.view()).unwrap(),
         );
         for i in 0..x.nrows() {
             for c in 1..3 {
@@ -578,7 +853,10 @@ mod tests {
                 assert!((u - v).abs() < 1e-9, "{u} vs {v}");
             }
         }
-        assert_eq!(a.predict(&x).unwrap(), b.predict(&x).unwrap());
+        assert_eq!(
+            a.predict_labels(x.view()).unwrap(),
+            b.predict_labels(x.view()).unwrap()
+        );
         let (ra, rb) = (
             a.explained_variance_ratio().unwrap(),
             b.explained_variance_ratio().unwrap(),
@@ -592,8 +870,9 @@ mod tests {
     #[test]
     fn transform_whitens_the_within_class_spread() {
         let (x, y) = data(50);
-        let mut m = LDA::new();
-        let z = m.fit_transform(&x, &y).unwrap();
+        let mut m = LDA::with_defaults();
+        m.fit_labels(x.view(), y.view()).unwrap();
+        let z = m.transform(&x).unwrap();
         assert_eq!(z.dim(), (150, 2));
         // In the projected space the pooled within-class covariance (normalised by n) is
         // the identity, and the projected overall mean is zero.
@@ -617,10 +896,9 @@ mod tests {
         assert!(z.mean_axis(Axis(0)).unwrap().iter().all(|v| v.abs() < 1e-9));
         let ratio = m.explained_variance_ratio().unwrap();
         assert!((ratio.sum() - 1.0).abs() < 1e-12 && ratio[0] >= ratio[1]);
-        let one = LDA::new()
-            .with_n_components(Some(1))
-            .fit_transform(&x, &y)
-            .unwrap();
+        let mut one = LDA::with_defaults().with_n_components(Some(1));
+        one.fit_labels(x.view(), y.view()).unwrap();
+        let one = one.transform(&x).unwrap();
         assert_eq!(one.ncols(), 1);
     }
 
@@ -629,11 +907,11 @@ mod tests {
         let (x, y) = data(30);
         let keep: Vec<usize> = (0..x.nrows()).filter(|&i| y[i] != 2.0).collect();
         let (xb, yb) = (x.select(Axis(0), &keep), y.select(Axis(0), &keep));
-        let mut m = LDA::new();
-        m.fit(&xb, &yb).unwrap();
+        let mut m = LDA::with_defaults();
+        m.fit_labels(xb.view(), yb.view()).unwrap();
         assert_eq!(m.coefficients().unwrap().dim(), (1, 3));
-        let p = m.predict_proba(&xb).unwrap();
-        let pred = m.predict(&xb).unwrap();
+        let p = m.class_probabilities(xb.view()).unwrap();
+        let pred = m.predict_labels(xb.view()).unwrap();
         for i in 0..xb.nrows() {
             assert!((p.row(i).sum() - 1.0).abs() < 1e-12);
             assert_eq!(pred[i], if p[[i, 1]] > 0.5 { 1.0 } else { 0.0 });
@@ -644,12 +922,12 @@ mod tests {
     fn singular_covariance_works_with_svd_and_is_refused_by_eigen() {
         let (x, y) = data(20);
         let x4 = ndarray::concatenate![Axis(1), x, Array2::<f64>::zeros((60, 1))];
-        let mut m = LDA::new();
-        m.fit(&x4, &y).unwrap();
-        assert!(m.score(&x4, &y).unwrap() > 0.9);
-        let err = LDA::new()
-            .with_solver(LdaSolver::Eigen)
-            .fit(&x4, &y)
+        let mut m = LDA::with_defaults();
+        m.fit_labels(x4.view(), y.view()).unwrap();
+        assert!(m.score(x4.view(), y.view()).unwrap() > 0.9);
+        let err = LDA::with_defaults()
+            .with_solver(DiscriminantSolver::Eigen)
+            .fit_labels(x4.view(), y.view())
             .unwrap_err();
         assert!(matches!(err, RustymlError::Computation { .. }));
     }
@@ -672,35 +950,122 @@ mod tests {
     fn bad_input_is_refused_before_work() {
         let (x, y) = data(5);
         assert!(matches!(
-            LDA::new().transform(&x),
+            LDA::with_defaults().transform(&x),
             Err(RustymlError::NotFitted(_))
         ));
-        assert!(LDA::new().with_n_components(Some(3)).fit(&x, &y).is_err());
-        assert!(LDA::new().fit(&x, &Array1::from_elem(15, 1.0)).is_err());
-        assert!(LDA::new()
-            .fit(&array![[1.0], [2.0]], &array![0.0, 1.0])
+        assert!(LDA::with_defaults()
+            .with_n_components(Some(3))
+            .fit_labels(x.view(), y.view())
             .is_err());
-        assert!(LDA::new()
+        assert!(LDA::with_defaults()
+            .fit_labels(x.view(), Array1::from_elem(15, 1.0).view())
+            .is_err());
+        assert!(LDA::with_defaults()
+            .fit_labels(array![[1.0], [2.0]].view(), array![0.0, 1.0].view())
+            .is_err());
+        assert!(LDA::with_defaults()
             .with_priors(Some(vec![0.5, 0.5]))
-            .fit(&x, &y)
+            .fit_labels(x.view(), y.view())
             .is_err());
-        assert!(LDA::new()
+        assert!(LDA::with_defaults()
             .with_priors(Some(vec![-1.0, 1.0, 1.0]))
-            .fit(&x, &y)
+            .fit_labels(x.view(), y.view())
             .is_err());
-        assert!(LDA::new().fit(&x, &y.slice(s![..14])).is_err());
-        let mut m = LDA::new();
-        m.fit(&x, &y).unwrap();
+        assert!(LDA::with_defaults()
+            .fit_labels(x.view(), y.slice(s![..14]).view())
+            .is_err());
+        let mut m = LDA::with_defaults();
+        m.fit_labels(x.view(), y.view()).unwrap();
         assert!(m.transform(&array![[1.0, 2.0]]).is_err());
     }
 
     #[test]
     fn save_and_load_round_trip_exactly() {
         let (x, y) = data(10);
-        let mut m = LDA::new();
-        m.fit(&x, &y).unwrap();
+        let mut m = LDA::with_defaults();
+        m.fit_labels(x.view(), y.view()).unwrap();
         let back = LDA::from_bytes(&m.to_bytes().unwrap()).unwrap();
         assert_eq!(back.transform(&x).unwrap(), m.transform(&x).unwrap());
-        assert_eq!(back.predict(&x).unwrap(), m.predict(&x).unwrap());
+        assert_eq!(
+            back.predict_labels(x.view()).unwrap(),
+            m.predict_labels(x.view()).unwrap()
+        );
+    }
+
+    /// Two classes whose within-class data is nearly collinear (condition number ~ 2/ε with
+    /// ε = 2^-20) and badly scaled (feature 1 is 2^20 times feature 0), built so every
+    /// quantity is exact in binary: the class deviations are (1, 1+ε), (-1, -1-ε), (1, 1-ε),
+    /// (-1, -1+ε) (feature 1 then times 2^20) and the class means are (0, 0) and (0, ε·2^20).
+    ///
+    /// Hand derivation (feature 1 in unscaled units): the pooled scatter is
+    /// S = [[8, 8], [8, 8 + 8ε²]], the original API pools over n - k = 6, so
+    /// Σ⁻¹ = 6 S⁻¹ = (3 / (4ε²)) [[1 + ε², -1], [-1, 1]], and with equal priors the binary
+    /// log-odds are δ(x) = (μ₁ - μ₀)ᵀ Σ⁻¹ x - ½ μ₁ᵀ Σ⁻¹ μ₁ = (3 / (4ε)) (x₁ - x₀) - 3/8.
+    ///
+    /// The answer is O(1) while the whitening needs the singular value of size ~ε. A
+    /// Gram/normal-equations route squares the condition number (~1.6e13) and so gets that
+    /// singular value with relative error ~eps·κ² ~ 1e-3, moving δ by ~1e-4 on any CPU; an
+    /// SVD of the data itself (QR, then the SVD of R) keeps it to ~eps·κ ~ 1e-9. The 1e-7
+    /// tolerance sits between the two.
+    #[test]
+    fn ill_conditioned_badly_scaled_data_match_the_hand_derived_discriminant() {
+        let s = 1_048_576.0; // 2^20
+        let x = array![
+            [1.0, s + 1.0],
+            [-1.0, -s - 1.0],
+            [1.0, s - 1.0],
+            [-1.0, -s + 1.0],
+            [1.0, s + 2.0],
+            [-1.0, -s],
+            [1.0, s],
+            [-1.0, -s + 2.0],
+        ];
+        let y = array![0, 0, 0, 0, 1, 1, 1, 1];
+        let mut m = LDA::new(1).unwrap();
+        m.fit(&x, &y).unwrap();
+        let probes = array![[0.0, 1.0], [0.0, 0.0], [1.0, s + 0.5], [-1.0, -s + 2.0]];
+        let want = [3.0 / 8.0, -3.0 / 8.0, 0.0, 9.0 / 8.0];
+        let z = m.decision_function(&probes).unwrap();
+        let p = m.predict_proba(&probes).unwrap();
+        for (i, &w) in want.iter().enumerate() {
+            let got = z[[i, 1]] - z[[i, 0]];
+            assert!((got - w).abs() < 1e-7, "probe {i}: log-odds {got} vs {w}");
+            let sigmoid = 1.0 / (1.0 + (-w).exp());
+            assert!(
+                (p[[i, 1]] - sigmoid).abs() < 1e-7,
+                "probe {i}: {}",
+                p[[i, 1]]
+            );
+        }
+    }
+
+    #[test]
+    fn original_api_validates_and_uses_integer_labels() {
+        assert!(matches!(
+            LDA::new(0),
+            Err(RustymlError::InvalidParameter { .. })
+        ));
+        assert!(LDA::default()
+            .with_shrinkage(Shrinkage::Manual(1.5))
+            .is_err());
+        let x = array![[1.0], [2.0], [3.0], [7.0], [8.0], [9.0]];
+        let y = array![4, 4, 4, -2, -2, -2];
+        let mut m = LDA::default();
+        assert!(matches!(
+            m.fit(&x, &array![1, 2]),
+            Err(RustymlError::DimensionMismatch { .. })
+        ));
+        assert!(matches!(
+            m.fit(&x, &array![1, 1, 1, 1, 1, 2]),
+            Err(RustymlError::InvalidInput(_))
+        ));
+        m.fit(&x, &y).unwrap();
+        assert_eq!(m.get_classes().unwrap(), &array![-2, 4]);
+        assert_eq!(m.predict(&x).unwrap(), y);
+        // Class means 2 and 8, pooled variance 2 * (1 + 0 + 1) / (6 - 2) = 1: the
+        // projection is whitened with the n - k denominator and centred on xbar = 5.
+        let z = m.transform(&x).unwrap();
+        assert!((z[[0, 0]].abs() - 4.0).abs() < 1e-12, "{z}");
+        assert!((z[[1, 0]].abs() - 3.0).abs() < 1e-12, "{z}");
     }
 }

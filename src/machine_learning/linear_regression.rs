@@ -1,41 +1,49 @@
 //! Ordinary least squares, ridge, and gradient-descent linear regression.
+//!
+//! Objectives (the original crate's conventions, per sample):
+//!
+//! * none: `|y - Xw - b|^2 / (2n)`
+//! * `L2(alpha)`: adds `(alpha / 2) |w|^2`, so the closed form solves
+//!   `(XᵀX + n alpha I) w = Xᵀy`;
+//! * `L1(alpha)`: adds `alpha |w|_1` (scikit-learn's `Lasso` objective), by proximal steps.
+//!
+//! The Python layer states its L2 strength on the summed squared error instead (scikit-learn's
+//! `Ridge`: `(XᵀX + alpha I) w = Xᵀy`); [`LinearRegression::with_ridge_alpha`] switches to it.
 
 use crate::error::{Result, RustymlError};
-use crate::machine_learning::validation::{check_n_features, check_xy};
+use crate::machine_learning::linear_model::require_xy;
+use crate::machine_learning::validation::{require_data_width, require_nonzero, require_positive};
 use crate::math::{linalg, matmul, reduction};
 use crate::persistence::Persist;
-use ndarray::{Array1, Array2, ArrayBase, ArrayView1, ArrayView2, Data, Ix1, Ix2, Zip};
+use ndarray::{Array1, ArrayBase, ArrayView1, ArrayView2, Data, Ix1, Ix2, Zip};
 use serde::{Deserialize, Serialize};
 
+pub use crate::machine_learning::types::RegularizationType;
+
 /// How the coefficients are found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Solver {
-    /// Closed form: the normal equations (ridge when `penalty` is L2), solved by Cholesky with
+#[derive(Debug, Clone, Copy, PartialEq, Default, Deserialize, Serialize)]
+pub enum LeastSquaresSolver {
+    /// Closed form: the normal equations (ridge with an L2 penalty), solved by Cholesky with
     /// a minimum-norm fallback for rank-deficient data.
+    #[default]
     Normal,
-    /// Full-batch gradient descent (proximal for L1).
-    GradientDescent,
+    /// Full-batch gradient descent (proximal for L1), stopping when no parameter moves more
+    /// than `tol` in one step.
+    GradientDescent {
+        learning_rate: f64,
+        max_iter: usize,
+        tol: f64,
+    },
 }
 
-/// Regularisation. Objectives: L2 adds `alpha * |w|^2` to the squared error (scikit-learn's
-/// `Ridge`); L1 adds `alpha * |w|_1` to the mean squared error halved (scikit-learn's `Lasso`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Penalty {
-    None,
-    L1,
-    L2,
-}
-
-/// Linear regression with scikit-learn-like hyper-parameters.
+/// Linear regression.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LinearRegression {
-    pub fit_intercept: bool,
-    pub solver: Solver,
-    pub penalty: Penalty,
-    pub alpha: f64,
-    pub learning_rate: f64,
-    pub max_iter: usize,
-    pub tol: f64,
+    fit_intercept: bool,
+    solver: LeastSquaresSolver,
+    regularization: Option<RegularizationType>,
+    /// The L2 strength is scikit-learn's `Ridge` alpha (on the summed error), not per sample.
+    ridge_alpha: bool,
     coef: Option<Array1<f64>>,
     intercept: f64,
     n_iter: usize,
@@ -47,90 +55,131 @@ impl Default for LinearRegression {
     }
 }
 
+/// `InvalidParameter` unless the penalty strength is finite and `>= 0`.
+pub(crate) fn check_regularization(reg: RegularizationType) -> Result<()> {
+    let (RegularizationType::L1(alpha) | RegularizationType::L2(alpha)) = reg;
+    if alpha.is_finite() && alpha >= 0.0 {
+        Ok(())
+    } else {
+        Err(RustymlError::invalid_parameter(
+            "regularization",
+            format!("strength must be finite and >= 0, got {alpha}"),
+        ))
+    }
+}
+
 impl LinearRegression {
     /// Closed-form least squares, no penalty.
     pub fn new(fit_intercept: bool) -> Self {
         Self {
             fit_intercept,
-            solver: Solver::Normal,
-            penalty: Penalty::None,
-            alpha: 0.0,
-            learning_rate: 0.01,
-            max_iter: 1000,
-            tol: 1e-6,
+            solver: LeastSquaresSolver::Normal,
+            regularization: None,
+            ridge_alpha: false,
             coef: None,
             intercept: 0.0,
             n_iter: 0,
         }
     }
 
-    pub fn with_solver(mut self, solver: Solver) -> Self {
+    /// Choose the solver; gradient-descent settings are validated (`InvalidParameter`).
+    pub fn with_solver(mut self, solver: LeastSquaresSolver) -> Result<Self> {
+        if let LeastSquaresSolver::GradientDescent {
+            learning_rate,
+            max_iter,
+            tol,
+        } = solver
+        {
+            require_positive("learning_rate", learning_rate)?;
+            require_nonzero("max_iter", max_iter)?;
+            require_positive("tol", tol)?;
+        }
         self.solver = solver;
+        Ok(self)
+    }
+
+    /// Add a penalty; a negative or non-finite strength is `InvalidParameter`.
+    pub fn with_regularization(mut self, regularization: RegularizationType) -> Result<Self> {
+        check_regularization(regularization)?;
+        self.regularization = Some(regularization);
+        Ok(self)
+    }
+
+    /// Unvalidated settings for the Python layer, which checks them at `fit`
+    /// ([`check_params`](Self::check_params)) with scikit-learn's messages. `ridge_alpha`:
+    /// the L2 strength is on the summed squared error, like scikit-learn's `Ridge`.
+    pub(crate) fn with_unchecked(
+        mut self,
+        solver: LeastSquaresSolver,
+        regularization: Option<RegularizationType>,
+        ridge_alpha: bool,
+    ) -> Self {
+        self.solver = solver;
+        self.regularization = regularization;
+        self.ridge_alpha = ridge_alpha;
         self
     }
 
-    pub fn with_penalty(mut self, penalty: Penalty, alpha: f64) -> Self {
-        self.penalty = penalty;
-        self.alpha = alpha;
-        self
+    #[inline]
+    pub fn get_fit_intercept(&self) -> bool {
+        self.fit_intercept
     }
 
-    pub fn with_learning_rate(mut self, learning_rate: f64) -> Self {
-        self.learning_rate = learning_rate;
-        self
+    #[inline]
+    pub fn get_solver(&self) -> LeastSquaresSolver {
+        self.solver
     }
 
-    pub fn with_max_iter(mut self, max_iter: usize) -> Self {
-        self.max_iter = max_iter;
-        self
-    }
-
-    pub fn with_tol(mut self, tol: f64) -> Self {
-        self.tol = tol;
-        self
+    #[inline]
+    pub fn get_regularization_type(&self) -> Option<RegularizationType> {
+        self.regularization
     }
 
     /// Fitted coefficients (`coef_`).
-    pub fn coefficients(&self) -> Option<&Array1<f64>> {
+    #[inline]
+    pub fn get_coefficients(&self) -> Option<&Array1<f64>> {
         self.coef.as_ref()
     }
 
     /// Fitted intercept (`intercept_`); 0 when `fit_intercept` is false.
-    pub fn intercept(&self) -> Option<f64> {
+    #[inline]
+    pub fn get_intercept(&self) -> Option<f64> {
         self.coef.as_ref().map(|_| self.intercept)
     }
 
     /// Iterations the gradient-descent solver ran (0 for the closed form).
-    pub fn n_iter(&self) -> Option<usize> {
+    #[inline]
+    pub fn get_actual_iterations(&self) -> Option<usize> {
         self.coef.as_ref().map(|_| self.n_iter)
     }
 
-    fn check_params(&self) -> Result<()> {
-        if !(self.alpha.is_finite() && self.alpha >= 0.0) {
-            return Err(RustymlError::invalid(format!(
-                "alpha must be a finite number >= 0, got {}",
-                self.alpha
-            )));
-        }
-        if self.solver == Solver::Normal && self.penalty == Penalty::L1 {
-            return Err(RustymlError::invalid(
-                "penalty='l1' has no closed form; use solver='gradient_descent'",
-            ));
-        }
-        if self.solver == Solver::GradientDescent {
-            if !(self.learning_rate.is_finite() && self.learning_rate > 0.0) {
+    /// The Python layer's parameter check (scikit-learn's messages), run at `fit`.
+    pub(crate) fn check_params(&self) -> Result<()> {
+        if let Some(reg) = self.regularization {
+            let (RegularizationType::L1(alpha) | RegularizationType::L2(alpha)) = reg;
+            if !(alpha.is_finite() && alpha >= 0.0) {
                 return Err(RustymlError::invalid(format!(
-                    "learning_rate must be a finite number > 0, got {}",
-                    self.learning_rate
+                    "alpha must be a finite number >= 0, got {alpha}"
                 )));
             }
-            if self.max_iter == 0 {
+        }
+        if let LeastSquaresSolver::GradientDescent {
+            learning_rate,
+            max_iter,
+            tol,
+        } = self.solver
+        {
+            if !(learning_rate.is_finite() && learning_rate > 0.0) {
+                return Err(RustymlError::invalid(format!(
+                    "learning_rate must be a finite number > 0, got {learning_rate}"
+                )));
+            }
+            if max_iter == 0 {
                 return Err(RustymlError::invalid("max_iter must be at least 1"));
             }
-            if !(self.tol.is_finite() && self.tol >= 0.0) {
+            if !(tol.is_finite() && tol >= 0.0) {
                 return Err(RustymlError::invalid(format!(
-                    "tol must be a finite number >= 0, got {}",
-                    self.tol
+                    "tol must be a finite number >= 0, got {tol}"
                 )));
             }
         }
@@ -138,6 +187,10 @@ impl LinearRegression {
     }
 
     /// Fit to `x` (`n_samples x n_features`) and `y` (`n_samples`).
+    ///
+    /// Errors: empty `x` -> `EmptyInput`; NaN/inf -> `NonFinite`; `y` of another length ->
+    /// `DimensionMismatch`; L1 with the closed form -> `InvalidInput`; gradient descent that
+    /// overflows -> `NonFinite`.
     pub fn fit<S1, S2>(
         &mut self,
         x: &ArrayBase<S1, Ix2>,
@@ -148,11 +201,14 @@ impl LinearRegression {
         S2: Data<Elem = f64>,
     {
         let (x, y) = (x.view(), y.view());
-        self.check_params()?;
-        check_xy(&x, &y)?;
+        require_xy(&x, &y)?;
         let (coef, intercept, n_iter) = match self.solver {
-            Solver::Normal => self.fit_normal(x, y)?,
-            Solver::GradientDescent => self.fit_gradient_descent(x, y)?,
+            LeastSquaresSolver::Normal => self.fit_normal(x, y)?,
+            LeastSquaresSolver::GradientDescent {
+                learning_rate,
+                max_iter,
+                tol,
+            } => self.fit_gradient_descent(x, y, learning_rate, max_iter, tol)?,
         };
         self.coef = Some(coef);
         self.intercept = intercept;
@@ -160,11 +216,28 @@ impl LinearRegression {
         Ok(self)
     }
 
+    /// Per-sample L2 strength (the `alpha` of `(alpha / 2) |w|^2` next to the halved mean
+    /// squared error) and L1 strength.
+    fn strengths(&self, n: usize) -> (f64, f64) {
+        match self.regularization {
+            Some(RegularizationType::L2(a)) if self.ridge_alpha => (a / n as f64, 0.0),
+            Some(RegularizationType::L2(a)) => (a, 0.0),
+            Some(RegularizationType::L1(a)) => (0.0, a),
+            None => (0.0, 0.0),
+        }
+    }
+
     fn fit_normal(
         &self,
         x: ArrayView2<f64>,
         y: ArrayView1<f64>,
     ) -> Result<(Array1<f64>, f64, usize)> {
+        let (l2, l1) = self.strengths(x.nrows());
+        if l1 > 0.0 || matches!(self.regularization, Some(RegularizationType::L1(_))) {
+            return Err(RustymlError::invalid_input(
+                "penalty='l1' (L1 regularization) has no closed form; use solver='gradient_descent' (LeastSquaresSolver::GradientDescent)",
+            ));
+        }
         let (x_mean, y_mean, centered);
         let xc: ArrayView2<f64> = if self.fit_intercept {
             let stats = reduction::column_moments(x);
@@ -178,9 +251,10 @@ impl LinearRegression {
             x
         };
         let yc = y.mapv(|v| v - y_mean);
-        let mut gram: Array2<f64> = matmul::gram(xc);
-        if self.penalty == Penalty::L2 {
-            gram.diag_mut().mapv_inplace(|v| v + self.alpha);
+        let mut gram = matmul::gram(xc);
+        if l2 > 0.0 {
+            let lambda = l2 * x.nrows() as f64;
+            gram.diag_mut().mapv_inplace(|v| v + lambda);
         }
         let rhs = matmul::matvec(xc.t(), yc.view(), matmul::nested_parallelism())?;
         let coef = linalg::solve_symmetric(gram.view(), rhs.view())?;
@@ -196,21 +270,24 @@ impl LinearRegression {
         &self,
         x: ArrayView2<f64>,
         y: ArrayView1<f64>,
+        lr: f64,
+        max_iter: usize,
+        tol: f64,
     ) -> Result<(Array1<f64>, f64, usize)> {
         let n = x.nrows() as f64;
-        let lr = self.learning_rate;
+        let (l2, l1) = self.strengths(x.nrows());
         let mut w = Array1::<f64>::zeros(x.ncols());
         let mut b = 0.0;
         let par = matmul::nested_parallelism();
-        for iter in 1..=self.max_iter {
+        for iter in 1..=max_iter {
             let mut residual = matmul::matvec(x, w.view(), par)?;
             Zip::from(&mut residual)
                 .and(&y)
                 .for_each(|r, &t| *r += b - t);
             let mut grad = matmul::matvec(x.t(), residual.view(), par)?;
             grad /= n;
-            if self.penalty == Penalty::L2 {
-                grad.scaled_add(self.alpha / n, &w);
+            if l2 > 0.0 {
+                grad.scaled_add(l2, &w);
             }
             let grad_b = if self.fit_intercept {
                 reduction::sum(residual.view()) / n
@@ -220,9 +297,9 @@ impl LinearRegression {
             let mut step = 0.0f64;
             Zip::from(&mut w).and(&grad).for_each(|wj, &g| {
                 let mut next = *wj - lr * g;
-                if self.penalty == Penalty::L1 {
-                    // proximal step of alpha * |w|_1: soft thresholding
-                    next = next.signum() * (next.abs() - lr * self.alpha).max(0.0);
+                if l1 > 0.0 {
+                    // proximal step of l1 * |w|_1: soft thresholding
+                    next = next.signum() * (next.abs() - lr * l1).max(0.0);
                 }
                 step = step.max((next - *wj).abs());
                 *wj = next;
@@ -230,40 +307,70 @@ impl LinearRegression {
             b -= lr * grad_b;
             step = step.max((lr * grad_b).abs());
             if !step.is_finite() || !b.is_finite() {
-                return Err(RustymlError::computation(format!(
-                    "gradient descent diverged at iteration {iter}; lower learning_rate (now {lr}) or scale the features"
+                return Err(RustymlError::non_finite(format!(
+                    "gradient descent (it diverged at iteration {iter}; lower learning_rate, now {lr}, or scale the features)"
                 )));
             }
-            if step < self.tol {
+            if step < tol {
                 return Ok((w, b, iter));
             }
         }
-        Ok((w, b, self.max_iter))
+        Ok((w, b, max_iter))
     }
 
-    /// Predictions for `x`.
+    /// Predictions for `x` (unfitted -> `NotFitted`; empty -> `EmptyInput`; NaN ->
+    /// `NonFinite`; another width -> `DimensionMismatch`).
     pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<f64>> {
         let coef = self
             .coef
             .as_ref()
             .ok_or_else(|| RustymlError::not_fitted("LinearRegression"))?;
         let x = x.view();
-        check_n_features(&x, coef.len(), "LinearRegression")?;
+        require_data_width(&x, coef.len(), "x")?;
         let mut out = matmul::matvec(x, coef.view(), matmul::nested_parallelism())?;
         out += self.intercept;
         Ok(out)
     }
 
-    /// R² of the predictions on `x` against `y`.
+    /// Fit, then predict the training data.
+    pub fn fit_predict<S1, S2>(
+        &mut self,
+        x: &ArrayBase<S1, Ix2>,
+        y: &ArrayBase<S2, Ix1>,
+    ) -> Result<Array1<f64>>
+    where
+        S1: Data<Elem = f64>,
+        S2: Data<Elem = f64>,
+    {
+        self.fit(x, y)?;
+        self.predict(x)
+    }
+
+    /// R² of the predictions on `x` against `y` (length mismatch -> `DimensionMismatch`).
     pub fn score<S1, S2>(&self, x: &ArrayBase<S1, Ix2>, y: &ArrayBase<S2, Ix1>) -> Result<f64>
     where
         S1: Data<Elem = f64>,
         S2: Data<Elem = f64>,
     {
         let pred = self.predict(x)?;
+        if pred.len() != y.len() {
+            return Err(RustymlError::dimension_mismatch(pred.len(), y.len()));
+        }
         crate::metrics::checked::r2_score(y.view(), pred.view())
     }
+
+    /// Write the model to `path` (postcard).
+    pub fn save_to_path(&self, path: &str) -> Result<()> {
+        self.save(path)
+    }
+
+    /// Read a model written by [`save_to_path`](Self::save_to_path).
+    pub fn load_from_path(path: &str) -> Result<Self> {
+        Self::load(path)
+    }
 }
+
+crate::machine_learning::linear_model::supervised_traits!(LinearRegression, f64, Array1<f64>);
 
 impl Persist for LinearRegression {
     const MODEL_NAME: &'static str = "LinearRegression";
@@ -283,6 +390,14 @@ mod tests {
         (x, y, w, 3.0)
     }
 
+    fn gd(learning_rate: f64, max_iter: usize, tol: f64) -> LeastSquaresSolver {
+        LeastSquaresSolver::GradientDescent {
+            learning_rate,
+            max_iter,
+            tol,
+        }
+    }
+
     #[test]
     fn chapter_example_predicts_three() {
         let x = Array2::from_shape_vec((5, 1), vec![1.0, 2.0, 3.0, 4.0, 5.0]).unwrap();
@@ -298,32 +413,41 @@ mod tests {
         let (x, y, w, b) = synthetic(200);
         let mut model = LinearRegression::new(true);
         model.fit(&x, &y).unwrap();
-        for (got, want) in model.coefficients().unwrap().iter().zip(w.iter()) {
+        for (got, want) in model.get_coefficients().unwrap().iter().zip(w.iter()) {
             assert!((got - want).abs() < 1e-10);
         }
-        assert!((model.intercept().unwrap() - b).abs() < 1e-10);
+        assert!((model.get_intercept().unwrap() - b).abs() < 1e-10);
         assert!((model.score(&x, &y).unwrap() - 1.0).abs() < 1e-12);
+        assert_eq!(model.get_actual_iterations(), Some(0));
     }
 
+    /// The per-sample L2 strength `alpha` of the original API is the ridge `n * alpha` of the
+    /// Python layer: both conventions, and both solvers, reach one minimiser.
     #[test]
-    fn gradient_descent_reaches_the_normal_solution() {
+    fn gradient_descent_reaches_the_normal_solution_in_both_conventions() {
         let (x, y, _, _) = synthetic(300);
-        let mut exact = LinearRegression::new(true).with_penalty(Penalty::L2, 0.5);
+        let alpha = 0.5 / 300.0;
+        let mut exact = LinearRegression::new(true)
+            .with_regularization(RegularizationType::L2(alpha))
+            .unwrap();
         exact.fit(&x, &y).unwrap();
-        let mut gd = LinearRegression::new(true)
-            .with_solver(Solver::GradientDescent)
-            .with_penalty(Penalty::L2, 0.5)
-            .with_learning_rate(0.05)
-            .with_max_iter(200_000)
-            .with_tol(1e-12);
-        gd.fit(&x, &y).unwrap();
-        for (a, b) in gd
-            .coefficients()
+        let mut ridge = LinearRegression::new(true).with_unchecked(
+            LeastSquaresSolver::Normal,
+            Some(RegularizationType::L2(0.5)),
+            true,
+        );
+        ridge.fit(&x, &y).unwrap();
+        let mut descent = LinearRegression::new(true)
+            .with_solver(gd(0.05, 200_000, 1e-12))
             .unwrap()
-            .iter()
-            .zip(exact.coefficients().unwrap().iter())
-        {
-            assert!((a - b).abs() < 1e-6, "{a} vs {b}");
+            .with_regularization(RegularizationType::L2(alpha))
+            .unwrap();
+        descent.fit(&x, &y).unwrap();
+        let want = exact.get_coefficients().unwrap();
+        for other in [&ridge, &descent] {
+            for (a, b) in other.get_coefficients().unwrap().iter().zip(want) {
+                assert!((a - b).abs() < 1e-6, "{a} vs {b}");
+            }
         }
     }
 
@@ -331,37 +455,56 @@ mod tests {
     fn lasso_zeroes_a_useless_feature() {
         let (mut x, y, _, _) = synthetic(300);
         x.column_mut(2).mapv_inplace(|v| v * 1e-3); // nearly useless after scaling down
-        let mut gd = LinearRegression::new(true)
-            .with_solver(Solver::GradientDescent)
-            .with_penalty(Penalty::L1, 0.5)
-            .with_learning_rate(0.05)
-            .with_max_iter(100_000);
-        gd.fit(&x, &y).unwrap();
-        assert_eq!(gd.coefficients().unwrap()[2], 0.0);
+        let mut model = LinearRegression::new(true)
+            .with_solver(gd(0.05, 100_000, 1e-6))
+            .unwrap()
+            .with_regularization(RegularizationType::L1(0.5))
+            .unwrap();
+        model.fit(&x, &y).unwrap();
+        assert_eq!(model.get_coefficients().unwrap()[2], 0.0);
     }
 
     #[test]
-    fn bad_input_is_refused_before_work() {
+    fn bad_input_and_parameters_map_to_the_original_error_variants() {
         let mut m = LinearRegression::new(true);
         assert!(matches!(
             m.predict(&Array2::<f64>::zeros((1, 1))),
             Err(RustymlError::NotFitted(_))
         ));
-        assert!(m
-            .fit(&Array2::<f64>::zeros((0, 2)), &Array1::<f64>::zeros(0))
+        assert!(matches!(
+            m.fit(&Array2::<f64>::zeros((0, 2)), &Array1::<f64>::zeros(0)),
+            Err(RustymlError::EmptyInput(_))
+        ));
+        assert!(matches!(
+            m.fit(&array![[1.0], [f64::NAN]], &array![1.0, 2.0]),
+            Err(RustymlError::NonFinite(_))
+        ));
+        assert!(matches!(
+            m.fit(&array![[1.0], [2.0]], &array![1.0]),
+            Err(RustymlError::DimensionMismatch { .. })
+        ));
+        for bad in [gd(0.0, 10, 1e-6), gd(0.1, 0, 1e-6), gd(0.1, 10, f64::NAN)] {
+            assert!(matches!(
+                LinearRegression::new(true).with_solver(bad),
+                Err(RustymlError::InvalidParameter { .. })
+            ));
+        }
+        assert!(LinearRegression::new(true)
+            .with_regularization(RegularizationType::L2(-1.0))
             .is_err());
-        assert!(m
-            .fit(&array![[1.0], [f64::NAN]], &array![1.0, 2.0])
-            .is_err());
-        assert!(m.fit(&array![[1.0], [2.0]], &array![1.0]).is_err());
-        let mut l1 = LinearRegression::new(true).with_penalty(Penalty::L1, 1.0);
-        assert!(l1.fit(&array![[1.0], [2.0]], &array![1.0, 2.0]).is_err());
+        let mut l1 = LinearRegression::new(true)
+            .with_regularization(RegularizationType::L1(1.0))
+            .unwrap();
+        assert!(matches!(
+            l1.fit(&array![[1.0], [2.0]], &array![1.0, 2.0]),
+            Err(RustymlError::InvalidInput(_))
+        ));
         let mut diverge = LinearRegression::new(true)
-            .with_solver(Solver::GradientDescent)
-            .with_learning_rate(10.0);
+            .with_solver(gd(10.0, 1000, 1e-6))
+            .unwrap();
         assert!(matches!(
             diverge.fit(&array![[100.0], [200.0], [300.0]], &array![1.0, 2.0, 3.0]),
-            Err(RustymlError::Computation { .. })
+            Err(RustymlError::NonFinite(_))
         ));
     }
 
@@ -373,12 +516,15 @@ mod tests {
         let back = LinearRegression::from_bytes(&m.to_bytes().unwrap()).unwrap();
         assert_eq!(back.predict(&x).unwrap(), m.predict(&x).unwrap());
         let dir = std::env::temp_dir().join(format!("rustyml-lr-{}.bin", std::process::id()));
-        m.save(&dir).unwrap();
+        let path = dir.to_str().unwrap();
+        m.save_to_path(path).unwrap();
         assert_eq!(
-            LinearRegression::load(&dir).unwrap().coefficients(),
-            m.coefficients()
+            LinearRegression::load_from_path(path)
+                .unwrap()
+                .get_coefficients(),
+            m.get_coefficients()
         );
-        std::fs::remove_file(dir).ok();
+        std::fs::remove_file(path).ok();
         assert!(LinearRegression::from_bytes(b"garbage").is_err());
     }
 }

@@ -15,12 +15,25 @@
 
 use crate::error::{Result, RustymlError};
 use crate::machine_learning::labels;
-use crate::machine_learning::validation::{check_n_features, check_xy};
-use crate::machine_learning::Penalty;
+use crate::machine_learning::linear_model::require_xy;
+use crate::machine_learning::linear_regression::check_regularization;
+use crate::machine_learning::validation::{
+    check_n_features, check_xy, require_data_width, require_nonzero, require_positive,
+};
 use crate::math::{elementwise, losses, matmul, optimize};
 use crate::persistence::Persist;
 use ndarray::{s, Array1, Array2, ArrayBase, ArrayView1, ArrayView2, Axis, Data, Ix1, Ix2, Zip};
 use serde::{Deserialize, Serialize};
+
+pub use crate::machine_learning::types::RegularizationType;
+
+/// scikit-learn's penalty choice (the Python layer), with strength `1 / C` on the summed loss.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Penalty {
+    None,
+    L1,
+    L2,
+}
 
 /// How the coefficients are found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -33,18 +46,27 @@ pub enum LogisticSolver {
     GradientDescent,
 }
 
-/// Logistic regression classifier with scikit-learn-like hyper-parameters.
+/// Logistic regression classifier.
+///
+/// The original API ([`new`](Self::new)): labels 0/1, gradient descent, penalty
+/// `RegularizationType` per sample (`mean(loss) + (alpha/2)|w|^2` or `+ alpha |w|_1`).
+/// The Python layer ([`with_defaults`](Self::with_defaults)): any labels (multinomial for
+/// more than two), scikit-learn's `penalty` and `C` (strength `1 / (C n)` per sample), L-BFGS.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LogisticRegression {
-    pub fit_intercept: bool,
-    pub penalty: Penalty,
-    /// Inverse regularisation strength (`> 0`); ignored without a penalty.
-    pub c: f64,
-    pub max_iter: usize,
-    pub tol: f64,
-    pub solver: LogisticSolver,
+    pub(crate) fit_intercept: bool,
+    pub(crate) penalty: Penalty,
+    /// Inverse regularisation strength (`> 0`) of `penalty` (Python layer).
+    pub(crate) c: f64,
+    pub(crate) max_iter: usize,
+    pub(crate) tol: f64,
+    pub(crate) solver: LogisticSolver,
     /// Step of the gradient-descent solver.
-    pub learning_rate: f64,
+    pub(crate) learning_rate: f64,
+    /// The original API's penalty (used when `sklearn` is false).
+    regularization: Option<RegularizationType>,
+    /// scikit-learn conventions (Python layer): `penalty`/`c`, any labels, `z > 0` threshold.
+    sklearn: bool,
     fitted: Option<Fitted>,
 }
 
@@ -56,18 +78,54 @@ struct Fitted {
     intercept: Array1<f64>,
     n_iter: usize,
     converged: bool,
+    /// The original's binary weight vector (see [`LogisticRegression::get_weights`]).
+    weights: Option<Array1<f64>>,
 }
 
 impl Default for LogisticRegression {
+    /// The original's defaults: intercept, learning rate 0.01, 100 iterations, `tol = 1e-4`,
+    /// no penalty.
     fn default() -> Self {
-        Self::new()
+        Self::new(true, 0.01, 100, 1e-4).expect("valid defaults")
     }
 }
 
 impl LogisticRegression {
-    /// scikit-learn's defaults: intercept, L2 with `C = 1`, L-BFGS, `max_iter = 100`,
-    /// `tol = 1e-4`.
-    pub fn new() -> Self {
+    /// Gradient descent with the given settings (`InvalidParameter` for a learning rate or
+    /// tolerance that is not finite and `> 0`, or `max_iterations == 0`).
+    pub fn new(
+        fit_intercept: bool,
+        learning_rate: f64,
+        max_iterations: usize,
+        tolerance: f64,
+    ) -> Result<Self> {
+        require_positive("learning_rate", learning_rate)?;
+        require_nonzero("max_iterations", max_iterations)?;
+        require_positive("tolerance", tolerance)?;
+        Ok(Self {
+            fit_intercept,
+            penalty: Penalty::None,
+            c: 1.0,
+            max_iter: max_iterations,
+            tol: tolerance,
+            solver: LogisticSolver::GradientDescent,
+            learning_rate,
+            regularization: None,
+            sklearn: false,
+            fitted: None,
+        })
+    }
+
+    /// Add a penalty (negative or non-finite strength -> `InvalidParameter`).
+    pub fn with_regularization(mut self, regularization: RegularizationType) -> Result<Self> {
+        check_regularization(regularization)?;
+        self.regularization = Some(regularization);
+        Ok(self)
+    }
+
+    /// scikit-learn's defaults for the Python layer: intercept, L2 with `C = 1`, L-BFGS,
+    /// `max_iter = 100`, `tol = 1e-4`; parameters are checked at `fit`.
+    pub(crate) fn with_defaults() -> Self {
         Self {
             fit_intercept: true,
             penalty: Penalty::L2,
@@ -76,46 +134,78 @@ impl LogisticRegression {
             tol: 1e-4,
             solver: LogisticSolver::Lbfgs,
             learning_rate: 0.1,
+            regularization: None,
+            sklearn: true,
             fitted: None,
         }
     }
 
-    pub fn with_fit_intercept(mut self, fit_intercept: bool) -> Self {
+    pub(crate) fn with_fit_intercept(mut self, fit_intercept: bool) -> Self {
         self.fit_intercept = fit_intercept;
         self
     }
 
     /// Penalty and its inverse strength `C`.
-    pub fn with_penalty(mut self, penalty: Penalty, c: f64) -> Self {
+    pub(crate) fn with_penalty(mut self, penalty: Penalty, c: f64) -> Self {
         self.penalty = penalty;
         self.c = c;
         self
     }
 
-    /// Regularisation as a strength `alpha = 1 / C`.
-    pub fn with_alpha(mut self, alpha: f64) -> Self {
-        self.c = 1.0 / alpha;
-        self
-    }
-
-    pub fn with_solver(mut self, solver: LogisticSolver) -> Self {
+    pub(crate) fn with_solver(mut self, solver: LogisticSolver) -> Self {
         self.solver = solver;
         self
     }
 
-    pub fn with_max_iter(mut self, max_iter: usize) -> Self {
+    pub(crate) fn with_max_iter(mut self, max_iter: usize) -> Self {
         self.max_iter = max_iter;
         self
     }
 
-    pub fn with_tol(mut self, tol: f64) -> Self {
+    pub(crate) fn with_tol(mut self, tol: f64) -> Self {
         self.tol = tol;
         self
     }
 
-    pub fn with_learning_rate(mut self, learning_rate: f64) -> Self {
+    pub(crate) fn with_learning_rate(mut self, learning_rate: f64) -> Self {
         self.learning_rate = learning_rate;
         self
+    }
+
+    #[inline]
+    pub fn get_fit_intercept(&self) -> bool {
+        self.fit_intercept
+    }
+
+    #[inline]
+    pub fn get_learning_rate(&self) -> f64 {
+        self.learning_rate
+    }
+
+    #[inline]
+    pub fn get_max_iterations(&self) -> usize {
+        self.max_iter
+    }
+
+    #[inline]
+    pub fn get_tolerance(&self) -> f64 {
+        self.tol
+    }
+
+    #[inline]
+    pub fn get_regularization_type(&self) -> Option<RegularizationType> {
+        self.regularization
+    }
+
+    #[inline]
+    pub fn get_actual_iterations(&self) -> Option<usize> {
+        self.n_iter()
+    }
+
+    /// The original's weight vector of a binary fit: `[intercept, w_1, ..., w_d]` with an
+    /// intercept, `[w_1, ..., w_d]` without.
+    pub fn get_weights(&self) -> Option<&Array1<f64>> {
+        self.fitted.as_ref().and_then(|f| f.weights.as_ref())
     }
 
     /// Sorted distinct training labels (`classes_`).
@@ -145,7 +235,8 @@ impl LogisticRegression {
         self.fitted.as_ref().map(|f| f.converged)
     }
 
-    fn check_params(&self) -> Result<()> {
+    /// The Python layer's parameter check (scikit-learn's messages), run at `fit`.
+    pub(crate) fn check_params(&self) -> Result<()> {
         if self.penalty != Penalty::None && !(self.c.is_finite() && self.c > 0.0) {
             return Err(RustymlError::invalid(format!(
                 "C must be a finite number > 0, got {}",
@@ -172,8 +263,29 @@ impl LogisticRegression {
         Ok(())
     }
 
-    /// Fit to `x` (`n_samples x n_features`) and labels `y` (any finite values, at least two
-    /// distinct).
+    /// Per-sample (L2, L1) strengths next to the mean loss.
+    fn strengths(&self, n: usize) -> (f64, f64) {
+        if self.sklearn {
+            let s = 1.0 / (self.c * n as f64);
+            match self.penalty {
+                Penalty::L2 => (s, 0.0),
+                Penalty::L1 => (0.0, s),
+                Penalty::None => (0.0, 0.0),
+            }
+        } else {
+            match self.regularization {
+                Some(RegularizationType::L2(a)) => (a, 0.0),
+                Some(RegularizationType::L1(a)) => (0.0, a),
+                None => (0.0, 0.0),
+            }
+        }
+    }
+
+    /// Fit to `x` (`n_samples x n_features`) and labels `y`.
+    ///
+    /// Original API: labels must be 0 or 1 (`InvalidInput` otherwise); empty `x` ->
+    /// `EmptyInput`; NaN/inf -> `NonFinite`; length mismatch -> `DimensionMismatch`; a
+    /// diverging descent -> `NonFinite`. Python layer: any labels, at least two distinct.
     pub fn fit<S1, S2>(
         &mut self,
         x: &ArrayBase<S1, Ix2>,
@@ -184,32 +296,35 @@ impl LogisticRegression {
         S2: Data<Elem = f64>,
     {
         let (x, y) = (x.view(), y.view());
-        self.check_params()?;
-        check_xy(&x, &y)?;
-        let (classes, index) = labels::encode(y, "LogisticRegression")?;
+        let (classes, index) = if self.sklearn {
+            self.check_params()?;
+            check_xy(&x, &y)?;
+            labels::encode(y, "LogisticRegression")?
+        } else {
+            require_xy(&x, &y)?;
+            if let Some(bad) = y.iter().find(|&&v| v != 0.0 && v != 1.0) {
+                return Err(RustymlError::invalid_input(format!(
+                    "labels must be 0 or 1, found {bad}"
+                )));
+            }
+            let index = y.iter().map(|&v| usize::from(v == 1.0)).collect();
+            (Array1::from(vec![0.0, 1.0]), index)
+        };
         let k = classes.len();
         let d = x.ncols();
         let n_out = if k == 2 { 1 } else { k };
+        let (l2, l1) = self.strengths(x.nrows());
         let problem = Problem {
             x,
             n_out,
             d,
             fit_intercept: self.fit_intercept,
-            l2: if self.penalty == Penalty::L2 {
-                1.0 / (self.c * x.nrows() as f64)
-            } else {
-                0.0
-            },
+            l2,
             target: if k == 2 {
                 Target::Binary(Array1::from_iter(index.iter().map(|&i| i as f64)))
             } else {
                 Target::Multinomial(index)
             },
-        };
-        let l1 = if self.penalty == Penalty::L1 {
-            1.0 / (self.c * x.nrows() as f64)
-        } else {
-            0.0
         };
         let n_params = n_out * (d + 1);
         // Coefficients are penalised, intercepts (the last n_out entries) are not.
@@ -242,12 +357,21 @@ impl LogisticRegression {
             .into_shape_with_order((n_out, d))
             .expect("n_out * d entries");
         let intercept = theta.slice(s![n_out * d..]).to_owned();
+        let weights = (n_out == 1).then(|| {
+            let mut w: Vec<f64> = Vec::with_capacity(d + 1);
+            if self.fit_intercept {
+                w.push(intercept[0]);
+            }
+            w.extend(coef.row(0).iter());
+            Array1::from(w)
+        });
         self.fitted = Some(Fitted {
             classes,
             coef,
             intercept,
             n_iter,
             converged,
+            weights,
         });
         Ok(self)
     }
@@ -278,8 +402,8 @@ impl LogisticRegression {
                     *t = next;
                 });
             if !step.is_finite() {
-                return Err(RustymlError::computation(format!(
-                    "gradient descent diverged at iteration {iter}; lower learning_rate (now {lr}) or scale the features"
+                return Err(RustymlError::non_finite(format!(
+                    "gradient descent (it diverged at iteration {iter}; lower learning_rate, now {lr}, or scale the features)"
                 )));
             }
             if step < self.tol {
@@ -303,12 +427,20 @@ impl LogisticRegression {
     ) -> Result<Array2<f64>> {
         let f = self.fitted()?;
         let x = x.view();
-        check_n_features(&x, f.coef.ncols(), "LogisticRegression")?;
+        if self.sklearn {
+            check_n_features(&x, f.coef.ncols(), "LogisticRegression")?;
+        } else {
+            require_data_width(&x, f.coef.ncols(), "x")?;
+        }
         Ok(scores(x, f.coef.view(), f.intercept.view()))
     }
 
-    /// Class probabilities, `n x n_classes`, columns in `classes` order.
-    pub fn predict_proba<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+    /// Class probabilities, `n x n_classes`, columns in `classes` order (`predict_proba` of
+    /// the Python layer).
+    pub fn class_probabilities<S: Data<Elem = f64>>(
+        &self,
+        x: &ArrayBase<S, Ix2>,
+    ) -> Result<Array2<f64>> {
         let mut z = self.decision_function(x)?;
         if z.ncols() == 1 {
             elementwise::sigmoid_inplace(&mut z);
@@ -326,24 +458,44 @@ impl LogisticRegression {
         }
     }
 
-    /// Natural log of [`predict_proba`](Self::predict_proba).
-    pub fn predict_log_proba<S: Data<Elem = f64>>(
-        &self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array2<f64>> {
-        Ok(self.predict_proba(x)?.mapv(f64::ln))
+    /// The original's `predict_proba`: the probability of label 1 per sample (binary fits;
+    /// a multinomial fit gives the probability of its last class).
+    pub fn predict_proba<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<f64>> {
+        let p = self.class_probabilities(x)?;
+        Ok(p.column(p.ncols() - 1).to_owned())
     }
 
-    /// Predicted labels.
+    /// Predicted labels (the original API: 1.0 where the probability of 1 is at least 0.5).
     pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<f64>> {
         let z = self.decision_function(x)?;
         let classes = &self.fitted()?.classes;
         if z.ncols() == 1 {
-            Ok(z.column(0)
-                .mapv(|v| if v > 0.0 { classes[1] } else { classes[0] }))
+            // scikit-learn picks classes[1] only for a strictly positive score.
+            let sk = self.sklearn;
+            Ok(z.column(0).mapv(|v| {
+                if v > 0.0 || (!sk && v == 0.0) {
+                    classes[1]
+                } else {
+                    classes[0]
+                }
+            }))
         } else {
             Ok(labels::decode(classes, &labels::row_argmax(z.view())))
         }
+    }
+
+    /// Fit, then predict the training data.
+    pub fn fit_predict<S1, S2>(
+        &mut self,
+        train_x: &ArrayBase<S1, Ix2>,
+        train_y: &ArrayBase<S2, Ix1>,
+    ) -> Result<Array1<f64>>
+    where
+        S1: Data<Elem = f64>,
+        S2: Data<Elem = f64>,
+    {
+        self.fit(train_x, train_y)?;
+        self.predict(train_x)
     }
 
     /// Mean accuracy on `x` against `y`.
@@ -355,6 +507,49 @@ impl LogisticRegression {
         let pred = self.predict(x)?;
         accuracy(pred.view(), y.view())
     }
+
+    /// Write the model to `path` (postcard).
+    pub fn save_to_path(&self, path: &str) -> Result<()> {
+        self.save(path)
+    }
+
+    /// Read a model written by [`save_to_path`](Self::save_to_path).
+    pub fn load_from_path(path: &str) -> Result<Self> {
+        Self::load(path)
+    }
+}
+
+crate::machine_learning::linear_model::supervised_traits!(LogisticRegression, f64, Array1<f64>);
+
+/// All monomials of the columns of `x` of degree 1 to `degree`, by degree, each degree's
+/// products in lexicographic order of the column indices (scikit-learn's
+/// `PolynomialFeatures(include_bias=False)` order): `[a, b]`, degree 2 -> `[a, b, a², ab, b²]`.
+pub fn generate_polynomial_features<S>(x: &ArrayBase<S, Ix2>, degree: usize) -> Array2<f64>
+where
+    S: Data<Elem = f64> + Send + Sync,
+{
+    let d = x.ncols();
+    // Index tuples i1 <= i2 <= ... per degree; each extends a tuple of the previous degree.
+    let mut terms: Vec<Vec<usize>> = Vec::new();
+    let mut last: Vec<Vec<usize>> = vec![Vec::new()];
+    for _ in 0..degree {
+        let next: Vec<Vec<usize>> = last
+            .iter()
+            .flat_map(|t| {
+                let start = t.last().copied().unwrap_or(0);
+                (start..d).map(move |j| {
+                    let mut u = t.clone();
+                    u.push(j);
+                    u
+                })
+            })
+            .collect();
+        terms.extend(next.iter().cloned());
+        last = next;
+    }
+    Array2::from_shape_fn((x.nrows(), terms.len()), |(i, t)| {
+        terms[t].iter().map(|&j| x[[i, j]]).product()
+    })
 }
 
 /// Fraction of equal labels (shared by the classifiers' `score`).
@@ -529,12 +724,12 @@ mod tests {
     #[test]
     fn separates_blobs_with_arbitrary_labels() {
         let (x, y) = blobs(40);
-        let mut m = LogisticRegression::new();
+        let mut m = LogisticRegression::with_defaults();
         m.fit(&x, &y).unwrap();
         assert_eq!(m.classes().unwrap().to_vec(), vec![10.0, 20.0, 30.0]);
         assert_eq!(m.coefficients().unwrap().dim(), (3, 2));
         assert_eq!(m.score(&x, &y).unwrap(), 1.0);
-        let proba = m.predict_proba(&x).unwrap();
+        let proba = m.class_probabilities(&x).unwrap();
         for row in proba.rows() {
             assert!((row.sum() - 1.0).abs() < 1e-12);
         }
@@ -547,11 +742,11 @@ mod tests {
         let keep: Vec<usize> = (0..x.nrows()).filter(|&i| y[i] != 30.0).collect();
         let xb = x.select(Axis(0), &keep);
         let yb = y.select(Axis(0), &keep);
-        let mut m = LogisticRegression::new();
+        let mut m = LogisticRegression::with_defaults();
         m.fit(&xb, &yb).unwrap();
         assert_eq!(m.coefficients().unwrap().dim(), (1, 2));
         let z = m.decision_function(&xb).unwrap();
-        let p = m.predict_proba(&xb).unwrap();
+        let p = m.class_probabilities(&xb).unwrap();
         let pred = m.predict(&xb).unwrap();
         for i in 0..xb.nrows() {
             let want = 1.0 / (1.0 + (-z[[i, 0]]).exp());
@@ -573,7 +768,7 @@ mod tests {
             [2.5, 1.0]
         ];
         let y = array![0.0, 0.0, 1.0, 1.0, 0.0, 1.0];
-        let mut m = LogisticRegression::new()
+        let mut m = LogisticRegression::with_defaults()
             .with_tol(1e-10)
             .with_max_iter(1000);
         m.fit(&x, &y).unwrap();
@@ -589,11 +784,11 @@ mod tests {
     #[test]
     fn gradient_descent_reaches_the_lbfgs_solution() {
         let (x, y) = blobs(20);
-        let mut a = LogisticRegression::new()
+        let mut a = LogisticRegression::with_defaults()
             .with_tol(1e-10)
             .with_max_iter(2000);
         a.fit(&x, &y).unwrap();
-        let mut b = LogisticRegression::new()
+        let mut b = LogisticRegression::with_defaults()
             .with_solver(LogisticSolver::GradientDescent)
             .with_learning_rate(0.5)
             .with_tol(1e-10)
@@ -616,7 +811,7 @@ mod tests {
         // Add a tiny noise column that carries no signal.
         let noise = Array1::from_shape_fn(x.nrows(), |i| ((i * 31) % 7) as f64 * 1e-3);
         let x3 = ndarray::concatenate![Axis(1), x, noise.insert_axis(Axis(1))];
-        let mut m = LogisticRegression::new().with_penalty(Penalty::L1, 0.5);
+        let mut m = LogisticRegression::with_defaults().with_penalty(Penalty::L1, 0.5);
         m.fit(&x3, &y).unwrap();
         assert!(m
             .coefficients()
@@ -629,7 +824,7 @@ mod tests {
 
     #[test]
     fn bad_input_is_refused_before_work() {
-        let mut m = LogisticRegression::new();
+        let mut m = LogisticRegression::with_defaults();
         assert!(matches!(
             m.predict(&array![[1.0]]),
             Err(RustymlError::NotFitted(_))
@@ -649,11 +844,11 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("one class"), "{err}");
-        assert!(LogisticRegression::new()
+        assert!(LogisticRegression::with_defaults()
             .with_penalty(Penalty::L2, 0.0)
             .fit(&array![[1.0], [2.0]], &array![0.0, 1.0])
             .is_err());
-        assert!(LogisticRegression::new()
+        assert!(LogisticRegression::with_defaults()
             .with_max_iter(0)
             .fit(&array![[1.0], [2.0]], &array![0.0, 1.0])
             .is_err());
@@ -664,12 +859,57 @@ mod tests {
     #[test]
     fn save_and_load_round_trip_exactly() {
         let (x, y) = blobs(10);
-        let mut m = LogisticRegression::new();
+        let mut m = LogisticRegression::with_defaults();
         m.fit(&x, &y).unwrap();
         let back = LogisticRegression::from_bytes(&m.to_bytes().unwrap()).unwrap();
         assert_eq!(
-            back.predict_proba(&x).unwrap(),
-            m.predict_proba(&x).unwrap()
+            back.class_probabilities(&x).unwrap(),
+            m.class_probabilities(&x).unwrap()
+        );
+    }
+
+    /// The original API: labels 0/1 only, `get_weights` = `[bias, w...]`, probabilities of
+    /// label 1, and its error variants.
+    #[test]
+    fn original_api_contract() {
+        assert!(matches!(
+            LogisticRegression::new(true, 0.0, 10, 1e-4),
+            Err(RustymlError::InvalidParameter { .. })
+        ));
+        assert!(LogisticRegression::new(true, 0.1, 0, 1e-4).is_err());
+        assert!(LogisticRegression::new(true, 0.1, 10, 0.0).is_err());
+        let x = array![[-2.0, 1.0], [-1.0, 0.0], [1.0, 0.0], [2.0, 1.0]];
+        let mut m = LogisticRegression::new(true, 0.5, 2000, 1e-9).unwrap();
+        assert!(matches!(
+            m.fit(&x, &array![0.0, 2.0, 1.0, 1.0]),
+            Err(RustymlError::InvalidInput(_))
+        ));
+        m.fit(&x, &array![0.0, 0.0, 1.0, 1.0]).unwrap();
+        let w = m.get_weights().unwrap();
+        assert_eq!(w.len(), 3);
+        let p = m.predict_proba(&x).unwrap();
+        for (i, &pi) in p.iter().enumerate() {
+            // sigmoid(b + w·x) from the reported weights
+            let z = w[0] + w[1] * x[[i, 0]] + w[2] * x[[i, 1]];
+            assert!((pi - 1.0 / (1.0 + (-z).exp())).abs() < 1e-12);
+        }
+        assert_eq!(m.predict(&x).unwrap(), array![0.0, 0.0, 1.0, 1.0]);
+        let mut huge = LogisticRegression::new(true, f64::MAX, 10, 1e-9).unwrap();
+        assert!(matches!(
+            huge.fit(&(&x * 1e9), &array![0.0, 0.0, 1.0, 1.0]),
+            Err(RustymlError::NonFinite(_))
+        ));
+    }
+
+    /// Degree-2 expansion of `[a, b]` is `[a, b, a², ab, b²]`; three features to degree 3
+    /// give 3 + 6 + 10 = 19 monomials.
+    #[test]
+    fn polynomial_features_follow_the_degree_then_lexicographic_order() {
+        let out = generate_polynomial_features(&array![[3.0, 2.0]], 2);
+        assert_eq!(out, array![[3.0, 2.0, 9.0, 6.0, 4.0]]);
+        assert_eq!(
+            generate_polynomial_features(&array![[1.0, 2.0, 3.0]], 3).ncols(),
+            19
         );
     }
 }

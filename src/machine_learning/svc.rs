@@ -8,8 +8,12 @@
 
 use crate::error::{Result, RustymlError};
 use crate::machine_learning::labels;
+use crate::machine_learning::linear_model::require_xy;
 use crate::machine_learning::logistic_regression::accuracy;
-use crate::machine_learning::validation::{check_n_features, check_xy};
+use crate::machine_learning::types::{Gamma as TypesGamma, KernelType};
+use crate::machine_learning::validation::{
+    check_n_features, check_xy, require_data_width, require_nonzero, require_positive,
+};
 use crate::math::distance::SCAN_F64;
 use crate::math::kernels::{Gamma, Kernel};
 use crate::math::matmul;
@@ -47,6 +51,12 @@ pub struct SVC {
     /// Kernel cache per pair, in megabytes.
     pub cache_size: f64,
     pub decision_shape: DecisionShape,
+    /// The original API's kernel (`None` in the Python layer, which names it by string).
+    kernel_type: Option<KernelType>,
+    random_state: Option<u64>,
+    /// scikit-learn's conventions (the Python layer): any labels, its messages, `n x k`
+    /// decision values.
+    sklearn: bool,
     fitted: Option<Fitted>,
 }
 
@@ -64,18 +74,65 @@ struct Fitted {
     rho: Array1<f64>,
     n_iter: Vec<usize>,
     converged: bool,
+    /// Rows are scaled to unit norm before the (linear) kernel: the cosine kernel.
+    unit_rows: bool,
+    /// Binary fits: `α` and `±1` labels of the support vectors.
+    alphas: Option<Array1<f64>>,
+    sv_signs: Option<Array1<f64>>,
 }
 
+/// The original API's tolerance for treating a multiplier as zero (reported by
+/// [`SVC::get_epsilon`]).
+const EPSILON: f64 = 1e-8;
+
 impl Default for SVC {
+    /// RBF kernel with `gamma = 0.1`, `C = 1`, `tol = 1e-3`, `max_iter = 1000`.
     fn default() -> Self {
-        Self::new()
+        Self::new(
+            KernelType::RBF {
+                gamma: TypesGamma::Value(0.1),
+            },
+            1.0,
+            1e-3,
+            1000,
+        )
+        .expect("valid defaults")
     }
 }
 
 impl SVC {
-    /// scikit-learn's defaults: `C = 1`, RBF kernel, `gamma = "scale"`, `degree = 3`,
-    /// `coef0 = 0`, `tol = 1e-3`, no iteration cap, 200 MB cache, `"ovr"` decision shape.
-    pub fn new() -> Self {
+    /// The original API: kernel, `C`, tolerance and iteration cap (`InvalidParameter` for a
+    /// `C` or `tol` not finite and `> 0`, `max_iter == 0`, or bad kernel parameters). Labels
+    /// are 0/1.
+    pub fn new(
+        kernel: KernelType,
+        regularization_param: f64,
+        tol: f64,
+        max_iter: usize,
+    ) -> Result<Self> {
+        require_positive("regularization_param", regularization_param)?;
+        require_positive("tol", tol)?;
+        require_nonzero("max_iter", max_iter)?;
+        kernel.validate()?;
+        Ok(Self {
+            c: regularization_param,
+            tol,
+            max_iter: Some(max_iter),
+            kernel_type: Some(kernel),
+            sklearn: false,
+            ..Self::with_defaults()
+        })
+    }
+
+    pub fn with_random_state(mut self, seed: u64) -> Self {
+        self.random_state = Some(seed);
+        self
+    }
+
+    /// scikit-learn's defaults for the Python layer: `C = 1`, RBF kernel, `gamma = "scale"`,
+    /// `degree = 3`, `coef0 = 0`, `tol = 1e-3`, no iteration cap, 200 MB cache, `"ovr"`
+    /// decision shape; parameters are checked at `fit`.
+    pub(crate) fn with_defaults() -> Self {
         Self {
             c: 1.0,
             kernel: "rbf".into(),
@@ -86,52 +143,113 @@ impl SVC {
             max_iter: None,
             cache_size: 200.0,
             decision_shape: DecisionShape::Ovr,
+            kernel_type: None,
+            random_state: None,
+            sklearn: true,
             fitted: None,
         }
     }
 
-    pub fn with_c(mut self, c: f64) -> Self {
+    /// The kernel of the original API, with a `Scale`/`Auto` gamma resolved to its value
+    /// once fitted (the Python layer names its kernel by string and reads as `Linear` here).
+    pub fn get_kernel(&self) -> KernelType {
+        self.kernel_type.unwrap_or(KernelType::Linear)
+    }
+
+    #[inline]
+    pub fn get_regularization_parameter(&self) -> f64 {
+        self.c
+    }
+
+    #[inline]
+    pub fn get_tolerance(&self) -> f64 {
+        self.tol
+    }
+
+    #[inline]
+    pub fn get_max_iterations(&self) -> usize {
+        self.max_iter.unwrap_or(usize::MAX)
+    }
+
+    #[inline]
+    pub fn get_epsilon(&self) -> f64 {
+        EPSILON
+    }
+
+    #[inline]
+    pub fn get_random_state(&self) -> Option<u64> {
+        self.random_state
+    }
+
+    /// Solver iterations of a binary fit.
+    pub fn get_actual_iterations(&self) -> Option<usize> {
+        self.fitted
+            .as_ref()
+            .map(|f| f.n_iter.iter().copied().max().unwrap_or(0))
+    }
+
+    /// The multipliers `α_i > 0` of the support vectors (binary fit).
+    pub fn get_alphas(&self) -> Option<&Array1<f64>> {
+        self.fitted.as_ref().and_then(|f| f.alphas.as_ref())
+    }
+
+    pub fn get_support_vectors(&self) -> Option<&Array2<f64>> {
+        self.support_vectors()
+    }
+
+    /// The support vectors' labels as `±1` (`+1` for label 1), so that the decision value is
+    /// `Σ α_i y_i k(x_i, x) + bias`.
+    pub fn get_support_vector_labels(&self) -> Option<&Array1<f64>> {
+        self.fitted.as_ref().and_then(|f| f.sv_signs.as_ref())
+    }
+
+    /// The bias of a binary fit (see [`get_support_vector_labels`](Self::get_support_vector_labels)).
+    pub fn get_bias(&self) -> Option<f64> {
+        self.fitted.as_ref().map(|f| f.rho[0])
+    }
+
+    pub(crate) fn with_c(mut self, c: f64) -> Self {
         self.c = c;
         self
     }
 
     /// Kernel by name; checked when fitting.
-    pub fn with_kernel(mut self, kernel: &str) -> Self {
+    pub(crate) fn with_kernel(mut self, kernel: &str) -> Self {
         self.kernel = kernel.to_string();
         self
     }
 
-    pub fn with_gamma(mut self, gamma: Gamma) -> Self {
+    pub(crate) fn with_gamma(mut self, gamma: Gamma) -> Self {
         self.gamma = gamma;
         self
     }
 
-    pub fn with_degree(mut self, degree: u32) -> Self {
+    pub(crate) fn with_degree(mut self, degree: u32) -> Self {
         self.degree = degree;
         self
     }
 
-    pub fn with_coef0(mut self, coef0: f64) -> Self {
+    pub(crate) fn with_coef0(mut self, coef0: f64) -> Self {
         self.coef0 = coef0;
         self
     }
 
-    pub fn with_tol(mut self, tol: f64) -> Self {
+    pub(crate) fn with_tol(mut self, tol: f64) -> Self {
         self.tol = tol;
         self
     }
 
-    pub fn with_max_iter(mut self, max_iter: Option<usize>) -> Self {
+    pub(crate) fn with_max_iter(mut self, max_iter: Option<usize>) -> Self {
         self.max_iter = max_iter;
         self
     }
 
-    pub fn with_cache_size(mut self, megabytes: f64) -> Self {
+    pub(crate) fn with_cache_size(mut self, megabytes: f64) -> Self {
         self.cache_size = megabytes;
         self
     }
 
-    pub fn with_decision_shape(mut self, shape: DecisionShape) -> Self {
+    pub(crate) fn with_decision_shape(mut self, shape: DecisionShape) -> Self {
         self.decision_shape = shape;
         self
     }
@@ -268,7 +386,12 @@ impl SVC {
         Ok(())
     }
 
-    /// Fit to `x` (`n_samples x n_features`) and labels `y` (at least two distinct).
+    /// Fit to `x` (`n_samples x n_features`) and labels `y`.
+    ///
+    /// Original API: labels 0 or 1, both present (`InvalidInput` otherwise); empty ->
+    /// `EmptyInput`; NaN/inf -> `NonFinite`; length mismatch -> `DimensionMismatch`; no
+    /// convergence within `max_iter` -> `NotConverged`. Python layer: any labels, at least two
+    /// distinct (one-vs-one beyond two).
     pub fn fit<S1, S2>(
         &mut self,
         x: &ArrayBase<S1, Ix2>,
@@ -279,10 +402,74 @@ impl SVC {
         S2: Data<Elem = f64>,
     {
         let (x, y) = (x.view(), y.view());
-        self.check_params()?;
-        check_xy(&x, &y)?;
-        let kernel = self.resolve_kernel(x)?;
-        let (classes, index) = labels::encode(y, "SVC")?;
+        if self.sklearn {
+            self.check_params()?;
+            check_xy(&x, &y)?;
+            let kernel = self.resolve_kernel(x)?;
+            let (classes, index) = labels::encode(y, "SVC")?;
+            self.fitted = Some(self.fit_engine(x, kernel, classes, &index, false)?);
+            return Ok(self);
+        }
+        require_xy(&x, &y)?;
+        if let Some(bad) = y.iter().find(|&&v| v != 0.0 && v != 1.0) {
+            return Err(RustymlError::invalid_input(format!(
+                "labels must be 0 or 1, found {bad}"
+            )));
+        }
+        let index: Vec<usize> = y.iter().map(|&v| usize::from(v == 1.0)).collect();
+        // One label only: no support vectors can exist, so there is no model to converge to.
+        if index.iter().all(|&c| c == index[0]) {
+            return Err(RustymlError::not_converged(
+                "SVC: the training labels hold one class only, so no support vectors exist",
+            ));
+        }
+        let kernel_type = self.get_kernel();
+        let unit_rows = kernel_type == KernelType::Cosine;
+        let xs = if unit_rows {
+            unit_norm_rows(x)
+        } else {
+            x.to_owned()
+        };
+        let d = x.ncols();
+        let n_all = x.len() as f64;
+        let mean = x.iter().sum::<f64>() / n_all;
+        let variance = x.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n_all;
+        // Data-dependent gammas are resolved now and kept (`get_kernel` reports the value).
+        let resolved = kernel_type.resolve_gamma(d, variance)?;
+        // Cosine is the linear kernel on unit-norm rows.
+        let kernel = resolved.to_engine(d).unwrap_or(Kernel::Linear);
+        let mut fitted = self.fit_engine(
+            xs.view(),
+            kernel,
+            Array1::from(vec![0.0, 1.0]),
+            &index,
+            unit_rows,
+        )?;
+        if !fitted.converged {
+            return Err(RustymlError::not_converged(format!(
+                "SVC reached max_iter = {} before the KKT conditions held within tol = {}",
+                self.get_max_iterations(),
+                self.tol
+            )));
+        }
+        // In the engine's pair (0, 1) a coefficient is α times +1 for label 0.
+        let c = fitted.dual_coef.row(0);
+        fitted.alphas = Some(c.mapv(f64::abs));
+        fitted.sv_signs = Some(c.mapv(|v| if v > 0.0 { -1.0 } else { 1.0 }));
+        self.kernel_type = Some(resolved);
+        self.fitted = Some(fitted);
+        Ok(self)
+    }
+
+    /// The SMO pairs over `x` with a resolved kernel and encoded labels.
+    fn fit_engine(
+        &self,
+        x: ArrayView2<f64>,
+        kernel: Kernel,
+        classes: Array1<f64>,
+        index: &[usize],
+        unit_rows: bool,
+    ) -> Result<Fitted> {
         let k = classes.len();
         let members: Vec<Vec<usize>> = (0..k)
             .map(|c| (0..index.len()).filter(|&i| index[i] == c).collect())
@@ -345,7 +532,7 @@ impl SVC {
                 p += 1;
             }
         }
-        self.fitted = Some(Fitted {
+        Ok(Fitted {
             kernel,
             classes,
             support_vectors: x.select(Axis(0), &support),
@@ -355,15 +542,28 @@ impl SVC {
             rho: Array1::from(rho),
             n_iter,
             converged,
-        });
-        Ok(self)
+            unit_rows,
+            alphas: None,
+            sv_signs: None,
+        })
     }
 
     /// libsvm's pairwise decision values, `n x n_pairs`, positive meaning the first class of
     /// the pair.
     fn pairwise_decision(&self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
         let f = self.fitted()?;
-        check_n_features(&x, f.support_vectors.ncols(), "SVC")?;
+        if self.sklearn {
+            check_n_features(&x, f.support_vectors.ncols(), "SVC")?;
+        } else {
+            require_data_width(&x, f.support_vectors.ncols(), "x")?;
+        }
+        let normalised;
+        let x = if f.unit_rows {
+            normalised = unit_norm_rows(x);
+            normalised.view()
+        } else {
+            x
+        };
         let k = f.classes.len();
         let starts = class_starts(&f.n_support);
         let n_pairs = k * (k - 1) / 2;
@@ -416,11 +616,8 @@ impl SVC {
     /// Decision values: `n x 1` for two classes (positive favours `classes[1]`); for more,
     /// `n x n_classes` (`Ovr`: votes plus a confidence in `(-1/3, 1/3)`, as scikit-learn)
     /// or `n x n_pairs` (`Ovo`).
-    pub fn decision_function<S: Data<Elem = f64>>(
-        &self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array2<f64>> {
-        let dec = self.pairwise_decision(x.view())?;
+    pub(crate) fn decision_scores(&self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
+        let dec = self.pairwise_decision(x)?;
         let k = self.fitted()?.classes.len();
         if k == 2 {
             return Ok(-dec);
@@ -478,6 +675,29 @@ impl SVC {
         Ok(labels::decode(&f.classes, &winners))
     }
 
+    /// The decision value of a binary fit, positive for label 1:
+    /// `Σ α_i y_i k(x_i, x) + bias`.
+    pub fn decision_function<S: Data<Elem = f64>>(
+        &self,
+        x: &ArrayBase<S, Ix2>,
+    ) -> Result<Array1<f64>> {
+        Ok(self.decision_scores(x.view())?.column(0).to_owned())
+    }
+
+    /// Fit, then predict the training data.
+    pub fn fit_predict<S1, S2>(
+        &mut self,
+        x: &ArrayBase<S1, Ix2>,
+        y: &ArrayBase<S2, Ix1>,
+    ) -> Result<Array1<f64>>
+    where
+        S1: Data<Elem = f64>,
+        S2: Data<Elem = f64>,
+    {
+        self.fit(x, y)?;
+        self.predict(x)
+    }
+
     /// Mean accuracy on `x` against `y`.
     pub fn score<S1, S2>(&self, x: &ArrayBase<S1, Ix2>, y: &ArrayBase<S2, Ix1>) -> Result<f64>
     where
@@ -486,6 +706,31 @@ impl SVC {
     {
         accuracy(self.predict(x)?.view(), y.view())
     }
+
+    /// Write the model to `path` (postcard).
+    pub fn save_to_path(&self, path: &str) -> Result<()> {
+        self.save(path)
+    }
+
+    /// Read a model written by [`save_to_path`](Self::save_to_path).
+    pub fn load_from_path(path: &str) -> Result<Self> {
+        Self::load(path)
+    }
+}
+
+crate::machine_learning::linear_model::supervised_traits!(SVC, f64, Array1<f64>);
+
+/// Rows scaled to unit Euclidean norm (zero rows stay zero), so the linear kernel on them is
+/// the cosine kernel.
+fn unit_norm_rows(x: ArrayView2<f64>) -> Array2<f64> {
+    let mut out = x.to_owned();
+    for mut row in out.rows_mut() {
+        let norm = row.dot(&row).sqrt();
+        if norm > 0.0 {
+            row /= norm;
+        }
+    }
+    out
 }
 
 fn class_starts(n_support: &[usize]) -> Vec<usize> {
@@ -767,7 +1012,7 @@ mod tests {
     fn two_point_problem_matches_the_hand_solution() {
         let x = array![[-1.0], [1.0]];
         let y = array![0.0, 1.0];
-        let mut m = SVC::new().with_kernel("linear");
+        let mut m = SVC::with_defaults().with_kernel("linear");
         m.fit(&x, &y).unwrap();
         let coef = m.coefficients().unwrap();
         assert!((coef[[0, 0]] - 1.0).abs() < 1e-12, "{coef}");
@@ -779,14 +1024,14 @@ mod tests {
             (dc[[0, 0]] + 0.5).abs() < 1e-12 && (dc[[0, 1]] - 0.5).abs() < 1e-12,
             "{dc}"
         );
-        let dec = m.decision_function(&array![[0.5], [-2.0]]).unwrap();
+        let dec = m.decision_scores(array![[0.5], [-2.0]].view()).unwrap();
         assert!((dec[[0, 0]] - 0.5).abs() < 1e-12 && (dec[[1, 0]] + 2.0).abs() < 1e-12);
     }
 
     #[test]
     fn rbf_separates_rings_and_satisfies_the_kkt_conditions() {
         let (x, y) = rings(120);
-        let mut m = SVC::new().with_c(10.0);
+        let mut m = SVC::with_defaults().with_c(10.0);
         m.fit(&x, &y).unwrap();
         assert_eq!(m.score(&x, &y).unwrap(), 1.0);
         assert!(m.converged().unwrap());
@@ -797,7 +1042,7 @@ mod tests {
         // Decision values recomputed from the dual form with the public attributes.
         let kernel = m.fitted_kernel().unwrap();
         let sv = m.support_vectors().unwrap();
-        let dec = m.decision_function(&x).unwrap();
+        let dec = m.decision_scores(x.view()).unwrap();
         for i in 0..10 {
             let mut s = m.intercept().unwrap()[0];
             for t in 0..sv.nrows() {
@@ -810,15 +1055,15 @@ mod tests {
     #[test]
     fn lru_cache_gives_the_same_model_as_the_full_gram() {
         let (x, y) = rings(80);
-        let mut full = SVC::new();
+        let mut full = SVC::with_defaults();
         full.fit(&x, &y).unwrap();
         // 80 rows of 8 bytes = 640 bytes per row: a 4 kB cache holds 6 rows.
-        let mut tiny = SVC::new().with_cache_size(4096.0 / (1024.0 * 1024.0));
+        let mut tiny = SVC::with_defaults().with_cache_size(4096.0 / (1024.0 * 1024.0));
         tiny.fit(&x, &y).unwrap();
         assert_eq!(full.support(), tiny.support());
         let (a, b) = (
-            full.decision_function(&x).unwrap(),
-            tiny.decision_function(&x).unwrap(),
+            full.decision_scores(x.view()).unwrap(),
+            tiny.decision_scores(x.view()).unwrap(),
         );
         // Rows computed one at a time round differently from the whole Gram matrix.
         for (u, v) in a.iter().zip(b.iter()) {
@@ -841,7 +1086,7 @@ mod tests {
         });
         let y = Array1::from_iter((0..80).map(|i| 5.0 + (i % 4) as f64));
         for kernel in ["linear", "poly", "rbf"] {
-            let mut m = SVC::new().with_kernel(kernel);
+            let mut m = SVC::with_defaults().with_kernel(kernel);
             m.fit(&x, &y).unwrap();
             assert_eq!(m.score(&x, &y).unwrap(), 1.0, "{kernel}");
             assert_eq!(m.n_support().unwrap().len(), 4);
@@ -849,7 +1094,7 @@ mod tests {
                 m.n_support().unwrap().iter().sum::<usize>(),
                 m.support().unwrap().len()
             );
-            let ovr = m.decision_function(&x).unwrap();
+            let ovr = m.decision_scores(x.view()).unwrap();
             assert_eq!(ovr.dim(), (80, 4));
             let pred = m.predict(&x).unwrap();
             for i in 0..80 {
@@ -860,11 +1105,11 @@ mod tests {
             let ovo = m
                 .clone()
                 .with_decision_shape(DecisionShape::Ovo)
-                .decision_function(&x)
+                .decision_scores(x.view())
                 .unwrap();
             assert_eq!(ovo.dim(), (80, 6));
         }
-        let mut sig = SVC::new()
+        let mut sig = SVC::with_defaults()
             .with_kernel("sigmoid")
             .with_gamma(Gamma::Value(0.01));
         sig.fit(&x, &y).unwrap();
@@ -874,16 +1119,16 @@ mod tests {
     #[test]
     fn chunked_prediction_equals_one_block() {
         let (x, y) = rings(60);
-        let mut m = SVC::new();
+        let mut m = SVC::with_defaults();
         m.fit(&x, &y).unwrap();
-        let whole = m.decision_function(&x).unwrap();
+        let whole = m.decision_scores(x.view()).unwrap();
         let _lock = crate::gate::GATE_TEST_LOCK
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         // A budget of 7 rows of support-vector kernel values per chunk.
         let budget = 7 * m.support().unwrap().len();
         let chunked = crate::gate::with_gate(&matmul::CHUNK_ELEMS, budget, || {
-            m.decision_function(&x).unwrap()
+            m.decision_scores(x.view()).unwrap()
         });
         // Smaller products may take another gemmkit path (rounding, not results, may differ).
         for (a, b) in whole.iter().zip(chunked.iter()) {
@@ -896,24 +1141,26 @@ mod tests {
         let x = array![[0.0], [1.0]];
         let y = array![0.0, 1.0];
         assert!(matches!(
-            SVC::new().predict(&x),
+            SVC::with_defaults().predict(&x),
             Err(RustymlError::NotFitted(_))
         ));
-        let err = SVC::new()
+        let err = SVC::with_defaults()
             .with_kernel("laplace")
             .fit(&x, &y)
             .unwrap_err()
             .to_string();
         assert!(err.contains("unknown kernel"), "{err}");
-        assert!(SVC::new().with_c(0.0).fit(&x, &y).is_err());
-        assert!(SVC::new()
+        assert!(SVC::with_defaults().with_c(0.0).fit(&x, &y).is_err());
+        assert!(SVC::with_defaults()
             .with_gamma(Gamma::Value(-1.0))
             .fit(&x, &y)
             .is_err());
-        assert!(SVC::new().fit(&x, &array![1.0, 1.0]).is_err());
-        assert!(SVC::new().fit(&array![[f64::NAN], [1.0]], &y).is_err());
-        assert!(SVC::new().fit(&x, &array![1.0]).is_err());
-        let mut m = SVC::new();
+        assert!(SVC::with_defaults().fit(&x, &array![1.0, 1.0]).is_err());
+        assert!(SVC::with_defaults()
+            .fit(&array![[f64::NAN], [1.0]], &y)
+            .is_err());
+        assert!(SVC::with_defaults().fit(&x, &array![1.0]).is_err());
+        let mut m = SVC::with_defaults();
         m.fit(&x, &y).unwrap();
         assert!(m.predict(&array![[1.0, 2.0]]).is_err());
     }
@@ -921,12 +1168,12 @@ mod tests {
     #[test]
     fn save_and_load_round_trip_exactly() {
         let (x, y) = rings(40);
-        let mut m = SVC::new();
+        let mut m = SVC::with_defaults();
         m.fit(&x, &y).unwrap();
         let back = SVC::from_bytes(&m.to_bytes().unwrap()).unwrap();
         assert_eq!(
-            back.decision_function(&x).unwrap(),
-            m.decision_function(&x).unwrap()
+            back.decision_scores(x.view()).unwrap(),
+            m.decision_scores(x.view()).unwrap()
         );
     }
 }

@@ -1,7 +1,7 @@
 //! The flat tree shared by [`DecisionTree`](super::DecisionTree) and
 //! [`IsolationForest`](super::IsolationForest), and its gated traversal kernel.
 //!
-//! A tree is a `Vec<Node>`: node 0 is the root, an internal node's children sit side by side
+//! A tree is a `Vec<FlatNode>`: node 0 is the root, an internal node's children sit side by side
 //! (`left`, `left + 1`), and a leaf carries a model-specific payload (a leaf number and one
 //! value). Traversal sends a sample left when `x[feature] <= threshold`, as scikit-learn does.
 //!
@@ -24,7 +24,7 @@ pub(crate) const LEAF: u32 = u32::MAX;
 
 /// One node of a flat tree (16 bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Node {
+pub(crate) struct FlatNode {
     /// Internal: split threshold (`x[feature] <= threshold` goes left). Leaf: payload value.
     pub threshold: f64,
     /// Internal: split feature. Leaf: [`LEAF`].
@@ -33,16 +33,16 @@ pub(crate) struct Node {
     pub left: u32,
 }
 
-impl Node {
+impl FlatNode {
     /// A placeholder, overwritten once the node is decided.
-    pub const EMPTY: Node = Node {
+    pub const EMPTY: FlatNode = FlatNode {
         threshold: 0.0,
         feature: LEAF,
         left: 0,
     };
 
     pub fn leaf(leaf_number: u32, value: f64) -> Self {
-        Node {
+        FlatNode {
             threshold: value,
             feature: LEAF,
             left: leaf_number,
@@ -50,7 +50,7 @@ impl Node {
     }
 
     pub fn split(feature: usize, threshold: f64, left: usize) -> Self {
-        Node {
+        FlatNode {
             threshold,
             feature: feature as u32,
             left: left as u32,
@@ -66,7 +66,7 @@ impl Node {
 /// The leaf `row` falls into. `nodes` must be a well-formed tree whose features are all
 /// `< row.len()`.
 #[inline]
-pub(crate) fn find_leaf<'a>(nodes: &'a [Node], row: &ArrayView1<f64>) -> &'a Node {
+pub(crate) fn find_leaf<'a>(nodes: &'a [FlatNode], row: &ArrayView1<f64>) -> &'a FlatNode {
     let mut node = &nodes[0];
     while !node.is_leaf() {
         let next = if row[node.feature as usize] <= node.threshold {
@@ -105,7 +105,7 @@ where
 /// Check that a deserialised tree is well formed for `n_features` inputs and `n_leaves_max`
 /// leaf slots: children in bounds and after their parent (so traversal terminates), split
 /// features in range. Guards `load` against corrupt files turning into panics or endless loops.
-pub(crate) fn validate_nodes(nodes: &[Node], n_features: usize) -> bool {
+pub(crate) fn validate_nodes(nodes: &[FlatNode], n_features: usize) -> bool {
     if nodes.is_empty() {
         return false;
     }
@@ -140,13 +140,13 @@ mod tests {
     use ndarray::Array2;
 
     /// x0 <= 0.5 ? (x1 <= 2 ? leaf 0 : leaf 1) : leaf 2
-    fn small_tree() -> Vec<Node> {
+    fn small_tree() -> Vec<FlatNode> {
         vec![
-            Node::split(0, 0.5, 1),
-            Node::split(1, 2.0, 3),
-            Node::leaf(2, 30.0),
-            Node::leaf(0, 10.0),
-            Node::leaf(1, 20.0),
+            FlatNode::split(0, 0.5, 1),
+            FlatNode::split(1, 2.0, 3),
+            FlatNode::leaf(2, 30.0),
+            FlatNode::leaf(0, 10.0),
+            FlatNode::leaf(1, 20.0),
         ]
     }
 
@@ -191,3 +191,7 @@ mod tests {
         assert!((average_path_length(256) - 10.244_770_920_119_917).abs() < 1e-9);
     }
 }
+
+// The original crate's `machine_learning::tree` module: the decision tree and its node types.
+pub use super::decision_tree;
+pub use decision_tree::{Algorithm, DecisionTree, DecisionTreeParams, Node, NodeType};

@@ -67,14 +67,14 @@ impl PyDecisionTree {
         min_samples_leaf: Option<&Bound<'_, PyAny>>,
         random_state: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let inner = DecisionTree::new(
+        let inner = DecisionTree::with_defaults(
             Algorithm::parse(algorithm).map_err(to_py_err)?,
             is_classifier,
         )
-        .with_max_depth(parse_count(max_depth, "max_depth")?)
-        .with_min_samples_split(parse_count(min_samples_split, "min_samples_split")?.unwrap_or(2))
-        .with_min_samples_leaf(parse_count(min_samples_leaf, "min_samples_leaf")?.unwrap_or(1))
-        .with_random_state(parse_random_state(random_state)?);
+        .set_max_depth(parse_count(max_depth, "max_depth")?)
+        .set_min_samples_split(parse_count(min_samples_split, "min_samples_split")?.unwrap_or(2))
+        .set_min_samples_leaf(parse_count(min_samples_leaf, "min_samples_leaf")?.unwrap_or(1))
+        .set_random_state(parse_random_state(random_state)?);
         Ok(Self { inner })
     }
 

@@ -1,6 +1,6 @@
 //! Native `LDA` (scikit-learn's `LinearDiscriminantAnalysis`).
 
-use crate::machine_learning::{LdaSolver, LDA};
+use crate::machine_learning::{DiscriminantSolver, LDA};
 use crate::persistence::Persist;
 use crate::python::{f64_array, to_py_err};
 use ndarray::{Ix1, Ix2};
@@ -11,6 +11,16 @@ use pyo3::types::PyBytes;
 #[pyclass(name = "LDA", module = "rustyml._native.machine_learning")]
 pub(crate) struct PyLDA {
     inner: LDA,
+}
+
+fn parse_solver(name: &str) -> PyResult<DiscriminantSolver> {
+    match name {
+        "svd" => Ok(DiscriminantSolver::SVD),
+        "eigen" => Ok(DiscriminantSolver::Eigen),
+        other => Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "solver must be 'svd' or 'eigen', got {other:?}"
+        ))),
+    }
 }
 
 fn not_fitted() -> PyErr {
@@ -27,8 +37,8 @@ impl PyLDA {
         priors: Option<Vec<f64>>,
         tol: f64,
     ) -> PyResult<Self> {
-        let inner = LDA::new()
-            .with_solver(LdaSolver::parse(solver).map_err(to_py_err)?)
+        let inner = LDA::with_defaults()
+            .with_solver(parse_solver(solver)?)
             .with_n_components(n_components)
             .with_priors(priors)
             .with_tol(tol);
@@ -40,8 +50,7 @@ impl PyLDA {
         let y = f64_array::<Ix1>(y, "y")?;
         let (xv, yv) = (x.view(), y.view());
         let model = &mut self.inner;
-        py.detach(|| model.fit(&xv, &yv).map(|_| ()))
-            .map_err(to_py_err)
+        py.detach(|| model.fit_labels(xv, yv)).map_err(to_py_err)
     }
 
     fn predict<'py>(
@@ -53,7 +62,7 @@ impl PyLDA {
         let xv = x.view();
         let model = &self.inner;
         Ok(py
-            .detach(|| model.predict(&xv))
+            .detach(|| model.predict_labels(xv))
             .map_err(to_py_err)?
             .into_pyarray(py))
     }
@@ -67,7 +76,7 @@ impl PyLDA {
         let xv = x.view();
         let model = &self.inner;
         Ok(py
-            .detach(|| model.predict_proba(&xv))
+            .detach(|| model.class_probabilities(xv))
             .map_err(to_py_err)?
             .into_pyarray(py))
     }
@@ -81,7 +90,7 @@ impl PyLDA {
         let xv = x.view();
         let model = &self.inner;
         Ok(py
-            .detach(|| model.decision_function(&xv))
+            .detach(|| model.decision_scores(xv))
             .map_err(to_py_err)?
             .into_pyarray(py))
     }

@@ -1,6 +1,8 @@
 //! Native `LinearRegression`.
 
-use crate::machine_learning::{LinearRegression, Penalty, Solver};
+use crate::machine_learning::linear_model::LeastSquaresSolver;
+use crate::machine_learning::validation::{check_n_features, check_xy};
+use crate::machine_learning::{LinearRegression, RegularizationType};
 use crate::persistence::Persist;
 use crate::python::{f64_array, to_py_err};
 use ndarray::{Ix1, Ix2};
@@ -14,21 +16,30 @@ pub(crate) struct PyLinearRegression {
     inner: LinearRegression,
 }
 
-fn parse_solver(s: &str) -> PyResult<Solver> {
+fn parse_solver(
+    s: &str,
+    learning_rate: f64,
+    max_iter: usize,
+    tol: f64,
+) -> PyResult<LeastSquaresSolver> {
     match s {
-        "normal" => Ok(Solver::Normal),
-        "gradient_descent" => Ok(Solver::GradientDescent),
+        "normal" => Ok(LeastSquaresSolver::Normal),
+        "gradient_descent" => Ok(LeastSquaresSolver::GradientDescent {
+            learning_rate,
+            max_iter,
+            tol,
+        }),
         other => Err(PyValueError::new_err(format!(
             "solver must be 'normal' or 'gradient_descent', got {other:?}"
         ))),
     }
 }
 
-fn parse_penalty(p: Option<&str>) -> PyResult<Penalty> {
+fn parse_penalty(p: Option<&str>, alpha: f64) -> PyResult<Option<RegularizationType>> {
     match p {
-        None | Some("none") => Ok(Penalty::None),
-        Some("l1") => Ok(Penalty::L1),
-        Some("l2") => Ok(Penalty::L2),
+        None | Some("none") => Ok(None),
+        Some("l1") => Ok(Some(RegularizationType::L1(alpha))),
+        Some("l2") => Ok(Some(RegularizationType::L2(alpha))),
         Some(other) => Err(PyValueError::new_err(format!(
             "penalty must be None, 'l1' or 'l2', got {other:?}"
         ))),
@@ -48,12 +59,12 @@ impl PyLinearRegression {
         max_iter: usize,
         tol: f64,
     ) -> PyResult<Self> {
-        let inner = LinearRegression::new(fit_intercept)
-            .with_solver(parse_solver(solver)?)
-            .with_penalty(parse_penalty(penalty)?, alpha)
-            .with_learning_rate(learning_rate)
-            .with_max_iter(max_iter)
-            .with_tol(tol);
+        // The L2 alpha is scikit-learn's Ridge alpha (on the summed squared error).
+        let inner = LinearRegression::new(fit_intercept).with_unchecked(
+            parse_solver(solver, learning_rate, max_iter, tol)?,
+            parse_penalty(penalty, alpha)?,
+            true,
+        );
         Ok(Self { inner })
     }
 
@@ -62,8 +73,13 @@ impl PyLinearRegression {
         let y = f64_array::<Ix1>(y, "y")?;
         let (xv, yv) = (x.view(), y.view());
         let model = &mut self.inner;
-        py.detach(|| model.fit(&xv, &yv).map(|_| ()))
-            .map_err(to_py_err)
+        py.detach(|| {
+            // scikit-learn's checks and messages first; the model's own then never fire.
+            model.check_params()?;
+            check_xy(&xv, &yv)?;
+            model.fit(&xv, &yv).map(|_| ())
+        })
+        .map_err(to_py_err)
     }
 
     fn predict<'py>(
@@ -74,8 +90,14 @@ impl PyLinearRegression {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &self.inner;
+        let width = model.get_coefficients().map_or(0, |c| c.len());
         Ok(py
-            .detach(|| model.predict(&xv))
+            .detach(|| {
+                if model.get_coefficients().is_some() {
+                    check_n_features(&xv, width, "LinearRegression")?;
+                }
+                model.predict(&xv)
+            })
             .map_err(to_py_err)?
             .into_pyarray(py))
     }
@@ -83,7 +105,7 @@ impl PyLinearRegression {
     #[getter]
     fn coef_<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
         self.inner
-            .coefficients()
+            .get_coefficients()
             .map(|c| c.clone().into_pyarray(py))
             .ok_or_else(|| to_py_err(crate::RustymlError::not_fitted("LinearRegression")))
     }
@@ -91,14 +113,14 @@ impl PyLinearRegression {
     #[getter]
     fn intercept_(&self) -> PyResult<f64> {
         self.inner
-            .intercept()
+            .get_intercept()
             .ok_or_else(|| to_py_err(crate::RustymlError::not_fitted("LinearRegression")))
     }
 
     #[getter]
     fn n_iter_(&self) -> PyResult<usize> {
         self.inner
-            .n_iter()
+            .get_actual_iterations()
             .ok_or_else(|| to_py_err(crate::RustymlError::not_fitted("LinearRegression")))
     }
 

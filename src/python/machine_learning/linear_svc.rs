@@ -31,7 +31,7 @@ impl PyLinearSVC {
         max_iter: usize,
         tol: f64,
     ) -> PyResult<Self> {
-        let inner = LinearSVC::new()
+        let inner = LinearSVC::with_defaults()
             .with_penalty(parse_penalty(penalty, false)?)
             .with_c(C)
             .with_fit_intercept(fit_intercept)
@@ -73,7 +73,7 @@ impl PyLinearSVC {
         let xv = x.view();
         let model = &self.inner;
         Ok(py
-            .detach(|| model.decision_function(&xv))
+            .detach(|| model.decision_scores(xv))
             .map_err(to_py_err)?
             .into_pyarray(py))
     }

@@ -57,7 +57,7 @@ impl PyLogisticRegression {
         solver: &str,
         learning_rate: f64,
     ) -> PyResult<Self> {
-        let inner = LogisticRegression::new()
+        let inner = LogisticRegression::with_defaults()
             .with_penalty(parse_penalty(penalty, true)?, C)
             .with_fit_intercept(fit_intercept)
             .with_max_iter(max_iter)
@@ -99,7 +99,7 @@ impl PyLogisticRegression {
         let xv = x.view();
         let model = &self.inner;
         Ok(py
-            .detach(|| model.predict_proba(&xv))
+            .detach(|| model.class_probabilities(&xv))
             .map_err(to_py_err)?
             .into_pyarray(py))
     }

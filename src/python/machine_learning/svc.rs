@@ -78,7 +78,7 @@ impl PySVC {
         };
         // Refuse an unknown kernel name here already (fit checks it again with the data).
         Kernel::parse(kernel, 1.0, degree, coef0).map_err(to_py_err)?;
-        let inner = SVC::new()
+        let inner = SVC::with_defaults()
             .with_c(C)
             .with_kernel(kernel)
             .with_degree(degree)
@@ -123,7 +123,7 @@ impl PySVC {
         let xv = x.view();
         let model = &self.inner;
         Ok(py
-            .detach(|| model.decision_function(&xv))
+            .detach(|| model.decision_scores(xv))
             .map_err(to_py_err)?
             .into_pyarray(py))
     }
