@@ -103,3 +103,48 @@ pub fn encode_classes(y: &ArrayView1<f64>) -> (ndarray::Array1<f64>, Vec<u32>) {
         .collect();
     (ndarray::Array1::from(classes), codes)
 }
+
+/// The original API's data guard: no rows or no columns -> `EmptyInput`, NaN or infinity ->
+/// `NonFinite` (the sklearn-style checks above report both as `InvalidInput`).
+pub fn require_data(x: &ArrayView2<f64>, what: &str) -> Result<()> {
+    if x.is_empty() {
+        return Err(RustymlError::empty_input(what));
+    }
+    if check_finite_2d(x, what).is_err() {
+        return Err(RustymlError::non_finite(what));
+    }
+    Ok(())
+}
+
+/// [`require_data`] plus the fitted width: a different column count -> `DimensionMismatch`.
+pub fn require_data_width(x: &ArrayView2<f64>, expected: usize, what: &str) -> Result<()> {
+    require_data(x, what)?;
+    if x.ncols() != expected {
+        return Err(RustymlError::dimension_mismatch(expected, x.ncols()));
+    }
+    Ok(())
+}
+
+/// A hyper-parameter that must be finite and strictly positive (`InvalidParameter` otherwise).
+pub fn require_positive(name: &str, value: f64) -> Result<()> {
+    if value.is_finite() && value > 0.0 {
+        Ok(())
+    } else {
+        Err(RustymlError::invalid_parameter(
+            name,
+            format!("must be finite and > 0, got {value}"),
+        ))
+    }
+}
+
+/// A count hyper-parameter that must be at least 1 (`InvalidParameter` otherwise).
+pub fn require_nonzero(name: &str, value: usize) -> Result<()> {
+    if value == 0 {
+        Err(RustymlError::invalid_parameter(
+            name,
+            "must be at least 1, got 0",
+        ))
+    } else {
+        Ok(())
+    }
+}
