@@ -87,6 +87,10 @@ pub struct IsolationForest {
     /// Depth limit of every tree; `None` is scikit-learn's `ceil(log2(samples per tree))`.
     #[serde(default)]
     pub max_depth: Option<usize>,
+    /// Exponent of `-2^(-e)` when the normaliser `c(samples per tree)` is 0 (one sample per
+    /// tree, so every depth is 0): scikit-learn takes 1 (score -0.5), the original 0 (-1).
+    #[serde(default = "sklearn_zero_exponent")]
+    zero_normaliser_exponent: f64,
     fitted: Option<Forest>,
     /// The recursive view of the fitted trees, built on first request.
     #[serde(skip)]
@@ -130,6 +134,10 @@ impl TryFrom<ForestUnchecked> for Forest {
     }
 }
 
+fn sklearn_zero_exponent() -> f64 {
+    1.0
+}
+
 impl Default for IsolationForest {
     /// The original's defaults: 100 trees of 256 samples, depth 8, contamination auto.
     fn default() -> Self {
@@ -147,6 +155,7 @@ impl IsolationForest {
             contamination: Contamination::Auto,
             random_state: None,
             max_depth: None,
+            zero_normaliser_exponent: sklearn_zero_exponent(),
             fitted: None,
             tree_view: OnceLock::new(),
         }
@@ -252,7 +261,7 @@ impl IsolationForest {
             visits_per_sample,
         };
         if let Contamination::Fraction(c) = self.contamination {
-            let scores = forest.score(x);
+            let scores = forest.score(x, self.zero_normaliser_exponent);
             forest.offset = percentile(scores.to_vec(), 100.0 * c);
         }
         self.fitted = Some(forest);
@@ -276,7 +285,7 @@ impl IsolationForest {
         x: &ArrayBase<S, Ix2>,
     ) -> Result<Array1<f64>> {
         let x = x.view();
-        Ok(self.forest_for(&x)?.score(x))
+        Ok(self.forest_for(&x)?.score(x, self.zero_normaliser_exponent))
     }
 
     /// `score_samples - offset_`: negative for outliers.
@@ -286,7 +295,7 @@ impl IsolationForest {
     ) -> Result<Array1<f64>> {
         let x = x.view();
         let forest = self.forest_for(&x)?;
-        Ok(forest.score(x) - forest.offset)
+        Ok(forest.score(x, self.zero_normaliser_exponent) - forest.offset)
     }
 
     /// 1 for inliers, -1 for outliers (`decision_function < 0`).
@@ -310,6 +319,7 @@ impl IsolationForest {
         let mut model =
             Self::builder(n_estimators).with_max_samples(MaxSamples::Count(max_samples));
         model.max_depth = Some((max_samples as f64).log2().ceil() as usize);
+        model.zero_normaliser_exponent = 0.0;
         Ok(model)
     }
 
@@ -417,7 +427,9 @@ impl IsolationForest {
     /// Anomaly score of each sample in `[-1, 0)`: lower is more abnormal.
     pub fn score_samples<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<f64>> {
         let x = x.view();
-        Ok(self.scoring_forest(&x)?.score(x))
+        Ok(self
+            .scoring_forest(&x)?
+            .score(x, self.zero_normaliser_exponent))
     }
 
     /// `score_samples - offset`: negative for outliers.
@@ -427,7 +439,7 @@ impl IsolationForest {
     ) -> Result<Array1<f64>> {
         let x = x.view();
         let forest = self.scoring_forest(&x)?;
-        Ok(forest.score(x) - forest.offset)
+        Ok(forest.score(x, self.zero_normaliser_exponent) - forest.offset)
     }
 
     /// 1 for inliers, -1 for outliers (decision below zero).
@@ -469,7 +481,7 @@ impl<'a, S: Data<Elem = f64>> crate::traits::Predict<&'a ArrayBase<S, Ix2>> for 
 }
 
 impl Forest {
-    fn score(&self, x: ArrayView2<f64>) -> Array1<f64> {
+    fn score(&self, x: ArrayView2<f64>, zero_normaliser_exponent: f64) -> Array1<f64> {
         let visits = x
             .nrows()
             .saturating_mul(self.visits_per_sample.ceil().max(1.0) as usize);
@@ -483,11 +495,10 @@ impl Forest {
         depths
             .into_iter()
             .map(|h| {
-                // scikit-learn's convention: a zero denominator (one sample per tree) scores 2^-1.
                 let exponent = if denominator != 0.0 {
                     h / denominator
                 } else {
-                    1.0
+                    zero_normaliser_exponent
                 };
                 -(2f64.powf(-exponent))
             })
@@ -808,5 +819,14 @@ mod tests {
             f.predict(&Array2::<f64>::zeros((0, 2))),
             Err(RustymlError::EmptyInput(_))
         ));
+        // One training row: every depth and the normaliser c(1) are 0, so the score is
+        // -2^0 = -1 in the original's convention and -2^-1 in scikit-learn's.
+        let one_row = array![[3.0, 4.0]];
+        let mut orig = IsolationForest::new(3, 10).unwrap().with_random_state(1);
+        orig.fit(&one_row).unwrap();
+        assert_eq!(orig.score_samples(&one_row).unwrap()[0], -1.0);
+        let mut sk = IsolationForest::builder(3).with_seed(Some(1));
+        sk.fit_checked(&one_row).unwrap();
+        assert_eq!(sk.score_samples_checked(&one_row).unwrap()[0], -0.5);
     }
 }

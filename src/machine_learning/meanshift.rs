@@ -280,8 +280,10 @@ impl MeanShift {
         self.center_counts.as_ref()
     }
 
+    /// Mean-shift steps of the slowest seed, counting the step that found it converged
+    /// (scikit-learn's `n_iter_` does not count that step), at most `max_iter`.
     pub fn get_actual_iterations(&self) -> Option<usize> {
-        self.n_iter()
+        self.n_iter().map(|n| (n + 1).min(self.max_iter))
     }
 
     pub fn get_max_iterations(&self) -> usize {
