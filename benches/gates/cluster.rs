@@ -98,7 +98,7 @@ pub fn families() -> Vec<Family> {
                 format!("estimate_bandwidth n={n} d={d}"),
                 n * n * d,
                 move || {
-                    black_box(meanshift::estimate_bandwidth(black_box(&x), 0.3).unwrap());
+                    black_box(meanshift::estimate_bandwidth_all(black_box(&x), 0.3).unwrap());
                 },
             )
         })

@@ -4,7 +4,7 @@
 use crate::harness::{Family, Rung};
 use ndarray::{Array1, Array2};
 use rustyml::machine_learning::{
-    decision_tree, tree, Algorithm, DecisionTree, IsolationForest, KNN,
+    decision_tree, knn::KnnClassifier, tree, Algorithm, DecisionTree, IsolationForest,
 };
 use rustyml::math::distance::{Metric, SCAN_F64};
 use std::hint::black_box;
@@ -86,7 +86,7 @@ pub fn families() -> Vec<Family> {
         })
         .collect();
     let (xf, _) = data(5_000, 16, 5);
-    let mut forest = IsolationForest::new(100).with_random_state(Some(0));
+    let mut forest = IsolationForest::builder(100).with_seed(Some(0));
     forest.fit(&xf).unwrap();
     let score_rungs = [4usize, 16, 64, 256, 1_024, 4_096]
         .into_iter()
@@ -111,7 +111,7 @@ pub fn families() -> Vec<Family> {
                 format!("forest fit {trees} trees x 256 samples"),
                 trees * 256 * 8,
                 move || {
-                    let mut f = IsolationForest::new(trees).with_random_state(Some(1));
+                    let mut f = IsolationForest::builder(trees).with_seed(Some(1));
                     black_box(f.fit(black_box(&x)).unwrap());
                 },
             )
@@ -129,7 +129,7 @@ pub fn families() -> Vec<Family> {
     .map(|(q, n)| {
         let (x, y) = data(n, 32, 7);
         let (xq, _) = data(q, 32, 8);
-        let mut model = KNN::new(5);
+        let mut model = KnnClassifier::new(5);
         model.fit(&x, &y).unwrap();
         Rung::new(
             format!("euclidean kneighbors {q} queries x {n} train d=32"),
@@ -151,7 +151,7 @@ pub fn families() -> Vec<Family> {
     .map(|(q, n)| {
         let (x, y) = data(n, 32, 9);
         let (xq, _) = data(q, 32, 10);
-        let mut model = KNN::new(5).with_metric(Metric::Manhattan);
+        let mut model = KnnClassifier::new(5).with_metric(Metric::Manhattan);
         model.fit(&x, &y).unwrap();
         Rung::new(
             format!("manhattan kneighbors {q} queries x {n} train d=32"),

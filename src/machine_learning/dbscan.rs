@@ -12,8 +12,8 @@
 //! kept.
 
 use crate::error::{Result, RustymlError};
-use crate::machine_learning::validation::check_features;
-use crate::math::distance::Metric;
+use crate::machine_learning::validation::{check_features, require_data, require_positive};
+use crate::math::distance::{self, DistanceCalculationMetric, Metric};
 use crate::math::radius;
 use crate::persistence::Persist;
 use ndarray::{Array1, Array2, ArrayBase, Axis, Data, Ix2};
@@ -28,20 +28,21 @@ pub struct DBSCAN {
     /// Points within `eps` (itself included) that make a point a core point.
     pub min_samples: usize,
     pub metric: Metric,
-    labels: Option<Array1<i64>>,
-    core_sample_indices: Option<Vec<usize>>,
+    labels: Option<Array1<isize>>,
+    core_sample_indices: Option<Array1<usize>>,
     components: Option<Array2<f64>>,
 }
 
 impl Default for DBSCAN {
+    /// eps 0.5, min_samples 5, euclidean (the original's and scikit-learn's defaults).
     fn default() -> Self {
-        Self::new(0.5, 5)
+        Self::builder(0.5, 5)
     }
 }
 
 impl DBSCAN {
-    /// Euclidean DBSCAN with radius `eps` and `min_samples`.
-    pub fn new(eps: f64, min_samples: usize) -> Self {
+    /// Euclidean DBSCAN with radius `eps` and `min_samples`; unvalidated (checked at `fit`).
+    pub fn builder(eps: f64, min_samples: usize) -> Self {
         Self {
             eps,
             min_samples,
@@ -53,19 +54,19 @@ impl DBSCAN {
     }
 
     /// Euclidean, manhattan or minkowski (`p >= 1`); see [`Metric::parse`] for names.
-    pub fn with_metric(mut self, metric: Metric) -> Self {
+    pub fn with_engine_metric(mut self, metric: Metric) -> Self {
         self.metric = metric;
         self
     }
 
     /// Cluster of each training sample, `-1` for noise (`labels_`).
-    pub fn labels(&self) -> Option<&Array1<i64>> {
+    pub fn labels(&self) -> Option<&Array1<isize>> {
         self.labels.as_ref()
     }
 
     /// Indices of the core samples, ascending (`core_sample_indices_`).
     pub fn core_sample_indices(&self) -> Option<&[usize]> {
-        self.core_sample_indices.as_deref()
+        self.core_sample_indices.as_ref().and_then(|c| c.as_slice())
     }
 
     /// Copies of the core samples (`components_`).
@@ -95,8 +96,8 @@ impl DBSCAN {
         Ok(())
     }
 
-    /// Cluster `x` (`n_samples x n_features`).
-    pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+    /// Cluster `x` (`n_samples x n_features`) with scikit-learn's checks and messages.
+    pub fn fit_checked<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
         let x = x.view();
         self.check_params()?;
         check_features(&x, "X")?;
@@ -110,23 +111,154 @@ impl DBSCAN {
         let labels = expand_clusters(&neighbourhoods, &is_core);
         let core: Vec<usize> = (0..is_core.len()).filter(|&i| is_core[i]).collect();
         self.components = Some(x.select(Axis(0), &core));
-        self.core_sample_indices = Some(core);
+        self.core_sample_indices = Some(Array1::from(core));
         self.labels = Some(Array1::from(labels));
         Ok(self)
-    }
-
-    /// Cluster `x` and return its labels.
-    pub fn fit_predict<S: Data<Elem = f64>>(
-        &mut self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array1<i64>> {
-        self.fit(x)?;
-        Ok(self.labels.clone().expect("fitted above"))
     }
 }
 
 impl Persist for DBSCAN {
     const MODEL_NAME: &'static str = "DBSCAN";
+}
+
+/// The original RustyML API: validated constructor, getters, `predict` against the core
+/// samples, its error kinds.
+impl DBSCAN {
+    /// Radius `eps` (finite, > 0) and `min_samples` (>= 1), euclidean; else `InvalidParameter`.
+    pub fn new(eps: f64, min_samples: usize) -> Result<Self> {
+        require_positive("eps", eps)?;
+        crate::machine_learning::validation::require_nonzero("min_samples", min_samples)?;
+        Ok(Self::builder(eps, min_samples))
+    }
+
+    /// Euclidean, manhattan or minkowski (`p >= 1`, finite; else `InvalidParameter`).
+    pub fn with_metric(mut self, metric: DistanceCalculationMetric) -> Result<Self> {
+        if let DistanceCalculationMetric::Minkowski(p) = metric {
+            if !(p.is_finite() && p >= 1.0) {
+                return Err(RustymlError::invalid_parameter(
+                    "metric",
+                    format!("minkowski p must be finite and >= 1, got {p}"),
+                ));
+            }
+        }
+        self.metric = metric.to_metric();
+        Ok(self)
+    }
+
+    pub fn get_epsilon(&self) -> f64 {
+        self.eps
+    }
+
+    pub fn get_min_samples(&self) -> usize {
+        self.min_samples
+    }
+
+    /// The metric in the original's terms (the Python-only squared euclidean reads as
+    /// euclidean: it induces the same order of distances).
+    pub fn get_metric(&self) -> DistanceCalculationMetric {
+        match self.metric {
+            Metric::Manhattan => DistanceCalculationMetric::Manhattan,
+            Metric::Minkowski(p) => DistanceCalculationMetric::Minkowski(p),
+            Metric::Euclidean | Metric::SquaredEuclidean => DistanceCalculationMetric::Euclidean,
+        }
+    }
+
+    pub fn get_labels(&self) -> Option<&Array1<isize>> {
+        self.labels.as_ref()
+    }
+
+    pub fn get_core_sample_indices(&self) -> Option<&Array1<usize>> {
+        self.core_sample_indices.as_ref()
+    }
+
+    /// Cluster `data`; empty -> `EmptyInput`, NaN/inf -> `NonFinite`.
+    pub fn fit<S: Data<Elem = f64>>(&mut self, data: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+        require_data(&data.view(), "DBSCAN data")?;
+        self.fit_checked(data)
+    }
+
+    /// Label of the nearest core sample when it lies within `eps` (inclusive), else `-1`.
+    /// An empty `new_data` of the fitted width gives an empty result.
+    pub fn predict<S: Data<Elem = f64>>(
+        &self,
+        new_data: &ArrayBase<S, Ix2>,
+    ) -> Result<Array1<isize>> {
+        let (Some(labels), Some(core), Some(components)) = (
+            self.labels.as_ref(),
+            self.core_sample_indices.as_ref(),
+            self.components.as_ref(),
+        ) else {
+            return Err(RustymlError::NotFitted("DBSCAN"));
+        };
+        let x = new_data.view();
+        if x.ncols() != components.ncols() {
+            return Err(RustymlError::dimension_mismatch(
+                components.ncols(),
+                x.ncols(),
+            ));
+        }
+        if x.nrows() == 0 {
+            return Ok(Array1::zeros(0));
+        }
+        require_data(&x, "DBSCAN input")?;
+        if components.nrows() == 0 {
+            return Ok(Array1::from_elem(x.nrows(), -1));
+        }
+        // Row blocks bound the distance matrix to BLOCK x n_core.
+        const BLOCK: usize = 1024;
+        let mut out = Vec::with_capacity(x.nrows());
+        for start in (0..x.nrows()).step_by(BLOCK) {
+            let block = x.slice(ndarray::s![start..(start + BLOCK).min(x.nrows()), ..]);
+            let d = distance::pairwise(block, components.view(), self.metric)?;
+            for row in d.outer_iter() {
+                let (best, dist) =
+                    row.iter()
+                        .enumerate()
+                        .fold(
+                            (0, f64::INFINITY),
+                            |acc, (j, &v)| if v < acc.1 { (j, v) } else { acc },
+                        );
+                out.push(if dist <= self.eps {
+                    labels[core[best]]
+                } else {
+                    -1
+                });
+            }
+        }
+        Ok(Array1::from(out))
+    }
+
+    /// Cluster `data` and return its labels.
+    pub fn fit_predict<S: Data<Elem = f64>>(
+        &mut self,
+        data: &ArrayBase<S, Ix2>,
+    ) -> Result<Array1<isize>> {
+        self.fit(data)?;
+        Ok(self.labels.clone().expect("fitted above"))
+    }
+
+    pub fn save_to_path(&self, path: &str) -> Result<()> {
+        self.save(path)
+    }
+
+    pub fn load_from_path(path: &str) -> Result<Self> {
+        Self::load(path)
+    }
+}
+
+impl<'a, S: Data<Elem = f64> + Send + Sync> crate::traits::Fit<&'a ArrayBase<S, Ix2>> for DBSCAN {
+    fn fit(&mut self, data: &'a ArrayBase<S, Ix2>) -> Result<&mut Self> {
+        DBSCAN::fit(self, data)
+    }
+}
+
+impl<'a, S: Data<Elem = f64> + Send + Sync> crate::traits::Predict<&'a ArrayBase<S, Ix2>>
+    for DBSCAN
+{
+    type Output = Array1<isize>;
+    fn predict(&self, data: &'a ArrayBase<S, Ix2>) -> Result<Array1<isize>> {
+        DBSCAN::predict(self, data)
+    }
 }
 
 /// scikit-learn's `dbscan_inner`: a depth-first search from each unlabelled core point in
@@ -136,11 +268,11 @@ impl Persist for DBSCAN {
 /// from its first core point; a border point goes to the first cluster that reaches it), not
 /// on the visiting order, so points are labelled when first seen and only core points enter
 /// the stack, each once.
-fn expand_clusters(neighbourhoods: &radius::Neighbourhoods, is_core: &[bool]) -> Vec<i64> {
+fn expand_clusters(neighbourhoods: &radius::Neighbourhoods, is_core: &[bool]) -> Vec<isize> {
     let n = is_core.len();
-    let mut labels = vec![-1i64; n];
+    let mut labels = vec![-1isize; n];
     let mut stack: Vec<u32> = Vec::new();
-    let mut label = 0i64;
+    let mut label = 0isize;
     for start in 0..n {
         if labels[start] != -1 || !is_core[start] {
             continue;
@@ -174,7 +306,7 @@ mod tests {
         // cores. 0 and 2 are border points of cluster 0 (opened by index 1), 10 and 12 of
         // cluster 1 (opened by index 4); 30 is noise.
         let x = array![[30.0], [1.0], [0.0], [2.0], [11.0], [10.0], [12.0]];
-        let mut db = DBSCAN::new(1.0, 3);
+        let mut db = DBSCAN::builder(1.0, 3);
         let labels = db.fit_predict(&x).unwrap();
         assert_eq!(labels.to_vec(), vec![-1, 0, 0, 0, 1, 1, 1]);
         assert_eq!(db.core_sample_indices().unwrap(), &[1, 4]);
@@ -188,7 +320,7 @@ mod tests {
         // x = 1 (index 0) sees {0, 1, 2}: a border point of both. The core at index 1 (x = 2)
         // opens cluster 0 and takes it; the core at x = 0 (index 4) opens cluster 1.
         let x = array![[1.0], [2.0], [2.1], [2.2], [0.0], [-0.1], [-0.2]];
-        let mut db = DBSCAN::new(1.0, 4);
+        let mut db = DBSCAN::builder(1.0, 4);
         let labels = db.fit_predict(&x).unwrap();
         assert_eq!(labels.to_vec(), vec![0, 0, 0, 0, 1, 1, 1]);
         assert_eq!(db.core_sample_indices().unwrap(), &[1, 4]);
@@ -199,8 +331,8 @@ mod tests {
         // (0,0) and (1,1): euclidean distance sqrt(2) ~ 1.414, manhattan 2.
         let x = array![[0.0, 0.0], [1.0, 1.0]];
         let labels = |metric| {
-            DBSCAN::new(1.5, 2)
-                .with_metric(metric)
+            DBSCAN::builder(1.5, 2)
+                .with_engine_metric(metric)
                 .fit_predict(&x)
                 .unwrap()
                 .to_vec()
@@ -215,7 +347,7 @@ mod tests {
     #[test]
     fn min_samples_one_makes_every_point_core() {
         let x = array![[0.0], [5.0], [10.0]];
-        let labels = DBSCAN::new(1.0, 1).fit_predict(&x).unwrap();
+        let labels = DBSCAN::builder(1.0, 1).fit_predict(&x).unwrap();
         assert_eq!(labels.to_vec(), vec![0, 1, 2]);
     }
 
@@ -227,7 +359,7 @@ mod tests {
                 ((i * 37 + j * 11) % 53) as f64 / 20.0 + (i % 3) as f64 * 8.0
             });
             let (s, p) = crate::gate::serial_and_parallel(&crate::math::distance::SCAN_F64, || {
-                let mut db = DBSCAN::new(0.6, 4);
+                let mut db = DBSCAN::builder(0.6, 4);
                 db.fit(&x).unwrap();
                 (
                     db.labels().unwrap().clone(),
@@ -241,29 +373,58 @@ mod tests {
     #[test]
     fn bad_input_is_refused_before_work() {
         let x = array![[0.0, 1.0], [1.0, 0.0]];
-        assert!(DBSCAN::new(0.0, 5).fit(&x).is_err());
-        assert!(DBSCAN::new(-1.0, 5).fit(&x).is_err());
-        assert!(DBSCAN::new(f64::NAN, 5).fit(&x).is_err());
-        assert!(DBSCAN::new(0.5, 0).fit(&x).is_err());
-        assert!(DBSCAN::new(0.5, 2)
-            .with_metric(Metric::Minkowski(0.5))
+        assert!(DBSCAN::builder(0.0, 5).fit(&x).is_err());
+        assert!(DBSCAN::builder(-1.0, 5).fit(&x).is_err());
+        assert!(DBSCAN::builder(f64::NAN, 5).fit(&x).is_err());
+        assert!(DBSCAN::builder(0.5, 0).fit(&x).is_err());
+        assert!(DBSCAN::builder(0.5, 2)
+            .with_engine_metric(Metric::Minkowski(0.5))
             .fit(&x)
             .is_err());
-        assert!(DBSCAN::new(0.5, 2).fit(&array![[0.0, f64::NAN]]).is_err());
-        assert!(DBSCAN::new(0.5, 2)
+        assert!(DBSCAN::builder(0.5, 2)
+            .fit(&array![[0.0, f64::NAN]])
+            .is_err());
+        assert!(DBSCAN::builder(0.5, 2)
             .fit(&Array2::<f64>::zeros((0, 2)))
             .is_err());
         assert!(Metric::parse("cosine", 2.0).is_err());
-        assert!(DBSCAN::new(0.5, 2).labels().is_none());
+        assert!(DBSCAN::builder(0.5, 2).labels().is_none());
     }
 
     #[test]
     fn save_and_load_round_trip() {
         let x = array![[0.0], [0.5], [9.0]];
-        let mut db = DBSCAN::new(1.0, 2);
+        let mut db = DBSCAN::builder(1.0, 2);
         db.fit(&x).unwrap();
         let back = DBSCAN::from_bytes(&db.to_bytes().unwrap()).unwrap();
         assert_eq!(back.labels(), db.labels());
         assert_eq!(back.core_sample_indices(), db.core_sample_indices());
+    }
+
+    #[test]
+    fn original_predict_takes_the_nearest_core_within_eps() {
+        // Cores 0 and 1 (min_samples 1 makes every point core), clusters 0 and 1 (eps 1.5
+        // keeps them apart). Query 0.6 is nearer core 0; 3.9 is 1.9 from core 1: noise.
+        let x = array![[0.0, 0.0], [2.0, 0.0]];
+        let mut db = DBSCAN::new(1.5, 1).unwrap();
+        assert_eq!(db.fit_predict(&x).unwrap().to_vec(), vec![0, 1]);
+        let q = array![[0.6, 0.0], [3.9, 0.0], [3.5, 0.0]];
+        assert_eq!(db.predict(&q).unwrap().to_vec(), vec![0, -1, 1]);
+        assert_eq!(db.predict(&Array2::<f64>::zeros((0, 2))).unwrap().len(), 0);
+        assert!(matches!(
+            db.predict(&array![[0.0, 0.0, 0.0]]),
+            Err(RustymlError::DimensionMismatch { .. })
+        ));
+        assert!(matches!(
+            DBSCAN::new(0.0, 1),
+            Err(RustymlError::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            DBSCAN::new(1.0, 1)
+                .unwrap()
+                .with_metric(DistanceCalculationMetric::Minkowski(0.5)),
+            Err(RustymlError::InvalidParameter { .. })
+        ));
+        assert_eq!(db.get_core_sample_indices().unwrap().to_vec(), vec![0, 1]);
     }
 }

@@ -11,13 +11,16 @@ use super::tree::{
     TRAVERSAL_MIN_VISITS,
 };
 use crate::error::{Result, RustymlError};
-use crate::machine_learning::validation::{check_features, check_n_features};
+use crate::machine_learning::validation::{
+    check_features, check_n_features, require_data, require_data_width, require_nonzero,
+};
 use crate::persistence::Persist;
 use ndarray::{Array1, ArrayBase, ArrayView2, Data, Ix2};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
 
 /// Samples drawn (without replacement) to grow each tree.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -39,15 +42,60 @@ pub enum Contamination {
     Fraction(f64),
 }
 
+/// One fitted isolation tree in the original's recursive form (see
+/// [`IsolationForest::get_trees`]).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub enum IsolationTree {
+    /// A leaf holding `size` training samples of the tree's subsample.
+    Leaf { size: usize },
+    /// `x[feature] <= threshold` goes left.
+    Internal {
+        feature: usize,
+        threshold: f64,
+        left: Box<IsolationTree>,
+        right: Box<IsolationTree>,
+    },
+}
+
+impl IsolationTree {
+    /// The subtree rooted at flat node `id`.
+    fn from_flat(nodes: &[Node], id: usize) -> Self {
+        let node = &nodes[id];
+        if node.is_leaf() {
+            IsolationTree::Leaf {
+                size: node.left as usize,
+            }
+        } else {
+            let left = node.left as usize;
+            IsolationTree::Internal {
+                feature: node.feature as usize,
+                threshold: node.threshold,
+                left: Box::new(Self::from_flat(nodes, left)),
+                right: Box::new(Self::from_flat(nodes, left + 1)),
+            }
+        }
+    }
+}
+
 /// Isolation Forest with scikit-learn-like hyper-parameters.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct IsolationForest {
     pub n_estimators: usize,
     pub max_samples: MaxSamples,
     pub contamination: Contamination,
-    /// Seed of the master generator; `None` draws one from the operating system.
+    /// Seed of the master generator; `None` uses the global seed stream or entropy.
     pub random_state: Option<u64>,
+    /// Depth limit of every tree; `None` is scikit-learn's `ceil(log2(samples per tree))`.
+    #[serde(default)]
+    pub max_depth: Option<usize>,
+    /// Exponent of `-2^(-e)` when the normaliser `c(samples per tree)` is 0 (one sample per
+    /// tree, so every depth is 0): scikit-learn takes 1 (score -0.5), the original 0 (-1).
+    #[serde(default = "sklearn_zero_exponent")]
+    zero_normaliser_exponent: f64,
     fitted: Option<Forest>,
+    /// The recursive view of the fitted trees, built on first request.
+    #[serde(skip)]
+    tree_view: OnceLock<Vec<IsolationTree>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -87,21 +135,30 @@ impl TryFrom<ForestUnchecked> for Forest {
     }
 }
 
+fn sklearn_zero_exponent() -> f64 {
+    1.0
+}
+
 impl Default for IsolationForest {
+    /// The original's defaults: 100 trees of 256 samples, depth 8, contamination auto.
     fn default() -> Self {
-        Self::new(100)
+        Self::new(100, 256).expect("valid defaults")
     }
 }
 
 impl IsolationForest {
-    /// `n_estimators` trees, `max_samples = Auto`, `contamination = Auto`.
-    pub fn new(n_estimators: usize) -> Self {
+    /// `n_estimators` trees, `max_samples = Auto`, `contamination = Auto`; unvalidated
+    /// (checked at `fit`).
+    pub fn builder(n_estimators: usize) -> Self {
         Self {
             n_estimators,
             max_samples: MaxSamples::Auto,
             contamination: Contamination::Auto,
             random_state: None,
+            max_depth: None,
+            zero_normaliser_exponent: sklearn_zero_exponent(),
             fitted: None,
+            tree_view: OnceLock::new(),
         }
     }
 
@@ -110,12 +167,7 @@ impl IsolationForest {
         self
     }
 
-    pub fn with_contamination(mut self, contamination: Contamination) -> Self {
-        self.contamination = contamination;
-        self
-    }
-
-    pub fn with_random_state(mut self, random_state: Option<u64>) -> Self {
+    pub fn with_seed(mut self, random_state: Option<u64>) -> Self {
         self.random_state = random_state;
         self
     }
@@ -169,8 +221,8 @@ impl IsolationForest {
         Ok(())
     }
 
-    /// Grow the forest on `x` (`n_samples x n_features`).
-    pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+    /// Grow the forest on `x` (`n_samples x n_features`) with scikit-learn's checks.
+    pub fn fit_checked<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
         let x = x.view();
         self.check_params()?;
         check_features(&x, "X")?;
@@ -185,8 +237,10 @@ impl IsolationForest {
             MaxSamples::Count(m) => n.min(m),
             MaxSamples::Fraction(f) => ((f * n as f64) as usize).clamp(1, n),
         };
-        let max_depth = (max_samples.max(2) as f64).log2().ceil() as usize;
-        let mut master = ChaCha8Rng::seed_from_u64(self.random_state.unwrap_or_else(rand::random));
+        let max_depth = self
+            .max_depth
+            .unwrap_or_else(|| (max_samples.max(2) as f64).log2().ceil() as usize);
+        let mut master = crate::random::rng_from(self.random_state);
         let seeds: Vec<u64> = (0..self.n_estimators).map(|_| master.random()).collect();
         let grow = |&seed: &u64| grow_tree(x, max_samples, max_depth, seed);
         let work = self
@@ -208,10 +262,11 @@ impl IsolationForest {
             visits_per_sample,
         };
         if let Contamination::Fraction(c) = self.contamination {
-            let scores = forest.score(x);
+            let scores = forest.score(x, self.zero_normaliser_exponent);
             forest.offset = percentile(scores.to_vec(), 100.0 * c);
         }
         self.fitted = Some(forest);
+        self.tree_view = OnceLock::new();
         Ok(self)
     }
 
@@ -226,29 +281,174 @@ impl IsolationForest {
 
     /// Anomaly score of each sample, the opposite of the paper's: in `[-1, 0)`, lower is
     /// more abnormal.
-    pub fn score_samples<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<f64>> {
+    pub fn score_samples_checked<S: Data<Elem = f64>>(
+        &self,
+        x: &ArrayBase<S, Ix2>,
+    ) -> Result<Array1<f64>> {
         let x = x.view();
-        Ok(self.forest_for(&x)?.score(x))
+        Ok(self.forest_for(&x)?.score(x, self.zero_normaliser_exponent))
     }
 
     /// `score_samples - offset_`: negative for outliers.
-    pub fn decision_function<S: Data<Elem = f64>>(
+    pub fn decision_function_checked<S: Data<Elem = f64>>(
         &self,
         x: &ArrayBase<S, Ix2>,
     ) -> Result<Array1<f64>> {
         let x = x.view();
         let forest = self.forest_for(&x)?;
-        Ok(forest.score(x) - forest.offset)
+        Ok(forest.score(x, self.zero_normaliser_exponent) - forest.offset)
     }
 
     /// 1 for inliers, -1 for outliers (`decision_function < 0`).
-    pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<i32>> {
+    pub fn predict_checked<S: Data<Elem = f64>>(
+        &self,
+        x: &ArrayBase<S, Ix2>,
+    ) -> Result<Array1<i32>> {
         Ok(self
-            .decision_function(x)?
+            .decision_function_checked(x)?
             .mapv(|v| if v < 0.0 { -1 } else { 1 }))
     }
+}
 
-    /// `fit(x)` then `predict(x)`.
+/// The original RustyML API: validated constructor and setters, getters, its error kinds.
+impl IsolationForest {
+    /// `n_estimators` trees of `max_samples` samples each (both >= 1, else
+    /// `InvalidParameter`), depth limit `ceil(log2(max_samples))`, contamination auto.
+    pub fn new(n_estimators: usize, max_samples: usize) -> Result<Self> {
+        require_nonzero("n_estimators", n_estimators)?;
+        require_nonzero("max_samples", max_samples)?;
+        let mut model =
+            Self::builder(n_estimators).with_max_samples(MaxSamples::Count(max_samples));
+        model.max_depth = Some((max_samples as f64).log2().ceil() as usize);
+        model.zero_normaliser_exponent = 0.0;
+        Ok(model)
+    }
+
+    pub fn with_max_depth(mut self, max_depth: usize) -> Result<Self> {
+        require_nonzero("max_depth", max_depth)?;
+        self.max_depth = Some(max_depth);
+        Ok(self)
+    }
+
+    pub fn with_random_state(mut self, seed: u64) -> Self {
+        self.random_state = Some(seed);
+        self
+    }
+
+    /// `Auto` or a share in `(0, 0.5]` (else `InvalidParameter`).
+    pub fn with_contamination(mut self, contamination: Contamination) -> Result<Self> {
+        if let Contamination::Fraction(c) = contamination {
+            if !(c.is_finite() && c > 0.0 && c <= 0.5) {
+                return Err(RustymlError::invalid_parameter(
+                    "contamination",
+                    format!("must be in (0, 0.5], got {c}"),
+                ));
+            }
+        }
+        self.contamination = contamination;
+        Ok(self)
+    }
+
+    pub fn get_n_estimators(&self) -> usize {
+        self.n_estimators
+    }
+
+    /// The requested samples per tree (256 when built the scikit-learn way with `Auto`).
+    pub fn get_max_samples(&self) -> usize {
+        match self.max_samples {
+            MaxSamples::Count(m) => m,
+            _ => self.max_samples_used().unwrap_or(256),
+        }
+    }
+
+    /// Samples drawn per tree: `min(max_samples, n_samples)` once fitted.
+    pub fn get_sample_size(&self) -> usize {
+        self.max_samples_used()
+            .unwrap_or_else(|| self.get_max_samples())
+    }
+
+    pub fn get_max_depth(&self) -> usize {
+        self.max_depth
+            .unwrap_or_else(|| (self.get_sample_size().max(2) as f64).log2().ceil() as usize)
+    }
+
+    pub fn get_random_state(&self) -> Option<u64> {
+        self.random_state
+    }
+
+    /// Features seen at fit (0 before).
+    pub fn get_n_features(&self) -> usize {
+        self.n_features().unwrap_or(0)
+    }
+
+    pub fn get_contamination(&self) -> Contamination {
+        self.contamination
+    }
+
+    pub fn get_offset(&self) -> Option<f64> {
+        self.offset()
+    }
+
+    /// The fitted trees as recursive [`IsolationTree`]s.
+    pub fn get_trees(&self) -> Option<&Vec<IsolationTree>> {
+        let forest = self.fitted.as_ref()?;
+        Some(self.tree_view.get_or_init(|| {
+            forest
+                .trees
+                .iter()
+                .map(|t| IsolationTree::from_flat(t, 0))
+                .collect()
+        }))
+    }
+
+    /// Grow the forest; empty -> `EmptyInput`, NaN/inf -> `NonFinite`.
+    pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+        require_data(&x.view(), "IsolationForest data")?;
+        self.fit_checked(x)
+    }
+
+    /// The original's input guard for scoring: `NotFitted`, then `EmptyInput`, `NonFinite`,
+    /// `DimensionMismatch`.
+    fn scoring_forest(&self, x: &ArrayView2<f64>) -> Result<&Forest> {
+        let forest = self
+            .fitted
+            .as_ref()
+            .ok_or(RustymlError::NotFitted("IsolationForest"))?;
+        require_data_width(x, forest.n_features, "IsolationForest input")?;
+        Ok(forest)
+    }
+
+    /// Score of one sample (see [`IsolationForest::score_samples`]).
+    pub fn score_sample(&self, sample: &[f64]) -> Result<f64> {
+        let row = ndarray::ArrayView2::from_shape((1, sample.len()), sample)
+            .expect("one row of the slice's length");
+        Ok(self.score_samples(&row)?[0])
+    }
+
+    /// Anomaly score of each sample in `[-1, 0)`: lower is more abnormal.
+    pub fn score_samples<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<f64>> {
+        let x = x.view();
+        Ok(self
+            .scoring_forest(&x)?
+            .score(x, self.zero_normaliser_exponent))
+    }
+
+    /// `score_samples - offset`: negative for outliers.
+    pub fn decision_function<S: Data<Elem = f64>>(
+        &self,
+        x: &ArrayBase<S, Ix2>,
+    ) -> Result<Array1<f64>> {
+        let x = x.view();
+        let forest = self.scoring_forest(&x)?;
+        Ok(forest.score(x, self.zero_normaliser_exponent) - forest.offset)
+    }
+
+    /// 1 for inliers, -1 for outliers (decision below zero).
+    pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<i32>> {
+        self.scoring_forest(&x.view())?;
+        self.predict_checked(x)
+    }
+
     pub fn fit_predict<S: Data<Elem = f64>>(
         &mut self,
         x: &ArrayBase<S, Ix2>,
@@ -256,10 +456,33 @@ impl IsolationForest {
         self.fit(x)?;
         self.predict(x)
     }
+
+    pub fn save_to_path(&self, path: &str) -> Result<()> {
+        self.save(path)
+    }
+
+    pub fn load_from_path(path: &str) -> Result<Self> {
+        Self::load(path)
+    }
+}
+
+impl<'a, S: Data<Elem = f64> + Send + Sync> crate::traits::Fit<&'a ArrayBase<S, Ix2>>
+    for IsolationForest
+{
+    fn fit(&mut self, x: &'a ArrayBase<S, Ix2>) -> Result<&mut Self> {
+        IsolationForest::fit(self, x)
+    }
+}
+
+impl<'a, S: Data<Elem = f64>> crate::traits::Predict<&'a ArrayBase<S, Ix2>> for IsolationForest {
+    type Output = Array1<i32>;
+    fn predict(&self, x: &'a ArrayBase<S, Ix2>) -> Result<Array1<i32>> {
+        IsolationForest::predict(self, x)
+    }
 }
 
 impl Forest {
-    fn score(&self, x: ArrayView2<f64>) -> Array1<f64> {
+    fn score(&self, x: ArrayView2<f64>, zero_normaliser_exponent: f64) -> Array1<f64> {
         let visits = x
             .nrows()
             .saturating_mul(self.visits_per_sample.ceil().max(1.0) as usize);
@@ -273,11 +496,10 @@ impl Forest {
         depths
             .into_iter()
             .map(|h| {
-                // scikit-learn's convention: a zero denominator (one sample per tree) scores 2^-1.
                 let exponent = if denominator != 0.0 {
                     h / denominator
                 } else {
-                    1.0
+                    zero_normaliser_exponent
                 };
                 -(2f64.powf(-exponent))
             })
@@ -297,7 +519,7 @@ fn grow_tree(x: ArrayView2<f64>, n_sub: usize, max_depth: usize, seed: u64) -> (
     let d = x.ncols();
     let mut features: Vec<usize> = (0..d).collect();
     let mut nodes = vec![Node::EMPTY];
-    let (mut n_leaves, mut depth_sum) = (0u32, 0usize);
+    let mut depth_sum = 0usize;
     let mut stack = vec![(0usize, 0usize, n_sub, 0usize)];
     while let Some((id, s, e, depth)) = stack.pop() {
         let members = &mut samples[s..e];
@@ -332,8 +554,11 @@ fn grow_tree(x: ArrayView2<f64>, n_sub: usize, max_depth: usize, seed: u64) -> (
         }
         match split {
             None => {
-                nodes[id] = Node::leaf(n_leaves, depth as f64 + average_path_length(members.len()));
-                n_leaves += 1;
+                // The leaf-number slot holds the leaf's sample count (read by `get_trees`).
+                nodes[id] = Node::leaf(
+                    members.len() as u32,
+                    depth as f64 + average_path_length(members.len()),
+                );
                 depth_sum += depth * members.len();
             }
             Some((f, t)) => {
@@ -388,7 +613,7 @@ mod tests {
     fn hand_derived_scores() {
         // Two distinct points, two per tree: depth limit ceil(log2 2) = 1, every tree isolates
         // both at depth 1, h = 1 + c(1) = 1, c(2) = 1, so every score is -2^-1.
-        let mut f = IsolationForest::new(10).with_random_state(Some(0));
+        let mut f = IsolationForest::builder(10).with_seed(Some(0));
         f.fit(&array![[0.0, 1.0], [2.0, 5.0]]).unwrap();
         assert_eq!(
             f.score_samples(&array![[0.0, 1.0], [100.0, -3.0]]).unwrap(),
@@ -396,7 +621,7 @@ mod tests {
         );
         // Identical points cannot be split: h = 0 + c(3), so the score is -2^-1 again, and
         // with offset -0.5 the decision is 0: inlier.
-        let mut f = IsolationForest::new(5).with_random_state(Some(0));
+        let mut f = IsolationForest::builder(5).with_seed(Some(0));
         f.fit(&array![[1.0], [1.0], [1.0]]).unwrap();
         assert_eq!(f.score_samples(&array![[1.0]]).unwrap()[0], -0.5);
         assert_eq!(f.decision_function(&array![[1.0]]).unwrap()[0], 0.0);
@@ -407,9 +632,10 @@ mod tests {
     #[test]
     fn outliers_score_lowest_and_contamination_sets_the_share() {
         let x = cloud(600, 6, 3);
-        let mut f = IsolationForest::new(100)
+        let mut f = IsolationForest::builder(100)
             .with_contamination(Contamination::Fraction(0.01))
-            .with_random_state(Some(42));
+            .unwrap()
+            .with_seed(Some(42));
         let labels = f.fit_predict(&x).unwrap();
         let scores = f.score_samples(&x).unwrap();
         assert!(scores.iter().all(|&s| (-1.0..0.0).contains(&s)));
@@ -430,7 +656,7 @@ mod tests {
         // 'auto' (offset -0.5) still flags points this far out. On uniform inliers it also
         // flags the corners: scikit-learn's IsolationForest flags 64 to 83 of these 606
         // points over seeds 0..3, so anything past 20% would be a different model.
-        let mut auto = IsolationForest::new(100).with_random_state(Some(42));
+        let mut auto = IsolationForest::builder(100).with_seed(Some(42));
         let labels = auto.fit_predict(&x).unwrap();
         assert!(labels.slice(ndarray::s![600..]).iter().all(|&l| l == -1));
         assert!(labels.iter().filter(|&&l| l == -1).count() < 121);
@@ -440,9 +666,9 @@ mod tests {
     fn max_samples_follow_scikit_learn() {
         let x = cloud(100, 0, 2);
         let used = |m| {
-            let mut f = IsolationForest::new(3)
+            let mut f = IsolationForest::builder(3)
                 .with_max_samples(m)
-                .with_random_state(Some(1));
+                .with_seed(Some(1));
             f.fit(&x).unwrap();
             f.max_samples_used().unwrap()
         };
@@ -457,9 +683,10 @@ mod tests {
     fn seeds_make_forests_reproducible_and_gates_never_change_bits() {
         let x = cloud(3_000, 10, 4);
         let fit = |seed| {
-            let mut f = IsolationForest::new(60)
+            let mut f = IsolationForest::builder(60)
                 .with_contamination(Contamination::Fraction(0.05))
-                .with_random_state(Some(seed));
+                .unwrap()
+                .with_seed(Some(seed));
             f.fit(&x).unwrap();
             f
         };
@@ -510,7 +737,7 @@ mod tests {
             IsolationForest::default().predict(&x),
             Err(RustymlError::NotFitted(_))
         ));
-        assert!(IsolationForest::new(0).fit(&x).is_err());
+        assert!(IsolationForest::builder(0).fit(&x).is_err());
         assert!(IsolationForest::default()
             .with_max_samples(MaxSamples::Count(0))
             .fit(&x)
@@ -519,21 +746,23 @@ mod tests {
             .with_max_samples(MaxSamples::Fraction(1.5))
             .fit(&x)
             .is_err());
-        assert!(IsolationForest::default()
-            .with_contamination(Contamination::Fraction(0.6))
-            .fit(&x)
-            .is_err());
-        assert!(IsolationForest::default()
-            .with_contamination(Contamination::Fraction(0.0))
-            .fit(&x)
-            .is_err());
+        for c in [0.6, 0.0] {
+            // Refused at fit on the scikit-learn path, at the setter on the original's.
+            let mut f = IsolationForest::builder(10);
+            f.contamination = Contamination::Fraction(c);
+            assert!(f.fit_checked(&x).is_err());
+            assert!(matches!(
+                IsolationForest::default().with_contamination(Contamination::Fraction(c)),
+                Err(RustymlError::InvalidParameter { .. })
+            ));
+        }
         assert!(IsolationForest::default()
             .fit(&Array2::<f64>::zeros((0, 3)))
             .is_err());
         assert!(IsolationForest::default()
             .fit(&array![[1.0, f64::NAN]])
             .is_err());
-        let mut f = IsolationForest::new(5).with_random_state(Some(0));
+        let mut f = IsolationForest::builder(5).with_seed(Some(0));
         f.fit(&x).unwrap();
         assert!(f.score_samples(&array![[1.0]]).is_err());
         assert!(f.decision_function(&array![[f64::INFINITY, 1.0]]).is_err());
@@ -542,9 +771,10 @@ mod tests {
     #[test]
     fn save_and_load_round_trip() {
         let x = cloud(200, 2, 3);
-        let mut f = IsolationForest::new(20)
+        let mut f = IsolationForest::builder(20)
             .with_contamination(Contamination::Fraction(0.1))
-            .with_random_state(Some(5));
+            .unwrap()
+            .with_seed(Some(5));
         f.fit(&x).unwrap();
         let back = IsolationForest::from_bytes(&f.to_bytes().unwrap()).unwrap();
         assert_eq!(
@@ -552,5 +782,52 @@ mod tests {
             f.score_samples(&x).unwrap()
         );
         assert_eq!(back.offset(), f.offset());
+    }
+
+    #[test]
+    fn original_api_depth_trees_and_error_kinds() {
+        // max_depth = ceil(log2(max_samples)).
+        assert_eq!(IsolationForest::new(3, 100).unwrap().get_max_depth(), 7);
+        assert_eq!(IsolationForest::new(3, 1).unwrap().get_max_depth(), 0);
+        assert!(matches!(
+            IsolationForest::new(3, 8).unwrap().with_max_depth(0),
+            Err(RustymlError::InvalidParameter { .. })
+        ));
+        let x = cloud(30, 0, 2);
+        let mut f = IsolationForest::new(4, 16).unwrap().with_random_state(9);
+        f.fit(&x).unwrap();
+        // Every tree's leaves partition its 16-sample subsample.
+        fn leaf_total(t: &IsolationTree) -> usize {
+            match t {
+                IsolationTree::Leaf { size } => *size,
+                IsolationTree::Internal { left, right, .. } => leaf_total(left) + leaf_total(right),
+            }
+        }
+        let trees = f.get_trees().unwrap();
+        assert_eq!(trees.len(), 4);
+        assert!(trees.iter().all(|t| leaf_total(t) == 16));
+        assert_eq!(f.get_sample_size(), 16);
+        let one = f.score_sample(&[0.1, 0.2]).unwrap();
+        assert_eq!(one, f.score_samples(&array![[0.1, 0.2]]).unwrap()[0]);
+        assert!(matches!(
+            f.score_sample(&[0.1, 0.2, 0.3]),
+            Err(RustymlError::DimensionMismatch {
+                expected: 2,
+                found: 3
+            })
+        ));
+        assert!(matches!(
+            f.predict(&Array2::<f64>::zeros((0, 2))),
+            Err(RustymlError::EmptyInput(_))
+        ));
+        // One training row: every depth and the normaliser c(1) are 0, so the score is
+        // -2^0 = -1 in the original's convention and -2^-1 in scikit-learn's.
+        let one_row = array![[3.0, 4.0]];
+        let mut orig = IsolationForest::new(3, 10).unwrap().with_random_state(1);
+        orig.fit(&one_row).unwrap();
+        assert_eq!(orig.score_samples(&one_row).unwrap()[0], -1.0);
+        let mut sk = IsolationForest::builder(3).with_seed(Some(1));
+        sk.fit_checked(&one_row).unwrap();
+        assert_eq!(sk.score_samples_checked(&one_row).unwrap()[0], -0.5);
     }
 }

@@ -11,7 +11,10 @@
 
 use crate::error::{Result, RustymlError};
 use crate::machine_learning::pca::flip_to_positive_max;
-use crate::machine_learning::validation::{check_features, check_n_features};
+use crate::machine_learning::types::{Gamma, KernelType};
+use crate::machine_learning::validation::{
+    check_features, check_n_features, require_data, require_data_width, require_nonzero,
+};
 use crate::math::kernels::Kernel;
 use crate::math::{linalg, matmul};
 use crate::persistence::Persist;
@@ -20,6 +23,17 @@ use serde::{Deserialize, Serialize};
 
 /// The kernel names KernelPCA accepts.
 const KERNEL_NAMES: &str = "'linear', 'poly', 'rbf', 'sigmoid', 'cosine'";
+
+/// The original's eigen-solver choice. Every choice runs [`linalg::symmetric_eigen_top`]
+/// (which already picks block Krylov or a dense decomposition by size), so the choice is kept
+/// for API compatibility and does not change the result beyond rounding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+pub enum EigenSolver {
+    #[default]
+    Dense,
+    Lanczos,
+    PowerIteration,
+}
 
 /// A kernel with its parameters resolved on the training data.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -101,18 +115,48 @@ pub struct KernelPCA {
     pub degree: u32,
     /// Independent term of the poly and sigmoid kernels.
     pub coef0: f64,
+    /// The original-API kernel this model was built from (its gamma resolved at `fit`).
+    #[serde(default)]
+    kernel_type: Option<KernelType>,
+    #[serde(default)]
+    eigen_solver: EigenSolver,
+    /// Refuse kernels that are significantly not positive semi-definite (scikit-learn);
+    /// the original API clips their negative eigenvalues to zero instead.
+    #[serde(default = "strict_psd_default")]
+    strict_psd: bool,
     fitted: Option<Fitted>,
 }
 
+fn strict_psd_default() -> bool {
+    true
+}
+
+impl Default for KernelPCA {
+    /// The original's default: RBF with gamma 0.1, two components.
+    fn default() -> Self {
+        Self::new(
+            KernelType::RBF {
+                gamma: Gamma::Value(0.1),
+            },
+            2,
+        )
+        .expect("valid defaults")
+    }
+}
+
 impl KernelPCA {
-    /// scikit-learn's defaults for the other parameters: `gamma=None`, `degree=3`, `coef0=1`.
-    pub fn new(n_components: Option<usize>, kernel: &str) -> Self {
+    /// scikit-learn's defaults for the other parameters: `gamma=None`, `degree=3`, `coef0=1`;
+    /// unvalidated (checked at `fit`).
+    pub fn builder(n_components: Option<usize>, kernel: &str) -> Self {
         Self {
             n_components,
             kernel: kernel.to_string(),
             gamma: None,
             degree: 3,
             coef0: 1.0,
+            kernel_type: None,
+            eigen_solver: EigenSolver::Dense,
+            strict_psd: true,
             fitted: None,
         }
     }
@@ -193,8 +237,8 @@ impl KernelPCA {
         }
     }
 
-    /// Fit to `x` (`n_samples x n_features`).
-    pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+    /// Fit to `x` (`n_samples x n_features`) with scikit-learn's checks and messages.
+    pub fn fit_checked<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
         let x = x.view();
         check_features(&x, "X")?;
         let (n, d) = x.dim();
@@ -213,7 +257,11 @@ impl KernelPCA {
 
         let wanted = self.n_components.unwrap_or(n);
         let (mut eigenvalues, mut eigenvectors) = linalg::symmetric_eigen_top(k.view(), wanted)?;
-        clean_psd_eigenvalues(&mut eigenvalues, &self.kernel)?;
+        if self.strict_psd {
+            clean_psd_eigenvalues(&mut eigenvalues, &self.kernel)?;
+        } else {
+            eigenvalues.mapv_inplace(|v| v.max(0.0));
+        }
         for col in eigenvectors.axis_iter_mut(Axis(1)) {
             flip_to_positive_max(col);
         }
@@ -234,22 +282,29 @@ impl KernelPCA {
     }
 
     /// Fit, then the training data in component space: `eigenvectors * sqrt(eigenvalues)`.
-    pub fn fit_transform<S: Data<Elem = f64>>(
+    pub fn fit_transform_checked<S: Data<Elem = f64>>(
         &mut self,
         x: &ArrayBase<S, Ix2>,
     ) -> Result<Array2<f64>> {
-        self.fit(x)?;
+        self.fit_checked(x)?;
+        Ok(self.training_projection())
+    }
+
+    fn training_projection(&self) -> Array2<f64> {
         let f = self.fitted.as_ref().expect("just fitted");
         let mut out = f.eigenvectors.clone();
         Zip::from(out.columns_mut())
             .and(&f.eigenvalues)
             .for_each(|mut col, &l| col *= l.sqrt());
-        Ok(out)
+        out
     }
 
     /// Project new data: the centered kernel against the training data times
     /// `eigenvectors / sqrt(eigenvalues)` (zero for zero eigenvalues).
-    pub fn transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+    pub fn transform_checked<S: Data<Elem = f64>>(
+        &self,
+        x: &ArrayBase<S, Ix2>,
+    ) -> Result<Array2<f64>> {
         let f = self
             .fitted
             .as_ref()
@@ -300,6 +355,172 @@ fn clean_psd_eigenvalues(values: &mut Array1<f64>, kernel: &str) -> Result<()> {
     Ok(())
 }
 
+/// The original RustyML API: validated constructor, getters, its error kinds.
+impl KernelPCA {
+    /// `kernel` (parameters validated) and `n_components` (>= 1); else `InvalidParameter`.
+    pub fn new(kernel: KernelType, n_components: usize) -> Result<Self> {
+        require_nonzero("n_components", n_components)?;
+        kernel.validate()?;
+        let name = match kernel {
+            KernelType::Linear => "linear",
+            KernelType::Poly { .. } => "poly",
+            KernelType::RBF { .. } => "rbf",
+            KernelType::Sigmoid { .. } => "sigmoid",
+            KernelType::Cosine => "cosine",
+        };
+        let mut model = Self::builder(Some(n_components), name);
+        if let KernelType::Poly { degree, coef0, .. } = kernel {
+            model.degree = degree;
+            model.coef0 = coef0;
+        }
+        if let KernelType::Sigmoid { coef0, .. } = kernel {
+            model.coef0 = coef0;
+        }
+        model.kernel_type = Some(kernel);
+        model.strict_psd = false;
+        Ok(model)
+    }
+
+    pub fn with_eigen_solver(mut self, eigen_solver: EigenSolver) -> Self {
+        self.eigen_solver = eigen_solver;
+        self
+    }
+
+    pub fn get_kernel(&self) -> KernelType {
+        self.kernel_type.unwrap_or_else(|| {
+            let gamma = self.gamma.map_or(Gamma::Auto, Gamma::Value);
+            match self.kernel.as_str() {
+                "poly" => KernelType::Poly {
+                    degree: self.degree,
+                    gamma,
+                    coef0: self.coef0,
+                },
+                "rbf" => KernelType::RBF { gamma },
+                "sigmoid" => KernelType::Sigmoid {
+                    gamma,
+                    coef0: self.coef0,
+                },
+                "cosine" => KernelType::Cosine,
+                _ => KernelType::Linear,
+            }
+        })
+    }
+
+    pub fn get_n_components(&self) -> usize {
+        self.n_components
+            .or_else(|| self.eigenvalues().map(|e| e.len()))
+            .unwrap_or(0)
+    }
+
+    pub fn get_eigen_solver(&self) -> EigenSolver {
+        self.eigen_solver
+    }
+
+    pub fn get_n_samples(&self) -> Option<usize> {
+        self.fitted.as_ref().map(|f| f.x_fit.nrows())
+    }
+
+    pub fn get_n_features(&self) -> Option<usize> {
+        self.fitted.as_ref().map(|f| f.x_fit.ncols())
+    }
+
+    pub fn get_eigenvalues(&self) -> Option<&Array1<f64>> {
+        self.eigenvalues()
+    }
+
+    pub fn get_eigenvectors(&self) -> Option<&Array2<f64>> {
+        self.eigenvectors()
+    }
+
+    /// The original's guards (empty -> `EmptyInput`, NaN/inf -> `NonFinite`, fewer than 2
+    /// samples -> `InvalidInput`, more components than samples -> `InvalidParameter`), then
+    /// the kernel's gamma resolved on `x` (`Scale` needs its variance).
+    fn prepare_fit(&mut self, x: &ArrayView2<f64>) -> Result<()> {
+        require_data(x, "KernelPCA data")?;
+        let (n, d) = x.dim();
+        if n < 2 {
+            return Err(RustymlError::invalid_input(format!(
+                "KernelPCA needs at least 2 samples, got {n}"
+            )));
+        }
+        if let Some(k) = self.n_components.filter(|&k| k > n) {
+            return Err(RustymlError::invalid_parameter(
+                "n_components",
+                format!("{k} exceeds n_samples = {n}"),
+            ));
+        }
+        if let Some(kernel) = self.kernel_type {
+            let variance = x.var(0.0);
+            if let KernelType::Poly { gamma, .. }
+            | KernelType::RBF { gamma }
+            | KernelType::Sigmoid { gamma, .. } = kernel.resolve_gamma(d, variance)?
+            {
+                if let Gamma::Value(v) = gamma {
+                    self.gamma = Some(v);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+        self.prepare_fit(&x.view())?;
+        self.fit_checked(x)
+    }
+
+    /// Project `x`; unfitted -> `NotFitted`, wrong width -> `DimensionMismatch`.
+    pub fn transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+        let f = self
+            .fitted
+            .as_ref()
+            .ok_or(RustymlError::NotFitted("KernelPCA"))?;
+        require_data_width(&x.view(), f.x_fit.ncols(), "KernelPCA input")?;
+        self.transform_checked(x)
+    }
+
+    pub fn fit_transform<S: Data<Elem = f64>>(
+        &mut self,
+        x: &ArrayBase<S, Ix2>,
+    ) -> Result<Array2<f64>> {
+        self.fit(x)?;
+        Ok(self.training_projection())
+    }
+
+    pub fn save_to_path(&self, path: &str) -> Result<()> {
+        self.save(path)
+    }
+
+    pub fn load_from_path(path: &str) -> Result<Self> {
+        Self::load(path)
+    }
+}
+
+impl<'a, S: Data<Elem = f64> + Send + Sync> crate::traits::Fit<&'a ArrayBase<S, Ix2>>
+    for KernelPCA
+{
+    fn fit(&mut self, x: &'a ArrayBase<S, Ix2>) -> Result<&mut Self> {
+        KernelPCA::fit(self, x)
+    }
+}
+
+impl<'a, S: Data<Elem = f64> + Send + Sync> crate::traits::Transform<&'a ArrayBase<S, Ix2>>
+    for KernelPCA
+{
+    type Output = Array2<f64>;
+    fn transform(&self, x: &'a ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+        KernelPCA::transform(self, x)
+    }
+}
+
+impl<'a, S: Data<Elem = f64> + Send + Sync> crate::traits::FitTransform<&'a ArrayBase<S, Ix2>>
+    for KernelPCA
+{
+    type Output = Array2<f64>;
+    fn fit_transform(&mut self, x: &'a ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+        KernelPCA::fit_transform(self, x)
+    }
+}
+
 impl Persist for KernelPCA {
     const MODEL_NAME: &'static str = "KernelPCA";
 }
@@ -321,9 +542,9 @@ mod tests {
         // Independent oracle: with the linear kernel, kernel-PCA scores equal PCA scores up to
         // the sign of each component (eigenvalue_k = (n - 1) * explained_variance_k).
         let x = data(40, 4);
-        let mut kpca = KernelPCA::new(Some(3), "linear");
+        let mut kpca = KernelPCA::builder(Some(3), "linear");
         let z = kpca.fit_transform(&x).unwrap();
-        let mut pca = PCA::new(NComponents::Count(3));
+        let mut pca = PCA::builder(NComponents::Count(3));
         let zp = pca.fit_transform(&x).unwrap();
         for k in 0..3 {
             let ev = pca.explained_variance().unwrap()[k] * 39.0;
@@ -360,12 +581,12 @@ mod tests {
     fn transform_of_training_data_equals_fit_transform() {
         let x = data(30, 3);
         for kpca in [
-            KernelPCA::new(Some(4), "rbf").with_gamma(Some(0.2)),
-            KernelPCA::new(Some(4), "poly").with_degree(2),
-            KernelPCA::new(Some(4), "sigmoid")
+            KernelPCA::builder(Some(4), "rbf").with_gamma(Some(0.2)),
+            KernelPCA::builder(Some(4), "poly").with_degree(2),
+            KernelPCA::builder(Some(4), "sigmoid")
                 .with_gamma(Some(0.05))
                 .with_coef0(0.0),
-            KernelPCA::new(Some(4), "cosine"),
+            KernelPCA::builder(Some(4), "cosine"),
         ] {
             let mut kpca = kpca;
             let kernel = kpca.kernel.clone();
@@ -397,7 +618,7 @@ mod tests {
     fn default_keeps_only_positive_eigenvalues() {
         // 10 points on a line: the centered linear kernel has rank 1.
         let x = Array2::from_shape_fn((10, 2), |(i, j)| i as f64 * (j as f64 + 1.0));
-        let mut kpca = KernelPCA::new(None, "linear");
+        let mut kpca = KernelPCA::builder(None, "linear");
         let z = kpca.fit_transform(&x).unwrap();
         assert_eq!(z.ncols(), 1);
         // Hand-derived: the only eigenvalue is the total scatter sum |x_i - mean|^2 =
@@ -409,25 +630,25 @@ mod tests {
     fn bad_input_is_refused_before_work() {
         let x = data(10, 2);
         assert!(matches!(
-            KernelPCA::new(None, "linear").transform(&x),
+            KernelPCA::builder(None, "linear").transform(&x),
             Err(RustymlError::NotFitted(_))
         ));
-        assert!(KernelPCA::new(Some(11), "linear").fit(&x).is_err());
-        assert!(KernelPCA::new(Some(0), "linear").fit(&x).is_err());
-        assert!(KernelPCA::new(None, "linear")
+        assert!(KernelPCA::builder(Some(11), "linear").fit(&x).is_err());
+        assert!(KernelPCA::builder(Some(0), "linear").fit(&x).is_err());
+        assert!(KernelPCA::builder(None, "linear")
             .fit(&array![[f64::INFINITY]])
             .is_err());
-        assert!(KernelPCA::new(None, "linear")
+        assert!(KernelPCA::builder(None, "linear")
             .fit(&Array2::<f64>::zeros((0, 2)))
             .is_err());
-        let bad = KernelPCA::new(None, "rbf").with_gamma(Some(-1.0));
+        let bad = KernelPCA::builder(None, "rbf").with_gamma(Some(-1.0));
         assert!(bad.clone().fit(&x).is_err());
-        assert!(KernelPCA::new(None, "laplacian").fit(&x).is_err());
-        assert!(KernelPCA::new(None, "sigmoid")
+        assert!(KernelPCA::builder(None, "laplacian").fit(&x).is_err());
+        assert!(KernelPCA::builder(None, "sigmoid")
             .with_coef0(f64::NAN)
             .fit(&x)
             .is_err());
-        let mut ok = KernelPCA::new(Some(2), "linear");
+        let mut ok = KernelPCA::builder(Some(2), "linear");
         ok.fit(&x).unwrap();
         assert!(ok.transform(&Array2::<f64>::zeros((1, 3))).is_err());
     }
@@ -435,10 +656,50 @@ mod tests {
     #[test]
     fn save_and_load_round_trip_exactly() {
         let x = data(20, 3);
-        let mut kpca = KernelPCA::new(Some(2), "rbf");
+        let mut kpca = KernelPCA::builder(Some(2), "rbf");
         kpca.fit(&x).unwrap();
         assert_eq!(kpca.gamma_used(), Some(1.0 / 3.0));
         let back = KernelPCA::from_bytes(&kpca.to_bytes().unwrap()).unwrap();
         assert_eq!(back.transform(&x).unwrap(), kpca.transform(&x).unwrap());
+    }
+
+    #[test]
+    fn original_api_resolves_gamma_and_tolerates_indefinite_kernels() {
+        // Scale: gamma = 1 / (n_features * var(X)); X = [[0, 0], [2, 2]] has variance 1.
+        let x = array![[0.0, 0.0], [2.0, 2.0]];
+        let mut kpca = KernelPCA::new(
+            KernelType::RBF {
+                gamma: Gamma::Scale,
+            },
+            1,
+        )
+        .unwrap();
+        kpca.fit(&x).unwrap();
+        assert_eq!(kpca.gamma_used(), Some(0.5));
+        // Sigmoid(gamma 1, coef0 0) on 1 and 4: the centered kernel of two points is
+        // a [[1, -1], [-1, 1]] with a = (tanh 1 + tanh 16 - 2 tanh 4) / 4 < 0, so the only
+        // non-zero eigenvalue is negative: clipped to zero, not refused.
+        let mut sig = KernelPCA::new(
+            KernelType::Sigmoid {
+                gamma: Gamma::Value(1.0),
+                coef0: 0.0,
+            },
+            2,
+        )
+        .unwrap();
+        sig.fit(&array![[1.0], [4.0]]).unwrap();
+        assert!(sig
+            .get_eigenvalues()
+            .unwrap()
+            .iter()
+            .all(|&v| (0.0..1e-12).contains(&v)));
+        assert!(matches!(
+            KernelPCA::new(KernelType::Linear, 0),
+            Err(RustymlError::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            KernelPCA::new(KernelType::Linear, 3).unwrap().fit(&x),
+            Err(RustymlError::InvalidParameter { .. })
+        ));
     }
 }

@@ -11,12 +11,15 @@
 //! from their centers, and the best of `n_init` runs (lowest inertia) is kept.
 
 use crate::error::{Result, RustymlError};
-use crate::machine_learning::validation::{check_features, check_n_features};
+use crate::machine_learning::validation::{
+    check_features, check_n_features, require_data, require_data_width, require_nonzero,
+    require_positive,
+};
 use crate::math::distance::{self, nearest_block, row_sq_norms, NEAREST_BLOCK_ROWS, SCAN_F64};
 use crate::math::{matmul, reduction};
 use crate::persistence::Persist;
 use ndarray::{s, Array1, Array2, ArrayBase, ArrayView1, ArrayView2, Axis, Data, Ix2};
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
@@ -50,15 +53,19 @@ pub struct KMeans {
     pub max_iter: usize,
     pub tol: f64,
     pub random_state: Option<u64>,
+    /// Fit on column-centered data (scikit-learn's numerics); the original-API constructor
+    /// turns it off so each center is the exact mean of its points.
+    pub center_data: bool,
     centers: Option<Array2<f64>>,
-    labels: Option<Array1<usize>>,
+    labels: Option<Array1<isize>>,
     inertia: f64,
     n_iter: usize,
 }
 
 impl Default for KMeans {
+    /// The original's defaults: `new(8, 300, 1e-4)`.
     fn default() -> Self {
-        Self::new(8)
+        Self::new(8, 300, 1e-4).expect("valid defaults")
     }
 }
 
@@ -79,8 +86,9 @@ struct Pass {
 }
 
 impl KMeans {
-    /// `n_clusters` clusters, k-means++, ten runs, 300 iterations, `tol = 1e-4`.
-    pub fn new(n_clusters: usize) -> Self {
+    /// `n_clusters` clusters, k-means++, ten runs, 300 iterations, `tol = 1e-4`, centered
+    /// data; unvalidated (the checks run at `fit`, scikit-learn's convention).
+    pub fn builder(n_clusters: usize) -> Self {
         Self {
             n_clusters,
             init: KMeansInit::KMeansPlusPlus,
@@ -88,6 +96,7 @@ impl KMeans {
             max_iter: 300,
             tol: 1e-4,
             random_state: None,
+            center_data: true,
             centers: None,
             labels: None,
             inertia: 0.0,
@@ -100,7 +109,7 @@ impl KMeans {
         self
     }
 
-    pub fn with_n_init(mut self, n_init: NInit) -> Self {
+    pub fn with_n_init_mode(mut self, n_init: NInit) -> Self {
         self.n_init = n_init;
         self
     }
@@ -115,7 +124,7 @@ impl KMeans {
         self
     }
 
-    pub fn with_random_state(mut self, random_state: Option<u64>) -> Self {
+    pub fn with_seed(mut self, random_state: Option<u64>) -> Self {
         self.random_state = random_state;
         self
     }
@@ -126,7 +135,7 @@ impl KMeans {
     }
 
     /// Cluster of each training sample (`labels_`).
-    pub fn labels(&self) -> Option<&Array1<usize>> {
+    pub fn labels(&self) -> Option<&Array1<isize>> {
         self.labels.as_ref()
     }
 
@@ -192,13 +201,17 @@ impl KMeans {
         Ok(())
     }
 
-    /// Fit to `x` (`n_samples x n_features`).
-    pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+    /// Fit to `x` (`n_samples x n_features`) with scikit-learn's checks and messages.
+    pub fn fit_checked<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
         let x = x.view();
         self.check_params(&x)?;
         let (n, d) = x.dim();
         let stats = reduction::column_moments(x);
-        let mean = Array1::from_iter(stats.iter().map(|m| m.mean));
+        let mean = if self.center_data {
+            Array1::from_iter(stats.iter().map(|m| m.mean))
+        } else {
+            Array1::zeros(d)
+        };
         let tol = if self.tol == 0.0 {
             0.0
         } else {
@@ -206,8 +219,7 @@ impl KMeans {
         };
         let xc = &x - &mean;
         let x_norms = row_sq_norms(xc.view());
-        let seed = self.random_state.unwrap_or_else(rand::random);
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut rng = crate::random::rng_from(self.random_state);
         let mut best: Option<Run> = None;
         for _ in 0..self.effective_n_init() {
             let init = match &self.init {
@@ -227,7 +239,7 @@ impl KMeans {
         }
         let best = best.expect("at least one run");
         self.centers = Some(best.centers + &mean);
-        self.labels = Some(Array1::from(best.labels));
+        self.labels = Some(best.labels.into_iter().map(|l| l as isize).collect());
         self.inertia = best.inertia;
         self.n_iter = best.n_iter;
         Ok(self)
@@ -242,20 +254,14 @@ impl KMeans {
         Ok(centers)
     }
 
-    /// Index of the closest center for each row of `x`.
-    pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<usize>> {
+    /// Index of the closest center for each row of `x` (scikit-learn's checks).
+    pub fn predict_checked<S: Data<Elem = f64>>(
+        &self,
+        x: &ArrayBase<S, Ix2>,
+    ) -> Result<Array1<usize>> {
         let x = x.view();
         let centers = self.fitted_centers(&x)?;
         Ok(Array1::from(distance::nearest_rows(x, centers.view())?.0))
-    }
-
-    /// Fit, then return the training labels.
-    pub fn fit_predict<S: Data<Elem = f64>>(
-        &mut self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array1<usize>> {
-        self.fit(x)?;
-        Ok(self.labels.clone().expect("fitted above"))
     }
 
     /// Euclidean distances of every row of `x` to every center (`n_samples x n_clusters`).
@@ -270,7 +276,7 @@ impl KMeans {
         &mut self,
         x: &ArrayBase<S, Ix2>,
     ) -> Result<Array2<f64>> {
-        self.fit(x)?;
+        self.fit_checked(x)?;
         self.transform(x)
     }
 
@@ -285,6 +291,116 @@ impl KMeans {
 
 impl Persist for KMeans {
     const MODEL_NAME: &'static str = "KMeans";
+}
+
+/// The original RustyML API: validated constructor, getters, `isize` labels, its error kinds.
+impl KMeans {
+    /// `n_clusters` clusters, at most `max_iterations` Lloyd passes per run, stopping once the
+    /// centers move less than `tolerance`; ten k-means++ runs. Bad values -> `InvalidParameter`.
+    pub fn new(n_clusters: usize, max_iterations: usize, tolerance: f64) -> Result<Self> {
+        require_nonzero("n_clusters", n_clusters)?;
+        require_nonzero("max_iterations", max_iterations)?;
+        require_positive("tolerance", tolerance)?;
+        let mut km = Self::builder(n_clusters).with_max_iter(max_iterations);
+        km.tol = tolerance;
+        km.center_data = false;
+        Ok(km)
+    }
+
+    /// Number of k-means++ restarts (the lowest inertia is kept).
+    pub fn with_n_init(mut self, n_init: usize) -> Result<Self> {
+        require_nonzero("n_init", n_init)?;
+        self.n_init = NInit::Runs(n_init);
+        Ok(self)
+    }
+
+    pub fn with_random_state(mut self, seed: u64) -> Self {
+        self.random_state = Some(seed);
+        self
+    }
+
+    pub fn get_n_clusters(&self) -> usize {
+        self.n_clusters
+    }
+
+    pub fn get_max_iterations(&self) -> usize {
+        self.max_iter
+    }
+
+    pub fn get_tolerance(&self) -> f64 {
+        self.tol
+    }
+
+    pub fn get_random_state(&self) -> Option<u64> {
+        self.random_state
+    }
+
+    pub fn get_n_init(&self) -> usize {
+        self.effective_n_init()
+    }
+
+    pub fn get_actual_iterations(&self) -> Option<usize> {
+        self.n_iter()
+    }
+
+    pub fn get_labels(&self) -> Option<&Array1<isize>> {
+        self.labels.as_ref()
+    }
+
+    pub fn get_inertia(&self) -> Option<f64> {
+        self.inertia()
+    }
+
+    pub fn get_centroids(&self) -> Option<&Array2<f64>> {
+        self.centers.as_ref()
+    }
+
+    /// Fit; empty -> `EmptyInput`, NaN/inf -> `NonFinite`, fewer samples than clusters ->
+    /// `InvalidInput`.
+    pub fn fit<S: Data<Elem = f64>>(&mut self, data: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+        require_data(&data.view(), "KMeans data")?;
+        self.fit_checked(data)
+    }
+
+    /// Nearest fitted center of each row.
+    pub fn predict<S: Data<Elem = f64>>(&self, data: &ArrayBase<S, Ix2>) -> Result<Array1<isize>> {
+        let centers = self
+            .centers
+            .as_ref()
+            .ok_or(RustymlError::NotFitted("KMeans"))?;
+        require_data_width(&data.view(), centers.ncols(), "KMeans input")?;
+        Ok(self.predict_checked(data)?.mapv(|l| l as isize))
+    }
+
+    /// Fit, then return the training labels.
+    pub fn fit_predict<S: Data<Elem = f64>>(
+        &mut self,
+        data: &ArrayBase<S, Ix2>,
+    ) -> Result<Array1<isize>> {
+        self.fit(data)?;
+        Ok(self.labels.clone().expect("fitted above"))
+    }
+
+    pub fn save_to_path(&self, path: &str) -> Result<()> {
+        self.save(path)
+    }
+
+    pub fn load_from_path(path: &str) -> Result<Self> {
+        Self::load(path)
+    }
+}
+
+impl<'a, S: Data<Elem = f64>> crate::traits::Fit<&'a ArrayBase<S, Ix2>> for KMeans {
+    fn fit(&mut self, data: &'a ArrayBase<S, Ix2>) -> Result<&mut Self> {
+        KMeans::fit(self, data)
+    }
+}
+
+impl<'a, S: Data<Elem = f64>> crate::traits::Predict<&'a ArrayBase<S, Ix2>> for KMeans {
+    type Output = Array1<isize>;
+    fn predict(&self, data: &'a ArrayBase<S, Ix2>) -> Result<Array1<isize>> {
+        KMeans::predict(self, data)
+    }
 }
 
 /// Squared euclidean distances of every row of `rows` to every row of `xc`, through the
@@ -477,10 +593,11 @@ fn lloyd(
         let mut new_centers = centers.clone();
         for j in 0..k {
             if pass.counts[j] > 0 {
-                let scale = 1.0 / pass.counts[j] as f64;
+                // Divide (as scikit-learn does), so a center is the correctly rounded mean.
+                let count = pass.counts[j] as f64;
                 new_centers
                     .row_mut(j)
-                    .assign(&pass.sums.row(j).mapv(|v| v * scale));
+                    .assign(&pass.sums.row(j).mapv(|v| v / count));
             }
         }
         let shift: f64 = (&new_centers - &centers).iter().map(|v| v * v).sum();
@@ -530,9 +647,9 @@ mod tests {
     fn finds_well_separated_blobs_and_their_means() {
         let (x, _) = three_blobs();
         for init in [KMeansInit::KMeansPlusPlus, KMeansInit::Random] {
-            let mut km = KMeans::new(3)
+            let mut km = KMeans::builder(3)
                 .with_init(init.clone())
-                .with_random_state(Some(7));
+                .with_seed(Some(7));
             let labels = km.fit_predict(&x).unwrap();
             // Same partition as the generating groups (up to renaming).
             for i in 0..x.nrows() {
@@ -546,7 +663,11 @@ mod tests {
                 let rows: Vec<usize> = (g..x.nrows()).step_by(3).collect();
                 let group = x.select(Axis(0), &rows);
                 let mean = group.mean_axis(Axis(0)).unwrap();
-                let c = km.cluster_centers().unwrap().row(labels[g]).to_owned();
+                let c = km
+                    .cluster_centers()
+                    .unwrap()
+                    .row(labels[g] as usize)
+                    .to_owned();
                 assert!(
                     (&c - &mean).iter().all(|v| v.abs() < 1e-12),
                     "{init:?} center {g}"
@@ -568,7 +689,7 @@ mod tests {
         // Pass 1: {0} | {1, 2, 10, 11} -> centers 0, 6. Pass 2: {0, 1, 2} | {10, 11} -> 1, 10.5.
         // Pass 3: same labels -> strict convergence after 3 iterations.
         let x = array![[0.0], [1.0], [2.0], [10.0], [11.0]];
-        let mut km = KMeans::new(2)
+        let mut km = KMeans::builder(2)
             .with_init(KMeansInit::Centers(array![[0.0], [1.0]]))
             .with_tol(0.0);
         km.fit(&x).unwrap();
@@ -586,7 +707,7 @@ mod tests {
         // Center 1 at 100 attracts nobody in pass 1; the point farthest from its (old) center
         // 0.5 is 3.0, so cluster 1 restarts there and cluster 0 keeps {0, 0.5, 1}.
         let x = array![[0.0], [0.5], [1.0], [3.0]];
-        let mut km = KMeans::new(2)
+        let mut km = KMeans::builder(2)
             .with_init(KMeansInit::Centers(array![[0.5], [100.0]]))
             .with_tol(0.0);
         km.fit(&x).unwrap();
@@ -599,7 +720,7 @@ mod tests {
     fn same_seed_same_result_and_auto_runs() {
         let (x, _) = three_blobs();
         let fit = |seed| {
-            let mut km = KMeans::new(4).with_random_state(Some(seed));
+            let mut km = KMeans::builder(4).with_seed(Some(seed));
             km.fit(&x).unwrap();
             km
         };
@@ -607,12 +728,14 @@ mod tests {
         assert_eq!(a.cluster_centers(), b.cluster_centers());
         assert_eq!(a.labels(), b.labels());
         assert_eq!(
-            KMeans::new(2).with_n_init(NInit::Auto).effective_n_init(),
+            KMeans::builder(2)
+                .with_n_init_mode(NInit::Auto)
+                .effective_n_init(),
             1
         );
         assert_eq!(
-            KMeans::new(2)
-                .with_n_init(NInit::Auto)
+            KMeans::builder(2)
+                .with_n_init_mode(NInit::Auto)
                 .with_init(KMeansInit::Random)
                 .effective_n_init(),
             10
@@ -625,9 +748,9 @@ mod tests {
             ((i * 31 + j * 17) % 97) as f64 / 9.0 + ((i % 4) * 6) as f64
         });
         let run = || {
-            let mut km = KMeans::new(5)
-                .with_random_state(Some(11))
-                .with_n_init(NInit::Runs(2));
+            let mut km = KMeans::builder(5)
+                .with_seed(Some(11))
+                .with_n_init_mode(NInit::Runs(2));
             km.fit(&x).unwrap();
             (
                 km.cluster_centers().unwrap().mapv(f64::to_bits),
@@ -662,23 +785,28 @@ mod tests {
     fn bad_input_is_refused_before_work() {
         let x = array![[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]];
         assert!(matches!(
-            KMeans::new(2).predict(&x),
+            KMeans::builder(2).predict(&x),
             Err(RustymlError::NotFitted(_))
         ));
-        assert!(KMeans::new(4).fit(&x).is_err()); // more clusters than samples
-        assert!(KMeans::new(0).fit(&x).is_err());
-        assert!(KMeans::new(2).with_max_iter(0).fit(&x).is_err());
-        assert!(KMeans::new(2).with_n_init(NInit::Runs(0)).fit(&x).is_err());
-        assert!(KMeans::new(2).with_tol(f64::NAN).fit(&x).is_err());
-        assert!(KMeans::new(2)
+        assert!(KMeans::builder(4).fit(&x).is_err()); // more clusters than samples
+        assert!(KMeans::builder(0).fit(&x).is_err());
+        assert!(KMeans::builder(2).with_max_iter(0).fit(&x).is_err());
+        assert!(KMeans::builder(2)
+            .with_n_init_mode(NInit::Runs(0))
+            .fit(&x)
+            .is_err());
+        assert!(KMeans::builder(2).with_tol(f64::NAN).fit(&x).is_err());
+        assert!(KMeans::builder(2)
             .fit(&array![[1.0, f64::INFINITY], [0.0, 0.0]])
             .is_err());
-        assert!(KMeans::new(1).fit(&Array2::<f64>::zeros((0, 2))).is_err());
-        assert!(KMeans::new(2)
+        assert!(KMeans::builder(1)
+            .fit(&Array2::<f64>::zeros((0, 2)))
+            .is_err());
+        assert!(KMeans::builder(2)
             .with_init(KMeansInit::Centers(array![[0.0, 0.0]]))
             .fit(&x)
             .is_err());
-        let mut km = KMeans::new(2).with_random_state(Some(0));
+        let mut km = KMeans::builder(2).with_seed(Some(0));
         km.fit(&x).unwrap();
         assert!(km.predict(&array![[1.0, 2.0, 3.0]]).is_err());
     }
@@ -686,7 +814,7 @@ mod tests {
     #[test]
     fn duplicate_points_with_more_clusters_than_distinct_values() {
         let x = array![[1.0], [1.0], [1.0], [2.0]];
-        let mut km = KMeans::new(3).with_random_state(Some(5));
+        let mut km = KMeans::builder(3).with_seed(Some(5));
         km.fit(&x).unwrap();
         assert_eq!(km.inertia(), Some(0.0));
     }
@@ -694,10 +822,48 @@ mod tests {
     #[test]
     fn save_and_load_round_trip() {
         let (x, _) = three_blobs();
-        let mut km = KMeans::new(3).with_random_state(Some(1));
+        let mut km = KMeans::builder(3).with_seed(Some(1));
         km.fit(&x).unwrap();
         let back = KMeans::from_bytes(&km.to_bytes().unwrap()).unwrap();
         assert_eq!(back.predict(&x).unwrap(), km.predict(&x).unwrap());
         assert_eq!(back.cluster_centers(), km.cluster_centers());
+    }
+
+    #[test]
+    fn original_api_exact_means_and_error_kinds() {
+        // {0, 2} and {10, 12}: the best run's centers are the exact means 1 and 11 (no
+        // centering shift, division by the count), inertia 1 + 1 + 1 + 1.
+        let x = array![[0.0], [2.0], [10.0], [12.0]];
+        let mut km = KMeans::new(2, 100, 1e-4).unwrap().with_random_state(3);
+        let labels = km.fit_predict(&x).unwrap();
+        assert_eq!(labels[0], labels[1]);
+        assert_eq!(labels[2], labels[3]);
+        assert_ne!(labels[0], labels[2]);
+        let c = km.get_centroids().unwrap();
+        assert_eq!(c[[labels[0] as usize, 0]], 1.0);
+        assert_eq!(c[[labels[2] as usize, 0]], 11.0);
+        assert_eq!(km.get_inertia(), Some(4.0));
+        assert_eq!(km.get_n_init(), 10);
+        for (k, it, tol) in [(0, 10, 1e-4), (2, 0, 1e-4), (2, 10, 0.0), (2, 10, f64::NAN)] {
+            assert!(matches!(
+                KMeans::new(k, it, tol),
+                Err(RustymlError::InvalidParameter { .. })
+            ));
+        }
+        assert!(matches!(
+            km.predict(&array![[1.0, 2.0]]),
+            Err(RustymlError::DimensionMismatch {
+                expected: 1,
+                found: 2
+            })
+        ));
+        assert!(matches!(
+            km.predict(&array![[f64::NAN]]),
+            Err(RustymlError::NonFinite(_))
+        ));
+        assert!(matches!(
+            KMeans::default().fit(&Array2::<f64>::zeros((0, 1))),
+            Err(RustymlError::EmptyInput(_))
+        ));
     }
 }

@@ -9,19 +9,24 @@
 //! Equal distances keep the lower training index first.
 
 use crate::error::{Result, RustymlError};
-use crate::machine_learning::validation::{check_n_features, check_xy, encode_classes};
-use crate::math::distance::{self, Metric, SCAN_F64};
+use crate::machine_learning::validation::{
+    check_n_features, check_xy, encode_classes, require_data, require_data_width, require_nonzero,
+};
+use crate::math::distance::{self, DistanceCalculationMetric, Metric, SCAN_F64};
 use crate::math::matmul;
 use crate::persistence::Persist;
 use ndarray::{Array1, Array2, ArrayBase, ArrayView2, ArrayViewMut2, Axis, Data, Ix1, Ix2};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::hash::Hash;
 use std::sync::Mutex;
 
 /// How neighbours vote.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum Weights {
     /// One vote each.
+    #[default]
     Uniform,
     /// Votes weighted by inverse distance; neighbours at distance 0, if any, take all the
     /// weight (as in scikit-learn).
@@ -49,9 +54,13 @@ impl Weights {
     }
 }
 
-/// Brute-force k-nearest-neighbours classifier.
+/// The original's name for the voting rule.
+pub type WeightingStrategy = Weights;
+
+/// Brute-force k-nearest-neighbours classifier over `f64` class labels (scikit-learn's
+/// conventions: sorted classes, checks at `fit`); the engine behind [`KNN`].
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct KNN {
+pub struct KnnClassifier {
     pub n_neighbors: usize,
     pub weights: Weights,
     pub metric: Metric,
@@ -95,7 +104,7 @@ impl TryFrom<FittedUnchecked> for Fitted {
     }
 }
 
-impl Default for KNN {
+impl Default for KnnClassifier {
     fn default() -> Self {
         Self::new(5)
     }
@@ -114,7 +123,7 @@ const CHUNK_CAP_ELEMS: usize = 1 << 20;
 /// Query rows per rayon task of the selection.
 const ROWS_PER_TASK: usize = 8;
 
-impl KNN {
+impl KnnClassifier {
     /// `n_neighbors` neighbours, uniform weights, euclidean metric.
     pub fn new(n_neighbors: usize) -> Self {
         Self {
@@ -143,6 +152,11 @@ impl KNN {
     /// Training samples seen during fit (`n_samples_fit_`).
     pub fn n_samples_fit(&self) -> Option<usize> {
         self.fitted.as_ref().map(|f| f.x.nrows())
+    }
+
+    /// The stored training samples.
+    pub fn x_train(&self) -> Option<&Array2<f64>> {
+        self.fitted.as_ref().map(|f| &f.x)
     }
 
     /// Features seen during fit (`n_features_in_`).
@@ -394,8 +408,180 @@ impl KNN {
     }
 }
 
-impl Persist for KNN {
+impl Persist for KnnClassifier {
     const MODEL_NAME: &'static str = "KNN";
+}
+
+/// The original RustyML `KNN<T>`: any hashable label type over the [`KnnClassifier`] engine.
+/// Labels are coded in order of first appearance, so a tied vote goes to the label seen first
+/// in the training target.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct KNN<T> {
+    engine: KnnClassifier,
+    metric: DistanceCalculationMetric,
+    /// Distinct training labels, indexed by their code.
+    labels: Option<Vec<T>>,
+}
+
+impl<T: Clone + Hash + Eq> Default for KNN<T> {
+    /// k 5, uniform weights, euclidean.
+    fn default() -> Self {
+        Self::new(5).expect("valid defaults")
+    }
+}
+
+impl<T: Clone + Hash + Eq> KNN<T> {
+    /// `k` neighbours (>= 1, else `InvalidParameter`), uniform weights, euclidean.
+    pub fn new(k: usize) -> Result<Self> {
+        require_nonzero("k", k)?;
+        Ok(Self {
+            engine: KnnClassifier::new(k),
+            metric: DistanceCalculationMetric::Euclidean,
+            labels: None,
+        })
+    }
+
+    pub fn with_weighting_strategy(mut self, weighting_strategy: WeightingStrategy) -> Self {
+        self.engine.weights = weighting_strategy;
+        self
+    }
+
+    /// Euclidean, manhattan or minkowski (`p >= 1`, finite; else `InvalidParameter`).
+    pub fn with_metric(mut self, metric: DistanceCalculationMetric) -> Result<Self> {
+        if let DistanceCalculationMetric::Minkowski(p) = metric {
+            if !(p.is_finite() && p >= 1.0) {
+                return Err(RustymlError::invalid_parameter(
+                    "metric",
+                    format!("minkowski p must be finite and >= 1, got {p}"),
+                ));
+            }
+        }
+        self.metric = metric;
+        self.engine.metric = metric.to_metric();
+        Ok(self)
+    }
+
+    pub fn get_k(&self) -> usize {
+        self.engine.n_neighbors
+    }
+
+    pub fn get_weighting_strategy(&self) -> WeightingStrategy {
+        self.engine.weights
+    }
+
+    pub fn get_metric(&self) -> DistanceCalculationMetric {
+        self.metric
+    }
+
+    pub fn get_x_train(&self) -> Option<&Array2<f64>> {
+        self.engine.x_train()
+    }
+
+    /// Store the training set; empty -> `EmptyInput`, NaN/inf -> `NonFinite`, `x`/`y` length
+    /// disagreement -> `DimensionMismatch`, fewer samples than `k` -> `InvalidInput`.
+    pub fn fit<S1, S2>(
+        &mut self,
+        x: &ArrayBase<S1, Ix2>,
+        y: &ArrayBase<S2, Ix1>,
+    ) -> Result<&mut Self>
+    where
+        S1: Data<Elem = f64>,
+        S2: Data<Elem = T>,
+    {
+        require_data(&x.view(), "KNN training data")?;
+        if y.len() != x.nrows() {
+            return Err(RustymlError::dimension_mismatch(x.nrows(), y.len()));
+        }
+        let mut index: HashMap<&T, usize> = HashMap::new();
+        let mut labels: Vec<T> = Vec::new();
+        let codes: Array1<f64> = y
+            .iter()
+            .map(|label| {
+                let next = labels.len();
+                let code = *index.entry(label).or_insert(next);
+                if code == next {
+                    labels.push(label.clone());
+                }
+                code as f64
+            })
+            .collect();
+        self.engine.fit(x, &codes)?;
+        self.labels = Some(labels);
+        Ok(self)
+    }
+
+    /// Majority (or inverse-distance weighted) label of the `k` nearest training samples;
+    /// unfitted -> `NotFitted`, empty -> `EmptyInput`, wrong width -> `DimensionMismatch`.
+    pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<T>> {
+        let (Some(labels), Some(train)) = (self.labels.as_ref(), self.engine.x_train()) else {
+            return Err(RustymlError::NotFitted("KNN"));
+        };
+        require_data_width(&x.view(), train.ncols(), "KNN input")?;
+        let codes = self.engine.predict(x)?;
+        Ok(codes.iter().map(|&c| labels[c as usize].clone()).collect())
+    }
+
+    /// Same as [`KNN::predict`]: the neighbour search already runs on rayon behind its gate.
+    pub fn predict_parallel<S>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<T>>
+    where
+        S: Data<Elem = f64> + Send + Sync,
+        T: Send + Sync,
+    {
+        self.predict(x)
+    }
+
+    /// Fit, then predict the training samples.
+    pub fn fit_predict<S1, S2>(
+        &mut self,
+        x_train: &ArrayBase<S1, Ix2>,
+        y_train: &ArrayBase<S2, Ix1>,
+    ) -> Result<Array1<T>>
+    where
+        S1: Data<Elem = f64>,
+        S2: Data<Elem = T>,
+    {
+        self.fit(x_train, y_train)?;
+        self.predict(x_train)
+    }
+}
+
+impl<T> KNN<T>
+where
+    T: Clone + Hash + Eq + Serialize + for<'de> Deserialize<'de>,
+{
+    pub fn save_to_path(&self, path: &str) -> Result<()> {
+        self.save(path)
+    }
+
+    pub fn load_from_path(path: &str) -> Result<Self> {
+        Self::load(path)
+    }
+}
+
+impl<T: Serialize + for<'de> Deserialize<'de>> Persist for KNN<T> {
+    const MODEL_NAME: &'static str = "KNN<T>";
+}
+
+impl<'a, T, S1, S2> crate::traits::Fit<(&'a ArrayBase<S1, Ix2>, &'a ArrayBase<S2, Ix1>)> for KNN<T>
+where
+    T: Clone + Hash + Eq,
+    S1: Data<Elem = f64>,
+    S2: Data<Elem = T>,
+{
+    fn fit(&mut self, data: (&'a ArrayBase<S1, Ix2>, &'a ArrayBase<S2, Ix1>)) -> Result<&mut Self> {
+        KNN::fit(self, data.0, data.1)
+    }
+}
+
+impl<'a, T, S> crate::traits::Predict<&'a ArrayBase<S, Ix2>> for KNN<T>
+where
+    T: Clone + Hash + Eq,
+    S: Data<Elem = f64>,
+{
+    type Output = Array1<T>;
+    fn predict(&self, x: &'a ArrayBase<S, Ix2>) -> Result<Array1<T>> {
+        KNN::predict(self, x)
+    }
 }
 
 /// Where the distances of a query row come from.
@@ -540,7 +726,7 @@ mod tests {
         // lower index, sample 1, comes first), 2 from 0.
         let x = array![[0.0], [1.0], [3.0], [6.0]];
         let y = array![10.0, 10.0, 20.0, 20.0];
-        let mut knn = KNN::new(3);
+        let mut knn = KnnClassifier::new(3);
         knn.fit(&x, &y).unwrap();
         let (d, i) = knn.kneighbors(&array![[2.0]], None).unwrap();
         assert_eq!(i.row(0).to_vec(), vec![1, 2, 0]);
@@ -552,7 +738,7 @@ mod tests {
         );
         assert_eq!(knn.predict(&array![[2.0]]).unwrap()[0], 10.0);
         // distance weights at query 4: neighbours 3 (d=1, class 20), 6 (d=2, 20), 1 (d=3, 10)
-        let mut weighted = KNN::new(3).with_weights(Weights::Distance);
+        let mut weighted = KnnClassifier::new(3).with_weights(Weights::Distance);
         weighted.fit(&x, &y).unwrap();
         let p = weighted.predict_proba(&array![[4.0]]).unwrap();
         let total = 1.0 + 0.5 + 1.0 / 3.0;
@@ -568,7 +754,7 @@ mod tests {
             vec![0.0, 1.0]
         );
         // manhattan in 2-D: |dx| + |dy|
-        let mut l1 = KNN::new(1).with_metric(Metric::Manhattan);
+        let mut l1 = KnnClassifier::new(1).with_metric(Metric::Manhattan);
         l1.fit(&array![[0.0, 0.0], [3.0, 3.0]], &array![0.0, 1.0])
             .unwrap();
         let (d, i) = l1.kneighbors(&array![[2.0, 1.5]], Some(2)).unwrap();
@@ -580,7 +766,7 @@ mod tests {
     fn product_path_finds_the_same_neighbours_as_a_direct_scan() {
         let (x, y) = blobs(300, 5, 1);
         let (q, _) = blobs(120, 5, 2);
-        let mut knn = KNN::new(7);
+        let mut knn = KnnClassifier::new(7);
         knn.fit(&x, &y).unwrap();
         let (d, i) = knn.kneighbors(&q, None).unwrap();
         for r in 0..q.nrows() {
@@ -597,7 +783,7 @@ mod tests {
             }
         }
         // minkowski p=2 takes the same path, p=1 the manhattan scan
-        let mut m2 = KNN::new(7).with_metric(Metric::Minkowski(2.0));
+        let mut m2 = KnnClassifier::new(7).with_metric(Metric::Minkowski(2.0));
         m2.fit(&x, &y).unwrap();
         assert_eq!(m2.kneighbors(&q, None).unwrap().1, i);
     }
@@ -605,7 +791,7 @@ mod tests {
     #[test]
     fn training_neighbours_exclude_the_sample_itself() {
         let x = array![[0.0], [1.0], [1.0], [5.0]];
-        let mut knn = KNN::new(2);
+        let mut knn = KnnClassifier::new(2);
         knn.fit(&x, &array![0.0, 0.0, 1.0, 1.0]).unwrap();
         let (d, i) = knn.kneighbors_of_training(None).unwrap();
         assert_eq!(i.row(0).to_vec(), vec![1, 2]);
@@ -620,7 +806,7 @@ mod tests {
         let (x, y) = blobs(400, 6, 3);
         let (q, _) = blobs(150, 6, 4);
         for metric in [Metric::Euclidean, Metric::Manhattan, Metric::Minkowski(3.0)] {
-            let mut knn = KNN::new(5)
+            let mut knn = KnnClassifier::new(5)
                 .with_metric(metric)
                 .with_weights(Weights::Distance);
             knn.fit(&x, &y).unwrap();
@@ -640,7 +826,7 @@ mod tests {
     fn tiling_policy_never_changes_the_neighbours() {
         let (x, y) = blobs(500, 8, 5);
         let (q, _) = blobs(333, 8, 6);
-        let mut knn = KNN::new(9);
+        let mut knn = KnnClassifier::new(9);
         knn.fit(&x, &y).unwrap();
         let _lock = crate::gate::GATE_TEST_LOCK
             .lock()
@@ -678,21 +864,23 @@ mod tests {
     fn bad_input_is_refused_before_work() {
         let (x, y) = blobs(10, 2, 7);
         assert!(matches!(
-            KNN::new(3).predict(&x),
+            KnnClassifier::new(3).predict(&x),
             Err(RustymlError::NotFitted(_))
         ));
-        assert!(KNN::new(11).fit(&x, &y).is_err());
-        assert!(KNN::new(0).fit(&x, &y).is_err());
-        assert!(KNN::new(3)
+        assert!(KnnClassifier::new(11).fit(&x, &y).is_err());
+        assert!(KnnClassifier::new(0).fit(&x, &y).is_err());
+        assert!(KnnClassifier::new(3)
             .with_metric(Metric::Minkowski(0.5))
             .fit(&x, &y)
             .is_err());
-        assert!(KNN::new(3).fit(&x, &y.slice(ndarray::s![..9])).is_err());
+        assert!(KnnClassifier::new(3)
+            .fit(&x, &y.slice(ndarray::s![..9]))
+            .is_err());
         let mut nan = x.clone();
         nan[[2, 1]] = f64::NAN;
-        assert!(KNN::new(3).fit(&nan, &y).is_err());
+        assert!(KnnClassifier::new(3).fit(&nan, &y).is_err());
         assert!(Weights::parse("gaussian").is_err());
-        let mut knn = KNN::new(3);
+        let mut knn = KnnClassifier::new(3);
         knn.fit(&x, &y).unwrap();
         assert!(knn.predict(&Array2::zeros((2, 3))).is_err());
         assert!(knn.predict(&nan).is_err());
@@ -703,15 +891,53 @@ mod tests {
     #[test]
     fn save_and_load_round_trip() {
         let (x, y) = blobs(60, 3, 8);
-        let mut knn = KNN::new(4)
+        let mut knn = KnnClassifier::new(4)
             .with_metric(Metric::Minkowski(3.0))
             .with_weights(Weights::Distance);
         knn.fit(&x, &y).unwrap();
-        let back = KNN::from_bytes(&knn.to_bytes().unwrap()).unwrap();
+        let back = KnnClassifier::from_bytes(&knn.to_bytes().unwrap()).unwrap();
         assert_eq!(
             back.predict_proba(&x).unwrap(),
             knn.predict_proba(&x).unwrap()
         );
         assert_eq!(back.metric, Metric::Minkowski(3.0));
+    }
+
+    #[test]
+    fn generic_labels_and_original_error_kinds() {
+        let x = array![[0.0, 0.0], [1.0, 0.0], [10.0, 0.0], [11.0, 0.0]];
+        let y = array!["b".to_string(), "b".into(), "a".into(), "a".into()];
+        let mut knn = KNN::<String>::new(1).unwrap();
+        knn.fit(&x, &y).unwrap();
+        let p = knn.predict(&array![[0.2, 0.0], [10.6, 0.0]]).unwrap();
+        assert_eq!(p.to_vec(), vec!["b".to_string(), "a".to_string()]);
+        // k = 2 between the groups: one vote each, so the label seen first ("b") wins.
+        let mut two = KNN::<String>::new(2).unwrap();
+        two.fit(&array![[0.0], [2.0]], &array!["b".to_string(), "a".into()])
+            .unwrap();
+        assert_eq!(two.predict(&array![[1.0]]).unwrap()[0], "b");
+        assert!(matches!(
+            KNN::<i32>::new(0),
+            Err(RustymlError::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            KNN::<i32>::new(1).unwrap().fit(&x, &array![0, 1]),
+            Err(RustymlError::DimensionMismatch {
+                expected: 4,
+                found: 2
+            })
+        ));
+        assert!(matches!(
+            KNN::<i32>::new(5).unwrap().fit(&x, &array![0, 1, 0, 1]),
+            Err(RustymlError::InvalidInput(_))
+        ));
+        assert!(matches!(
+            knn.predict(&array![[0.0]]),
+            Err(RustymlError::DimensionMismatch { .. })
+        ));
+        assert!(matches!(
+            KNN::<i32>::new(1).unwrap().predict(&x),
+            Err(RustymlError::NotFitted(_))
+        ));
     }
 }

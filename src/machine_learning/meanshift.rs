@@ -15,7 +15,10 @@
 //! on the path taken.
 
 use crate::error::{Result, RustymlError};
-use crate::machine_learning::validation::{check_features, check_n_features};
+use crate::machine_learning::validation::{
+    check_features, check_n_features, require_data, require_data_width, require_nonzero,
+    require_positive,
+};
 use crate::math::distance::{self, row_sq_norms, Metric, SCAN_F64};
 use crate::math::radius::{self, Screen};
 use crate::math::{matmul, reduction};
@@ -40,21 +43,33 @@ pub struct MeanShift {
     /// Label every sample (else samples farther than `bandwidth` from every center get `-1`).
     pub cluster_all: bool,
     pub max_iter: usize,
+    /// A seed stops once it moves at most `tol * bandwidth` (scikit-learn fixes `1e-3`).
+    #[serde(default = "default_tol")]
+    pub tol: f64,
     centers: Option<Array2<f64>>,
-    labels: Option<Array1<i64>>,
+    /// Samples within `bandwidth` of each kept center when it converged (its intensity).
+    #[serde(default)]
+    center_counts: Option<Array1<usize>>,
+    labels: Option<Array1<isize>>,
     n_iter: usize,
     fitted_bandwidth: f64,
 }
 
+fn default_tol() -> f64 {
+    1e-3
+}
+
 impl Default for MeanShift {
+    /// The original's default: `new(1.0)`.
     fn default() -> Self {
-        Self::new(None)
+        Self::builder(Some(1.0))
     }
 }
 
 impl MeanShift {
     /// scikit-learn's defaults: every sample a seed, `cluster_all`, 300 iterations.
-    pub fn new(bandwidth: Option<f64>) -> Self {
+    /// Unvalidated (checked at `fit`).
+    pub fn builder(bandwidth: Option<f64>) -> Self {
         Self {
             bandwidth,
             seeds: None,
@@ -62,7 +77,9 @@ impl MeanShift {
             min_bin_freq: 1,
             cluster_all: true,
             max_iter: 300,
+            tol: default_tol(),
             centers: None,
+            center_counts: None,
             labels: None,
             n_iter: 0,
             fitted_bandwidth: 0.0,
@@ -89,18 +106,13 @@ impl MeanShift {
         self
     }
 
-    pub fn with_max_iter(mut self, max_iter: usize) -> Self {
-        self.max_iter = max_iter;
-        self
-    }
-
     /// Fitted centers (`cluster_centers_`), best first.
     pub fn cluster_centers(&self) -> Option<&Array2<f64>> {
         self.centers.as_ref()
     }
 
     /// Cluster of each training sample (`labels_`); `-1` only without `cluster_all`.
-    pub fn labels(&self) -> Option<&Array1<i64>> {
+    pub fn labels(&self) -> Option<&Array1<isize>> {
         self.labels.as_ref()
     }
 
@@ -141,13 +153,13 @@ impl MeanShift {
         Ok(())
     }
 
-    /// Cluster `x` (`n_samples x n_features`).
-    pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+    /// Cluster `x` (`n_samples x n_features`) with scikit-learn's checks and messages.
+    pub fn fit_checked<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
         let x = x.view();
         self.check_params(&x)?;
         let bandwidth = match self.bandwidth {
             Some(bw) => bw,
-            None => estimate_bandwidth(&x, 0.3)?,
+            None => estimate_bandwidth_all(&x, 0.3)?,
         };
         let seeds = match &self.seeds {
             Some(s) => s.clone(),
@@ -155,7 +167,7 @@ impl MeanShift {
             None => x.to_owned(),
         };
         let data = Samples::new(x);
-        let shifted = shift_seeds(&data, seeds, bandwidth, self.max_iter);
+        let shifted = shift_seeds(&data, seeds, bandwidth, self.max_iter, self.tol);
         let n_iter = shifted.iter().map(|s| s.iterations).max().unwrap_or(0);
         // Converged means keyed by their bits (-0.0 folded into 0.0, like Python's tuple keys);
         // a later seed with the same mean overwrites the count, as a dict assignment does.
@@ -182,10 +194,10 @@ impl MeanShift {
             })
             .collect();
         ranked.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| lexicographic(&b.1, &a.1)));
-        let centers = suppress_near_duplicates(&ranked, bandwidth);
+        let (centers, counts) = suppress_near_duplicates(&ranked, bandwidth);
         let (nearest, _) = distance::nearest_rows(x, centers.view())?;
         let reduced = bandwidth * bandwidth;
-        let labels: Array1<i64> = nearest
+        let labels: Array1<isize> = nearest
             .iter()
             .enumerate()
             .map(|(i, &c)| {
@@ -193,30 +205,26 @@ impl MeanShift {
                     || radius::reduced_distance(x.row(i), centers.row(c), Metric::Euclidean)
                         <= reduced
                 {
-                    c as i64
+                    c as isize
                 } else {
                     -1
                 }
             })
             .collect();
         self.centers = Some(centers);
+        self.center_counts = Some(counts);
         self.labels = Some(labels);
         self.n_iter = n_iter;
         self.fitted_bandwidth = bandwidth;
         Ok(self)
     }
 
-    /// Cluster `x` and return its labels.
-    pub fn fit_predict<S: Data<Elem = f64>>(
-        &mut self,
+    /// Index of the closest center for each row of `x` (scikit-learn: `cluster_all` is not
+    /// applied here).
+    pub fn predict_checked<S: Data<Elem = f64>>(
+        &self,
         x: &ArrayBase<S, Ix2>,
     ) -> Result<Array1<i64>> {
-        self.fit(x)?;
-        Ok(self.labels.clone().expect("fitted above"))
-    }
-
-    /// Index of the closest center for each row of `x`.
-    pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<i64>> {
         let centers = self
             .centers
             .as_ref()
@@ -232,6 +240,165 @@ impl Persist for MeanShift {
     const MODEL_NAME: &'static str = "MeanShift";
 }
 
+/// The original RustyML API: validated constructor and setters, getters, its error kinds.
+impl MeanShift {
+    /// Flat kernel of radius `bandwidth` (finite, > 0; else `InvalidParameter`); 300
+    /// iterations, tolerance 1e-3, every sample a seed, `cluster_all`.
+    pub fn new(bandwidth: f64) -> Result<Self> {
+        require_positive("bandwidth", bandwidth)?;
+        Ok(Self::builder(Some(bandwidth)))
+    }
+
+    pub fn with_max_iter(mut self, max_iter: usize) -> Result<Self> {
+        require_nonzero("max_iter", max_iter)?;
+        self.max_iter = max_iter;
+        Ok(self)
+    }
+
+    /// A seed stops once it moves at most `tol * bandwidth`.
+    pub fn with_tolerance(mut self, tol: f64) -> Result<Self> {
+        require_positive("tol", tol)?;
+        self.tol = tol;
+        Ok(self)
+    }
+
+    /// The given bandwidth (the original has no estimated one).
+    pub fn get_bandwidth(&self) -> f64 {
+        self.bandwidth.unwrap_or(self.fitted_bandwidth)
+    }
+
+    pub fn get_cluster_centers(&self) -> Option<&Array2<f64>> {
+        self.centers.as_ref()
+    }
+
+    pub fn get_labels(&self) -> Option<&Array1<isize>> {
+        self.labels.as_ref()
+    }
+
+    /// Samples within `bandwidth` of each center when its seed converged.
+    pub fn get_n_samples_per_center(&self) -> Option<&Array1<usize>> {
+        self.center_counts.as_ref()
+    }
+
+    /// Mean-shift steps of the slowest seed, counting the step that found it converged
+    /// (scikit-learn's `n_iter_` does not count that step), at most `max_iter`.
+    pub fn get_actual_iterations(&self) -> Option<usize> {
+        self.n_iter().map(|n| (n + 1).min(self.max_iter))
+    }
+
+    pub fn get_max_iterations(&self) -> usize {
+        self.max_iter
+    }
+
+    pub fn get_tolerance(&self) -> f64 {
+        self.tol
+    }
+
+    pub fn get_bin_seeding(&self) -> bool {
+        self.bin_seeding
+    }
+
+    pub fn get_cluster_all(&self) -> bool {
+        self.cluster_all
+    }
+
+    /// Cluster `x`; empty -> `EmptyInput`, NaN/inf -> `NonFinite`.
+    pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+        require_data(&x.view(), "MeanShift data")?;
+        self.fit_checked(x)
+    }
+
+    /// Closest center of each row; without `cluster_all`, rows farther than `bandwidth` from
+    /// every center get `-1` (as the training labels do).
+    pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<isize>> {
+        let centers = self
+            .centers
+            .as_ref()
+            .ok_or(RustymlError::NotFitted("MeanShift"))?;
+        let x = x.view();
+        require_data_width(&x, centers.ncols(), "MeanShift input")?;
+        let (nearest, _) = distance::nearest_rows(x, centers.view())?;
+        let reduced = self.fitted_bandwidth * self.fitted_bandwidth;
+        Ok(nearest
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| {
+                let inside = self.cluster_all
+                    || radius::reduced_distance(x.row(i), centers.row(c), Metric::Euclidean)
+                        <= reduced;
+                if inside {
+                    c as isize
+                } else {
+                    -1
+                }
+            })
+            .collect())
+    }
+
+    /// Cluster `x` and return its labels.
+    pub fn fit_predict<S: Data<Elem = f64>>(
+        &mut self,
+        x: &ArrayBase<S, Ix2>,
+    ) -> Result<Array1<isize>> {
+        self.fit(x)?;
+        Ok(self.labels.clone().expect("fitted above"))
+    }
+
+    pub fn save_to_path(&self, path: &str) -> Result<()> {
+        self.save(path)
+    }
+
+    pub fn load_from_path(path: &str) -> Result<Self> {
+        Self::load(path)
+    }
+}
+
+impl<'a, S: Data<Elem = f64> + Send + Sync> crate::traits::Fit<&'a ArrayBase<S, Ix2>>
+    for MeanShift
+{
+    fn fit(&mut self, data: &'a ArrayBase<S, Ix2>) -> Result<&mut Self> {
+        MeanShift::fit(self, data)
+    }
+}
+
+impl<'a, S: Data<Elem = f64> + Sync> crate::traits::Predict<&'a ArrayBase<S, Ix2>> for MeanShift {
+    type Output = Array1<isize>;
+    fn predict(&self, data: &'a ArrayBase<S, Ix2>) -> Result<Array1<isize>> {
+        MeanShift::predict(self, data)
+    }
+}
+
+/// The original's `estimate_bandwidth`: `quantile` (default 0.3) strictly inside (0, 1),
+/// optionally on `n_samples` rows drawn without replacement (scikit-learn's permutation
+/// prefix), seeded by `random_state` or the global seed. Bad values -> `InvalidParameter`.
+pub fn estimate_bandwidth<S: Data<Elem = f64>>(
+    x: &ArrayBase<S, Ix2>,
+    quantile: Option<f64>,
+    n_samples: Option<usize>,
+    random_state: Option<u64>,
+) -> Result<f64> {
+    let quantile = quantile.unwrap_or(0.3);
+    if !(quantile > 0.0 && quantile < 1.0) {
+        return Err(RustymlError::invalid_parameter(
+            "quantile",
+            format!("must lie strictly between 0 and 1, got {quantile}"),
+        ));
+    }
+    if let Some(m) = n_samples {
+        require_nonzero("n_samples", m)?;
+    }
+    let x = x.view();
+    require_data(&x, "estimate_bandwidth input")?;
+    match n_samples {
+        Some(m) if m < x.nrows() => {
+            let mut rng = crate::random::rng_from(random_state);
+            let rows = rand::seq::index::sample(&mut rng, x.nrows(), m).into_vec();
+            estimate_bandwidth_all(&x.select(Axis(0), &rows), quantile)
+        }
+        _ => estimate_bandwidth_all(&x, quantile),
+    }
+}
+
 /// Python's tuple order on equal-length float vectors.
 fn lexicographic(a: &[f64], b: &[f64]) -> std::cmp::Ordering {
     for (x, y) in a.iter().zip(b) {
@@ -244,7 +411,10 @@ fn lexicographic(a: &[f64], b: &[f64]) -> std::cmp::Ordering {
 }
 
 /// Keeps, best first, every center not within `bandwidth` of a better kept one.
-fn suppress_near_duplicates(ranked: &[(usize, Vec<f64>)], bandwidth: f64) -> Array2<f64> {
+fn suppress_near_duplicates(
+    ranked: &[(usize, Vec<f64>)],
+    bandwidth: f64,
+) -> (Array2<f64>, Array1<usize>) {
     let reduced = bandwidth * bandwidth;
     let mut unique = vec![true; ranked.len()];
     for i in 0..ranked.len() {
@@ -259,14 +429,15 @@ fn suppress_near_duplicates(ranked: &[(usize, Vec<f64>)], bandwidth: f64) -> Arr
             }
         }
     }
-    let kept: Vec<&Vec<f64>> = ranked
+    let kept: Vec<&(usize, Vec<f64>)> = ranked
         .iter()
         .zip(&unique)
         .filter(|(_, &u)| u)
-        .map(|(r, _)| &r.1)
+        .map(|(r, _)| r)
         .collect();
-    let d = kept[0].len();
-    Array2::from_shape_fn((kept.len(), d), |(i, k)| kept[i][k])
+    let d = kept[0].1.len();
+    let centers = Array2::from_shape_fn((kept.len(), d), |(i, k)| kept[i].1[k]);
+    (centers, kept.iter().map(|r| r.0).collect())
 }
 
 /// scikit-learn's `get_bin_seeds`: the occupied cells of a `bin_size` grid (coordinates
@@ -393,9 +564,10 @@ fn shift_seeds(
     seeds: Array2<f64>,
     bandwidth: f64,
     max_iter: usize,
+    tol: f64,
 ) -> Vec<Shifted> {
     let d = data.centered.ncols();
-    let stop = 1e-3 * bandwidth;
+    let stop = tol * bandwidth;
     let reduced = bandwidth * bandwidth;
     let screen = Screen::new(reduced, d);
     let mut state: Vec<Shifted> = seeds
@@ -459,7 +631,7 @@ fn shift_seeds(
 ///
 /// Distances come from the tiled product; the selected neighbour's distance is then
 /// re-measured feature by feature.
-pub fn estimate_bandwidth<S: Data<Elem = f64>>(
+pub fn estimate_bandwidth_all<S: Data<Elem = f64>>(
     x: &ArrayBase<S, Ix2>,
     quantile: f64,
 ) -> Result<f64> {
@@ -514,7 +686,7 @@ mod tests {
         // bandwidth 2: every seed of a group sees exactly its group, so it jumps to the group
         // mean in one step, (0, 0) and (10, 10.125), and stays. The larger group ranks first.
         let x = two_groups();
-        let mut ms = MeanShift::new(Some(2.0));
+        let mut ms = MeanShift::builder(Some(2.0));
         let labels = ms.fit_predict(&x).unwrap();
         let c = ms.cluster_centers().unwrap();
         assert_eq!(c.dim(), (2, 2));
@@ -522,7 +694,7 @@ mod tests {
         assert!((c[[1, 0]] - 10.0).abs() < 1e-12 && (c[[1, 1]] - 10.125).abs() < 1e-12);
         assert_eq!(labels.to_vec(), vec![0, 0, 0, 0, 0, 1, 1, 1, 1]);
         assert_eq!(
-            ms.predict(&array![[9.0, 9.0], [1.0, -1.0]])
+            ms.predict_checked(&array![[9.0, 9.0], [1.0, -1.0]])
                 .unwrap()
                 .to_vec(),
             vec![1, 0]
@@ -536,11 +708,11 @@ mod tests {
     fn cluster_all_false_leaves_far_points_unlabelled() {
         let mut x = two_groups();
         x.row_mut(8).assign(&array![5.0, 5.0]); // now far from both groups at bandwidth 2
-        let mut ms = MeanShift::new(Some(2.0)).with_cluster_all(false);
+        let mut ms = MeanShift::builder(Some(2.0)).with_cluster_all(false);
         let labels = ms.fit_predict(&x).unwrap();
         // (5, 5) is its own seed and center (1 point), ranked last, but it is within the
         // bandwidth of its own center: label 2, not -1. A seed-less far sample is -1:
-        let mut ms2 = MeanShift::new(Some(2.0))
+        let mut ms2 = MeanShift::builder(Some(2.0))
             .with_cluster_all(false)
             .with_seeds(Some(array![[0.0, 0.0], [10.0, 10.0]]));
         let labels2 = ms2.fit_predict(&x).unwrap();
@@ -554,10 +726,10 @@ mod tests {
         // 1-D points 0, 1, 3, 7; quantile 0.5 -> the 2nd nearest (self first):
         // 0 -> 1, 1 -> 1, 3 -> 2, 7 -> 4; mean 2.
         let x = array![[0.0], [1.0], [3.0], [7.0]];
-        assert!((estimate_bandwidth(&x, 0.5).unwrap() - 2.0).abs() < 1e-12);
+        assert!((estimate_bandwidth_all(&x, 0.5).unwrap() - 2.0).abs() < 1e-12);
         // quantile 0 still takes one neighbour: the sample itself, distance 0.
-        assert_eq!(estimate_bandwidth(&x, 0.0).unwrap(), 0.0);
-        assert!(estimate_bandwidth(&x, 1.5).is_err());
+        assert_eq!(estimate_bandwidth_all(&x, 0.0).unwrap(), 0.0);
+        assert!(estimate_bandwidth_all(&x, 1.5).is_err());
     }
 
     #[test]
@@ -568,7 +740,7 @@ mod tests {
         assert_eq!(bin_seeds(x.view(), 1.0, 3).nrows(), 0);
         // every sample its own bin: the samples come back
         assert_eq!(bin_seeds(x.view(), 0.1, 1), x);
-        let mut ms = MeanShift::new(Some(2.0)).with_bin_seeding(true);
+        let mut ms = MeanShift::builder(Some(2.0)).with_bin_seeding(true);
         ms.fit(&two_groups()).unwrap();
         assert_eq!(ms.cluster_centers().unwrap().nrows(), 2);
     }
@@ -579,7 +751,7 @@ mod tests {
             ((i * 37 + j * 11) % 41) as f64 / 10.0 + (i % 3) as f64 * 6.0
         });
         let run = || {
-            let mut ms = MeanShift::new(None);
+            let mut ms = MeanShift::builder(None);
             ms.fit(&x).unwrap();
             (
                 ms.cluster_centers().unwrap().mapv(f64::to_bits),
@@ -606,28 +778,28 @@ mod tests {
     fn bad_input_is_refused_before_work() {
         let x = two_groups();
         assert!(matches!(
-            MeanShift::new(Some(1.0)).predict(&x),
+            MeanShift::builder(Some(1.0)).predict(&x),
             Err(RustymlError::NotFitted(_))
         ));
-        assert!(MeanShift::new(Some(0.0)).fit(&x).is_err());
-        assert!(MeanShift::new(Some(-1.0)).fit(&x).is_err());
-        assert!(MeanShift::new(Some(f64::INFINITY)).fit(&x).is_err());
-        assert!(MeanShift::new(Some(1.0))
+        assert!(MeanShift::builder(Some(0.0)).fit(&x).is_err());
+        assert!(MeanShift::builder(Some(-1.0)).fit(&x).is_err());
+        assert!(MeanShift::builder(Some(f64::INFINITY)).fit(&x).is_err());
+        assert!(MeanShift::builder(Some(1.0))
             .with_min_bin_freq(0)
             .fit(&x)
             .is_err());
-        assert!(MeanShift::new(Some(1.0))
+        assert!(MeanShift::builder(Some(1.0))
             .fit(&array![[f64::NAN, 0.0]])
             .is_err());
-        assert!(MeanShift::new(Some(1.0))
+        assert!(MeanShift::builder(Some(1.0))
             .fit(&Array2::<f64>::zeros((0, 2)))
             .is_err());
-        assert!(MeanShift::new(Some(1.0))
+        assert!(MeanShift::builder(Some(1.0))
             .with_seeds(Some(array![[0.0]]))
             .fit(&x)
             .is_err());
         // no sample near any seed
-        assert!(MeanShift::new(Some(1.0))
+        assert!(MeanShift::builder(Some(1.0))
             .with_seeds(Some(array![[100.0, 100.0]]))
             .fit(&x)
             .is_err());
@@ -635,13 +807,54 @@ mod tests {
 
     #[test]
     fn save_and_load_round_trip() {
-        let mut ms = MeanShift::new(Some(2.0));
+        let mut ms = MeanShift::builder(Some(2.0));
         ms.fit(&two_groups()).unwrap();
         let back = MeanShift::from_bytes(&ms.to_bytes().unwrap()).unwrap();
         assert_eq!(back.cluster_centers(), ms.cluster_centers());
         assert_eq!(
-            back.predict(&two_groups()).unwrap(),
-            ms.predict(&two_groups()).unwrap()
+            back.predict_checked(&two_groups()).unwrap(),
+            ms.predict_checked(&two_groups()).unwrap()
         );
+    }
+
+    #[test]
+    fn original_api_counts_and_predict_noise() {
+        // Two pairs 10 apart, bandwidth 2: each pair's seeds converge to its midpoint, which
+        // holds 2 samples; a query 5 from both centers is -1 without cluster_all.
+        let x = array![[0.0, 0.0], [1.0, 0.0], [10.0, 0.0], [11.0, 0.0]];
+        let mut ms = MeanShift::new(2.0).unwrap().with_cluster_all(false);
+        ms.fit(&x).unwrap();
+        assert_eq!(ms.get_n_samples_per_center().unwrap().to_vec(), vec![2, 2]);
+        let c = ms.get_cluster_centers().unwrap();
+        let mut firsts = vec![c[[0, 0]], c[[1, 0]]];
+        firsts.sort_by(f64::total_cmp);
+        assert_eq!(firsts, vec![0.5, 10.5]);
+        assert_eq!(ms.predict(&array![[5.5, 0.0]]).unwrap()[0], -1);
+        let all = MeanShift::new(2.0).unwrap();
+        assert!(all.get_cluster_all());
+        assert!(matches!(
+            MeanShift::new(1.0).unwrap().with_tolerance(0.0),
+            Err(RustymlError::InvalidParameter { .. })
+        ));
+    }
+
+    #[test]
+    fn original_estimate_bandwidth_parameters() {
+        let x = two_groups();
+        // n_samples at least the row count uses every row, whatever the seed.
+        assert_eq!(
+            estimate_bandwidth(&x, Some(0.3), Some(100), Some(1)).unwrap(),
+            estimate_bandwidth_all(&x, 0.3).unwrap()
+        );
+        for q in [0.0, 1.0] {
+            assert!(matches!(
+                estimate_bandwidth(&x, Some(q), None, None),
+                Err(RustymlError::InvalidParameter { .. })
+            ));
+        }
+        assert!(matches!(
+            estimate_bandwidth(&x, None, Some(0), None),
+            Err(RustymlError::InvalidParameter { .. })
+        ));
     }
 }

@@ -14,11 +14,25 @@
 //! of largest absolute value (the first one on ties) is positive.
 
 use crate::error::{Result, RustymlError};
-use crate::machine_learning::validation::{check_features, check_n_features};
+use crate::machine_learning::validation::{
+    check_features, check_n_features, require_data, require_data_width, require_nonzero,
+};
 use crate::math::{linalg, matmul, reduction};
 use crate::persistence::Persist;
 use ndarray::{s, Array1, Array2, ArrayBase, ArrayView2, Axis, Data, Ix2, Zip};
 use serde::{Deserialize, Serialize};
+
+/// The original's SVD solver choice. Every choice runs the exact decomposition below (the
+/// randomized and power-iteration variants were approximations of it), so the choice is kept
+/// for API compatibility and does not change the result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+pub enum SVDSolver {
+    #[default]
+    Full,
+    /// Randomized SVD with this seed.
+    Randomized(u64),
+    PowerIteration,
+}
 
 /// How many components to keep.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -51,20 +65,25 @@ pub struct PCA {
     pub n_components: NComponents,
     /// Scale the projections to unit variance.
     pub whiten: bool,
+    #[serde(default)]
+    svd_solver: SVDSolver,
     fitted: Option<Fitted>,
 }
 
 impl Default for PCA {
+    /// The original's default: `new(2)`.
     fn default() -> Self {
-        Self::new(NComponents::All)
+        Self::builder(NComponents::Count(2))
     }
 }
 
 impl PCA {
-    pub fn new(n_components: NComponents) -> Self {
+    /// Unvalidated (checked at `fit`).
+    pub fn builder(n_components: NComponents) -> Self {
         Self {
             n_components,
             whiten: false,
+            svd_solver: SVDSolver::Full,
             fitted: None,
         }
     }
@@ -136,14 +155,14 @@ impl PCA {
         }
     }
 
-    /// Fit the components to `x` (`n_samples x n_features`).
-    pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+    /// Fit the components to `x` (`n_samples x n_features`) with scikit-learn's checks.
+    pub fn fit_checked<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
         self.fit_centered(x.view())?;
         Ok(self)
     }
 
-    /// Fit, then project the training data (`fit_transform`).
-    pub fn fit_transform<S: Data<Elem = f64>>(
+    /// Fit, then project the training data (`fit_transform`), scikit-learn's checks.
+    pub fn fit_transform_checked<S: Data<Elem = f64>>(
         &mut self,
         x: &ArrayBase<S, Ix2>,
     ) -> Result<Array2<f64>> {
@@ -229,7 +248,10 @@ impl PCA {
     }
 
     /// Project `x` onto the components: `(x - mean) · componentsᵀ`, whitened if asked.
-    pub fn transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+    pub fn transform_checked<S: Data<Elem = f64>>(
+        &self,
+        x: &ArrayBase<S, Ix2>,
+    ) -> Result<Array2<f64>> {
         let fitted = self.state()?;
         let x = x.view();
         check_n_features(&x, fitted.mean.len(), "PCA")?;
@@ -243,7 +265,7 @@ impl PCA {
     }
 
     /// Map projections back to feature space: `z · components + mean` (undoing whitening).
-    pub fn inverse_transform<S: Data<Elem = f64>>(
+    pub fn inverse_transform_checked<S: Data<Elem = f64>>(
         &self,
         z: &ArrayBase<S, Ix2>,
     ) -> Result<Array2<f64>> {
@@ -364,6 +386,141 @@ pub(crate) fn flip_to_positive_max(mut v: ndarray::ArrayViewMut1<f64>) {
     }
 }
 
+/// The original RustyML API: validated constructor, getters, its error kinds.
+impl PCA {
+    /// Keep `n_components` (>= 1, else `InvalidParameter`) components, solver `Full`.
+    pub fn new(n_components: usize) -> Result<Self> {
+        require_nonzero("n_components", n_components)?;
+        Ok(Self::builder(NComponents::Count(n_components)))
+    }
+
+    pub fn with_svd_solver(mut self, svd_solver: SVDSolver) -> Self {
+        self.svd_solver = svd_solver;
+        self
+    }
+
+    /// Components requested (`min(n_samples, n_features)` when built without a count).
+    pub fn get_n_components(&self) -> usize {
+        match self.n_components {
+            NComponents::Count(k) => k,
+            _ => self.n_components_().unwrap_or(0),
+        }
+    }
+
+    pub fn get_svd_solver(&self) -> SVDSolver {
+        self.svd_solver
+    }
+
+    pub fn get_n_samples(&self) -> Option<usize> {
+        self.n_samples()
+    }
+
+    pub fn get_n_features(&self) -> Option<usize> {
+        self.n_features_in()
+    }
+
+    pub fn get_mean(&self) -> Option<&Array1<f64>> {
+        self.mean()
+    }
+
+    pub fn get_explained_variance(&self) -> Option<&Array1<f64>> {
+        self.explained_variance()
+    }
+
+    pub fn get_explained_variance_ratio(&self) -> Option<&Array1<f64>> {
+        self.explained_variance_ratio()
+    }
+
+    pub fn get_singular_values(&self) -> Option<&Array1<f64>> {
+        self.singular_values()
+    }
+
+    pub fn get_components(&self) -> Option<&Array2<f64>> {
+        self.components()
+    }
+
+    /// The original's guards: empty -> `EmptyInput`, NaN/inf -> `NonFinite`, fewer than 2
+    /// samples -> `InvalidInput`, more components than `min(n_samples, n_features)` ->
+    /// `InvalidParameter`.
+    fn check_fit_input(&self, x: &ArrayView2<f64>) -> Result<()> {
+        require_data(x, "PCA data")?;
+        let (n, d) = x.dim();
+        if n < 2 {
+            return Err(RustymlError::invalid_input(format!(
+                "PCA needs at least 2 samples, got {n}"
+            )));
+        }
+        if let NComponents::Count(k) = self.n_components {
+            if k > n.min(d) {
+                return Err(RustymlError::invalid_parameter(
+                    "n_components",
+                    format!("{k} exceeds min(n_samples, n_features) = {}", n.min(d)),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+        self.check_fit_input(&x.view())?;
+        self.fit_checked(x)
+    }
+
+    /// Project `x`; unfitted -> `NotFitted`, wrong width -> `DimensionMismatch`.
+    pub fn transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+        let fitted = self.state()?;
+        require_data_width(&x.view(), fitted.mean.len(), "PCA input")?;
+        self.transform_checked(x)
+    }
+
+    pub fn fit_transform<S: Data<Elem = f64>>(
+        &mut self,
+        x: &ArrayBase<S, Ix2>,
+    ) -> Result<Array2<f64>> {
+        self.check_fit_input(&x.view())?;
+        self.fit_transform_checked(x)
+    }
+
+    /// Map projections back; unfitted -> `NotFitted`, width other than the component count ->
+    /// `DimensionMismatch`.
+    pub fn inverse_transform<S: Data<Elem = f64>>(
+        &self,
+        x: &ArrayBase<S, Ix2>,
+    ) -> Result<Array2<f64>> {
+        let fitted = self.state()?;
+        require_data_width(&x.view(), fitted.components.nrows(), "PCA projections")?;
+        self.inverse_transform_checked(x)
+    }
+
+    pub fn save_to_path(&self, path: &str) -> Result<()> {
+        self.save(path)
+    }
+
+    pub fn load_from_path(path: &str) -> Result<Self> {
+        Self::load(path)
+    }
+}
+
+impl<'a, S: Data<Elem = f64>> crate::traits::Fit<&'a ArrayBase<S, Ix2>> for PCA {
+    fn fit(&mut self, x: &'a ArrayBase<S, Ix2>) -> Result<&mut Self> {
+        PCA::fit(self, x)
+    }
+}
+
+impl<'a, S: Data<Elem = f64>> crate::traits::Transform<&'a ArrayBase<S, Ix2>> for PCA {
+    type Output = Array2<f64>;
+    fn transform(&self, x: &'a ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+        PCA::transform(self, x)
+    }
+}
+
+impl<'a, S: Data<Elem = f64>> crate::traits::FitTransform<&'a ArrayBase<S, Ix2>> for PCA {
+    type Output = Array2<f64>;
+    fn fit_transform(&mut self, x: &'a ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+        PCA::fit_transform(self, x)
+    }
+}
+
 impl Persist for PCA {
     const MODEL_NAME: &'static str = "PCA";
 }
@@ -392,7 +549,7 @@ mod tests {
         // Points (0,0) and (2,2): mean (1,1); one direction (1,1)/sqrt2 with variance
         // |(1,1)|^2 * 2 / (n-1) = 4; the second component has variance 0.
         let x = array![[0.0, 0.0], [2.0, 2.0]];
-        let mut pca = PCA::new(NComponents::Count(1));
+        let mut pca = PCA::builder(NComponents::Count(1));
         let z = pca.fit_transform(&x).unwrap();
         let c = pca.components().unwrap();
         let h = std::f64::consts::FRAC_1_SQRT_2;
@@ -450,7 +607,7 @@ mod tests {
     #[test]
     fn components_diagonalise_the_covariance() {
         let x = data(200);
-        let mut pca = PCA::default();
+        let mut pca = PCA::builder(NComponents::All);
         let z = pca.fit_transform(&x).unwrap();
         check_against_covariance(&x, &pca);
         // Transform of the training data matches fit_transform, and the inverse restores x.
@@ -476,7 +633,7 @@ mod tests {
         let x = Array2::from_shape_fn((6, 10), |(i, j)| {
             ((i * i * 10 + j * j * 3 + i * j) as f64 * 0.61).sin() + (j as f64) * 0.1
         });
-        let mut wide = PCA::default();
+        let mut wide = PCA::builder(NComponents::All);
         wide.fit(&x).unwrap();
         assert_eq!(wide.n_components_(), Some(6));
         check_against_covariance(&x, &wide);
@@ -489,7 +646,7 @@ mod tests {
         for i in n..n + 10 {
             tall.row_mut(i).assign(&mean);
         }
-        let mut reference = PCA::new(NComponents::Count(5));
+        let mut reference = PCA::builder(NComponents::Count(5));
         reference.fit(&tall).unwrap();
         let scatter_ratio = (n + 10 - 1) as f64 / (n - 1) as f64;
         for k in 0..5 {
@@ -511,14 +668,14 @@ mod tests {
     #[test]
     fn variance_fraction_picks_the_smallest_sufficient_count() {
         let x = data(300);
-        let mut all = PCA::default();
+        let mut all = PCA::builder(NComponents::All);
         all.fit(&x).unwrap();
         let ratio = all.explained_variance_ratio().unwrap().clone();
         let first = ratio[0];
-        let mut pca = PCA::new(NComponents::VarianceRatio(first * 0.99));
+        let mut pca = PCA::builder(NComponents::VarianceRatio(first * 0.99));
         pca.fit(&x).unwrap();
         assert_eq!(pca.n_components_(), Some(1));
-        let mut pca = PCA::new(NComponents::VarianceRatio(
+        let mut pca = PCA::builder(NComponents::VarianceRatio(
             (first + ratio[1] * 0.5).min(0.999),
         ));
         pca.fit(&x).unwrap();
@@ -531,7 +688,7 @@ mod tests {
     #[test]
     fn whitening_gives_unit_variance_and_inverts() {
         let x = data(150);
-        let mut pca = PCA::new(NComponents::Count(2)).with_whiten(true);
+        let mut pca = PCA::builder(NComponents::Count(2)).with_whiten(true);
         let z = pca.fit_transform(&x).unwrap();
         for k in 0..2 {
             let col = z.column(k);
@@ -542,7 +699,7 @@ mod tests {
             assert!((a - b).abs() < 1e-10);
         }
         // Inverse of whitened projections equals the unwhitened reconstruction.
-        let mut plain = PCA::new(NComponents::Count(2));
+        let mut plain = PCA::builder(NComponents::Count(2));
         let zp = plain.fit_transform(&x).unwrap();
         let a = pca.inverse_transform(&z).unwrap();
         let b = plain.inverse_transform(&zp).unwrap();
@@ -555,21 +712,27 @@ mod tests {
     fn bad_input_is_refused_before_work() {
         let x = data(10);
         assert!(matches!(
-            PCA::default().transform(&x),
+            PCA::builder(NComponents::All).transform(&x),
             Err(RustymlError::NotFitted(_))
         ));
-        assert!(PCA::default().fit(&Array2::<f64>::zeros((0, 3))).is_err());
-        assert!(PCA::default()
+        assert!(PCA::builder(NComponents::All)
+            .fit(&Array2::<f64>::zeros((0, 3)))
+            .is_err());
+        assert!(PCA::builder(NComponents::All)
             .fit(&array![[1.0, f64::NAN], [2.0, 3.0]])
             .is_err());
-        assert!(PCA::default().fit(&array![[1.0, 2.0]]).is_err());
-        assert!(PCA::new(NComponents::Count(4)).fit(&x).is_err());
-        assert!(PCA::new(NComponents::Count(0)).fit(&x).is_err());
-        assert!(PCA::new(NComponents::VarianceRatio(1.0)).fit(&x).is_err());
-        assert!(PCA::new(NComponents::VarianceRatio(f64::NAN))
+        assert!(PCA::builder(NComponents::All)
+            .fit(&array![[1.0, 2.0]])
+            .is_err());
+        assert!(PCA::builder(NComponents::Count(4)).fit(&x).is_err());
+        assert!(PCA::builder(NComponents::Count(0)).fit(&x).is_err());
+        assert!(PCA::builder(NComponents::VarianceRatio(1.0))
             .fit(&x)
             .is_err());
-        let mut pca = PCA::new(NComponents::Count(2));
+        assert!(PCA::builder(NComponents::VarianceRatio(f64::NAN))
+            .fit(&x)
+            .is_err());
+        let mut pca = PCA::builder(NComponents::Count(2));
         pca.fit(&x).unwrap();
         assert!(pca.transform(&Array2::<f64>::zeros((2, 4))).is_err());
         assert!(pca
@@ -580,10 +743,47 @@ mod tests {
     #[test]
     fn save_and_load_round_trip_exactly() {
         let x = data(40);
-        let mut pca = PCA::new(NComponents::Count(2)).with_whiten(true);
+        let mut pca = PCA::builder(NComponents::Count(2)).with_whiten(true);
         pca.fit(&x).unwrap();
         let back = PCA::from_bytes(&pca.to_bytes().unwrap()).unwrap();
         assert_eq!(back.transform(&x).unwrap(), pca.transform(&x).unwrap());
         assert!(back.whiten);
+    }
+
+    #[test]
+    fn original_api_error_kinds() {
+        let x = array![[1.0, 2.0], [2.0, 4.0], [3.0, 6.5]];
+        assert!(matches!(
+            PCA::new(0),
+            Err(RustymlError::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            PCA::new(3).unwrap().fit(&x),
+            Err(RustymlError::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            PCA::new(1).unwrap().fit(&array![[1.0, 2.0]]),
+            Err(RustymlError::InvalidInput(_))
+        ));
+        assert!(matches!(
+            PCA::new(1).unwrap().transform(&x),
+            Err(RustymlError::NotFitted(_))
+        ));
+        let mut pca = PCA::new(1)
+            .unwrap()
+            .with_svd_solver(SVDSolver::PowerIteration);
+        pca.fit(&x).unwrap();
+        assert_eq!(pca.get_svd_solver(), SVDSolver::PowerIteration);
+        assert!(matches!(
+            pca.inverse_transform(&array![[1.0, 2.0]]),
+            Err(RustymlError::DimensionMismatch {
+                expected: 1,
+                found: 2
+            })
+        ));
+        assert!(matches!(
+            pca.transform(&array![[f64::NAN, 1.0]]),
+            Err(RustymlError::NonFinite(_))
+        ));
     }
 }

@@ -22,13 +22,12 @@
 
 use crate::error::{Result, RustymlError};
 use crate::machine_learning::pca::{NComponents, PCA};
-use crate::machine_learning::validation::check_features;
+use crate::machine_learning::validation::{check_features, require_data, require_positive};
 use crate::math::distance::{row_sq_norms, SCAN_F64};
 use crate::math::{matmul, reduction};
 use crate::persistence::Persist;
 use ndarray::{Array1, Array2, ArrayBase, ArrayView1, ArrayView2, Data, Ix2};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::sync::Mutex;
@@ -114,6 +113,10 @@ pub struct TSNE {
     /// Barnes-Hut opening angle (theta), in `[0, 1]`.
     pub angle: f64,
     pub random_state: Option<u64>,
+    /// The original's schedule: fewer than 250 iterations allowed (the exaggeration phase is
+    /// cut short) and the final embedding centered on its column means.
+    #[serde(default)]
+    original_schedule: bool,
     embedding: Option<Array2<f64>>,
     kl_divergence: f64,
     n_iter: usize,
@@ -121,15 +124,17 @@ pub struct TSNE {
 }
 
 impl Default for TSNE {
+    /// The original's defaults: `new(2, 30.0, 200.0, 1000)`.
     fn default() -> Self {
-        Self::new(2)
+        Self::new(2, 30.0, 200.0, 1000).expect("valid defaults")
     }
 }
 
 impl TSNE {
     /// scikit-learn's defaults: perplexity 30, early exaggeration 12, automatic learning rate,
     /// 1000 iterations, Barnes-Hut with angle 0.5, PCA initialisation.
-    pub fn new(n_components: usize) -> Self {
+    /// Unvalidated (checked at `fit`).
+    pub fn builder(n_components: usize) -> Self {
         Self {
             n_components,
             perplexity: 30.0,
@@ -142,6 +147,7 @@ impl TSNE {
             init: TsneInit::Pca,
             angle: 0.5,
             random_state: None,
+            original_schedule: false,
             embedding: None,
             kl_divergence: f64::NAN,
             n_iter: 0,
@@ -179,12 +185,12 @@ impl TSNE {
         self
     }
 
-    pub fn with_method(mut self, method: TsneMethod) -> Self {
+    pub fn with_tsne_method(mut self, method: TsneMethod) -> Self {
         self.method = method;
         self
     }
 
-    pub fn with_init(mut self, init: TsneInit) -> Self {
+    pub fn with_tsne_init(mut self, init: TsneInit) -> Self {
         self.init = init;
         self
     }
@@ -194,7 +200,7 @@ impl TSNE {
         self
     }
 
-    pub fn with_random_state(mut self, random_state: Option<u64>) -> Self {
+    pub fn with_seed(mut self, random_state: Option<u64>) -> Self {
         self.random_state = random_state;
         self
     }
@@ -259,7 +265,7 @@ impl TSNE {
                 )));
             }
         }
-        if self.max_iter < EXPLORATION_ITER {
+        if self.max_iter < EXPLORATION_ITER && !self.original_schedule {
             return Err(RustymlError::invalid(format!(
                 "max_iter must be at least {EXPLORATION_ITER} (the early-exaggeration phase), got {}",
                 self.max_iter
@@ -294,12 +300,12 @@ impl TSNE {
 
     /// Fit the embedding of `x`.
     pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
-        self.fit_transform(x)?;
+        self.fit_transform_checked(x)?;
         Ok(self)
     }
 
-    /// Fit and return the embedding (`n_samples x n_components`).
-    pub fn fit_transform<S: Data<Elem = f64>>(
+    /// Fit and return the embedding (`n_samples x n_components`), scikit-learn's checks.
+    pub fn fit_transform_checked<S: Data<Elem = f64>>(
         &mut self,
         x: &ArrayBase<S, Ix2>,
     ) -> Result<Array2<f64>> {
@@ -325,22 +331,30 @@ impl TSNE {
         let mut state = Descent::new(init);
         let explore = Schedule {
             start: 0,
-            max_iter: EXPLORATION_ITER,
+            max_iter: EXPLORATION_ITER.min(self.max_iter),
             momentum: 0.5,
             learning_rate,
             n_iter_without_progress: EXPLORATION_ITER,
             min_grad_norm: self.min_grad_norm,
         };
-        let (_, last) = state.run(&objective, &affinities, &explore);
+        let (mut error, mut last) = state.run(&objective, &affinities, &explore);
         affinities.scale(1.0 / self.early_exaggeration);
-        let main = Schedule {
-            start: last + 1,
-            max_iter: self.max_iter,
-            momentum: 0.8,
-            n_iter_without_progress: self.n_iter_without_progress,
-            ..explore
-        };
-        let (error, last) = state.run(&objective, &affinities, &main);
+        if self.max_iter > EXPLORATION_ITER {
+            let main = Schedule {
+                start: last + 1,
+                max_iter: self.max_iter,
+                momentum: 0.8,
+                n_iter_without_progress: self.n_iter_without_progress,
+                ..explore
+            };
+            (error, last) = state.run(&objective, &affinities, &main);
+        }
+        if self.original_schedule {
+            // The embedding is only defined up to a translation; the original returns it
+            // centered.
+            let mean = state.y.mean_axis(ndarray::Axis(0)).expect("n >= 2");
+            state.y -= &mean;
+        }
 
         self.kl_divergence = error;
         self.n_iter = last;
@@ -353,7 +367,7 @@ impl TSNE {
         let (n, c) = (x.nrows(), self.n_components);
         match self.init {
             TsneInit::Pca => {
-                let mut y = PCA::new(NComponents::Count(c)).fit_transform(&x)?;
+                let mut y = PCA::builder(NComponents::Count(c)).fit_transform_checked(&x)?;
                 let std = reduction::moments(y.column(0)).variance().sqrt();
                 if !(std.is_finite() && std > 0.0) {
                     return Err(RustymlError::invalid(
@@ -364,10 +378,7 @@ impl TSNE {
                 Ok(y)
             }
             TsneInit::Random => {
-                let mut rng = match self.random_state {
-                    Some(seed) => ChaCha8Rng::seed_from_u64(seed),
-                    None => ChaCha8Rng::from_os_rng(),
-                };
+                let mut rng = crate::random::rng_from(self.random_state);
                 let mut values = Vec::with_capacity(n * c);
                 while values.len() < n * c {
                     let (a, b) = standard_normal_pair(&mut rng);
@@ -395,6 +406,171 @@ fn standard_normal_pair(rng: &mut impl Rng) -> (f64, f64) {
 
 impl Persist for TSNE {
     const MODEL_NAME: &'static str = "TSNE";
+}
+
+/// The original's initial embedding choice.
+#[allow(clippy::upper_case_acronyms)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Init {
+    #[default]
+    PCA,
+    Random,
+}
+
+/// The original's gradient method.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum TSNEMethod {
+    /// Barnes-Hut with opening angle `angle` in `[0, 1)`.
+    BarnesHut {
+        angle: f64,
+    },
+    Exact,
+}
+
+impl Default for TSNEMethod {
+    fn default() -> Self {
+        TSNEMethod::BarnesHut { angle: 0.5 }
+    }
+}
+
+/// The original RustyML API: validated constructor and setters, getters, and `fit_transform`
+/// on `&self` (the model keeps no embedding).
+impl TSNE {
+    /// `n_components` and `n_iter` >= 1, `perplexity` and `learning_rate` finite and > 0 (else
+    /// `InvalidParameter`); PCA initialisation, early exaggeration 12, Barnes-Hut (angle 0.5)
+    /// up to 3 components and exact above.
+    pub fn new(
+        n_components: usize,
+        perplexity: f64,
+        learning_rate: f64,
+        n_iter: usize,
+    ) -> Result<Self> {
+        crate::machine_learning::validation::require_nonzero("n_components", n_components)?;
+        crate::machine_learning::validation::require_nonzero("n_iter", n_iter)?;
+        require_positive("perplexity", perplexity)?;
+        require_positive("learning_rate", learning_rate)?;
+        let mut model = Self::builder(n_components)
+            .with_perplexity(perplexity)
+            .with_learning_rate(LearningRate::Fixed(learning_rate))
+            .with_max_iter(n_iter);
+        if n_components > 3 {
+            model.method = TsneMethod::Exact;
+        }
+        model.original_schedule = true;
+        Ok(model)
+    }
+
+    pub fn with_random_state(mut self, seed: u64) -> Self {
+        self.random_state = Some(seed);
+        self
+    }
+
+    pub fn with_init(mut self, init: Init) -> Self {
+        self.init = match init {
+            Init::PCA => TsneInit::Pca,
+            Init::Random => TsneInit::Random,
+        };
+        self
+    }
+
+    /// Barnes-Hut needs `angle` in `[0, 1)` and at most 3 components (else
+    /// `InvalidParameter`).
+    pub fn with_method(mut self, method: TSNEMethod) -> Result<Self> {
+        match method {
+            TSNEMethod::BarnesHut { angle } => {
+                if !(angle.is_finite() && (0.0..1.0).contains(&angle)) {
+                    return Err(RustymlError::invalid_parameter(
+                        "angle",
+                        format!("must lie in [0, 1), got {angle}"),
+                    ));
+                }
+                if self.n_components > 3 {
+                    return Err(RustymlError::invalid_parameter(
+                        "method",
+                        format!(
+                            "Barnes-Hut supports at most 3 components, got {}",
+                            self.n_components
+                        ),
+                    ));
+                }
+                self.method = TsneMethod::BarnesHut;
+                self.angle = angle;
+            }
+            TSNEMethod::Exact => self.method = TsneMethod::Exact,
+        }
+        Ok(self)
+    }
+
+    pub fn get_n_components(&self) -> usize {
+        self.n_components
+    }
+
+    pub fn get_perplexity(&self) -> f64 {
+        self.perplexity
+    }
+
+    /// The fixed learning rate (`NaN` for scikit-learn's `Auto`, resolved only at fit).
+    pub fn get_learning_rate(&self) -> f64 {
+        match self.learning_rate {
+            LearningRate::Fixed(lr) => lr,
+            LearningRate::Auto => f64::NAN,
+        }
+    }
+
+    pub fn get_n_iter(&self) -> usize {
+        self.max_iter
+    }
+
+    pub fn get_random_state(&self) -> Option<u64> {
+        self.random_state
+    }
+
+    pub fn get_init(&self) -> Init {
+        match self.init {
+            TsneInit::Pca => Init::PCA,
+            TsneInit::Random => Init::Random,
+        }
+    }
+
+    pub fn get_method(&self) -> TSNEMethod {
+        match self.method {
+            TsneMethod::BarnesHut => TSNEMethod::BarnesHut { angle: self.angle },
+            TsneMethod::Exact => TSNEMethod::Exact,
+        }
+    }
+
+    pub fn get_min_grad_norm(&self) -> f64 {
+        self.min_grad_norm
+    }
+
+    /// Embed `x`; empty -> `EmptyInput`, NaN/inf -> `NonFinite`, fewer than 2 samples ->
+    /// `InvalidInput`, `perplexity >= n_samples` -> `InvalidParameter`.
+    pub fn fit_transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+        require_data(&x.view(), "TSNE data")?;
+        let n = x.nrows();
+        if n < 2 {
+            return Err(RustymlError::invalid_input(format!(
+                "t-SNE needs at least 2 samples, got {n}"
+            )));
+        }
+        if self.perplexity >= n as f64 {
+            return Err(RustymlError::invalid_parameter(
+                "perplexity",
+                format!("{} must be less than n_samples ({n})", self.perplexity),
+            ));
+        }
+        // The fitted state of this run is dropped with the copy.
+        let mut run = self.clone();
+        run.embedding = None;
+        run.fit_transform_checked(x)
+    }
+}
+
+impl<'a, S: Data<Elem = f64>> crate::traits::FitTransform<&'a ArrayBase<S, Ix2>> for TSNE {
+    type Output = Array2<f64>;
+    fn fit_transform(&mut self, x: &'a ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+        TSNE::fit_transform(self, x)
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1148,6 +1324,8 @@ impl Descent {
 mod tests {
     use super::*;
     use crate::gate::serial_and_parallel;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
 
     /// `groups` tight clusters of `per` points in `d` dimensions (deterministic jitter).
     fn blobs(groups: usize, per: usize, d: usize) -> (Array2<f64>, Vec<usize>) {
@@ -1388,11 +1566,11 @@ mod tests {
     fn separated_clusters_stay_separated_with_both_methods() {
         let (x, labels) = blobs(3, 25, 5);
         for method in [TsneMethod::BarnesHut, TsneMethod::Exact] {
-            let mut tsne = TSNE::new(2)
+            let mut tsne = TSNE::builder(2)
                 .with_perplexity(10.0)
-                .with_method(method)
+                .with_tsne_method(method)
                 .with_max_iter(400);
-            let y = tsne.fit_transform(&x).unwrap();
+            let y = tsne.fit_transform_checked(&x).unwrap();
             assert_eq!(y.dim(), (75, 2));
             assert_eq!(one_nn_accuracy(&y, &labels), 1.0, "{method:?}");
             assert!(
@@ -1408,26 +1586,26 @@ mod tests {
         let (x, _) = blobs(2, 20, 3);
         for method in [TsneMethod::BarnesHut, TsneMethod::Exact] {
             let run = || {
-                TSNE::new(2)
+                TSNE::builder(2)
                     .with_perplexity(8.0)
-                    .with_method(method)
-                    .with_init(TsneInit::Random)
-                    .with_random_state(Some(3))
+                    .with_tsne_method(method)
+                    .with_tsne_init(TsneInit::Random)
+                    .with_seed(Some(3))
                     .with_max_iter(300)
-                    .fit_transform(&x)
+                    .fit_transform_checked(&x)
                     .unwrap()
             };
             let (serial, parallel) = serial_and_parallel(&SCAN_F64, run);
             let bits = |m: &Array2<f64>| m.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&serial), bits(&parallel), "{method:?}");
             assert_eq!(bits(&run()), bits(&serial));
-            let other = TSNE::new(2)
+            let other = TSNE::builder(2)
                 .with_perplexity(8.0)
-                .with_method(method)
-                .with_init(TsneInit::Random)
-                .with_random_state(Some(4))
+                .with_tsne_method(method)
+                .with_tsne_init(TsneInit::Random)
+                .with_seed(Some(4))
                 .with_max_iter(300)
-                .fit_transform(&x)
+                .fit_transform_checked(&x)
                 .unwrap();
             assert_ne!(bits(&other), bits(&serial));
         }
@@ -1465,58 +1643,99 @@ mod tests {
         for i in 0..30 {
             x[[i, 0]] = (i / 10) as f64; // three groups of ten identical points
         }
-        let mut tsne = TSNE::new(2)
+        let mut tsne = TSNE::builder(2)
             .with_perplexity(5.0)
-            .with_init(TsneInit::Random)
-            .with_random_state(Some(0))
+            .with_tsne_init(TsneInit::Random)
+            .with_seed(Some(0))
             .with_max_iter(250);
-        let y = tsne.fit_transform(&x).unwrap();
+        let y = tsne.fit_transform_checked(&x).unwrap();
         assert!(y.iter().all(|v| v.is_finite()));
     }
 
     #[test]
     fn bad_input_is_refused_before_work() {
         let (x, _) = blobs(2, 5, 3);
-        assert!(TSNE::new(2).with_perplexity(10.0).fit(&x).is_err());
-        assert!(TSNE::new(2).with_perplexity(0.0).fit(&x).is_err());
-        assert!(TSNE::new(4).with_perplexity(3.0).fit(&x).is_err()); // barnes_hut, 4-D
-        assert!(TSNE::new(2)
+        assert!(TSNE::builder(2).with_perplexity(10.0).fit(&x).is_err());
+        assert!(TSNE::builder(2).with_perplexity(0.0).fit(&x).is_err());
+        assert!(TSNE::builder(4).with_perplexity(3.0).fit(&x).is_err()); // barnes_hut, 4-D
+        assert!(TSNE::builder(2)
             .with_perplexity(3.0)
             .with_max_iter(100)
             .fit(&x)
             .is_err());
-        assert!(TSNE::new(2)
+        assert!(TSNE::builder(2)
             .with_perplexity(3.0)
             .with_learning_rate(LearningRate::Fixed(-1.0))
             .fit(&x)
             .is_err());
-        assert!(TSNE::new(2)
+        assert!(TSNE::builder(2)
             .with_perplexity(3.0)
             .with_early_exaggeration(0.5)
             .fit(&x)
             .is_err());
-        assert!(TSNE::new(2)
+        assert!(TSNE::builder(2)
             .with_perplexity(3.0)
             .with_angle(2.0)
             .fit(&x)
             .is_err());
-        assert!(TSNE::new(0).fit(&x).is_err());
-        assert!(TSNE::new(2)
+        assert!(TSNE::builder(0).fit(&x).is_err());
+        assert!(TSNE::builder(2)
             .with_perplexity(0.5)
             .fit(&ndarray::array![[1.0, 2.0]])
             .is_err());
-        assert!(TSNE::new(2)
+        assert!(TSNE::builder(2)
             .with_perplexity(1.0)
             .fit(&ndarray::array![[1.0, f64::NAN], [1.0, 2.0], [3.0, 4.0]])
             .is_err());
-        assert!(TSNE::new(2).fit(&Array2::<f64>::zeros((0, 3))).is_err());
+        assert!(TSNE::builder(2).fit(&Array2::<f64>::zeros((0, 3))).is_err());
         // init='pca' with fewer features than components
-        assert!(TSNE::new(2)
+        assert!(TSNE::builder(2)
             .with_perplexity(3.0)
             .fit(&Array2::from_shape_fn((10, 1), |(i, _)| i as f64))
             .is_err());
         assert!(TsneMethod::parse("fast").is_err());
         assert!(TsneInit::parse("spectral").is_err());
-        assert!(TSNE::new(2).embedding().is_none());
+        assert!(TSNE::builder(2).embedding().is_none());
+    }
+
+    #[test]
+    fn original_api_short_runs_centered_output_and_error_kinds() {
+        let x = ndarray::Array2::from_shape_fn((8, 3), |(i, j)| {
+            ((i * 3 + j) as f64).sin() + (i / 4) as f64 * 5.0
+        });
+        let tsne = TSNE::new(2, 3.0, 100.0, 60)
+            .unwrap()
+            .with_method(TSNEMethod::Exact)
+            .unwrap();
+        let y = tsne.fit_transform(&x).unwrap();
+        assert_eq!(y.dim(), (8, 2));
+        let mean = y.mean_axis(ndarray::Axis(0)).unwrap();
+        assert!(mean.iter().all(|m| m.abs() < 1e-12));
+        assert_eq!(
+            TSNE::default().get_method(),
+            TSNEMethod::BarnesHut { angle: 0.5 }
+        );
+        assert_eq!(
+            TSNE::new(4, 3.0, 1.0, 10).unwrap().get_method(),
+            TSNEMethod::Exact
+        );
+        assert!(matches!(
+            TSNE::new(4, 3.0, 1.0, 10)
+                .unwrap()
+                .with_method(TSNEMethod::BarnesHut { angle: 0.5 }),
+            Err(RustymlError::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            TSNE::new(2, 0.0, 1.0, 10),
+            Err(RustymlError::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            tsne.fit_transform(&x.slice(ndarray::s![..3, ..])),
+            Err(RustymlError::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            tsne.fit_transform(&x.slice(ndarray::s![..1, ..])),
+            Err(RustymlError::InvalidInput(_))
+        ));
     }
 }

@@ -136,7 +136,14 @@ impl KernelType {
                 if !coef0.is_finite() {
                     return Err(Error::invalid_parameter("coef0", "must be finite"));
                 }
-                gamma_ok(gamma)
+                // The original accepts any finite sigmoid gamma (tanh stays bounded).
+                match gamma {
+                    Gamma::Value(v) if !v.is_finite() => Err(Error::invalid_parameter(
+                        "gamma",
+                        format!("must be finite, got {v}"),
+                    )),
+                    _ => Ok(()),
+                }
             }
             KernelType::Linear | KernelType::Cosine => Ok(()),
         }

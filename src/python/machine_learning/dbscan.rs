@@ -27,7 +27,7 @@ impl PyDBSCAN {
     fn new(eps: f64, min_samples: usize, metric: &str, p: Option<f64>) -> PyResult<Self> {
         let metric = Metric::parse(metric, p.unwrap_or(2.0)).map_err(to_py_err)?;
         Ok(Self {
-            inner: DBSCAN::new(eps, min_samples).with_metric(metric),
+            inner: DBSCAN::builder(eps, min_samples).with_engine_metric(metric),
         })
     }
 
@@ -35,14 +35,15 @@ impl PyDBSCAN {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &mut self.inner;
-        py.detach(|| model.fit(&xv).map(|_| ())).map_err(to_py_err)
+        py.detach(|| model.fit_checked(&xv).map(|_| ()))
+            .map_err(to_py_err)
     }
 
     #[getter]
     fn labels_<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {
         self.inner
             .labels()
-            .map(|l| l.clone().into_pyarray(py))
+            .map(|l| l.mapv(|v| v as i64).into_pyarray(py))
             .ok_or_else(not_fitted)
     }
 

@@ -84,13 +84,13 @@ impl PyIsolationForest {
         random_state: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let mut inner =
-            IsolationForest::new(parse_count(n_estimators, "n_estimators")?.unwrap_or(100))
-                .with_random_state(parse_random_state(random_state)?);
+            IsolationForest::builder(parse_count(n_estimators, "n_estimators")?.unwrap_or(100))
+                .with_seed(parse_random_state(random_state)?);
         if let Some(m) = max_samples {
             inner = inner.with_max_samples(parse_max_samples(m)?);
         }
         if let Some(c) = contamination {
-            inner = inner.with_contamination(parse_contamination(c)?);
+            inner.contamination = parse_contamination(c)?;
         }
         Ok(Self { inner })
     }
@@ -99,7 +99,8 @@ impl PyIsolationForest {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &mut self.inner;
-        py.detach(|| model.fit(&xv).map(|_| ())).map_err(to_py_err)
+        py.detach(|| model.fit_checked(&xv).map(|_| ()))
+            .map_err(to_py_err)
     }
 
     fn score_samples<'py>(
@@ -111,7 +112,7 @@ impl PyIsolationForest {
         let xv = x.view();
         let model = &self.inner;
         Ok(py
-            .detach(|| model.score_samples(&xv))
+            .detach(|| model.score_samples_checked(&xv))
             .map_err(to_py_err)?
             .into_pyarray(py))
     }
@@ -125,7 +126,7 @@ impl PyIsolationForest {
         let xv = x.view();
         let model = &self.inner;
         Ok(py
-            .detach(|| model.decision_function(&xv))
+            .detach(|| model.decision_function_checked(&xv))
             .map_err(to_py_err)?
             .into_pyarray(py))
     }
@@ -139,7 +140,7 @@ impl PyIsolationForest {
         let xv = x.view();
         let model = &self.inner;
         Ok(py
-            .detach(|| model.predict(&xv))
+            .detach(|| model.predict_checked(&xv))
             .map_err(to_py_err)?
             .mapv(i64::from)
             .into_pyarray(py))

@@ -48,7 +48,7 @@ impl PyKernelPCA {
                 "degree must be a non-negative integer, got {degree}"
             )));
         }
-        let inner = KernelPCA::new(n_components, kernel)
+        let inner = KernelPCA::builder(n_components, kernel)
             .with_gamma(gamma)
             .with_degree(degree as u32)
             .with_coef0(coef0);
@@ -59,7 +59,8 @@ impl PyKernelPCA {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &mut self.inner;
-        py.detach(|| model.fit(&xv).map(|_| ())).map_err(to_py_err)
+        py.detach(|| model.fit_checked(&xv).map(|_| ()))
+            .map_err(to_py_err)
     }
 
     fn fit_transform<'py>(
@@ -71,7 +72,7 @@ impl PyKernelPCA {
         let xv = x.view();
         let model = &mut self.inner;
         Ok(py
-            .detach(|| model.fit_transform(&xv))
+            .detach(|| model.fit_transform_checked(&xv))
             .map_err(to_py_err)?
             .into_pyarray(py))
     }
@@ -85,7 +86,7 @@ impl PyKernelPCA {
         let xv = x.view();
         let model = &self.inner;
         Ok(py
-            .detach(|| model.transform(&xv))
+            .detach(|| model.transform_checked(&xv))
             .map_err(to_py_err)?
             .into_pyarray(py))
     }

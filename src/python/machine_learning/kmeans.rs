@@ -78,7 +78,7 @@ fn not_fitted() -> PyErr {
     to_py_err(crate::RustymlError::not_fitted("KMeans"))
 }
 
-fn to_i32(labels: &ndarray::Array1<usize>) -> ndarray::Array1<i32> {
+fn to_i32(labels: &ndarray::Array1<isize>) -> ndarray::Array1<i32> {
     labels.mapv(|l| l as i32)
 }
 
@@ -102,12 +102,12 @@ impl PyKMeans {
             Some(n) if !n.is_none() => parse_n_init(n)?,
             _ => NInit::Runs(10),
         };
-        let inner = KMeans::new(n_clusters)
+        let inner = KMeans::builder(n_clusters)
             .with_init(init)
-            .with_n_init(n_init)
+            .with_n_init_mode(n_init)
             .with_max_iter(max_iter)
             .with_tol(tol)
-            .with_random_state(parse_random_state(random_state)?);
+            .with_seed(parse_random_state(random_state)?);
         Ok(Self { inner })
     }
 
@@ -115,7 +115,8 @@ impl PyKMeans {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &mut self.inner;
-        py.detach(|| model.fit(&xv).map(|_| ())).map_err(to_py_err)
+        py.detach(|| model.fit_checked(&xv).map(|_| ()))
+            .map_err(to_py_err)
     }
 
     fn predict<'py>(
@@ -126,8 +127,10 @@ impl PyKMeans {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &self.inner;
-        let labels = py.detach(|| model.predict(&xv)).map_err(to_py_err)?;
-        Ok(to_i32(&labels).into_pyarray(py))
+        let labels = py
+            .detach(|| model.predict_checked(&xv))
+            .map_err(to_py_err)?;
+        Ok(labels.mapv(|l| l as i32).into_pyarray(py))
     }
 
     fn transform<'py>(

@@ -1,7 +1,7 @@
 //! Native `KNN`.
 
 use super::decision_tree::parse_count;
-use crate::machine_learning::{Weights, KNN};
+use crate::machine_learning::knn::{KnnClassifier, Weights};
 use crate::math::distance::Metric;
 use crate::persistence::Persist;
 use crate::python::{f64_array, to_py_err};
@@ -16,7 +16,7 @@ type Neighbours<'py> = (Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<i64>>);
 
 #[pyclass(name = "KNN", module = "rustyml._native.machine_learning")]
 pub(crate) struct PyKNN {
-    inner: KNN,
+    inner: KnnClassifier,
 }
 
 #[pymethods]
@@ -45,7 +45,7 @@ impl PyKNN {
             )))
             }
         };
-        let inner = KNN::new(k)
+        let inner = KnnClassifier::new(k)
             .with_weights(Weights::parse(weights).map_err(to_py_err)?)
             .with_metric(metric);
         Ok(Self { inner })
@@ -136,7 +136,7 @@ impl PyKNN {
     #[staticmethod]
     fn from_bytes(data: &[u8]) -> PyResult<Self> {
         Ok(Self {
-            inner: KNN::from_bytes(data).map_err(to_py_err)?,
+            inner: KnnClassifier::from_bytes(data).map_err(to_py_err)?,
         })
     }
 }

@@ -33,21 +33,21 @@ impl PyMeanShift {
             Some(s) if !s.is_none() => Some(f64_array::<Ix2>(s, "seeds")?.view().to_owned()),
             _ => None,
         };
-        Ok(Self {
-            inner: MeanShift::new(bandwidth)
-                .with_seeds(seeds)
-                .with_bin_seeding(bin_seeding)
-                .with_min_bin_freq(min_bin_freq)
-                .with_cluster_all(cluster_all)
-                .with_max_iter(max_iter),
-        })
+        let mut inner = MeanShift::builder(bandwidth)
+            .with_seeds(seeds)
+            .with_bin_seeding(bin_seeding)
+            .with_min_bin_freq(min_bin_freq)
+            .with_cluster_all(cluster_all);
+        inner.max_iter = max_iter;
+        Ok(Self { inner })
     }
 
     fn fit(&mut self, py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<()> {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &mut self.inner;
-        py.detach(|| model.fit(&xv).map(|_| ())).map_err(to_py_err)
+        py.detach(|| model.fit_checked(&xv).map(|_| ()))
+            .map_err(to_py_err)
     }
 
     fn predict<'py>(
@@ -59,7 +59,7 @@ impl PyMeanShift {
         let xv = x.view();
         let model = &self.inner;
         Ok(py
-            .detach(|| model.predict(&xv))
+            .detach(|| model.predict_checked(&xv))
             .map_err(to_py_err)?
             .into_pyarray(py))
     }
@@ -76,7 +76,7 @@ impl PyMeanShift {
     fn labels_<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {
         self.inner
             .labels()
-            .map(|l| l.clone().into_pyarray(py))
+            .map(|l| l.mapv(|v| v as i64).into_pyarray(py))
             .ok_or_else(not_fitted)
     }
 
@@ -112,6 +112,6 @@ pub(crate) fn estimate_bandwidth(
 ) -> PyResult<f64> {
     let x = f64_array::<Ix2>(x, "X")?;
     let xv = x.view();
-    py.detach(|| meanshift::estimate_bandwidth(&xv, quantile))
+    py.detach(|| meanshift::estimate_bandwidth_all(&xv, quantile))
         .map_err(to_py_err)
 }

@@ -54,7 +54,7 @@ impl PyPCA {
     #[pyo3(signature = (n_components = None, whiten = false))]
     fn new(n_components: Option<&Bound<'_, PyAny>>, whiten: bool) -> PyResult<Self> {
         Ok(Self {
-            inner: PCA::new(parse_n_components(n_components)?).with_whiten(whiten),
+            inner: PCA::builder(parse_n_components(n_components)?).with_whiten(whiten),
         })
     }
 
@@ -62,7 +62,8 @@ impl PyPCA {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &mut self.inner;
-        py.detach(|| model.fit(&xv).map(|_| ())).map_err(to_py_err)
+        py.detach(|| model.fit_checked(&xv).map(|_| ()))
+            .map_err(to_py_err)
     }
 
     fn fit_transform<'py>(
@@ -74,7 +75,7 @@ impl PyPCA {
         let xv = x.view();
         let model = &mut self.inner;
         Ok(py
-            .detach(|| model.fit_transform(&xv))
+            .detach(|| model.fit_transform_checked(&xv))
             .map_err(to_py_err)?
             .into_pyarray(py))
     }
@@ -88,7 +89,7 @@ impl PyPCA {
         let xv = x.view();
         let model = &self.inner;
         Ok(py
-            .detach(|| model.transform(&xv))
+            .detach(|| model.transform_checked(&xv))
             .map_err(to_py_err)?
             .into_pyarray(py))
     }
@@ -102,7 +103,7 @@ impl PyPCA {
         let xv = x.view();
         let model = &self.inner;
         Ok(py
-            .detach(|| model.inverse_transform(&xv))
+            .detach(|| model.inverse_transform_checked(&xv))
             .map_err(to_py_err)?
             .into_pyarray(py))
     }

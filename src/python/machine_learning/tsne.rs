@@ -97,7 +97,7 @@ impl PyTSNE {
                 PyValueError::new_err(format!("{name} must be a non-negative int, got {v}"))
             })
         };
-        let inner = TSNE::new(count("n_components", n_components)?)
+        let inner = TSNE::builder(count("n_components", n_components)?)
             .with_perplexity(perplexity)
             .with_early_exaggeration(early_exaggeration)
             .with_learning_rate(learning_rate)
@@ -107,10 +107,10 @@ impl PyTSNE {
                 n_iter_without_progress,
             )?)
             .with_min_grad_norm(min_grad_norm)
-            .with_method(TsneMethod::parse(method).map_err(to_py_err)?)
-            .with_init(TsneInit::parse(init).map_err(to_py_err)?)
+            .with_tsne_method(TsneMethod::parse(method).map_err(to_py_err)?)
+            .with_tsne_init(TsneInit::parse(init).map_err(to_py_err)?)
             .with_angle(angle)
-            .with_random_state(parse_random_state(random_state)?);
+            .with_seed(parse_random_state(random_state)?);
         Ok(Self { inner })
     }
 
@@ -130,7 +130,7 @@ impl PyTSNE {
         let xv = x.view();
         let model = &mut self.inner;
         Ok(py
-            .detach(|| model.fit_transform(&xv))
+            .detach(|| model.fit_transform_checked(&xv))
             .map_err(to_py_err)?
             .into_pyarray(py))
     }
