@@ -29,6 +29,9 @@ mod matmul;
 #[path = "gates/tsne.rs"]
 mod tsne;
 
+#[path = "gates/nn_core.rs"]
+mod nn_core;
+
 use harness::Family;
 
 fn families() -> Vec<Family> {
@@ -41,6 +44,7 @@ fn families() -> Vec<Family> {
     all.extend(tsne::families());
     all.extend(matmul::families());
     all.extend(tree::families());
+    all.extend(nn_core::families());
     all
 }
 
