@@ -110,14 +110,31 @@ pub mod reduction {
     forward_gate!(crate::math::reduction::SUM_F64 => set_sum_f64, get_sum_f64);
     forward_gate!(crate::math::distance::SCAN_F64 => set_scan_f64, get_scan_f64);
     forward_gate!(crate::math::losses::EXP_REDUCE => set_exp_reduce, get_exp_reduce);
+    #[cfg(feature = "neural_network")]
+    forward_gate!(crate::math::reduction::SQ_SUM_F32 => set_sq_sum_f32, get_sq_sum_f32);
 }
 
-/// Elementwise f64 maps (every output element independent: gates never change a bit).
-#[cfg(any(feature = "machine_learning", feature = "utils"))]
+/// Elementwise maps (every output element independent: gates never change a bit).
+#[cfg(any(
+    feature = "machine_learning",
+    feature = "utils",
+    feature = "neural_network"
+))]
 pub mod elementwise {
+    #[allow(unused_imports)]
     use crate::forward_gate;
+    #[cfg(any(feature = "machine_learning", feature = "utils"))]
     forward_gate!(crate::math::elementwise::EXP_MAP_F64 => set_exp_map_f64, get_exp_map_f64);
+    #[cfg(any(feature = "machine_learning", feature = "utils"))]
     forward_gate!(crate::math::elementwise::CHEAP_MAP_F64 => set_cheap_map_f64, get_cheap_map_f64);
+    #[cfg(feature = "neural_network")]
+    forward_gate!(crate::neural_network::optimizers::kernels::FUSED_SLICE => set_fused_slice, get_fused_slice);
+    #[cfg(feature = "neural_network")]
+    forward_gate!(crate::neural_network::layers::activation::CHEAP_MAP_F32 => set_cheap_map_f32, get_cheap_map_f32);
+    #[cfg(feature = "neural_network")]
+    forward_gate!(crate::neural_network::layers::activation::EXP_MAP_F32 => set_exp_map_f32, get_exp_map_f32);
+    #[cfg(feature = "neural_network")]
+    forward_gate!(crate::neural_network::layers::regularization::stochastic::SPATIAL_DROPOUT_SCALE => set_spatial_dropout_scale, get_spatial_dropout_scale);
 }
 
 /// Evaluation metrics.

@@ -571,3 +571,65 @@ mod tests {
         assert_eq!(percentile_in_place(&mut [5.0], 75.0), 5.0);
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// f32 sum of squares (gate `tuning::reduction::sq_sum_f32`): the global gradient norm of
+// clip-by-global-norm. Accumulates in f64 so a norm over millions of parameters keeps f32's
+// full precision, and goes through the same blocked fold as every other reduction.
+// ---------------------------------------------------------------------------------------
+
+#[cfg(feature = "neural_network")]
+declare_gate! {
+    /// f32 sum of squares (the global gradient norm of clip-by-global-norm). Work = elements.
+    pub SQ_SUM_F32: reduction::sq_sum_f32 = 65_536, "elements"
+}
+
+/// Deterministic sum of squares of an f32 slice, accumulated in f64.
+#[cfg(feature = "neural_network")]
+pub fn sq_sum_f32(s: &[f32]) -> f64 {
+    blocked_fold(
+        s.len(),
+        BLOCK,
+        &SQ_SUM_F32,
+        s.len(),
+        0.0,
+        |r| {
+            let mut acc = [0.0f64; LANES];
+            let chunk = &s[r];
+            let lanes = chunk.chunks_exact(LANES);
+            let rem = lanes.remainder();
+            for c in lanes {
+                for i in 0..LANES {
+                    let v = c[i] as f64;
+                    acc[i] += v * v;
+                }
+            }
+            let mut total =
+                ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+            for &v in rem {
+                total += (v as f64) * (v as f64);
+            }
+            total
+        },
+        |a, b| a + b,
+    )
+}
+
+#[cfg(all(test, feature = "neural_network"))]
+mod sq_sum_f32_tests {
+    use super::*;
+    use crate::gate::serial_and_parallel;
+
+    #[test]
+    fn sq_sum_f32_serial_and_parallel_agree_bitwise() {
+        for n in [0usize, 1, 7, 4096, 4097, 70_001] {
+            let v: Vec<f32> = (0..n)
+                .map(|i| ((i as f32) * 0.37).sin() * 10f32.powi((i % 5) as i32 - 2))
+                .collect();
+            let (s, p) = serial_and_parallel(&SQ_SUM_F32, || sq_sum_f32(&v));
+            assert_eq!(s.to_bits(), p.to_bits(), "n = {n}");
+            let naive: f64 = v.iter().map(|&x| (x as f64) * (x as f64)).sum();
+            assert!((s - naive).abs() <= 1e-12 * naive.max(1.0), "n = {n}");
+        }
+    }
+}

@@ -10,3 +10,6 @@ pub mod layers;
 pub mod traits;
 
 pub use error::NnError;
+pub mod losses;
+pub mod optimizers;
+pub mod sequential;

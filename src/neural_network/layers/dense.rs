@@ -1,0 +1,340 @@
+//! The fully connected layer.
+
+use super::activation::Activation;
+use super::layer_weight::{DenseLayerWeight, LayerWeight};
+use super::TrainingParameters;
+use crate::error::{Error, IoError, RustymlResult};
+use crate::math::matmul::{self, dot_bias_act, dot_par, nested_parallelism};
+use crate::neural_network::traits::{ApplyWeights, Layer, ParamGrad};
+use crate::neural_network::{NnError, Tensor};
+use ndarray::{Array2, ArrayView2, Axis, Ix2};
+use rand::Rng;
+use std::borrow::Cow;
+
+/// `activation(x · W + b)` for `x` of shape `[batch, input_dim]`.
+///
+/// The kernel `W` (`[input_dim, units]`) starts Glorot-uniform, the bias (`[1, units]`) at zero,
+/// as in Keras. The product runs on gemmkit with the bias (and a ReLU / LeakyReLU activation)
+/// fused into its epilogue; gemmkit's results do not depend on its worker count, so forward
+/// and backward passes are bitwise reproducible at any thread count.
+#[derive(Debug)]
+pub struct Dense {
+    input_dim: usize,
+    units: usize,
+    activation: Activation,
+    weights: Array2<f32>,
+    bias: Array2<f32>,
+    input_cache: Option<Array2<f32>>,
+    output_cache: Option<Tensor>,
+    grad_weights: Option<Array2<f32>>,
+    grad_bias: Option<Array2<f32>>,
+}
+
+/// Glorot-uniform `[fan_in, fan_out]` matrix: `U(-l, l)` with `l = sqrt(6 / (fan_in + fan_out))`.
+fn glorot_uniform(fan_in: usize, fan_out: usize, random_state: Option<u64>) -> Array2<f32> {
+    let limit = (6.0 / (fan_in + fan_out) as f64).sqrt() as f32;
+    let mut rng = crate::random::rng_from(random_state);
+    Array2::from_shape_simple_fn((fan_in, fan_out), || rng.random_range(-limit..limit))
+}
+
+impl Dense {
+    /// A layer mapping `input_dim` features to `units`, weights drawn from the global seed
+    /// stream (or entropy); `with_random_state` fixes them.
+    pub fn new(
+        input_dim: usize,
+        units: usize,
+        activation: impl Into<Activation>,
+    ) -> RustymlResult<Self> {
+        if input_dim == 0 {
+            return Err(Error::invalid_parameter("input_dim", "must be > 0"));
+        }
+        if units == 0 {
+            return Err(Error::invalid_parameter("units", "must be > 0"));
+        }
+        let activation = activation.into();
+        activation.validate()?;
+        Ok(Self {
+            input_dim,
+            units,
+            activation,
+            weights: glorot_uniform(input_dim, units, None),
+            bias: Array2::zeros((1, units)),
+            input_cache: None,
+            output_cache: None,
+            grad_weights: None,
+            grad_bias: None,
+        })
+    }
+
+    /// Re-draws the kernel from `random_state`: equal seeds give equal layers.
+    pub fn with_random_state(mut self, random_state: u64) -> Self {
+        self.weights = glorot_uniform(self.input_dim, self.units, Some(random_state));
+        self
+    }
+
+    /// Replaces the kernel (`[input_dim, units]`) and bias (`[1, units]`).
+    pub fn set_weights(&mut self, weights: Array2<f32>, bias: Array2<f32>) -> RustymlResult<()> {
+        check_shape("weights", &[self.input_dim, self.units], weights.shape())?;
+        check_shape("bias", &[1, self.units], bias.shape())?;
+        self.weights = weights.as_standard_layout().into_owned();
+        self.bias = bias.as_standard_layout().into_owned();
+        Ok(())
+    }
+
+    /// The input as a `[batch, input_dim]` view.
+    fn input_view<'a>(&self, input: &'a Tensor) -> RustymlResult<ArrayView2<'a, f32>> {
+        let x = input.view().into_dimensionality::<Ix2>().map_err(|_| {
+            Error::invalid_input(format!(
+                "Dense expects a 2D input [batch, {}], got shape {:?}",
+                self.input_dim,
+                input.shape()
+            ))
+        })?;
+        if x.ncols() != self.input_dim {
+            return Err(Error::dimension_mismatch(self.input_dim, x.ncols()));
+        }
+        Ok(x)
+    }
+
+    /// `activation(x · W + b)`, with bias and (Leaky)ReLU in the product's epilogue.
+    fn compute(&self, x: ArrayView2<f32>) -> RustymlResult<Tensor> {
+        let fused = match self.activation {
+            Activation::ReLU => Some(matmul::Activation::Relu),
+            Activation::LeakyReLU { negative_slope } => {
+                Some(matmul::Activation::LeakyRelu(negative_slope))
+            }
+            _ => None,
+        };
+        let z = dot_bias_act(
+            x,
+            self.weights.view(),
+            Some(self.bias.row(0)),
+            fused,
+            nested_parallelism(),
+        )?;
+        let mut z = z.into_dyn();
+        if fused.is_none() {
+            self.activation.forward_in_place(&mut z)?;
+        }
+        Ok(z)
+    }
+}
+
+fn check_shape(name: &str, expected: &[usize], found: &[usize]) -> RustymlResult<()> {
+    if expected == found {
+        Ok(())
+    } else {
+        Err(NnError::WeightShape {
+            name: name.to_string(),
+            expected: expected.to_vec(),
+            found: found.to_vec(),
+        }
+        .into())
+    }
+}
+
+impl Layer for Dense {
+    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+        let x = self.input_view(input)?;
+        let out = self.compute(x)?;
+        self.input_cache = Some(x.to_owned());
+        self.output_cache = Some(out.clone());
+        Ok(out)
+    }
+
+    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+        self.compute(self.input_view(input)?)
+    }
+
+    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+        let (Some(x), Some(out)) = (&self.input_cache, &self.output_cache) else {
+            return Err(Error::forward_pass_not_run("Dense"));
+        };
+        if grad_output.shape() != out.shape() {
+            return Err(Error::shape_mismatch(out.shape(), grad_output.shape()));
+        }
+        let dz = self.activation.backward(out, grad_output)?;
+        let dz = dz
+            .into_dimensionality::<Ix2>()
+            .expect("the cached output is 2D");
+        let par = nested_parallelism();
+        // dW = xᵀ dZ, db = column sums of dZ (row order, serial), dX = dZ Wᵀ.
+        self.grad_weights = Some(dot_par(x.t(), dz.view(), par)?);
+        self.grad_bias = Some(dz.sum_axis(Axis(0)).insert_axis(Axis(0)));
+        Ok(dot_par(dz.view(), self.weights.t(), par)?.into_dyn())
+    }
+
+    fn layer_type(&self) -> &str {
+        "Dense"
+    }
+
+    fn output_shape(&self) -> String {
+        format!("(None, {})", self.units)
+    }
+
+    fn param_count(&self) -> TrainingParameters {
+        TrainingParameters::Trainable(self.input_dim * self.units + self.units)
+    }
+
+    fn parameters(&mut self) -> Vec<ParamGrad<'_>> {
+        match (&self.grad_weights, &self.grad_bias) {
+            (Some(gw), Some(gb)) => vec![
+                ParamGrad::weight(
+                    self.weights
+                        .as_slice_mut()
+                        .expect("weights are standard layout"),
+                    gw.as_slice().expect("gradients are standard layout"),
+                ),
+                ParamGrad::no_decay(
+                    self.bias.as_slice_mut().expect("bias is standard layout"),
+                    gb.as_slice().expect("gradients are standard layout"),
+                ),
+            ],
+            _ => Vec::new(),
+        }
+    }
+
+    fn get_weights(&self) -> LayerWeight<'_> {
+        LayerWeight::Dense(DenseLayerWeight {
+            weight: Cow::Borrowed(&self.weights),
+            bias: Cow::Borrowed(&self.bias),
+        })
+    }
+
+    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> RustymlResult<()> {
+        match weights {
+            LayerWeight::Dense(w) => w.apply_to_layer(self),
+            _ => Err(IoError::ModelStructureMismatch(
+                "expected Dense weights for a Dense layer".to_string(),
+            )
+            .into()),
+        }
+    }
+}
+
+impl ApplyWeights<Dense> for DenseLayerWeight<'_> {
+    fn apply_to_layer(&self, layer: &mut Dense) -> RustymlResult<()> {
+        layer
+            .set_weights(self.weight.as_ref().clone(), self.bias.as_ref().clone())
+            .map_err(|e| IoError::ModelStructureMismatch(format!("Dense: {e}")).into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layer(act: Activation) -> Dense {
+        let mut d = Dense::new(3, 2, act).unwrap();
+        let w = Array2::from_shape_vec((3, 2), vec![0.5, -1.0, 0.25, 0.75, -0.5, 1.5]).unwrap();
+        let b = Array2::from_shape_vec((1, 2), vec![0.1, -0.2]).unwrap();
+        d.set_weights(w, b).unwrap();
+        d
+    }
+
+    fn input() -> Tensor {
+        Tensor::from_shape_vec(vec![4, 3], (0..12).map(|v| 0.3 * v as f32 - 1.4).collect()).unwrap()
+    }
+
+    /// L = Σ c ⊙ out with fixed weights c, so dL/dout = c; gradients against central
+    /// differences computed in f64 from the layer's own forward pass.
+    fn check(act: Activation) {
+        let mut d = layer(act);
+        let x = input();
+        let out = d.forward(&x).unwrap();
+        let c = Tensor::from_shape_fn(out.raw_dim(), |i| 0.3 + 0.2 * (i[0] + 3 * i[1]) as f32);
+        let dx = d.backward(&c).unwrap();
+        let loss = |d: &Dense, x: &Tensor| -> f64 {
+            let o = d.predict(x).unwrap();
+            o.iter()
+                .zip(c.iter())
+                .map(|(&o, &c)| o as f64 * c as f64)
+                .sum()
+        };
+        let h = 1e-2f32;
+        for i in 0..x.len() {
+            let (mut p, mut m) = (x.clone(), x.clone());
+            p.as_slice_mut().unwrap()[i] += h;
+            m.as_slice_mut().unwrap()[i] -= h;
+            let num = (loss(&d, &p) - loss(&d, &m)) / (2.0 * h as f64);
+            assert!(
+                (dx.as_slice().unwrap()[i] as f64 - num).abs() < 2e-3,
+                "{act:?} dx[{i}]"
+            );
+        }
+        let grads: Vec<Vec<f32>> = d.parameters().iter().map(|p| p.grad.to_vec()).collect();
+        for (k, g) in grads.iter().enumerate() {
+            for i in 0..g.len() {
+                let orig = d.parameters()[k].value[i];
+                d.parameters()[k].value[i] = orig + h;
+                let lp = loss(&d, &x);
+                d.parameters()[k].value[i] = orig - h;
+                let lm = loss(&d, &x);
+                d.parameters()[k].value[i] = orig;
+                let num = (lp - lm) / (2.0 * h as f64);
+                assert!((g[i] as f64 - num).abs() < 2e-3, "{act:?} param {k}[{i}]");
+            }
+        }
+    }
+
+    #[test]
+    fn gradients_match_central_differences() {
+        for act in [
+            Activation::Linear,
+            Activation::Tanh,
+            Activation::Sigmoid,
+            Activation::Softmax,
+            Activation::LeakyReLU {
+                negative_slope: 0.1,
+            },
+        ] {
+            check(act);
+        }
+    }
+
+    #[test]
+    fn fused_relu_equals_product_then_relu() {
+        let x = input();
+        let relu = layer(Activation::ReLU).predict(&x).unwrap();
+        let linear = layer(Activation::Linear).predict(&x).unwrap();
+        for (r, l) in relu.iter().zip(linear.iter()) {
+            assert_eq!(r.to_bits(), l.max(0.0).to_bits());
+        }
+    }
+
+    #[test]
+    fn glorot_limit_and_zero_bias() {
+        let d = Dense::new(20, 30, Activation::Linear)
+            .unwrap()
+            .with_random_state(3);
+        let limit = (6.0f32 / 50.0).sqrt();
+        assert!(d.weights.iter().all(|w| w.abs() <= limit));
+        assert!(d.weights.iter().any(|w| w.abs() > limit / 2.0));
+        assert!(d.bias.iter().all(|&b| b == 0.0));
+    }
+
+    #[test]
+    fn same_seed_same_weights_at_one_and_two_threads() {
+        let build = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let mut d = Dense::new(64, 48, Activation::Tanh)
+                    .unwrap()
+                    .with_random_state(9);
+                let x = Tensor::from_shape_fn(vec![32, 64], |i| ((i[0] * 64 + i[1]) as f32).sin());
+                let out = d.forward(&x).unwrap();
+                let dx = d.backward(&Tensor::ones(out.raw_dim())).unwrap();
+                (d.weights.clone(), out, dx, d.grad_weights.clone().unwrap())
+            })
+        };
+        let (a, b) = (build(1), build(2));
+        assert_eq!(a.0, b.0);
+        let bits = |t: &Tensor| t.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&a.1), bits(&b.1));
+        assert_eq!(bits(&a.2), bits(&b.2));
+        assert_eq!(a.3, b.3);
+    }
+}

@@ -1,0 +1,432 @@
+//! The `Sequential` model: a stack of layers trained by one optimizer against one loss.
+
+use super::layers::layer_weight::LayerWeight;
+use super::layers::serialize_model::{
+    apply_weights_to_layer, LayerInfo, SerializableLayer, SerializableSequential,
+    MODEL_FORMAT_VERSION, MODEL_MAGIC,
+};
+use super::layers::TrainingParameters;
+use super::traits::{Layer, Loss, Optimizer};
+use super::{NnError, Tensor};
+use crate::error::{Error, IoError, RustymlResult};
+use ndarray::Axis;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+use std::path::Path;
+
+/// Per-epoch training losses returned by `fit` and `fit_with_batches`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct History {
+    loss: Vec<f32>,
+}
+
+impl History {
+    /// The training loss of every epoch, in order. Like Keras, an epoch's entry is measured
+    /// during that epoch, each batch before its own update.
+    pub fn loss(&self) -> &[f32] {
+        &self.loss
+    }
+}
+
+/// A linear stack of layers.
+///
+/// `compile` attaches an optimizer and a loss; `train_batch` is one forward/backward/update
+/// step; `fit` repeats it on the whole data, `fit_with_batches` on mini-batches reshuffled every
+/// epoch from the model's seed (`new_with_seed` / `set_seed`, else the global seed stream).
+pub struct Sequential {
+    layers: Vec<Box<dyn Layer>>,
+    optimizer: Option<Box<dyn Optimizer>>,
+    loss: Option<Box<dyn Loss>>,
+    seed: Option<u64>,
+    shuffle_rng: Option<ChaCha8Rng>,
+}
+
+impl Default for Sequential {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Sequential {
+    pub fn new() -> Self {
+        Self {
+            layers: Vec::new(),
+            optimizer: None,
+            loss: None,
+            seed: None,
+            shuffle_rng: None,
+        }
+    }
+
+    /// A model whose mini-batch shuffling is fixed by `seed`.
+    pub fn new_with_seed(seed: u64) -> Self {
+        let mut model = Self::new();
+        model.seed = Some(seed);
+        model
+    }
+
+    /// Fixes (and restarts) the mini-batch shuffling.
+    pub fn set_seed(&mut self, seed: u64) -> &mut Self {
+        self.seed = Some(seed);
+        self.shuffle_rng = None;
+        self
+    }
+
+    /// Sets the optimizer's learning rate (no-op before `compile`).
+    pub fn set_learning_rate(&mut self, learning_rate: f32) -> &mut Self {
+        if let Some(opt) = self.optimizer.as_mut() {
+            opt.set_learning_rate(learning_rate);
+        }
+        self
+    }
+
+    /// The optimizer's current learning rate; `None` before `compile`.
+    pub fn learning_rate(&self) -> Option<f32> {
+        self.optimizer.as_ref().map(|o| o.learning_rate())
+    }
+
+    pub fn add<L: 'static + Layer>(&mut self, layer: L) -> &mut Self {
+        self.layers.push(Box::new(layer));
+        self
+    }
+
+    pub fn compile<O, LFunc>(&mut self, optimizer: O, loss: LFunc) -> &mut Self
+    where
+        O: 'static + Optimizer,
+        LFunc: 'static + Loss,
+    {
+        self.optimizer = Some(Box::new(optimizer));
+        self.loss = Some(Box::new(loss));
+        self
+    }
+
+    fn check_layers(&self) -> RustymlResult<()> {
+        if self.layers.is_empty() {
+            return Err(NnError::EmptyModel.into());
+        }
+        Ok(())
+    }
+
+    fn check_trainable(&self) -> RustymlResult<()> {
+        self.check_layers()?;
+        if self.optimizer.is_none() {
+            return Err(NnError::NotCompiled("optimizer").into());
+        }
+        if self.loss.is_none() {
+            return Err(NnError::NotCompiled("loss function").into());
+        }
+        Ok(())
+    }
+
+    /// Both tensors have a batch axis, samples, and the same batch size; returns it.
+    fn check_pair(x: &Tensor, y: &Tensor) -> RustymlResult<usize> {
+        if x.ndim() == 0 || y.ndim() == 0 {
+            return Err(Error::invalid_input(
+                "inputs and targets need a batch axis (rank >= 1)",
+            ));
+        }
+        if x.is_empty() || y.is_empty() {
+            return Err(Error::empty_input("input tensors"));
+        }
+        if x.shape()[0] != y.shape()[0] {
+            return Err(Error::dimension_mismatch(x.shape()[0], y.shape()[0]));
+        }
+        Ok(x.shape()[0])
+    }
+
+    /// One training step on `(x, y)`: forward, loss, backward, optimizer update. Returns the
+    /// loss of the forward pass, i.e. of the model as it was before this update.
+    pub fn train_batch(&mut self, x: &Tensor, y: &Tensor) -> RustymlResult<f32> {
+        self.check_trainable()?;
+        Self::check_pair(x, y)?;
+        self.step(x, y)
+    }
+
+    /// `train_batch` without the checks (callers have made them).
+    fn step(&mut self, x: &Tensor, y: &Tensor) -> RustymlResult<f32> {
+        let (optimizer, loss_fn) = match (self.optimizer.as_mut(), self.loss.as_ref()) {
+            (Some(o), Some(l)) => (o, l),
+            _ => unreachable!("checked by check_trainable"),
+        };
+        for layer in &mut self.layers {
+            layer.set_training_if_mode_dependent(true);
+        }
+        let (first, rest) = self.layers.split_first_mut().expect("checked non-empty");
+        let mut out = first.forward(x)?;
+        for layer in rest.iter_mut() {
+            out = layer.forward(&out)?;
+        }
+        let loss = loss_fn.compute_loss(y, &out)?;
+        let mut grad = loss_fn.compute_grad(y, &out)?;
+        for layer in self.layers.iter_mut().rev() {
+            grad = layer.backward(&grad)?;
+        }
+        let scale = match optimizer.global_clipnorm() {
+            Some(max_norm) => clip_scale(&mut self.layers, max_norm),
+            None => 1.0,
+        };
+        optimizer.step();
+        for layer in &mut self.layers {
+            optimizer.update(layer.as_mut(), scale);
+        }
+        Ok(loss)
+    }
+
+    /// Full-batch training: `epochs` calls of `train_batch` on all of `x`.
+    pub fn fit(&mut self, x: &Tensor, y: &Tensor, epochs: u32) -> RustymlResult<History> {
+        self.check_trainable()?;
+        Self::check_pair(x, y)?;
+        let loss = (0..epochs)
+            .map(|_| self.step(x, y))
+            .collect::<RustymlResult<Vec<f32>>>()?;
+        Ok(History { loss })
+    }
+
+    /// Mini-batch training: every epoch reshuffles the samples (from the model's seed) and
+    /// steps on consecutive batches of `batch_size`, the last one possibly shorter. An epoch's
+    /// loss is the sample-weighted mean of its batch losses, as Keras reports it.
+    pub fn fit_with_batches(
+        &mut self,
+        x: &Tensor,
+        y: &Tensor,
+        epochs: u32,
+        batch_size: usize,
+    ) -> RustymlResult<History> {
+        self.check_trainable()?;
+        let n = Self::check_pair(x, y)?;
+        if batch_size == 0 || batch_size > n {
+            return Err(Error::invalid_parameter(
+                "batch_size",
+                format!("must be in 1..={n} (the number of samples), got {batch_size}"),
+            ));
+        }
+        let mut history = History::default();
+        let mut order: Vec<usize> = (0..n).collect();
+        for _ in 0..epochs {
+            let seed = self.seed;
+            let rng = self
+                .shuffle_rng
+                .get_or_insert_with(|| crate::random::rng_from(seed));
+            order.shuffle(rng);
+            let mut weighted = 0.0f64;
+            for batch in order.chunks(batch_size) {
+                let xb = x.select(Axis(0), batch);
+                let yb = y.select(Axis(0), batch);
+                weighted += self.step(&xb, &yb)? as f64 * batch.len() as f64;
+            }
+            history.loss.push((weighted / n as f64) as f32);
+        }
+        Ok(history)
+    }
+
+    /// The compiled loss of `predict(x)` against `y`; changes nothing.
+    pub fn evaluate(&self, x: &Tensor, y: &Tensor) -> RustymlResult<f32> {
+        self.check_layers()?;
+        let loss_fn = self
+            .loss
+            .as_ref()
+            .ok_or(NnError::NotCompiled("loss function"))?;
+        Self::check_pair(x, y)?;
+        loss_fn.compute_loss(y, &self.predict(x)?)
+    }
+
+    /// Inference pass (mode-dependent layers such as dropout act as at inference).
+    pub fn predict(&self, x: &Tensor) -> RustymlResult<Tensor> {
+        self.check_layers()?;
+        if x.ndim() == 0 {
+            return Err(Error::invalid_input("input needs a batch axis (rank >= 1)"));
+        }
+        if x.is_empty() {
+            return Err(Error::empty_input("input tensors"));
+        }
+        let (first, rest) = self.layers.split_first().expect("checked non-empty");
+        let mut out = first.predict(x)?;
+        for layer in rest {
+            out = layer.predict(&out)?;
+        }
+        Ok(out)
+    }
+
+    /// Prints a Keras-style table of the layers, their output shapes and parameter counts.
+    pub fn summary(&self) {
+        print!("{}", self.summary_string());
+    }
+
+    fn summary_string(&self) -> String {
+        use std::fmt::Write;
+        let rule = |c: char| c.to_string().repeat(78);
+        let mut s = String::new();
+        let mut seen: std::collections::HashMap<String, usize> = Default::default();
+        let (mut trainable, mut frozen) = (0usize, 0usize);
+        let _ = writeln!(s, "Model: \"sequential\"");
+        let _ = writeln!(s, "{}", rule('_'));
+        let _ = writeln!(
+            s,
+            " {:<34}{:<28}{:>14}",
+            "Layer (type)", "Output Shape", "Param #"
+        );
+        let _ = writeln!(s, "{}", rule('='));
+        for (i, layer) in self.layers.iter().enumerate() {
+            let kind = layer.layer_type();
+            let base = snake_case(kind);
+            let count = seen.entry(base.clone()).or_insert(0);
+            let name = if *count == 0 {
+                base.clone()
+            } else {
+                format!("{base}_{count}")
+            };
+            *count += 1;
+            let params = match layer.param_count() {
+                TrainingParameters::Trainable(n) => {
+                    trainable += n;
+                    n
+                }
+                TrainingParameters::NonTrainable(n) => {
+                    frozen += n;
+                    n
+                }
+                TrainingParameters::NoTrainable => 0,
+            };
+            let _ = writeln!(
+                s,
+                " {:<34}{:<28}{:>14}",
+                format!("{name} ({kind})"),
+                layer.output_shape(),
+                params
+            );
+            let _ = writeln!(
+                s,
+                "{}",
+                rule(if i + 1 == self.layers.len() { '=' } else { '_' })
+            );
+        }
+        if self.layers.is_empty() {
+            let _ = writeln!(s, "{}", rule('='));
+        }
+        let _ = writeln!(s, "Total params: {}", trainable + frozen);
+        let _ = writeln!(s, "Trainable params: {trainable}");
+        let _ = writeln!(s, "Non-trainable params: {frozen}");
+        let _ = writeln!(s, "{}", rule('_'));
+        s
+    }
+
+    /// Every layer's weights, in order (borrowed).
+    pub fn get_weights(&self) -> Vec<LayerWeight<'_>> {
+        self.layers.iter().map(|l| l.get_weights()).collect()
+    }
+
+    /// Writes the layers' types, output shapes and weights (postcard, `serialize_model`'s
+    /// format).
+    pub fn save_to_path(&self, path: impl AsRef<Path>) -> RustymlResult<()> {
+        let file = SerializableSequential {
+            magic: MODEL_MAGIC,
+            format_version: MODEL_FORMAT_VERSION,
+            layers: self
+                .layers
+                .iter()
+                .map(|l| SerializableLayer {
+                    info: LayerInfo {
+                        layer_type: l.layer_type().to_string(),
+                        output_shape: l.output_shape(),
+                    },
+                    weights: l.get_weights(),
+                })
+                .collect(),
+        };
+        std::fs::write(path, postcard::to_allocvec(&file)?)?;
+        Ok(())
+    }
+
+    /// Loads weights saved by `save_to_path` into this model, which must have the same
+    /// architecture. On any mismatch the model keeps the weights it had.
+    pub fn load_from_path(&mut self, path: impl AsRef<Path>) -> RustymlResult<()> {
+        let bytes = std::fs::read(path)?;
+        let ((magic, version), _) = postcard::take_from_bytes::<(u32, u32)>(&bytes)?;
+        if magic != MODEL_MAGIC {
+            return Err(IoError::UnsupportedModelFormat(format!(
+                "not a rustyml model file (magic {magic:#010x}, expected {MODEL_MAGIC:#010x})"
+            ))
+            .into());
+        }
+        if version != MODEL_FORMAT_VERSION {
+            return Err(IoError::UnsupportedModelFormat(format!(
+                "model format version {version}, this build reads version {MODEL_FORMAT_VERSION}"
+            ))
+            .into());
+        }
+        let file: SerializableSequential<'static> = postcard::from_bytes(&bytes)?;
+        if file.layers.len() != self.layers.len() {
+            return Err(IoError::ModelStructureMismatch(format!(
+                "the file holds {} layers, the model has {}",
+                file.layers.len(),
+                self.layers.len()
+            ))
+            .into());
+        }
+        if let Some((saved, layer)) = file
+            .layers
+            .iter()
+            .zip(&self.layers)
+            .find(|(s, l)| s.info.layer_type != l.layer_type())
+        {
+            return Err(IoError::ModelStructureMismatch(format!(
+                "the file holds a `{}` layer where the model has a `{}`",
+                saved.info.layer_type,
+                layer.layer_type()
+            ))
+            .into());
+        }
+        // A weight shape can still disagree half way; keep a copy to roll back to.
+        let backup: Vec<LayerWeight<'static>> =
+            postcard::from_bytes(&postcard::to_allocvec(&self.get_weights())?)?;
+        for (i, saved) in file.layers.iter().enumerate() {
+            let layer = self.layers[i].as_mut();
+            if let Err(e) = apply_weights_to_layer(layer, &saved.weights, &saved.info.layer_type) {
+                for (layer, old) in self.layers.iter_mut().zip(&backup).take(i) {
+                    let _ = layer.apply_weights(old);
+                }
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The factor that brings the gradients' global L2 norm down to `max_norm` (1 when it is
+/// already there), from a deterministic blocked sum of squares.
+fn clip_scale(layers: &mut [Box<dyn Layer>], max_norm: f32) -> f32 {
+    let sq: f64 = layers
+        .iter_mut()
+        .flat_map(|l| {
+            l.parameters()
+                .iter()
+                .map(|p| crate::math::reduction::sq_sum_f32(p.grad))
+                .collect::<Vec<_>>()
+        })
+        .sum();
+    let norm = sq.sqrt();
+    if norm > max_norm as f64 {
+        (max_norm as f64 / norm) as f32
+    } else {
+        1.0
+    }
+}
+
+/// `"BatchNormalization"` -> `"batch_normalization"`, Keras's layer naming.
+fn snake_case(name: &str) -> String {
+    let mut out = String::new();
+    let chars: Vec<char> = name.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_uppercase() {
+            let prev_lower = i > 0 && chars[i - 1].is_lowercase();
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+            if i > 0 && (prev_lower || (next_lower && chars[i - 1].is_uppercase())) {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
