@@ -54,9 +54,7 @@ impl Embedding {
 
     fn initial_table(rows: usize, cols: usize, random_state: Option<u64>) -> Array2<f32> {
         let mut rng = crate::random::rng_from(random_state);
-        Array2::from_shape_simple_fn((rows, cols), || {
-            rng.random_range(-INIT_LIMIT..=INIT_LIMIT)
-        })
+        Array2::from_shape_simple_fn((rows, cols), || rng.random_range(-INIT_LIMIT..=INIT_LIMIT))
     }
 
     /// Replaces the table; its shape must stay `[input_dim, output_dim]` (else
@@ -181,7 +179,9 @@ impl Layer for Embedding {
     fn parameters(&mut self) -> Vec<ParamGrad<'_>> {
         match &self.grad {
             Some(grad) => vec![ParamGrad::weight(
-                self.embeddings.as_slice_mut().expect("table kept in C order"),
+                self.embeddings
+                    .as_slice_mut()
+                    .expect("table kept in C order"),
                 grad.as_slice().expect("gradient kept in C order"),
             )],
             None => Vec::new(),
@@ -208,5 +208,44 @@ impl Layer for Embedding {
 impl ApplyWeights<Embedding> for EmbeddingLayerWeight<'_> {
     fn apply_to_layer(&self, layer: &mut Embedding) -> RustymlResult<()> {
         layer.set_weights(self.embeddings.clone().into_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::serial_and_parallel;
+
+    #[test]
+    fn gather_and_scatter_follow_the_indices() {
+        let mut layer = Embedding::new(3, 2).unwrap();
+        layer
+            .set_weights(
+                Array2::from_shape_vec((3, 2), vec![0.0, 1.0, 10.0, 11.0, 20.0, 21.0]).unwrap(),
+            )
+            .unwrap();
+        // 2.9 truncates to 2, -0.5 to 0.
+        let x = Tensor::from_shape_vec(IxDyn(&[3]), vec![2.9, -0.5, 2.0]).unwrap();
+        let y = layer.forward(&x).unwrap();
+        assert_eq!(y.as_slice().unwrap(), &[20.0, 21.0, 0.0, 1.0, 20.0, 21.0]);
+        let g = Tensor::from_shape_vec(IxDyn(&[3, 2]), vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+        layer.backward(&g).unwrap();
+        let grad = layer.grad.as_ref().unwrap();
+        assert_eq!(grad.as_slice().unwrap(), &[3.0, 4.0, 0.0, 0.0, 6.0, 8.0]);
+    }
+
+    #[test]
+    fn cheap_map_gate_never_changes_a_bit() {
+        let steps = 3 * MAP_TASK / 16 + 7;
+        let x = Tensor::from_shape_vec(
+            IxDyn(&[2, steps]),
+            (0..2 * steps)
+                .map(|k| ((k * 7919 + 13) % 50) as f32)
+                .collect(),
+        )
+        .unwrap();
+        let layer = Embedding::new(50, 16).unwrap().with_random_state(3);
+        let (s, p) = serial_and_parallel(&CHEAP_MAP_F32, || layer.predict(&x).unwrap());
+        assert_eq!(s.mapv(f32::to_bits), p.mapv(f32::to_bits));
     }
 }

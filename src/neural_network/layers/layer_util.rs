@@ -7,7 +7,9 @@ use crate::neural_network::Tensor;
 /// `(None, 3, 4)`: the shape after the batch axis, as `summary()` prints it (`(None,)` for a
 /// rank-1 tensor).
 pub(crate) fn batch_free_shape(shape: &[usize]) -> String {
-    tuple_text(std::iter::once("None".to_string()).chain(shape.iter().skip(1).map(usize::to_string)))
+    tuple_text(
+        std::iter::once("None".to_string()).chain(shape.iter().skip(1).map(usize::to_string)),
+    )
 }
 
 /// `(2, 3, 4)`: a whole configured shape, batch axis included.

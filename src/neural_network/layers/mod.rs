@@ -16,22 +16,22 @@ pub enum TrainingParameters {
     NoTrainable,
 }
 
-pub mod dense;
-pub mod flatten;
-pub mod serialize_model;
-
-pub use dense::*;
-pub use flatten::*;
-
 pub mod embedding;
 pub mod identity;
+pub(crate) mod layer_util;
 pub mod permute;
 pub mod repeat_vector;
 pub mod reshape;
-pub(crate) mod layer_util;
 
 pub use embedding::*;
 pub use identity::*;
 pub use permute::*;
 pub use repeat_vector::*;
 pub use reshape::*;
+
+pub mod dense;
+pub mod flatten;
+pub mod serialize_model;
+
+pub use dense::*;
+pub use flatten::*;

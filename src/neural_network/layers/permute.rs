@@ -34,7 +34,10 @@ impl Permute {
             seen[d] = true;
         }
         if n == 0 {
-            return Err(Error::invalid_parameter("dims", "must name at least 1 axis"));
+            return Err(Error::invalid_parameter(
+                "dims",
+                "must name at least 1 axis",
+            ));
         }
         let order: Vec<usize> = std::iter::once(0).chain(dims).collect();
         let mut inverse = vec![0; n + 1];

@@ -335,7 +335,12 @@ pub(crate) fn zip_f32(
 }
 
 /// `f(lane)` for every consecutive lane of `lane` elements, lanes in parallel behind `gate`.
-pub(crate) fn lanes_f32(gate: &Gate, s: &mut [f32], lane: usize, f: impl Fn(&mut [f32]) + Sync + Send) {
+pub(crate) fn lanes_f32(
+    gate: &Gate,
+    s: &mut [f32],
+    lane: usize,
+    f: impl Fn(&mut [f32]) + Sync + Send,
+) {
     if lane == 0 {
         return;
     }
@@ -356,7 +361,11 @@ pub(crate) fn zip_lanes_f32(
     lane: usize,
     f: impl Fn(&mut [f32], &[f32]) + Sync + Send,
 ) {
-    assert_eq!(dst.len(), src.len(), "zip_lanes_f32 operands differ in length");
+    assert_eq!(
+        dst.len(),
+        src.len(),
+        "zip_lanes_f32 operands differ in length"
+    );
     if lane == 0 {
         return;
     }
@@ -366,7 +375,9 @@ pub(crate) fn zip_lanes_f32(
             .with_min_len((MAP_TASK / lane).max(1))
             .for_each(|(d, s)| f(d, s));
     } else {
-        dst.chunks_mut(lane).zip(src.chunks(lane)).for_each(|(d, s)| f(d, s));
+        dst.chunks_mut(lane)
+            .zip(src.chunks(lane))
+            .for_each(|(d, s)| f(d, s));
     }
 }
 
@@ -505,3 +516,201 @@ pub use softmax::Softmax;
 pub use softplus::Softplus;
 pub use softsign::Softsign;
 pub use tanh::Tanh;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::serial_and_parallel;
+    use ndarray::{Array2, ArrayD, IxDyn};
+
+    const ALL: [Activation; 12] = [
+        Activation::Linear,
+        Activation::ReLU,
+        Activation::Sigmoid,
+        Activation::Tanh,
+        Activation::Softmax,
+        Activation::LeakyReLU {
+            negative_slope: 0.2,
+        },
+        Activation::ELU { alpha: 1.5 },
+        Activation::SELU,
+        Activation::Softplus,
+        Activation::Softsign,
+        Activation::HardSigmoid,
+        Activation::Exponential,
+    ];
+
+    fn bits(t: &Tensor) -> Vec<u32> {
+        t.iter().map(|v| v.to_bits()).collect()
+    }
+
+    /// Values spread over [-4, 4], none exactly at a kink.
+    fn ramp(rows: usize, cols: usize) -> Tensor {
+        Array2::from_shape_fn((rows, cols), |(i, j)| {
+            ((i * 31 + j * 17) as f32 * 0.173).sin() * 4.0 + 0.013
+        })
+        .into_dyn()
+    }
+
+    #[test]
+    fn every_map_agrees_bitwise_serial_and_parallel() {
+        // Larger than several tasks, with a lane width that does not divide the task size.
+        let x = ramp(3 * MAP_TASK / 7 + 5, 7);
+        let g = ramp(3 * MAP_TASK / 7 + 5, 7).mapv(|v| v * 0.5 - 0.1);
+        for act in ALL {
+            for gate in [&CHEAP_MAP_F32, &EXP_MAP_F32] {
+                let (s, p) = serial_and_parallel(gate, || {
+                    let y = act.forward(&x).unwrap();
+                    let d = act.backward(&y, &g).unwrap();
+                    (y, d)
+                });
+                assert_eq!(bits(&s.0), bits(&p.0), "{} forward", act.name());
+                assert_eq!(bits(&s.1), bits(&p.1), "{} backward", act.name());
+            }
+        }
+    }
+
+    #[test]
+    fn strided_input_gives_c_order_and_same_values() {
+        let x = ramp(5, 6);
+        let strided = x.t().to_owned();
+        assert!(!strided.is_standard_layout());
+        for act in ALL {
+            let out = act.forward(&strided).unwrap();
+            assert!(out.is_standard_layout(), "{}", act.name());
+            let packed = act
+                .forward(&strided.as_standard_layout().into_owned())
+                .unwrap();
+            assert_eq!(bits(&out), bits(&packed), "{}", act.name());
+        }
+    }
+
+    #[test]
+    fn forward_matches_hand_derived_values() {
+        let x = ArrayD::from_shape_vec(IxDyn(&[1, 3]), vec![-1.0f32, 0.0, 2.0]).unwrap();
+        let e = std::f32::consts::E;
+        let cases: Vec<(Activation, [f32; 3])> = vec![
+            (Activation::Linear, [-1.0, 0.0, 2.0]),
+            (Activation::ReLU, [0.0, 0.0, 2.0]),
+            (
+                Activation::Sigmoid,
+                [1.0 / (1.0 + e), 0.5, 1.0 / (1.0 + e.powi(-2))],
+            ),
+            (
+                Activation::Tanh,
+                [
+                    -(e - 1.0 / e) / (e + 1.0 / e),
+                    0.0,
+                    (e * e - e.powi(-2)) / (e * e + e.powi(-2)),
+                ],
+            ),
+            (
+                Activation::LeakyReLU {
+                    negative_slope: 0.2,
+                },
+                [-0.2, 0.0, 2.0],
+            ),
+            (
+                Activation::ELU { alpha: 1.5 },
+                [1.5 * (1.0 / e - 1.0), 0.0, 2.0],
+            ),
+            (
+                Activation::SELU,
+                [
+                    SELU_SCALE * SELU_ALPHA * (1.0 / e - 1.0),
+                    0.0,
+                    SELU_SCALE * 2.0,
+                ],
+            ),
+            (
+                Activation::Softplus,
+                [(1.0 + 1.0 / e).ln(), 2f32.ln(), (1.0 + e * e).ln()],
+            ),
+            (Activation::Softsign, [-0.5, 0.0, 2.0 / 3.0]),
+            (Activation::HardSigmoid, [1.0 / 3.0, 0.5, 5.0 / 6.0]),
+            (Activation::Exponential, [1.0 / e, 1.0, e * e]),
+        ];
+        for (act, want) in cases {
+            let got = act.forward(&x).unwrap();
+            for (g, w) in got.iter().zip(want) {
+                assert!((g - w).abs() < 1e-6, "{}: {g} vs {w}", act.name());
+            }
+        }
+        // softmax([-1, 0, 2]) = e^x / (e^-1 + 1 + e^2)
+        let z = 1.0 / e + 1.0 + e * e;
+        let got = Activation::Softmax.forward(&x).unwrap();
+        for (g, w) in got.iter().zip([1.0 / e / z, 1.0 / z, e * e / z]) {
+            assert!((g - w).abs() < 1e-6, "softmax: {g} vs {w}");
+        }
+    }
+
+    /// Central differences of `L = sum(w * f(x))` against `backward(f(x), w)`.
+    #[test]
+    fn backward_matches_central_differences() {
+        // No probe within 0.1 of a kink (0 for the ReLU family, +-3 for HardSigmoid).
+        let x = ArrayD::from_shape_vec(
+            IxDyn(&[2, 4]),
+            vec![0.7, -0.4, 1.3, -1.9, 0.25, -2.5, 2.2, -0.15],
+        )
+        .unwrap();
+        let w = ArrayD::from_shape_vec(
+            IxDyn(&[2, 4]),
+            vec![0.3, -1.1, 0.8, 0.5, -0.6, 1.4, 0.2, -0.9],
+        )
+        .unwrap();
+        let eps = 1e-3f32;
+        for act in ALL {
+            let y = act.forward(&x).unwrap();
+            let analytic = act.backward(&y, &w).unwrap();
+            for i in 0..x.len() {
+                let loss = |delta: f32| {
+                    let mut xp = x.clone();
+                    xp.as_slice_mut().unwrap()[i] += delta;
+                    let yp = act.forward(&xp).unwrap();
+                    (&yp * &w).sum()
+                };
+                let numeric = (loss(eps) - loss(-eps)) / (2.0 * eps);
+                let a = analytic.as_slice().unwrap()[i];
+                assert!(
+                    (a - numeric).abs() < 5e-3,
+                    "{} element {i}: analytic {a} vs numeric {numeric}",
+                    act.name()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn branch_at_zero_follows_keras() {
+        let x = ArrayD::from_shape_vec(IxDyn(&[1, 1]), vec![0.0f32]).unwrap();
+        let ones = ArrayD::ones(IxDyn(&[1, 1]));
+        let grad_at_zero = |act: Activation| {
+            let y = act.forward(&x).unwrap();
+            act.backward(&y, &ones).unwrap()[[0, 0]]
+        };
+        assert_eq!(grad_at_zero(Activation::ReLU), 0.0);
+        assert_eq!(
+            grad_at_zero(Activation::LeakyReLU {
+                negative_slope: 0.3
+            }),
+            1.0
+        );
+        assert_eq!(grad_at_zero(Activation::ELU { alpha: 0.5 }), 0.5);
+        assert_eq!(grad_at_zero(Activation::SELU), SELU_SCALE * SELU_ALPHA);
+    }
+
+    #[test]
+    fn softmax_refuses_rank_1_and_shapes_must_agree() {
+        let v = ArrayD::from_shape_vec(IxDyn(&[3]), vec![1.0f32, 2.0, 3.0]).unwrap();
+        assert!(matches!(
+            Activation::Softmax.forward(&v),
+            Err(Error::InvalidInput(_))
+        ));
+        let a = ramp(2, 3);
+        let g = ramp(3, 2);
+        assert!(matches!(
+            Activation::Tanh.backward(&a, &g),
+            Err(Error::ShapeMismatch { .. })
+        ));
+    }
+}

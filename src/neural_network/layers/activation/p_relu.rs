@@ -3,7 +3,9 @@
 
 use super::{zip_f32, CHEAP_MAP_F32, MAP_TASK};
 use crate::error::{Error, IoError, RustymlResult};
-use crate::neural_network::layers::layer_util::{full_shape, require_non_empty, require_shape, to_c_order};
+use crate::neural_network::layers::layer_util::{
+    full_shape, require_non_empty, require_shape, to_c_order,
+};
 use crate::neural_network::layers::layer_weight::{LayerWeight, PReLULayerWeight};
 use crate::neural_network::layers::TrainingParameters;
 use crate::neural_network::traits::{ApplyWeights, Layer, ParamGrad};
@@ -175,8 +177,12 @@ fn per_sample_zip(dst: &mut [f32], period: &[f32], f: impl Fn(f32, f32) -> f32 +
                 zip_f32(&CHEAP_MAP_F32, sample, period, &f);
             });
     } else {
-        dst.chunks_mut(n)
-            .for_each(|sample| sample.iter_mut().zip(period).for_each(|(d, &p)| *d = f(*d, p)));
+        dst.chunks_mut(n).for_each(|sample| {
+            sample
+                .iter_mut()
+                .zip(period)
+                .for_each(|(d, &p)| *d = f(*d, p))
+        });
     }
 }
 
@@ -211,7 +217,9 @@ impl Layer for PReLU {
         );
         let mut alpha_grad = terms.sum_axis(Axis(0));
         for &axis in self.shared_axes.iter().rev() {
-            alpha_grad = alpha_grad.sum_axis(Axis(axis - 1)).insert_axis(Axis(axis - 1));
+            alpha_grad = alpha_grad
+                .sum_axis(Axis(axis - 1))
+                .insert_axis(Axis(axis - 1));
         }
         self.alpha_grad = Some(to_c_order(&alpha_grad));
 
@@ -279,5 +287,103 @@ impl Layer for PReLU {
 impl ApplyWeights<PReLU> for PReLULayerWeight<'_> {
     fn apply_to_layer(&self, layer: &mut PReLU) -> RustymlResult<()> {
         layer.set_weights(self.alpha.clone().into_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::serial_and_parallel;
+
+    fn tensor(shape: &[usize], data: Vec<f32>) -> Tensor {
+        Tensor::from_shape_vec(IxDyn(shape), data).unwrap()
+    }
+
+    /// 1 slope per channel of a [2, 2, 3, 2] input, probes clear of the kink at 0.
+    fn layer_and_input() -> (PReLU, Tensor) {
+        let mut layer = PReLU::new(vec![2, 2, 3, 2], 0.0)
+            .unwrap()
+            .with_shared_axes(vec![1, 2])
+            .unwrap();
+        layer
+            .set_weights(tensor(&[1, 1, 2], vec![0.3, -0.45]))
+            .unwrap();
+        let x = tensor(
+            &[2, 2, 3, 2],
+            (0..24).map(|k| 0.17 * k as f32 - 2.05).collect(),
+        );
+        (layer, x)
+    }
+
+    #[test]
+    fn forward_matches_hand_values() {
+        let (layer, x) = layer_and_input();
+        let y = layer.predict(&x).unwrap();
+        for (k, (&xv, &yv)) in x.iter().zip(y.iter()).enumerate() {
+            let slope = if k % 2 == 0 { 0.3 } else { -0.45 };
+            let want = if xv >= 0.0 { xv } else { slope * xv };
+            assert_eq!(yv, want, "element {k}");
+        }
+    }
+
+    #[test]
+    fn gradients_match_central_differences() {
+        let (mut layer, x) = layer_and_input();
+        let w = tensor(
+            x.shape(),
+            (0..24).map(|k| ((k * 7 % 11) as f32 - 5.0) * 0.1).collect(),
+        );
+        let loss = |layer: &PReLU, x: &Tensor| (&layer.predict(x).unwrap() * &w).sum();
+        layer.forward(&x).unwrap();
+        let dx = layer.backward(&w).unwrap();
+        let da = layer.alpha_grad.clone().unwrap();
+        let eps = 1e-3f32;
+        for i in 0..x.len() {
+            let mut xp = x.clone();
+            xp.as_slice_mut().unwrap()[i] += eps;
+            let mut xm = x.clone();
+            xm.as_slice_mut().unwrap()[i] -= eps;
+            let numeric = (loss(&layer, &xp) - loss(&layer, &xm)) / (2.0 * eps);
+            assert!((dx.as_slice().unwrap()[i] - numeric).abs() < 2e-3, "x[{i}]");
+        }
+        for j in 0..2 {
+            let shifted = |delta: f32| {
+                let mut probe = PReLU::new(vec![2, 2, 3, 2], 0.0)
+                    .unwrap()
+                    .with_shared_axes(vec![1, 2])
+                    .unwrap();
+                let mut a = layer.alpha.clone();
+                a.as_slice_mut().unwrap()[j] += delta;
+                probe.set_weights(a).unwrap();
+                loss(&probe, &x)
+            };
+            let numeric = (shifted(eps) - shifted(-eps)) / (2.0 * eps);
+            assert!(
+                (da.as_slice().unwrap()[j] - numeric).abs() < 2e-3,
+                "alpha[{j}]"
+            );
+        }
+    }
+
+    #[test]
+    fn cheap_map_gate_never_changes_a_bit() {
+        let rows = 2 * MAP_TASK / 5 + 3;
+        let shape = [3, rows, 5];
+        let n: usize = shape.iter().product();
+        let x = tensor(&shape, (0..n).map(|k| (k % 13) as f32 - 6.0).collect());
+        let g = x.mapv(|v| v * 0.25 + 0.5);
+        let (s, p) = serial_and_parallel(&CHEAP_MAP_F32, || {
+            let mut layer = PReLU::new(shape.to_vec(), 0.2)
+                .unwrap()
+                .with_shared_axes(vec![1])
+                .unwrap();
+            let y = layer.forward(&x).unwrap();
+            let d = layer.backward(&g).unwrap();
+            (y, d, layer.alpha_grad.unwrap())
+        });
+        let bits = |t: &Tensor| t.mapv(f32::to_bits);
+        assert_eq!(bits(&s.0), bits(&p.0));
+        assert_eq!(bits(&s.1), bits(&p.1));
+        assert_eq!(bits(&s.2), bits(&p.2));
     }
 }

@@ -10,7 +10,9 @@ use crate::declare_gate;
 use crate::error::{Error, RustymlResult};
 use crate::gate::Gate;
 use crate::neural_network::layers::activation::{zip_f32, CHEAP_MAP_F32, EXP_MAP_F32};
-use crate::neural_network::layers::layer_util::{full_shape, require_non_empty, require_shape, to_c_order};
+use crate::neural_network::layers::layer_util::{
+    full_shape, require_non_empty, require_shape, to_c_order,
+};
 use crate::neural_network::Tensor;
 use ndarray::IxDyn;
 use rand::{Rng, RngCore, SeedableRng};
@@ -64,7 +66,10 @@ enum Replay {
     /// One factor per element.
     Factors(Tensor),
     /// One factor per (sample, channel), shared by every spatial position.
-    ChannelFactors { shape: Vec<usize>, factors: Vec<f32> },
+    ChannelFactors {
+        shape: Vec<usize>,
+        factors: Vec<f32>,
+    },
 }
 
 impl Replay {
@@ -92,7 +97,11 @@ pub(crate) struct Stochastic {
 pub(crate) fn check_rate(rate: f32, rate_max_inclusive: bool) -> RustymlResult<()> {
     let ok = rate >= 0.0 && (rate < 1.0 || (rate_max_inclusive && rate == 1.0));
     if !ok {
-        let range = if rate_max_inclusive { "[0, 1]" } else { "[0, 1)" };
+        let range = if rate_max_inclusive {
+            "[0, 1]"
+        } else {
+            "[0, 1)"
+        };
         return Err(Error::invalid_parameter(
             "rate",
             format!("must lie in {range}, got {rate}"),
@@ -227,7 +236,9 @@ impl Stochastic {
             Replay::Pass(_) => {}
             Replay::Zero(_) => g.fill(0.0),
             Replay::Factors(f) => {
-                zip_f32(&CHEAP_MAP_F32, g, f.as_slice().expect("C order"), |g, m| g * m)
+                zip_f32(&CHEAP_MAP_F32, g, f.as_slice().expect("C order"), |g, m| {
+                    g * m
+                })
             }
             Replay::ChannelFactors { shape, factors } => scale_channels(g, factors, shape),
         }
@@ -261,7 +272,11 @@ fn dropout_factors(seed: u64, n: usize, rate: f32) -> Vec<f32> {
     let mut factors = vec![0.0f32; n];
     fill_streams(&CHEAP_MAP_F32, seed, &mut factors, |rng, chunk| {
         for f in chunk {
-            *f = if rng.random::<f32>() >= rate { scale } else { 0.0 };
+            *f = if rng.random::<f32>() >= rate {
+                scale
+            } else {
+                0.0
+            };
         }
     });
     factors
@@ -363,3 +378,115 @@ macro_rules! impl_stochastic_layer {
     };
 }
 pub(crate) use impl_stochastic_layer;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::serial_and_parallel;
+
+    fn bits(t: &Tensor) -> Vec<u32> {
+        t.iter().map(|v| v.to_bits()).collect()
+    }
+
+    /// Forward then backward of a seeded layer of `noise` on a ramp of `shape`.
+    fn run(noise: Noise, shape: &[usize]) -> (Tensor, Tensor) {
+        let n: usize = shape.iter().product();
+        let x = Tensor::from_shape_vec(
+            IxDyn(shape),
+            (0..n).map(|k| (k % 97) as f32 * 0.1 - 4.0).collect(),
+        )
+        .unwrap();
+        let mut core = Stochastic::new(noise, Vec::new());
+        core.reseed(11);
+        let y = core.forward(&x, "test").unwrap();
+        let g = core.backward(&x.mapv(|v| v * 0.5 + 1.0), "test").unwrap();
+        (y, g)
+    }
+
+    #[test]
+    fn gates_never_change_a_bit() {
+        // Several random streams, so the parallel path really splits the draws.
+        let shape = [3, 5 * STREAM_CHUNK / 8 + 3, 8];
+        let cases = [
+            (&CHEAP_MAP_F32, Noise::Dropout { rate: 0.3 }),
+            (&EXP_MAP_F32, Noise::Multiplicative { stddev: 0.7 }),
+            (&EXP_MAP_F32, Noise::Additive { stddev: 0.7 }),
+            (&CHEAP_MAP_F32, Noise::Multiplicative { stddev: 0.7 }),
+            (
+                &SPATIAL_DROPOUT_SCALE,
+                Noise::SpatialDropout { rate: 0.4, rank: 3 },
+            ),
+        ];
+        for (gate, noise) in cases {
+            let (s, p) = serial_and_parallel(gate, || run(noise, &shape));
+            assert_eq!(bits(&s.0), bits(&p.0), "{noise:?} forward");
+            assert_eq!(bits(&s.1), bits(&p.1), "{noise:?} backward");
+        }
+    }
+
+    #[test]
+    fn dropout_keeps_about_1_minus_rate_and_scales_by_its_inverse() {
+        let n = 40_000;
+        let (y, _) = run(Noise::Dropout { rate: 0.25 }, &[n]);
+        let x: Vec<f32> = (0..n).map(|k| (k % 97) as f32 * 0.1 - 4.0).collect();
+        let mut kept = 0usize;
+        for (&yv, &xv) in y.iter().zip(&x) {
+            if yv != 0.0 {
+                kept += 1;
+                assert_eq!(yv, xv * (1.0 / 0.75));
+            }
+        }
+        // Binomial(n, 0.75): the standard deviation of the kept fraction is ~0.002.
+        let frac = kept as f64 / n as f64;
+        assert!((frac - 0.75).abs() < 0.02, "kept fraction {frac}");
+    }
+
+    #[test]
+    fn normal_draws_have_the_requested_moments() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut z = vec![0.0f32; 100_001];
+        fill_normal(&mut rng, &mut z, 2.0, 0.5);
+        let n = z.len() as f64;
+        let mean = z.iter().map(|&v| f64::from(v)).sum::<f64>() / n;
+        let var = z
+            .iter()
+            .map(|&v| (f64::from(v) - mean).powi(2))
+            .sum::<f64>()
+            / n;
+        // Standard errors: 0.5 / sqrt(n) ~ 0.0016 for the mean, ~0.0011 for the std.
+        assert!((mean - 2.0).abs() < 0.01, "mean {mean}");
+        assert!((var.sqrt() - 0.5).abs() < 0.01, "std {}", var.sqrt());
+    }
+
+    #[test]
+    fn spatial_dropout_shares_one_factor_per_sample_and_channel() {
+        let shape = [2, 6, 5, 4];
+        let (y, _) = run(Noise::SpatialDropout { rate: 0.5, rank: 4 }, &shape);
+        let n: usize = shape.iter().product();
+        let x = Tensor::from_shape_vec(
+            IxDyn(&shape),
+            (0..n).map(|k| (k % 97) as f32 * 0.1 - 4.0).collect(),
+        )
+        .unwrap();
+        for b in 0..2 {
+            for c in 0..4 {
+                let kept = y[[b, 0, 0, c]] != 0.0 || x[[b, 0, 0, c]] == 0.0;
+                for h in 0..6 {
+                    for w in 0..5 {
+                        let want = if kept { x[[b, h, w, c]] * 2.0 } else { 0.0 };
+                        assert_eq!(y[[b, h, w, c]], want, "({b},{h},{w},{c})");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rate_bounds() {
+        assert!(check_rate(0.0, true).is_ok() && check_rate(1.0, true).is_ok());
+        assert!(check_rate(1.0, false).is_err() && check_rate(0.999, false).is_ok());
+        for bad in [-0.1, 1.5, f32::NAN] {
+            assert!(check_rate(bad, true).is_err(), "{bad}");
+        }
+    }
+}
