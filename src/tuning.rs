@@ -129,6 +129,12 @@ pub mod elementwise {
     forward_gate!(crate::math::elementwise::CHEAP_MAP_F64 => set_cheap_map_f64, get_cheap_map_f64);
     #[cfg(feature = "neural_network")]
     forward_gate!(crate::neural_network::optimizers::kernels::FUSED_SLICE => set_fused_slice, get_fused_slice);
+    #[cfg(feature = "neural_network")]
+    forward_gate!(crate::neural_network::layers::activation::CHEAP_MAP_F32 => set_cheap_map_f32, get_cheap_map_f32);
+    #[cfg(feature = "neural_network")]
+    forward_gate!(crate::neural_network::layers::activation::EXP_MAP_F32 => set_exp_map_f32, get_exp_map_f32);
+    #[cfg(feature = "neural_network")]
+    forward_gate!(crate::neural_network::layers::regularization::stochastic::SPATIAL_DROPOUT_SCALE => set_spatial_dropout_scale, get_spatial_dropout_scale);
 }
 
 /// Evaluation metrics.

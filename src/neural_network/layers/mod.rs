@@ -16,6 +16,19 @@ pub enum TrainingParameters {
     NoTrainable,
 }
 
+pub mod embedding;
+pub mod identity;
+pub(crate) mod layer_util;
+pub mod permute;
+pub mod repeat_vector;
+pub mod reshape;
+
+pub use embedding::*;
+pub use identity::*;
+pub use permute::*;
+pub use repeat_vector::*;
+pub use reshape::*;
+
 pub mod dense;
 pub mod flatten;
 pub mod serialize_model;

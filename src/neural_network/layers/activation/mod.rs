@@ -2,9 +2,12 @@
 //! activation layer per file wrapping it. Backward passes work from the activated output, so a
 //! layer keeps one tensor, not two.
 
+use crate::declare_gate;
 use crate::error::{Error, RustymlResult};
+use crate::gate::Gate;
+use crate::neural_network::layers::layer_util::{batch_free_shape, require_non_empty, to_c_order};
 use crate::neural_network::Tensor;
-use ndarray::{Axis, Zip};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// SELU's constants (Klambauer et al. 2017), as Keras and PyTorch use them.
@@ -170,45 +173,63 @@ impl Activation {
         }
     }
 
-    /// Forward pass. Softmax normalises over the last axis and needs at least 2 axes.
+    /// Whether the forward map calls `exp`/`tanh` per element (those go behind
+    /// [`EXP_MAP_F32`], the cheap ones behind [`CHEAP_MAP_F32`]).
+    fn forward_gate(&self) -> &'static Gate {
+        match self {
+            Activation::Sigmoid
+            | Activation::Tanh
+            | Activation::Softmax
+            | Activation::ELU { .. }
+            | Activation::SELU
+            | Activation::Softplus
+            | Activation::Exponential => &EXP_MAP_F32,
+            _ => &CHEAP_MAP_F32,
+        }
+    }
+
+    /// Derivatives from the output are cheap except softplus's, which calls `exp`.
+    fn backward_gate(&self) -> &'static Gate {
+        match self {
+            Activation::Softplus => &EXP_MAP_F32,
+            _ => &CHEAP_MAP_F32,
+        }
+    }
+
+    /// Forward pass into a new C-order tensor. Softmax normalises over the last axis and needs
+    /// at least 2 axes.
     pub fn forward(&self, z: &Tensor) -> RustymlResult<Tensor> {
-        let mut out = z.clone();
+        let mut out = to_c_order(z);
         self.forward_in_place(&mut out)?;
         Ok(out)
     }
 
     /// Forward pass in place (the fused epilogue of layers that own their pre-activation).
+    /// A tensor not in C order is repacked first, so `z` always ends in C order.
     pub fn forward_in_place(&self, z: &mut Tensor) -> RustymlResult<()> {
-        match self {
-            Activation::Linear => Ok(()),
-            Activation::Softmax => {
-                if z.ndim() < 2 {
-                    return Err(Error::invalid_input(format!(
-                        "softmax needs at least 2 axes (batch, classes), got shape {:?}",
-                        z.shape()
-                    )));
-                }
-                let last = Axis(z.ndim() - 1);
-                for mut lane in z.lanes_mut(last) {
-                    let max = lane.fold(f32::NEG_INFINITY, |m, &v| m.max(v));
-                    let mut sum = 0.0f32;
-                    lane.mapv_inplace(|v| {
-                        let e = (v - max).exp();
-                        sum += e;
-                        e
-                    });
-                    lane.mapv_inplace(|e| e / sum);
-                }
-                Ok(())
-            }
-            act => {
-                z.mapv_inplace(|v| act.apply_scalar(v));
-                Ok(())
-            }
+        if matches!(self, Activation::Linear) {
+            return Ok(());
         }
+        if matches!(self, Activation::Softmax) && z.ndim() < 2 {
+            return Err(softmax_rank_error(z.shape()));
+        }
+        if !z.is_standard_layout() {
+            *z = to_c_order(z);
+        }
+        let lane = z.shape().last().copied().unwrap_or(1);
+        let gate = self.forward_gate();
+        let s = z
+            .as_slice_mut()
+            .expect("a C-order tensor is one contiguous slice");
+        match *self {
+            Activation::Softmax => lanes_f32(gate, s, lane, softmax_lane),
+            act => map_f32(gate, s, move |v| act.apply_scalar(v)),
+        }
+        Ok(())
     }
 
-    /// Backward pass from the activated output: the gradient with respect to the pre-activation.
+    /// Backward pass from the activated output: the gradient with respect to the pre-activation,
+    /// in C order.
     pub fn backward(&self, activated: &Tensor, grad_output: &Tensor) -> RustymlResult<Tensor> {
         if activated.shape() != grad_output.shape() {
             return Err(Error::shape_mismatch(
@@ -216,32 +237,480 @@ impl Activation {
                 grad_output.shape(),
             ));
         }
-        match self {
-            Activation::Linear => Ok(grad_output.clone()),
+        let mut grad = to_c_order(grad_output);
+        if matches!(self, Activation::Linear) {
+            return Ok(grad);
+        }
+        if matches!(self, Activation::Softmax) && activated.ndim() < 2 {
+            return Err(softmax_rank_error(activated.shape()));
+        }
+        let activated = activated.as_standard_layout();
+        let a = activated
+            .as_slice()
+            .expect("a C-order tensor is one contiguous slice");
+        let g = grad
+            .as_slice_mut()
+            .expect("a C-order tensor is one contiguous slice");
+        let gate = self.backward_gate();
+        match *self {
             Activation::Softmax => {
-                if activated.ndim() < 2 {
-                    return Err(Error::invalid_input(format!(
-                        "softmax needs at least 2 axes (batch, classes), got shape {:?}",
-                        activated.shape()
-                    )));
-                }
-                let last = Axis(activated.ndim() - 1);
-                let mut grad = grad_output.clone();
-                for (mut g, a) in grad.lanes_mut(last).into_iter().zip(activated.lanes(last)) {
-                    let dot: f32 = g.iter().zip(a.iter()).map(|(&g, &a)| g * a).sum();
-                    Zip::from(&mut g)
-                        .and(&a)
-                        .for_each(|g, &a| *g = a * (*g - dot));
-                }
-                Ok(grad)
+                let lane = activated.shape().last().copied().unwrap_or(1);
+                zip_lanes_f32(gate, g, a, lane, softmax_lane_backward);
             }
-            act => {
-                let mut grad = grad_output.clone();
-                Zip::from(&mut grad)
-                    .and(activated)
-                    .for_each(|g, &a| *g *= act.derivative_from_output(a));
-                Ok(grad)
+            act => zip_f32(gate, g, a, move |g, a| g * act.derivative_from_output(a)),
+        }
+        Ok(grad)
+    }
+}
+
+fn softmax_rank_error(shape: &[usize]) -> Error {
+    Error::invalid_input(format!(
+        "softmax needs at least 2 axes (batch, classes), got shape {shape:?}"
+    ))
+}
+
+/// Softmax of one lane in place, max-shifted so large logits do not overflow.
+fn softmax_lane(lane: &mut [f32]) {
+    let max = lane.iter().fold(f32::NEG_INFINITY, |m, &v| m.max(v));
+    let mut sum = 0.0f32;
+    for v in lane.iter_mut() {
+        *v = (*v - max).exp();
+        sum += *v;
+    }
+    lane.iter_mut().for_each(|e| *e /= sum);
+}
+
+/// The softmax Jacobian-vector product of one lane: `g_i <- a_i (g_i - sum_j a_j g_j)`.
+fn softmax_lane_backward(g: &mut [f32], a: &[f32]) {
+    let dot: f32 = g.iter().zip(a).map(|(&g, &a)| g * a).sum();
+    g.iter_mut().zip(a).for_each(|(g, &a)| *g = a * (*g - dot));
+}
+
+// ---------------------------------------------------------------------------------------
+// f32 elementwise engines. Every output element (or softmax lane) is computed by the same
+// serial code whichever path runs, so the gates never change a bit.
+// ---------------------------------------------------------------------------------------
+
+declare_gate! {
+    /// f32 memory-bound maps: the ReLU family, linear ops, PReLU, dropout scaling, embedding
+    /// gathers. Work = elements written.
+    pub CHEAP_MAP_F32: elementwise::cheap_map_f32 = 4_000_000, "elements"
+}
+
+declare_gate! {
+    /// f32 exp-heavy maps: sigmoid, tanh, ELU, SELU, softplus, softmax, exponential, Gaussian
+    /// noise draws. Work = elements written.
+    pub EXP_MAP_F32: elementwise::exp_map_f32 = 131_072, "elements"
+}
+
+/// Elements per rayon task: enough work to amortise a steal, small enough to balance.
+pub(crate) const MAP_TASK: usize = 1 << 14;
+
+/// `v = f(v)` for every element, in parallel behind `gate`.
+pub(crate) fn map_f32(gate: &Gate, s: &mut [f32], f: impl Fn(f32) -> f32 + Sync + Send) {
+    if gate.allows_parallel(s.len()) {
+        s.par_chunks_mut(MAP_TASK)
+            .for_each(|c| c.iter_mut().for_each(|v| *v = f(*v)));
+    } else {
+        s.iter_mut().for_each(|v| *v = f(*v));
+    }
+}
+
+/// `d = f(d, s)` for every element pair, in parallel behind `gate`.
+pub(crate) fn zip_f32(
+    gate: &Gate,
+    dst: &mut [f32],
+    src: &[f32],
+    f: impl Fn(f32, f32) -> f32 + Sync + Send,
+) {
+    assert_eq!(dst.len(), src.len(), "zip_f32 operands differ in length");
+    let serial = |d: &mut [f32], s: &[f32]| d.iter_mut().zip(s).for_each(|(d, &s)| *d = f(*d, s));
+    if gate.allows_parallel(dst.len()) {
+        dst.par_chunks_mut(MAP_TASK)
+            .zip(src.par_chunks(MAP_TASK))
+            .for_each(|(d, s)| serial(d, s));
+    } else {
+        serial(dst, src);
+    }
+}
+
+/// `f(lane)` for every consecutive lane of `lane` elements, lanes in parallel behind `gate`.
+pub(crate) fn lanes_f32(
+    gate: &Gate,
+    s: &mut [f32],
+    lane: usize,
+    f: impl Fn(&mut [f32]) + Sync + Send,
+) {
+    if lane == 0 {
+        return;
+    }
+    if gate.allows_parallel(s.len()) {
+        s.par_chunks_mut(lane)
+            .with_min_len((MAP_TASK / lane).max(1))
+            .for_each(f);
+    } else {
+        s.chunks_mut(lane).for_each(f);
+    }
+}
+
+/// `f(dst_lane, src_lane)` for every pair of consecutive lanes, in parallel behind `gate`.
+pub(crate) fn zip_lanes_f32(
+    gate: &Gate,
+    dst: &mut [f32],
+    src: &[f32],
+    lane: usize,
+    f: impl Fn(&mut [f32], &[f32]) + Sync + Send,
+) {
+    assert_eq!(
+        dst.len(),
+        src.len(),
+        "zip_lanes_f32 operands differ in length"
+    );
+    if lane == 0 {
+        return;
+    }
+    if gate.allows_parallel(dst.len()) {
+        dst.par_chunks_mut(lane)
+            .zip(src.par_chunks(lane))
+            .with_min_len((MAP_TASK / lane).max(1))
+            .for_each(|(d, s)| f(d, s));
+    } else {
+        dst.chunks_mut(lane)
+            .zip(src.chunks(lane))
+            .for_each(|(d, s)| f(d, s));
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Activation layers: one file each, every one a thin wrapper over an `Activation`.
+// ---------------------------------------------------------------------------------------
+
+/// Training forward of an activation layer: refuses an empty tensor, then maps.
+fn layer_forward(activation: Activation, input: &Tensor) -> RustymlResult<Tensor> {
+    require_non_empty(input)?;
+    activation.forward(input)
+}
+
+/// Backward of an activation layer from the output its last `forward` cached.
+fn layer_backward(
+    activation: Activation,
+    layer: &'static str,
+    output: Option<&Tensor>,
+    grad_output: &Tensor,
+) -> RustymlResult<Tensor> {
+    let output = output.ok_or_else(|| Error::forward_pass_not_run(layer))?;
+    activation.backward(output, grad_output)
+}
+
+/// `summary()` text of an activation layer: known once a forward pass has run.
+fn layer_output_shape(output: Option<&Tensor>) -> String {
+    output.map_or_else(|| "Unknown".to_string(), |o| batch_free_shape(o.shape()))
+}
+
+/// `impl Layer` and `From<Layer> for Activation` for an activation layer type that has an
+/// `output: Option<Tensor>` field and a `fn activation(&self) -> Activation`.
+macro_rules! impl_activation_layer {
+    ($ty:ident) => {
+        impl $crate::neural_network::traits::Layer for $ty {
+            fn forward(
+                &mut self,
+                input: &$crate::neural_network::Tensor,
+            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+                let out = super::layer_forward(self.activation(), input)?;
+                self.output = Some(out.clone());
+                Ok(out)
+            }
+
+            fn predict(
+                &self,
+                input: &$crate::neural_network::Tensor,
+            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+                super::layer_forward(self.activation(), input)
+            }
+
+            fn backward(
+                &mut self,
+                grad_output: &$crate::neural_network::Tensor,
+            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+                super::layer_backward(
+                    self.activation(),
+                    stringify!($ty),
+                    self.output.as_ref(),
+                    grad_output,
+                )
+            }
+
+            fn layer_type(&self) -> &str {
+                stringify!($ty)
+            }
+
+            fn output_shape(&self) -> String {
+                super::layer_output_shape(self.output.as_ref())
+            }
+
+            fn param_count(&self) -> $crate::neural_network::layers::TrainingParameters {
+                $crate::neural_network::layers::TrainingParameters::NoTrainable
+            }
+
+            fn get_weights(&self) -> $crate::neural_network::layers::layer_weight::LayerWeight<'_> {
+                $crate::neural_network::layers::layer_weight::LayerWeight::Empty
             }
         }
+
+        impl From<$ty> for super::Activation {
+            fn from(layer: $ty) -> Self {
+                layer.activation()
+            }
+        }
+    };
+}
+
+/// A parameterless activation layer: the struct, `new`, `Default` and the `Layer` impl.
+macro_rules! parameterless_activation_layer {
+    ($(#[$meta:meta])* $ty:ident => $variant:ident) => {
+        $(#[$meta])*
+        #[derive(Debug, Default)]
+        pub struct $ty {
+            /// The last training output, which `backward` differentiates from.
+            output: Option<$crate::neural_network::Tensor>,
+        }
+
+        impl $ty {
+            pub fn new() -> Self {
+                Self::default()
+            }
+
+            fn activation(&self) -> super::Activation {
+                super::Activation::$variant
+            }
+        }
+
+        impl_activation_layer!($ty);
+    };
+}
+
+pub mod elu;
+pub mod exponential;
+pub mod hard_sigmoid;
+pub mod leaky_relu;
+pub mod linear;
+pub mod p_relu;
+pub mod relu;
+pub mod selu;
+pub mod sigmoid;
+pub mod softmax;
+pub mod softplus;
+pub mod softsign;
+pub mod tanh;
+
+pub use elu::ELU;
+pub use exponential::Exponential;
+pub use hard_sigmoid::HardSigmoid;
+pub use leaky_relu::LeakyReLU;
+pub use linear::Linear;
+pub use p_relu::PReLU;
+pub use relu::ReLU;
+pub use selu::SELU;
+pub use sigmoid::Sigmoid;
+pub use softmax::Softmax;
+pub use softplus::Softplus;
+pub use softsign::Softsign;
+pub use tanh::Tanh;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::serial_and_parallel;
+    use ndarray::{Array2, ArrayD, IxDyn};
+
+    const ALL: [Activation; 12] = [
+        Activation::Linear,
+        Activation::ReLU,
+        Activation::Sigmoid,
+        Activation::Tanh,
+        Activation::Softmax,
+        Activation::LeakyReLU {
+            negative_slope: 0.2,
+        },
+        Activation::ELU { alpha: 1.5 },
+        Activation::SELU,
+        Activation::Softplus,
+        Activation::Softsign,
+        Activation::HardSigmoid,
+        Activation::Exponential,
+    ];
+
+    fn bits(t: &Tensor) -> Vec<u32> {
+        t.iter().map(|v| v.to_bits()).collect()
+    }
+
+    /// Values spread over [-4, 4], none exactly at a kink.
+    fn ramp(rows: usize, cols: usize) -> Tensor {
+        Array2::from_shape_fn((rows, cols), |(i, j)| {
+            ((i * 31 + j * 17) as f32 * 0.173).sin() * 4.0 + 0.013
+        })
+        .into_dyn()
+    }
+
+    #[test]
+    fn every_map_agrees_bitwise_serial_and_parallel() {
+        // Larger than several tasks, with a lane width that does not divide the task size.
+        let x = ramp(3 * MAP_TASK / 7 + 5, 7);
+        let g = ramp(3 * MAP_TASK / 7 + 5, 7).mapv(|v| v * 0.5 - 0.1);
+        for act in ALL {
+            for gate in [&CHEAP_MAP_F32, &EXP_MAP_F32] {
+                let (s, p) = serial_and_parallel(gate, || {
+                    let y = act.forward(&x).unwrap();
+                    let d = act.backward(&y, &g).unwrap();
+                    (y, d)
+                });
+                assert_eq!(bits(&s.0), bits(&p.0), "{} forward", act.name());
+                assert_eq!(bits(&s.1), bits(&p.1), "{} backward", act.name());
+            }
+        }
+    }
+
+    #[test]
+    fn strided_input_gives_c_order_and_same_values() {
+        let x = ramp(5, 6);
+        let strided = x.t().to_owned();
+        assert!(!strided.is_standard_layout());
+        for act in ALL {
+            let out = act.forward(&strided).unwrap();
+            assert!(out.is_standard_layout(), "{}", act.name());
+            let packed = act
+                .forward(&strided.as_standard_layout().into_owned())
+                .unwrap();
+            assert_eq!(bits(&out), bits(&packed), "{}", act.name());
+        }
+    }
+
+    #[test]
+    fn forward_matches_hand_derived_values() {
+        let x = ArrayD::from_shape_vec(IxDyn(&[1, 3]), vec![-1.0f32, 0.0, 2.0]).unwrap();
+        let e = std::f32::consts::E;
+        let cases: Vec<(Activation, [f32; 3])> = vec![
+            (Activation::Linear, [-1.0, 0.0, 2.0]),
+            (Activation::ReLU, [0.0, 0.0, 2.0]),
+            (
+                Activation::Sigmoid,
+                [1.0 / (1.0 + e), 0.5, 1.0 / (1.0 + e.powi(-2))],
+            ),
+            (
+                Activation::Tanh,
+                [
+                    -(e - 1.0 / e) / (e + 1.0 / e),
+                    0.0,
+                    (e * e - e.powi(-2)) / (e * e + e.powi(-2)),
+                ],
+            ),
+            (
+                Activation::LeakyReLU {
+                    negative_slope: 0.2,
+                },
+                [-0.2, 0.0, 2.0],
+            ),
+            (
+                Activation::ELU { alpha: 1.5 },
+                [1.5 * (1.0 / e - 1.0), 0.0, 2.0],
+            ),
+            (
+                Activation::SELU,
+                [
+                    SELU_SCALE * SELU_ALPHA * (1.0 / e - 1.0),
+                    0.0,
+                    SELU_SCALE * 2.0,
+                ],
+            ),
+            (
+                Activation::Softplus,
+                [(1.0 + 1.0 / e).ln(), 2f32.ln(), (1.0 + e * e).ln()],
+            ),
+            (Activation::Softsign, [-0.5, 0.0, 2.0 / 3.0]),
+            (Activation::HardSigmoid, [1.0 / 3.0, 0.5, 5.0 / 6.0]),
+            (Activation::Exponential, [1.0 / e, 1.0, e * e]),
+        ];
+        for (act, want) in cases {
+            let got = act.forward(&x).unwrap();
+            for (g, w) in got.iter().zip(want) {
+                assert!((g - w).abs() < 1e-6, "{}: {g} vs {w}", act.name());
+            }
+        }
+        // softmax([-1, 0, 2]) = e^x / (e^-1 + 1 + e^2)
+        let z = 1.0 / e + 1.0 + e * e;
+        let got = Activation::Softmax.forward(&x).unwrap();
+        for (g, w) in got.iter().zip([1.0 / e / z, 1.0 / z, e * e / z]) {
+            assert!((g - w).abs() < 1e-6, "softmax: {g} vs {w}");
+        }
+    }
+
+    /// Central differences of `L = sum(w * f(x))` against `backward(f(x), w)`.
+    #[test]
+    fn backward_matches_central_differences() {
+        // No probe within 0.1 of a kink (0 for the ReLU family, +-3 for HardSigmoid).
+        let x = ArrayD::from_shape_vec(
+            IxDyn(&[2, 4]),
+            vec![0.7, -0.4, 1.3, -1.9, 0.25, -2.5, 2.2, -0.15],
+        )
+        .unwrap();
+        let w = ArrayD::from_shape_vec(
+            IxDyn(&[2, 4]),
+            vec![0.3, -1.1, 0.8, 0.5, -0.6, 1.4, 0.2, -0.9],
+        )
+        .unwrap();
+        let eps = 1e-3f32;
+        for act in ALL {
+            let y = act.forward(&x).unwrap();
+            let analytic = act.backward(&y, &w).unwrap();
+            for i in 0..x.len() {
+                let loss = |delta: f32| {
+                    let mut xp = x.clone();
+                    xp.as_slice_mut().unwrap()[i] += delta;
+                    let yp = act.forward(&xp).unwrap();
+                    (&yp * &w).sum()
+                };
+                let numeric = (loss(eps) - loss(-eps)) / (2.0 * eps);
+                let a = analytic.as_slice().unwrap()[i];
+                assert!(
+                    (a - numeric).abs() < 5e-3,
+                    "{} element {i}: analytic {a} vs numeric {numeric}",
+                    act.name()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn branch_at_zero_follows_keras() {
+        let x = ArrayD::from_shape_vec(IxDyn(&[1, 1]), vec![0.0f32]).unwrap();
+        let ones = ArrayD::ones(IxDyn(&[1, 1]));
+        let grad_at_zero = |act: Activation| {
+            let y = act.forward(&x).unwrap();
+            act.backward(&y, &ones).unwrap()[[0, 0]]
+        };
+        assert_eq!(grad_at_zero(Activation::ReLU), 0.0);
+        assert_eq!(
+            grad_at_zero(Activation::LeakyReLU {
+                negative_slope: 0.3
+            }),
+            1.0
+        );
+        assert_eq!(grad_at_zero(Activation::ELU { alpha: 0.5 }), 0.5);
+        assert_eq!(grad_at_zero(Activation::SELU), SELU_SCALE * SELU_ALPHA);
+    }
+
+    #[test]
+    fn softmax_refuses_rank_1_and_shapes_must_agree() {
+        let v = ArrayD::from_shape_vec(IxDyn(&[3]), vec![1.0f32, 2.0, 3.0]).unwrap();
+        assert!(matches!(
+            Activation::Softmax.forward(&v),
+            Err(Error::InvalidInput(_))
+        ));
+        let a = ramp(2, 3);
+        let g = ramp(3, 2);
+        assert!(matches!(
+            Activation::Tanh.backward(&a, &g),
+            Err(Error::ShapeMismatch { .. })
+        ));
     }
 }

@@ -7,3 +7,4 @@ pub mod normalization;
 pub use dropout::*;
 pub use noise_injection::*;
 pub use normalization::*;
+pub(crate) mod stochastic;

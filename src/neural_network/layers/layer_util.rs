@@ -1,0 +1,76 @@
+//! Small checks and formatters shared by the parameter-light layers (activations, reshaping
+//! layers, embedding, dropout and noise), so each layer file holds only its own logic.
+
+use crate::error::{Error, RustymlResult};
+use crate::neural_network::Tensor;
+
+/// `(None, 3, 4)`: the shape after the batch axis, as `summary()` prints it (`(None,)` for a
+/// rank-1 tensor).
+pub(crate) fn batch_free_shape(shape: &[usize]) -> String {
+    tuple_text(
+        std::iter::once("None".to_string()).chain(shape.iter().skip(1).map(usize::to_string)),
+    )
+}
+
+/// `(2, 3, 4)`: a whole configured shape, batch axis included.
+pub(crate) fn full_shape(shape: &[usize]) -> String {
+    tuple_text(shape.iter().map(usize::to_string))
+}
+
+/// Python's tuple spelling, so a 1-tuple keeps its trailing comma.
+fn tuple_text(items: impl Iterator<Item = String>) -> String {
+    let items: Vec<String> = items.collect();
+    if items.len() == 1 {
+        format!("({},)", items[0])
+    } else {
+        format!("({})", items.join(", "))
+    }
+}
+
+/// A tensor with no element has nothing to transform.
+pub(crate) fn require_non_empty(input: &Tensor) -> RustymlResult<()> {
+    if input.is_empty() {
+        return Err(Error::empty_input(format!(
+            "input tensor of shape {:?} has no element",
+            input.shape()
+        )));
+    }
+    Ok(())
+}
+
+/// A rank-0 tensor has no batch axis; an empty one has nothing to transform.
+pub(crate) fn require_batched(input: &Tensor) -> RustymlResult<()> {
+    if input.ndim() == 0 {
+        return Err(Error::invalid_input(
+            "input must have a batch axis, got a rank-0 tensor",
+        ));
+    }
+    require_non_empty(input)
+}
+
+/// An upstream gradient must have the shape of the output it belongs to.
+pub(crate) fn require_shape(expected: &[usize], found: &[usize]) -> RustymlResult<()> {
+    if expected != found {
+        return Err(Error::shape_mismatch(expected, found));
+    }
+    Ok(())
+}
+
+/// An owned C-order copy: every layer hands out C-order tensors, so the next layer can read
+/// them as one contiguous slice.
+pub(crate) fn to_c_order(t: &Tensor) -> Tensor {
+    t.as_standard_layout().into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_print_as_python_tuples() {
+        assert_eq!(batch_free_shape(&[2, 3, 4]), "(None, 3, 4)");
+        assert_eq!(batch_free_shape(&[7]), "(None,)");
+        assert_eq!(full_shape(&[32, 128]), "(32, 128)");
+        assert_eq!(full_shape(&[5]), "(5,)");
+    }
+}
