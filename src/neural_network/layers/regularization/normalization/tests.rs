@@ -410,9 +410,17 @@ fn gate_ln_row_never_changes_a_bit() {
     gate_agrees(&LN_ROW, &[700, 37], || ln(&[700, 37], Default::default()));
     let axes = LayerNormalizationAxis::Multiple(vec![0, 2]);
     gate_agrees(&LN_ROW, &[30, 5, 200], || ln(&[30, 5, 200], axes.clone()));
-    // UnitNormalization's row passes read the same gate.
-    gate_agrees(&LN_ROW, &[700, 37], || {
+}
+
+#[test]
+fn gate_cheap_map_f32_never_changes_a_unit_norm_bit() {
+    use crate::neural_network::layers::activation::CHEAP_MAP_F32;
+    gate_agrees(&CHEAP_MAP_F32, &[700, 37], || {
         Box::new(UnitNormalization::new(UnitNormalizationAxis::Default).unwrap())
+    });
+    let axes = UnitNormalizationAxis::Multiple(vec![0, 2]);
+    gate_agrees(&CHEAP_MAP_F32, &[30, 5, 200], || {
+        Box::new(UnitNormalization::new(axes.clone()).unwrap())
     });
 }
 
