@@ -281,7 +281,7 @@ impl AxisPlan {
             perm,
             inverse,
             permuted_shape,
-            rows: if len == 0 { 0 } else { total / len },
+            rows: total.checked_div(len).unwrap_or(0),
             len,
         }
     }

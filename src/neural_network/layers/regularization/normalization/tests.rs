@@ -18,7 +18,7 @@ const EPS: f32 = 1e-3;
 /// Deterministic, irregular values.
 fn wave(n: usize, phase: f32) -> Vec<f32> {
     (0..n)
-        .map(|i| ((i as f32 * 0.731 + phase).sin() * 1.7 + (i % 5) as f32 * 0.3))
+        .map(|i| (i as f32 * 0.731 + phase).sin() * 1.7 + (i % 5) as f32 * 0.3)
         .collect()
 }
 
@@ -80,7 +80,11 @@ fn channel_grouping(shape: &[usize], groups: usize) -> Grouping {
 /// Batch norm: group = parameter = channel.
 fn column_grouping(shape: &[usize]) -> Grouping {
     let n: usize = shape.iter().product();
-    let c = if shape.len() < 2 { 1 } else { shape[shape.len() - 1] };
+    let c = if shape.len() < 2 {
+        1
+    } else {
+        shape[shape.len() - 1]
+    };
     let ch: Vec<usize> = (0..n).map(|i| i % c).collect();
     Grouping {
         group: ch.clone(),
@@ -176,7 +180,10 @@ fn check_layer(layer: &mut dyn Layer, shape: &[usize], grouping: &Grouping) {
     let params = layer.parameters();
     assert_close(params[0].grad, &num_dg, 1e-3, "gamma gradient");
     assert_close(params[1].grad, &num_db, 1e-3, "beta gradient");
-    assert!(params.iter().all(|p| !p.decays), "gamma and beta never decay");
+    assert!(
+        params.iter().all(|p| !p.decays),
+        "gamma and beta never decay"
+    );
 }
 
 #[test]
@@ -192,8 +199,16 @@ fn layer_norm_matches_reference_on_every_axis_form() {
     let cases = [
         (vec![3, 5], LayerNormalizationAxis::Default, vec![1]),
         (vec![4, 3], LayerNormalizationAxis::Custom(0), vec![0]),
-        (vec![2, 3, 4], LayerNormalizationAxis::Multiple(vec![2, 0]), vec![0, 2]),
-        (vec![2, 3, 4], LayerNormalizationAxis::Multiple(vec![1, 2]), vec![1, 2]),
+        (
+            vec![2, 3, 4],
+            LayerNormalizationAxis::Multiple(vec![2, 0]),
+            vec![0, 2],
+        ),
+        (
+            vec![2, 3, 4],
+            LayerNormalizationAxis::Multiple(vec![1, 2]),
+            vec![1, 2],
+        ),
     ];
     for (shape, axis, axes) in cases {
         let mut ln = LayerNormalization::new(shape.clone(), EPS)
@@ -219,7 +234,8 @@ fn group_and_instance_norm_match_reference() {
 fn batch_norm_running_statistics_follow_keras() {
     // Column {1, 2, 3, 6}: mean 3, population variance 3.5.
     let mut bn = BatchNormalization::new(vec![4, 1], 0.75, EPS).unwrap();
-    bn.forward(&tensor(&[4, 1], vec![1.0, 2.0, 3.0, 6.0])).unwrap();
+    bn.forward(&tensor(&[4, 1], vec![1.0, 2.0, 3.0, 6.0]))
+        .unwrap();
     let (mean, var) = (0.25 * 3.0, 0.75 + 0.25 * 3.5);
     match bn.get_weights() {
         LayerWeight::BatchNormalization(w) => {
@@ -234,7 +250,12 @@ fn batch_norm_running_statistics_follow_keras() {
         .iter()
         .map(|v| (v - mean as f64) / (var as f64 + EPS as f64).sqrt())
         .collect();
-    assert_close(bn.predict(&x).unwrap().as_slice().unwrap(), &want, 1e-6, "predict");
+    assert_close(
+        bn.predict(&x).unwrap().as_slice().unwrap(),
+        &want,
+        1e-6,
+        "predict",
+    );
     bn.set_training(false);
     let y = bn.forward(&x).unwrap();
     assert_close(y.as_slice().unwrap(), &want, 1e-6, "inference forward");
@@ -265,7 +286,10 @@ fn weights_round_trip_and_reject_other_kinds() {
     let err = small
         .set_weights(tensor(&[3], vec![1.0; 3]), tensor(&[3], vec![0.0; 3]))
         .unwrap_err();
-    assert!(matches!(err, Error::NeuralNetwork(NnError::WeightShape { .. })));
+    assert!(matches!(
+        err,
+        Error::NeuralNetwork(NnError::WeightShape { .. })
+    ));
 }
 
 #[test]
@@ -294,7 +318,11 @@ fn unit_norm_matches_reference_and_finite_differences() {
     let cases = [
         (vec![3, 4], UnitNormalizationAxis::Default, vec![1]),
         (vec![2, 3, 4], UnitNormalizationAxis::Custom(1), vec![1]),
-        (vec![2, 3, 4], UnitNormalizationAxis::Multiple(vec![2, 0]), vec![0, 2]),
+        (
+            vec![2, 3, 4],
+            UnitNormalizationAxis::Multiple(vec![2, 0]),
+            vec![0, 2],
+        ),
     ];
     for (shape, axis, axes) in cases {
         let grouping = axes_grouping(&shape, &axes);
@@ -382,15 +410,25 @@ fn gate_ln_row_never_changes_a_bit() {
     gate_agrees(&LN_ROW, &[700, 37], || ln(&[700, 37], Default::default()));
     let axes = LayerNormalizationAxis::Multiple(vec![0, 2]);
     gate_agrees(&LN_ROW, &[30, 5, 200], || ln(&[30, 5, 200], axes.clone()));
-    // UnitNormalization's row passes read the same gate.
-    gate_agrees(&LN_ROW, &[700, 37], || {
+}
+
+#[test]
+fn gate_cheap_map_f32_never_changes_a_unit_norm_bit() {
+    use crate::neural_network::layers::activation::CHEAP_MAP_F32;
+    gate_agrees(&CHEAP_MAP_F32, &[700, 37], || {
         Box::new(UnitNormalization::new(UnitNormalizationAxis::Default).unwrap())
+    });
+    let axes = UnitNormalizationAxis::Multiple(vec![0, 2]);
+    gate_agrees(&CHEAP_MAP_F32, &[30, 5, 200], || {
+        Box::new(UnitNormalization::new(axes.clone()).unwrap())
     });
 }
 
 #[test]
 fn gate_ln_col_stats_never_changes_a_bit() {
-    gate_agrees(&LN_COL_STATS, &[700, 37], || ln(&[700, 37], Default::default()));
+    gate_agrees(&LN_COL_STATS, &[700, 37], || {
+        ln(&[700, 37], Default::default())
+    });
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! Unit (L2) normalisation over chosen axes, as Keras's `UnitNormalization`.
 
 use super::common::{check_axis_list, resolve_axes, slice_of, summary_shape, AxisChoice, AxisPlan};
-use super::engine::LN_ROW as ROW_GATE;
 use crate::error::{Error, RustymlResult};
+// A memory-bound per-row map: the crate's cheap f32 map gate, as in the original.
+use crate::neural_network::layers::activation::CHEAP_MAP_F32 as ROW_GATE;
 use crate::neural_network::layers::layer_weight::LayerWeight;
 use crate::neural_network::layers::TrainingParameters;
 use crate::neural_network::traits::Layer;
@@ -10,6 +11,9 @@ use crate::neural_network::Tensor;
 use rayon::prelude::*;
 
 const NAME: &str = "UnitNormalization";
+
+/// A group's scale, and whether the cap set it.
+type Scale = (f32, bool);
 
 /// The largest scale a group receives: Keras's `x * min(rsqrt(sum(x^2)), 1e12)` keeps an
 /// all-zero (or tiny) group finite.
@@ -47,7 +51,7 @@ struct Saved {
     shape: Vec<usize>,
     y: Vec<f32>,
     /// Per group: the scale applied, and whether the cap set it.
-    scales: Vec<(f32, bool)>,
+    scales: Vec<Scale>,
 }
 
 /// Scales every group of values along the chosen axes to unit L2 length:
@@ -61,7 +65,7 @@ pub struct UnitNormalization {
 }
 
 /// A group's scale, and whether the cap set it.
-fn group_scale(row: &[f32]) -> (f32, bool) {
+fn group_scale(row: &[f32]) -> Scale {
     let sum_sq: f32 = row.iter().map(|v| v * v).sum();
     let r = 1.0 / sum_sq.sqrt();
     // `r > CAP` is false for NaN, which therefore passes through and spreads.
@@ -77,12 +81,12 @@ fn group_scale(row: &[f32]) -> (f32, bool) {
 fn rows_mut(
     out: &mut [f32],
     len: usize,
-    f: impl Fn(usize, &mut [f32]) -> (f32, bool) + Sync,
-) -> Vec<(f32, bool)> {
+    f: impl Fn(usize, &mut [f32]) -> Scale + Sync,
+) -> Vec<Scale> {
     let rows = out.len() / len;
     let per_task = (ROW_CHUNK / len).max(1);
     let mut scales = vec![(0.0f32, false); rows];
-    let task = |(k, (o, s)): (usize, (&mut [f32], &mut [(f32, bool)]))| {
+    let task = |(k, (o, s)): (usize, (&mut [f32], &mut [Scale]))| {
         for (j, (orow, sc)) in o.chunks_exact_mut(len).zip(s.iter_mut()).enumerate() {
             *sc = f(k * per_task + j, orow);
         }
@@ -115,8 +119,8 @@ impl UnitNormalization {
         })
     }
 
-    /// Checks an input and normalises it: the permuted-layout output and its plan.
-    fn run(&self, input: &Tensor) -> RustymlResult<(AxisPlan, Vec<f32>, Vec<(f32, bool)>)> {
+    /// Checks an input and normalises it (the output stays in the permuted layout).
+    fn run(&self, input: &Tensor) -> RustymlResult<Saved> {
         let ndim = input.ndim();
         if ndim < 2 {
             return Err(Error::invalid_input(format!(
@@ -138,26 +142,26 @@ impl UnitNormalization {
             out.iter_mut().zip(row).for_each(|(o, &v)| *o = v * scale);
             (scale, capped)
         });
-        Ok((plan, y, scales))
+        Ok(Saved {
+            plan,
+            shape: input.shape().to_vec(),
+            y,
+            scales,
+        })
     }
 }
 
 impl Layer for UnitNormalization {
     fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
-        let (plan, y, scales) = self.run(input)?;
-        let out = plan.scatter(y.clone());
+        let saved = self.run(input)?;
+        let out = saved.plan.scatter(saved.y.clone());
         self.last_shape = Some(input.shape().to_vec());
-        self.cache = Some(Saved {
-            plan,
-            shape: input.shape().to_vec(),
-            y,
-            scales,
-        });
+        self.cache = Some(saved);
         Ok(out)
     }
 
     fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
-        let (plan, y, _) = self.run(input)?;
+        let Saved { plan, y, .. } = self.run(input)?;
         Ok(plan.scatter(y))
     }
 
