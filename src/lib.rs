@@ -6,6 +6,7 @@
 pub mod error;
 pub mod gate;
 pub mod persistence;
+pub mod prelude;
 #[cfg(any(
     feature = "machine_learning",
     feature = "neural_network",
