@@ -277,7 +277,10 @@ mod tests {
         let err = ConfusionMatrix::try_new_with_labels(t.view(), p.view(), 0.0, 1.0)
             .unwrap_err()
             .to_string();
-        assert!(err.contains("y_true must hold only 0 or 1"), "{err}");
+        assert!(
+            err.contains("y_pred must hold only 0 or 1, found -1 at index 0"),
+            "{err}"
+        );
         let probs = arr1(&[0.9, 0.2, 0.5]);
         let cm =
             ConfusionMatrix::from_thresholded(arr1(&[1.0, 0.0, 0.0]).view(), probs.view(), 0.5)

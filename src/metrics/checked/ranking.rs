@@ -352,15 +352,22 @@ mod tests {
             vec![0.0, 1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0, 1.0, 1.0]
         );
         assert_eq!(thr.to_vec(), vec![f64::INFINITY, 0.9, 0.8, 0.7, 0.6, 0.5]);
-        // (0, 1/3) lies on the segment from the origin to (0, 2/3): dropped
-        let (fpr, _, thr) = roc_curve(y.view(), s.view(), None, true).unwrap();
-        assert_eq!(fpr.to_vec(), vec![0.0, 0.0, 0.5, 0.5, 1.0]);
-        assert_eq!(thr.to_vec(), vec![f64::INFINITY, 0.8, 0.7, 0.6, 0.5]);
+        // no three consecutive points are collinear here, so dropping keeps them all
+        let (fpr, _, _) = roc_curve(y.view(), s.view(), None, true).unwrap();
+        assert_eq!(fpr.len(), 6);
+        // (fp, tp): (0,1) (0,2) (0,3) (1,3) (2,3): (0,2) and (1,3) lie inside straight
+        // segments and are dropped (before the origin is prepended, as scikit-learn does)
+        let y3 = arr1(&[1i64, 1, 1, 0, 0]);
+        let (fpr, tpr, thr) = roc_curve(y3.view(), s.view(), None, true).unwrap();
+        assert_eq!(fpr.to_vec(), vec![0.0, 0.0, 0.0, 1.0]);
+        assert_eq!(tpr.to_vec(), vec![0.0, 1.0 / 3.0, 1.0, 1.0]);
+        assert_eq!(thr.to_vec(), vec![f64::INFINITY, 0.9, 0.7, 0.5]);
         // string labels need pos_label
         let ys = arr1(&["a", "b", "a", "b", "a"]);
         assert!(roc_curve(ys.view(), s.view(), None, true).is_err());
+        // "b" at 0.8 and 0.6: the true-positive count steps at those two thresholds
         let (_, tpr, _) = roc_curve(ys.view(), s.view(), Some(&"b"), false).unwrap();
-        assert_eq!(tpr[2], 1.0);
+        assert_eq!(tpr.to_vec(), vec![0.0, 0.0, 0.5, 0.5, 1.0, 1.0]);
     }
 
     #[test]
