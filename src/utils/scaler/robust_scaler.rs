@@ -81,6 +81,7 @@ impl RobustScaler {
 
     /// [`with_quantile_range`](Self::with_quantile_range) with scikit-learn's rule, which also
     /// accepts `low == high` (a zero spread, so no scaling): the Python class uses it.
+    #[cfg_attr(not(feature = "python"), allow(dead_code))] // used by the Python bindings
     pub(crate) fn with_quantile_range_inclusive(self, low: f64, high: f64) -> Result<Self> {
         self.set_quantile_range(low, high, true)
     }
