@@ -196,6 +196,7 @@ pub fn to_categorical<S: Data<Elem = i32>>(
 /// [`to_categorical`] for the Python layer: any integer-valued labels (int64, or floats
 /// holding integers), refusing empty labels without `num_classes` and `num_classes == 0`, as
 /// Keras does.
+#[cfg_attr(not(feature = "python"), allow(dead_code))] // used by the Python bindings
 pub(crate) fn to_categorical_labels<T: Label>(
     labels: ArrayView1<T>,
     num_classes: Option<usize>,

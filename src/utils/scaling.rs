@@ -107,6 +107,25 @@ pub(crate) fn corrupt(model: &str, what: &str) -> Error {
     )))
 }
 
+/// The counts of a loaded model: no samples and no state before a fit; after one, at least one
+/// feature and a sample count in `1..=isize::MAX` (so later fits can add to it without
+/// overflowing). Returns the feature count of a fitted model.
+pub(crate) fn check_fit_counts(
+    model: &str,
+    n_samples_seen: usize,
+    n_features: Option<usize>,
+) -> Result<Option<usize>> {
+    match n_features {
+        None if n_samples_seen == 0 => Ok(None),
+        None => Err(corrupt(model, "samples counted but no fitted state")),
+        Some(0) => Err(corrupt(model, "fitted on no features")),
+        Some(_) if n_samples_seen == 0 || n_samples_seen > isize::MAX as usize => {
+            Err(corrupt(model, "an impossible sample count"))
+        }
+        Some(d) => Ok(Some(d)),
+    }
+}
+
 /// A fitted per-feature vector of a loaded model must have one finite entry per feature and
 /// satisfy `ok` (e.g. a positive scale).
 pub(crate) fn check_fitted_vector(

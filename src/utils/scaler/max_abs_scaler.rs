@@ -4,8 +4,8 @@ use crate::error::Result;
 use crate::math::{elementwise, reduction};
 use crate::persistence::Persist;
 use crate::utils::scaling::{
-    check_batch, check_fitted_vector, check_input, corrupt, fitted, handle_zero_scale,
-    scaler_common, CheckedPersist,
+    check_batch, check_fit_counts, check_fitted_vector, check_input, corrupt, fitted,
+    handle_zero_scale, scaler_common, CheckedPersist,
 };
 use ndarray::{Array1, Array2, ArrayBase, Data, Ix2};
 use serde::{Deserialize, Serialize};
@@ -134,16 +134,10 @@ impl Persist for MaxAbsScaler {
 
 impl CheckedPersist for MaxAbsScaler {
     fn validate(&self) -> Result<()> {
-        let Some(s) = &self.state else {
-            return match self.n_samples_seen {
-                0 => Ok(()),
-                _ => Err(corrupt(NAME, "samples counted but no maxima")),
-            };
+        let counts = check_fit_counts(NAME, self.n_samples_seen, self.get_n_features())?;
+        let (Some(d), Some(s)) = (counts, &self.state) else {
+            return Ok(());
         };
-        let d = s.max_abs.len();
-        if d == 0 || self.n_samples_seen == 0 {
-            return Err(corrupt(NAME, "fitted on no data"));
-        }
         check_fitted_vector(NAME, "max_abs", &s.max_abs, d, |m| m >= 0.0)?;
         check_fitted_vector(NAME, "scale", &s.scale, d, |v| v > 0.0)?;
         let consistent = s

@@ -4,8 +4,8 @@ use crate::error::{Error, Result};
 use crate::math::{elementwise, reduction};
 use crate::persistence::Persist;
 use crate::utils::scaling::{
-    check_batch, check_fitted_vector, check_input, corrupt, fitted, handle_zero_scale,
-    scaler_common, CheckedPersist,
+    check_batch, check_fit_counts, check_fitted_vector, check_input, corrupt, fitted,
+    handle_zero_scale, scaler_common, CheckedPersist,
 };
 use ndarray::{Array1, Array2, ArrayBase, ArrayView2, Data, Ix2};
 use serde::{Deserialize, Serialize};
@@ -269,16 +269,10 @@ impl CheckedPersist for MinMaxScaler {
     fn validate(&self) -> Result<()> {
         let (r0, r1) = self.feature_range;
         check_range(r0, r1).map_err(|_| corrupt(NAME, "invalid feature range"))?;
-        let Some(s) = &self.state else {
-            return match self.n_samples_seen {
-                0 => Ok(()),
-                _ => Err(corrupt(NAME, "samples counted but no extrema")),
-            };
+        let counts = check_fit_counts(NAME, self.n_samples_seen, self.get_n_features())?;
+        let (Some(d), Some(s)) = (counts, &self.state) else {
+            return Ok(());
         };
-        let d = s.data_min.len();
-        if d == 0 || self.n_samples_seen == 0 {
-            return Err(corrupt(NAME, "fitted on no data"));
-        }
         check_fitted_vector(NAME, "data_min", &s.data_min, d, |_| true)?;
         check_fitted_vector(NAME, "data_max", &s.data_max, d, |_| true)?;
         if s.data_min.iter().zip(&s.data_max).any(|(a, b)| a > b) {

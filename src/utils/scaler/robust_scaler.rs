@@ -4,8 +4,8 @@ use crate::error::{Error, Result};
 use crate::math::{elementwise, reduction};
 use crate::persistence::Persist;
 use crate::utils::scaling::{
-    check_batch, check_fitted_vector, check_input, corrupt, fitted, handle_zero_scale,
-    scaler_common, CheckedPersist,
+    check_batch, check_fit_counts, check_fitted_vector, check_input, corrupt, fitted,
+    handle_zero_scale, scaler_common, CheckedPersist,
 };
 use ndarray::{Array1, Array2, ArrayBase, ArrayView2, Data, Ix2};
 use serde::{Deserialize, Serialize};
@@ -81,6 +81,7 @@ impl RobustScaler {
 
     /// [`with_quantile_range`](Self::with_quantile_range) with scikit-learn's rule, which also
     /// accepts `low == high` (a zero spread, so no scaling): the Python class uses it.
+    #[cfg_attr(not(feature = "python"), allow(dead_code))] // used by the Python bindings
     pub(crate) fn with_quantile_range_inclusive(self, low: f64, high: f64) -> Result<Self> {
         self.set_quantile_range(low, high, true)
     }
@@ -202,16 +203,10 @@ impl CheckedPersist for RobustScaler {
         let (low, high) = self.quantile_range;
         check_quantile_range(low, high, true)
             .map_err(|_| corrupt(NAME, "invalid quantile range"))?;
-        let Some(s) = &self.state else {
-            return match self.n_samples_seen {
-                0 => Ok(()),
-                _ => Err(corrupt(NAME, "samples counted but no statistics")),
-            };
+        let counts = check_fit_counts(NAME, self.n_samples_seen, self.get_n_features())?;
+        let (Some(d), Some(s)) = (counts, &self.state) else {
+            return Ok(());
         };
-        let d = s.center.len();
-        if d == 0 || self.n_samples_seen == 0 {
-            return Err(corrupt(NAME, "fitted on no data"));
-        }
         check_fitted_vector(NAME, "center", &s.center, d, |_| true)?;
         check_fitted_vector(NAME, "scale", &s.scale, d, |v| v > 0.0)
     }

@@ -5,8 +5,8 @@ use crate::math::elementwise;
 use crate::math::reduction::Moments;
 use crate::persistence::Persist;
 use crate::utils::scaling::{
-    check_batch, check_fitted_vector, check_not_empty, checked_column_moments, corrupt, fitted,
-    scaler_common, std_scale, CheckedPersist,
+    check_batch, check_fit_counts, check_fitted_vector, check_not_empty, checked_column_moments,
+    fitted, scaler_common, std_scale, CheckedPersist,
 };
 use ndarray::{Array1, Array2, ArrayBase, ArrayView2, Data, Ix2};
 use serde::{Deserialize, Serialize};
@@ -189,16 +189,10 @@ impl Persist for StandardScaler {
 
 impl CheckedPersist for StandardScaler {
     fn validate(&self) -> Result<()> {
-        let Some(s) = &self.state else {
-            return match self.n_samples_seen {
-                0 => Ok(()),
-                _ => Err(corrupt(NAME, "samples counted but no statistics")),
-            };
+        let counts = check_fit_counts(NAME, self.n_samples_seen, self.get_n_features())?;
+        let (Some(d), Some(s)) = (counts, &self.state) else {
+            return Ok(());
         };
-        let d = s.mean.len();
-        if d == 0 || self.n_samples_seen == 0 {
-            return Err(corrupt(NAME, "fitted on no data"));
-        }
         check_fitted_vector(NAME, "mean", &s.mean, d, |_| true)?;
         check_fitted_vector(NAME, "var", &s.var, d, |v| v >= 0.0)?;
         check_fitted_vector(NAME, "scale", &s.scale, d, |v| v > 0.0)
@@ -285,8 +279,17 @@ mod tests {
         let mut bad = sc.clone();
         bad.state.as_mut().unwrap().var = Array1::zeros(3);
         assert!(StandardScaler::from_bytes_checked(&bad.to_bytes().unwrap()).is_err());
-        let mut bad = sc;
+        let mut bad = sc.clone();
         bad.state.as_mut().unwrap().mean[0] = f64::NAN;
         assert!(StandardScaler::from_bytes_checked(&bad.to_bytes().unwrap()).is_err());
+        // a count that a later partial fit would overflow, or one without statistics
+        let mut bad = sc.clone();
+        bad.n_samples_seen = usize::MAX;
+        assert!(StandardScaler::from_bytes_checked(&bad.to_bytes().unwrap()).is_err());
+        let mut bad = sc;
+        bad.state = None;
+        assert!(StandardScaler::from_bytes_checked(&bad.to_bytes().unwrap()).is_err());
+        bad.n_samples_seen = 0;
+        assert!(StandardScaler::from_bytes_checked(&bad.to_bytes().unwrap()).is_ok());
     }
 }
