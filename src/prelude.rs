@@ -4,12 +4,12 @@
 #[cfg(feature = "machine_learning")]
 pub mod machine_learning {
     pub use crate::machine_learning::{
-        estimate_bandwidth, generate_polynomial_features, Algorithm, Contamination, DBSCAN,
-        DecisionTree, DecisionTreeParams, DiscriminantSolver, DistanceCalculationMetric,
-        EigenSolver, Fit, FitTransform, Init, IsolationForest, KMeans, KernelPCA, KernelType,
-        LeastSquaresSolver, LinearRegression, LinearSVC, LogisticRegression, MeanShift, Predict,
-        RegularizationType, SVDSolver, Shrinkage, TSNEMethod, Transform, WeightingStrategy, KNN,
-        LDA, PCA, SVC, TSNE,
+        estimate_bandwidth, generate_polynomial_features, Algorithm, Contamination, DecisionTree,
+        DecisionTreeParams, DiscriminantSolver, DistanceCalculationMetric, EigenSolver, Fit,
+        FitTransform, Init, IsolationForest, KMeans, KernelPCA, KernelType, LeastSquaresSolver,
+        LinearRegression, LinearSVC, LogisticRegression, MeanShift, Predict, RegularizationType,
+        SVDSolver, Shrinkage, TSNEMethod, Transform, WeightingStrategy, DBSCAN, KNN, LDA, PCA, SVC,
+        TSNE,
     };
 }
 
@@ -45,10 +45,10 @@ pub mod neural_network {
 #[cfg(feature = "utils")]
 pub mod utils {
     pub use crate::utils::{
-        normalize, standardize, to_categorical, to_categorical_with_mapping,
-        to_sparse_categorical, train_test_split, train_test_split_stratified, Fit, FitTransform,
-        MaxAbsScaler, MinMaxScaler, NormalizationAxis, NormalizationOrder, Normalizer, Predict,
-        RobustScaler, StandardScaler, StandardizationAxis, Transform,
+        normalize, standardize, to_categorical, to_categorical_with_mapping, to_sparse_categorical,
+        train_test_split, train_test_split_stratified, Fit, FitTransform, MaxAbsScaler,
+        MinMaxScaler, NormalizationAxis, NormalizationOrder, Normalizer, Predict, RobustScaler,
+        StandardScaler, StandardizationAxis, Transform,
     };
 }
 

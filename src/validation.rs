@@ -140,7 +140,10 @@ pub fn require_positive(name: &str, value: f64) -> Result<()> {
 /// A count hyper-parameter that must be at least 1 (`InvalidParameter` otherwise).
 pub fn require_nonzero(name: &str, value: usize) -> Result<()> {
     if value == 0 {
-        Err(RustymlError::invalid_parameter(name, "must be at least 1, got 0"))
+        Err(RustymlError::invalid_parameter(
+            name,
+            "must be at least 1, got 0",
+        ))
     } else {
         Ok(())
     }

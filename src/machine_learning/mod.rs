@@ -21,6 +21,8 @@ pub mod types;
 /// Input checks, shared crate-wide (re-exported here for the models).
 pub use crate::validation;
 
+pub use crate::math::DistanceCalculationMetric;
+pub use crate::traits::{Fit, FitTransform, Predict, Transform};
 pub use dbscan::DBSCAN;
 pub use decision_tree::{Algorithm, DecisionTree};
 pub use error::TreeError;
@@ -36,8 +38,6 @@ pub use meanshift::{estimate_bandwidth, MeanShift};
 pub use pca::{NComponents, PCA};
 pub use svc::{DecisionShape, SVC};
 pub use tsne::{LearningRate, TsneInit, TsneMethod, TSNE};
-pub use crate::math::DistanceCalculationMetric;
-pub use crate::traits::{Fit, FitTransform, Predict, Transform};
 pub use types::{Gamma, KernelType, RegularizationType};
 pub mod discriminant_analysis;
 pub mod linear_model;

@@ -13,7 +13,8 @@ use crate::neural_network::layers::activation::{
 };
 use crate::neural_network::layers::regularization::{
     BatchNormalization, Dropout, GaussianDropout, GaussianNoise, GroupNormalization,
-    LayerNormalization, LayerNormalizationAxis, UnitNormalization, UnitNormalizationAxis,
+    InstanceNormalization, LayerNormalization, LayerNormalizationAxis, SpatialDropout1D,
+    SpatialDropout2D, SpatialDropout3D, UnitNormalization, UnitNormalizationAxis,
 };
 use crate::neural_network::layers::{
     Dense, Embedding, Flatten, Identity, PReLU, Permute, RepeatVector, Reshape,
@@ -99,6 +100,21 @@ enum LayerSpec {
         #[serde(default)]
         seed: Option<u64>,
     },
+    SpatialDropout1D {
+        rate: f32,
+        #[serde(default)]
+        seed: Option<u64>,
+    },
+    SpatialDropout2D {
+        rate: f32,
+        #[serde(default)]
+        seed: Option<u64>,
+    },
+    SpatialDropout3D {
+        rate: f32,
+        #[serde(default)]
+        seed: Option<u64>,
+    },
     GaussianNoise {
         stddev: f32,
         #[serde(default)]
@@ -119,6 +135,9 @@ enum LayerSpec {
     },
     GroupNormalization {
         groups: usize,
+        epsilon: f32,
+    },
+    InstanceNormalization {
         epsilon: f32,
     },
     UnitNormalization {
@@ -202,7 +221,10 @@ impl LayerSpec {
             v.extend_from_slice(s);
             v
         };
-        let rng_seed = |own: &Option<u64>| own.or(seed).unwrap_or_else(|| crate::random::resolve_seed(None));
+        let rng_seed = |own: &Option<u64>| {
+            own.or(seed)
+                .unwrap_or_else(|| crate::random::resolve_seed(None))
+        };
         Ok(match self {
             LayerSpec::Dense {
                 units,
@@ -221,9 +243,9 @@ impl LayerSpec {
                 input_dim,
                 output_dim,
                 seed: own,
-            } => Box::new(
-                Embedding::new(*input_dim, *output_dim)?.with_random_state(rng_seed(own)),
-            ),
+            } => {
+                Box::new(Embedding::new(*input_dim, *output_dim)?.with_random_state(rng_seed(own)))
+            }
             LayerSpec::Flatten {} => Box::new(Flatten::new(with_batch(sample))?),
             LayerSpec::Reshape { target_shape } => Box::new(Reshape::new(target_shape.clone())?),
             LayerSpec::Permute { dims } => Box::new(Permute::new(dims.clone())?),
@@ -248,8 +270,17 @@ impl LayerSpec {
                     None => layer,
                 })
             }
-            LayerSpec::Dropout { rate, seed: own } => Box::new(
-                Dropout::new(*rate, with_batch(sample))?.with_random_state(rng_seed(own)),
+            LayerSpec::Dropout { rate, seed: own } => {
+                Box::new(Dropout::new(*rate, with_batch(sample))?.with_random_state(rng_seed(own)))
+            }
+            LayerSpec::SpatialDropout1D { rate, seed: own } => Box::new(
+                SpatialDropout1D::new(*rate, with_batch(sample))?.with_random_state(rng_seed(own)),
+            ),
+            LayerSpec::SpatialDropout2D { rate, seed: own } => Box::new(
+                SpatialDropout2D::new(*rate, with_batch(sample))?.with_random_state(rng_seed(own)),
+            ),
+            LayerSpec::SpatialDropout3D { rate, seed: own } => Box::new(
+                SpatialDropout3D::new(*rate, with_batch(sample))?.with_random_state(rng_seed(own)),
             ),
             LayerSpec::GaussianNoise { stddev, seed: own } => Box::new(
                 GaussianNoise::new(*stddev, with_batch(sample))?.with_random_state(rng_seed(own)),
@@ -273,9 +304,14 @@ impl LayerSpec {
                         .with_normalized_axis(normalized)?,
                 )
             }
-            LayerSpec::GroupNormalization { groups, epsilon } => Box::new(
-                GroupNormalization::new(with_batch(sample), *groups, *epsilon)?,
-            ),
+            LayerSpec::GroupNormalization { groups, epsilon } => Box::new(GroupNormalization::new(
+                with_batch(sample),
+                *groups,
+                *epsilon,
+            )?),
+            LayerSpec::InstanceNormalization { epsilon } => {
+                Box::new(InstanceNormalization::new(with_batch(sample), *epsilon)?)
+            }
             LayerSpec::UnitNormalization { axis } => {
                 let rank = sample.len() + 1;
                 let axes = resolve_axes(axis, rank)?;
@@ -475,7 +511,11 @@ fn gather(a: &ndarray::ArrayViewD<'_, f32>, idx: &[usize]) -> Tensor {
 }
 
 /// One network: the Rust `Sequential` plus the shapes the Python front asks about.
-#[pyclass(name = "NativeSequential", module = "rustyml._native.neural_network", frozen)]
+#[pyclass(
+    name = "NativeSequential",
+    module = "rustyml._native.neural_network",
+    frozen
+)]
 pub(crate) struct PySequential {
     state: Mutex<State>,
 }
@@ -518,11 +558,14 @@ impl PySequential {
                 .and_then(|v| v.as_str())
                 .unwrap_or("?")
                 .to_string();
-            let spec: LayerSpec =
-                serde_json::from_value(raw).map_err(|e| json_error(&format!("layer {i} ({class})"), e))?;
+            let spec: LayerSpec = serde_json::from_value(raw)
+                .map_err(|e| json_error(&format!("layer {i} ({class})"), e))?;
             // Each layer's own stream: the model seed and the position, so adding a layer
             // does not reshuffle the others' initialisation.
-            let layer_seed = seed.map(|s| s.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(i as u64 + 1));
+            let layer_seed = seed.map(|s| {
+                s.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                    .wrapping_add(i as u64 + 1)
+            });
             let fail = |e: Error| {
                 PyValueError::new_err(format!(
                     "layer {i} ({class}) does not fit {previous} of per-sample shape {shape:?}: {}",
@@ -563,7 +606,12 @@ impl PySequential {
 
     /// The per-sample output shape of the last layer.
     fn output_shape(&self) -> PyResult<Vec<usize>> {
-        Ok(self.lock()?.output_shapes.last().cloned().unwrap_or_default())
+        Ok(self
+            .lock()?
+            .output_shapes
+            .last()
+            .cloned()
+            .unwrap_or_default())
     }
 
     /// `(layer type, kind, per-sample output shape, parameter count)` per layer.
@@ -606,12 +654,16 @@ impl PySequential {
         }
         let mut st = self.lock()?;
         if !st.compiled {
-            return Err(PyValueError::new_err("the model must be compiled before training"));
+            return Err(PyValueError::new_err(
+                "the model must be compiled before training",
+            ));
         }
         let mut order: Vec<usize> = (0..n).collect();
         if shuffle {
             // Depends on the seed and the epoch only: the same order at any thread count.
-            let mut rng = ChaCha8Rng::seed_from_u64(st.shuffle_seed ^ epoch.wrapping_mul(0xA076_1D64_78BD_642F));
+            let mut rng = ChaCha8Rng::seed_from_u64(
+                st.shuffle_seed ^ epoch.wrapping_mul(0xA076_1D64_78BD_642F),
+            );
             order.shuffle(&mut rng);
         }
         let model = &mut st.model;
@@ -653,7 +705,9 @@ impl PySequential {
         let n = xv.shape()[0];
         let st = self.lock()?;
         if !st.compiled {
-            return Err(PyValueError::new_err("the model must be compiled before evaluate"));
+            return Err(PyValueError::new_err(
+                "the model must be compiled before evaluate",
+            ));
         }
         py.detach(|| {
             let mut total = 0.0f64;
@@ -789,11 +843,7 @@ fn save_safetensors(
         .iter()
         .enumerate()
         .map(|(i, a)| {
-            let bytes: Vec<u8> = a
-                .as_array()
-                .iter()
-                .flat_map(|v| v.to_le_bytes())
-                .collect();
+            let bytes: Vec<u8> = a.as_array().iter().flat_map(|v| v.to_le_bytes()).collect();
             (format!("weight_{i:04}"), a.shape().to_vec(), bytes)
         })
         .collect();
@@ -839,7 +889,10 @@ fn load_safetensors<'py>(
     let mut out = Vec::with_capacity(named.len());
     for (name, view) in named {
         if view.dtype() != safetensors::Dtype::F32 {
-            return Err(bad(&format!("tensor {name} is {:?}, not F32", view.dtype())));
+            return Err(bad(&format!(
+                "tensor {name} is {:?}, not F32",
+                view.dtype()
+            )));
         }
         let values: Vec<f32> = view
             .data()

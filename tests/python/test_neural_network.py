@@ -396,3 +396,39 @@ def test_mlp_classifier_pickles_and_refuses_continuous_targets(tmp_path):
     assert np.array_equal(again.predict_proba(xte), clf.predict_proba(xte))
     with pytest.raises(ValueError, match="Unknown label type"):
         MLPClassifier(max_iter=1).fit(xtr, ytr + 0.5)
+
+
+def test_batch_and_layer_normalization_inference_match_numpy():
+    rng = np.random.default_rng(9)
+    model = Sequential(
+        [
+            layers.Dense(6, input_shape=(5,)),
+            layers.BatchNormalization(epsilon=1e-3),
+            layers.LayerNormalization(epsilon=1e-3),
+            layers.Identity(),
+        ],
+        seed=0,
+    )
+    weights = model.get_weights()
+    # Keras order and shapes: kernel, bias, then gamma, beta, moving mean, moving variance.
+    assert [w.shape for w in weights] == [(5, 6), (6,), (6,), (6,), (6,), (6,), (6,), (6,)]
+    new = [rng.standard_normal(w.shape).astype(np.float32) for w in weights]
+    new[5] = np.abs(new[5]) + 0.5  # a variance
+    model.set_weights(new)
+    x = rng.standard_normal((9, 5)).astype(np.float32)
+    z = x @ new[0] + new[1]
+    z = new[2] * (z - new[4]) / np.sqrt(new[5] + 1e-3) + new[3]
+    mu, var = z.mean(axis=1, keepdims=True), z.var(axis=1, keepdims=True)
+    z = new[6] * (z - mu) / np.sqrt(var + 1e-3) + new[7]
+    # Normalised values are O(1); f32 rounding through three stages stays below 1e-4.
+    np.testing.assert_allclose(model.predict(x), z, atol=1e-4)
+
+
+def test_dropout_layers_are_identity_at_inference_and_active_in_training():
+    x = np.ones((4, 6, 6, 3), np.float32)
+    model = Sequential([layers.SpatialDropout2D(0.5, input_shape=(6, 6, 3)), layers.Flatten()])
+    assert np.array_equal(model.predict(x), x.reshape(4, -1))
+    model.compile(optimizer="sgd", loss="mse")
+    # Training still runs through the layer (no weights, so nothing changes).
+    model.fit(x, np.zeros((4, 108), np.float32), epochs=1, verbose=0)
+    assert model.get_weights() == []

@@ -227,6 +227,31 @@ class Dropout(Layer):
         return {"rate": self.rate, "seed": self.seed}
 
 
+def _spatial_dropout(class_name, rank):
+    def __init__(self, rate, seed=None, name=None, input_shape=None):
+        Layer.__init__(self, name, input_shape)
+        rate = float(rate)
+        if not 0.0 <= rate < 1.0:
+            raise ValueError(f"{class_name}: rate must be in [0, 1), got {rate}")
+        self.rate = rate
+        self.seed = seed
+
+    def _own_config(self):
+        return {"rate": self.rate, "seed": self.seed}
+
+    doc = f"Drops whole channels of {rank}-D feature maps in training (Keras's {class_name})."
+    cls = type(
+        class_name, (Layer,), {"__doc__": doc, "__init__": __init__, "_own_config": _own_config}
+    )
+    cls.__module__ = __name__
+    return _register(cls)
+
+
+SpatialDropout1D = _spatial_dropout("SpatialDropout1D", 1)
+SpatialDropout2D = _spatial_dropout("SpatialDropout2D", 2)
+SpatialDropout3D = _spatial_dropout("SpatialDropout3D", 3)
+
+
 @_register
 class GaussianNoise(Layer):
     """Adds ``N(0, stddev)`` noise in training."""
@@ -293,6 +318,18 @@ class GroupNormalization(Layer):
 
 
 @_register
+class InstanceNormalization(Layer):
+    """Normalises each sample and channel over its spatial axes."""
+
+    def __init__(self, epsilon=1e-3, name=None, input_shape=None):
+        super().__init__(name, input_shape)
+        self.epsilon = float(epsilon)
+
+    def _own_config(self):
+        return {"epsilon": self.epsilon}
+
+
+@_register
 class UnitNormalization(Layer):
     """Scales each sample to unit L2 norm over ``axis``."""
 
@@ -319,6 +356,7 @@ __all__ = [  # noqa: RUF022 - grouped: base and helpers, then layers
     "GaussianNoise",
     "GroupNormalization",
     "Identity",
+    "InstanceNormalization",
     "LayerNormalization",
     "LeakyReLU",
     "PReLU",
@@ -328,6 +366,9 @@ __all__ = [  # noqa: RUF022 - grouped: base and helpers, then layers
     "Reshape",
     "Sigmoid",
     "Softmax",
+    "SpatialDropout1D",
+    "SpatialDropout2D",
+    "SpatialDropout3D",
     "Tanh",
     "UnitNormalization",
 ]
