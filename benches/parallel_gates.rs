@@ -31,6 +31,8 @@ mod tsne;
 
 #[path = "gates/nn_maps.rs"]
 mod nn_maps;
+#[path = "gates/nn_core.rs"]
+mod nn_core;
 
 use harness::Family;
 
@@ -45,6 +47,7 @@ fn families() -> Vec<Family> {
     all.extend(matmul::families());
     all.extend(tree::families());
     all.extend(nn_maps::families());
+    all.extend(nn_core::families());
     all
 }
 
