@@ -29,10 +29,10 @@ mod matmul;
 #[path = "gates/tsne.rs"]
 mod tsne;
 
-#[path = "gates/nn_maps.rs"]
-mod nn_maps;
 #[path = "gates/nn_core.rs"]
 mod nn_core;
+#[path = "gates/nn_maps.rs"]
+mod nn_maps;
 
 use harness::Family;
 
