@@ -31,6 +31,8 @@ mod tsne;
 
 #[path = "gates/nn_core.rs"]
 mod nn_core;
+#[path = "gates/nn_maps.rs"]
+mod nn_maps;
 
 use harness::Family;
 
@@ -44,6 +46,7 @@ fn families() -> Vec<Family> {
     all.extend(tsne::families());
     all.extend(matmul::families());
     all.extend(tree::families());
+    all.extend(nn_maps::families());
     all.extend(nn_core::families());
     all
 }
