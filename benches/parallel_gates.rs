@@ -29,6 +29,11 @@ mod matmul;
 #[path = "gates/tsne.rs"]
 mod tsne;
 
+#[path = "gates/nn_core.rs"]
+mod nn_core;
+#[path = "gates/nn_maps.rs"]
+mod nn_maps;
+
 use harness::Family;
 
 fn families() -> Vec<Family> {
@@ -41,6 +46,8 @@ fn families() -> Vec<Family> {
     all.extend(tsne::families());
     all.extend(matmul::families());
     all.extend(tree::families());
+    all.extend(nn_maps::families());
+    all.extend(nn_core::families());
     all
 }
 

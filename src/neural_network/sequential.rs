@@ -430,3 +430,135 @@ fn snake_case(name: &str) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::neural_network::layers::activation::Activation;
+    use crate::neural_network::layers::dense::Dense;
+    use crate::neural_network::losses::MeanSquaredError;
+    use crate::neural_network::optimizers::{Adam, SGD};
+    use ndarray::Array2;
+
+    fn t2(r: usize, c: usize, v: Vec<f32>) -> Tensor {
+        Array2::from_shape_vec((r, c), v).unwrap().into_dyn()
+    }
+
+    fn one_by_one(w: f32, b: f32) -> Dense {
+        let mut d = Dense::new(1, 1, Activation::Linear).unwrap();
+        d.set_weights(Array2::from_elem((1, 1), w), Array2::from_elem((1, 1), b))
+            .unwrap();
+        d
+    }
+
+    fn wb(model: &Sequential) -> (f32, f32) {
+        match &model.get_weights()[0] {
+            LayerWeight::Dense(d) => (d.weight[[0, 0]], d.bias[[0, 0]]),
+            _ => unreachable!(),
+        }
+    }
+
+    /// w = 1, b = 0, x = 2, y = 6: loss (2 - 6)² = 16, dL/dw = 2 (2 - 6) 2 = -16, dL/db = -8.
+    #[test]
+    fn one_sgd_step_and_clip_by_global_norm_by_hand() {
+        let (x, y) = (t2(1, 1, vec![2.0]), t2(1, 1, vec![6.0]));
+        let mut m = Sequential::new();
+        m.add(one_by_one(1.0, 0.0))
+            .compile(SGD::new(0.01, 0.0, false, 0.0).unwrap(), MeanSquaredError);
+        assert_eq!(m.train_batch(&x, &y).unwrap(), 16.0);
+        let (w, b) = wb(&m);
+        assert!((w - 1.16).abs() < 1e-6 && (b - 0.08).abs() < 1e-6);
+
+        // Global norm sqrt(16² + 8²) = sqrt(320); clipped to 4 both steps shrink alike.
+        let mut m = Sequential::new();
+        let sgd = SGD::new(0.01, 0.0, false, 0.0)
+            .unwrap()
+            .with_global_clipnorm(4.0)
+            .unwrap();
+        m.add(one_by_one(1.0, 0.0)).compile(sgd, MeanSquaredError);
+        m.train_batch(&x, &y).unwrap();
+        let s = 4.0 / 320f32.sqrt();
+        let (w, b) = wb(&m);
+        assert!((w - (1.0 + 0.16 * s)).abs() < 1e-6 && (b - 0.08 * s).abs() < 1e-6);
+    }
+
+    /// Same seeds give the same trained weights, bit for bit, whether rayon has 1 or 2
+    /// threads (initialisation, shuffling, products and updates never depend on it).
+    #[test]
+    fn same_seed_same_weights_at_one_and_two_threads() {
+        let x = Tensor::from_shape_fn(vec![24, 5], |i| ((i[0] * 5 + i[1]) as f32 * 0.37).sin());
+        let y = Tensor::from_shape_fn(vec![24, 2], |i| ((i[0] + 2 * i[1]) as f32 * 0.21).cos());
+        let train = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let mut m = Sequential::new_with_seed(5);
+                m.add(
+                    Dense::new(5, 16, Activation::Tanh)
+                        .unwrap()
+                        .with_random_state(1),
+                )
+                .add(
+                    Dense::new(16, 2, Activation::Linear)
+                        .unwrap()
+                        .with_random_state(2),
+                )
+                .compile(
+                    Adam::new(0.01, 0.9, 0.999, 1e-7, 0.0)
+                        .unwrap()
+                        .with_global_clipnorm(0.5)
+                        .unwrap(),
+                    MeanSquaredError,
+                );
+                let h = m.fit_with_batches(&x, &y, 4, 7).unwrap();
+                let bits: Vec<u32> = m.predict(&x).unwrap().iter().map(|v| v.to_bits()).collect();
+                (h, bits)
+            })
+        };
+        let (a, b) = (train(1), train(2));
+        assert_eq!(a.0, b.0);
+        assert_eq!(a.1, b.1);
+    }
+
+    #[test]
+    fn summary_counts_parameters() {
+        let mut m = Sequential::new();
+        m.add(Dense::new(4, 8, Activation::ReLU).unwrap())
+            .add(Dense::new(8, 2, Activation::Softmax).unwrap());
+        let s = m.summary_string();
+        assert!(s.contains("dense (Dense)") && s.contains("dense_1 (Dense)"));
+        assert!(s.contains("Total params: 58"), "{s}");
+        assert_eq!(snake_case("BatchNormalization"), "batch_normalization");
+        assert_eq!(snake_case("LSTM"), "lstm");
+        assert_eq!(snake_case("Conv2DTranspose"), "conv2d_transpose");
+    }
+
+    #[test]
+    fn save_and_load_round_trip_and_roll_back_on_mismatch() {
+        let path =
+            std::env::temp_dir().join(format!("rustyml_seq_unit_{}.bin", std::process::id()));
+        let mut m = Sequential::new();
+        m.add(one_by_one(3.0, -1.0)).add(one_by_one(0.5, 2.0));
+        m.save_to_path(&path).unwrap();
+        let mut fresh = Sequential::new();
+        fresh.add(one_by_one(0.0, 0.0)).add(one_by_one(0.0, 0.0));
+        fresh.load_from_path(&path).unwrap();
+        let x = t2(1, 1, vec![2.0]);
+        assert_eq!(
+            fresh.predict(&x).unwrap()[[0, 0]],
+            (3.0 * 2.0 - 1.0) * 0.5 + 2.0
+        );
+
+        // Second layer's shape disagrees: the first layer must keep its old weights.
+        let mut other = Sequential::new();
+        other
+            .add(one_by_one(7.0, 7.0))
+            .add(Dense::new(1, 2, Activation::Linear).unwrap());
+        let err = other.load_from_path(&path).unwrap_err();
+        assert!(matches!(err, Error::Io(IoError::ModelStructureMismatch(_))));
+        assert_eq!(wb(&other), (7.0, 7.0));
+        let _ = std::fs::remove_file(&path);
+    }
+}

@@ -264,7 +264,7 @@ mod tests {
         }
         let grads: Vec<Vec<f32>> = d.parameters().iter().map(|p| p.grad.to_vec()).collect();
         for (k, g) in grads.iter().enumerate() {
-            for i in 0..g.len() {
+            for (i, &gi) in g.iter().enumerate() {
                 let orig = d.parameters()[k].value[i];
                 d.parameters()[k].value[i] = orig + h;
                 let lp = loss(&d, &x);
@@ -272,7 +272,7 @@ mod tests {
                 let lm = loss(&d, &x);
                 d.parameters()[k].value[i] = orig;
                 let num = (lp - lm) / (2.0 * h as f64);
-                assert!((g[i] as f64 - num).abs() < 2e-3, "{act:?} param {k}[{i}]");
+                assert!((gi as f64 - num).abs() < 2e-3, "{act:?} param {k}[{i}]");
             }
         }
     }

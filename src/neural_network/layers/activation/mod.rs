@@ -90,7 +90,14 @@ impl Activation {
     pub fn apply_scalar(&self, x: f32) -> f32 {
         match *self {
             Activation::Linear | Activation::Softmax => x,
-            Activation::ReLU => x.max(0.0),
+            // Not `x.max(0.0)`: that maps NaN to 0 and would hide it.
+            Activation::ReLU => {
+                if x < 0.0 {
+                    0.0
+                } else {
+                    x
+                }
+            }
             Activation::Sigmoid => sigmoid(x),
             Activation::Tanh => x.tanh(),
             Activation::LeakyReLU { negative_slope } => {
@@ -697,6 +704,13 @@ mod tests {
         );
         assert_eq!(grad_at_zero(Activation::ELU { alpha: 0.5 }), 0.5);
         assert_eq!(grad_at_zero(Activation::SELU), SELU_SCALE * SELU_ALPHA);
+    }
+
+    #[test]
+    fn nan_propagates_through_every_elementwise_map() {
+        for act in ALL {
+            assert!(act.apply_scalar(f32::NAN).is_nan(), "{}", act.name());
+        }
     }
 
     #[test]
