@@ -33,6 +33,8 @@ mod tsne;
 mod nn_core;
 #[path = "gates/nn_maps.rs"]
 mod nn_maps;
+#[path = "gates/nn_norm.rs"]
+mod nn_norm;
 
 use harness::Family;
 
@@ -48,6 +50,7 @@ fn families() -> Vec<Family> {
     all.extend(tree::families());
     all.extend(nn_maps::families());
     all.extend(nn_core::families());
+    all.extend(nn_norm::families());
     all
 }
 

@@ -1,6 +1,7 @@
 from . import elementwise as elementwise
 from . import matmul as matmul
 from . import metrics as metrics
+from . import norm as norm
 from . import reduction as reduction
 from . import tree as tree
 

@@ -169,8 +169,29 @@ fn block_moments(xs: &[f32], c: usize, g: usize) -> Vec<Moments> {
         .collect()
 }
 
+/// Moments of one row (one group, one fold block): the same operations as
+/// [`block_moments`] on it, so the same bits, without its buffers.
+fn row_moments(row: &[f32]) -> Moments {
+    let count = row.len();
+    let mean = row.iter().map(|&v| v as f64).sum::<f64>() / count as f64;
+    let m2 = row
+        .iter()
+        .map(|&v| {
+            let d = v as f64 - mean;
+            d * d
+        })
+        .sum::<f64>();
+    Moments { count, mean, m2 }
+}
+
 /// Per-(sample, group) moments, `n * g` of them in sample-major order.
 pub(crate) fn group_moments(x: &[f32], lay: Layout, gate: &Gate) -> Vec<Moments> {
+    if lay.s == 1 && lay.g == 1 {
+        // LayerNormalization's rows: one block per row, folded without per-row buffers.
+        return per_sample(lay.n, gate, lay.len(), |i, _| {
+            row_moments(&x[i * lay.c..(i + 1) * lay.c])
+        });
+    }
     let per = lay.s * lay.c;
     let block = lay.block_positions();
     per_sample(lay.n, gate, lay.len(), |i, work| {
@@ -319,6 +340,19 @@ pub(crate) fn group_sums(
 ) -> Vec<(f64, f64)> {
     let per = lay.s * lay.c;
     let (c, g, cg) = (lay.c, lay.g, lay.group_width());
+    if lay.s == 1 && g == 1 {
+        // LayerNormalization's rows: the same sums in the same order, without buffers.
+        return per_sample(lay.n, gate, lay.len(), |i, _| {
+            let span = i * c..(i + 1) * c;
+            dy[span.clone()].iter().zip(&x_hat[span]).zip(gamma).fold(
+                (0.0f64, 0.0f64),
+                |(a, b), ((&d, &h), &gm)| {
+                    let gd = (gm * d) as f64;
+                    (a + gd, b + gd * h as f64)
+                },
+            )
+        });
+    }
     per_sample(lay.n, gate, lay.len(), |i, work| {
         let (ds, hs) = (&dy[i * per..(i + 1) * per], &x_hat[i * per..(i + 1) * per]);
         blocked_fold(

@@ -101,6 +101,8 @@ impl LayerNormalization {
             .collect()
     }
 
+    /// Training mode (`backward` differentiates) or inference mode (`backward` passes the
+    /// gradient through); the forward statistics always come from the input.
     pub fn set_training(&mut self, is_training: bool) {
         self.training = is_training;
     }
