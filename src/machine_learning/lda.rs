@@ -355,7 +355,7 @@ impl LDA {
         // The within-class scatter is pooled over n (scikit-learn) or n - k (the original).
         let pool = if self.sklearn { n } else { n - k } as f64;
         let shrink = match self.shrinkage {
-            Some(Shrinkage::Manual(a)) if a == 0.0 => None,
+            Some(Shrinkage::Manual(0.0)) => None,
             other => other,
         };
         let (scalings, evr, class_coef, class_intercept) =
