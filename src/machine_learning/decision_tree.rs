@@ -851,28 +851,82 @@ struct Grower<'a> {
     n_total: f64,
 }
 
+/// Running statistics of one side of a split: class counts, or target sum and sum of
+/// squares.
+#[derive(Clone)]
+struct SideStats {
+    counts: Vec<usize>,
+    sum: f64,
+    sum_sq: f64,
+    n: usize,
+}
+
+impl SideStats {
+    fn new(n_classes: Option<usize>) -> Self {
+        Self {
+            counts: vec![0; n_classes.unwrap_or(0)],
+            sum: 0.0,
+            sum_sq: 0.0,
+            n: 0,
+        }
+    }
+
+    fn add(&mut self, y: f64, sign: i64, classifier: bool) {
+        if classifier {
+            let c = &mut self.counts[y as usize];
+            *c = (*c as i64 + sign) as usize;
+        } else {
+            self.sum += sign as f64 * y;
+            self.sum_sq += sign as f64 * y * y;
+        }
+        self.n = (self.n as i64 + sign) as usize;
+    }
+}
+
 impl Grower<'_> {
     /// Impurity of a sample set: gini (CART) or entropy (ID3, C4.5) of the class counts,
     /// variance for a regressor.
     fn impurity(&self, idx: &[usize]) -> f64 {
-        let n = idx.len() as f64;
-        match self.n_classes {
-            Some(k) => {
-                let mut counts = vec![0usize; k];
-                for &i in idx {
-                    counts[self.y[i] as usize] += 1;
-                }
-                let fractions = counts.iter().filter(|&&c| c > 0).map(|&c| c as f64 / n);
-                if self.algorithm == Algorithm::CART {
-                    1.0 - fractions.map(|p| p * p).sum::<f64>()
-                } else {
-                    -fractions.map(|p| p * p.log2()).sum::<f64>()
-                }
-            }
-            None => {
-                let mean = idx.iter().map(|&i| self.y[i]).sum::<f64>() / n;
-                idx.iter().map(|&i| (self.y[i] - mean).powi(2)).sum::<f64>() / n
-            }
+        if self.n_classes.is_none() {
+            // Two passes: exactly zero for a constant target, so such a node stays a leaf.
+            let n = idx.len() as f64;
+            let mean = idx.iter().map(|&i| self.y[i]).sum::<f64>() / n;
+            return idx.iter().map(|&i| (self.y[i] - mean).powi(2)).sum::<f64>() / n;
+        }
+        let mut stats = SideStats::new(self.n_classes);
+        for &i in idx {
+            stats.add(self.y[i], 1, self.n_classes.is_some());
+        }
+        self.impurity_of(&stats)
+    }
+
+    fn impurity_of(&self, s: &SideStats) -> f64 {
+        let n = s.n as f64;
+        if self.n_classes.is_none() {
+            return (s.sum_sq / n - (s.sum / n).powi(2)).max(0.0);
+        }
+        let fractions = s.counts.iter().filter(|&&c| c > 0).map(|&c| c as f64 / n);
+        if self.algorithm == Algorithm::CART {
+            1.0 - fractions.map(|p| p * p).sum::<f64>()
+        } else {
+            -fractions.map(|p| p * p.log2()).sum::<f64>()
+        }
+    }
+
+    /// Split score: the impurity decrease, or for a C4.5 classifier the gain ratio (the
+    /// decrease over the entropy of the part sizes).
+    fn score(&self, decrease: f64, sizes: impl Iterator<Item = usize>, n: usize) -> f64 {
+        if self.algorithm != Algorithm::C45 || self.n_classes.is_none() {
+            return decrease;
+        }
+        let split_info: f64 = -sizes
+            .map(|m| m as f64 / n as f64)
+            .map(|w| w * w.log2())
+            .sum::<f64>();
+        if split_info > 0.0 {
+            decrease / split_info
+        } else {
+            0.0
         }
     }
 
@@ -894,14 +948,6 @@ impl Grower<'_> {
         }
     }
 
-    /// The children's impurity weighted by their sizes.
-    fn children_impurity(&self, parts: &[Vec<usize>], n: f64) -> f64 {
-        parts
-            .iter()
-            .map(|p| p.len() as f64 / n * self.impurity(p))
-            .sum()
-    }
-
     fn grow(&self, idx: Vec<usize>, depth: usize) -> Node {
         let n = idx.len();
         let parent = self.impurity(&idx);
@@ -909,58 +955,41 @@ impl Grower<'_> {
         if parent <= 0.0 || n < p.min_samples_split || p.max_depth.is_some_and(|m| depth >= m) {
             return self.leaf(&idx);
         }
-        // Best split: (score, decrease, feature, threshold, parts); the first best in
-        // `order` wins ties.
-        let mut best: Option<(f64, f64, usize, Option<f64>, Vec<Vec<usize>>)> = None;
+        // The best split over the features in `order`; the first best wins ties.
+        let mut best: Option<Best> = None;
         for &f in &self.order {
-            for (threshold, parts) in self.candidates(&idx, f) {
-                let decrease = parent - self.children_impurity(&parts, n as f64);
-                let score = if self.algorithm == Algorithm::C45 && self.n_classes.is_some() {
-                    // Gain ratio: the gain over the split's own entropy.
-                    let split_info: f64 = -parts
-                        .iter()
-                        .map(|q| q.len() as f64 / n as f64)
-                        .map(|w| w * w.log2())
-                        .sum::<f64>();
-                    if split_info > 0.0 {
-                        decrease / split_info
-                    } else {
-                        0.0
-                    }
-                } else {
-                    decrease
-                };
-                if best.as_ref().is_none_or(|b| score > b.0) {
-                    best = Some((score, decrease, f, threshold, parts));
+            if let Some(c) = self.best_on_feature(&idx, f, parent) {
+                if best.as_ref().is_none_or(|b| c.score > b.score) {
+                    best = Some(c);
                 }
             }
         }
-        let Some((_, decrease, f, threshold, parts)) = best else {
+        let Some(best) = best else {
             return self.leaf(&idx);
         };
         // scikit-learn's rule: the decrease weighted by the node's share of the samples.
-        let weighted = n as f64 / self.n_total * decrease;
+        let weighted = n as f64 / self.n_total * best.decrease;
         if weighted + 1e-12 < p.min_impurity_decrease {
             return self.leaf(&idx);
         }
-        match threshold {
+        let f = best.feature;
+        match best.threshold {
             Some(t) => {
+                let (left, right): (Vec<usize>, Vec<usize>) =
+                    idx.iter().partition(|&&i| self.x[[i, f]] <= t);
                 let mut node = Node::new_internal(f, t);
-                let mut parts = parts.into_iter();
-                node.left = Some(Box::new(
-                    self.grow(parts.next().expect("two parts"), depth + 1),
-                ));
-                node.right = Some(Box::new(
-                    self.grow(parts.next().expect("two parts"), depth + 1),
-                ));
+                node.left = Some(Box::new(self.grow(left, depth + 1)));
+                node.right = Some(Box::new(self.grow(right, depth + 1)));
                 node
             }
             None => {
+                let parts = self.categories(&idx, f);
                 let keys: Vec<String> = parts
                     .iter()
                     .map(|q| category_key(self.x[[q[0], f]]))
                     .collect();
                 let mut node = Node::new_categorical(f, keys.clone());
+                // Unseen categories fall back to this node's majority.
                 node.left = Some(Box::new(self.leaf(&idx)));
                 let children = keys
                     .into_iter()
@@ -973,39 +1002,84 @@ impl Grower<'_> {
         }
     }
 
-    /// Candidate splits of `idx` on feature `f`: one multi-way split by category, or every
-    /// midpoint threshold between consecutive distinct values leaving `min_samples_leaf` on
-    /// each side.
-    fn candidates(&self, idx: &[usize], f: usize) -> Vec<(Option<f64>, Vec<Vec<usize>>)> {
+    /// The samples of `idx` grouped by their value of feature `f`, in increasing order.
+    fn categories(&self, idx: &[usize], f: usize) -> Vec<Vec<usize>> {
         let mut sorted = idx.to_vec();
         sorted.sort_by(|&a, &b| self.x[[a, f]].total_cmp(&self.x[[b, f]]));
-        if self.categorical[f] {
-            let mut parts: Vec<Vec<usize>> = Vec::new();
-            for &i in &sorted {
-                match parts.last_mut() {
-                    Some(q) if self.x[[q[0], f]] == self.x[[i, f]] => q.push(i),
-                    _ => parts.push(vec![i]),
-                }
+        let mut parts: Vec<Vec<usize>> = Vec::new();
+        for i in sorted {
+            match parts.last_mut() {
+                Some(q) if self.x[[q[0], f]] == self.x[[i, f]] => q.push(i),
+                _ => parts.push(vec![i]),
             }
-            return if parts.len() >= 2 {
-                vec![(None, parts)]
-            } else {
-                Vec::new()
-            };
         }
-        let leaf = self.params.min_samples_leaf;
-        (leaf..=sorted.len().saturating_sub(leaf))
-            .filter(|&cut| cut > 0 && cut < sorted.len())
-            .filter(|&cut| self.x[[sorted[cut - 1], f]] < self.x[[sorted[cut], f]])
-            .map(|cut| {
-                let t = midpoint(self.x[[sorted[cut - 1], f]], self.x[[sorted[cut], f]]);
-                (
-                    Some(t),
-                    vec![sorted[..cut].to_vec(), sorted[cut..].to_vec()],
-                )
-            })
-            .collect()
+        parts
     }
+
+    /// The best split of `idx` on feature `f`: the multi-way split by category, or the best
+    /// midpoint threshold between consecutive distinct values that leaves at least
+    /// `min_samples_leaf` samples on each side (one sorted scan with running statistics).
+    fn best_on_feature(&self, idx: &[usize], f: usize, parent: f64) -> Option<Best> {
+        let n = idx.len();
+        if self.categorical[f] {
+            let parts = self.categories(idx, f);
+            if parts.len() < 2 {
+                return None;
+            }
+            let children: f64 = parts
+                .iter()
+                .map(|q| q.len() as f64 / n as f64 * self.impurity(q))
+                .sum();
+            let decrease = parent - children;
+            return Some(Best {
+                score: self.score(decrease, parts.iter().map(Vec::len), n),
+                decrease,
+                feature: f,
+                threshold: None,
+            });
+        }
+        let classifier = self.n_classes.is_some();
+        let mut sorted = idx.to_vec();
+        sorted.sort_by(|&a, &b| self.x[[a, f]].total_cmp(&self.x[[b, f]]));
+        let mut left = SideStats::new(self.n_classes);
+        let mut right = SideStats::new(self.n_classes);
+        for &i in &sorted {
+            right.add(self.y[i], 1, classifier);
+        }
+        let leaf = self.params.min_samples_leaf.max(1);
+        let mut best: Option<Best> = None;
+        for cut in 1..n {
+            let moved = sorted[cut - 1];
+            left.add(self.y[moved], 1, classifier);
+            right.add(self.y[moved], -1, classifier);
+            let (lo, hi) = (self.x[[moved, f]], self.x[[sorted[cut], f]]);
+            if cut < leaf || n - cut < leaf || lo >= hi {
+                continue;
+            }
+            let children = cut as f64 / n as f64 * self.impurity_of(&left)
+                + (n - cut) as f64 / n as f64 * self.impurity_of(&right);
+            let decrease = parent - children;
+            let score = self.score(decrease, [cut, n - cut].into_iter(), n);
+            if best.as_ref().is_none_or(|b| score > b.score) {
+                best = Some(Best {
+                    score,
+                    decrease,
+                    feature: f,
+                    threshold: Some(midpoint(lo, hi)),
+                });
+            }
+        }
+        best
+    }
+}
+
+/// A chosen split: its score, impurity decrease, feature, and threshold (`None` for a
+/// categorical split).
+struct Best {
+    score: f64,
+    decrease: f64,
+    feature: usize,
+    threshold: Option<f64>,
 }
 
 /// The training target as the split search sees it.
@@ -1755,5 +1829,74 @@ mod tests {
         let mut broken = t.clone();
         broken.fitted.as_mut().unwrap().nodes[0].left = 0; // a cycle
         assert!(DecisionTree::from_bytes(&broken.to_bytes().unwrap()).is_err());
+    }
+
+    /// Original API: a category-XOR pattern (category 1 is class 1, categories 0 and 2 are
+    /// class 0) needs one multi-way split; unseen categories fall back to the node majority.
+    #[test]
+    fn original_api_categorical_split_and_fallback() {
+        let x = array![[0.0], [0.0], [1.0], [1.0], [2.0], [2.0]];
+        let y = array![0.0, 0.0, 1.0, 1.0, 0.0, 0.0];
+        let mut t = DecisionTree::new(Algorithm::ID3, true).unwrap();
+        t.set_categorical_features(vec![0]);
+        t.fit(&x, &y).unwrap();
+        assert!(t
+            .get_root()
+            .unwrap()
+            .children
+            .as_ref()
+            .is_some_and(|c| c.len() == 3));
+        assert_eq!(t.predict(&x).unwrap(), y);
+        assert_eq!(t.predict_one(&[7.0]).unwrap(), 0.0);
+        assert!(t
+            .generate_tree_structure()
+            .unwrap()
+            .contains("Decision Tree Structure"));
+    }
+
+    /// Hand-derived: y = [0, 0, 10, 10, 100 x4] on x = 1..8. The root split at 4.5 lowers the
+    /// variance by 2256.25; the left child {0, 0, 10, 10} (variance 25, pure halves) would
+    /// lower it by 25, i.e. 12.5 once weighted by 4/8 < 20, so it stays a leaf (mean 5).
+    #[test]
+    fn original_api_min_impurity_decrease_is_node_weighted() {
+        let x = array![[1.0], [2.0], [3.0], [4.0], [5.0], [6.0], [7.0], [8.0]];
+        let y = array![0.0, 0.0, 10.0, 10.0, 100.0, 100.0, 100.0, 100.0];
+        let mut t = DecisionTree::new(Algorithm::CART, false)
+            .unwrap()
+            .with_min_impurity_decrease(20.0)
+            .unwrap();
+        t.fit(&x, &y).unwrap();
+        assert_eq!(
+            t.predict(&array![[1.0], [4.0], [8.0]]).unwrap(),
+            array![5.0, 5.0, 100.0]
+        );
+        assert!(matches!(
+            t.predict_proba(&x),
+            Err(RustymlError::Tree(TreeError::NotClassificationTree))
+        ));
+        assert!(matches!(
+            DecisionTree::new(Algorithm::C45, false),
+            Err(RustymlError::InvalidInput(_))
+        ));
+    }
+
+    /// The leaf {2 of class 0, 1 of class 1} reports exactly [2/3, 1/3].
+    #[test]
+    fn original_api_probabilities_are_leaf_fractions() {
+        let x = array![[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]];
+        let y = array![1.0, 1.0, 1.0, 0.0, 0.0, 1.0];
+        let mut t = DecisionTree::new(Algorithm::CART, true)
+            .unwrap()
+            .with_max_depth(1);
+        t.fit(&x, &y).unwrap();
+        let p = t.predict_proba_one(&[4.0]).unwrap();
+        assert!((p[0] - 2.0 / 3.0).abs() < 1e-15 && (p[1] - 1.0 / 3.0).abs() < 1e-15);
+        assert!(matches!(
+            t.predict_one(&[1.0, 2.0]),
+            Err(RustymlError::DimensionMismatch {
+                expected: 1,
+                found: 2
+            })
+        ));
     }
 }

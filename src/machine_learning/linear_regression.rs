@@ -253,7 +253,11 @@ impl LinearRegression {
         let yc = y.mapv(|v| v - y_mean);
         let mut gram = matmul::gram(xc);
         if l2 > 0.0 {
-            let lambda = l2 * x.nrows() as f64;
+            // The summed-error strength: the ridge alpha as given, or n times the per-sample one.
+            let lambda = match self.regularization {
+                Some(RegularizationType::L2(a)) if self.ridge_alpha => a,
+                _ => l2 * x.nrows() as f64,
+            };
             gram.diag_mut().mapv_inplace(|v| v + lambda);
         }
         let rhs = matmul::matvec(xc.t(), yc.view(), matmul::nested_parallelism())?;

@@ -764,4 +764,47 @@ mod tests {
             m.decision_scores(x.view()).unwrap()
         );
     }
+
+    /// Original API: minibatch descent separates well-separated 0/1 data, a seed fixes the
+    /// minibatch order, and an exploding step is `NonFinite`.
+    #[test]
+    fn original_api_sgd_contract() {
+        let x = array![
+            [-5.0, 0.0],
+            [-6.0, 0.3],
+            [-4.0, -0.2],
+            [5.0, 0.1],
+            [6.0, -0.3],
+            [4.0, 0.0]
+        ];
+        let y = array![0.0, 0.0, 0.0, 1.0, 1.0, 1.0];
+        let fit = |seed| {
+            let mut m = LinearSVC::new(2000, 0.01, RegularizationType::L2(0.01), true, 1e-6)
+                .unwrap()
+                .with_random_state(seed);
+            m.fit(&x, &y).unwrap();
+            m
+        };
+        let (a, b) = (fit(3), fit(3));
+        assert_eq!(a.get_weights(), b.get_weights());
+        assert_eq!(a.predict(&x).unwrap(), y);
+        assert!(matches!(
+            LinearSVC::new(0, 0.01, RegularizationType::L2(1.0), true, 1e-4),
+            Err(RustymlError::InvalidParameter { .. })
+        ));
+        let mut huge = LinearSVC::new(50, f64::MAX, RegularizationType::L2(1.0), true, 1e-6)
+            .unwrap()
+            .with_random_state(0);
+        assert!(matches!(
+            huge.fit(&(&x * 1e8), &y),
+            Err(RustymlError::NonFinite(_))
+        ));
+        assert!(matches!(
+            a.predict(&Array2::<f64>::zeros((1, 3))),
+            Err(RustymlError::DimensionMismatch {
+                expected: 2,
+                found: 3
+            })
+        ));
+    }
 }

@@ -1176,4 +1176,28 @@ mod tests {
             m.decision_scores(x.view()).unwrap()
         );
     }
+
+    /// Hand-derived: on x = {0, -1} (label 0) and {2, 3} (label 1) the maximum-margin
+    /// hyperplane is f(x) = x - 1 (support vectors 0 and 2 on the margins), so the bias is -1.
+    #[test]
+    fn original_api_matches_the_closed_form_margin() {
+        let x = array![[0.0], [-1.0], [2.0], [3.0]];
+        let y = array![0.0, 0.0, 1.0, 1.0];
+        let mut m = SVC::new(KernelType::Linear, 10.0, 1e-6, 5000).unwrap();
+        m.fit(&x, &y).unwrap();
+        assert!((m.get_bias().unwrap() + 1.0).abs() < 1e-4);
+        let f = m.decision_function(&array![[0.0], [2.0], [1.0]]).unwrap();
+        for (got, want) in f.iter().zip([-1.0, 1.0, 0.0]) {
+            assert!((got - want).abs() < 1e-4, "{got} vs {want}");
+        }
+        assert_eq!(m.predict(&x).unwrap(), y);
+        assert!(matches!(
+            m.fit(&x, &array![-1.0, -1.0, 1.0, 1.0]),
+            Err(RustymlError::InvalidInput(_))
+        ));
+        assert!(matches!(
+            m.fit(&x, &array![1.0, 1.0, 1.0, 1.0]),
+            Err(RustymlError::NotConverged(_))
+        ));
+    }
 }

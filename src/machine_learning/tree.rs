@@ -1,5 +1,6 @@
-//! The flat tree shared by [`DecisionTree`](super::DecisionTree) and
-//! [`IsolationForest`](super::IsolationForest), and its gated traversal kernel.
+//! The original crate's `machine_learning::tree` module (the decision tree, re-exported below)
+//! and the flat tree shared by [`DecisionTree`](super::DecisionTree) and
+//! [`IsolationForest`](super::IsolationForest) with its gated traversal kernel.
 //!
 //! A tree is a `Vec<FlatNode>`: node 0 is the root, an internal node's children sit side by side
 //! (`left`, `left + 1`), and a leaf carries a model-specific payload (a leaf number and one
@@ -133,6 +134,10 @@ pub(crate) fn average_path_length(n: usize) -> f64 {
     }
 }
 
+// The original crate's `machine_learning::tree` module: the decision tree and its node types.
+pub use super::decision_tree;
+pub use decision_tree::{Algorithm, DecisionTree, DecisionTreeParams, Node, NodeType};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -191,7 +196,3 @@ mod tests {
         assert!((average_path_length(256) - 10.244_770_920_119_917).abs() < 1e-9);
     }
 }
-
-// The original crate's `machine_learning::tree` module: the decision tree and its node types.
-pub use super::decision_tree;
-pub use decision_tree::{Algorithm, DecisionTree, DecisionTreeParams, Node, NodeType};

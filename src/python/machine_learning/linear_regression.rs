@@ -14,6 +14,8 @@ use pyo3::types::PyBytes;
 #[pyclass(name = "LinearRegression", module = "rustyml._native.machine_learning")]
 pub(crate) struct PyLinearRegression {
     inner: LinearRegression,
+    /// Checked at fit even without a penalty, as scikit-learn's parameter validation does.
+    alpha: f64,
 }
 
 fn parse_solver(
@@ -65,7 +67,7 @@ impl PyLinearRegression {
             parse_penalty(penalty, alpha)?,
             true,
         );
-        Ok(Self { inner })
+        Ok(Self { inner, alpha })
     }
 
     fn fit(&mut self, py: Python<'_>, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -73,8 +75,14 @@ impl PyLinearRegression {
         let y = f64_array::<Ix1>(y, "y")?;
         let (xv, yv) = (x.view(), y.view());
         let model = &mut self.inner;
+        let alpha = self.alpha;
         py.detach(|| {
             // scikit-learn's checks and messages first; the model's own then never fire.
+            if !(alpha.is_finite() && alpha >= 0.0) {
+                return Err(crate::RustymlError::invalid(format!(
+                    "alpha must be a finite number >= 0, got {alpha}"
+                )));
+            }
             model.check_params()?;
             check_xy(&xv, &yv)?;
             model.fit(&xv, &yv).map(|_| ())
@@ -130,8 +138,11 @@ impl PyLinearRegression {
 
     #[staticmethod]
     fn from_bytes(data: &[u8]) -> PyResult<Self> {
-        Ok(Self {
-            inner: LinearRegression::from_bytes(data).map_err(to_py_err)?,
-        })
+        let inner = LinearRegression::from_bytes(data).map_err(to_py_err)?;
+        let alpha = match inner.get_regularization_type() {
+            Some(RegularizationType::L1(a) | RegularizationType::L2(a)) => a,
+            None => 0.0,
+        };
+        Ok(Self { inner, alpha })
     }
 }
