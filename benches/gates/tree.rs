@@ -47,7 +47,7 @@ pub fn families() -> Vec<Family> {
     .map(|(n, d)| {
         let (x, y) = data(n, d, 1);
         Rung::new(format!("stump fit {n}x{d}"), n * d, move || {
-            let mut t = DecisionTree::new(Algorithm::Cart, true).with_max_depth(Some(1));
+            let mut t = DecisionTree::with_defaults(Algorithm::CART, true).set_max_depth(Some(1));
             black_box(t.fit(black_box(&x), &y).unwrap());
         })
     })
@@ -61,14 +61,15 @@ pub fn families() -> Vec<Family> {
                 format!("depth-10 tree fit {n}x{d} (root work)"),
                 n * d,
                 move || {
-                    let mut t = DecisionTree::new(Algorithm::Cart, true).with_max_depth(Some(10));
+                    let mut t =
+                        DecisionTree::with_defaults(Algorithm::CART, true).set_max_depth(Some(10));
                     black_box(t.fit(black_box(&x), &y).unwrap());
                 },
             )
         })
         .collect();
     let (xt, yt) = data(20_000, 8, 3);
-    let mut fitted = DecisionTree::new(Algorithm::Cart, true).with_max_depth(Some(10));
+    let mut fitted = DecisionTree::with_defaults(Algorithm::CART, true).set_max_depth(Some(10));
     fitted.fit(&xt, &yt).unwrap();
     let depth = fitted.depth().unwrap();
     let predict_rungs = [256usize, 1_024, 4_096, 16_384, 65_536, 262_144]

@@ -179,7 +179,8 @@ impl DecisionTree {
 
     /// The Python layer's tree (scikit-learn's conventions, the flat tree); parameters are
     /// checked at `fit`.
-    pub(crate) fn with_defaults(algorithm: Algorithm, is_classifier: bool) -> Self {
+    #[doc(hidden)]
+    pub fn with_defaults(algorithm: Algorithm, is_classifier: bool) -> Self {
         let p = DecisionTreeParams::default();
         Self {
             algorithm,
@@ -239,7 +240,8 @@ impl DecisionTree {
         self
     }
 
-    pub(crate) fn set_max_depth(mut self, max_depth: Option<usize>) -> Self {
+    #[doc(hidden)]
+    pub fn set_max_depth(mut self, max_depth: Option<usize>) -> Self {
         self.max_depth = max_depth;
         self
     }

@@ -22,6 +22,7 @@
 
 use crate::error::{Result, RustymlError};
 use crate::machine_learning::labels;
+#[cfg(test)]
 use crate::machine_learning::logistic_regression::accuracy;
 use crate::machine_learning::validation::{
     check_n_features, check_xy, require_data, require_data_width,
@@ -581,7 +582,8 @@ impl LDA {
         self.transform(x)
     }
 
-    /// Mean accuracy on `x` against `y` (Python layer).
+    /// Mean accuracy on `x` against `y` (the unit tests' check).
+    #[cfg(test)]
     pub(crate) fn score(&self, x: ArrayView2<f64>, y: ArrayView1<f64>) -> Result<f64> {
         accuracy(self.predict_labels(x)?.view(), y)
     }
