@@ -264,6 +264,11 @@ pub fn adjusted_mutual_info_score<T: Label>(
     if c.rows.len() == 1 && c.cols.len() == 1 {
         return Ok(1.0);
     }
+    // One side unsplit, the other split: no information shared (scikit-learn's rule), whatever
+    // the average method (under `min` the normaliser would be 0 = MI).
+    if c.rows.len() == 1 || c.cols.len() == 1 {
+        return Ok(0.0);
+    }
     let mi = c.mutual_info();
     let emi = expected_mutual_info(&c);
     let normalizer = average_method.combine(entropy(&c.rows, c.n), entropy(&c.cols, c.n));
@@ -281,7 +286,14 @@ pub fn adjusted_mutual_info_score<T: Label>(
     } else {
         denominator.max(f64::EPSILON)
     };
-    Ok((mi - emi) / denominator)
+    // ... and the numerator likewise.
+    let mut numerator = mi - emi;
+    numerator = if numerator < 0.0 {
+        numerator.min(-f64::EPSILON)
+    } else {
+        numerator.max(f64::EPSILON)
+    };
+    Ok(numerator / denominator)
 }
 
 /// Rand index adjusted for chance, from the exact pair counts (128-bit integers).
