@@ -607,12 +607,26 @@ crate::machine_learning::linear_model::supervised_traits!(LDA, i32, Array1<i32>)
 fn right_singular(a: Array2<f64>) -> (Vec<f64>, Array2<f64>) {
     let (n, d) = a.dim();
     let m = linalg::to_nalgebra(a.view());
-    let m = if n > d { m.qr().r() } else { m };
-    let svd = nalgebra::SVD::new(m, false, true);
-    let vt = svd.v_t.as_ref().expect("v_t requested");
-    let mut order: Vec<usize> = (0..svd.singular_values.len()).collect();
-    order.sort_by(|&i, &j| svd.singular_values[j].total_cmp(&svd.singular_values[i]));
-    let sing = order.iter().map(|&i| svd.singular_values[i]).collect();
+    // Reduce to a small square problem first: the SVD then only ever sees an n x n or d x d
+    // triangle. A wide input (the k x rank class-mean matrix, rank-deficient by construction
+    // since the weighted means sum to zero) goes through the QR of its transpose: a = RᵀQᵀ and
+    // svd(Rᵀ) = U S Wᵀ give Vᵀ = Wᵀ Qᵀ. Handing the wide, rank-deficient matrix to the SVD
+    // directly returned right vectors off by percents (the Intel/AMD LDA discrepancy).
+    let (sv, vt) = if n >= d {
+        let r = if n > d { m.qr().r() } else { m };
+        let svd = nalgebra::SVD::new(r, false, true);
+        let vt = svd.v_t.expect("v_t requested");
+        (svd.singular_values, vt)
+    } else {
+        let qr = m.transpose().qr();
+        let (q, r) = (qr.q(), qr.r());
+        let svd = nalgebra::SVD::new(r.transpose(), false, true);
+        let wt = svd.v_t.expect("v_t requested");
+        (svd.singular_values, wt * q.transpose())
+    };
+    let mut order: Vec<usize> = (0..sv.len()).collect();
+    order.sort_by(|&i, &j| sv[j].total_cmp(&sv[i]));
+    let sing = order.iter().map(|&i| sv[i]).collect();
     let vt = Array2::from_shape_fn((order.len(), d), |(r, c)| vt[(order[r], c)]);
     (sing, vt)
 }
@@ -792,6 +806,47 @@ mod tests {
     /// biased class covariances with the priors (the same matrix for empirical priors). The
     /// `svd` solver writes the discriminant around the overall mean `xbar` (x and μ_c shifted
     /// by it), which moves every class score of a sample by the same amount.
+    /// Right singular vectors of wide, rank-deficient matrices (the LDA class-mean stage):
+    /// `aᵀa = V S² Vᵀ` and orthonormal rows, to rounding of O(1) entries (1e-12 leaves
+    /// room for the few hundred operations of a 13-column reduction).
+    #[test]
+    fn right_singular_of_wide_rank_deficient_matrices() {
+        for (n, d, seed) in [
+            (3usize, 13usize, 1u64),
+            (3, 13, 2),
+            (4, 30, 3),
+            (2, 5, 4),
+            (6, 4, 5),
+        ] {
+            let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(seed);
+            let mut a =
+                Array2::from_shape_fn((n, d), |_| rand::Rng::random_range(&mut rng, -2.0..2.0));
+            // Make the rows sum to zero, as weighted centred class means do: rank n - 1.
+            let mean = a.mean_axis(ndarray::Axis(0)).unwrap();
+            a -= &mean;
+            let (s, vt) = right_singular(a.clone());
+            let ata = a.t().dot(&a);
+            let mut recon = Array2::<f64>::zeros((d, d));
+            for (r, &sv) in s.iter().enumerate() {
+                let v = vt.row(r);
+                for i in 0..d {
+                    for j in 0..d {
+                        recon[[i, j]] += sv * sv * v[i] * v[j];
+                    }
+                }
+            }
+            let err = (&ata - &recon).iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            assert!(err < 1e-12, "n={n} d={d}: |aᵀa - V S² Vᵀ| = {err}");
+            let gram = vt.dot(&vt.t());
+            for r in 0..s.len() {
+                if s[r] > 1e-12 {
+                    assert!((gram[[r, r]] - 1.0).abs() < 1e-12);
+                }
+            }
+            assert!(s.windows(2).all(|w| w[0] >= w[1]));
+        }
+    }
+
     #[test]
     fn decision_functions_match_the_textbook_discriminant() {
         let (x, y) = data(40);
