@@ -48,10 +48,11 @@ enum AxisSpec {
     Many(Vec<i64>),
 }
 
-/// The layer registry: Keras's class names and the arguments rustyml reads from their configs
+/// The layer registry: Keras's class names (spelled as Keras spells them, acronyms included) and the arguments rustyml reads from their configs
 /// (other keys, such as `name` and `input_shape`, are ignored here).
 #[derive(Deserialize)]
 #[serde(tag = "class_name", content = "config")]
+#[allow(clippy::upper_case_acronyms)]
 enum LayerSpec {
     Dense {
         units: usize,
@@ -326,9 +327,10 @@ impl LayerSpec {
     }
 }
 
-/// Keras's optimizer configs.
+/// Keras's optimizer configs (Keras's class names).
 #[derive(Deserialize)]
 #[serde(tag = "class_name", content = "config")]
+#[allow(clippy::upper_case_acronyms)]
 enum OptimizerSpec {
     SGD {
         learning_rate: f32,
@@ -615,6 +617,7 @@ impl PySequential {
     }
 
     /// `(layer type, kind, per-sample output shape, parameter count)` per layer.
+    #[allow(clippy::type_complexity)]
     fn layer_summaries(&self) -> PyResult<Vec<(String, String, Vec<usize>, usize)>> {
         let mut st = self.lock()?;
         let shapes = st.output_shapes.clone();
@@ -633,6 +636,7 @@ impl PySequential {
     /// One epoch of mini-batch training; returns the sample-weighted mean loss. `progress`
     /// is called as `progress(batches_done, mean_loss_so_far)` after every batch.
     #[pyo3(signature = (x, y, batch_size, shuffle, epoch, progress=None))]
+    #[allow(clippy::too_many_arguments)]
     fn train_epoch(
         &self,
         py: Python<'_>,
@@ -864,6 +868,7 @@ fn save_safetensors(
 /// Reads a file written by [`save_safetensors`]: its metadata and its f32 arrays in order.
 /// A truncated or altered file is a `ValueError` that says so.
 #[pyfunction]
+#[allow(clippy::type_complexity)]
 fn load_safetensors<'py>(
     py: Python<'py>,
     path: std::path::PathBuf,

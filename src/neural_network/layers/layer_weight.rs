@@ -6,6 +6,9 @@ use ndarray::{Array1, Array2, Array3, Array4, Array5, ArrayD};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
+// Borrowed weights are a few pointers each; boxing the large variants would change the
+// original's public enum for no gain.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum LayerWeight<'a> {
     Dense(DenseLayerWeight<'a>),
