@@ -10,6 +10,9 @@
 //! (largest improvement, ties to the lowest feature rank, then the lowest threshold), so the
 //! serial and the parallel path grow the same tree bit for bit.
 
+// The scikit-learn-style setters are the Python layer's entry points.
+#![cfg_attr(not(feature = "python"), allow(dead_code))]
+
 use super::tree::{find_leaf, map_rows, validate_nodes, FlatNode};
 use crate::declare_gate;
 use crate::error::{Result, RustymlError};

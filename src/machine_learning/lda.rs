@@ -20,6 +20,9 @@
 //!
 //! The per-class sums are one blocked scan over the rows behind `tuning::reduction::scan_f64`.
 
+// The scikit-learn-style setters are the Python layer's entry points.
+#![cfg_attr(not(feature = "python"), allow(dead_code))]
+
 use crate::error::{Result, RustymlError};
 use crate::machine_learning::labels;
 #[cfg(test)]

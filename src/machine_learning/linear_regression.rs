@@ -10,6 +10,9 @@
 //! The Python layer states its L2 strength on the summed squared error instead (scikit-learn's
 //! `Ridge`: `(XᵀX + alpha I) w = Xᵀy`); [`LinearRegression::with_ridge_alpha`] switches to it.
 
+// The scikit-learn-style setters are the Python layer's entry points.
+#![cfg_attr(not(feature = "python"), allow(dead_code))]
+
 use crate::error::{Result, RustymlError};
 use crate::machine_learning::linear_model::require_xy;
 use crate::machine_learning::validation::{require_data_width, require_nonzero, require_positive};

@@ -13,6 +13,9 @@
 //! [`optimize`]; each evaluation is two products through gemmkit and one fused squared-hinge
 //! pass ([`losses`]).
 
+// The scikit-learn-style setters are the Python layer's entry points.
+#![cfg_attr(not(feature = "python"), allow(dead_code))]
+
 use crate::error::{Result, RustymlError};
 use crate::machine_learning::labels;
 use crate::machine_learning::linear_model::require_xy;

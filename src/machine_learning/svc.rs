@@ -6,6 +6,9 @@
 //! shared kernel engine ([`crate::math::kernels`]): the whole Gram matrix of a pair when it
 //! fits in `cache_size` megabytes, otherwise rows computed on demand behind an LRU cache.
 
+// The scikit-learn-style setters are the Python layer's entry points.
+#![cfg_attr(not(feature = "python"), allow(dead_code))]
+
 use crate::error::{Result, RustymlError};
 use crate::machine_learning::labels;
 use crate::machine_learning::linear_model::require_xy;

@@ -283,13 +283,43 @@ pub fn row_sq_norms(x: ArrayView2<f64>) -> Array1<f64> {
 }
 
 /// Squared euclidean distances of every row of `a` to every row of `b`, through the product:
-/// `|a_i|^2 + |b_j|^2 - 2 a_i·b_j`, clamped at zero.
+/// `|a_i|^2 + |b_j|^2 - 2 a_i·b_j`, clamped at zero, NaN kept.
+///
+/// The product form cancels catastrophically where the distance is small next to the norms:
+/// its absolute error is bounded by about `(k + 2) u (|a_i|^2 + |b_j|^2)` (`k` features, `u`
+/// the unit roundoff). Every entry within a safe multiple of that bound is recomputed from the
+/// differences, so near and equal rows get exact distances (a zero diagonal for `pairwise(X, X)`,
+/// `sqrt(2)` for `[1e8, 1e8+1]` vs `[1e8+1, 1e8]`). The rescan is per element, so the gate only
+/// chooses how it runs.
 pub fn pairwise_squared_euclidean(a: ArrayView2<f64>, b: ArrayView2<f64>) -> Result<Array2<f64>> {
     check_same_cols(&a, &b)?;
     let an = row_sq_norms(a);
     let bn = row_sq_norms(b);
     let mut d = matmul::dot_par(a, b.t(), matmul::nested_parallelism())?;
     finish_squared_euclidean(d.view_mut(), an.view(), bn.view());
+    let bound = 8.0 * (a.ncols() as f64 + 2.0) * f64::EPSILON;
+    let recheck = |(mut row, (ra, &na)): (ndarray::ArrayViewMut1<f64>, (ArrayView1<f64>, &f64))| {
+        for ((v, rb), &nb) in row.iter_mut().zip(b.outer_iter()).zip(&bn) {
+            if *v <= bound * (na + nb) {
+                *v = squared_euclidean_unchecked(ra, rb);
+            }
+        }
+    };
+    let work = a.nrows().saturating_mul(b.nrows());
+    if SCAN_F64.allows_parallel(work) {
+        d.axis_iter_mut(Axis(0))
+            .into_par_iter()
+            .zip(
+                a.axis_iter(Axis(0))
+                    .into_par_iter()
+                    .zip(an.as_slice().expect("owned norms")),
+            )
+            .for_each(recheck);
+    } else {
+        d.axis_iter_mut(Axis(0))
+            .zip(a.outer_iter().zip(&an))
+            .for_each(recheck);
+    }
     Ok(d)
 }
 
@@ -302,9 +332,11 @@ pub fn finish_squared_euclidean(
     Zip::from(dots.rows_mut())
         .and(&a_norms)
         .for_each(|mut row, &an| {
-            Zip::from(&mut row)
-                .and(&b_norms)
-                .for_each(|v, &bn| *v = (an + bn - 2.0 * *v).max(0.0));
+            Zip::from(&mut row).and(&b_norms).for_each(|v, &bn| {
+                // Clamp rounding below zero; `f64::max` would also turn NaN into 0.
+                let d = an + bn - 2.0 * *v;
+                *v = if d < 0.0 { 0.0 } else { d };
+            });
         });
 }
 
@@ -606,5 +638,25 @@ mod tests {
                 p.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
             );
         }
+    }
+
+    #[test]
+    fn product_distances_are_exact_where_they_cancel_and_keep_nan() {
+        let a = ndarray::array![[1e8, 1e8 + 1.0], [0.5, f64::NAN]];
+        let b = ndarray::array![[1e8 + 1.0, 1e8], [3.0, 4.0]];
+        let d = pairwise(a.view(), b.view(), Metric::Euclidean).unwrap();
+        assert_eq!(d[[0, 0]], 2f64.sqrt());
+        assert!(d[[1, 0]].is_nan() && d[[1, 1]].is_nan());
+        // The same array: an exactly zero diagonal, whatever the magnitudes.
+        let x = Array2::from_shape_fn((40, 7), |(i, j)| 1e6 * ((i * 7 + j) as f64).sin() + 1e3);
+        let dx = pairwise_squared_euclidean(x.view(), x.view()).unwrap();
+        assert!(dx.diag().iter().all(|&v| v == 0.0));
+        let (serial, parallel) = crate::gate::serial_and_parallel(&SCAN_F64, || {
+            pairwise_squared_euclidean(x.view(), x.view()).unwrap()
+        });
+        assert!(serial
+            .iter()
+            .zip(&parallel)
+            .all(|(p, q)| p.to_bits() == q.to_bits()));
     }
 }

@@ -171,3 +171,15 @@ def test_build_global_refuses_non_integers():
         rustyml.parallel.build_global(2.5)
     with pytest.raises(TypeError):
         rustyml.parallel.build_global(True)
+
+
+def test_pairwise_euclidean_guards_cancellation_and_propagates_nan():
+    # The product form |a|^2 + |b|^2 - 2ab loses everything when the distance is tiny next to
+    # the norms; those entries are recomputed from the differences, so these are exact.
+    d = distance.pairwise(np.array([[1e8, 1e8 + 1]]), np.array([[1e8 + 1, 1e8]]))
+    assert d[0, 0] == np.sqrt(2.0)
+    x = np.random.default_rng(0).standard_normal((50, 6)) * 1e4 + 1e6
+    assert np.all(np.diag(distance.pairwise(x, x)) == 0.0)
+    with_nan = np.array([[0.5, np.nan], [1.0, 2.0]])
+    out = distance.pairwise(with_nan, np.array([[3.0, 4.0]]))
+    assert np.isnan(out[0, 0]) and np.isfinite(out[1, 0])
