@@ -194,3 +194,25 @@ pub mod norm {
         e::LN_ROW.get()
     }
 }
+
+/// Convolution engines: im2col + GEMM (`parallel_min_flops`) and direct depthwise
+/// (`naive_parallel_min_flops`); work = estimated FLOPs.
+#[cfg(feature = "neural_network")]
+pub mod conv {
+    #[allow(unused_imports)]
+    use crate::forward_gate;
+}
+
+/// The pooling engine; work = window taps.
+#[cfg(feature = "neural_network")]
+pub mod pool {
+    #[allow(unused_imports)]
+    use crate::forward_gate;
+}
+
+/// The upsampling resize engine; work = destination elements x taps.
+#[cfg(feature = "neural_network")]
+pub mod upsampling {
+    #[allow(unused_imports)]
+    use crate::forward_gate;
+}

@@ -35,3 +35,15 @@ pub mod serialize_model;
 
 pub use dense::*;
 pub use flatten::*;
+
+pub mod border;
+pub mod convolution;
+pub mod pooling;
+pub mod recurrent;
+pub mod upsampling;
+
+pub use border::*;
+pub use convolution::*;
+pub use pooling::*;
+pub use recurrent::*;
+pub use upsampling::*;

@@ -1,0 +1,1 @@
+//! Recurrent layers (SimpleRNN, LSTM, GRU) with Keras's gate order.

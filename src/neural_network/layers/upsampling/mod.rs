@@ -1,0 +1,1 @@
+//! Upsampling layers over one resize engine.
