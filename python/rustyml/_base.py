@@ -73,6 +73,31 @@ class BaseEstimator:
         ]
         return f"{type(self).__name__}({', '.join(shown)})"
 
+    def _build_native(self, *args, **kwargs):
+        """The native model for these hyper-parameters. An integer the native side cannot hold
+        (negative where a count is expected, or too large) is a ``ValueError`` naming the
+        parameter, as scikit-learn's parameter validation gives, not the conversion's
+        ``OverflowError``."""
+        try:
+            return self._build_native(*args, **kwargs)
+        except OverflowError:
+            ints = {
+                k: v
+                for k, v in self.get_params().items()
+                if isinstance(v, int) and not isinstance(v, bool)
+            }
+            negative = [k for k, v in ints.items() if v < 0]
+            beyond_64_bits = [k for k, v in ints.items() if v >= 2**64]
+            beyond_32_bits = [k for k, v in ints.items() if 2**31 <= v < 2**64]
+            for name in negative + beyond_64_bits + beyond_32_bits:
+                raise ValueError(
+                    f"The '{name}' parameter of {type(self).__name__} must be a non-negative "
+                    f"integer small enough for the native model, got {ints[name]!r}."
+                ) from None
+            raise ValueError(
+                f"{type(self).__name__}: an integer hyper-parameter is out of range"
+            ) from None
+
     # -- fitted state -------------------------------------------------------------------
     def _check_fitted(self):
         native = self.__dict__.get("_native")

@@ -1,3 +1,8 @@
+import os
+
+# Keras is a test oracle for the network layers; its JAX backend is the small install.
+os.environ.setdefault("KERAS_BACKEND", "jax")
+
 import numpy as np
 import pytest
 

@@ -105,6 +105,24 @@ def test_optimizer_trajectory_matches_published_update_rule(make_opt, update):
     np.testing.assert_allclose(got_b, b, atol=2e-5)
 
 
+def test_train_on_batch_is_one_sgd_step_on_the_whole_batch():
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((5, 3)).astype(np.float32)
+    t = rng.standard_normal((5, 2)).astype(np.float32)
+    model = _linear_model(optimizers.SGD(0.05))
+    w, b = (a.astype(np.float64) for a in model.get_weights())
+    pred = x.astype(np.float64) @ w + b
+    loss = model.train_on_batch(x, t)
+    # the loss reported is the batch's mean squared error before the step
+    assert loss == pytest.approx(np.mean((pred - t) ** 2), rel=1e-5)
+    gw, gb = _mse_grads(x.astype(np.float64), t, w, b)
+    got_w, got_b = model.get_weights()
+    np.testing.assert_allclose(got_w, w - 0.05 * gw, atol=1e-6)
+    np.testing.assert_allclose(got_b, b - 0.05 * gb, atol=1e-6)
+    with pytest.raises(ValueError, match="different numbers of samples"):
+        model.train_on_batch(x, t[:4])
+
+
 def _digits():
     from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split

@@ -24,7 +24,7 @@ class DBSCAN(ClusterMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Cluster ``X`` (n_samples, n_features). Returns ``self``."""
         X = as_float_array(X, "X", 2)
-        native = self._native_class(**self.get_params())
+        native = self._build_native(**self.get_params())
         native.fit(X)
         self._native = native
         self.n_features_in_ = X.shape[1]

@@ -42,7 +42,7 @@ class DecisionTree(BaseEstimator):
     def fit(self, X, y):
         """Fit to ``X`` (n_samples, n_features) and ``y`` (labels or targets). Returns ``self``."""
         X = as_float_array(X, "X", 2)
-        native = self._native_class(
+        native = self._build_native(
             self.algorithm,
             self.is_classifier,
             self.max_depth,

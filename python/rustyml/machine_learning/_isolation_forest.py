@@ -29,7 +29,7 @@ class IsolationForest(BaseEstimator):
     def fit(self, X, y=None):
         """Grow the forest on ``X`` (``y`` is ignored). Returns ``self``."""
         X = as_float_array(X, "X", 2)
-        native = self._native_class(
+        native = self._build_native(
             self.n_estimators, self.max_samples, self.contamination, self.random_state
         )
         native.fit(X)

@@ -27,7 +27,7 @@ class KernelPCA(BaseEstimator):
                 f"kernel must be one of 'linear', 'poly', 'rbf', 'sigmoid', 'cosine', got "
                 f"{type(self.kernel).__name__}"
             )
-        return self._native_class(**self.get_params())
+        return self._build_native(**self.get_params())
 
     def fit(self, X, y=None):
         """Fit to ``X`` (n_samples, n_features). Returns ``self``."""

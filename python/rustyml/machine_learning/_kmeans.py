@@ -38,7 +38,7 @@ class KMeans(ClusterMixin, BaseEstimator):
         params = self.get_params()
         if not isinstance(params["init"], str):
             params["init"] = as_float_array(params["init"], "init", 2)
-        native = self._native_class(**params)
+        native = self._build_native(**params)
         native.fit(X)
         self._native = native
         self.n_features_in_ = X.shape[1]

@@ -26,7 +26,7 @@ class KNN(ClassifierMixin, BaseEstimator):
         """Store the training set. Returns ``self``."""
         X = as_float_array(X, "X", 2)
         y_native, encoded = prepare_labels(y)
-        native = self._native_class(self.n_neighbors, self.weights, self.metric, self.p)
+        native = self._build_native(self.n_neighbors, self.weights, self.metric, self.p)
         native.fit(X, y_native)
         self._native = native
         self.classes_ = fitted_classes(y, native.classes_, encoded)

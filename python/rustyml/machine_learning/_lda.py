@@ -29,7 +29,7 @@ class LDA(ClassifierMixin, BaseEstimator):
         y_labels = y
         y, classes = prepare_labels(y)
         priors = None if self.priors is None else [float(p) for p in np.ravel(self.priors)]
-        native = self._native_class(self.solver, self.n_components, priors, self.tol)
+        native = self._build_native(self.solver, self.n_components, priors, self.tol)
         native.fit(X, y)
         self._native = native
         self.classes_ = fitted_classes(y_labels, native.classes_, classes)

@@ -37,7 +37,7 @@ class LinearRegression(RegressorMixin, BaseEstimator):
         """Fit to ``X`` (n_samples, n_features) and ``y`` (n_samples,). Returns ``self``."""
         X = as_float_array(X, "X", 2)
         y = as_float_array(y, "y", 1)
-        native = self._native_class(**self.get_params())
+        native = self._build_native(**self.get_params())
         native.fit(X, y)
         self._native = native
         self.n_features_in_ = X.shape[1]

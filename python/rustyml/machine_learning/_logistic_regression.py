@@ -42,7 +42,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         X = as_float_array(X, "X", 2)
         y_labels = y
         y, classes = prepare_labels(y)
-        native = self._native_class(
+        native = self._build_native(
             self.penalty,
             self.C,
             self.fit_intercept,

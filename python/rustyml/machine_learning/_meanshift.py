@@ -37,7 +37,7 @@ class MeanShift(ClusterMixin, BaseEstimator):
         params = self.get_params()
         if params["seeds"] is not None:
             params["seeds"] = as_float_array(params["seeds"], "seeds", 2)
-        native = self._native_class(**params)
+        native = self._build_native(**params)
         native.fit(X)
         self._native = native
         self.n_features_in_ = X.shape[1]

@@ -20,7 +20,7 @@ class PCA(BaseEstimator):
         self.whiten = whiten
 
     def _new_native(self):
-        native = self._native_class(**self.get_params())
+        native = self._build_native(**self.get_params())
         return native
 
     def fit(self, X, y=None):

@@ -44,7 +44,7 @@ class SVC(ClassifierMixin, BaseEstimator):
         X = as_float_array(X, "X", 2)
         y_labels = y
         y, classes = prepare_labels(y)
-        native = self._native_class(
+        native = self._build_native(
             self.C,
             self.kernel,
             self.degree,

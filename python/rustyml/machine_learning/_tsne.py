@@ -50,7 +50,7 @@ class TSNE(BaseEstimator):
     def fit_transform(self, X, y=None):
         """Fit and return the embedding (n_samples, n_components)."""
         X = as_float_array(X, "X", 2)
-        native = self._native_class(**self.get_params())
+        native = self._build_native(**self.get_params())
         out = native.fit_transform(X)
         self._native = native
         self.n_features_in_ = X.shape[1]

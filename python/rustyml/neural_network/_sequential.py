@@ -312,6 +312,16 @@ class Sequential:
             return logs
         return logs["loss"] if len(logs) == 1 else list(logs.values())
 
+    def train_on_batch(self, x, y):
+        """Keras's ``train_on_batch``: one optimizer step on ``x, y`` as a single batch, in the
+        given order; returns the batch's loss (before the step)."""
+        self._check_compiled()
+        x = self._prepare_x(x)
+        y = self._prepare_y(y, len(x))
+        if len(x) == 0:
+            raise ValueError("train_on_batch needs at least one sample")
+        return self._native.train_epoch(x, y, len(x), False, 0, None)
+
     def predict(self, x, batch_size=32, verbose=0):
         """Inference outputs (float32), dropout and noise off, running statistics used."""
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:

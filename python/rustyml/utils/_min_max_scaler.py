@@ -24,7 +24,7 @@ class MinMaxScaler(PartialFitMixin, InverseMixin, TransformerBase):
 
     def _new_native(self):
         lo, hi = self.feature_range
-        return self._native_class((float(lo), float(hi)), bool(self.clip))
+        return self._build_native((float(lo), float(hi)), bool(self.clip))
 
     data_min_ = fitted_attribute("data_min_", "Per-feature minimum seen.")
     data_max_ = fitted_attribute("data_max_", "Per-feature maximum seen.")

@@ -18,7 +18,7 @@ class RobustScaler(InverseMixin, TransformerBase):
 
     def _new_native(self):
         q_min, q_max = self.quantile_range
-        return self._native_class(
+        return self._build_native(
             bool(self.with_centering), bool(self.with_scaling), (float(q_min), float(q_max))
         )
 

@@ -21,7 +21,7 @@ class TransformerBase(BaseEstimator):
     _native_params = ()
 
     def _new_native(self):
-        return self._native_class(**{k: getattr(self, k) for k in self._native_params})
+        return self._build_native(**{k: getattr(self, k) for k in self._native_params})
 
     def fit(self, X, y=None):
         """Learn the statistics of ``X`` (n_samples, n_features). Returns ``self``."""

@@ -1,0 +1,260 @@
+"""Network speed side by side in one run: rustyml against Keras (JAX backend) and, where it is
+installed, PyTorch CPU. Prints markdown tables of best-of-N times and ratios (peer / rustyml:
+above 1 means rustyml is faster).
+
+    KERAS_BACKEND=jax python benches/python/report_nn.py [--quick]
+
+PyTorch is a 6 GB install kept out of CI; install it by hand (``pip install torch``) to get its
+column. Each case interleaves the frameworks so they share the machine's noise.
+"""
+
+import os
+import platform
+import sys
+import time
+
+os.environ.setdefault("KERAS_BACKEND", "jax")
+
+import numpy as np
+
+import rustyml
+from rustyml.neural_network import Sequential, layers, optimizers
+
+try:
+    import keras
+except ImportError:  # pragma: no cover - optional peer
+    keras = None
+try:
+    import torch
+except ImportError:  # pragma: no cover - optional peer
+    torch = None
+
+QUICK = "--quick" in sys.argv
+REPEAT = 3 if QUICK else 7
+
+
+def best(fn, repeat=REPEAT, number=1):
+    fn()  # warm-up (JIT compilation, first allocations)
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        times.append((time.perf_counter() - start) / number)
+    return min(times)
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+# -- models: the same architecture in each framework ------------------------------------------
+
+
+def cnn_rustyml():
+    model = Sequential(
+        [
+            layers.Conv2D(32, 3, activation="relu", input_shape=(28, 28, 1)),
+            layers.MaxPooling2D(2),
+            layers.Flatten(),
+            layers.Dense(10, activation="softmax"),
+        ],
+        seed=0,
+    )
+    model.compile(optimizer=optimizers.SGD(0.01), loss="sparse_categorical_crossentropy")
+    return model
+
+
+def cnn_keras():
+    model = keras.Sequential(
+        [
+            keras.Input((28, 28, 1)),
+            keras.layers.Conv2D(32, 3, activation="relu"),
+            keras.layers.MaxPooling2D(2),
+            keras.layers.Flatten(),
+            keras.layers.Dense(10, activation="softmax"),
+        ]
+    )
+    model.compile(optimizer=keras.optimizers.SGD(0.01), loss="sparse_categorical_crossentropy")
+    return model
+
+
+def cnn_torch():
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(1, 32, 3),
+        torch.nn.ReLU(),
+        torch.nn.MaxPool2d(2),
+        torch.nn.Flatten(),
+        torch.nn.Linear(32 * 13 * 13, 10),
+    )
+    return model, torch.optim.SGD(model.parameters(), lr=0.01)
+
+
+def lstm_rustyml(steps, features, units):
+    model = Sequential([layers.LSTM(units, input_shape=(steps, features)), layers.Dense(1)], seed=0)
+    model.compile(optimizer=optimizers.SGD(0.01), loss="mse")
+    return model
+
+
+def lstm_keras(steps, features, units):
+    model = keras.Sequential(
+        [keras.Input((steps, features)), keras.layers.LSTM(units), keras.layers.Dense(1)]
+    )
+    model.compile(optimizer=keras.optimizers.SGD(0.01), loss="mse")
+    return model
+
+
+class _TorchLSTM(torch.nn.Module if torch else object):
+    def __init__(self, features, units):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(features, units, batch_first=True)
+        self.head = torch.nn.Linear(units, 1)
+
+    def forward(self, x):
+        out, _ = self.lstm(x)
+        return self.head(out[:, -1])
+
+
+def torch_step(model, opt, loss_fn, x, y):
+    def step():
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+
+    return step
+
+
+def row(name, ours, peers):
+    cells = [f"{ours * 1e3:.2f} ms"]
+    for t in peers:
+        cells.append("-" if t is None else f"{t * 1e3:.2f} ms ({t / ours:.2f}x)")
+    print(f"| {name} | " + " | ".join(cells) + " |")
+
+
+def main():
+    rng = np.random.default_rng(0)
+    print(f"CPU: {cpu_name()}; rayon threads: {rustyml.parallel.current_num_threads()}")
+    if torch is not None:
+        torch.set_num_threads(rustyml.parallel.current_num_threads())
+    print("Ratios in brackets: peer time / rustyml time (above 1: rustyml faster).\n")
+    print("| case | rustyml | Keras (JAX) | PyTorch CPU |")
+    print("|---|---:|---:|---:|")
+
+    # small CNN, batch 64 training step; inference at batch 1 and 256
+    x = rng.random((256, 28, 28, 1), dtype=np.float32)
+    y = rng.integers(0, 10, 256)
+    ours = cnn_rustyml()
+    ours.predict(x[:1])
+    k = cnn_keras() if keras else None
+    if torch is not None:
+        tm, topt = cnn_torch()
+        tx = torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2)))
+        ty = torch.from_numpy(y)
+    cases = [
+        (
+            "CNN train step, batch 64",
+            lambda: ours.train_on_batch(x[:64], y[:64]),
+            (lambda: k.train_on_batch(x[:64], y[:64])) if k else None,
+            torch_step(tm, topt, torch.nn.CrossEntropyLoss(), tx[:64], ty[:64]) if torch else None,
+        ),
+        (
+            "CNN inference, batch 1",
+            lambda: ours.predict(x[:1], batch_size=1),
+            (lambda: k.predict_on_batch(x[:1])) if k else None,
+            (lambda: tm(tx[:1])) if torch else None,
+        ),
+        (
+            "CNN inference, batch 256",
+            lambda: ours.predict(x, batch_size=256),
+            (lambda: k.predict_on_batch(x)) if k else None,
+            (lambda: tm(tx)) if torch else None,
+        ),
+    ]
+
+    # LSTM(128), 50 steps of 32 features, batch 64 training step
+    steps, features, units = 50, 32, 128
+    xs = rng.standard_normal((64, steps, features)).astype(np.float32)
+    ys = rng.standard_normal((64, 1)).astype(np.float32)
+    lo = lstm_rustyml(steps, features, units)
+    lk = lstm_keras(steps, features, units) if keras else None
+    if torch is not None:
+        lt = _TorchLSTM(features, units)
+        lopt = torch.optim.SGD(lt.parameters(), lr=0.01)
+    cases.append(
+        (
+            "LSTM(128) train step, 50x32, batch 64",
+            lambda: lo.train_on_batch(xs, ys),
+            (lambda: lk.train_on_batch(xs, ys)) if lk else None,
+            torch_step(lt, lopt, torch.nn.MSELoss(), torch.from_numpy(xs), torch.from_numpy(ys))
+            if torch
+            else None,
+        )
+    )
+
+    for name, fo, fk, ft in cases:
+        t_ours, t_k, t_t = [], [], []
+        for _ in range(2 if QUICK else 3):  # interleaved rounds
+            t_ours.append(best(fo))
+            if fk:
+                t_k.append(best(fk))
+            if ft:
+                with torch.no_grad() if "inference" in name else _null():
+                    t_t.append(best(ft))
+        row(
+            name,
+            min(t_ours),
+            [min(t_k) if t_k else None, min(t_t) if t_t else None],
+        )
+
+    conv_ladder(rng)
+
+
+class _null:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def conv_ladder(rng):
+    """Conv2D forward (predict) and training step (forward + backward + SGD) per shape."""
+    print(
+        "\n| Conv2D (kernel, channels, size, batch) | rustyml fwd | Keras fwd | rustyml step | Keras step |"
+    )
+    print("|---|---:|---:|---:|---:|")
+    shapes = [(3, 8, 32, 1), (3, 32, 32, 32), (1, 64, 16, 32), (3, 64, 64, 1)]
+    if not QUICK:
+        shapes += [(3, 256, 8, 32), (1, 256, 8, 32), (3, 128, 16, 32)]
+    for shape in shapes:
+        print(conv_case(rng, *shape))
+
+
+def conv_case(rng, kern, ch, size, batch):
+    x = rng.random((batch, size, size, ch), dtype=np.float32)
+    y = rng.random((batch, size - kern + 1, size - kern + 1, ch), dtype=np.float32)
+    ours = Sequential([layers.Conv2D(ch, kern, input_shape=(size, size, ch))], seed=0)
+    ours.compile(optimizer=optimizers.SGD(0.001), loss="mse")
+    fo = best(lambda: ours.predict(x, batch_size=batch))
+    so = best(lambda: ours.train_on_batch(x, y))
+    if keras:
+        km = keras.Sequential([keras.Input((size, size, ch)), keras.layers.Conv2D(ch, kern)])
+        km.compile(optimizer=keras.optimizers.SGD(0.001), loss="mse")
+        fk = best(lambda: km.predict_on_batch(x))
+        sk = best(lambda: km.train_on_batch(x, y))
+        cells = f"{fk * 1e3:.2f} ms ({fk / fo:.2f}x) | {so * 1e3:.2f} ms | {sk * 1e3:.2f} ms ({sk / so:.2f}x)"
+    else:
+        cells = f"- | {so * 1e3:.2f} ms | -"
+    return f"| {kern}x{kern}, {ch}, {size}x{size}, {batch} | {fo * 1e3:.2f} ms | {cells} |"
+
+
+if __name__ == "__main__":
+    main()
