@@ -12,6 +12,13 @@ pub trait Persist: Serialize + DeserializeOwned {
     /// Type tag written into every encoding.
     const MODEL_NAME: &'static str;
 
+    /// Whether a decoded model's fitted state is consistent (shapes, indices, finiteness); a
+    /// model whose damaged state could fail later (or panic) in predict overrides this, and
+    /// [`Persist::from_bytes`] refuses what it rejects.
+    fn validate_loaded(&self) -> Result<()> {
+        Ok(())
+    }
+
     /// Encode to bytes (also the pickle payload on the Python side).
     fn to_bytes(&self) -> Result<Vec<u8>> {
         let mut out = MAGIC.to_vec();
@@ -36,6 +43,7 @@ pub trait Persist: Serialize + DeserializeOwned {
                 Self::MODEL_NAME
             )));
         }
+        model.validate_loaded()?;
         Ok(model)
     }
 

@@ -746,6 +746,50 @@ fn class_starts(n_support: &[usize]) -> Vec<usize> {
 
 impl Persist for SVC {
     const MODEL_NAME: &'static str = "SVC";
+
+    fn validate_loaded(&self) -> Result<()> {
+        let Some(f) = &self.fitted else {
+            return Ok(());
+        };
+        let damaged = |what: &str| Err(RustymlError::format(format!("damaged SVC: {what}")));
+        let (k, n_sv) = (f.classes.len(), f.support_vectors.nrows());
+        if k < 2 || f.n_support.len() != k || f.n_support.iter().sum::<usize>() != n_sv {
+            return damaged("class and support-vector counts disagree");
+        }
+        if f.support.len() != n_sv || f.dual_coef.dim() != (k - 1, n_sv) {
+            return damaged(
+                "support indices or dual coefficients do not match the support vectors",
+            );
+        }
+        if f.rho.len() != k * (k - 1) / 2 || f.n_iter.len() != f.rho.len() {
+            return damaged("one intercept and iteration count per class pair expected");
+        }
+        let binary_terms = [&f.alphas, &f.sv_signs];
+        if binary_terms
+            .iter()
+            .any(|t| t.as_ref().is_some_and(|a| a.len() != n_sv))
+        {
+            return damaged("binary multipliers do not match the support vectors");
+        }
+        let binary_values = binary_terms.into_iter().flatten().flat_map(|a| a.iter());
+        let values = (f.classes.iter().chain(f.support_vectors.iter()))
+            .chain(f.dual_coef.iter().chain(f.rho.iter()))
+            .chain(binary_values);
+        if !values.into_iter().all(|v| v.is_finite()) {
+            return damaged("non-finite fitted values");
+        }
+        let kernel_ok = match f.kernel {
+            Kernel::Linear => true,
+            Kernel::Poly { gamma, coef0, .. } | Kernel::Sigmoid { gamma, coef0 } => {
+                gamma.is_finite() && gamma > 0.0 && coef0.is_finite()
+            }
+            Kernel::Rbf { gamma } => gamma.is_finite() && gamma > 0.0,
+        };
+        if !kernel_ok {
+            return damaged("invalid kernel parameters");
+        }
+        Ok(())
+    }
 }
 
 /// Kernel rows of one binary problem: all precomputed when the Gram matrix fits the cache,
@@ -1178,6 +1222,27 @@ mod tests {
             back.decision_scores(x.view()).unwrap(),
             m.decision_scores(x.view()).unwrap()
         );
+    }
+
+    /// Each damage that used to load and then panic in predict is refused at load.
+    #[test]
+    fn inconsistent_saved_state_is_refused_at_load() {
+        let (x, y) = rings(40);
+        let mut m = SVC::with_defaults();
+        m.fit(&x, &y).unwrap();
+        let damages: [fn(&mut Fitted); 5] = [
+            |f| f.rho = Array1::zeros(0),
+            |f| f.n_support[0] += 1,
+            |f| f.dual_coef = Array2::zeros((1, 1)),
+            |f| f.support_vectors[[0, 0]] = f64::NAN,
+            |f| f.kernel = Kernel::Rbf { gamma: -1.0 },
+        ];
+        for damage in damages {
+            let mut bad = m.clone();
+            damage(bad.fitted.as_mut().unwrap());
+            let err = SVC::from_bytes(&bad.to_bytes().unwrap()).unwrap_err();
+            assert!(err.to_string().contains("damaged SVC"), "{err}");
+        }
     }
 
     /// Hand-derived: on x = {0, -1} (label 0) and {2, 3} (label 1) the maximum-margin
