@@ -8,6 +8,7 @@ encoding; ``save``/``load`` write the same to a file.
 
 import inspect
 import pickle
+import types
 
 from rustyml.exceptions import NotFittedError
 
@@ -20,6 +21,31 @@ def _differs(value, default):
         return bool(value != default)
     except (TypeError, ValueError):  # an array compared elementwise
         return True
+
+
+class _AvailableIf:
+    """A method that exists only when ``check(estimator)`` holds, so ``hasattr`` tells the truth
+    (scikit-learn's ``available_if`` convention)."""
+
+    def __init__(self, check, method):
+        self.check = check
+        self.method = method
+        self.__doc__ = method.__doc__
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self.method
+        if not self.check(obj):
+            raise AttributeError(
+                f"This {type(obj).__name__} has no attribute {self.method.__name__!r} "
+                "with its current parameters"
+            )
+        return types.MethodType(self.method, obj)
+
+
+def available_if(check):
+    """Decorator form of :class:`_AvailableIf`."""
+    return lambda method: _AvailableIf(check, method)
 
 
 class BaseEstimator:

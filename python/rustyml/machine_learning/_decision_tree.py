@@ -1,7 +1,7 @@
 import numpy as np
 
 from rustyml import _native
-from rustyml._base import BaseEstimator
+from rustyml._base import BaseEstimator, available_if
 from rustyml._validation import as_float_array
 from rustyml.machine_learning._labels import decode_labels, fitted_classes, prepare_labels
 
@@ -70,11 +70,11 @@ class DecisionTree(BaseEstimator):
             return decode_labels(pred, self.classes_, self._encoded_labels)
         return pred
 
+    @available_if(lambda self: self.is_classifier)
     def predict_proba(self, X):
-        """Class probabilities (n_samples, n_classes), columns in ``classes_`` order."""
+        """Class probabilities (n_samples, n_classes), columns in ``classes_`` order (only
+        when ``is_classifier=True``)."""
         native = self._check_fitted()
-        if not self.is_classifier:
-            raise AttributeError("predict_proba is only available when is_classifier=True")
         return native.predict_proba(as_float_array(X, "X", 2))
 
     def score(self, X, y):

@@ -58,4 +58,8 @@ class LinearRegression(RegressorMixin, BaseEstimator):
 
     @property
     def n_iter_(self):
+        """Gradient-descent iterations run; absent for the closed form (as in scikit-learn,
+        whose least-squares estimators have no ``n_iter_``)."""
+        if self.solver != "gradient_descent":
+            raise AttributeError("n_iter_ exists only for solver='gradient_descent'")
         return self._check_fitted().n_iter_
