@@ -590,9 +590,8 @@ impl SVC {
         // Kernel rows against the support vectors, a row-chunk at a time (the tiling policy's
         // element budget), so a large test set never materialises n x n_SV at once.
         let n_sv = f.support.len();
-        let step = matmul::chunk_rows(x.nrows(), n_sv);
-        for start in (0..x.nrows()).step_by(step.max(1)) {
-            let end = (start + step).min(x.nrows());
+        for rows in matmul::row_chunks(x.nrows(), n_sv, usize::MAX) {
+            let (start, end) = (rows.start, rows.end);
             let kmat = f
                 .kernel
                 .kernel_matrix(x.slice(s![start..end, ..]), f.support_vectors.view())?;

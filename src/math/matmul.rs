@@ -12,6 +12,7 @@ pub use gemmkit_ndarray::{Activation, Bias, Parallelism};
 use gemmkit_ndarray::{FusedScalar, GemmScalar};
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2, ArrayViewMut2, Axis};
 use rayon::prelude::*;
+use std::ops::Range;
 
 declare_gate! {
     /// Element budget of one row-chunk of a tiled product (`rows * cols` of the chunk).
@@ -138,10 +139,43 @@ pub fn gram(x: ArrayView2<f64>) -> Array2<f64> {
     )
 }
 
-/// Rows per chunk of a tiled product with `cols` output columns under the current
-/// [`CHUNK_ELEMS`] budget.
-pub fn chunk_rows(rows: usize, cols: usize) -> usize {
-    (CHUNK_ELEMS.get() / cols.max(1)).clamp(1, rows.max(1))
+/// Chunk starts are multiples of this, so every row sits at the same place in its
+/// microkernel tile as in one whole product.
+const CHUNK_ROW_ALIGN: usize = 64;
+
+/// The fewest rows a chunk may have: more than gemmkit's small-shape routes (tiny blocking,
+/// small m x n) take, whose depth blocking differs from the general driver's. Chunks at least
+/// this tall take the route and the depth panels the whole product takes, so each output
+/// element is summed in the same order whatever the chunk size.
+fn min_chunk_rows() -> usize {
+    let small_shapes = gemmkit_ndarray::tuning::tiny_block_dim()
+        .max(gemmkit_ndarray::tuning::small_mn_dim())
+        .min(1 << 20);
+    (small_shapes + 1).next_multiple_of(CHUNK_ROW_ALIGN)
+}
+
+/// The row ranges a product with `cols` output columns is cut into: about
+/// `min(CHUNK_ELEMS, max_chunk_elems)` elements each, but never fewer than
+/// [`min_chunk_rows`] rows (a short tail joins the chunk before it) and aligned to
+/// [`CHUNK_ROW_ALIGN`], so the chunking knobs never change a bit of the result.
+pub fn row_chunks(rows: usize, cols: usize, max_chunk_elems: usize) -> Vec<Range<usize>> {
+    let floor = min_chunk_rows();
+    let budget_rows = CHUNK_ELEMS.get().min(max_chunk_elems) / cols.max(1);
+    let step = budget_rows
+        .clamp(floor, rows.max(floor))
+        .next_multiple_of(CHUNK_ROW_ALIGN);
+    let mut chunks = Vec::with_capacity(rows / step + 1);
+    let mut start = 0;
+    while start < rows {
+        let end = if rows - start < step + floor {
+            rows
+        } else {
+            start + step
+        };
+        chunks.push(start..end);
+        start = end;
+    }
+    chunks
 }
 
 /// The row-chunk tiling policy: compute `a · b` chunk by chunk of rows of `a` and hand each
@@ -183,11 +217,11 @@ where
     if rows == 0 {
         return Ok(());
     }
-    let step = (CHUNK_ELEMS.get().min(max_chunk_elems) / b.ncols().max(1)).clamp(1, rows);
-    let starts: Vec<usize> = (0..rows).step_by(step).collect();
-    let new_buffer = || Array2::from_elem((step, b.ncols()), T::ZERO);
-    let chunk = |buffer: &mut Array2<T>, start: usize, par: Parallelism| {
-        let end = (start + step).min(rows);
+    let chunks = row_chunks(rows, b.ncols(), max_chunk_elems);
+    let tallest = chunks.iter().map(|r| r.len()).max().unwrap_or(0);
+    let new_buffer = || Array2::from_elem((tallest, b.ncols()), T::ZERO);
+    let chunk = |buffer: &mut Array2<T>, rows: Range<usize>, par: Parallelism| {
+        let (start, end) = (rows.start, rows.end);
         let block = a.slice(ndarray::s![start..end, ..]);
         let mut out = buffer.slice_mut(ndarray::s![..end - start, ..]);
         if a.ncols() == 0 {
@@ -198,8 +232,8 @@ where
         consume(start, out);
     };
     let b_bytes = b.len().saturating_mul(std::mem::size_of::<T>());
-    if starts.len() > 1 && CACHE_RESIDENT_MAX_BYTES.admits(b_bytes) && !in_rayon_worker() {
-        starts
+    if chunks.len() > 1 && CACHE_RESIDENT_MAX_BYTES.admits(b_bytes) && !in_rayon_worker() {
+        chunks
             .into_par_iter()
             .for_each_init(new_buffer, |buffer, s| {
                 chunk(buffer, s, Parallelism::Serial)
@@ -211,7 +245,7 @@ where
             Parallelism::default()
         };
         let mut buffer = new_buffer();
-        starts.into_iter().for_each(|s| chunk(&mut buffer, s, par));
+        chunks.into_iter().for_each(|r| chunk(&mut buffer, r, par));
     }
     Ok(())
 }
@@ -454,6 +488,77 @@ mod tests {
                 bits(&whole),
                 "resident={resident}"
             );
+        }
+    }
+
+    /// The tiled product at chunk budgets 0, 1, small, around the floor and unlimited gives
+    /// the whole product's bits, for shapes on both sides of gemmkit's small-shape routes,
+    /// gemv shapes (n = 1) and deep and shallow contractions.
+    fn chunking_is_invisible<T>(budgets: &[usize], shapes: &[(usize, usize, usize)])
+    where
+        T: GemmScalar + From<f32> + Into<f64> + Copy + Send + Sync,
+    {
+        let _lock = crate::gate::GATE_TEST_LOCK
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        for &(m, k, n) in shapes {
+            let a = matrix::<T>(m, k, 3);
+            let b = matrix::<T>(k, n, 4);
+            let whole = bits(&dot(a.view(), b.view()).unwrap());
+            for &budget in budgets {
+                let got = std::sync::Mutex::new(Array2::<T>::from_elem((m, n), T::ZERO));
+                crate::gate::with_gate(&CHUNK_ELEMS, budget, || {
+                    tiled_product(a.view(), b.view(), |start, chunk| {
+                        got.lock()
+                            .unwrap()
+                            .slice_mut(ndarray::s![start..start + chunk.nrows(), ..])
+                            .assign(&chunk);
+                    })
+                    .unwrap()
+                });
+                let got = bits(&got.into_inner().unwrap());
+                assert!(got == whole, "{m}x{k}x{n} at chunk budget {budget}");
+            }
+        }
+    }
+
+    #[test]
+    fn chunk_budget_never_changes_a_bit() {
+        let floor = min_chunk_rows();
+        let budgets = [0, 1, 1000, 40 * floor + 1, usize::MAX];
+        let shapes = [
+            (1, 7, 5),
+            (floor - 1, 30, 8),
+            (floor + 3, 300, 40),
+            (3 * floor + 17, 24, 300),
+            (5 * floor + 1, 5, 3),
+            (2 * floor + 9, 257, 1),
+            (4 * floor, 64, 2),
+        ];
+        chunking_is_invisible::<f64>(&budgets, &shapes);
+        chunking_is_invisible::<f32>(&budgets, &shapes);
+    }
+
+    #[test]
+    fn row_chunks_cover_the_rows_aligned_and_never_below_the_floor() {
+        let _lock = crate::gate::GATE_TEST_LOCK
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let floor = min_chunk_rows();
+        for rows in [0, 1, floor, floor + 1, 2 * floor - 1, 10 * floor + 5] {
+            for budget in [0, 1, 77 * 13, usize::MAX] {
+                let chunks = crate::gate::with_gate(&CHUNK_ELEMS, budget, || {
+                    row_chunks(rows, 13, usize::MAX)
+                });
+                let mut next = 0;
+                for r in &chunks {
+                    assert_eq!(r.start, next);
+                    assert_eq!(r.start % CHUNK_ROW_ALIGN, 0);
+                    assert!(r.len() >= floor || chunks.len() == 1);
+                    next = r.end;
+                }
+                assert_eq!(next, rows);
+            }
         }
     }
 }

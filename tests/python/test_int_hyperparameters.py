@@ -10,12 +10,17 @@ import pytest
 from rustyml import machine_learning as ml
 
 
+# integer parameters whose default is None
+OPTIONAL_INTEGERS = {"n_components", "max_depth", "random_state", "max_samples", "max_iter"}
+
+
 def _integer_params(cls):
     sig = inspect.signature(cls.__init__)
     return [
         p.name
         for p in sig.parameters.values()
-        if isinstance(p.default, int) and not isinstance(p.default, bool)
+        if (isinstance(p.default, int) and not isinstance(p.default, bool))
+        or (p.default is None and p.name in OPTIONAL_INTEGERS)
     ]
 
 
