@@ -105,7 +105,7 @@ class BaseEstimator:
         parameter, as scikit-learn's parameter validation gives, not the conversion's
         ``OverflowError``."""
         try:
-            return self._build_native(*args, **kwargs)
+            return self._native_class(*args, **kwargs)
         except OverflowError:
             ints = {
                 k: v
@@ -115,7 +115,7 @@ class BaseEstimator:
             negative = [k for k, v in ints.items() if v < 0]
             beyond_64_bits = [k for k, v in ints.items() if v >= 2**64]
             beyond_32_bits = [k for k, v in ints.items() if 2**31 <= v < 2**64]
-            for name in negative + beyond_64_bits + beyond_32_bits:
+            for name in beyond_64_bits + negative + beyond_32_bits:
                 raise ValueError(
                     f"The '{name}' parameter of {type(self).__name__} must be a non-negative "
                     f"integer small enough for the native model, got {ints[name]!r}."

@@ -12,6 +12,8 @@ from rustyml import machine_learning as ml
 
 # integer parameters whose default is None
 OPTIONAL_INTEGERS = {"n_components", "max_depth", "random_state", "max_samples", "max_iter"}
+# real-valued parameters written with an integer default
+REAL_VALUED = {"coef0", "p"}
 
 
 def _integer_params(cls):
@@ -19,7 +21,7 @@ def _integer_params(cls):
     return [
         p.name
         for p in sig.parameters.values()
-        if (isinstance(p.default, int) and not isinstance(p.default, bool))
+        if (isinstance(p.default, int) and not isinstance(p.default, bool) and p.name not in REAL_VALUED)
         or (p.default is None and p.name in OPTIONAL_INTEGERS)
     ]
 

@@ -47,6 +47,10 @@ fn parse_n_init(n_init: &Bound<'_, PyAny>) -> PyResult<NInit> {
         Ok(n) => Err(PyValueError::new_err(format!(
             "n_init must be 'auto' or a positive integer, got {n}"
         ))),
+        // an integer too large for i64 is a bad value, anything else a bad type
+        Err(_) if n_init.is_instance_of::<pyo3::types::PyInt>() => Err(PyValueError::new_err(
+            format!("n_init must be 'auto' or a positive integer below 2**63, got {n_init}"),
+        )),
         Err(_) => Err(PyTypeError::new_err(
             "n_init must be 'auto' or a positive integer",
         )),
