@@ -9,7 +9,6 @@ import pytest
 
 from rustyml import machine_learning as ml
 
-
 # integer parameters whose default is None
 OPTIONAL_INTEGERS = {"n_components", "max_depth", "random_state", "max_samples", "max_iter"}
 # real-valued parameters written with an integer default
@@ -21,7 +20,11 @@ def _integer_params(cls):
     return [
         p.name
         for p in sig.parameters.values()
-        if (isinstance(p.default, int) and not isinstance(p.default, bool) and p.name not in REAL_VALUED)
+        if (
+            isinstance(p.default, int)
+            and not isinstance(p.default, bool)
+            and p.name not in REAL_VALUED
+        )
         or (p.default is None and p.name in OPTIONAL_INTEGERS)
     ]
 
