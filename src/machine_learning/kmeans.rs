@@ -413,7 +413,7 @@ fn sq_distances_to(
     let r_norms = row_sq_norms(rows);
     let mut d =
         matmul::dot_par(rows, xc.t(), matmul::nested_parallelism()).expect("same feature count");
-    distance::finish_squared_euclidean(d.view_mut(), r_norms.view(), x_norms);
+    distance::finish_squared_euclidean(d.view_mut(), rows, r_norms.view(), xc, x_norms);
     d
 }
 

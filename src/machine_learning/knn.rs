@@ -360,7 +360,9 @@ impl KnnClassifier {
                             let norms = q_norms.slice(ndarray::s![start..start + rows]);
                             distance::finish_squared_euclidean(
                                 chunk.view_mut(),
+                                q.slice(ndarray::s![start..start + rows, ..]),
                                 norms,
+                                train,
                                 fitted.sq_norms.view(),
                             );
                             let mut d = Array2::zeros((rows, k));

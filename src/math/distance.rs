@@ -282,62 +282,60 @@ pub fn row_sq_norms(x: ArrayView2<f64>) -> Array1<f64> {
     x.map_axis(Axis(1), |r| r.dot(&r))
 }
 
-/// Squared euclidean distances of every row of `a` to every row of `b`, through the product:
-/// `|a_i|^2 + |b_j|^2 - 2 a_i·b_j`, clamped at zero, NaN kept.
-///
-/// The product form cancels catastrophically where the distance is small next to the norms:
-/// its absolute error is bounded by about `(k + 2) u (|a_i|^2 + |b_j|^2)` (`k` features, `u`
-/// the unit roundoff). Every entry within a safe multiple of that bound is recomputed from the
-/// differences, so near and equal rows get exact distances (a zero diagonal for `pairwise(X, X)`,
-/// `sqrt(2)` for `[1e8, 1e8+1]` vs `[1e8+1, 1e8]`). The rescan is per element, so the gate only
-/// chooses how it runs.
+/// Squared euclidean distances of every row of `a` to every row of `b`, through the product
+/// (see [`finish_squared_euclidean`] for the exactness guard).
 pub fn pairwise_squared_euclidean(a: ArrayView2<f64>, b: ArrayView2<f64>) -> Result<Array2<f64>> {
     check_same_cols(&a, &b)?;
     let an = row_sq_norms(a);
     let bn = row_sq_norms(b);
     let mut d = matmul::dot_par(a, b.t(), matmul::nested_parallelism())?;
-    finish_squared_euclidean(d.view_mut(), an.view(), bn.view());
+    finish_squared_euclidean(d.view_mut(), a, an.view(), b, bn.view());
+    Ok(d)
+}
+
+/// Turn a block of `a·bᵀ` into squared distances in place: `|a_i|^2 + |b_j|^2 - 2 a_i·b_j`,
+/// NaN kept. Every product-based distance (pairwise, the chunked KNN and k-means scans) ends
+/// here.
+///
+/// The product form cancels catastrophically where the distance is small next to the norms:
+/// its absolute error is bounded by about `(k + 2) u (|a_i|^2 + |b_j|^2)` (`k` features, `u`
+/// the unit roundoff). Every entry within a safe multiple of that bound (negative ones
+/// included) is recomputed from the differences, so near and equal rows get exact distances (a
+/// zero diagonal for `pairwise(X, X)`, `2` for `[1e8, 1e8+1]` vs `[1e8+1, 1e8]`). Per element,
+/// so the gate only chooses how it runs.
+pub fn finish_squared_euclidean(
+    mut dots: ndarray::ArrayViewMut2<f64>,
+    a: ArrayView2<f64>,
+    a_norms: ArrayView1<f64>,
+    b: ArrayView2<f64>,
+    b_norms: ArrayView1<f64>,
+) {
     let bound = 8.0 * (a.ncols() as f64 + 2.0) * f64::EPSILON;
-    let recheck = |(mut row, (ra, &na)): (ndarray::ArrayViewMut1<f64>, (ArrayView1<f64>, &f64))| {
-        for ((v, rb), &nb) in row.iter_mut().zip(b.outer_iter()).zip(&bn) {
-            if *v <= bound * (na + nb) {
-                *v = squared_euclidean_unchecked(ra, rb);
-            }
+    let finish = |(mut row, (ra, &na)): (ndarray::ArrayViewMut1<f64>, (ArrayView1<f64>, &f64))| {
+        for ((v, rb), &nb) in row.iter_mut().zip(b.outer_iter()).zip(&b_norms) {
+            let d = na + nb - 2.0 * *v;
+            *v = if d <= bound * (na + nb) {
+                squared_euclidean_unchecked(ra, rb)
+            } else {
+                d
+            };
         }
     };
-    let work = a.nrows().saturating_mul(b.nrows());
+    let work = dots.len();
     if SCAN_F64.allows_parallel(work) {
-        d.axis_iter_mut(Axis(0))
+        dots.axis_iter_mut(Axis(0))
             .into_par_iter()
             .zip(
                 a.axis_iter(Axis(0))
                     .into_par_iter()
-                    .zip(an.as_slice().expect("owned norms")),
+                    .zip(a_norms.axis_iter(Axis(0)).into_par_iter()),
             )
-            .for_each(recheck);
+            .for_each(|(row, (ra, na))| finish((row, (ra, na.into_scalar()))));
     } else {
-        d.axis_iter_mut(Axis(0))
-            .zip(a.outer_iter().zip(&an))
-            .for_each(recheck);
+        dots.axis_iter_mut(Axis(0))
+            .zip(a.outer_iter().zip(&a_norms))
+            .for_each(finish);
     }
-    Ok(d)
-}
-
-/// Turn a block of `a·bᵀ` into squared distances in place, given the row norms.
-pub fn finish_squared_euclidean(
-    mut dots: ndarray::ArrayViewMut2<f64>,
-    a_norms: ArrayView1<f64>,
-    b_norms: ArrayView1<f64>,
-) {
-    Zip::from(dots.rows_mut())
-        .and(&a_norms)
-        .for_each(|mut row, &an| {
-            Zip::from(&mut row).and(&b_norms).for_each(|v, &bn| {
-                // Clamp rounding below zero; `f64::max` would also turn NaN into 0.
-                let d = an + bn - 2.0 * *v;
-                *v = if d < 0.0 { 0.0 } else { d };
-            });
-        });
 }
 
 /// Distances of every row of `a` to every row of `b` (`a.nrows() x b.nrows()`).
