@@ -180,7 +180,9 @@ def test_input_gradient_matches_finite_differences(factory, sample):
         xp, xm = x.copy(), x.copy()
         xp[(0, *idx)] += h
         xm[(0, *idx)] -= h
-        fd[idx] = (_loss(probe, xp) - _loss(probe, xm)) / (2 * h)
+        # the f32 steps, not the nominal h (x + h rounds at |x| ~ 10)
+        step = float(xp[(0, *idx)]) - float(xm[(0, *idx)])
+        fd[idx] = (_loss(probe, xp) - _loss(probe, xm)) / step
     # the loss is quadratic in x between arg-max changes, so the central difference is exact
     # up to the f32 rounding of the outputs (~eps * |out|^2 per term) over 2h
     scale = float(np.mean(probe.predict(x).astype(np.float64) ** 2))

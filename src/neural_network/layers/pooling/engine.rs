@@ -439,7 +439,8 @@ mod tests {
     /// cell split and the channel split, with overlapping and clipped windows.
     #[test]
     fn gate_serial_and_parallel_agree_bitwise() {
-        let cases: [(&[usize], &[usize], &[usize], PaddingType); 6] = [
+        type Case<'a> = (&'a [usize], &'a [usize], &'a [usize], PaddingType);
+        let cases: [Case; 6] = [
             (&[2, 17, 5], &[3], &[2], Same),
             (&[1, 9, 11, 70], &[3, 2], &[2, 1], Same),
             (&[3, 8, 8, 4], &[2, 2], &[2, 2], Valid),
@@ -582,16 +583,15 @@ mod tests {
                     .map(|(&o, &w)| (o as f64 * w as f64).abs())
                     .sum();
                 let tol = 4.0 * mass * f32::EPSILON as f64 / (2.0 * eps as f64);
-                for i in 0..x.len() {
+                for (i, &gi) in grad.iter().enumerate() {
                     let mut xp = x.clone();
                     xp[i] += eps;
                     let mut xm = x.clone();
                     xm[i] -= eps;
                     let fd = (loss(&xp, max) - loss(&xm, max)) / (2.0 * eps as f64);
                     assert!(
-                        (fd - grad[i] as f64).abs() <= tol,
-                        "{shape:?} max={max} i={i}: fd {fd} vs {}",
-                        grad[i]
+                        (fd - gi as f64).abs() <= tol,
+                        "{shape:?} max={max} i={i}: fd {fd} vs {gi}"
                     );
                 }
             }

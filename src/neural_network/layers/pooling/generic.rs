@@ -546,8 +546,8 @@ mod tests {
                 let plane: Vec<f32> = (0..12).map(|s| x[[b, s / 4, s % 4, c]]).collect();
                 let best = plane.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
                 assert_eq!(out[[b, c]], best);
-                for s in 0..12 {
-                    let want = if plane[s] == best { d[[b, c]] } else { 0.0 };
+                for (s, &v) in plane.iter().enumerate() {
+                    let want = if v == best { d[[b, c]] } else { 0.0 };
                     assert_eq!(grad[[b, s / 4, s % 4, c]], want);
                 }
             }
