@@ -35,6 +35,9 @@ mod nn_core;
 mod nn_maps;
 #[path = "gates/nn_norm.rs"]
 mod nn_norm;
+// pooling family
+#[path = "gates/nn_pool.rs"]
+mod nn_pool;
 
 use harness::Family;
 
@@ -51,6 +54,8 @@ fn families() -> Vec<Family> {
     all.extend(nn_maps::families());
     all.extend(nn_core::families());
     all.extend(nn_norm::families());
+    // pooling family
+    all.extend(nn_pool::families());
     all
 }
 

@@ -208,6 +208,8 @@ pub mod conv {
 pub mod pool {
     #[allow(unused_imports)]
     use crate::forward_gate;
+    // pooling family
+    forward_gate!(crate::neural_network::layers::pooling::engine::POOL_PARALLEL_MIN_OPS => set_parallel_min_ops, get_parallel_min_ops);
 }
 
 /// The upsampling resize engine; work = destination elements x taps.

@@ -144,6 +144,19 @@ enum LayerSpec {
     UnitNormalization {
         axis: AxisSpec,
     },
+    // pooling family
+    MaxPooling1D(PoolSpec),
+    MaxPooling2D(PoolSpec),
+    MaxPooling3D(PoolSpec),
+    AveragePooling1D(PoolSpec),
+    AveragePooling2D(PoolSpec),
+    AveragePooling3D(PoolSpec),
+    GlobalMaxPooling1D(GlobalPoolSpec),
+    GlobalMaxPooling2D(GlobalPoolSpec),
+    GlobalMaxPooling3D(GlobalPoolSpec),
+    GlobalAveragePooling1D(GlobalPoolSpec),
+    GlobalAveragePooling2D(GlobalPoolSpec),
+    GlobalAveragePooling3D(GlobalPoolSpec),
 }
 
 /// Keras's activation names.
@@ -323,7 +336,139 @@ impl LayerSpec {
                 };
                 Box::new(UnitNormalization::new(normalized)?)
             }
+            // pooling family
+            LayerSpec::MaxPooling1D(p) => p.build::<1, true>(sample)?,
+            LayerSpec::MaxPooling2D(p) => p.build::<2, true>(sample)?,
+            LayerSpec::MaxPooling3D(p) => p.build::<3, true>(sample)?,
+            LayerSpec::AveragePooling1D(p) => p.build::<1, false>(sample)?,
+            LayerSpec::AveragePooling2D(p) => p.build::<2, false>(sample)?,
+            LayerSpec::AveragePooling3D(p) => p.build::<3, false>(sample)?,
+            LayerSpec::GlobalMaxPooling1D(p) => p.build::<1, true>(sample)?,
+            LayerSpec::GlobalMaxPooling2D(p) => p.build::<2, true>(sample)?,
+            LayerSpec::GlobalMaxPooling3D(p) => p.build::<3, true>(sample)?,
+            LayerSpec::GlobalAveragePooling1D(p) => p.build::<1, false>(sample)?,
+            LayerSpec::GlobalAveragePooling2D(p) => p.build::<2, false>(sample)?,
+            LayerSpec::GlobalAveragePooling3D(p) => p.build::<3, false>(sample)?,
         })
+    }
+}
+
+// ---- pooling family -------------------------------------------------------------------------
+
+/// Keras's `pool_size` / `strides`: one integer for every spatial axis, or one per axis.
+#[derive(Deserialize, Clone)]
+#[serde(untagged)]
+enum PoolExtent {
+    One(usize),
+    Many(Vec<usize>),
+}
+
+impl PoolExtent {
+    fn per_axis<const N: usize>(&self, what: &str, layer: &str) -> RustymlResult<[usize; N]> {
+        match self {
+            PoolExtent::One(v) => Ok([*v; N]),
+            PoolExtent::Many(v) => v.as_slice().try_into().map_err(|_| {
+                Error::invalid_parameter(
+                    what,
+                    format!("{layer}: {what} needs {N} values, got {v:?}"),
+                )
+            }),
+        }
+    }
+}
+
+fn channels_last_only(data_format: &Option<String>, layer: &str) -> RustymlResult<()> {
+    match data_format.as_deref() {
+        None | Some("channels_last") => Ok(()),
+        Some(other) => Err(Error::invalid_parameter(
+            "data_format",
+            format!("{layer}: only channels_last is supported, got {other:?}"),
+        )),
+    }
+}
+
+/// A pooling input is `[spatial.., channels]` per sample.
+fn pool_sample_rank(sample: &[usize], rank: usize, layer: &str) -> RustymlResult<()> {
+    if sample.len() != rank + 1 {
+        return Err(Error::invalid_input(format!(
+            "{layer} expects inputs with {rank} spatial axes and a channel axis (per-sample rank {}), got per-sample shape {sample:?}",
+            rank + 1
+        )));
+    }
+    Ok(())
+}
+
+/// Config of MaxPooling / AveragePooling 1D-3D.
+#[derive(Deserialize)]
+struct PoolSpec {
+    pool_size: PoolExtent,
+    #[serde(default)]
+    strides: Option<PoolExtent>,
+    #[serde(default)]
+    padding: Option<String>,
+    #[serde(default)]
+    data_format: Option<String>,
+}
+
+impl PoolSpec {
+    fn build<const N: usize, const MAX: bool>(
+        &self,
+        sample: &[usize],
+    ) -> RustymlResult<Box<dyn Layer>> {
+        use crate::neural_network::layers::convolution::PaddingType;
+        use crate::neural_network::layers::pooling::Pooling;
+        let name = Pooling::<N, MAX>::NAME;
+        channels_last_only(&self.data_format, name)?;
+        pool_sample_rank(sample, N, name)?;
+        let padding = match self
+            .padding
+            .as_deref()
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            None | Some("valid") => PaddingType::Valid,
+            Some("same") => PaddingType::Same,
+            Some(other) => {
+                return Err(Error::invalid_parameter(
+                    "padding",
+                    format!("{name}: padding must be \"valid\" or \"same\", got {other:?}"),
+                ))
+            }
+        };
+        let pool = self.pool_size.per_axis::<N>("pool_size", name)?;
+        let strides = match &self.strides {
+            Some(s) => Some(s.per_axis::<N>("strides", name)?),
+            None => None,
+        };
+        let mut shape = vec![1];
+        shape.extend_from_slice(sample);
+        Ok(Box::new(Pooling::<N, MAX>::with_config(
+            pool, strides, padding, shape,
+        )?))
+    }
+}
+
+/// Config of GlobalMaxPooling / GlobalAveragePooling 1D-3D.
+#[derive(Deserialize)]
+struct GlobalPoolSpec {
+    #[serde(default)]
+    keepdims: bool,
+    #[serde(default)]
+    data_format: Option<String>,
+}
+
+impl GlobalPoolSpec {
+    fn build<const N: usize, const MAX: bool>(
+        &self,
+        sample: &[usize],
+    ) -> RustymlResult<Box<dyn Layer>> {
+        use crate::neural_network::layers::pooling::GlobalPooling;
+        let name = GlobalPooling::<N, MAX>::NAME;
+        channels_last_only(&self.data_format, name)?;
+        pool_sample_rank(sample, N, name)?;
+        Ok(Box::new(
+            GlobalPooling::<N, MAX>::new().with_keepdims(self.keepdims),
+        ))
     }
 }
 
