@@ -576,3 +576,156 @@ macro_rules! conv_layer {
 }
 
 pub(crate) use conv_layer;
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Conv1DTranspose, Conv2D, Conv2DTranspose, Conv3D, Conv3DTranspose};
+    use super::*;
+    use crate::neural_network::traits::Layer;
+
+    fn ramp(shape: &[usize], seed: usize) -> Tensor {
+        Tensor::from_shape_fn(IxDyn(shape), |i| {
+            let flat: usize = i.slice().iter().fold(seed, |acc, &v| acc * 7 + v);
+            ((flat * 37 % 89) as f32 - 44.0) / 40.0
+        })
+    }
+
+    /// L = Σ c ⊙ out with fixed c, so dL/dout = c: the layer's input and parameter gradients
+    /// against central differences of its own predict pass, in f64.
+    fn check(layer: &mut dyn Layer, input_shape: &[usize]) {
+        let x = ramp(input_shape, 3);
+        let out = layer.forward(&x).unwrap();
+        let c = ramp(out.shape(), 9);
+        let dx = layer.backward(&c).unwrap();
+        assert_eq!(dx.shape(), x.shape());
+        let loss = |l: &dyn Layer, x: &Tensor| -> f64 {
+            l.predict(x)
+                .unwrap()
+                .iter()
+                .zip(c.iter())
+                .map(|(&o, &c)| o as f64 * c as f64)
+                .sum()
+        };
+        let h = 1e-2f32;
+        // Tolerance: O(h²) truncation of tanh plus f32 rounding of sums of ~50 terms.
+        let tol = 3e-3;
+        for i in 0..x.len() {
+            let (mut p, mut m) = (x.clone(), x.clone());
+            p.as_slice_mut().unwrap()[i] += h;
+            m.as_slice_mut().unwrap()[i] -= h;
+            let num = (loss(layer, &p) - loss(layer, &m)) / (2.0 * h as f64);
+            let got = dx.as_slice().unwrap()[i] as f64;
+            assert!(
+                (got - num).abs() < tol,
+                "{} dx[{i}]: {got} vs {num}",
+                layer.layer_type()
+            );
+        }
+        let grads: Vec<Vec<f32>> = layer.parameters().iter().map(|p| p.grad.to_vec()).collect();
+        assert_eq!(grads.len(), 2);
+        for (k, g) in grads.iter().enumerate() {
+            for (i, &gi) in g.iter().enumerate() {
+                let orig = layer.parameters()[k].value[i];
+                layer.parameters()[k].value[i] = orig + h;
+                let lp = loss(layer, &x);
+                layer.parameters()[k].value[i] = orig - h;
+                let lm = loss(layer, &x);
+                layer.parameters()[k].value[i] = orig;
+                let num = (lp - lm) / (2.0 * h as f64);
+                assert!(
+                    (gi as f64 - num).abs() < tol,
+                    "{} param {k}[{i}]: {gi} vs {num}",
+                    layer.layer_type()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn gradients_match_central_differences() {
+        let mut conv = Conv2D::new(3, (3, 2), vec![2, 5, 6, 2], (2, 1), Activation::Tanh)
+            .unwrap()
+            .with_padding(PaddingType::Same)
+            .with_random_state(1);
+        check(&mut conv, &[2, 5, 6, 2]);
+        let mut dilated = Conv2D::new(2, (2, 2), vec![1, 5, 5, 2], (1, 1), Activation::Tanh)
+            .unwrap()
+            .with_dilation_rate((2, 1))
+            .unwrap()
+            .with_random_state(2);
+        check(&mut dilated, &[1, 5, 5, 2]);
+        let mut conv3 = Conv3D::new(
+            2,
+            (2, 2, 2),
+            vec![1, 3, 4, 3, 2],
+            (1, 2, 1),
+            Activation::Tanh,
+        )
+        .unwrap()
+        .with_random_state(3);
+        check(&mut conv3, &[1, 3, 4, 3, 2]);
+        let mut up = Conv1DTranspose::new(2, 3, vec![2, 4, 3], 2, Activation::Tanh)
+            .unwrap()
+            .with_random_state(4);
+        check(&mut up, &[2, 4, 3]);
+        let mut up2 = Conv2DTranspose::new(3, (3, 2), vec![1, 3, 2, 2], (2, 1), Activation::Tanh)
+            .unwrap()
+            .with_padding(PaddingType::Same)
+            .with_random_state(5);
+        check(&mut up2, &[1, 3, 2, 2]);
+        let mut up3 = Conv3DTranspose::new(
+            2,
+            (2, 1, 2),
+            vec![1, 2, 2, 2, 1],
+            (1, 2, 2),
+            Activation::Tanh,
+        )
+        .unwrap()
+        .with_random_state(6);
+        check(&mut up3, &[1, 2, 2, 2, 1]);
+    }
+
+    #[test]
+    fn use_bias_false_keeps_a_zero_untrained_bias() {
+        let mut conv = Conv2D::new(2, (2, 2), vec![1, 3, 3, 1], (1, 1), Activation::Linear)
+            .unwrap()
+            .with_use_bias(false);
+        assert_eq!(conv.param_count(), TrainingParameters::Trainable(8));
+        let out = conv.forward(&ramp(&[1, 3, 3, 1], 1)).unwrap();
+        conv.backward(&Tensor::ones(out.raw_dim())).unwrap();
+        assert_eq!(conv.parameters().len(), 1);
+    }
+
+    #[test]
+    fn same_padding_accepts_an_input_below_the_kernel_only_through_with_config() {
+        assert!(Conv2D::new(1, (5, 5), vec![1, 3, 3, 1], (1, 1), Activation::Linear).is_err());
+        let mut conv = Conv2D::with_config(
+            2,
+            (5, 5),
+            vec![1, 3, 3, 1],
+            (1, 1),
+            Activation::Linear,
+            PaddingType::Same,
+            None,
+            true,
+        )
+        .unwrap();
+        let out = conv.forward(&ramp(&[4, 3, 3, 1], 2)).unwrap();
+        assert_eq!(out.shape(), &[4, 3, 3, 2]);
+    }
+
+    #[test]
+    fn relu_is_fused_and_backward_masks_by_the_output() {
+        let make = |act: Activation| {
+            Conv2D::new(3, (2, 2), vec![1, 4, 4, 2], (1, 1), act)
+                .unwrap()
+                .with_random_state(8)
+        };
+        let x = ramp(&[2, 4, 4, 2], 4);
+        let relu = make(Activation::ReLU).predict(&x).unwrap();
+        let lin = make(Activation::Linear).predict(&x).unwrap();
+        for (r, l) in relu.iter().zip(lin.iter()) {
+            assert_eq!(r.to_bits(), l.max(0.0).to_bits());
+        }
+    }
+}

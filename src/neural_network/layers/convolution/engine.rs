@@ -561,3 +561,283 @@ pub fn channel_sums(data: &[f32], channels: usize) -> Vec<f32> {
     }
     acc
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::serial_and_parallel;
+
+    fn ramp(n: usize, seed: usize) -> Vec<f32> {
+        (0..n)
+            .map(|i| (((i * 37 + seed * 101) % 97) as f32 - 48.0) / 32.0)
+            .collect()
+    }
+
+    /// Direct loops over (item, output cell, tap, channel, filter) in f64: the definition.
+    fn naive(g: &ConvGeometry, batch: usize, x: &[f32], w: &[f32]) -> Vec<f64> {
+        let (c, f) = (g.in_channels, g.filters);
+        let mut out = vec![0.0f64; batch * g.out_positions() * f];
+        for b in 0..batch {
+            for oz in 0..g.output[0] {
+                for oy in 0..g.output[1] {
+                    for ox in 0..g.output[2] {
+                        let o = ((b * g.output[0] + oz) * g.output[1] + oy) * g.output[2] + ox;
+                        for tz in 0..g.kernel[0] {
+                            for ty in 0..g.kernel[1] {
+                                for tx in 0..g.kernel[2] {
+                                    let iz = (oz * g.strides[0] + tz * g.dilation[0]) as isize
+                                        - g.pad[0] as isize;
+                                    let iy = (oy * g.strides[1] + ty * g.dilation[1]) as isize
+                                        - g.pad[1] as isize;
+                                    let ix = (ox * g.strides[2] + tx * g.dilation[2]) as isize
+                                        - g.pad[2] as isize;
+                                    if iz < 0
+                                        || iy < 0
+                                        || ix < 0
+                                        || iz >= g.input[0] as isize
+                                        || iy >= g.input[1] as isize
+                                        || ix >= g.input[2] as isize
+                                    {
+                                        continue;
+                                    }
+                                    let (iz, iy, ix) = (iz as usize, iy as usize, ix as usize);
+                                    let i =
+                                        ((b * g.input[0] + iz) * g.input[1] + iy) * g.input[2] + ix;
+                                    let t = (tz * g.kernel[1] + ty) * g.kernel[2] + tx;
+                                    for ch in 0..c {
+                                        for fl in 0..f {
+                                            out[o * f + fl] += x[i * c + ch] as f64
+                                                * w[(t * c + ch) * f + fl] as f64;
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// `Σ y · conv(x)` is bilinear: its gradients in x and w are the adjoint passes, so the
+    /// naive forward applied to unit vectors gives the reference gradients.
+    fn geometries() -> Vec<ConvGeometry> {
+        use PaddingType::{Same, Valid};
+        vec![
+            ConvGeometry::new("t", &[9], &[3], &[2], &[1], Valid, 2, 3).unwrap(),
+            ConvGeometry::new("t", &[7], &[3], &[1], &[2], Same, 3, 2).unwrap(),
+            ConvGeometry::new("t", &[6, 5], &[3, 2], &[2, 1], &[1, 1], Same, 2, 3).unwrap(),
+            ConvGeometry::new("t", &[7, 6], &[2, 3], &[1, 2], &[2, 1], Valid, 3, 4).unwrap(),
+            ConvGeometry::new("t", &[5, 4], &[1, 1], &[1, 1], &[1, 1], Valid, 3, 2).unwrap(),
+            ConvGeometry::new(
+                "t",
+                &[4, 5, 3],
+                &[2, 3, 2],
+                &[1, 2, 1],
+                &[1, 1, 1],
+                Same,
+                2,
+                2,
+            )
+            .unwrap(),
+            ConvGeometry::new(
+                "t",
+                &[5, 4, 4],
+                &[3, 2, 2],
+                &[2, 1, 1],
+                &[1, 2, 1],
+                Valid,
+                1,
+                3,
+            )
+            .unwrap(),
+        ]
+    }
+
+    fn close(got: &[f32], want: &[f64], label: &str) {
+        assert_eq!(got.len(), want.len(), "{label}");
+        for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+            // At most ~50 f32 terms of magnitude <= 2.25 each.
+            assert!((g as f64 - w).abs() <= 1e-4, "{label}[{i}]: {g} vs {w}");
+        }
+    }
+
+    #[test]
+    fn forward_matches_direct_loops() {
+        for (n, g) in geometries().iter().enumerate() {
+            let batch = 2;
+            let x = ramp(batch * g.in_positions() * g.in_channels, n);
+            let w = ramp(g.patch_len() * g.filters, n + 7);
+            let bias: Vec<f32> = (0..g.filters).map(|i| 0.5 - i as f32).collect();
+            let got = forward(g, batch, &x, &w, Some(&bias), None).unwrap();
+            assert_eq!(got.shape(), g.output_shape(batch).as_slice());
+            let mut want = naive(g, batch, &x, &w);
+            for (i, v) in want.iter_mut().enumerate() {
+                *v += bias[i % g.filters] as f64;
+            }
+            close(got.as_slice().unwrap(), &want, &format!("geometry {n}"));
+            let relu = forward(g, batch, &x, &w, Some(&bias), Some(FusedActivation::Relu)).unwrap();
+            for (r, l) in relu.iter().zip(got.iter()) {
+                assert_eq!(r.to_bits(), l.max(0.0).to_bits());
+            }
+        }
+    }
+
+    #[test]
+    fn backward_passes_are_the_adjoints_of_the_direct_loops() {
+        for (n, g) in geometries().iter().enumerate() {
+            let batch = 2;
+            let x = ramp(batch * g.in_positions() * g.in_channels, n + 3);
+            let w = ramp(g.patch_len() * g.filters, n + 5);
+            let gy = ramp(batch * g.out_positions() * g.filters, n + 11);
+            // d/dx_i Σ gy · conv(x, w) = Σ gy · conv(e_i, w)
+            let dx = backward_data(g, batch, &gy, &w, None).unwrap();
+            let want_dx: Vec<f64> = (0..x.len())
+                .map(|i| {
+                    let mut e = vec![0.0f32; x.len()];
+                    e[i] = 1.0;
+                    naive(g, batch, &e, &w)
+                        .iter()
+                        .zip(&gy)
+                        .map(|(a, &b)| a * b as f64)
+                        .sum()
+                })
+                .collect();
+            close(
+                dx.as_slice().unwrap(),
+                &want_dx,
+                &format!("dx geometry {n}"),
+            );
+            let dw = backward_weights(g, batch, &x, &gy).unwrap();
+            let want_dw: Vec<f64> = (0..w.len())
+                .map(|i| {
+                    let mut e = vec![0.0f32; w.len()];
+                    e[i] = 1.0;
+                    naive(g, batch, &x, &e)
+                        .iter()
+                        .zip(&gy)
+                        .map(|(a, &b)| a * b as f64)
+                        .sum()
+                })
+                .collect();
+            close(
+                dw.as_slice().unwrap(),
+                &want_dw,
+                &format!("dw geometry {n}"),
+            );
+            // The initial values are added first, then the taps.
+            let init: Vec<f32> = (0..g.in_channels).map(|i| i as f32 + 0.25).collect();
+            let shifted = backward_data(g, batch, &gy, &w, Some(&init)).unwrap();
+            for (i, (s, d)) in shifted.iter().zip(dx.iter()).enumerate() {
+                let want = init[i % g.in_channels] as f64 + *d as f64;
+                assert!((*s as f64 - want).abs() <= 1e-5, "init geometry {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn transposed_lengths_follow_keras() {
+        use PaddingType::{Same, Valid};
+        let g =
+            ConvGeometry::transposed("t", &[4, 3], &[3, 1], &[2, 3], &[1, 1], Valid, 2, 5).unwrap();
+        assert_eq!(g.input_spatial(), &[9, 9]);
+        assert_eq!(g.output_spatial(), &[4, 3]);
+        assert_eq!((g.in_channels, g.filters), (5, 2));
+        let g = ConvGeometry::transposed("t", &[4], &[5], &[2], &[1], Same, 1, 1).unwrap();
+        assert_eq!(g.input_spatial(), &[8]);
+        assert_eq!(g.pad[2], 1); // total (4 - 1) * 2 + 5 - 8 = 3, one before
+                                 // dilation widens the window: span 5 at stride 1
+        let g = ConvGeometry::transposed("t", &[3], &[3], &[1], &[2], Valid, 1, 1).unwrap();
+        assert_eq!(g.input_spatial(), &[7]);
+    }
+
+    #[test]
+    fn bad_geometries_are_errors_naming_the_layer() {
+        let e = ConvGeometry::new(
+            "Conv2D",
+            &[3, 3],
+            &[5, 5],
+            &[1, 1],
+            &[1, 1],
+            PaddingType::Valid,
+            1,
+            1,
+        )
+        .unwrap_err();
+        assert!(
+            matches!(e, Error::InvalidInput(ref m) if m.contains("Conv2D") && m.contains("(5, 5)") && m.contains("(3, 3)")),
+            "{e:?}"
+        );
+        let e = ConvGeometry::new("Conv1D", &[3], &[1], &[0], &[1], PaddingType::Valid, 1, 1)
+            .unwrap_err();
+        assert!(matches!(e, Error::InvalidParameter { .. }), "{e:?}");
+        let g =
+            ConvGeometry::new("Conv1D", &[3], &[1], &[1], &[1], PaddingType::Valid, 1, 1).unwrap();
+        assert!(forward(&g, 1, &[1.0; 4], &[1.0], None, None).is_err());
+    }
+
+    /// One geometry above the gate at batch 1: the blocks (and gather chunks) run on rayon.
+    fn big() -> ConvGeometry {
+        ConvGeometry::new(
+            "t",
+            &[48, 40],
+            &[3, 3],
+            &[1, 1],
+            &[1, 1],
+            PaddingType::Same,
+            8,
+            16,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn gate_never_changes_a_bit_forward_and_backward() {
+        let g = big();
+        assert!(g.flops(1) >= CONV_PARALLEL_MIN_FLOPS.default);
+        assert!(g.out_positions() > 4 * block_rows(g.patch_len()));
+        let batch = 2;
+        let x = ramp(batch * g.in_positions() * g.in_channels, 1);
+        let w = ramp(g.patch_len() * g.filters, 2);
+        let gy = ramp(batch * g.out_positions() * g.filters, 3);
+        let bias = ramp(g.filters, 4);
+        let run = || {
+            let y = forward(&g, batch, &x, &w, Some(&bias), None).unwrap();
+            let dx = backward_data(&g, batch, &gy, &w, Some(&bias[..8])).unwrap();
+            let dw = backward_weights(&g, batch, &x, &gy).unwrap();
+            let bits =
+                |v: &mut dyn Iterator<Item = &f32>| v.map(|f| f.to_bits()).collect::<Vec<_>>();
+            (
+                bits(&mut y.iter()),
+                bits(&mut dx.iter()),
+                bits(&mut dw.iter()),
+            )
+        };
+        let (serial, parallel) = serial_and_parallel(&CONV_PARALLEL_MIN_FLOPS, run);
+        assert!(serial == parallel);
+    }
+
+    #[test]
+    fn an_item_gets_the_same_bits_alone_or_in_a_batch() {
+        let g = big();
+        let (in_len, out_len) = (g.in_positions() * 8, g.out_positions() * 16);
+        let x = ramp(3 * in_len, 5);
+        let gy = ramp(3 * out_len, 6);
+        let w = ramp(g.patch_len() * 16, 7);
+        let y = forward(&g, 3, &x, &w, None, None).unwrap();
+        let dx = backward_data(&g, 3, &gy, &w, None).unwrap();
+        let y1 = forward(&g, 1, &x[in_len..2 * in_len], &w, None, None).unwrap();
+        let dx1 = backward_data(&g, 1, &gy[out_len..2 * out_len], &w, None).unwrap();
+        let ys = y.as_slice().unwrap();
+        let dxs = dx.as_slice().unwrap();
+        assert!(ys[out_len..2 * out_len]
+            .iter()
+            .zip(y1.iter())
+            .all(|(a, b)| a.to_bits() == b.to_bits()));
+        assert!(dxs[in_len..2 * in_len]
+            .iter()
+            .zip(dx1.iter())
+            .all(|(a, b)| a.to_bits() == b.to_bits()));
+    }
+}
