@@ -194,9 +194,13 @@ def test_bad_input_is_a_value_error_naming_the_layer_and_shapes():
     assert _model(layers.Conv2D(1, 5, padding="same"), (3, 3, 1)).predict(
         np.ones((1, 3, 3, 1), np.float32)
     ).shape == (1, 3, 3, 1)
+    # A wrong channel count is refused by the model's shape check, and a kernel built for
+    # another channel count by the layer (Keras's kernel shape in the message).
     model = _model(layers.Conv2D(2, 3), (6, 6, 3))
-    with pytest.raises(ValueError, match=r"Conv2D.*3 channels|channels.*Conv2D"):
+    with pytest.raises(ValueError, match=r"\(6, 6, 2\).*\(6, 6, 3\)"):
         model.predict(np.ones((1, 6, 6, 2), np.float32))
+    with pytest.raises(ValueError, match=r"Conv2D.*\[3, 3, 3, 2\].*\[3, 3, 2, 2\]"):
+        model.set_weights([np.zeros((3, 3, 2, 2), np.float32), np.zeros(2, np.float32)])
     with pytest.raises(ValueError, match="Conv2D"):
         _model(layers.Conv2D(2, 3), (6, 6))
     for bad in (0, -1, (1, 0)):
