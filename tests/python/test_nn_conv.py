@@ -143,7 +143,11 @@ def test_activation_use_bias_and_relu():
     w = _randomise(lin, rng)
     relu.set_weights(w)
     np.testing.assert_array_equal(relu.predict(x), np.maximum(lin.predict(x), 0))
+    # Without a bias only the kernel trains (the native count lists trained parameters,
+    # which exist once a step has run).
     nb = _model(layers.Conv2D(3, 3, use_bias=False), (6, 6, 2))
+    nb.compile(optimizer="sgd", loss="mse")
+    nb.fit(x, np.zeros((3, 4, 4, 3), np.float32), epochs=1, verbose=0)
     assert nb.count_params() == 3 * 3 * 2 * 3
 
 
