@@ -36,7 +36,9 @@ def ref_conv(x, w, b, strides, padding, dilation):
     rank = x.ndim - 2
     ks = w.shape[:rank]
     outs = [_out_len(x.shape[1 + a], ks[a], strides[a], dilation[a], padding) for a in range(rank)]
-    pads = [_pad_before(x.shape[1 + a], ks[a], strides[a], dilation[a], padding) for a in range(rank)]
+    pads = [
+        _pad_before(x.shape[1 + a], ks[a], strides[a], dilation[a], padding) for a in range(rank)
+    ]
     y = np.zeros((x.shape[0], *outs, w.shape[-1]))
     for o in itertools.product(*(range(n) for n in outs)):
         for t in itertools.product(*(range(k) for k in ks)):
@@ -51,7 +53,10 @@ def ref_conv_transpose(x, w, b, strides, padding, dilation):
     value times the kernel, cropped by the conv geometry's padding."""
     rank = x.ndim - 2
     ks = w.shape[:rank]
-    full = [_transposed_len(x.shape[1 + a], ks[a], strides[a], dilation[a], padding) for a in range(rank)]
+    full = [
+        _transposed_len(x.shape[1 + a], ks[a], strides[a], dilation[a], padding)
+        for a in range(rank)
+    ]
     pads = [_pad_before(full[a], ks[a], strides[a], dilation[a], padding) for a in range(rank)]
     y = np.zeros((x.shape[0], *full, w.shape[-2]))
     for i in itertools.product(*(range(n) for n in x.shape[1:-1])):
@@ -269,7 +274,9 @@ def test_keras_gives_the_same_outputs(case, transposed):
     cls = (TRANSPOSED if transposed else PLAIN)[rank]
     kcls = getattr(keras.layers, cls.__name__)
     rng = np.random.default_rng(11 + rank)
-    model = _model(cls(3, k, strides=s, padding=padding, dilation_rate=d, activation="tanh"), sample)
+    model = _model(
+        cls(3, k, strides=s, padding=padding, dilation_rate=d, activation="tanh"), sample
+    )
     weights = _randomise(model, rng)
     klayer = kcls(3, k, strides=s, padding=padding, dilation_rate=d, activation="tanh")
     klayer.build((None, *sample))
