@@ -38,6 +38,9 @@ mod nn_norm;
 // pooling family
 #[path = "gates/nn_pool.rs"]
 mod nn_pool;
+// nnconv
+#[path = "gates/nn_conv.rs"]
+mod nn_conv;
 
 use harness::Family;
 
@@ -56,6 +59,7 @@ fn families() -> Vec<Family> {
     all.extend(nn_norm::families());
     // pooling family
     all.extend(nn_pool::families());
+    all.extend(nn_conv::families()); // nnconv
     all
 }
 

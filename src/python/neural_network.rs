@@ -39,6 +39,10 @@ use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::sync::Mutex;
+// nnconv
+use crate::neural_network::layers::convolution::{
+    Conv1D, Conv1DTranspose, Conv2D, Conv2DTranspose, Conv3D, Conv3DTranspose,
+};
 
 /// `axis` as Keras writes it: one integer or a list.
 #[derive(Deserialize, Clone)]
@@ -157,6 +161,13 @@ enum LayerSpec {
     GlobalAveragePooling1D(GlobalPoolSpec),
     GlobalAveragePooling2D(GlobalPoolSpec),
     GlobalAveragePooling3D(GlobalPoolSpec),
+    // nnconv: the standard and transposed convolutions (one shared config)
+    Conv1D(ConvSpec),
+    Conv2D(ConvSpec),
+    Conv3D(ConvSpec),
+    Conv1DTranspose(ConvSpec),
+    Conv2DTranspose(ConvSpec),
+    Conv3DTranspose(ConvSpec),
 }
 
 /// Keras's activation names.
@@ -349,6 +360,201 @@ impl LayerSpec {
             LayerSpec::GlobalAveragePooling1D(p) => p.build::<1, false>(sample)?,
             LayerSpec::GlobalAveragePooling2D(p) => p.build::<2, false>(sample)?,
             LayerSpec::GlobalAveragePooling3D(p) => p.build::<3, false>(sample)?,
+            // nnconv: the standard and transposed convolutions
+            LayerSpec::Conv1D(c) => {
+                let p = c.resolve("Conv1D", 1, sample)?;
+                Box::new(
+                    Conv1D::with_config(
+                        c.filters,
+                        p.kernel[0],
+                        with_batch(sample),
+                        p.strides[0],
+                        p.activation,
+                        p.padding,
+                        Some(p.dilation[0]),
+                        c.use_bias,
+                    )?
+                    .with_random_state(rng_seed(&c.seed)),
+                )
+            }
+            LayerSpec::Conv2D(c) => {
+                let p = c.resolve("Conv2D", 2, sample)?;
+                Box::new(
+                    Conv2D::with_config(
+                        c.filters,
+                        p.pair(&p.kernel),
+                        with_batch(sample),
+                        p.pair(&p.strides),
+                        p.activation,
+                        p.padding,
+                        Some(p.pair(&p.dilation)),
+                        c.use_bias,
+                    )?
+                    .with_random_state(rng_seed(&c.seed)),
+                )
+            }
+            LayerSpec::Conv3D(c) => {
+                let p = c.resolve("Conv3D", 3, sample)?;
+                Box::new(
+                    Conv3D::with_config(
+                        c.filters,
+                        p.triple(&p.kernel),
+                        with_batch(sample),
+                        p.triple(&p.strides),
+                        p.activation,
+                        p.padding,
+                        Some(p.triple(&p.dilation)),
+                        c.use_bias,
+                    )?
+                    .with_random_state(rng_seed(&c.seed)),
+                )
+            }
+            LayerSpec::Conv1DTranspose(c) => {
+                let p = c.resolve("Conv1DTranspose", 1, sample)?;
+                Box::new(
+                    Conv1DTranspose::with_config(
+                        c.filters,
+                        p.kernel[0],
+                        with_batch(sample),
+                        p.strides[0],
+                        p.activation,
+                        p.padding,
+                        Some(p.dilation[0]),
+                        c.use_bias,
+                    )?
+                    .with_random_state(rng_seed(&c.seed)),
+                )
+            }
+            LayerSpec::Conv2DTranspose(c) => {
+                let p = c.resolve("Conv2DTranspose", 2, sample)?;
+                Box::new(
+                    Conv2DTranspose::with_config(
+                        c.filters,
+                        p.pair(&p.kernel),
+                        with_batch(sample),
+                        p.pair(&p.strides),
+                        p.activation,
+                        p.padding,
+                        Some(p.pair(&p.dilation)),
+                        c.use_bias,
+                    )?
+                    .with_random_state(rng_seed(&c.seed)),
+                )
+            }
+            LayerSpec::Conv3DTranspose(c) => {
+                let p = c.resolve("Conv3DTranspose", 3, sample)?;
+                Box::new(
+                    Conv3DTranspose::with_config(
+                        c.filters,
+                        p.triple(&p.kernel),
+                        with_batch(sample),
+                        p.triple(&p.strides),
+                        p.activation,
+                        p.padding,
+                        Some(p.triple(&p.dilation)),
+                        c.use_bias,
+                    )?
+                    .with_random_state(rng_seed(&c.seed)),
+                )
+            }
+        })
+    }
+}
+
+// nnconv: the convolutions' shared Keras config
+/// An int (every axis) or one entry per spatial axis, as Keras's `kernel_size` / `strides` /
+/// `dilation_rate`.
+#[derive(Deserialize, Clone)]
+#[serde(untagged)]
+enum SpatialSpec {
+    One(usize),
+    Many(Vec<usize>),
+}
+
+fn default_one() -> SpatialSpec {
+    SpatialSpec::One(1)
+}
+
+fn default_valid() -> String {
+    "valid".to_string()
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// Keras's Conv*/Conv*Transpose arguments.
+#[derive(Deserialize)]
+struct ConvSpec {
+    filters: usize,
+    kernel_size: SpatialSpec,
+    #[serde(default = "default_one")]
+    strides: SpatialSpec,
+    #[serde(default = "default_valid")]
+    padding: String,
+    #[serde(default = "default_one")]
+    dilation_rate: SpatialSpec,
+    #[serde(default)]
+    activation: Option<String>,
+    #[serde(default = "default_true")]
+    use_bias: bool,
+    #[serde(default)]
+    seed: Option<u64>,
+}
+
+/// A [`ConvSpec`] resolved for `rank` spatial axes.
+struct ConvParts {
+    kernel: Vec<usize>,
+    strides: Vec<usize>,
+    dilation: Vec<usize>,
+    padding: crate::neural_network::layers::convolution::PaddingType,
+    activation: Activation,
+}
+
+impl ConvParts {
+    fn pair(&self, v: &[usize]) -> (usize, usize) {
+        (v[0], v[1])
+    }
+    fn triple(&self, v: &[usize]) -> (usize, usize, usize) {
+        (v[0], v[1], v[2])
+    }
+}
+
+impl ConvSpec {
+    fn resolve(&self, layer: &str, rank: usize, sample: &[usize]) -> RustymlResult<ConvParts> {
+        use crate::neural_network::layers::convolution::PaddingType;
+        if sample.len() != rank + 1 {
+            return Err(Error::invalid_input(format!(
+                "{layer} expects inputs of shape (batch, {}channels), but its input has per-sample shape {sample:?}",
+                "spatial, ".repeat(rank)
+            )));
+        }
+        let axes = |name: &str, spec: &SpatialSpec| -> RustymlResult<Vec<usize>> {
+            match spec {
+                SpatialSpec::One(v) => Ok(vec![*v; rank]),
+                SpatialSpec::Many(v) if v.len() == rank => Ok(v.clone()),
+                SpatialSpec::Many(v) => Err(Error::invalid_parameter(
+                    name,
+                    format!("{layer}: expected {rank} entries, got {v:?}"),
+                )),
+            }
+        };
+        let padding = match self.padding.to_ascii_lowercase().as_str() {
+            "valid" => PaddingType::Valid,
+            "same" => PaddingType::Same,
+            other => {
+                return Err(Error::invalid_parameter(
+                    "padding",
+                    format!("{layer}: expected \"valid\" or \"same\", got {other:?}"),
+                ))
+            }
+        };
+        Ok(ConvParts {
+            kernel: axes("kernel_size", &self.kernel_size)?,
+            strides: axes("strides", &self.strides)?,
+            dilation: axes("dilation_rate", &self.dilation_rate)?,
+            padding,
+            activation: parse_activation(self.activation.as_deref())?,
         })
     }
 }
