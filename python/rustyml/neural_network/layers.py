@@ -456,66 +456,6 @@ class _GlobalPooling(Layer):
 @_register
 class MaxPooling1D(_Pooling):
     """Maximum over windows of ``pool_size`` steps of ``(batch, steps, channels)`` inputs."""
-# nnconv: the standard and transposed convolutions (channels-last, Keras's arguments)
-def _spatial(value, name, layer, rank):
-    """An int (every axis) or ``rank`` positive ints, as a list."""
-    values = [value] * rank if isinstance(value, int) and not isinstance(value, bool) else value
-    try:
-        values = list(values)
-    except TypeError:
-        raise ValueError(f"{layer}: {name} must be an int or {rank} ints, got {value!r}") from None
-    if len(values) != rank:
-        raise ValueError(f"{layer}: {name} must be an int or {rank} ints, got {value!r}")
-    return [_check_positive_int(v, name, layer) for v in values]
-
-
-class _Conv(Layer):
-    """Shared arguments of Conv1D/2D/3D and their transposes (Keras's names and defaults)."""
-
-    _rank = 0
-
-    def __init__(
-        self,
-        filters,
-        kernel_size,
-        strides=1,
-        padding="valid",
-        dilation_rate=1,
-        activation=None,
-        use_bias=True,
-        name=None,
-        input_shape=None,
-        seed=None,
-    ):
-        super().__init__(name, input_shape)
-        layer = type(self).__name__
-        self.filters = _check_positive_int(filters, "filters", layer)
-        self.kernel_size = _spatial(kernel_size, "kernel_size", layer, self._rank)
-        self.strides = _spatial(strides, "strides", layer, self._rank)
-        self.dilation_rate = _spatial(dilation_rate, "dilation_rate", layer, self._rank)
-        if not isinstance(padding, str) or padding.lower() not in ("valid", "same"):
-            raise ValueError(f"{layer}: padding must be 'valid' or 'same', got {padding!r}")
-        self.padding = padding.lower()
-        self.activation = activation
-        self.use_bias = bool(use_bias)
-        self.seed = seed
-
-    def _own_config(self):
-        return {
-            "filters": self.filters,
-            "kernel_size": self.kernel_size,
-            "strides": self.strides,
-            "padding": self.padding,
-            "dilation_rate": self.dilation_rate,
-            "activation": self.activation,
-            "use_bias": self.use_bias,
-            "seed": self.seed,
-        }
-
-
-@_register
-class Conv1D(_Conv):
-    """1D cross-correlation over ``(batch, steps, channels)``; kernel ``(k, channels, filters)``."""
 
     _rank = 1
 
@@ -559,22 +499,6 @@ class MaxPooling3D(_Pooling):
 @_register
 class AveragePooling1D(_Pooling):
     """Mean over windows of ``(batch, steps, channels)`` inputs (``same``: over real cells)."""
-class Conv2D(_Conv):
-    """2D cross-correlation over ``(batch, h, w, channels)``; kernel ``(kh, kw, channels, filters)``."""
-
-    _rank = 2
-
-
-@_register
-class Conv3D(_Conv):
-    """3D cross-correlation over ``(batch, d, h, w, channels)``; kernel ``(kd, kh, kw, channels, filters)``."""
-
-    _rank = 3
-
-
-@_register
-class Conv1DTranspose(_Conv):
-    """Conv1D's input gradient as a layer; kernel ``(k, filters, channels)``; length ``n*s + max(k-s, 0)`` (valid) or ``n*s`` (same)."""
 
     _rank = 1
 
@@ -658,6 +582,95 @@ __all__ += [  # pooling family
     "MaxPooling1D",
     "MaxPooling2D",
     "MaxPooling3D",
+]
+
+
+# nnconv: the standard and transposed convolutions (channels-last, Keras's arguments)
+def _spatial(value, name, layer, rank):
+    """An int (every axis) or ``rank`` positive ints, as a list."""
+    values = [value] * rank if isinstance(value, int) and not isinstance(value, bool) else value
+    try:
+        values = list(values)
+    except TypeError:
+        raise ValueError(f"{layer}: {name} must be an int or {rank} ints, got {value!r}") from None
+    if len(values) != rank:
+        raise ValueError(f"{layer}: {name} must be an int or {rank} ints, got {value!r}")
+    return [_check_positive_int(v, name, layer) for v in values]
+
+
+class _Conv(Layer):
+    """Shared arguments of Conv1D/2D/3D and their transposes (Keras's names and defaults)."""
+
+    _rank = 0
+
+    def __init__(
+        self,
+        filters,
+        kernel_size,
+        strides=1,
+        padding="valid",
+        dilation_rate=1,
+        activation=None,
+        use_bias=True,
+        name=None,
+        input_shape=None,
+        seed=None,
+    ):
+        super().__init__(name, input_shape)
+        layer = type(self).__name__
+        self.filters = _check_positive_int(filters, "filters", layer)
+        self.kernel_size = _spatial(kernel_size, "kernel_size", layer, self._rank)
+        self.strides = _spatial(strides, "strides", layer, self._rank)
+        self.dilation_rate = _spatial(dilation_rate, "dilation_rate", layer, self._rank)
+        if not isinstance(padding, str) or padding.lower() not in ("valid", "same"):
+            raise ValueError(f"{layer}: padding must be 'valid' or 'same', got {padding!r}")
+        self.padding = padding.lower()
+        self.activation = activation
+        self.use_bias = bool(use_bias)
+        self.seed = seed
+
+    def _own_config(self):
+        return {
+            "filters": self.filters,
+            "kernel_size": self.kernel_size,
+            "strides": self.strides,
+            "padding": self.padding,
+            "dilation_rate": self.dilation_rate,
+            "activation": self.activation,
+            "use_bias": self.use_bias,
+            "seed": self.seed,
+        }
+
+
+@_register
+class Conv1D(_Conv):
+    """1D cross-correlation over ``(batch, steps, channels)``; kernel ``(k, channels, filters)``."""
+
+    _rank = 1
+
+
+@_register
+class Conv2D(_Conv):
+    """2D cross-correlation over ``(batch, h, w, channels)``; kernel ``(kh, kw, channels, filters)``."""
+
+    _rank = 2
+
+
+@_register
+class Conv3D(_Conv):
+    """3D cross-correlation over ``(batch, d, h, w, channels)``; kernel ``(kd, kh, kw, channels, filters)``."""
+
+    _rank = 3
+
+
+@_register
+class Conv1DTranspose(_Conv):
+    """Conv1D's input gradient as a layer; kernel ``(k, filters, channels)``; length ``n*s + max(k-s, 0)`` (valid) or ``n*s`` (same)."""
+
+    _rank = 1
+
+
+@_register
 class Conv2DTranspose(_Conv):
     """Conv2D's input gradient as a layer; kernel ``(kh, kw, filters, channels)``."""
 
