@@ -35,6 +35,9 @@ mod nn_core;
 mod nn_maps;
 #[path = "gates/nn_norm.rs"]
 mod nn_norm;
+// nnshape family
+#[path = "gates/nn_upsampling.rs"]
+mod nn_upsampling;
 
 use harness::Family;
 
@@ -51,6 +54,7 @@ fn families() -> Vec<Family> {
     all.extend(nn_maps::families());
     all.extend(nn_core::families());
     all.extend(nn_norm::families());
+    all.extend(nn_upsampling::families()); // nnshape family
     all
 }
 
