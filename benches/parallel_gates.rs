@@ -41,6 +41,9 @@ mod nn_pool;
 // nnconv
 #[path = "gates/nn_conv.rs"]
 mod nn_conv;
+// nnshape family
+#[path = "gates/nn_upsampling.rs"]
+mod nn_upsampling;
 
 use harness::Family;
 
@@ -60,6 +63,7 @@ fn families() -> Vec<Family> {
     // pooling family
     all.extend(nn_pool::families());
     all.extend(nn_conv::families()); // nnconv
+    all.extend(nn_upsampling::families()); // nnshape family
     all
 }
 

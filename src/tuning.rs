@@ -219,4 +219,6 @@ pub mod pool {
 pub mod upsampling {
     #[allow(unused_imports)]
     use crate::forward_gate;
+    // nnshape family: the resize engine's gate.
+    forward_gate!(crate::neural_network::layers::upsampling::engine::UPSAMPLING_PARALLEL_MIN_OPS => set_parallel_min_ops, get_parallel_min_ops);
 }

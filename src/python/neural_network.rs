@@ -19,6 +19,11 @@ use crate::neural_network::layers::regularization::{
 use crate::neural_network::layers::{
     Dense, Embedding, Flatten, Identity, PReLU, Permute, RepeatVector, Reshape,
 };
+// nnshape family
+use crate::neural_network::layers::border::{
+    Cropping1D, Cropping2D, Cropping3D, ZeroPadding1D, ZeroPadding2D, ZeroPadding3D,
+};
+use crate::neural_network::layers::upsampling::{UpSampling1D, UpSampling2D, UpSampling3D};
 use crate::neural_network::losses::{
     BinaryCrossEntropy, CategoricalCrossEntropy, MeanAbsoluteError, MeanSquaredError,
     SparseCategoricalCrossEntropy,
@@ -168,6 +173,37 @@ enum LayerSpec {
     Conv1DTranspose(ConvSpec),
     Conv2DTranspose(ConvSpec),
     Conv3DTranspose(ConvSpec),
+    // nnshape family: border and upsampling layers (channels-last; amounts as the Python
+    // classes normalise them: one `[before, after]` pair per spatial axis).
+    ZeroPadding1D {
+        padding: Vec<(usize, usize)>,
+    },
+    ZeroPadding2D {
+        padding: Vec<(usize, usize)>,
+    },
+    ZeroPadding3D {
+        padding: Vec<(usize, usize)>,
+    },
+    Cropping1D {
+        cropping: Vec<(usize, usize)>,
+    },
+    Cropping2D {
+        cropping: Vec<(usize, usize)>,
+    },
+    Cropping3D {
+        cropping: Vec<(usize, usize)>,
+    },
+    UpSampling1D {
+        size: usize,
+    },
+    UpSampling2D {
+        size: (usize, usize),
+        #[serde(default)]
+        interpolation: Option<String>,
+    },
+    UpSampling3D {
+        size: (usize, usize, usize),
+    },
 }
 
 /// Keras's activation names.
@@ -457,6 +493,34 @@ impl LayerSpec {
                     .with_random_state(rng_seed(&c.seed)),
                 )
             }
+            // nnshape family
+            LayerSpec::ZeroPadding1D { padding } => Box::new(ZeroPadding1D::new(
+                nnshape::pairs::<1>(padding, "padding").map(|[a]| a)?,
+            )),
+            LayerSpec::ZeroPadding2D { padding } => Box::new(ZeroPadding2D::new(
+                nnshape::pairs::<2>(padding, "padding").map(|[a, b]| (a, b))?,
+            )),
+            LayerSpec::ZeroPadding3D { padding } => Box::new(ZeroPadding3D::new(
+                nnshape::pairs::<3>(padding, "padding").map(|[a, b, c]| (a, b, c))?,
+            )),
+            LayerSpec::Cropping1D { cropping } => Box::new(Cropping1D::new(
+                nnshape::pairs::<1>(cropping, "cropping").map(|[a]| a)?,
+            )),
+            LayerSpec::Cropping2D { cropping } => Box::new(Cropping2D::new(
+                nnshape::pairs::<2>(cropping, "cropping").map(|[a, b]| (a, b))?,
+            )),
+            LayerSpec::Cropping3D { cropping } => Box::new(Cropping3D::new(
+                nnshape::pairs::<3>(cropping, "cropping").map(|[a, b, c]| (a, b, c))?,
+            )),
+            LayerSpec::UpSampling1D { size } => Box::new(UpSampling1D::new(*size)?),
+            LayerSpec::UpSampling2D {
+                size,
+                interpolation,
+            } => Box::new(UpSampling2D::new(
+                *size,
+                nnshape::interpolation(interpolation.as_deref())?,
+            )?),
+            LayerSpec::UpSampling3D { size } => Box::new(UpSampling3D::new(*size)?),
         })
     }
 }
@@ -555,6 +619,41 @@ impl ConvSpec {
             dilation: axes("dilation_rate", &self.dilation_rate)?,
             padding,
             activation: parse_activation(self.activation.as_deref())?,
+        })
+    }
+}
+
+/// nnshape family: config decoding for the border and upsampling layers.
+mod nnshape {
+    use crate::error::{Error, RustymlResult};
+    use crate::neural_network::layers::upsampling::Interpolation;
+
+    /// Exactly `N` `(before, after)` pairs.
+    pub(super) fn pairs<const N: usize>(
+        v: &[(usize, usize)],
+        name: &str,
+    ) -> RustymlResult<[(usize, usize); N]> {
+        <[(usize, usize); N]>::try_from(v).map_err(|_| {
+            Error::invalid_parameter(
+                name,
+                format!("expected {N} (before, after) pairs, got {v:?}"),
+            )
+        })
+    }
+
+    pub(super) fn interpolation(name: Option<&str>) -> RustymlResult<Interpolation> {
+        Ok(match name.unwrap_or("nearest") {
+            "nearest" => Interpolation::Nearest,
+            "bilinear" => Interpolation::Bilinear,
+            "bicubic" => Interpolation::Bicubic,
+            "lanczos3" => Interpolation::Lanczos3,
+            "lanczos5" => Interpolation::Lanczos5,
+            other => {
+                return Err(Error::invalid_parameter(
+                    "interpolation",
+                    format!("unknown interpolation {other:?}; expected nearest, bilinear, bicubic, lanczos3 or lanczos5"),
+                ))
+            }
         })
     }
 }

@@ -1,1 +1,118 @@
-//! Upsampling layers over one resize engine.
+//! Upsampling layers (`UpSampling1D/2D/3D`), one file per layer, all thin wrappers over one
+//! separable resize engine ([`engine`]) whose passes sit behind `tuning::upsampling`.
+
+pub(crate) mod engine;
+pub mod up_sampling_1d;
+pub mod up_sampling_2d;
+pub mod up_sampling_3d;
+
+pub use up_sampling_1d::UpSampling1D;
+pub use up_sampling_2d::UpSampling2D;
+pub use up_sampling_3d::UpSampling3D;
+
+/// How `UpSampling2D` fills the new positions. Every mode samples at half-pixel centres and
+/// renormalises the weights of taps that fall inside the input (`jax.image.resize`'s rule).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Interpolation {
+    /// Repeat each position `factor` times (Keras's `"nearest"`).
+    #[default]
+    Nearest,
+    /// Triangle kernel, radius 1 (Keras's `"bilinear"`, `tf.image.resize` half-pixel).
+    Bilinear,
+    /// Keys' cubic kernel with `a = -0.5`, radius 2.
+    Bicubic,
+    /// Lanczos kernel, radius 3.
+    Lanczos3,
+    /// Lanczos kernel, radius 5.
+    Lanczos5,
+}
+
+/// Upsampling factors of the 2 spatial axes of `UpSampling2D`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Factor2D([usize; 2]);
+
+/// Upsampling factors of the 3 spatial axes of `UpSampling3D`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Factor3D([usize; 3]);
+
+/// The same factor on both axes.
+impl From<usize> for Factor2D {
+    fn from(factor: usize) -> Self {
+        Self([factor; 2])
+    }
+}
+
+/// `(rows, cols)`.
+impl From<(usize, usize)> for Factor2D {
+    fn from((rows, cols): (usize, usize)) -> Self {
+        Self([rows, cols])
+    }
+}
+
+/// The same factor on all 3 axes.
+impl From<usize> for Factor3D {
+    fn from(factor: usize) -> Self {
+        Self([factor; 3])
+    }
+}
+
+/// One factor per spatial axis.
+impl From<(usize, usize, usize)> for Factor3D {
+    fn from((a, b, c): (usize, usize, usize)) -> Self {
+        Self([a, b, c])
+    }
+}
+
+impl Factor2D {
+    pub(crate) fn factors(&self) -> Vec<usize> {
+        self.0.to_vec()
+    }
+}
+
+impl Factor3D {
+    pub(crate) fn factors(&self) -> Vec<usize> {
+        self.0.to_vec()
+    }
+}
+
+/// Implements `Layer` for a wrapper `struct $name(UpSamplingCore)` by delegation.
+macro_rules! up_sampling_layer {
+    ($name:ident) => {
+        impl $crate::neural_network::traits::Layer for $name {
+            fn forward(
+                &mut self,
+                input: &$crate::neural_network::Tensor,
+            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+                self.0.forward(input)
+            }
+            fn predict(
+                &self,
+                input: &$crate::neural_network::Tensor,
+            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+                self.0.predict(input)
+            }
+            fn backward(
+                &mut self,
+                grad_output: &$crate::neural_network::Tensor,
+            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+                self.0.backward(grad_output)
+            }
+            fn layer_type(&self) -> &str {
+                stringify!($name)
+            }
+            fn output_shape(&self) -> String {
+                self.0.output_shape()
+            }
+            fn param_count(&self) -> $crate::neural_network::layers::TrainingParameters {
+                $crate::neural_network::layers::TrainingParameters::NoTrainable
+            }
+            fn get_weights(&self) -> $crate::neural_network::layers::layer_weight::LayerWeight<'_> {
+                $crate::neural_network::layers::layer_weight::LayerWeight::Empty
+            }
+        }
+    };
+}
+use up_sampling_layer;
+
+#[cfg(test)]
+mod tests;

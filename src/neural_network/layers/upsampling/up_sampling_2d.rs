@@ -1,0 +1,24 @@
+//! `UpSampling2D`: enlarges the rows and columns of `[batch, rows, cols, channels]`.
+
+use super::engine::UpSamplingCore;
+use super::{up_sampling_layer, Factor2D, Interpolation};
+use crate::error::RustymlResult;
+
+/// Enlarges rows by `size.0` and columns by `size.1` with the chosen interpolation.
+#[derive(Debug)]
+pub struct UpSampling2D(UpSamplingCore);
+
+impl UpSampling2D {
+    /// `size`: one factor or `(rows, cols)`, each >= 1 (else `InvalidParameter`).
+    pub fn new(size: impl Into<Factor2D>, interpolation: Interpolation) -> RustymlResult<Self> {
+        UpSamplingCore::new(
+            "UpSampling2D",
+            "[batch, rows, cols, channels]",
+            size.into().factors(),
+            interpolation,
+        )
+        .map(Self)
+    }
+}
+
+up_sampling_layer!(UpSampling2D);

@@ -1,0 +1,24 @@
+//! `UpSampling3D`: repeats every position of `[batch, d1, d2, d3, channels]` per axis.
+
+use super::engine::UpSamplingCore;
+use super::{up_sampling_layer, Factor3D, Interpolation};
+use crate::error::RustymlResult;
+
+/// Repeats positions `size.k` times along spatial axis `k`.
+#[derive(Debug)]
+pub struct UpSampling3D(UpSamplingCore);
+
+impl UpSampling3D {
+    /// `size`: one factor or one per axis, each >= 1 (else `InvalidParameter`).
+    pub fn new(size: impl Into<Factor3D>) -> RustymlResult<Self> {
+        UpSamplingCore::new(
+            "UpSampling3D",
+            "[batch, dim1, dim2, dim3, channels]",
+            size.into().factors(),
+            Interpolation::Nearest,
+        )
+        .map(Self)
+    }
+}
+
+up_sampling_layer!(UpSampling3D);
