@@ -1,0 +1,779 @@
+//! The one implementation behind `DepthwiseConv1D/2D` and `SeparableConv1D/2D`: generic
+//! layers over the kernel's array dimension (`Ix3` for one spatial axis, `Ix4` for two). The
+//! per-rank files only add the original's constructors and name the weight containers.
+//!
+//! Both layers share a [`DepthwiseStage`] (window, kernel, cached input and geometry) that runs
+//! the direct engine of [`super::depthwise_engine`]. The separable layer adds the pointwise
+//! stage: a `[positions, C*dm] x [C*dm, filters]` product with the bias and activation.
+
+use super::depthwise_engine::{self as engine, DepthwiseGeometry};
+use super::PaddingType;
+use crate::error::{Error, IoError, RustymlResult};
+use crate::math::matmul::{self, dot_bias_act, dot_par, nested_parallelism};
+use crate::neural_network::layers::activation::Activation;
+use crate::neural_network::layers::layer_util::{full_shape, require_shape};
+use crate::neural_network::layers::layer_weight::LayerWeight;
+use crate::neural_network::layers::TrainingParameters;
+use crate::neural_network::traits::{Layer, ParamGrad};
+use crate::neural_network::{NnError, Tensor};
+use ndarray::{Array, Array1, Array2, ArrayView1, ArrayView2, Axis, Dimension, IxDyn};
+use rand::Rng;
+use std::borrow::Cow;
+
+/// What differs between the 1-D and 2-D layers: the kernel rank, the names, the weight
+/// containers.
+pub trait ConvRank: Dimension + 'static {
+    /// Spatial axes of the input (`kernel rank - 2`).
+    const SPATIAL: usize;
+    const DEPTHWISE: &'static str;
+    const SEPARABLE: &'static str;
+    fn depthwise_weights<'a>(
+        kernel: &'a Array<f32, Self>,
+        bias: &'a Array1<f32>,
+    ) -> LayerWeight<'a>;
+    fn separable_weights<'a>(
+        depthwise: &'a Array<f32, Self>,
+        pointwise: &'a Array<f32, Self>,
+        bias: &'a Array1<f32>,
+    ) -> LayerWeight<'a>;
+    /// The kernel and bias if `w` is this rank's depthwise container.
+    fn depthwise_parts<'b>(
+        w: &'b LayerWeight<'_>,
+    ) -> Option<(&'b Array<f32, Self>, &'b Array1<f32>)>;
+    /// The three arrays if `w` is this rank's separable container.
+    #[allow(clippy::type_complexity)]
+    fn separable_parts<'b>(
+        w: &'b LayerWeight<'_>,
+    ) -> Option<(&'b Array<f32, Self>, &'b Array<f32, Self>, &'b Array1<f32>)>;
+}
+
+macro_rules! conv_rank {
+    ($dim:ty, $spatial:expr, $dw:ident, $dwst:ident, $sep:ident, $sepst:ident) => {
+        impl ConvRank for $dim {
+            const SPATIAL: usize = $spatial;
+            const DEPTHWISE: &'static str = stringify!($dw);
+            const SEPARABLE: &'static str = stringify!($sep);
+            fn depthwise_weights<'a>(
+                kernel: &'a Array<f32, Self>,
+                bias: &'a Array1<f32>,
+            ) -> LayerWeight<'a> {
+                LayerWeight::$dw(crate::neural_network::layers::layer_weight::$dwst {
+                    weight: Cow::Borrowed(kernel),
+                    bias: Cow::Borrowed(bias),
+                })
+            }
+            fn separable_weights<'a>(
+                depthwise: &'a Array<f32, Self>,
+                pointwise: &'a Array<f32, Self>,
+                bias: &'a Array1<f32>,
+            ) -> LayerWeight<'a> {
+                LayerWeight::$sep(crate::neural_network::layers::layer_weight::$sepst {
+                    depthwise_weight: Cow::Borrowed(depthwise),
+                    pointwise_weight: Cow::Borrowed(pointwise),
+                    bias: Cow::Borrowed(bias),
+                })
+            }
+            fn depthwise_parts<'b>(
+                w: &'b LayerWeight<'_>,
+            ) -> Option<(&'b Array<f32, Self>, &'b Array1<f32>)> {
+                match w {
+                    LayerWeight::$dw(w) => Some((w.weight.as_ref(), w.bias.as_ref())),
+                    _ => None,
+                }
+            }
+            fn separable_parts<'b>(
+                w: &'b LayerWeight<'_>,
+            ) -> Option<(&'b Array<f32, Self>, &'b Array<f32, Self>, &'b Array1<f32>)> {
+                match w {
+                    LayerWeight::$sep(w) => Some((
+                        w.depthwise_weight.as_ref(),
+                        w.pointwise_weight.as_ref(),
+                        w.bias.as_ref(),
+                    )),
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+conv_rank!(
+    ndarray::Ix3,
+    1,
+    DepthwiseConv1D,
+    DepthwiseConv1DLayerWeight,
+    SeparableConv1D,
+    SeparableConv1DLayerWeight
+);
+conv_rank!(
+    ndarray::Ix4,
+    2,
+    DepthwiseConv2D,
+    DepthwiseConv2DLayerWeight,
+    SeparableConv2D,
+    SeparableConv2DLayerWeight
+);
+
+/// `(3, 3)` / `(5,)`: spatial sizes as the error messages print them.
+fn tuple(v: &[usize]) -> String {
+    full_shape(v)
+}
+
+/// Glorot-uniform kernel of shape `[k.., fan_in_axis, fan_out_axis]`, fans as Keras counts
+/// them (receptive field x the last two axes).
+fn glorot<K: Dimension>(shape: K, rng: &mut impl Rng) -> Array<f32, K> {
+    let s = shape.slice();
+    let receptive: usize = s[..s.len() - 2].iter().product();
+    let fan_in = receptive * s[s.len() - 2];
+    let fan_out = receptive * s[s.len() - 1];
+    let limit = (6.0 / (fan_in + fan_out) as f64).sqrt() as f32;
+    Array::from_shape_simple_fn(shape, || rng.random_range(-limit..limit))
+}
+
+fn check_shape(name: &str, expected: &[usize], found: &[usize]) -> RustymlResult<()> {
+    if expected == found {
+        Ok(())
+    } else {
+        Err(NnError::WeightShape {
+            name: name.to_string(),
+            expected: expected.to_vec(),
+            found: found.to_vec(),
+        }
+        .into())
+    }
+}
+
+fn positive(name: &str, values: &[usize]) -> RustymlResult<()> {
+    if values.contains(&0) {
+        return Err(Error::invalid_parameter(
+            name,
+            format!("every entry must be > 0, got {}", tuple(values)),
+        ));
+    }
+    Ok(())
+}
+
+fn ordered(t: &Tensor) -> Tensor {
+    t.as_standard_layout().into_owned()
+}
+
+/// The depthwise stage both layers share: window, kernel `[k.., C, dm]`, and what the backward
+/// pass needs (the C-order input and its geometry).
+#[derive(Debug, Clone)]
+pub struct DepthwiseStage<K: ConvRank> {
+    name: &'static str,
+    input_shape: Vec<usize>,
+    kernel_size: Vec<usize>,
+    strides: Vec<usize>,
+    dilation: Vec<usize>,
+    padding: PaddingType,
+    multiplier: usize,
+    kernel: Array<f32, K>,
+    grad_kernel: Option<Array<f32, K>>,
+    cache: Option<(Tensor, DepthwiseGeometry)>,
+}
+
+impl<K: ConvRank> DepthwiseStage<K> {
+    fn new(
+        name: &'static str,
+        kernel_size: Vec<usize>,
+        input_shape: Vec<usize>,
+        strides: Vec<usize>,
+        multiplier: usize,
+    ) -> RustymlResult<Self> {
+        positive("kernel_size", &kernel_size)?;
+        positive("strides", &strides)?;
+        if multiplier == 0 {
+            return Err(Error::invalid_parameter("depth_multiplier", "must be > 0"));
+        }
+        if input_shape.len() != K::SPATIAL + 2 {
+            return Err(Error::invalid_input(format!(
+                "{name}: input_shape must be [batch, {}channels] ({} axes), got {:?}",
+                "spatial.., ",
+                K::SPATIAL + 2,
+                input_shape
+            )));
+        }
+        if input_shape.contains(&0) {
+            return Err(Error::invalid_input(format!(
+                "{name}: input_shape {input_shape:?} has a zero-sized axis"
+            )));
+        }
+        let stage = Self {
+            name,
+            input_shape,
+            dilation: vec![1; kernel_size.len()],
+            kernel_size,
+            strides,
+            padding: PaddingType::Valid,
+            multiplier,
+            kernel: Array::zeros(K::zeros(K::SPATIAL + 2)),
+            grad_kernel: None,
+            cache: None,
+        };
+        stage.check_window()?;
+        Ok(stage)
+    }
+
+    fn channels(&self) -> usize {
+        self.input_shape[K::SPATIAL + 1]
+    }
+
+    fn lanes(&self) -> usize {
+        self.channels() * self.multiplier
+    }
+
+    fn kernel_shape(&self) -> K {
+        let mut shape = self.kernel_size.clone();
+        shape.extend([self.channels(), self.multiplier]);
+        K::from_dimension(&IxDyn(&shape)).expect("kernel rank matches the layer")
+    }
+
+    /// The geometry of `input` (`[batch, spatial.., C]`) under this window.
+    fn geometry(&self, input: &[usize]) -> RustymlResult<DepthwiseGeometry> {
+        let name = self.name;
+        if input.len() != K::SPATIAL + 2 {
+            return Err(Error::invalid_input(format!(
+                "{name}: expected a {}D input [batch, spatial.., channels], got shape {input:?}",
+                K::SPATIAL + 2
+            )));
+        }
+        let c = input[K::SPATIAL + 1];
+        if c != self.channels() {
+            return Err(Error::dimension_mismatch(self.channels(), c));
+        }
+        let spatial = &input[1..=K::SPATIAL];
+        if spatial.contains(&0) {
+            return Err(Error::invalid_input(format!(
+                "{name}: input of shape {input:?} has an empty spatial axis"
+            )));
+        }
+        DepthwiseGeometry::new(
+            input[0],
+            spatial,
+            c,
+            self.multiplier,
+            &self.kernel_size,
+            &self.strides,
+            &self.dilation,
+            self.padding,
+        )
+        .ok_or_else(|| {
+            let span: Vec<usize> = self
+                .kernel_size
+                .iter()
+                .zip(&self.dilation)
+                .map(|(k, d)| d * (k - 1) + 1)
+                .collect();
+            Error::invalid_input(format!(
+                "{name}: kernel {} (dilated span {}) larger than the input {} under 'valid' padding",
+                tuple(&self.kernel_size),
+                tuple(&span),
+                tuple(spatial)
+            ))
+        })
+    }
+
+    /// The declared input admits at least one window.
+    fn check_window(&self) -> RustymlResult<()> {
+        self.geometry(&self.input_shape).map(|_| ())
+    }
+
+    fn init_kernel(&mut self, rng: &mut impl Rng) {
+        self.kernel = glorot(self.kernel_shape(), rng);
+    }
+
+    fn output_dims(&self, lanes: usize) -> Vec<usize> {
+        let mut dims = vec![self.input_shape[0]];
+        match self.geometry(&self.input_shape) {
+            Ok(g) => dims.extend_from_slice(g.output_spatial()),
+            Err(_) => dims.extend(std::iter::repeat_n(0, K::SPATIAL)),
+        }
+        dims.push(lanes);
+        dims
+    }
+
+    /// `[batch * positions, C*dm]` depthwise output (bias added when given) and the geometry;
+    /// the C-order input comes back for the cache.
+    fn run(
+        &self,
+        input: &Tensor,
+        bias: Option<&[f32]>,
+    ) -> RustymlResult<(Vec<f32>, DepthwiseGeometry, Tensor)> {
+        let g = self.geometry(input.shape())?;
+        let x = ordered(input);
+        let w = self.kernel.as_slice().expect("kernel is C order");
+        let y = engine::forward(&g, x.as_slice().expect("C order"), w, bias);
+        Ok((y, g, x))
+    }
+
+    /// Input gradient from the gradient of the stage output (`[batch * positions, C*dm]`);
+    /// stores the kernel gradient, returns the input gradient and the per-lane sums of `dy`.
+    fn backward(&mut self, dy: &[f32]) -> RustymlResult<(Tensor, Vec<f32>)> {
+        let Some((x, g)) = &self.cache else {
+            return Err(Error::forward_pass_not_run(self.name));
+        };
+        let w = self.kernel.as_slice().expect("kernel is C order");
+        let dx = engine::backward_input(g, dy, w);
+        let (dw, db) = engine::backward_kernel(g, x.as_slice().expect("C order"), dy);
+        self.grad_kernel =
+            Some(Array::from_shape_vec(self.kernel.raw_dim(), dw).expect("kernel-sized gradient"));
+        let dx = Tensor::from_shape_vec(x.raw_dim(), dx).expect("input-sized gradient");
+        Ok((dx, db))
+    }
+}
+
+/// `Tensor` of shape `[batch, out.., lanes]` over `data`.
+fn output_tensor(g: &DepthwiseGeometry, lanes: usize, data: Vec<f32>) -> Tensor {
+    let mut shape = vec![g.batch];
+    shape.extend_from_slice(g.output_spatial());
+    shape.push(lanes);
+    Tensor::from_shape_vec(IxDyn(&shape), data).expect("engine output matches its geometry")
+}
+
+/// Builders every layer of the family shares.
+macro_rules! shared_builders {
+    () => {
+        /// Keras's padding mode (default `Valid`).
+        pub fn with_padding(mut self, padding: PaddingType) -> Self {
+            self.stage.padding = padding;
+            self
+        }
+
+        /// Re-draws the kernels from `random_state`: equal seeds give equal layers.
+        pub fn with_random_state(mut self, random_state: u64) -> Self {
+            self.random_state = Some(random_state);
+            self.init_weights();
+            self
+        }
+
+        /// Keras's `dilation_rate` per spatial axis (the per-rank `with_dilation_rate` calls this).
+        pub(crate) fn dilated(mut self, dilation_rate: Vec<usize>) -> RustymlResult<Self> {
+            positive("dilation_rate", &dilation_rate)?;
+            if dilation_rate.len() != K::SPATIAL {
+                return Err(Error::invalid_parameter(
+                    "dilation_rate",
+                    format!(
+                        "expected {} entries, got {}",
+                        K::SPATIAL,
+                        dilation_rate.len()
+                    ),
+                ));
+            }
+            let previous = std::mem::replace(&mut self.stage.dilation, dilation_rate);
+            if let Err(e) = self.stage.check_window() {
+                self.stage.dilation = previous;
+                return Err(e);
+            }
+            Ok(self)
+        }
+
+        /// Keras's `use_bias` (default true): without it the bias stays zero and untrained.
+        pub fn with_use_bias(mut self, use_bias: bool) -> Self {
+            self.use_bias = use_bias;
+            if !use_bias {
+                self.bias.fill(0.0);
+            }
+            self
+        }
+
+        /// The padding mode.
+        pub fn padding(&self) -> PaddingType {
+            self.stage.padding
+        }
+    };
+}
+
+/// A depthwise convolution: `activation(depthwise(x) + bias)`, output `[batch, out.., C*dm]`.
+/// The kernel `[k.., C, dm]` starts Glorot-uniform, the bias `[C*dm]` at zero.
+#[derive(Debug, Clone)]
+pub struct DepthwiseConv<K: ConvRank> {
+    stage: DepthwiseStage<K>,
+    activation: Activation,
+    use_bias: bool,
+    bias: Array1<f32>,
+    random_state: Option<u64>,
+    output_cache: Option<Tensor>,
+    grad_bias: Option<Array1<f32>>,
+}
+
+impl<K: ConvRank> DepthwiseConv<K> {
+    pub(crate) fn build(
+        kernel_size: Vec<usize>,
+        input_shape: Vec<usize>,
+        strides: Vec<usize>,
+        activation: impl Into<Activation>,
+    ) -> RustymlResult<Self> {
+        let activation = activation.into();
+        activation.validate()?;
+        let stage = DepthwiseStage::new(K::DEPTHWISE, kernel_size, input_shape, strides, 1)?;
+        let mut layer = Self {
+            bias: Array1::zeros(stage.lanes()),
+            stage,
+            activation,
+            use_bias: true,
+            random_state: None,
+            output_cache: None,
+            grad_bias: None,
+        };
+        layer.init_weights();
+        Ok(layer)
+    }
+
+    fn init_weights(&mut self) {
+        let mut rng = crate::random::rng_from(self.random_state);
+        self.stage.init_kernel(&mut rng);
+        self.bias = Array1::zeros(self.stage.lanes());
+    }
+
+    shared_builders!();
+
+    /// Filters per input channel (default 1): the output has `channels * depth_multiplier`
+    /// channels. Re-draws the kernel at its new shape and zeroes the bias.
+    pub fn with_depth_multiplier(mut self, depth_multiplier: usize) -> RustymlResult<Self> {
+        if depth_multiplier == 0 {
+            return Err(Error::invalid_parameter("depth_multiplier", "must be > 0"));
+        }
+        self.stage.multiplier = depth_multiplier;
+        self.init_weights();
+        Ok(self)
+    }
+
+    /// Replaces the kernel (`[k.., channels, depth_multiplier]`) and the bias
+    /// (`[channels * depth_multiplier]`).
+    pub fn set_weights(&mut self, weights: Array<f32, K>, bias: Array1<f32>) -> RustymlResult<()> {
+        check_shape(
+            "weights",
+            self.stage.kernel_shape().slice(),
+            weights.shape(),
+        )?;
+        check_shape("bias", &[self.stage.lanes()], bias.shape())?;
+        self.stage.kernel = weights.as_standard_layout().into_owned();
+        self.bias = bias.as_standard_layout().into_owned();
+        Ok(())
+    }
+
+    fn compute(&self, input: &Tensor) -> RustymlResult<(Tensor, DepthwiseGeometry, Tensor)> {
+        let bias = self
+            .use_bias
+            .then(|| self.bias.as_slice().expect("C order"));
+        let (y, g, x) = self.stage.run(input, bias)?;
+        let mut out = output_tensor(&g, self.stage.lanes(), y);
+        self.activation.forward_in_place(&mut out)?;
+        Ok((out, g, x))
+    }
+}
+
+impl<K: ConvRank> Layer for DepthwiseConv<K> {
+    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+        self.stage.cache = None;
+        self.output_cache = None;
+        let (out, g, x) = self.compute(input)?;
+        self.stage.cache = Some((x, g));
+        self.output_cache = Some(out.clone());
+        Ok(out)
+    }
+
+    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+        Ok(self.compute(input)?.0)
+    }
+
+    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+        let Some(out) = &self.output_cache else {
+            return Err(Error::forward_pass_not_run(K::DEPTHWISE));
+        };
+        require_shape(out.shape(), grad_output.shape())?;
+        let dz = self.activation.backward(out, grad_output)?;
+        let (dx, db) = self
+            .stage
+            .backward(dz.as_slice().expect("activation gradients are C order"))?;
+        self.grad_bias = Some(Array1::from_vec(db));
+        Ok(dx)
+    }
+
+    fn layer_type(&self) -> &str {
+        K::DEPTHWISE
+    }
+
+    fn output_shape(&self) -> String {
+        full_shape(&self.stage.output_dims(self.stage.lanes()))
+    }
+
+    fn param_count(&self) -> TrainingParameters {
+        let bias = if self.use_bias { self.bias.len() } else { 0 };
+        TrainingParameters::Trainable(self.stage.kernel.len() + bias)
+    }
+
+    fn parameters(&mut self) -> Vec<ParamGrad<'_>> {
+        let (Some(gw), Some(gb)) = (&self.stage.grad_kernel, &self.grad_bias) else {
+            return Vec::new();
+        };
+        let mut params = vec![ParamGrad::weight(
+            self.stage.kernel.as_slice_mut().expect("C order"),
+            gw.as_slice().expect("C order"),
+        )];
+        if self.use_bias {
+            params.push(ParamGrad::no_decay(
+                self.bias.as_slice_mut().expect("C order"),
+                gb.as_slice().expect("C order"),
+            ));
+        }
+        params
+    }
+
+    fn get_weights(&self) -> LayerWeight<'_> {
+        K::depthwise_weights(&self.stage.kernel, &self.bias)
+    }
+
+    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> RustymlResult<()> {
+        let (w, b) = K::depthwise_parts(weights).ok_or_else(|| {
+            IoError::ModelStructureMismatch(format!(
+                "expected {} weights for a {} layer",
+                K::DEPTHWISE,
+                K::DEPTHWISE
+            ))
+        })?;
+        self.set_weights(w.clone(), b.clone())
+            .map_err(|e| IoError::ModelStructureMismatch(format!("{}: {e}", K::DEPTHWISE)).into())
+    }
+}
+
+/// A depthwise-separable convolution: a depthwise stage (kernel `[k.., C, dm]`, no bias) then a
+/// pointwise stage (kernel `[1.., C*dm, filters]`) with the bias `[filters]` and the activation.
+/// Both kernels start Glorot-uniform (depthwise first, from one stream), the bias at zero.
+#[derive(Debug, Clone)]
+pub struct SeparableConv<K: ConvRank> {
+    stage: DepthwiseStage<K>,
+    filters: usize,
+    activation: Activation,
+    use_bias: bool,
+    pointwise: Array<f32, K>,
+    bias: Array1<f32>,
+    random_state: Option<u64>,
+    /// Depthwise output `[batch * positions, C*dm]` and the layer output.
+    cache: Option<(Array2<f32>, Tensor)>,
+    grad_pointwise: Option<Array<f32, K>>,
+    grad_bias: Option<Array1<f32>>,
+}
+
+/// The pointwise stage: `act(mid · pw + bias)` as one product over all positions, the bias and
+/// a (Leaky)ReLU fused into its epilogue.
+fn pointwise_forward(
+    mid: ArrayView2<f32>,
+    pw: ArrayView2<f32>,
+    bias: Option<ArrayView1<f32>>,
+    activation: Activation,
+) -> RustymlResult<(Array2<f32>, bool)> {
+    let fused = match activation {
+        Activation::ReLU => Some(matmul::Activation::Relu),
+        Activation::LeakyReLU { negative_slope } => {
+            Some(matmul::Activation::LeakyRelu(negative_slope))
+        }
+        _ => None,
+    };
+    let z = dot_bias_act(mid, pw, bias, fused, nested_parallelism())?;
+    Ok((z, fused.is_some()))
+}
+
+/// The pointwise stage's gradients from `dz` (`[positions, filters]`): `(midᵀ dz, dz pwᵀ)`.
+fn pointwise_backward(
+    mid: ArrayView2<f32>,
+    pw: ArrayView2<f32>,
+    dz: ArrayView2<f32>,
+) -> RustymlResult<(Array2<f32>, Array2<f32>)> {
+    let par = nested_parallelism();
+    Ok((dot_par(mid.t(), dz, par)?, dot_par(dz, pw.t(), par)?))
+}
+
+impl<K: ConvRank> SeparableConv<K> {
+    pub(crate) fn build(
+        filters: usize,
+        kernel_size: Vec<usize>,
+        input_shape: Vec<usize>,
+        strides: Vec<usize>,
+        depth_multiplier: usize,
+        activation: impl Into<Activation>,
+    ) -> RustymlResult<Self> {
+        if filters == 0 {
+            return Err(Error::invalid_parameter("filters", "must be > 0"));
+        }
+        let activation = activation.into();
+        activation.validate()?;
+        let stage = DepthwiseStage::new(
+            K::SEPARABLE,
+            kernel_size,
+            input_shape,
+            strides,
+            depth_multiplier,
+        )?;
+        let mut layer = Self {
+            pointwise: Array::zeros(K::zeros(K::SPATIAL + 2)),
+            stage,
+            filters,
+            activation,
+            use_bias: true,
+            bias: Array1::zeros(filters),
+            random_state: None,
+            cache: None,
+            grad_pointwise: None,
+            grad_bias: None,
+        };
+        layer.init_weights();
+        Ok(layer)
+    }
+
+    fn pointwise_shape(&self) -> K {
+        let mut shape = vec![1; K::SPATIAL];
+        shape.extend([self.stage.lanes(), self.filters]);
+        K::from_dimension(&IxDyn(&shape)).expect("kernel rank matches the layer")
+    }
+
+    fn init_weights(&mut self) {
+        let mut rng = crate::random::rng_from(self.random_state);
+        self.stage.init_kernel(&mut rng);
+        self.pointwise = glorot(self.pointwise_shape(), &mut rng);
+        self.bias = Array1::zeros(self.filters);
+    }
+
+    shared_builders!();
+
+    /// Replaces the depthwise kernel (`[k.., channels, dm]`), the pointwise kernel
+    /// (`[1.., channels * dm, filters]`) and the bias (`[filters]`).
+    pub fn set_weights(
+        &mut self,
+        depthwise_weights: Array<f32, K>,
+        pointwise_weights: Array<f32, K>,
+        bias: Array1<f32>,
+    ) -> RustymlResult<()> {
+        check_shape(
+            "depthwise_weights",
+            self.stage.kernel_shape().slice(),
+            depthwise_weights.shape(),
+        )?;
+        check_shape(
+            "pointwise_weights",
+            self.pointwise_shape().slice(),
+            pointwise_weights.shape(),
+        )?;
+        check_shape("bias", &[self.filters], bias.shape())?;
+        self.stage.kernel = depthwise_weights.as_standard_layout().into_owned();
+        self.pointwise = pointwise_weights.as_standard_layout().into_owned();
+        self.bias = bias.as_standard_layout().into_owned();
+        Ok(())
+    }
+
+    fn pointwise_matrix(&self) -> ArrayView2<'_, f32> {
+        self.pointwise
+            .view()
+            .into_shape_with_order((self.stage.lanes(), self.filters))
+            .expect("the pointwise kernel is C order")
+    }
+
+    fn compute(
+        &self,
+        input: &Tensor,
+    ) -> RustymlResult<(Tensor, Array2<f32>, DepthwiseGeometry, Tensor)> {
+        let (y, g, x) = self.stage.run(input, None)?;
+        let rows = g.batch * g.output_positions();
+        let mid = Array2::from_shape_vec((rows, self.stage.lanes()), y).expect("engine rows");
+        let bias = self.use_bias.then(|| self.bias.view());
+        let (z, fused) =
+            pointwise_forward(mid.view(), self.pointwise_matrix(), bias, self.activation)?;
+        let mut out = output_tensor(&g, self.filters, z.into_raw_vec_and_offset().0);
+        if !fused {
+            self.activation.forward_in_place(&mut out)?;
+        }
+        Ok((out, mid, g, x))
+    }
+}
+
+impl<K: ConvRank> Layer for SeparableConv<K> {
+    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+        self.stage.cache = None;
+        self.cache = None;
+        let (out, mid, g, x) = self.compute(input)?;
+        self.stage.cache = Some((x, g));
+        self.cache = Some((mid, out.clone()));
+        Ok(out)
+    }
+
+    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+        Ok(self.compute(input)?.0)
+    }
+
+    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+        let Some((mid, out)) = &self.cache else {
+            return Err(Error::forward_pass_not_run(K::SEPARABLE));
+        };
+        require_shape(out.shape(), grad_output.shape())?;
+        let dz = self.activation.backward(out, grad_output)?;
+        let dz = dz
+            .into_shape_with_order((mid.nrows(), self.filters))
+            .expect("activation gradients are C order");
+        let (dpw, dmid) = pointwise_backward(mid.view(), self.pointwise_matrix(), dz.view())?;
+        self.grad_bias = Some(dz.sum_axis(Axis(0)));
+        self.grad_pointwise = Some(
+            dpw.into_shape_with_order(self.pointwise.raw_dim())
+                .expect("pointwise-sized gradient"),
+        );
+        let dmid = dmid.as_standard_layout();
+        let (dx, _) = self.stage.backward(dmid.as_slice().expect("C order"))?;
+        Ok(dx)
+    }
+
+    fn layer_type(&self) -> &str {
+        K::SEPARABLE
+    }
+
+    fn output_shape(&self) -> String {
+        full_shape(&self.stage.output_dims(self.filters))
+    }
+
+    fn param_count(&self) -> TrainingParameters {
+        let bias = if self.use_bias { self.filters } else { 0 };
+        TrainingParameters::Trainable(self.stage.kernel.len() + self.pointwise.len() + bias)
+    }
+
+    fn parameters(&mut self) -> Vec<ParamGrad<'_>> {
+        let (Some(gd), Some(gp), Some(gb)) = (
+            &self.stage.grad_kernel,
+            &self.grad_pointwise,
+            &self.grad_bias,
+        ) else {
+            return Vec::new();
+        };
+        let mut params = vec![
+            ParamGrad::weight(
+                self.stage.kernel.as_slice_mut().expect("C order"),
+                gd.as_slice().expect("C order"),
+            ),
+            ParamGrad::weight(
+                self.pointwise.as_slice_mut().expect("C order"),
+                gp.as_slice().expect("C order"),
+            ),
+        ];
+        if self.use_bias {
+            params.push(ParamGrad::no_decay(
+                self.bias.as_slice_mut().expect("C order"),
+                gb.as_slice().expect("C order"),
+            ));
+        }
+        params
+    }
+
+    fn get_weights(&self) -> LayerWeight<'_> {
+        K::separable_weights(&self.stage.kernel, &self.pointwise, &self.bias)
+    }
+
+    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> RustymlResult<()> {
+        let (d, p, b) = K::separable_parts(weights).ok_or_else(|| {
+            IoError::ModelStructureMismatch(format!(
+                "expected {} weights for a {} layer",
+                K::SEPARABLE,
+                K::SEPARABLE
+            ))
+        })?;
+        self.set_weights(d.clone(), p.clone(), b.clone())
+            .map_err(|e| IoError::ModelStructureMismatch(format!("{}: {e}", K::SEPARABLE)).into())
+    }
+}
