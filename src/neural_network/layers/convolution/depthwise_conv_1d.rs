@@ -1,6 +1,7 @@
 //! `DepthwiseConv1D`: one filter bank per input channel over `[batch, length, channels]`.
 
 use super::depthwise_common::DepthwiseConv;
+use super::PaddingType;
 use crate::error::RustymlResult;
 use crate::neural_network::layers::activation::Activation;
 use crate::neural_network::layers::layer_weight::DepthwiseConv1DLayerWeight;
@@ -20,7 +21,13 @@ impl DepthwiseConv<Ix3> {
         stride: usize,
         activation: impl Into<Activation>,
     ) -> RustymlResult<Self> {
-        Self::build(vec![kernel_size], input_shape, vec![stride], activation)
+        Self::build_padded(
+            vec![kernel_size],
+            input_shape,
+            vec![stride],
+            PaddingType::Valid,
+            activation,
+        )
     }
 
     /// Keras's `dilation_rate`: taps `dilation_rate` cells apart (default 1).

@@ -1,6 +1,7 @@
 //! `DepthwiseConv2D`: one filter bank per input channel over `[batch, height, width, channels]`.
 
 use super::depthwise_common::DepthwiseConv;
+use super::PaddingType;
 use crate::error::RustymlResult;
 use crate::neural_network::layers::activation::Activation;
 use crate::neural_network::layers::layer_weight::DepthwiseConv2DLayerWeight;
@@ -20,10 +21,11 @@ impl DepthwiseConv<Ix4> {
         strides: (usize, usize),
         activation: impl Into<Activation>,
     ) -> RustymlResult<Self> {
-        Self::build(
+        Self::build_padded(
             vec![kernel_size.0, kernel_size.1],
             input_shape,
             vec![strides.0, strides.1],
+            PaddingType::Valid,
             activation,
         )
     }

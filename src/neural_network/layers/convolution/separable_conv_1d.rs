@@ -1,6 +1,7 @@
 //! `SeparableConv1D`: a depthwise 1-D convolution followed by a pointwise (1-tap) one.
 
 use super::depthwise_common::SeparableConv;
+use super::PaddingType;
 use crate::error::RustymlResult;
 use crate::neural_network::layers::activation::Activation;
 use crate::neural_network::layers::layer_weight::SeparableConv1DLayerWeight;
@@ -22,12 +23,13 @@ impl SeparableConv<Ix3> {
         depth_multiplier: usize,
         activation: impl Into<Activation>,
     ) -> RustymlResult<Self> {
-        Self::build(
+        Self::build_padded(
             filters,
             vec![kernel_size],
             input_shape,
             vec![stride],
             depth_multiplier,
+            PaddingType::Valid,
             activation,
         )
     }

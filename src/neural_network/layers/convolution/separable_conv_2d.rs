@@ -1,6 +1,7 @@
 //! `SeparableConv2D`: a depthwise 2-D convolution followed by a pointwise (1x1) one.
 
 use super::depthwise_common::SeparableConv;
+use super::PaddingType;
 use crate::error::RustymlResult;
 use crate::neural_network::layers::activation::Activation;
 use crate::neural_network::layers::layer_weight::SeparableConv2DLayerWeight;
@@ -22,12 +23,13 @@ impl SeparableConv<Ix4> {
         depth_multiplier: usize,
         activation: impl Into<Activation>,
     ) -> RustymlResult<Self> {
-        Self::build(
+        Self::build_padded(
             filters,
             vec![kernel_size.0, kernel_size.1],
             input_shape,
             vec![strides.0, strides.1],
             depth_multiplier,
+            PaddingType::Valid,
             activation,
         )
     }
