@@ -4,19 +4,21 @@
 //!
 //! Both layers share a [`DepthwiseStage`] (window, kernel, cached input and geometry) that runs
 //! the direct engine of [`super::depthwise_engine`]. The separable layer adds the pointwise
-//! stage: a `[positions, C*dm] x [C*dm, filters]` product with the bias and activation.
+//! stage (a 1x1 convolution, bias and activation fused) on the shared im2col/GEMM engine
+//! [`super::engine`], whose 1x1 stride-1 path is one product over all positions.
 
 use super::depthwise_engine::{self as engine, DepthwiseGeometry};
+use super::engine::{self as conv_engine, ConvGeometry};
 use super::PaddingType;
 use crate::error::{Error, IoError, RustymlResult};
-use crate::math::matmul::{self, dot_bias_act, dot_par, nested_parallelism};
+use crate::math::matmul;
 use crate::neural_network::layers::activation::Activation;
 use crate::neural_network::layers::layer_util::{full_shape, require_shape};
 use crate::neural_network::layers::layer_weight::LayerWeight;
 use crate::neural_network::layers::TrainingParameters;
 use crate::neural_network::traits::{Layer, ParamGrad};
 use crate::neural_network::{NnError, Tensor};
-use ndarray::{Array, Array1, Array2, ArrayView1, ArrayView2, Axis, Dimension, IxDyn};
+use ndarray::{Array, Array1, Dimension, IxDyn};
 use rand::Rng;
 use std::borrow::Cow;
 
@@ -555,20 +557,42 @@ pub struct SeparableConv<K: ConvRank> {
     pointwise: Array<f32, K>,
     bias: Array1<f32>,
     random_state: Option<u64>,
-    /// Depthwise output `[batch * positions, C*dm]` and the layer output.
-    cache: Option<(Array2<f32>, Tensor)>,
+    /// Depthwise output `[batch, positions, C*dm]`, the pointwise geometry, the layer output.
+    cache: Option<(Vec<f32>, ConvGeometry, Tensor)>,
     grad_pointwise: Option<Array<f32, K>>,
     grad_bias: Option<Array1<f32>>,
 }
 
-/// The pointwise stage: `act(mid · pw + bias)` as one product over all positions, the bias and
-/// a (Leaky)ReLU fused into its epilogue.
+/// The pointwise stage's geometry: a 1x1 (stride 1, `Valid`) convolution over the depthwise
+/// output's positions, `C*dm` channels in, `filters` out.
+fn pointwise_geometry(
+    layer: &str,
+    g: &DepthwiseGeometry,
+    filters: usize,
+) -> RustymlResult<ConvGeometry> {
+    let ones = vec![1; g.rank];
+    ConvGeometry::new(
+        layer,
+        g.output_spatial(),
+        &ones,
+        &ones,
+        &ones,
+        PaddingType::Valid,
+        g.lanes(),
+        filters,
+    )
+}
+
+/// The pointwise stage: `act(mid · pw + bias)` on the shared convolution engine, the bias and
+/// a (Leaky)ReLU fused into its epilogue; whether the activation was fused comes back too.
 fn pointwise_forward(
-    mid: ArrayView2<f32>,
-    pw: ArrayView2<f32>,
-    bias: Option<ArrayView1<f32>>,
+    geom: &ConvGeometry,
+    batch: usize,
+    mid: &[f32],
+    pw: &[f32],
+    bias: Option<&[f32]>,
     activation: Activation,
-) -> RustymlResult<(Array2<f32>, bool)> {
+) -> RustymlResult<(Tensor, bool)> {
     let fused = match activation {
         Activation::ReLU => Some(matmul::Activation::Relu),
         Activation::LeakyReLU { negative_slope } => {
@@ -576,18 +600,23 @@ fn pointwise_forward(
         }
         _ => None,
     };
-    let z = dot_bias_act(mid, pw, bias, fused, nested_parallelism())?;
+    let z = conv_engine::forward(geom, batch, mid, pw, bias, fused)?;
     Ok((z, fused.is_some()))
 }
 
-/// The pointwise stage's gradients from `dz` (`[positions, filters]`): `(midᵀ dz, dz pwᵀ)`.
+/// The pointwise stage's gradients from `dz` (`[batch, positions, filters]`): the kernel's
+/// (`[C*dm, filters]`, flat), the bias's, and the depthwise output's (`[batch, positions, C*dm]`).
 fn pointwise_backward(
-    mid: ArrayView2<f32>,
-    pw: ArrayView2<f32>,
-    dz: ArrayView2<f32>,
-) -> RustymlResult<(Array2<f32>, Array2<f32>)> {
-    let par = nested_parallelism();
-    Ok((dot_par(mid.t(), dz, par)?, dot_par(dz, pw.t(), par)?))
+    geom: &ConvGeometry,
+    batch: usize,
+    mid: &[f32],
+    pw: &[f32],
+    dz: &[f32],
+) -> RustymlResult<(Vec<f32>, Vec<f32>, Tensor)> {
+    let dpw = conv_engine::backward_weights(geom, batch, mid, dz)?;
+    let db = conv_engine::channel_sums(dz, geom.filters);
+    let dmid = conv_engine::backward_data(geom, batch, dz, pw, None)?;
+    Ok((dpw.into_raw_vec_and_offset().0, db, dmid))
 }
 
 impl<K: ConvRank> SeparableConv<K> {
@@ -670,28 +699,24 @@ impl<K: ConvRank> SeparableConv<K> {
         Ok(())
     }
 
-    fn pointwise_matrix(&self) -> ArrayView2<'_, f32> {
-        self.pointwise
-            .view()
-            .into_shape_with_order((self.stage.lanes(), self.filters))
-            .expect("the pointwise kernel is C order")
-    }
-
+    /// The output, then for the cache: the depthwise output, the pointwise geometry, the
+    /// depthwise geometry and the C-order input.
+    #[allow(clippy::type_complexity)]
     fn compute(
         &self,
         input: &Tensor,
-    ) -> RustymlResult<(Tensor, Array2<f32>, DepthwiseGeometry, Tensor)> {
-        let (y, g, x) = self.stage.run(input, None)?;
-        let rows = g.batch * g.output_positions();
-        let mid = Array2::from_shape_vec((rows, self.stage.lanes()), y).expect("engine rows");
-        let bias = self.use_bias.then(|| self.bias.view());
-        let (z, fused) =
-            pointwise_forward(mid.view(), self.pointwise_matrix(), bias, self.activation)?;
-        let mut out = output_tensor(&g, self.filters, z.into_raw_vec_and_offset().0);
+    ) -> RustymlResult<(Tensor, Vec<f32>, ConvGeometry, DepthwiseGeometry, Tensor)> {
+        let (mid, g, x) = self.stage.run(input, None)?;
+        let pg = pointwise_geometry(K::SEPARABLE, &g, self.filters)?;
+        let bias = self
+            .use_bias
+            .then(|| self.bias.as_slice().expect("C order"));
+        let pw = self.pointwise.as_slice().expect("C order");
+        let (mut out, fused) = pointwise_forward(&pg, g.batch, &mid, pw, bias, self.activation)?;
         if !fused {
             self.activation.forward_in_place(&mut out)?;
         }
-        Ok((out, mid, g, x))
+        Ok((out, mid, pg, g, x))
     }
 }
 
@@ -699,9 +724,9 @@ impl<K: ConvRank> Layer for SeparableConv<K> {
     fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
         self.stage.cache = None;
         self.cache = None;
-        let (out, mid, g, x) = self.compute(input)?;
+        let (out, mid, pg, g, x) = self.compute(input)?;
         self.stage.cache = Some((x, g));
-        self.cache = Some((mid, out.clone()));
+        self.cache = Some((mid, pg, out.clone()));
         Ok(out)
     }
 
@@ -710,21 +735,19 @@ impl<K: ConvRank> Layer for SeparableConv<K> {
     }
 
     fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
-        let Some((mid, out)) = &self.cache else {
+        let Some((mid, pg, out)) = &self.cache else {
             return Err(Error::forward_pass_not_run(K::SEPARABLE));
         };
         require_shape(out.shape(), grad_output.shape())?;
         let dz = self.activation.backward(out, grad_output)?;
-        let dz = dz
-            .into_shape_with_order((mid.nrows(), self.filters))
-            .expect("activation gradients are C order");
-        let (dpw, dmid) = pointwise_backward(mid.view(), self.pointwise_matrix(), dz.view())?;
-        self.grad_bias = Some(dz.sum_axis(Axis(0)));
+        let batch = out.shape()[0];
+        let pw = self.pointwise.as_slice().expect("C order");
+        let dz = dz.as_slice().expect("activation gradients are C order");
+        let (dpw, db, dmid) = pointwise_backward(pg, batch, mid, pw, dz)?;
+        self.grad_bias = Some(Array1::from_vec(db));
         self.grad_pointwise = Some(
-            dpw.into_shape_with_order(self.pointwise.raw_dim())
-                .expect("pointwise-sized gradient"),
+            Array::from_shape_vec(self.pointwise.raw_dim(), dpw).expect("pointwise-sized gradient"),
         );
-        let dmid = dmid.as_standard_layout();
         let (dx, _) = self.stage.backward(dmid.as_slice().expect("C order"))?;
         Ok(dx)
     }

@@ -81,3 +81,19 @@ mod padding_tests {
         assert_eq!(Same.output_len(1, 5, 3, 1), Some(1));
     }
 }
+
+// nnconv: the im2col/GEMM engine and the standard (and transposed) convolutions
+pub mod conv_1d;
+pub mod conv_1d_transpose;
+pub mod conv_2d;
+pub mod conv_2d_transpose;
+pub mod conv_3d;
+pub mod conv_3d_transpose;
+pub(crate) mod conv_nd;
+pub(crate) mod engine;
+pub use conv_1d::*;
+pub use conv_1d_transpose::*;
+pub use conv_2d::*;
+pub use conv_2d_transpose::*;
+pub use conv_3d::*;
+pub use conv_3d_transpose::*;

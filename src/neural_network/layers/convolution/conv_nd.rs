@@ -1,0 +1,578 @@
+//! The one implementation behind Conv1D/2D/3D and Conv1D/2D/3DTranspose: a struct generic over
+//! the kernel's array dimension, and the macro that wraps it into each public layer.
+//!
+//! A transposed layer is the plain convolution run backwards: its forward pass is the
+//! engine's backward-data pass and its input gradient the engine's forward pass. Its Keras
+//! kernel `[k.., filters, channels]` is exactly the engine's `[k.., cin, filters]` kernel of
+//! that convolution (whose input has the transposed layer's `filters` channels), so both kinds
+//! hand the engine their kernel's flat buffer unchanged.
+
+use super::engine::{self, ConvGeometry, FusedActivation};
+use super::PaddingType;
+use crate::error::{Error, RustymlResult};
+use crate::math::matmul;
+use crate::neural_network::layers::activation::Activation;
+use crate::neural_network::layers::layer_util::{full_shape, require_shape};
+use crate::neural_network::layers::TrainingParameters;
+use crate::neural_network::traits::ParamGrad;
+use crate::neural_network::{NnError, Tensor};
+use ndarray::{Array, Array1, ArrayD, Dimension, IxDyn};
+use rand::Rng;
+
+/// Kernel sizes, strides and dilation rates as the constructors take them (`usize` for 1D,
+/// tuples for 2D and 3D).
+pub trait SpatialDims: Copy {
+    fn dims(self) -> Vec<usize>;
+}
+
+impl SpatialDims for usize {
+    fn dims(self) -> Vec<usize> {
+        vec![self]
+    }
+}
+
+impl SpatialDims for (usize, usize) {
+    fn dims(self) -> Vec<usize> {
+        vec![self.0, self.1]
+    }
+}
+
+impl SpatialDims for (usize, usize, usize) {
+    fn dims(self) -> Vec<usize> {
+        vec![self.0, self.1, self.2]
+    }
+}
+
+/// One convolution layer of either kind over `D` (the kernel's dimension, `spatial + 2`).
+#[derive(Debug)]
+pub(crate) struct ConvNd<D: Dimension> {
+    name: &'static str,
+    transposed: bool,
+    filters: usize,
+    kernel_size: Vec<usize>,
+    strides: Vec<usize>,
+    dilation: Vec<usize>,
+    padding: PaddingType,
+    input_shape: Vec<usize>,
+    activation: Activation,
+    use_bias: bool,
+    pub(crate) weights: Array<f32, D>,
+    pub(crate) bias: Array1<f32>,
+    input_cache: Option<Tensor>,
+    output_cache: Option<Tensor>,
+    grad_weights: Option<Array<f32, D>>,
+    grad_bias: Option<Array1<f32>>,
+}
+
+impl<D: Dimension> ConvNd<D> {
+    /// Validates the configuration (zero filters / kernel / stride / dilation:
+    /// `InvalidParameter`; wrong-rank or empty `input_shape`, or a plain convolution whose
+    /// `Valid`/`Same` geometry leaves no output: `InvalidInput`) and draws the kernel.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        name: &'static str,
+        transposed: bool,
+        filters: usize,
+        kernel_size: Vec<usize>,
+        input_shape: Vec<usize>,
+        strides: Vec<usize>,
+        activation: Activation,
+        padding: PaddingType,
+        dilation: Vec<usize>,
+        use_bias: bool,
+    ) -> RustymlResult<Self> {
+        let rank = kernel_size.len();
+        if filters == 0 {
+            return Err(Error::invalid_parameter(
+                "filters",
+                format!("{name}: must be > 0"),
+            ));
+        }
+        for (what, v) in [
+            ("kernel_size", &kernel_size),
+            ("strides", &strides),
+            ("dilation_rate", &dilation),
+        ] {
+            if v.contains(&0) {
+                return Err(Error::invalid_parameter(
+                    what,
+                    format!("{name}: every entry must be > 0, got {v:?}"),
+                ));
+            }
+        }
+        activation.validate()?;
+        if input_shape.len() != rank + 2 {
+            return Err(Error::invalid_input(format!(
+                "{name}: input_shape must have {} axes [batch, {}channels], got {input_shape:?}",
+                rank + 2,
+                "spatial, ".repeat(rank)
+            )));
+        }
+        if input_shape.contains(&0) {
+            return Err(Error::invalid_input(format!(
+                "{name}: input_shape {input_shape:?} has an empty axis"
+            )));
+        }
+        let mut layer = Self {
+            name,
+            transposed,
+            filters,
+            kernel_size,
+            strides,
+            dilation,
+            padding,
+            input_shape,
+            activation,
+            use_bias,
+            weights: Array::zeros(D::zeros(rank + 2)),
+            bias: Array1::zeros(filters),
+            input_cache: None,
+            output_cache: None,
+            grad_weights: None,
+            grad_bias: None,
+        };
+        layer.geometry(&layer.input_shape[1..=rank])?;
+        layer.draw_weights(None);
+        Ok(layer)
+    }
+
+    fn channels(&self) -> usize {
+        *self.input_shape.last().expect("validated rank")
+    }
+
+    /// Keras's kernel shape: `[k.., channels, filters]`, transposed `[k.., filters, channels]`.
+    pub(crate) fn kernel_shape(&self) -> Vec<usize> {
+        let mut shape = self.kernel_size.clone();
+        if self.transposed {
+            shape.extend([self.filters, self.channels()]);
+        } else {
+            shape.extend([self.channels(), self.filters]);
+        }
+        shape
+    }
+
+    /// Glorot-uniform kernel (`fan_in + fan_out = taps * (channels + filters)`), zero bias.
+    pub(crate) fn draw_weights(&mut self, random_state: Option<u64>) {
+        let shape = self.kernel_shape();
+        let taps: usize = self.kernel_size.iter().product();
+        let limit = (6.0 / (taps * (self.channels() + self.filters)) as f64).sqrt() as f32;
+        let mut rng = crate::random::rng_from(random_state);
+        let w = ArrayD::from_shape_simple_fn(IxDyn(&shape), || rng.random_range(-limit..limit));
+        self.weights = w.into_dimensionality::<D>().expect("rank matches D");
+        self.bias = Array1::zeros(self.filters);
+    }
+
+    pub(crate) fn set_padding(&mut self, padding: PaddingType) {
+        self.padding = padding;
+    }
+
+    /// Keras's `dilation_rate`; re-validates the configured input for a plain convolution.
+    pub(crate) fn set_dilation(&mut self, dilation: Vec<usize>) -> RustymlResult<()> {
+        if dilation.contains(&0) {
+            return Err(Error::invalid_parameter(
+                "dilation_rate",
+                format!("{}: every entry must be > 0, got {dilation:?}", self.name),
+            ));
+        }
+        let old = std::mem::replace(&mut self.dilation, dilation);
+        let rank = self.kernel_size.len();
+        if let Err(e) = self.geometry(&self.input_shape[1..=rank]) {
+            self.dilation = old;
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Keras's `use_bias=False`: the bias stays zero and is neither trained nor counted.
+    pub(crate) fn set_use_bias(&mut self, use_bias: bool) {
+        self.use_bias = use_bias;
+        if !use_bias {
+            self.bias.fill(0.0);
+        }
+    }
+
+    pub(crate) fn set_weights(
+        &mut self,
+        weights: Array<f32, D>,
+        bias: Array1<f32>,
+    ) -> RustymlResult<()> {
+        let expected = self.kernel_shape();
+        for (what, want, got) in [
+            ("kernel", expected.as_slice(), weights.shape()),
+            ("bias", &[self.filters][..], bias.shape()),
+        ] {
+            if want != got {
+                return Err(NnError::WeightShape {
+                    name: format!("{} {what}", self.name),
+                    expected: want.to_vec(),
+                    found: got.to_vec(),
+                }
+                .into());
+            }
+        }
+        self.weights = weights.as_standard_layout().into_owned();
+        self.bias = bias.as_standard_layout().into_owned();
+        Ok(())
+    }
+
+    /// The engine geometry for a spatial input extent (the conv whose backward-data pass is
+    /// this layer, for a transposed one).
+    fn geometry(&self, spatial: &[usize]) -> RustymlResult<ConvGeometry> {
+        let build = if self.transposed {
+            ConvGeometry::transposed
+        } else {
+            ConvGeometry::new
+        };
+        build(
+            self.name,
+            spatial,
+            &self.kernel_size,
+            &self.strides,
+            &self.dilation,
+            self.padding,
+            self.channels(),
+            self.filters,
+        )
+    }
+
+    /// The geometry of an input tensor after checking its rank and channel count.
+    fn check_input(&self, input: &Tensor) -> RustymlResult<ConvGeometry> {
+        let rank = self.kernel_size.len();
+        if input.ndim() != rank + 2 {
+            return Err(Error::invalid_input(format!(
+                "{}: expected a {}-D input [batch, {}channels], got shape {:?}",
+                self.name,
+                rank + 2,
+                "spatial, ".repeat(rank),
+                input.shape()
+            )));
+        }
+        let channels = input.shape()[rank + 1];
+        if channels != self.channels() {
+            return Err(Error::invalid_input(format!(
+                "{}: input has {channels} channels, the kernel expects {} (input shape {:?})",
+                self.name,
+                self.channels(),
+                input.shape()
+            )));
+        }
+        self.geometry(&input.shape()[1..=rank])
+    }
+
+    fn kernel_slice(&self) -> &[f32] {
+        self.weights.as_slice().expect("kernel is C-order")
+    }
+
+    fn bias_slice(&self) -> Option<&[f32]> {
+        self.use_bias
+            .then(|| self.bias.as_slice().expect("bias is C-order"))
+    }
+
+    fn compute(&self, input: &Tensor) -> RustymlResult<Tensor> {
+        let geom = self.check_input(input)?;
+        let x = input.as_standard_layout();
+        let x = x.as_slice().expect("standard layout");
+        let batch = input.shape()[0];
+        let kernel = self.kernel_slice();
+        if self.transposed {
+            let mut out = engine::backward_data(&geom, batch, x, kernel, self.bias_slice())?;
+            self.activation.forward_in_place(&mut out)?;
+            return Ok(out);
+        }
+        let fused: Option<FusedActivation> = match self.activation {
+            Activation::ReLU => Some(matmul::Activation::Relu),
+            Activation::LeakyReLU { negative_slope } => {
+                Some(matmul::Activation::LeakyRelu(negative_slope))
+            }
+            _ => None,
+        };
+        let mut out = engine::forward(&geom, batch, x, kernel, self.bias_slice(), fused)?;
+        if fused.is_none() {
+            self.activation.forward_in_place(&mut out)?;
+        }
+        Ok(out)
+    }
+
+    pub(crate) fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+        let out = self.compute(input)?;
+        self.input_cache = Some(input.as_standard_layout().into_owned());
+        self.output_cache = Some(out.clone());
+        Ok(out)
+    }
+
+    pub(crate) fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+        self.compute(input)
+    }
+
+    pub(crate) fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+        let (Some(x), Some(out)) = (&self.input_cache, &self.output_cache) else {
+            return Err(Error::forward_pass_not_run(self.name));
+        };
+        require_shape(out.shape(), grad_output.shape())?;
+        let dz = self.activation.backward(out, grad_output)?;
+        let dz = dz.as_standard_layout();
+        let dz = dz.as_slice().expect("standard layout");
+        let geom = self.check_input(x)?;
+        let batch = x.shape()[0];
+        let xs = x.as_slice().expect("cached in C order");
+        let kernel = self.kernel_slice();
+        // A transposed layer's output is its convolution's input, its input that
+        // convolution's output gradient.
+        let (dw, dx) = if self.transposed {
+            (
+                engine::backward_weights(&geom, batch, dz, xs)?,
+                engine::forward(&geom, batch, dz, kernel, None, None)?,
+            )
+        } else {
+            (
+                engine::backward_weights(&geom, batch, xs, dz)?,
+                engine::backward_data(&geom, batch, dz, kernel, None)?,
+            )
+        };
+        let dw = dw
+            .into_shape_with_order(IxDyn(&self.kernel_shape()))
+            .expect("[K, filters] is the kernel's flat order")
+            .into_dimensionality::<D>()
+            .expect("rank matches D");
+        self.grad_weights = Some(dw);
+        self.grad_bias = Some(Array1::from(engine::channel_sums(dz, self.filters)));
+        Ok(dx)
+    }
+
+    pub(crate) fn layer_type(&self) -> &str {
+        self.name
+    }
+
+    /// The configured input's output shape, batch included (`(2, 11, 3)`).
+    pub(crate) fn output_shape(&self) -> String {
+        let rank = self.kernel_size.len();
+        match self.geometry(&self.input_shape[1..=rank]) {
+            Ok(g) => {
+                let shape = if self.transposed {
+                    g.input_shape(self.input_shape[0])
+                } else {
+                    g.output_shape(self.input_shape[0])
+                };
+                full_shape(&shape)
+            }
+            Err(_) => "Unknown".to_string(),
+        }
+    }
+
+    pub(crate) fn param_count(&self) -> TrainingParameters {
+        let bias = if self.use_bias { self.filters } else { 0 };
+        TrainingParameters::Trainable(self.weights.len() + bias)
+    }
+
+    pub(crate) fn parameters(&mut self) -> Vec<ParamGrad<'_>> {
+        let (Some(gw), Some(gb)) = (&self.grad_weights, &self.grad_bias) else {
+            return Vec::new();
+        };
+        let mut params = vec![ParamGrad::weight(
+            self.weights.as_slice_mut().expect("kernel is C-order"),
+            gw.as_slice().expect("gradients are C-order"),
+        )];
+        if self.use_bias {
+            params.push(ParamGrad::no_decay(
+                self.bias.as_slice_mut().expect("bias is C-order"),
+                gb.as_slice().expect("gradients are C-order"),
+            ));
+        }
+        params
+    }
+}
+
+/// Declares one public convolution layer over [`ConvNd`]: the original's constructor,
+/// builders, `set_weights`, `Layer` and weight loading.
+macro_rules! conv_layer {
+    (
+        $(#[$doc:meta])*
+        $layer:ident, $dims:ty, $dim:ty, $variant:ident, $weight:ident, transposed = $transposed:expr
+    ) => {
+        $(#[$doc])*
+        #[derive(Debug)]
+        pub struct $layer {
+            core: $crate::neural_network::layers::convolution::conv_nd::ConvNd<$dim>,
+        }
+
+        impl $layer {
+            /// A layer of `filters` outputs over `input_shape` (batch first, channels last),
+            /// `Valid` padding, kernel drawn Glorot-uniform from the global seed stream (or
+            /// entropy), zero bias.
+            pub fn new(
+                filters: usize,
+                kernel_size: $dims,
+                input_shape: Vec<usize>,
+                strides: $dims,
+                activation: impl Into<$crate::neural_network::layers::activation::Activation>,
+            ) -> $crate::error::RustymlResult<Self> {
+                Self::with_config(
+                    filters,
+                    kernel_size,
+                    input_shape,
+                    strides,
+                    activation,
+                    $crate::neural_network::layers::convolution::PaddingType::Valid,
+                    None,
+                    true,
+                )
+            }
+
+            /// Every Keras option at once (padding validated against the input up front,
+            /// dilation, use_bias); used by the Python front.
+            #[allow(clippy::too_many_arguments)]
+            pub fn with_config(
+                filters: usize,
+                kernel_size: $dims,
+                input_shape: Vec<usize>,
+                strides: $dims,
+                activation: impl Into<$crate::neural_network::layers::activation::Activation>,
+                padding: $crate::neural_network::layers::convolution::PaddingType,
+                dilation_rate: Option<$dims>,
+                use_bias: bool,
+            ) -> $crate::error::RustymlResult<Self> {
+                use $crate::neural_network::layers::convolution::conv_nd::SpatialDims;
+                let kernel = kernel_size.dims();
+                let dilation = dilation_rate.map_or_else(|| vec![1; kernel.len()], |d| d.dims());
+                let core = $crate::neural_network::layers::convolution::conv_nd::ConvNd::new(
+                    stringify!($layer),
+                    $transposed,
+                    filters,
+                    kernel,
+                    input_shape,
+                    strides.dims(),
+                    activation.into(),
+                    padding,
+                    dilation,
+                    use_bias,
+                )?;
+                Ok(Self { core })
+            }
+
+            /// Sets the padding mode (default `Valid`).
+            pub fn with_padding(
+                mut self,
+                padding: $crate::neural_network::layers::convolution::PaddingType,
+            ) -> Self {
+                self.core.set_padding(padding);
+                self
+            }
+
+            /// Re-draws the kernel from `random_state`: equal seeds give equal layers.
+            pub fn with_random_state(mut self, random_state: u64) -> Self {
+                self.core.draw_weights(Some(random_state));
+                self
+            }
+
+            /// Keras's `dilation_rate` (default 1 on every axis).
+            pub fn with_dilation_rate(
+                mut self,
+                dilation_rate: $dims,
+            ) -> $crate::error::RustymlResult<Self> {
+                use $crate::neural_network::layers::convolution::conv_nd::SpatialDims;
+                self.core.set_dilation(dilation_rate.dims())?;
+                Ok(self)
+            }
+
+            /// Keras's `use_bias` (default true); without it the bias stays zero, untrained.
+            pub fn with_use_bias(mut self, use_bias: bool) -> Self {
+                self.core.set_use_bias(use_bias);
+                self
+            }
+
+            /// Replaces the kernel (Keras's shape) and the bias (`[filters]`); a wrong shape is
+            /// `NnError::WeightShape`.
+            pub fn set_weights(
+                &mut self,
+                weights: ndarray::Array<f32, $dim>,
+                bias: ndarray::Array1<f32>,
+            ) -> $crate::error::RustymlResult<()> {
+                self.core.set_weights(weights, bias)
+            }
+        }
+
+        impl $crate::neural_network::traits::Layer for $layer {
+            fn forward(
+                &mut self,
+                input: &$crate::neural_network::Tensor,
+            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+                self.core.forward(input)
+            }
+
+            fn predict(
+                &self,
+                input: &$crate::neural_network::Tensor,
+            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+                self.core.predict(input)
+            }
+
+            fn backward(
+                &mut self,
+                grad_output: &$crate::neural_network::Tensor,
+            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+                self.core.backward(grad_output)
+            }
+
+            fn layer_type(&self) -> &str {
+                self.core.layer_type()
+            }
+
+            fn output_shape(&self) -> String {
+                self.core.output_shape()
+            }
+
+            fn param_count(&self) -> $crate::neural_network::layers::TrainingParameters {
+                self.core.param_count()
+            }
+
+            fn parameters(&mut self) -> Vec<$crate::neural_network::traits::ParamGrad<'_>> {
+                self.core.parameters()
+            }
+
+            fn get_weights(&self) -> $crate::neural_network::layers::layer_weight::LayerWeight<'_> {
+                $crate::neural_network::layers::layer_weight::LayerWeight::$variant(
+                    $crate::neural_network::layers::layer_weight::$weight {
+                        weight: std::borrow::Cow::Borrowed(&self.core.weights),
+                        bias: std::borrow::Cow::Borrowed(&self.core.bias),
+                    },
+                )
+            }
+
+            fn apply_weights(
+                &mut self,
+                weights: &$crate::neural_network::layers::layer_weight::LayerWeight<'_>,
+            ) -> $crate::error::RustymlResult<()> {
+                use $crate::neural_network::traits::ApplyWeights;
+                match weights {
+                    $crate::neural_network::layers::layer_weight::LayerWeight::$variant(w) => {
+                        w.apply_to_layer(self)
+                    }
+                    _ => Err($crate::error::IoError::ModelStructureMismatch(format!(
+                        "expected {} weights for a {} layer",
+                        stringify!($variant),
+                        stringify!($layer)
+                    ))
+                    .into()),
+                }
+            }
+        }
+
+        impl $crate::neural_network::traits::ApplyWeights<$layer>
+            for $crate::neural_network::layers::layer_weight::$weight<'_>
+        {
+            fn apply_to_layer(&self, layer: &mut $layer) -> $crate::error::RustymlResult<()> {
+                layer
+                    .set_weights(self.weight.as_ref().clone(), self.bias.as_ref().clone())
+                    .map_err(|e| {
+                        $crate::error::IoError::ModelStructureMismatch(format!(
+                            "{}: {e}",
+                            stringify!($layer)
+                        ))
+                        .into()
+                    })
+            }
+        }
+    };
+}
+
+pub(crate) use conv_layer;

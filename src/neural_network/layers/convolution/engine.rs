@@ -1,0 +1,563 @@
+//! The im2col/GEMM convolution engine behind Conv1D/2D/3D and Conv1D/2D/3DTranspose (and the
+//! pointwise stage of the separable layers).
+//!
+//! Tensors are channels-last and C-order: an input is `[batch, in.., cin]`, an output
+//! `[batch, out.., filters]`, a kernel `[k.., cin, filters]` read as the `[K, filters]` matrix
+//! with `K = prod(k) * cin` (Keras's layout flattened, so no permutation is ever needed).
+//! One to three spatial axes are handled by one code path: a geometry is normalised to three
+//! axes, the missing leading ones of length 1.
+//!
+//! Determinism: every product runs on fixed blocks of output rows (a block never straddles two
+//! batch items, its size depends only on `K`), each block a serial gemmkit product. A gate
+//! only decides whether the blocks run on rayon, so the bits never depend on it, on the thread
+//! count, or on the batch an item arrives in. The input gradient is gathered (each input cell
+//! sums its taps in ascending order, no scatter, no atomics); the kernel gradient adds the
+//! per-block partial products left to right.
+
+use super::PaddingType;
+use crate::declare_gate;
+use crate::error::{Error, RustymlResult};
+use crate::math::matmul::{self, dot_bias_act, dot_par, Parallelism};
+use crate::neural_network::Tensor;
+use ndarray::{Array2, ArrayView1, ArrayView2, IxDyn};
+use rayon::prelude::*;
+
+declare_gate! {
+    /// The im2col/GEMM convolution passes (forward, input gradient, kernel gradient): blocks
+    /// of output rows run on rayon at or above this many estimated FLOPs
+    /// (`2 * batch * out_positions * K * filters` per product).
+    pub CONV_PARALLEL_MIN_FLOPS: conv::parallel_min_flops = 4_000_000, "FLOPs"
+}
+
+/// The fused epilogue activation of [`forward`] (gemmkit's).
+pub type FusedActivation = matmul::Activation<f32>;
+
+/// Input cells per task of the input-gradient gather.
+const GATHER_CELLS: usize = 256;
+
+/// Output rows per product block: a function of the patch length only, so the blocking (and
+/// the bits) never depend on threads, gates or the batch. About 128 KiB of im2col per block.
+fn block_rows(patch_len: usize) -> usize {
+    (32_768 / patch_len.max(1)).clamp(32, 256)
+}
+
+/// The shape of one convolution, normalised to three spatial axes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConvGeometry {
+    /// Number of real spatial axes (1..=3).
+    pub rank: usize,
+    /// Input spatial extent (leading unit axes for rank < 3).
+    pub input: [usize; 3],
+    /// Output spatial extent.
+    pub output: [usize; 3],
+    pub kernel: [usize; 3],
+    pub strides: [usize; 3],
+    pub dilation: [usize; 3],
+    /// Zero cells before the input on each axis.
+    pub pad: [usize; 3],
+    pub in_channels: usize,
+    pub filters: usize,
+}
+
+fn pad3(values: &[usize], fill: usize) -> [usize; 3] {
+    let mut out = [fill; 3];
+    out[3 - values.len()..].copy_from_slice(values);
+    out
+}
+
+fn tuple(values: &[usize]) -> String {
+    if values.len() == 1 {
+        format!("({},)", values[0])
+    } else {
+        format!(
+            "({})",
+            values
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+}
+
+fn check_axes(
+    layer: &str,
+    input: &[usize],
+    kernel: &[usize],
+    strides: &[usize],
+    dilation: &[usize],
+) -> RustymlResult<()> {
+    let rank = input.len();
+    if !(1..=3).contains(&rank)
+        || kernel.len() != rank
+        || strides.len() != rank
+        || dilation.len() != rank
+    {
+        return Err(Error::invalid_input(format!(
+            "{layer}: input {input:?}, kernel {kernel:?}, strides {strides:?} and dilation \
+             {dilation:?} must all have 1 to 3 spatial axes, the same number"
+        )));
+    }
+    for (name, v) in [
+        ("kernel_size", kernel),
+        ("strides", strides),
+        ("dilation_rate", dilation),
+    ] {
+        if v.contains(&0) {
+            return Err(Error::invalid_parameter(
+                name,
+                format!("{layer}: every entry must be > 0, got {}", tuple(v)),
+            ));
+        }
+    }
+    if input.contains(&0) {
+        return Err(Error::invalid_input(format!(
+            "{layer}: spatial input {} has an empty axis",
+            tuple(input)
+        )));
+    }
+    Ok(())
+}
+
+impl ConvGeometry {
+    /// The convolution of a `[batch, input.., in_channels]` tensor: errors (`InvalidInput`)
+    /// when an axis is empty or `Valid` leaves no full window, `InvalidParameter` for a zero
+    /// kernel extent, stride or dilation.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        layer: &str,
+        input: &[usize],
+        kernel: &[usize],
+        strides: &[usize],
+        dilation: &[usize],
+        padding: PaddingType,
+        in_channels: usize,
+        filters: usize,
+    ) -> RustymlResult<Self> {
+        check_axes(layer, input, kernel, strides, dilation)?;
+        let mut output = Vec::with_capacity(input.len());
+        let mut pad = Vec::with_capacity(input.len());
+        for a in 0..input.len() {
+            let Some(n) = padding.output_len(input[a], kernel[a], strides[a], dilation[a]) else {
+                let spans: Vec<usize> = (0..input.len())
+                    .map(|i| dilation[i] * (kernel[i] - 1) + 1)
+                    .collect();
+                return Err(Error::invalid_input(format!(
+                    "{layer}: kernel {} (dilated span {}) larger than padded input {}",
+                    tuple(kernel),
+                    tuple(&spans),
+                    tuple(input)
+                )));
+            };
+            output.push(n);
+            pad.push(padding.pad_before(input[a], kernel[a], strides[a], dilation[a]));
+        }
+        Self::build(
+            input,
+            &output,
+            kernel,
+            strides,
+            dilation,
+            &pad,
+            in_channels,
+            filters,
+        )
+    }
+
+    /// The convolution whose backward-data pass is the transposed convolution of a
+    /// `[batch, input.., channels]` tensor into `filters` channels (Keras's output lengths:
+    /// `Valid` `n * s + max(span - s, 0)`, `Same` `n * s`). Its `output` is `input`, its
+    /// `input` the transposed layer's output, its `in_channels` the transposed `filters`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn transposed(
+        layer: &str,
+        input: &[usize],
+        kernel: &[usize],
+        strides: &[usize],
+        dilation: &[usize],
+        padding: PaddingType,
+        channels: usize,
+        filters: usize,
+    ) -> RustymlResult<Self> {
+        check_axes(layer, input, kernel, strides, dilation)?;
+        let mut full = Vec::with_capacity(input.len());
+        let mut pad = Vec::with_capacity(input.len());
+        for a in 0..input.len() {
+            let span = dilation[a] * (kernel[a] - 1) + 1;
+            let n = match padding {
+                PaddingType::Valid => input[a] * strides[a] + span.saturating_sub(strides[a]),
+                PaddingType::Same => input[a] * strides[a],
+            };
+            full.push(n);
+            pad.push(padding.pad_before(n, kernel[a], strides[a], dilation[a]));
+        }
+        Self::build(
+            &full, input, kernel, strides, dilation, &pad, filters, channels,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn build(
+        input: &[usize],
+        output: &[usize],
+        kernel: &[usize],
+        strides: &[usize],
+        dilation: &[usize],
+        pad: &[usize],
+        in_channels: usize,
+        filters: usize,
+    ) -> RustymlResult<Self> {
+        if in_channels == 0 || filters == 0 {
+            return Err(Error::invalid_input(format!(
+                "convolution with {in_channels} input channels and {filters} filters"
+            )));
+        }
+        Ok(Self {
+            rank: input.len(),
+            input: pad3(input, 1),
+            output: pad3(output, 1),
+            kernel: pad3(kernel, 1),
+            strides: pad3(strides, 1),
+            dilation: pad3(dilation, 1),
+            pad: pad3(pad, 0),
+            in_channels,
+            filters,
+        })
+    }
+
+    /// Input spatial extent over the real axes.
+    pub fn input_spatial(&self) -> &[usize] {
+        &self.input[3 - self.rank..]
+    }
+
+    /// Output spatial extent over the real axes.
+    pub fn output_spatial(&self) -> &[usize] {
+        &self.output[3 - self.rank..]
+    }
+
+    /// `[batch, input.., in_channels]`.
+    pub fn input_shape(&self, batch: usize) -> Vec<usize> {
+        let mut s = vec![batch];
+        s.extend_from_slice(self.input_spatial());
+        s.push(self.in_channels);
+        s
+    }
+
+    /// `[batch, output.., filters]`.
+    pub fn output_shape(&self, batch: usize) -> Vec<usize> {
+        let mut s = vec![batch];
+        s.extend_from_slice(self.output_spatial());
+        s.push(self.filters);
+        s
+    }
+
+    /// Kernel taps (`prod(kernel)`).
+    pub fn taps(&self) -> usize {
+        self.kernel.iter().product()
+    }
+
+    /// Rows of the kernel matrix: `taps * in_channels`.
+    pub fn patch_len(&self) -> usize {
+        self.taps() * self.in_channels
+    }
+
+    fn in_positions(&self) -> usize {
+        self.input.iter().product()
+    }
+
+    fn out_positions(&self) -> usize {
+        self.output.iter().product()
+    }
+
+    /// Estimated FLOPs of one product over `batch` items: `2 * batch * out * K * filters`.
+    pub fn flops(&self, batch: usize) -> usize {
+        2usize
+            .saturating_mul(batch)
+            .saturating_mul(self.out_positions())
+            .saturating_mul(self.patch_len())
+            .saturating_mul(self.filters)
+    }
+
+    /// A 1x1 window at stride 1 without padding: the im2col matrix is the input itself.
+    fn is_pointwise(&self) -> bool {
+        self.taps() == 1 && self.strides == [1; 3] && self.pad == [0; 3]
+    }
+
+    /// Input coordinate along `axis` of output coordinate `o` and tap `t`, if inside.
+    #[inline]
+    fn source(&self, axis: usize, o: usize, t: usize) -> Option<usize> {
+        let i = (o * self.strides[axis] + t * self.dilation[axis]).checked_sub(self.pad[axis])?;
+        (i < self.input[axis]).then_some(i)
+    }
+
+    /// Fills `cols` (`rows x K`, row-major) with the patches of output rows `first..` of one
+    /// item; padding cells are zero.
+    fn im2col(&self, x: &[f32], first: usize, cols: &mut [f32]) {
+        let c = self.in_channels;
+        let k = self.patch_len();
+        let [_, oh, ow] = self.output;
+        let [_, ih, iw] = self.input;
+        for (r, row) in cols.chunks_exact_mut(k).enumerate() {
+            let pos = first + r;
+            let (oz, oy, ox) = (pos / (oh * ow), (pos / ow) % oh, pos % ow);
+            let mut col = 0;
+            for tz in 0..self.kernel[0] {
+                let iz = self.source(0, oz, tz);
+                for ty in 0..self.kernel[1] {
+                    let iy = self.source(1, oy, ty);
+                    for tx in 0..self.kernel[2] {
+                        let dst = &mut row[col..col + c];
+                        match (iz, iy, self.source(2, ox, tx)) {
+                            (Some(z), Some(y), Some(xx)) => {
+                                let at = ((z * ih + y) * iw + xx) * c;
+                                dst.copy_from_slice(&x[at..at + c]);
+                            }
+                            _ => dst.fill(0.0),
+                        }
+                        col += c;
+                    }
+                }
+            }
+        }
+    }
+
+    fn check_len(&self, what: &str, len: usize, expected: usize) -> RustymlResult<()> {
+        if len != expected {
+            return Err(Error::invalid_input(format!(
+                "convolution engine: {what} holds {len} values, the geometry needs {expected}"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Runs `body(index, chunk)` over `chunk`-sized pieces of `data`, on rayon when `parallel`.
+fn for_each_chunk<F>(parallel: bool, data: &mut [f32], chunk: usize, body: F)
+where
+    F: Fn(usize, &mut [f32]) + Sync + Send,
+{
+    if data.is_empty() {
+        return;
+    }
+    let chunk = chunk.max(1);
+    if parallel {
+        data.par_chunks_mut(chunk)
+            .enumerate()
+            .for_each(|(i, c)| body(i, c));
+    } else {
+        data.chunks_mut(chunk)
+            .enumerate()
+            .for_each(|(i, c)| body(i, c));
+    }
+}
+
+/// The patch matrix of output rows `first..first + rows` of one item, borrowed from the input
+/// for a pointwise geometry, else built into `buffer`.
+fn patches<'a>(
+    geom: &ConvGeometry,
+    x_item: &'a [f32],
+    first: usize,
+    rows: usize,
+    buffer: &'a mut Vec<f32>,
+) -> ArrayView2<'a, f32> {
+    let k = geom.patch_len();
+    if geom.is_pointwise() {
+        return ArrayView2::from_shape((rows, k), &x_item[first * k..(first + rows) * k])
+            .expect("pointwise rows are the input's");
+    }
+    buffer.resize(rows * k, 0.0);
+    geom.im2col(x_item, first, buffer);
+    ArrayView2::from_shape((rows, k), &buffer[..]).expect("sized above")
+}
+
+/// Forward pass: `act(conv(x) + bias)` of `batch` items (`x` C-order `[batch, in.., cin]`,
+/// `kernel` the `[K, filters]` matrix in Keras's flat order, `bias` per filter).
+/// Returns the `[batch, out.., filters]` tensor.
+pub fn forward(
+    geom: &ConvGeometry,
+    batch: usize,
+    x: &[f32],
+    kernel: &[f32],
+    bias: Option<&[f32]>,
+    act: Option<FusedActivation>,
+) -> RustymlResult<Tensor> {
+    let (k, f) = (geom.patch_len(), geom.filters);
+    let (p, in_len) = (geom.out_positions(), geom.in_positions() * geom.in_channels);
+    geom.check_len("the input", x.len(), batch * in_len)?;
+    geom.check_len("the kernel", kernel.len(), k * f)?;
+    if let Some(b) = bias {
+        geom.check_len("the bias", b.len(), f)?;
+    }
+    let w = ArrayView2::from_shape((k, f), kernel).expect("checked above");
+    let bias = bias.map(ArrayView1::from);
+    let rows = block_rows(k);
+    let parallel = CONV_PARALLEL_MIN_FLOPS.allows_parallel(geom.flops(batch));
+    let mut out = vec![0.0f32; batch * p * f];
+    for_each_chunk(parallel, &mut out, p * f, |item, out_item| {
+        let x_item = &x[item * in_len..(item + 1) * in_len];
+        for_each_chunk(parallel, out_item, rows * f, |block, out_block| {
+            let n = out_block.len() / f;
+            let mut buffer = Vec::new();
+            let a = patches(geom, x_item, block * rows, n, &mut buffer);
+            let z = dot_bias_act(a, w, bias, act, Parallelism::Serial)
+                .expect("aligned by construction");
+            out_block.copy_from_slice(z.as_slice().expect("fresh products are C-order"));
+        });
+    });
+    Ok(Tensor::from_shape_vec(IxDyn(&geom.output_shape(batch)), out).expect("sized above"))
+}
+
+/// Backward-data pass (col2im): the gradient with respect to the input of `batch` items, from
+/// `grad` (C-order `[batch, out.., filters]`). Each input cell starts at `init[channel]` (zero
+/// when `None`; the transposed layers pass their bias) and adds its taps in ascending order.
+/// Returns the `[batch, in.., cin]` tensor.
+pub fn backward_data(
+    geom: &ConvGeometry,
+    batch: usize,
+    grad: &[f32],
+    kernel: &[f32],
+    init: Option<&[f32]>,
+) -> RustymlResult<Tensor> {
+    let (k, f, c) = (geom.patch_len(), geom.filters, geom.in_channels);
+    let (p, in_len) = (geom.out_positions(), geom.in_positions() * c);
+    geom.check_len("the gradient", grad.len(), batch * p * f)?;
+    geom.check_len("the kernel", kernel.len(), k * f)?;
+    if let Some(b) = init {
+        geom.check_len("the initial values", b.len(), c)?;
+    }
+    let w = ArrayView2::from_shape((k, f), kernel).expect("checked above");
+    let rows = block_rows(k);
+    let parallel = CONV_PARALLEL_MIN_FLOPS.allows_parallel(geom.flops(batch));
+    let mut dx = vec![0.0f32; batch * in_len];
+    for_each_chunk(parallel, &mut dx, in_len, |item, dx_item| {
+        let g_item = &grad[item * p * f..(item + 1) * p * f];
+        // Patch gradients: dcols = g · Wᵀ, block by block.
+        let mut dcols = vec![0.0f32; p * k];
+        for_each_chunk(parallel, &mut dcols, rows * k, |block, dc| {
+            let n = dc.len() / k;
+            let first = block * rows;
+            let g = ArrayView2::from_shape((n, f), &g_item[first * f..(first + n) * f])
+                .expect("sized above");
+            let z = dot_par(g, w.t(), Parallelism::Serial).expect("aligned by construction");
+            dc.copy_from_slice(z.as_slice().expect("fresh products are C-order"));
+        });
+        let dcols = &dcols;
+        for_each_chunk(parallel, dx_item, GATHER_CELLS * c, |chunk, cells| {
+            gather(geom, dcols, init, chunk * GATHER_CELLS, cells);
+        });
+    });
+    Ok(Tensor::from_shape_vec(IxDyn(&geom.input_shape(batch)), dx).expect("sized above"))
+}
+
+/// col2im as a gather: input cells `first..` of one item sum the patch-gradient entries of
+/// every (output position, tap) that read them, taps in ascending order.
+fn gather(
+    geom: &ConvGeometry,
+    dcols: &[f32],
+    init: Option<&[f32]>,
+    first: usize,
+    cells: &mut [f32],
+) {
+    let c = geom.in_channels;
+    let k = geom.patch_len();
+    let [_, ih, iw] = geom.input;
+    let [_, oh, ow] = geom.output;
+    let [_, kh, kw] = geom.kernel;
+    // Output coordinate along `axis` whose tap `t` reads input coordinate `i`, if any.
+    let target = |axis: usize, i: usize, t: usize| -> Option<usize> {
+        let shifted = (i + geom.pad[axis]).checked_sub(t * geom.dilation[axis])?;
+        let s = geom.strides[axis];
+        (shifted % s == 0 && shifted / s < geom.output[axis]).then_some(shifted / s)
+    };
+    for (n, cell) in cells.chunks_exact_mut(c).enumerate() {
+        let pos = first + n;
+        let (z, y, x) = (pos / (ih * iw), (pos / iw) % ih, pos % iw);
+        match init {
+            Some(b) => cell.copy_from_slice(b),
+            None => cell.fill(0.0),
+        }
+        for tz in 0..geom.kernel[0] {
+            let Some(oz) = target(0, z, tz) else { continue };
+            for ty in 0..kh {
+                let Some(oy) = target(1, y, ty) else { continue };
+                for tx in 0..kw {
+                    let Some(ox) = target(2, x, tx) else { continue };
+                    let row = (oz * oh + oy) * ow + ox;
+                    let col = ((tz * kh + ty) * kw + tx) * c;
+                    let src = &dcols[row * k + col..row * k + col + c];
+                    for (acc, &v) in cell.iter_mut().zip(src) {
+                        *acc += v;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Backward-weights pass: the kernel gradient `Σ patchesᵀ · grad` over `batch` items as the
+/// `[K, filters]` matrix (Keras's flat order), the per-block partial products added in
+/// (item, block) order.
+pub fn backward_weights(
+    geom: &ConvGeometry,
+    batch: usize,
+    x: &[f32],
+    grad: &[f32],
+) -> RustymlResult<Array2<f32>> {
+    let (k, f) = (geom.patch_len(), geom.filters);
+    let (p, in_len) = (geom.out_positions(), geom.in_positions() * geom.in_channels);
+    geom.check_len("the input", x.len(), batch * in_len)?;
+    geom.check_len("the gradient", grad.len(), batch * p * f)?;
+    let rows = block_rows(k);
+    let blocks = p.div_ceil(rows);
+    let partial = |task: usize| -> Array2<f32> {
+        let (item, block) = (task / blocks, task % blocks);
+        let first = block * rows;
+        let n = rows.min(p - first);
+        let mut buffer = Vec::new();
+        let a = patches(
+            geom,
+            &x[item * in_len..(item + 1) * in_len],
+            first,
+            n,
+            &mut buffer,
+        );
+        let at = (item * p + first) * f;
+        let g = ArrayView2::from_shape((n, f), &grad[at..at + n * f]).expect("sized above");
+        dot_par(a.t(), g, Parallelism::Serial).expect("aligned by construction")
+    };
+    let tasks = batch * blocks;
+    let mut acc = Array2::<f32>::zeros((k, f));
+    if CONV_PARALLEL_MIN_FLOPS.allows_parallel(geom.flops(batch)) {
+        // Groups only bound the memory of pending partials: the sum stays left to right.
+        let group = rayon::current_num_threads().max(1) * 2;
+        for start in (0..tasks).step_by(group) {
+            let parts: Vec<Array2<f32>> = (start..(start + group).min(tasks))
+                .into_par_iter()
+                .map(partial)
+                .collect();
+            for part in parts {
+                acc += &part;
+            }
+        }
+    } else {
+        for task in 0..tasks {
+            acc += &partial(task);
+        }
+    }
+    Ok(acc)
+}
+
+/// Per-channel sums of a C-order `[.., channels]` tensor, rows added in order (the bias
+/// gradient).
+pub fn channel_sums(data: &[f32], channels: usize) -> Vec<f32> {
+    let mut acc = vec![0.0f32; channels];
+    if channels == 0 {
+        return acc;
+    }
+    for row in data.chunks_exact(channels) {
+        for (a, &v) in acc.iter_mut().zip(row) {
+            *a += v;
+        }
+    }
+    acc
+}
