@@ -35,6 +35,9 @@ mod nn_core;
 mod nn_maps;
 #[path = "gates/nn_norm.rs"]
 mod nn_norm;
+// Depthwise and separable convolutions (nndepth).
+#[path = "gates/nn_depthwise.rs"]
+mod nn_depthwise;
 
 use harness::Family;
 
@@ -51,6 +54,8 @@ fn families() -> Vec<Family> {
     all.extend(nn_maps::families());
     all.extend(nn_core::families());
     all.extend(nn_norm::families());
+    // Depthwise and separable convolutions (nndepth).
+    all.extend(nn_depthwise::families());
     all
 }
 

@@ -513,14 +513,15 @@ mod tests {
             assert!((lhs - via_x).abs() <= tol, "{g:?}: {lhs} vs {via_x}");
             assert!((lhs - via_w).abs() <= tol, "{g:?}: {lhs} vs {via_w}");
             // the bias gradient is the plain sum of dy per lane
-            for l in 0..g.lanes() {
+            for (l, &got) in db.iter().enumerate() {
                 let want: f64 = dy
                     .iter()
                     .skip(l)
                     .step_by(g.lanes())
                     .map(|&v| v as f64)
                     .sum();
-                assert!((db[l] as f64 - want).abs() < 1e-4, "{g:?} db[{l}]");
+                // at most 2·121 terms of size <= 1.1: well inside 1e-4
+                assert!((got as f64 - want).abs() < 1e-4, "{g:?} db[{l}]");
             }
         }
     }
