@@ -37,8 +37,8 @@ def _ref_depthwise(x, kernel, strides, padding, dilation):
                     continue
                 for ch in range(c):
                     for m in range(dm):
-                        out[(b, *o, ch * dm + m)] += (
-                            float(x[(b, *i, ch)]) * float(kernel[(*t, ch, m)])
+                        out[(b, *o, ch * dm + m)] += float(x[(b, *i, ch)]) * float(
+                            kernel[(*t, ch, m)]
                         )
     return out
 
@@ -74,15 +74,15 @@ CASES = [
 
 def _make(name, strides, padding, dilation, dm, activation, sample, seed=3, filters=4):
     cls, rank, separable = CLASSES[name]
-    kwargs = dict(
-        strides=strides,
-        padding=padding,
-        dilation_rate=dilation,
-        depth_multiplier=dm,
-        activation=activation,
-        input_shape=sample,
-        seed=seed,
-    )
+    kwargs = {
+        "strides": strides,
+        "padding": padding,
+        "dilation_rate": dilation,
+        "depth_multiplier": dm,
+        "activation": activation,
+        "input_shape": sample,
+        "seed": seed,
+    }
     if separable:
         layer = cls(filters, 3 if rank == 1 else (3, 2), **kwargs)
     else:
@@ -125,8 +125,15 @@ def _keras_len(n, k, s, d, padding):
 @pytest.mark.parametrize("name", list(CLASSES))
 @pytest.mark.parametrize(
     "n,strides,padding,dilation",
-    [(10, 1, "valid", 1), (10, 2, "valid", 1), (10, 3, "same", 1), (9, 2, "same", 1),
-     (10, 1, "same", 3), (10, 1, "valid", 4), (3, 1, "same", 1)],
+    [
+        (10, 1, "valid", 1),
+        (10, 2, "valid", 1),
+        (10, 3, "same", 1),
+        (9, 2, "same", 1),
+        (10, 1, "same", 3),
+        (10, 1, "valid", 4),
+        (3, 1, "same", 1),
+    ],
 )
 def test_output_shapes_follow_keras_rules(name, n, strides, padding, dilation):
     _, rank, separable = CLASSES[name]
@@ -212,8 +219,16 @@ def test_save_load_round_trip(name, tmp_path):
 
 
 def test_configs_round_trip_through_serialize():
-    layer = layers.SeparableConv2D(3, (3, 1), strides=(2, 1), padding="same", depth_multiplier=2,
-                                   activation="relu", use_bias=False, seed=4)
+    layer = layers.SeparableConv2D(
+        3,
+        (3, 1),
+        strides=(2, 1),
+        padding="same",
+        depth_multiplier=2,
+        activation="relu",
+        use_bias=False,
+        seed=4,
+    )
     again = layers.deserialize(layers.serialize(layer))
     assert again.get_config() == layer.get_config()
     assert again.kernel_size == (3, 1) and again.strides == (2, 1)
@@ -234,8 +249,13 @@ def test_keras_gives_the_same_outputs_for_the_same_weights(name, case):
     model.set_weights(weights)
     kcls = getattr(keras.layers, name)
     ks = 3 if rank == 1 else (3, 2)
-    kwargs = dict(strides=strides, padding=padding, dilation_rate=dilation,
-                  depth_multiplier=dm, activation=activation)
+    kwargs = {
+        "strides": strides,
+        "padding": padding,
+        "dilation_rate": dilation,
+        "depth_multiplier": dm,
+        "activation": activation,
+    }
     klayer = kcls(4, ks, **kwargs) if separable else kcls(ks, **kwargs)
     kmodel = keras.Sequential([keras.Input(_sample(rank)), klayer])
     klayer.set_weights(weights)

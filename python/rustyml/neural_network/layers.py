@@ -395,8 +395,21 @@ class _DepthwiseFamily(Layer):
     _RANK = 1
     _SEPARABLE = False
 
-    def __init__(self, filters, kernel_size, strides, padding, depth_multiplier, data_format,
-                 dilation_rate, activation, use_bias, name, input_shape, seed):
+    def __init__(
+        self,
+        filters,
+        kernel_size,
+        strides,
+        padding,
+        depth_multiplier,
+        data_format,
+        dilation_rate,
+        activation,
+        use_bias,
+        name,
+        input_shape,
+        seed,
+    ):
         super().__init__(name, input_shape)
         layer = type(self).__name__
         if self._SEPARABLE:
@@ -414,7 +427,9 @@ class _DepthwiseFamily(Layer):
             raise ValueError(f"{layer}: padding must be 'valid' or 'same', got {padding!r}")
         self.padding = padding
         if data_format not in (None, "channels_last"):
-            raise ValueError(f"{layer}: only data_format='channels_last' is supported, got {data_format!r}")
+            raise ValueError(
+                f"{layer}: only data_format='channels_last' is supported, got {data_format!r}"
+            )
         self.depth_multiplier = _check_positive_int(depth_multiplier, "depth_multiplier", layer)
         self.activation = activation
         self.use_bias = bool(use_bias)
@@ -422,16 +437,18 @@ class _DepthwiseFamily(Layer):
 
     def _own_config(self):
         config = {"filters": self.filters} if self._SEPARABLE else {}
-        config.update({
-            "kernel_size": list(self.kernel_size),
-            "strides": list(self.strides),
-            "padding": self.padding,
-            "depth_multiplier": self.depth_multiplier,
-            "dilation_rate": list(self.dilation_rate),
-            "activation": self.activation,
-            "use_bias": self.use_bias,
-            "seed": self.seed,
-        })
+        config.update(
+            {
+                "kernel_size": list(self.kernel_size),
+                "strides": list(self.strides),
+                "padding": self.padding,
+                "depth_multiplier": self.depth_multiplier,
+                "dilation_rate": list(self.dilation_rate),
+                "activation": self.activation,
+                "use_bias": self.use_bias,
+                "seed": self.seed,
+            }
+        )
         return config
 
     @classmethod
@@ -448,11 +465,34 @@ class DepthwiseConv1D(_DepthwiseFamily):
 
     _RANK = 1
 
-    def __init__(self, kernel_size, strides=1, padding="valid", depth_multiplier=1,
-                 data_format=None, dilation_rate=1, activation=None, use_bias=True, name=None,
-                 input_shape=None, seed=None):
-        super().__init__(None, kernel_size, strides, padding, depth_multiplier, data_format,
-                         dilation_rate, activation, use_bias, name, input_shape, seed)
+    def __init__(
+        self,
+        kernel_size,
+        strides=1,
+        padding="valid",
+        depth_multiplier=1,
+        data_format=None,
+        dilation_rate=1,
+        activation=None,
+        use_bias=True,
+        name=None,
+        input_shape=None,
+        seed=None,
+    ):
+        super().__init__(
+            None,
+            kernel_size,
+            strides,
+            padding,
+            depth_multiplier,
+            data_format,
+            dilation_rate,
+            activation,
+            use_bias,
+            name,
+            input_shape,
+            seed,
+        )
 
 
 @_register
@@ -462,11 +502,34 @@ class DepthwiseConv2D(_DepthwiseFamily):
 
     _RANK = 2
 
-    def __init__(self, kernel_size, strides=(1, 1), padding="valid", depth_multiplier=1,
-                 data_format=None, dilation_rate=(1, 1), activation=None, use_bias=True,
-                 name=None, input_shape=None, seed=None):
-        super().__init__(None, kernel_size, strides, padding, depth_multiplier, data_format,
-                         dilation_rate, activation, use_bias, name, input_shape, seed)
+    def __init__(
+        self,
+        kernel_size,
+        strides=(1, 1),
+        padding="valid",
+        depth_multiplier=1,
+        data_format=None,
+        dilation_rate=(1, 1),
+        activation=None,
+        use_bias=True,
+        name=None,
+        input_shape=None,
+        seed=None,
+    ):
+        super().__init__(
+            None,
+            kernel_size,
+            strides,
+            padding,
+            depth_multiplier,
+            data_format,
+            dilation_rate,
+            activation,
+            use_bias,
+            name,
+            input_shape,
+            seed,
+        )
 
 
 @_register
@@ -478,11 +541,35 @@ class SeparableConv1D(_DepthwiseFamily):
     _RANK = 1
     _SEPARABLE = True
 
-    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None,
-                 dilation_rate=1, depth_multiplier=1, activation=None, use_bias=True, name=None,
-                 input_shape=None, seed=None):
-        super().__init__(filters, kernel_size, strides, padding, depth_multiplier, data_format,
-                         dilation_rate, activation, use_bias, name, input_shape, seed)
+    def __init__(
+        self,
+        filters,
+        kernel_size,
+        strides=1,
+        padding="valid",
+        data_format=None,
+        dilation_rate=1,
+        depth_multiplier=1,
+        activation=None,
+        use_bias=True,
+        name=None,
+        input_shape=None,
+        seed=None,
+    ):
+        super().__init__(
+            filters,
+            kernel_size,
+            strides,
+            padding,
+            depth_multiplier,
+            data_format,
+            dilation_rate,
+            activation,
+            use_bias,
+            name,
+            input_shape,
+            seed,
+        )
 
 
 @_register
@@ -494,11 +581,35 @@ class SeparableConv2D(_DepthwiseFamily):
     _RANK = 2
     _SEPARABLE = True
 
-    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
-                 dilation_rate=(1, 1), depth_multiplier=1, activation=None, use_bias=True,
-                 name=None, input_shape=None, seed=None):
-        super().__init__(filters, kernel_size, strides, padding, depth_multiplier, data_format,
-                         dilation_rate, activation, use_bias, name, input_shape, seed)
+    def __init__(
+        self,
+        filters,
+        kernel_size,
+        strides=(1, 1),
+        padding="valid",
+        data_format=None,
+        dilation_rate=(1, 1),
+        depth_multiplier=1,
+        activation=None,
+        use_bias=True,
+        name=None,
+        input_shape=None,
+        seed=None,
+    ):
+        super().__init__(
+            filters,
+            kernel_size,
+            strides,
+            padding,
+            depth_multiplier,
+            data_format,
+            dilation_rate,
+            activation,
+            use_bias,
+            name,
+            input_shape,
+            seed,
+        )
 
 
 __all__ += ["DepthwiseConv1D", "DepthwiseConv2D", "SeparableConv1D", "SeparableConv2D"]

@@ -922,18 +922,37 @@ mod tests {
                 vec![1, 5, 6, 2],
                 (1, stride),
                 dm,
-                Activation::LeakyReLU {
-                    negative_slope: 0.2,
-                },
+                // smooth: a (Leaky)ReLU kink within h of an output breaks the difference quotient
+                Activation::Sigmoid,
             )
             .unwrap()
             .with_padding(pad)
             .with_dilation_rate((1, dil))
             .unwrap()
             .with_random_state(7);
-            // nudge inputs off the kink is not needed: only outputs far from 0 matter for h
             check_gradients(&mut l, &ramp(&[1, 5, 6, 2], 0.1));
         }
+    }
+
+    /// The pointwise stage fuses (Leaky)ReLU into the product: the same bits as the linear
+    /// layer's output passed through the activation afterwards.
+    #[test]
+    fn fused_leaky_relu_equals_linear_then_activation() {
+        let make = |act| {
+            SeparableConv2D::new(3, (2, 2), vec![2, 5, 5, 2], (1, 1), 2, act)
+                .unwrap()
+                .with_random_state(8)
+        };
+        let x = ramp(&[2, 5, 5, 2], 0.1);
+        let slope = 0.2;
+        let leaky = make(Activation::LeakyReLU {
+            negative_slope: slope,
+        })
+        .predict(&x)
+        .unwrap();
+        let linear = make(Activation::Linear).predict(&x).unwrap();
+        let want = linear.mapv(|v| if v > 0.0 { v } else { v * slope });
+        assert_eq!(bits(&leaky), bits(&want));
     }
 
     fn bits(t: &Tensor) -> Vec<u32> {
