@@ -173,15 +173,15 @@ impl SpatialArg {
     }
 }
 
-fn one() -> SpatialArg {
+fn dw_one() -> SpatialArg {
     SpatialArg::One(1)
 }
 
-fn yes() -> bool {
+fn dw_yes() -> bool {
     true
 }
 
-fn valid() -> String {
+fn dw_valid() -> String {
     "valid".to_string()
 }
 
@@ -191,23 +191,23 @@ struct DepthwiseSpec {
     #[serde(default)]
     filters: Option<usize>,
     kernel_size: SpatialArg,
-    #[serde(default = "one")]
+    #[serde(default = "dw_one")]
     strides: SpatialArg,
-    #[serde(default = "valid")]
+    #[serde(default = "dw_valid")]
     padding: String,
-    #[serde(default = "one_usize")]
+    #[serde(default = "dw_one_usize")]
     depth_multiplier: usize,
-    #[serde(default = "one")]
+    #[serde(default = "dw_one")]
     dilation_rate: SpatialArg,
     #[serde(default)]
     activation: Option<String>,
-    #[serde(default = "yes")]
+    #[serde(default = "dw_yes")]
     use_bias: bool,
     #[serde(default)]
     seed: Option<u64>,
 }
 
-fn one_usize() -> usize {
+fn dw_one_usize() -> usize {
     1
 }
 
