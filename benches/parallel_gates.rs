@@ -44,6 +44,9 @@ mod nn_conv;
 // nnshape family
 #[path = "gates/nn_upsampling.rs"]
 mod nn_upsampling;
+// Depthwise and separable convolutions (nndepth).
+#[path = "gates/nn_depthwise.rs"]
+mod nn_depthwise;
 
 use harness::Family;
 
@@ -64,6 +67,8 @@ fn families() -> Vec<Family> {
     all.extend(nn_pool::families());
     all.extend(nn_conv::families()); // nnconv
     all.extend(nn_upsampling::families()); // nnshape family
+                                           // Depthwise and separable convolutions (nndepth).
+    all.extend(nn_depthwise::families());
     all
 }
 

@@ -203,6 +203,8 @@ pub mod conv {
     use crate::forward_gate;
     // nnconv: the im2col/GEMM engine
     forward_gate!(crate::neural_network::layers::convolution::engine::CONV_PARALLEL_MIN_FLOPS => set_parallel_min_flops, get_parallel_min_flops);
+    // Depthwise and separable convolutions (nndepth).
+    forward_gate!(crate::neural_network::layers::convolution::depthwise_engine::CONV_NAIVE_PARALLEL_MIN_FLOPS => set_naive_parallel_min_flops, get_naive_parallel_min_flops);
 }
 
 /// The pooling engine; work = window taps.

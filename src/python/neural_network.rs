@@ -204,6 +204,147 @@ enum LayerSpec {
     UpSampling3D {
         size: (usize, usize, usize),
     },
+    // Depthwise and separable convolutions (nndepth).
+    DepthwiseConv1D(DepthwiseSpec),
+    DepthwiseConv2D(DepthwiseSpec),
+    SeparableConv1D(DepthwiseSpec),
+    SeparableConv2D(DepthwiseSpec),
+}
+
+// Depthwise and separable convolutions (nndepth).
+/// A spatial argument as Keras writes it: one integer for every axis, or one per axis.
+#[derive(Deserialize, Clone)]
+#[serde(untagged)]
+enum SpatialArg {
+    One(usize),
+    Many(Vec<usize>),
+}
+
+impl SpatialArg {
+    fn per_axis(&self, rank: usize, name: &str, layer: &str) -> RustymlResult<Vec<usize>> {
+        match self {
+            SpatialArg::One(v) => Ok(vec![*v; rank]),
+            SpatialArg::Many(v) if v.len() == rank => Ok(v.clone()),
+            SpatialArg::Many(v) => Err(Error::invalid_parameter(
+                name,
+                format!("{layer}: expected {rank} entries, got {v:?}"),
+            )),
+        }
+    }
+}
+
+fn dw_one() -> SpatialArg {
+    SpatialArg::One(1)
+}
+
+fn dw_yes() -> bool {
+    true
+}
+
+fn dw_valid() -> String {
+    "valid".to_string()
+}
+
+/// The config shared by `DepthwiseConv1D/2D` (no `filters`) and `SeparableConv1D/2D`.
+#[derive(Deserialize)]
+struct DepthwiseSpec {
+    #[serde(default)]
+    filters: Option<usize>,
+    kernel_size: SpatialArg,
+    #[serde(default = "dw_one")]
+    strides: SpatialArg,
+    #[serde(default = "dw_valid")]
+    padding: String,
+    #[serde(default = "dw_one_usize")]
+    depth_multiplier: usize,
+    #[serde(default = "dw_one")]
+    dilation_rate: SpatialArg,
+    #[serde(default)]
+    activation: Option<String>,
+    #[serde(default = "dw_yes")]
+    use_bias: bool,
+    #[serde(default)]
+    seed: Option<u64>,
+}
+
+fn dw_one_usize() -> usize {
+    1
+}
+
+impl DepthwiseSpec {
+    /// The layer `class` (one of the four) over samples of shape `sample`.
+    fn build(&self, class: &str, sample: &[usize], seed: u64) -> RustymlResult<Box<dyn Layer>> {
+        use crate::neural_network::layers::convolution::{
+            DepthwiseConv, PaddingType, SeparableConv,
+        };
+        use ndarray::{Ix3, Ix4};
+        let rank = if class.ends_with("1D") { 1 } else { 2 };
+        let kernel = self.kernel_size.per_axis(rank, "kernel_size", class)?;
+        let strides = self.strides.per_axis(rank, "strides", class)?;
+        let dilation = self.dilation_rate.per_axis(rank, "dilation_rate", class)?;
+        let padding = match self.padding.as_str() {
+            "valid" => PaddingType::Valid,
+            "same" => PaddingType::Same,
+            other => {
+                return Err(Error::invalid_parameter(
+                    "padding",
+                    format!("{class}: expected 'valid' or 'same', got {other:?}"),
+                ))
+            }
+        };
+        let act = parse_activation(self.activation.as_deref())?;
+        let mut shape = vec![1];
+        shape.extend_from_slice(sample);
+        let separable = class.starts_with("Separable");
+        let filters = match (separable, self.filters) {
+            (true, Some(f)) => f,
+            (true, None) => {
+                return Err(Error::invalid_parameter(
+                    "filters",
+                    format!("{class} needs filters"),
+                ))
+            }
+            (false, _) => 0,
+        };
+        macro_rules! finish {
+            ($layer:expr) => {
+                Box::new(
+                    $layer
+                        .dilated(dilation)?
+                        .with_use_bias(self.use_bias)
+                        .with_random_state(seed),
+                )
+            };
+        }
+        Ok(match (separable, rank) {
+            (false, 1) => finish!(DepthwiseConv::<Ix3>::build_padded(
+                kernel, shape, strides, padding, act
+            )?
+            .with_depth_multiplier(self.depth_multiplier)?),
+            (false, _) => finish!(DepthwiseConv::<Ix4>::build_padded(
+                kernel, shape, strides, padding, act
+            )?
+            .with_depth_multiplier(self.depth_multiplier)?),
+            (true, 1) => finish!(SeparableConv::<Ix3>::build_padded(
+                filters,
+                kernel,
+                shape,
+                strides,
+                self.depth_multiplier,
+                padding,
+                act
+            )?),
+            (true, _) => finish!(SeparableConv::<Ix4>::build_padded(
+                filters,
+                kernel,
+                shape,
+                strides,
+                self.depth_multiplier,
+                padding,
+                act
+            )?),
+        })
+    }
 }
 
 /// Keras's activation names.
@@ -521,6 +662,19 @@ impl LayerSpec {
                 nnshape::interpolation(interpolation.as_deref())?,
             )?),
             LayerSpec::UpSampling3D { size } => Box::new(UpSampling3D::new(*size)?),
+            // Depthwise and separable convolutions (nndepth).
+            LayerSpec::DepthwiseConv1D(spec) => {
+                spec.build("DepthwiseConv1D", sample, rng_seed(&spec.seed))?
+            }
+            LayerSpec::DepthwiseConv2D(spec) => {
+                spec.build("DepthwiseConv2D", sample, rng_seed(&spec.seed))?
+            }
+            LayerSpec::SeparableConv1D(spec) => {
+                spec.build("SeparableConv1D", sample, rng_seed(&spec.seed))?
+            }
+            LayerSpec::SeparableConv2D(spec) => {
+                spec.build("SeparableConv2D", sample, rng_seed(&spec.seed))?
+            }
         })
     }
 }

@@ -875,3 +875,244 @@ __all__ += [  # nnconv
     "Conv3D",
     "Conv3DTranspose",
 ]
+
+
+# Depthwise and separable convolutions (nndepth).
+def _spatial(value, rank, name, layer):
+    """Keras's int-or-tuple spatial argument as a tuple of ``rank`` positive ints."""
+    values = (value,) * rank if isinstance(value, int) and not isinstance(value, bool) else value
+    try:
+        values = tuple(values)
+    except TypeError:
+        raise ValueError(f"{layer}: {name} must be an int or {rank} ints, got {value!r}") from None
+    if len(values) != rank or any(
+        isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in values
+    ):
+        raise ValueError(f"{layer}: {name} must be an int or {rank} positive ints, got {value!r}")
+    return values
+
+
+class _DepthwiseFamily(Layer):
+    """Shared arguments of the depthwise and separable convolutions (channels-last only)."""
+
+    _RANK = 1
+    _SEPARABLE = False
+
+    def __init__(
+        self,
+        filters,
+        kernel_size,
+        strides,
+        padding,
+        depth_multiplier,
+        data_format,
+        dilation_rate,
+        activation,
+        use_bias,
+        name,
+        input_shape,
+        seed,
+    ):
+        super().__init__(name, input_shape)
+        layer = type(self).__name__
+        if self._SEPARABLE:
+            self.filters = _check_positive_int(filters, "filters", layer)
+        self.kernel_size = _spatial(kernel_size, self._RANK, "kernel_size", layer)
+        self.strides = _spatial(strides, self._RANK, "strides", layer)
+        self.dilation_rate = _spatial(dilation_rate, self._RANK, "dilation_rate", layer)
+        if max(self.strides) > 1 and max(self.dilation_rate) > 1:
+            raise ValueError(
+                f"{layer}: strides {self.strides} > 1 and dilation_rate {self.dilation_rate} > 1 "
+                "cannot be combined (as in Keras)"
+            )
+        padding = str(padding).lower()
+        if padding not in ("valid", "same"):
+            raise ValueError(f"{layer}: padding must be 'valid' or 'same', got {padding!r}")
+        self.padding = padding
+        if data_format not in (None, "channels_last"):
+            raise ValueError(
+                f"{layer}: only data_format='channels_last' is supported, got {data_format!r}"
+            )
+        self.depth_multiplier = _check_positive_int(depth_multiplier, "depth_multiplier", layer)
+        self.activation = activation
+        self.use_bias = bool(use_bias)
+        self.seed = seed
+
+    def _own_config(self):
+        config = {"filters": self.filters} if self._SEPARABLE else {}
+        config.update(
+            {
+                "kernel_size": list(self.kernel_size),
+                "strides": list(self.strides),
+                "padding": self.padding,
+                "depth_multiplier": self.depth_multiplier,
+                "dilation_rate": list(self.dilation_rate),
+                "activation": self.activation,
+                "use_bias": self.use_bias,
+                "seed": self.seed,
+            }
+        )
+        return config
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        config.pop("data_format", None)
+        return cls(**config)
+
+
+@_register
+class DepthwiseConv1D(_DepthwiseFamily):
+    """Per-channel 1-D convolution: ``(batch, steps, C)`` to ``(batch, out, C * depth_multiplier)``;
+    kernel ``(k, C, depth_multiplier)``, bias ``(C * depth_multiplier,)``."""
+
+    _RANK = 1
+
+    def __init__(
+        self,
+        kernel_size,
+        strides=1,
+        padding="valid",
+        depth_multiplier=1,
+        data_format=None,
+        dilation_rate=1,
+        activation=None,
+        use_bias=True,
+        name=None,
+        input_shape=None,
+        seed=None,
+    ):
+        super().__init__(
+            None,
+            kernel_size,
+            strides,
+            padding,
+            depth_multiplier,
+            data_format,
+            dilation_rate,
+            activation,
+            use_bias,
+            name,
+            input_shape,
+            seed,
+        )
+
+
+@_register
+class DepthwiseConv2D(_DepthwiseFamily):
+    """Per-channel 2-D convolution: ``(batch, h, w, C)`` to ``(batch, oh, ow, C * depth_multiplier)``;
+    kernel ``(kh, kw, C, depth_multiplier)``, bias ``(C * depth_multiplier,)``."""
+
+    _RANK = 2
+
+    def __init__(
+        self,
+        kernel_size,
+        strides=(1, 1),
+        padding="valid",
+        depth_multiplier=1,
+        data_format=None,
+        dilation_rate=(1, 1),
+        activation=None,
+        use_bias=True,
+        name=None,
+        input_shape=None,
+        seed=None,
+    ):
+        super().__init__(
+            None,
+            kernel_size,
+            strides,
+            padding,
+            depth_multiplier,
+            data_format,
+            dilation_rate,
+            activation,
+            use_bias,
+            name,
+            input_shape,
+            seed,
+        )
+
+
+@_register
+class SeparableConv1D(_DepthwiseFamily):
+    """Depthwise 1-D convolution then a pointwise one: ``(batch, steps, C)`` to
+    ``(batch, out, filters)``; kernels ``(k, C, dm)`` and ``(1, C * dm, filters)``, bias
+    ``(filters,)``."""
+
+    _RANK = 1
+    _SEPARABLE = True
+
+    def __init__(
+        self,
+        filters,
+        kernel_size,
+        strides=1,
+        padding="valid",
+        data_format=None,
+        dilation_rate=1,
+        depth_multiplier=1,
+        activation=None,
+        use_bias=True,
+        name=None,
+        input_shape=None,
+        seed=None,
+    ):
+        super().__init__(
+            filters,
+            kernel_size,
+            strides,
+            padding,
+            depth_multiplier,
+            data_format,
+            dilation_rate,
+            activation,
+            use_bias,
+            name,
+            input_shape,
+            seed,
+        )
+
+
+@_register
+class SeparableConv2D(_DepthwiseFamily):
+    """Depthwise 2-D convolution then a pointwise (1x1) one: ``(batch, h, w, C)`` to
+    ``(batch, oh, ow, filters)``; kernels ``(kh, kw, C, dm)`` and ``(1, 1, C * dm, filters)``,
+    bias ``(filters,)``."""
+
+    _RANK = 2
+    _SEPARABLE = True
+
+    def __init__(
+        self,
+        filters,
+        kernel_size,
+        strides=(1, 1),
+        padding="valid",
+        data_format=None,
+        dilation_rate=(1, 1),
+        depth_multiplier=1,
+        activation=None,
+        use_bias=True,
+        name=None,
+        input_shape=None,
+        seed=None,
+    ):
+        super().__init__(
+            filters,
+            kernel_size,
+            strides,
+            padding,
+            depth_multiplier,
+            data_format,
+            dilation_rate,
+            activation,
+            use_bias,
+            name,
+            input_shape,
+            seed,
+        )
+
+
+__all__ += ["DepthwiseConv1D", "DepthwiseConv2D", "SeparableConv1D", "SeparableConv2D"]

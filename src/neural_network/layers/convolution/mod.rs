@@ -48,6 +48,19 @@ impl PaddingType {
     }
 }
 
+// Depthwise and separable convolutions (nndepth).
+pub mod depthwise_common;
+pub mod depthwise_conv_1d;
+pub mod depthwise_conv_2d;
+pub mod depthwise_engine;
+pub mod separable_conv_1d;
+pub mod separable_conv_2d;
+pub use depthwise_common::{ConvRank, DepthwiseConv, SeparableConv};
+pub use depthwise_conv_1d::*;
+pub use depthwise_conv_2d::*;
+pub use separable_conv_1d::*;
+pub use separable_conv_2d::*;
+
 #[cfg(test)]
 mod padding_tests {
     use super::PaddingType::{Same, Valid};
