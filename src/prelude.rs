@@ -35,8 +35,8 @@ pub mod neural_network {
     pub use crate::neural_network::layers::convolution::*;
     pub use crate::neural_network::layers::pooling::*;
     pub use crate::neural_network::layers::recurrent::*;
-    pub use crate::neural_network::layers::upsampling::*;
     pub use crate::neural_network::layers::regularization::*;
+    pub use crate::neural_network::layers::upsampling::*;
     pub use crate::neural_network::layers::{
         Dense, Embedding, Flatten, Identity, Permute, RepeatVector, Reshape,
     };
