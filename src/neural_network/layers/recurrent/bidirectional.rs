@@ -229,3 +229,154 @@ impl Layer for Bidirectional {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::neural_network::layers::activation::Activation;
+    use crate::neural_network::layers::recurrent::{GRU, LSTM};
+    use ndarray::{Array3, ArrayD};
+
+    fn input() -> Tensor {
+        Array3::from_shape_fn((2, 4, 3), |(i, j, k)| {
+            ((i * 5 + j * 3 + k) as f32 * 0.41).cos()
+        })
+        .into_dyn()
+    }
+
+    /// Forward half = the wrapped layer; backward half = a go_backwards layer with the
+    /// second half of the weights, its sequence put back in input order.
+    #[test]
+    fn halves_match_separate_layers() {
+        for seq in [false, true] {
+            for mode in [
+                MergeMode::Concat,
+                MergeMode::Sum,
+                MergeMode::Mul,
+                MergeMode::Ave,
+            ] {
+                let make = || {
+                    LSTM::new(3, 2, Activation::Tanh)
+                        .unwrap()
+                        .with_return_sequences(seq)
+                };
+                let bi = Bidirectional::new(make(), mode)
+                    .unwrap()
+                    .with_random_state(4);
+                let w = bi.get_weights();
+                let mut fwd = make();
+                let mut bwd = make().with_go_backwards(true);
+                let [k, rk, b] = bi.forward.weight_arrays(&w).unwrap();
+                let half = |a: &ndarray::Array2<f32>, i: usize| {
+                    let n = a.ncols() / 2;
+                    a.slice(s![.., i * n..(i + 1) * n]).to_owned()
+                };
+                fwd.set_weights(half(k, 0), half(rk, 0), half(b, 0))
+                    .unwrap();
+                bwd.set_weights(half(k, 1), half(rk, 1), half(b, 1))
+                    .unwrap();
+                let x = input();
+                let f = fwd.predict(&x).unwrap();
+                let mut r = bwd.predict(&x).unwrap();
+                if seq {
+                    r = r.slice_axis(Axis(1), Slice::new(0, None, -1)).to_owned();
+                }
+                let got = bi.predict(&x).unwrap();
+                let want: ArrayD<f32> = match mode {
+                    MergeMode::Concat => {
+                        concatenate(Axis(f.ndim() - 1), &[f.view(), r.view()]).unwrap()
+                    }
+                    MergeMode::Sum => &f + &r,
+                    MergeMode::Mul => &f * &r,
+                    MergeMode::Ave => (&f + &r) * 0.5,
+                };
+                assert_eq!(got, want, "seq={seq} {mode:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn gradients_match_central_differences() {
+        for (seq, mode) in [
+            (true, MergeMode::Concat),
+            (false, MergeMode::Mul),
+            (true, MergeMode::Ave),
+        ] {
+            let gru = GRU::new(2, 2, Activation::Tanh)
+                .unwrap()
+                .with_reset_after(true)
+                .with_return_sequences(seq);
+            let mut bi = Bidirectional::new(gru, mode).unwrap().with_random_state(7);
+            let x = Array3::from_shape_fn((2, 3, 2), |(i, j, k)| {
+                ((i * 5 + j * 2 + k) as f32 * 0.7).sin()
+            })
+            .into_dyn();
+            let out = bi.forward(&x).unwrap();
+            let c = ArrayD::from_shape_fn(out.raw_dim(), |i| {
+                0.5 + 0.25 * (ndarray::Dimension::slice(&i).iter().sum::<usize>() % 3) as f32
+            });
+            let dx = bi.backward(&c).unwrap();
+            let loss = |bi: &Bidirectional, x: &Tensor| -> f64 {
+                bi.predict(x)
+                    .unwrap()
+                    .iter()
+                    .zip(c.iter())
+                    .map(|(&o, &c)| o as f64 * c as f64)
+                    .sum()
+            };
+            let h = 1e-2f32;
+            for i in 0..x.len() {
+                let (mut p, mut m) = (x.clone(), x.clone());
+                p.as_slice_mut().unwrap()[i] += h;
+                m.as_slice_mut().unwrap()[i] -= h;
+                let num = (loss(&bi, &p) - loss(&bi, &m)) / (2.0 * h as f64);
+                let got = dx.as_slice().unwrap()[i] as f64;
+                assert!(
+                    (got - num).abs() < 2e-3 + 1e-2 * num.abs(),
+                    "{mode:?} dx[{i}]: {got} vs {num}"
+                );
+            }
+            let grads: Vec<Vec<f32>> = bi.parameters().iter().map(|p| p.grad.to_vec()).collect();
+            assert_eq!(grads.len(), 6);
+            for (k, g) in grads.iter().enumerate() {
+                for (i, &gi) in g.iter().enumerate() {
+                    let orig = bi.parameters()[k].value[i];
+                    bi.parameters()[k].value[i] = orig + h;
+                    let lp = loss(&bi, &x);
+                    bi.parameters()[k].value[i] = orig - h;
+                    let lm = loss(&bi, &x);
+                    bi.parameters()[k].value[i] = orig;
+                    let num = (lp - lm) / (2.0 * h as f64);
+                    assert!(
+                        (gi as f64 - num).abs() < 2e-3 + 1e-2 * num.abs(),
+                        "{mode:?} param {k}[{i}]: {gi} vs {num}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn weights_round_trip_and_shapes() {
+        let make = |s| {
+            Bidirectional::new(GRU::new(3, 2, Activation::Tanh).unwrap(), MergeMode::Concat)
+                .unwrap()
+                .with_random_state(s)
+        };
+        let a = make(1);
+        let mut b = make(2);
+        let x = input();
+        assert_ne!(a.predict(&x).unwrap(), b.predict(&x).unwrap());
+        b.apply_weights(&a.get_weights()).unwrap();
+        assert_eq!(a.predict(&x).unwrap(), b.predict(&x).unwrap());
+        assert_eq!(a.predict(&x).unwrap().shape(), &[2, 4]);
+        assert_eq!(
+            a.param_count(),
+            TrainingParameters::Trainable(2 * 3 * (3 * 2 + 2 * 2 + 2))
+        );
+        let lstm = LSTM::new(3, 2, Activation::Tanh).unwrap();
+        assert!(b.apply_weights(&lstm.get_weights()).is_err());
+        let mut fresh = make(3);
+        assert!(fresh.backward(&Tensor::zeros(vec![2, 4])).is_err());
+    }
+}

@@ -163,10 +163,13 @@ impl Recurrent {
         Ok(gates)
     }
 
-    /// Re-draws every weight from `random_state`.
+    /// Re-draws the kernels from `random_state`; the bias (not random: zero, or LSTM's
+    /// forget block one) keeps its value, so `with_unit_forget_bias` survives a reseed.
     pub(crate) fn reseed(&mut self, random_state: u64) {
+        let bias = std::mem::take(&mut self.gates.bias);
         self.gates = Self::init_gates(self.cell, self.input_dim, self.units, Some(random_state))
             .expect("dimensions were validated at construction");
+        self.gates.bias = bias;
         self.cache = None;
     }
 
@@ -199,6 +202,7 @@ impl Recurrent {
         twin.recurrent_activation = self.recurrent_activation;
         twin.return_sequences = self.return_sequences;
         twin.go_backwards = !self.go_backwards;
+        twin.gates.bias = self.gates.bias.clone();
         Ok(twin)
     }
 
@@ -813,7 +817,7 @@ pub(crate) fn fused_views(r: &Recurrent) -> [ArrayView2<'_, f32>; 3] {
 macro_rules! recurrent_layer {
     ($ty:ident) => {
         impl $ty {
-            /// Re-draws every weight from `random_state`: equal seeds give equal layers.
+            /// Re-draws the kernels from `random_state`: equal seeds give equal layers.
             pub fn with_random_state(mut self, random_state: u64) -> Self {
                 self.core.reseed(random_state);
                 self
@@ -898,3 +902,276 @@ macro_rules! recurrent_layer {
     };
 }
 pub(crate) use recurrent_layer;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::{Array3, ArrayD};
+
+    fn sig(v: f64) -> f64 {
+        1.0 / (1.0 + (-v).exp())
+    }
+
+    /// The recurrence written from Keras's equations, one scalar at a time, in f64 (tanh
+    /// activation, sigmoid gates).
+    fn reference(layer: &Recurrent, x: &Array3<f32>) -> ArrayD<f64> {
+        let (bsz, steps, d) = x.dim();
+        let u = layer.units;
+        let k = layer.gates.kernel.mapv(f64::from);
+        let rk = layer.gates.recurrent_kernel.mapv(f64::from);
+        let b = layer.gates.bias.mapv(f64::from);
+        let mut out = Vec::new();
+        for n in 0..bsz {
+            let mut h = vec![0.0f64; u];
+            let mut c = vec![0.0f64; u];
+            let mut seq = Vec::new();
+            for s in 0..steps {
+                let t = if layer.go_backwards { steps - 1 - s } else { s };
+                // xw[col] = Σ_i x_i K[i, col] + b[0, col]; hu[col] = Σ_i h_i U[i, col]
+                let xw = |col: usize| {
+                    (0..d)
+                        .map(|i| x[[n, t, i]] as f64 * k[[i, col]])
+                        .sum::<f64>()
+                        + b[[0, col]]
+                };
+                let hu = |h: &[f64], col: usize| (0..u).map(|i| h[i] * rk[[i, col]]).sum::<f64>();
+                let new_h: Vec<f64> = match layer.cell {
+                    Cell::Simple => (0..u).map(|j| (xw(j) + hu(&h, j)).tanh()).collect(),
+                    Cell::Lstm => {
+                        let mut nh = vec![0.0; u];
+                        for j in 0..u {
+                            let i = sig(xw(j) + hu(&h, j));
+                            let f = sig(xw(u + j) + hu(&h, u + j));
+                            let g = (xw(2 * u + j) + hu(&h, 2 * u + j)).tanh();
+                            let o = sig(xw(3 * u + j) + hu(&h, 3 * u + j));
+                            c[j] = f * c[j] + i * g;
+                            nh[j] = o * c[j].tanh();
+                        }
+                        nh
+                    }
+                    Cell::Gru { reset_after } => {
+                        let z: Vec<f64> = (0..u)
+                            .map(|j| {
+                                let rb = if reset_after { b[[1, j]] } else { 0.0 };
+                                sig(xw(j) + hu(&h, j) + rb)
+                            })
+                            .collect();
+                        let r: Vec<f64> = (0..u)
+                            .map(|j| {
+                                let rb = if reset_after { b[[1, u + j]] } else { 0.0 };
+                                sig(xw(u + j) + hu(&h, u + j) + rb)
+                            })
+                            .collect();
+                        let rh: Vec<f64> = (0..u).map(|j| r[j] * h[j]).collect();
+                        (0..u)
+                            .map(|j| {
+                                let hh = if reset_after {
+                                    (xw(2 * u + j) + r[j] * (hu(&h, 2 * u + j) + b[[1, 2 * u + j]]))
+                                        .tanh()
+                                } else {
+                                    (xw(2 * u + j) + hu(&rh, 2 * u + j)).tanh()
+                                };
+                                z[j] * h[j] + (1.0 - z[j]) * hh
+                            })
+                            .collect()
+                    }
+                };
+                h = new_h;
+                seq.push(h.clone());
+            }
+            out.push(seq);
+        }
+        if layer.return_sequences {
+            ArrayD::from_shape_fn(vec![bsz, steps, u], |i| out[i[0]][i[1]][i[2]])
+        } else {
+            ArrayD::from_shape_fn(vec![bsz, u], |i| out[i[0]][steps - 1][i[1]])
+        }
+    }
+
+    const CELLS: [Cell; 4] = [
+        Cell::Simple,
+        Cell::Lstm,
+        Cell::Gru { reset_after: false },
+        Cell::Gru { reset_after: true },
+    ];
+
+    /// A layer with every weight (biases included) drawn non-trivially.
+    fn layer(cell: Cell, d: usize, u: usize, seq: bool, back: bool, seed: u64) -> Recurrent {
+        let mut l = Recurrent::new(cell, d, u, Activation::Tanh, Some(seed)).unwrap();
+        if let Cell::Gru { reset_after } = cell {
+            l.set_reset_after(reset_after);
+        }
+        l.return_sequences = seq;
+        l.go_backwards = back;
+        let mut rng = layer_rng(Some(seed + 1));
+        use rand::Rng;
+        let b =
+            Array2::from_shape_simple_fn(l.gates.bias.raw_dim(), || rng.random_range(-0.5..0.5));
+        let k = l.gates.kernel.mapv(|v| v * 1.5);
+        let rk = l.gates.recurrent_kernel.clone();
+        l.set_weights(k, rk, b).unwrap();
+        l
+    }
+
+    fn input(b: usize, t: usize, d: usize) -> Array3<f32> {
+        Array3::from_shape_fn((b, t, d), |(i, j, k)| {
+            ((i * 7 + j * 3 + k) as f32 * 0.37).sin()
+        })
+    }
+
+    #[test]
+    fn forward_matches_the_unrolled_equations() {
+        for cell in CELLS {
+            for (seq, back) in [(false, false), (true, false), (false, true), (true, true)] {
+                let l = layer(cell, 3, 4, seq, back, 11);
+                let x = input(2, 5, 3);
+                let out = l.predict(&x.clone().into_dyn()).unwrap();
+                let want = reference(&l, &x);
+                assert_eq!(out.shape(), want.shape());
+                for (o, w) in out.iter().zip(want.iter()) {
+                    assert!(
+                        (*o as f64 - w).abs() < 1e-5,
+                        "{cell:?} seq={seq} back={back}: {o} vs {w}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// L = Σ c ⊙ out with fixed weights c; gradients against central differences of the
+    /// layer's own forward pass, accumulated in f64.
+    fn check_gradients(l: &mut Recurrent, x: &Array3<f32>) {
+        let x = x.clone().into_dyn();
+        let out = l.forward(&x).unwrap();
+        let c = ArrayD::from_shape_fn(out.raw_dim(), |i| {
+            0.3 + 0.2 * (ndarray::Dimension::slice(&i).iter().sum::<usize>() % 5) as f32
+        });
+        let dx = l.backward(&c).unwrap();
+        let loss = |l: &Recurrent, x: &Tensor| -> f64 {
+            let o = l.predict(x).unwrap();
+            o.iter()
+                .zip(c.iter())
+                .map(|(&o, &c)| o as f64 * c as f64)
+                .sum()
+        };
+        let h = 1e-2f32;
+        let tol = |num: f64| 2e-3 + 1e-2 * num.abs();
+        let name = format!(
+            "{:?} seq={} back={}",
+            l.cell, l.return_sequences, l.go_backwards
+        );
+        for i in 0..x.len() {
+            let (mut p, mut m) = (x.clone(), x.clone());
+            p.as_slice_mut().unwrap()[i] += h;
+            m.as_slice_mut().unwrap()[i] -= h;
+            let num = (loss(l, &p) - loss(l, &m)) / (2.0 * h as f64);
+            let got = dx.as_slice().unwrap()[i] as f64;
+            assert!(
+                (got - num).abs() < tol(num),
+                "{name} dx[{i}]: {got} vs {num}"
+            );
+        }
+        let grads: Vec<Vec<f32>> = l.parameters().iter().map(|p| p.grad.to_vec()).collect();
+        assert_eq!(grads.len(), 3);
+        for (k, g) in grads.iter().enumerate() {
+            for (i, &gi) in g.iter().enumerate() {
+                let orig = l.parameters()[k].value[i];
+                l.parameters()[k].value[i] = orig + h;
+                let lp = loss(l, &x);
+                l.parameters()[k].value[i] = orig - h;
+                let lm = loss(l, &x);
+                l.parameters()[k].value[i] = orig;
+                let num = (lp - lm) / (2.0 * h as f64);
+                assert!(
+                    (gi as f64 - num).abs() < tol(num),
+                    "{name} param {k}[{i}]: {gi} vs {num}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn gradients_match_central_differences() {
+        for cell in CELLS {
+            for (seq, back) in [(false, false), (true, false), (true, true)] {
+                let mut l = layer(cell, 2, 3, seq, back, 5);
+                check_gradients(&mut l, &input(2, 4, 2));
+            }
+        }
+    }
+
+    #[test]
+    fn gradients_with_other_activations() {
+        let mut l = layer(Cell::Lstm, 2, 3, true, false, 8);
+        l.activation = Activation::Softsign;
+        l.set_recurrent_activation(Activation::Tanh).unwrap();
+        check_gradients(&mut l, &input(2, 3, 2));
+        let mut g = layer(Cell::Gru { reset_after: false }, 2, 3, false, false, 9);
+        g.activation = Activation::Sigmoid;
+        check_gradients(&mut g, &input(3, 3, 2));
+    }
+
+    #[test]
+    fn bitwise_equal_at_one_and_four_threads() {
+        for cell in CELLS {
+            let run = |threads: usize| {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                pool.install(|| {
+                    let mut l = layer(cell, 32, 64, true, false, 3);
+                    let x = input(64, 4, 32).into_dyn();
+                    let out = l.forward(&x).unwrap();
+                    let dx = l.backward(&Tensor::ones(out.raw_dim())).unwrap();
+                    let grads: Vec<Vec<u32>> = l
+                        .parameters()
+                        .iter()
+                        .map(|p| p.grad.iter().map(|v| v.to_bits()).collect())
+                        .collect();
+                    let bits = |t: &Tensor| t.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                    (bits(&out), bits(&dx), grads)
+                })
+            };
+            assert!(run(1) == run(4), "{cell:?}");
+        }
+    }
+
+    #[test]
+    fn bad_inputs_are_refused_with_the_layer_and_shapes() {
+        let mut l = Recurrent::new(Cell::Lstm, 3, 2, Activation::Tanh, Some(1)).unwrap();
+        for bad in [vec![2, 4], vec![2, 4, 5], vec![2, 0, 3], vec![1, 2, 3, 3]] {
+            let err = l.forward(&Tensor::zeros(bad.clone())).unwrap_err();
+            let msg = err.to_string();
+            assert!(matches!(err, Error::InvalidInput(_)), "{bad:?}: {err:?}");
+            assert!(
+                msg.contains("LSTM") && msg.contains(&format!("{bad:?}")),
+                "{msg}"
+            );
+        }
+        l.forward(&Tensor::zeros(vec![2, 4, 3])).unwrap();
+        let err = l.backward(&Tensor::zeros(vec![2, 4, 2])).unwrap_err();
+        assert!(err.to_string().contains("[2, 2]"), "{err}");
+        assert!(Recurrent::new(Cell::Simple, 3, 2, Activation::Softmax, None).is_err());
+        assert!(l.set_recurrent_activation(Activation::Softmax).is_err());
+    }
+
+    #[test]
+    fn weights_round_trip_through_the_enum() {
+        for cell in CELLS {
+            let a = layer(cell, 3, 2, false, false, 21);
+            let mut b = layer(cell, 3, 2, false, false, 22);
+            b.apply_weights(&a.get_weights()).unwrap();
+            let x = input(2, 3, 3).into_dyn();
+            assert_eq!(a.predict(&x).unwrap(), b.predict(&x).unwrap());
+        }
+        let gru = layer(Cell::Gru { reset_after: true }, 3, 2, false, false, 1);
+        let mut lstm = layer(Cell::Lstm, 3, 2, false, false, 1);
+        assert!(lstm.apply_weights(&gru.get_weights()).is_err());
+        let mut before = layer(Cell::Gru { reset_after: false }, 3, 2, false, false, 1);
+        assert!(
+            before.apply_weights(&gru.get_weights()).is_err(),
+            "bias rows differ"
+        );
+    }
+}

@@ -30,6 +30,19 @@ impl LSTM {
         })
     }
 
+    /// Keras's `unit_forget_bias`: the forget block of the bias set to one (the default) or
+    /// to zero like the others.
+    pub fn with_unit_forget_bias(mut self, unit_forget_bias: bool) -> Self {
+        let u = self.core.units;
+        let value = if unit_forget_bias { 1.0 } else { 0.0 };
+        self.core
+            .gates
+            .bias
+            .slice_mut(ndarray::s![.., u..2 * u])
+            .fill(value);
+        self
+    }
+
     /// Replaces the fused weights (column blocks `[i | f | c | o]`): kernel
     /// `[input_dim, 4 units]`, recurrent kernel `[units, 4 units]`, bias `[1, 4 units]`.
     pub fn set_weights(
