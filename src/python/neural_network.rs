@@ -422,8 +422,10 @@ fn keras_arrays(
     let half = |a: &ArrayD<f32>, i: usize| {
         let last = Axis(a.ndim() - 1);
         let n = a.len_of(last) / 2;
-        a.slice_axis(last, ndarray::Slice::from(i * n..(i + 1) * n))
-            .to_owned()
+        let v = a.slice_axis(last, ndarray::Slice::from(i * n..(i + 1) * n));
+        // A fresh C-order copy: `to_owned` may keep the parent's strides.
+        ArrayD::from_shape_vec(v.raw_dim(), v.iter().copied().collect())
+            .expect("the element count matches the shape")
     };
     (0..2)
         .flat_map(|i| arrays.iter().map(move |(name, a)| (*name, half(a, i))))

@@ -557,8 +557,8 @@ impl Recurrent {
             let r = rows(t, batch);
             match self.cell {
                 Cell::Simple => {
-                    for k in 0..bu {
-                        dp[k] = dhs[k] * act.derivative_from_output(h_t[k]);
+                    for ((d, &g), &h) in dp.iter_mut().zip(dhs.iter()).zip(h_t) {
+                        *d = g * act.derivative_from_output(h);
                     }
                     let dp_t = dpre.slice(s![r, ..]);
                     gemm(1.0, &dp_t, &rk.t(), 0.0, &mut dh, par);
