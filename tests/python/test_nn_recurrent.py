@@ -200,10 +200,12 @@ def test_gradients_match_finite_differences(kind, extra):
 
 def test_bad_input_names_the_layer_and_shapes():
     model = Sequential([layers.LSTM(3, input_shape=(4, 2))])
-    with pytest.raises(ValueError, match=r"LSTM.*\[5, 4, 7\]"):
+    with pytest.raises(ValueError, match=r"\(4, 7\).*\(4, 2\)"):
         model.predict(np.zeros((5, 4, 7), np.float32))
-    with pytest.raises(ValueError, match="LSTM"):
+    with pytest.raises(ValueError, match=r"LSTM.*\(batch, timesteps, features\).*\[4\]"):
         Sequential([layers.LSTM(3, input_shape=(4,))]).predict(np.zeros((2, 4), np.float32))
+    with pytest.raises(ValueError, match=r"GRU.*\[3\]"):
+        Sequential([layers.Dense(3, input_shape=(4,)), layers.GRU(2)]).predict(np.zeros((1, 4), np.float32))
     with pytest.raises(ValueError, match="return_state"):
         layers.GRU(3, return_state=True)
     with pytest.raises(ValueError, match="units"):

@@ -120,6 +120,9 @@ fn check_elementwise(activation: Activation, what: &str, layer: &str) -> Rustyml
     Ok(())
 }
 
+/// One gate's `(name, kernel, recurrent_kernel, bias)`.
+pub(crate) type GateBlock<'a> = (&'a str, Array2<f32>, Array2<f32>, Array2<f32>);
+
 #[inline]
 fn rows(t: usize, batch: usize) -> std::ops::Range<usize> {
     t * batch..(t + 1) * batch
@@ -220,7 +223,7 @@ impl Recurrent {
     /// order, into the fused layout.
     pub(crate) fn set_gate_blocks(
         &mut self,
-        blocks: [(&str, Array2<f32>, Array2<f32>, Array2<f32>); 4],
+        blocks: [GateBlock<'_>; 4],
         count: usize,
     ) -> RustymlResult<()> {
         let (d, u) = (self.input_dim, self.units);
