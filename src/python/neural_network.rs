@@ -24,6 +24,8 @@ use crate::neural_network::layers::border::{
     Cropping1D, Cropping2D, Cropping3D, ZeroPadding1D, ZeroPadding2D, ZeroPadding3D,
 };
 use crate::neural_network::layers::upsampling::{UpSampling1D, UpSampling2D, UpSampling3D};
+// recurrent family (nnrnn)
+use crate::neural_network::layers::recurrent::{Bidirectional, MergeMode, SimpleRNN, GRU, LSTM};
 use crate::neural_network::losses::{
     BinaryCrossEntropy, CategoricalCrossEntropy, MeanAbsoluteError, MeanSquaredError,
     SparseCategoricalCrossEntropy,
@@ -209,6 +211,11 @@ enum LayerSpec {
     DepthwiseConv2D(DepthwiseSpec),
     SeparableConv1D(DepthwiseSpec),
     SeparableConv2D(DepthwiseSpec),
+    // --- recurrent family (nnrnn) ---
+    SimpleRNN(RecurrentSpec),
+    LSTM(RecurrentSpec),
+    GRU(RecurrentSpec),
+    Bidirectional(BidirectionalSpec),
 }
 
 // Depthwise and separable convolutions (nndepth).
@@ -675,6 +682,35 @@ impl LayerSpec {
             LayerSpec::SeparableConv2D(spec) => {
                 spec.build("SeparableConv2D", sample, rng_seed(&spec.seed))?
             }
+            // --- recurrent family (nnrnn) ---
+            LayerSpec::SimpleRNN(_) | LayerSpec::LSTM(_) | LayerSpec::GRU(_) => {
+                build_recurrent(self, sample, seed)?.boxed()
+            }
+            LayerSpec::Bidirectional(spec) => {
+                let mode = match spec.merge_mode.as_deref() {
+                    Some("concat") => MergeMode::Concat,
+                    Some("sum") => MergeMode::Sum,
+                    Some("mul") => MergeMode::Mul,
+                    Some("ave") => MergeMode::Ave,
+                    other => {
+                        return Err(Error::invalid_parameter(
+                            "merge_mode",
+                            format!("Bidirectional: merge_mode must be one of 'concat', 'sum', 'mul', 'ave' (a list of outputs does not fit a Sequential), got {other:?}"),
+                        ))
+                    }
+                };
+                let inner = build_recurrent(&spec.layer, sample, seed)?;
+                let bi = inner.bidirectional(mode)?;
+                // The backward half's own stream, derived from the layer's seed.
+                let own = match &*spec.layer {
+                    LayerSpec::SimpleRNN(c) | LayerSpec::LSTM(c) | LayerSpec::GRU(c) => c.seed,
+                    _ => None,
+                };
+                Box::new(match own.or(seed) {
+                    Some(s) => bi.with_random_state(s),
+                    None => bi,
+                })
+            }
         })
     }
 }
@@ -929,6 +965,178 @@ impl GlobalPoolSpec {
             GlobalPooling::<N, MAX>::new().with_keepdims(self.keepdims),
         ))
     }
+}
+
+// --- recurrent family (nnrnn) ---
+
+fn default_tanh() -> Option<String> {
+    Some("tanh".to_string())
+}
+
+fn default_sigmoid() -> Option<String> {
+    Some("sigmoid".to_string())
+}
+
+/// Keras's SimpleRNN / LSTM / GRU config (each reads the keys it has).
+#[derive(Deserialize)]
+struct RecurrentSpec {
+    units: usize,
+    #[serde(default = "default_tanh")]
+    activation: Option<String>,
+    #[serde(default = "default_sigmoid")]
+    recurrent_activation: Option<String>,
+    #[serde(default = "default_true")]
+    use_bias: bool,
+    #[serde(default)]
+    return_sequences: bool,
+    #[serde(default)]
+    return_state: bool,
+    #[serde(default)]
+    go_backwards: bool,
+    #[serde(default = "default_true")]
+    unit_forget_bias: bool,
+    #[serde(default = "default_true")]
+    reset_after: bool,
+    #[serde(default)]
+    seed: Option<u64>,
+}
+
+/// Keras's Bidirectional config: the wrapped layer's own `{class_name, config}`.
+#[derive(Deserialize)]
+struct BidirectionalSpec {
+    layer: Box<LayerSpec>,
+    #[serde(default)]
+    merge_mode: Option<String>,
+}
+
+/// A layer's weight arrays in Keras's order: a `Bidirectional` keeps each array's forward
+/// and backward halves side by side on the last axis, Keras lists the forward layer's arrays
+/// and then the backward layer's.
+fn keras_arrays(
+    layer: &dyn Layer,
+    arrays: Vec<(&'static str, ArrayD<f32>)>,
+) -> Vec<(&'static str, ArrayD<f32>)> {
+    if layer.layer_type() != "Bidirectional" {
+        return arrays;
+    }
+    let half = |a: &ArrayD<f32>, i: usize| {
+        let last = Axis(a.ndim() - 1);
+        let n = a.len_of(last) / 2;
+        let v = a.slice_axis(last, ndarray::Slice::from(i * n..(i + 1) * n));
+        // A fresh C-order copy: `to_owned` may keep the parent's strides.
+        ArrayD::from_shape_vec(v.raw_dim(), v.iter().copied().collect())
+            .expect("the element count matches the shape")
+    };
+    (0..2)
+        .flat_map(|i| arrays.iter().map(move |(name, a)| (*name, half(a, i))))
+        .collect()
+}
+
+/// The inverse of [`keras_arrays`] (the given arrays already checked against its shapes).
+fn from_keras_arrays(layer: &dyn Layer, arrays: Vec<ArrayD<f32>>) -> Vec<ArrayD<f32>> {
+    if layer.layer_type() != "Bidirectional" {
+        return arrays;
+    }
+    let n = arrays.len() / 2;
+    (0..n)
+        .map(|i| {
+            let (f, b) = (&arrays[i], &arrays[n + i]);
+            ndarray::concatenate(Axis(f.ndim() - 1), &[f.view(), b.view()])
+                .expect("halves checked against the layer's shapes")
+        })
+        .collect()
+}
+
+/// One of the three cells, built from its config.
+enum AnyRecurrent {
+    Simple(SimpleRNN),
+    Lstm(LSTM),
+    Gru(GRU),
+}
+
+impl AnyRecurrent {
+    fn boxed(self) -> Box<dyn Layer> {
+        match self {
+            AnyRecurrent::Simple(l) => Box::new(l),
+            AnyRecurrent::Lstm(l) => Box::new(l),
+            AnyRecurrent::Gru(l) => Box::new(l),
+        }
+    }
+
+    fn bidirectional(self, mode: MergeMode) -> RustymlResult<Bidirectional> {
+        match self {
+            AnyRecurrent::Simple(l) => Bidirectional::new(l, mode),
+            AnyRecurrent::Lstm(l) => Bidirectional::new(l, mode),
+            AnyRecurrent::Gru(l) => Bidirectional::new(l, mode),
+        }
+    }
+}
+
+/// Builds a SimpleRNN / LSTM / GRU spec for samples `[timesteps, features]`.
+fn build_recurrent(
+    spec: &LayerSpec,
+    sample: &[usize],
+    seed: Option<u64>,
+) -> RustymlResult<AnyRecurrent> {
+    let (class, cfg) = match spec {
+        LayerSpec::SimpleRNN(c) => ("SimpleRNN", c),
+        LayerSpec::LSTM(c) => ("LSTM", c),
+        LayerSpec::GRU(c) => ("GRU", c),
+        _ => {
+            return Err(Error::invalid_parameter(
+                "layer",
+                "Bidirectional wraps a SimpleRNN, LSTM or GRU layer",
+            ))
+        }
+    };
+    if sample.len() != 2 {
+        return Err(Error::invalid_input(format!(
+            "{class} expects inputs of shape (batch, timesteps, features), but its input has per-sample shape {sample:?}"
+        )));
+    }
+    if cfg.return_state {
+        return Err(Error::invalid_parameter(
+            "return_state",
+            format!("{class}: return_state=True returns several tensors, which a Sequential model cannot pass on"),
+        ));
+    }
+    if !cfg.use_bias {
+        return Err(Error::invalid_parameter(
+            "use_bias",
+            format!("{class}: use_bias=False is not supported (the layer always has a bias)"),
+        ));
+    }
+    let act = parse_activation(cfg.activation.as_deref())?;
+    let ract = parse_activation(cfg.recurrent_activation.as_deref())?;
+    let rng_seed = cfg
+        .seed
+        .or(seed)
+        .unwrap_or_else(|| crate::random::resolve_seed(None));
+    let d = sample[1];
+    Ok(match spec {
+        LayerSpec::SimpleRNN(_) => AnyRecurrent::Simple(
+            SimpleRNN::new(d, cfg.units, act)?
+                .with_random_state(rng_seed)
+                .with_return_sequences(cfg.return_sequences)
+                .with_go_backwards(cfg.go_backwards),
+        ),
+        LayerSpec::LSTM(_) => AnyRecurrent::Lstm(
+            LSTM::new(d, cfg.units, act)?
+                .with_random_state(rng_seed)
+                .with_unit_forget_bias(cfg.unit_forget_bias)
+                .with_return_sequences(cfg.return_sequences)
+                .with_go_backwards(cfg.go_backwards)
+                .with_recurrent_activation(ract)?,
+        ),
+        _ => AnyRecurrent::Gru(
+            GRU::new(d, cfg.units, act)?
+                .with_reset_after(cfg.reset_after)
+                .with_random_state(rng_seed)
+                .with_return_sequences(cfg.return_sequences)
+                .with_go_backwards(cfg.go_backwards)
+                .with_recurrent_activation(ract)?,
+        ),
+    })
 }
 
 /// Keras's optimizer configs (Keras's class names).
@@ -1362,7 +1570,7 @@ impl PySequential {
         let mut st = self.lock()?;
         let mut out = Vec::new();
         for layer in st.model.layers_mut().iter() {
-            for (name, a) in layer.get_weights().named_arrays() {
+            for (name, a) in keras_arrays(layer.as_ref(), layer.get_weights().named_arrays()) {
                 out.push(to_keras_shape(name, a).into_pyarray(py));
             }
         }
@@ -1378,7 +1586,7 @@ impl PySequential {
         let mut expected_total = 0;
         for (i, layer) in st.model.layers_mut().iter().enumerate() {
             let current = layer.get_weights();
-            let names = current.named_arrays();
+            let names = keras_arrays(layer.as_ref(), current.named_arrays());
             expected_total += names.len();
             if names.is_empty() {
                 continue;
@@ -1402,6 +1610,7 @@ impl PySequential {
                 }
                 arrays.push(a);
             }
+            let arrays = from_keras_arrays(layer.as_ref(), arrays);
             staged.push((i, current.with_arrays(arrays).map_err(to_py_err)?));
         }
         if total_given != expected_total {

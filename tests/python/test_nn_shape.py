@@ -27,7 +27,9 @@ def _predict(layer, x):
 
 
 def _pad_ref(x, pairs):
-    out_shape = [x.shape[0]] + [n + b + a for n, (b, a) in zip(x.shape[1:-1], pairs)] + [x.shape[-1]]
+    out_shape = (
+        [x.shape[0]] + [n + b + a for n, (b, a) in zip(x.shape[1:-1], pairs)] + [x.shape[-1]]
+    )
     out = np.zeros(out_shape, np.float32)
     for idx in itertools.product(*(range(n) for n in x.shape)):
         shifted = (idx[0],) + tuple(i + b for i, (b, _) in zip(idx[1:-1], pairs)) + (idx[-1],)
@@ -36,7 +38,9 @@ def _pad_ref(x, pairs):
 
 
 def _crop_ref(x, pairs):
-    out_shape = [x.shape[0]] + [n - b - a for n, (b, a) in zip(x.shape[1:-1], pairs)] + [x.shape[-1]]
+    out_shape = (
+        [x.shape[0]] + [n - b - a for n, (b, a) in zip(x.shape[1:-1], pairs)] + [x.shape[-1]]
+    )
     out = np.zeros(out_shape, np.float32)
     for idx in itertools.product(*(range(n) for n in out_shape)):
         src = (idx[0],) + tuple(i + b for i, (b, _) in zip(idx[1:-1], pairs)) + (idx[-1],)
@@ -89,11 +93,23 @@ BORDER_CASES = [
     (layers.ZeroPadding1D, 3, [(3, 3)], (1, 2, 2), _pad_ref),
     (layers.ZeroPadding2D, ((1, 2), (0, 1)), [(1, 2), (0, 1)], (2, 3, 4, 2), _pad_ref),
     (layers.ZeroPadding2D, (1, 2), [(1, 1), (2, 2)], (1, 3, 2, 1), _pad_ref),
-    (layers.ZeroPadding3D, ((1, 0), (0, 2), (1, 1)), [(1, 0), (0, 2), (1, 1)], (1, 2, 3, 2, 2), _pad_ref),
+    (
+        layers.ZeroPadding3D,
+        ((1, 0), (0, 2), (1, 1)),
+        [(1, 0), (0, 2), (1, 1)],
+        (1, 2, 3, 2, 2),
+        _pad_ref,
+    ),
     (layers.Cropping1D, (1, 2), [(1, 2)], (2, 6, 3), _crop_ref),
     (layers.Cropping2D, ((2, 1), (0, 1)), [(2, 1), (0, 1)], (2, 5, 4, 2), _crop_ref),
     (layers.Cropping2D, (1, 1), [(1, 1), (1, 1)], (1, 4, 5, 1), _crop_ref),
-    (layers.Cropping3D, ((1, 0), (0, 1), (1, 1)), [(1, 0), (0, 1), (1, 1)], (1, 3, 3, 4, 2), _crop_ref),
+    (
+        layers.Cropping3D,
+        ((1, 0), (0, 1), (1, 1)),
+        [(1, 0), (0, 1), (1, 1)],
+        (1, 3, 3, 4, 2),
+        _crop_ref,
+    ),
 ]
 
 
@@ -105,7 +121,9 @@ def test_border_layers_match_numpy(cls, arg, pairs, shape, ref):
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize(("shape", "size"), [((2, 3, 4, 2), (2, 3)), ((1, 12, 2, 1), (2, 1)), ((1, 1, 1, 3), (3, 2))])
+@pytest.mark.parametrize(
+    ("shape", "size"), [((2, 3, 4, 2), (2, 3)), ((1, 12, 2, 1), (2, 1)), ((1, 1, 1, 3), (3, 2))]
+)
 def test_up_sampling_2d_matches_numpy(mode, shape, size):
     x = _x(shape, 1)
     out = _predict(layers.UpSampling2D(size=size, interpolation=mode), x)
@@ -143,7 +161,9 @@ def test_border_layers_match_keras(cls, arg, pairs, shape, ref):
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize(("shape", "size"), [((2, 3, 4, 2), (2, 3)), ((1, 5, 6, 1), (3, 2)), ((1, 12, 3, 2), (2, 1))])
+@pytest.mark.parametrize(
+    ("shape", "size"), [((2, 3, 4, 2), (2, 3)), ((1, 5, 6, 1), (3, 2)), ((1, 12, 3, 2), (2, 1))]
+)
 def test_up_sampling_2d_matches_keras(mode, shape, size):
     keras = _keras()
     x = _x(shape, 3)
@@ -159,7 +179,9 @@ def test_up_sampling_2d_matches_keras(mode, shape, size):
 def test_up_sampling_1d_3d_match_keras():
     keras = _keras()
     x = _x((2, 3, 4), 4)
-    np.testing.assert_array_equal(_predict(layers.UpSampling1D(3), x), np.asarray(keras.layers.UpSampling1D(3)(x)))
+    np.testing.assert_array_equal(
+        _predict(layers.UpSampling1D(3), x), np.asarray(keras.layers.UpSampling1D(3)(x))
+    )
     x = _x((1, 2, 3, 2, 2), 5)
     k = keras.layers.UpSampling3D(size=(2, 1, 3))
     np.testing.assert_array_equal(_predict(layers.UpSampling3D((2, 1, 3)), x), np.asarray(k(x)))

@@ -351,7 +351,9 @@ def _border_pairs(value, rank, name, layer):
 
     def amount(v):
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            raise ValueError(f"{layer}: {name} amounts must be non-negative integers, got {value!r}")
+            raise ValueError(
+                f"{layer}: {name} amounts must be non-negative integers, got {value!r}"
+            )
         return v
 
     if isinstance(value, int) and not isinstance(value, bool):
@@ -360,7 +362,9 @@ def _border_pairs(value, rank, name, layer):
     if rank == 1 and len(items) == 2 and all(isinstance(v, int) for v in items):
         return [[amount(items[0]), amount(items[1])]]
     if len(items) != rank:
-        raise ValueError(f"{layer}: {name} needs {rank} entries (one per spatial axis), got {value!r}")
+        raise ValueError(
+            f"{layer}: {name} needs {rank} entries (one per spatial axis), got {value!r}"
+        )
     pairs = []
     for v in items:
         if isinstance(v, int) and not isinstance(v, bool):
@@ -386,7 +390,9 @@ def _factors(value, rank, layer):
 
 def _check_channels_last(data_format, layer):
     if data_format not in (None, "channels_last"):
-        raise ValueError(f"{layer}: only data_format='channels_last' is supported, got {data_format!r}")
+        raise ValueError(
+            f"{layer}: only data_format='channels_last' is supported, got {data_format!r}"
+        )
 
 
 class _Border(Layer):
@@ -1116,3 +1122,200 @@ class SeparableConv2D(_DepthwiseFamily):
 
 
 __all__ += ["DepthwiseConv1D", "DepthwiseConv2D", "SeparableConv1D", "SeparableConv2D"]
+
+
+# --- recurrent family (nnrnn) ---
+
+
+class _Recurrent(Layer):
+    """Shared Keras arguments of SimpleRNN, LSTM and GRU (input ``(batch, timesteps, features)``)."""
+
+    def __init__(
+        self,
+        units,
+        activation="tanh",
+        recurrent_activation="sigmoid",
+        use_bias=True,
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        seed=None,
+        name=None,
+        input_shape=None,
+    ):
+        super().__init__(name, input_shape)
+        layer = type(self).__name__
+        self.units = _check_positive_int(units, "units", layer)
+        self.activation = activation
+        self.recurrent_activation = recurrent_activation
+        self.use_bias = bool(use_bias)
+        self.return_sequences = bool(return_sequences)
+        self.return_state = bool(return_state)
+        self.go_backwards = bool(go_backwards)
+        self.seed = seed
+        if not self.use_bias:
+            raise ValueError(
+                f"{layer}: use_bias=False is not supported (the layer always has a bias)"
+            )
+        if self.return_state:
+            raise ValueError(
+                f"{layer}: return_state=True returns several tensors, which a Sequential model "
+                "cannot pass on; use return_sequences instead"
+            )
+
+    def _own_config(self):
+        return {
+            "units": self.units,
+            "activation": self.activation,
+            "recurrent_activation": self.recurrent_activation,
+            "use_bias": self.use_bias,
+            "return_sequences": self.return_sequences,
+            "return_state": self.return_state,
+            "go_backwards": self.go_backwards,
+            "seed": self.seed,
+        }
+
+
+@_register
+class SimpleRNN(_Recurrent):
+    """``h_t = activation(x_t @ kernel + h_{t-1} @ recurrent_kernel + bias)``.
+
+    Weights as Keras: kernel ``(features, units)``, recurrent_kernel ``(units, units)``, bias ``(units,)``.
+    """
+
+    def __init__(
+        self,
+        units,
+        activation="tanh",
+        use_bias=True,
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        seed=None,
+        name=None,
+        input_shape=None,
+    ):
+        super().__init__(
+            units,
+            activation,
+            "sigmoid",
+            use_bias,
+            return_sequences,
+            return_state,
+            go_backwards,
+            seed,
+            name,
+            input_shape,
+        )
+
+    def _own_config(self):
+        config = super()._own_config()
+        del config["recurrent_activation"]
+        return config
+
+
+@_register
+class LSTM(_Recurrent):
+    """Keras's LSTM; gate blocks ``[i | f | c | o]`` in kernel ``(features, 4 units)``,
+    recurrent_kernel ``(units, 4 units)`` and bias ``(4 units,)``."""
+
+    def __init__(
+        self,
+        units,
+        activation="tanh",
+        recurrent_activation="sigmoid",
+        use_bias=True,
+        unit_forget_bias=True,
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        seed=None,
+        name=None,
+        input_shape=None,
+    ):
+        super().__init__(
+            units,
+            activation,
+            recurrent_activation,
+            use_bias,
+            return_sequences,
+            return_state,
+            go_backwards,
+            seed,
+            name,
+            input_shape,
+        )
+        self.unit_forget_bias = bool(unit_forget_bias)
+
+    def _own_config(self):
+        return {**super()._own_config(), "unit_forget_bias": self.unit_forget_bias}
+
+
+@_register
+class GRU(_Recurrent):
+    """Keras's GRU; gate blocks ``[z | r | h]``. With ``reset_after=True`` (Keras's default) the
+    bias is ``(2, 3 units)`` (input row, recurrent row), else ``(3 units,)``."""
+
+    def __init__(
+        self,
+        units,
+        activation="tanh",
+        recurrent_activation="sigmoid",
+        use_bias=True,
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        reset_after=True,
+        seed=None,
+        name=None,
+        input_shape=None,
+    ):
+        super().__init__(
+            units,
+            activation,
+            recurrent_activation,
+            use_bias,
+            return_sequences,
+            return_state,
+            go_backwards,
+            seed,
+            name,
+            input_shape,
+        )
+        self.reset_after = bool(reset_after)
+
+    def _own_config(self):
+        return {**super()._own_config(), "reset_after": self.reset_after}
+
+
+@_register
+class Bidirectional(Layer):
+    """Runs ``layer`` forwards and a copy of it backwards, merging the outputs
+    (``merge_mode`` one of ``"concat"``, ``"sum"``, ``"mul"``, ``"ave"``).
+
+    Weights as Keras lists them: the forward layer's arrays, then the backward layer's.
+    """
+
+    _MODES = ("concat", "sum", "mul", "ave")
+
+    def __init__(self, layer, merge_mode="concat", name=None, input_shape=None):
+        super().__init__(name, input_shape)
+        if isinstance(layer, dict):
+            layer = deserialize(layer)
+        if not isinstance(layer, _Recurrent):
+            raise ValueError(  # noqa: TRY004 - Keras raises ValueError here
+                f"Bidirectional: layer must be a SimpleRNN, LSTM or GRU, got {type(layer).__name__}"
+            )
+        if merge_mode not in self._MODES:
+            raise ValueError(
+                f"Bidirectional: merge_mode must be one of {self._MODES} (a list of outputs "
+                f"cannot feed a Sequential model), got {merge_mode!r}"
+            )
+        self.layer = layer
+        self.merge_mode = merge_mode
+
+    def _own_config(self):
+        return {"layer": serialize(self.layer), "merge_mode": self.merge_mode}
+
+
+__all__ += ["GRU", "LSTM", "Bidirectional", "SimpleRNN"]

@@ -1,0 +1,1180 @@
+//! The recurrence engine shared by SimpleRNN, LSTM and GRU (and both halves of
+//! `Bidirectional`).
+//!
+//! Layout: everything runs time-major. The input is laid out `[steps * batch, input_dim]`
+//! (reversed in time under `go_backwards`) and projected for every step at once by one
+//! product with the fused kernel, bias included; that buffer then holds each step's gate
+//! pre-activations, to which each step adds its one fused recurrent product `h_{t-1} · U`
+//! (gemm with `beta = 1`, in place) before the gate nonlinearities overwrite it with the
+//! activated gates the backward pass needs. Backpropagation through time runs one fused
+//! product per step for `dh_{t-1}`; the weight gradients and the input gradient are then
+//! three products over all steps at once. Every product runs on gemmkit, whose results do
+//! not depend on its worker count, and every elementwise step runs in a fixed order, so the
+//! layer is bitwise reproducible at any thread count.
+
+use super::gate::{
+    check_weight_shape, layer_rng, project_rows, take_cache, validate_dimensions, FusedGates,
+};
+use crate::error::{Error, IoError, RustymlResult};
+use crate::math::matmul::{dot_par, nested_parallelism};
+use crate::neural_network::layers::activation::Activation;
+use crate::neural_network::layers::layer_weight::{
+    GRULayerWeight, LSTMLayerWeight, LayerWeight, SimpleRNNLayerWeight,
+};
+use crate::neural_network::layers::TrainingParameters;
+use crate::neural_network::traits::ParamGrad;
+use crate::neural_network::Tensor;
+use gemmkit_ndarray::gemm;
+use ndarray::{s, Array2, ArrayView2, Axis, Ix2, Ix3};
+use std::borrow::Cow;
+
+/// The recurrent cell and its gate layout (Keras's column-block order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cell {
+    /// One block: `h = act(x W + h U + b)`.
+    Simple,
+    /// Blocks `[i | f | c | o]`.
+    Lstm,
+    /// Blocks `[z | r | h]`; `reset_after` applies the reset gate after the recurrent product
+    /// (Keras's default, two bias rows) rather than before it (one bias row).
+    Gru { reset_after: bool },
+}
+
+impl Cell {
+    fn gates(self) -> usize {
+        match self {
+            Cell::Simple => 1,
+            Cell::Lstm => 4,
+            Cell::Gru { .. } => 3,
+        }
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Cell::Simple => "SimpleRNN",
+            Cell::Lstm => "LSTM",
+            Cell::Gru { .. } => "GRU",
+        }
+    }
+
+    /// Initial bias value of each gate block (Keras: LSTM's unit_forget_bias).
+    fn bias_init(self) -> &'static [f32] {
+        match self {
+            Cell::Simple => &[0.0],
+            Cell::Lstm => &[0.0, 1.0, 0.0, 0.0],
+            Cell::Gru { .. } => &[0.0, 0.0, 0.0],
+        }
+    }
+
+    fn bias_rows(self) -> usize {
+        match self {
+            Cell::Gru { reset_after: true } => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// What `forward` keeps for `backward`, all time-major (`[steps * batch, ...]`).
+#[derive(Debug)]
+struct Cache {
+    batch: usize,
+    steps: usize,
+    /// The input, reversed in time under `go_backwards`.
+    x: Array2<f32>,
+    /// Activated gates per step `[steps * batch, gates * units]`.
+    acts: Array2<f32>,
+    /// Hidden states `h_0 = 0, h_1, ..., h_T`.
+    hs: Array2<f32>,
+    /// LSTM cell states `c_0 = 0, ..., c_T` (empty for the other cells).
+    cs: Array2<f32>,
+    /// LSTM: `act(c_t)`; GRU with the reset before: `r_t * h_{t-1}`; GRU with the reset
+    /// after: `h_{t-1} U_h + b_rh` (empty for SimpleRNN).
+    extra: Array2<f32>,
+}
+
+/// One recurrent layer: configuration, fused weights and the backward cache.
+#[derive(Debug)]
+pub struct Recurrent {
+    pub(crate) cell: Cell,
+    pub(crate) input_dim: usize,
+    pub(crate) units: usize,
+    pub(crate) activation: Activation,
+    pub(crate) recurrent_activation: Activation,
+    pub(crate) return_sequences: bool,
+    pub(crate) go_backwards: bool,
+    pub(crate) gates: FusedGates,
+    cache: Option<Cache>,
+}
+
+/// Softmax has no elementwise form; everything else does.
+fn check_elementwise(activation: Activation, what: &str, layer: &str) -> RustymlResult<()> {
+    activation.validate()?;
+    if matches!(activation, Activation::Softmax) {
+        return Err(Error::invalid_parameter(
+            what,
+            format!(
+                "{layer}: softmax cannot be a recurrent layer's {what} (it is not elementwise)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// One gate's `(name, kernel, recurrent_kernel, bias)`.
+pub(crate) type GateBlock<'a> = (&'a str, Array2<f32>, Array2<f32>, Array2<f32>);
+
+#[inline]
+fn rows(t: usize, batch: usize) -> std::ops::Range<usize> {
+    t * batch..(t + 1) * batch
+}
+
+impl Recurrent {
+    pub(crate) fn new(
+        cell: Cell,
+        input_dim: usize,
+        units: usize,
+        activation: Activation,
+        random_state: Option<u64>,
+    ) -> RustymlResult<Self> {
+        validate_dimensions(input_dim, units)?;
+        check_elementwise(activation, "activation", cell.name())?;
+        let gates = Self::init_gates(cell, input_dim, units, random_state)?;
+        Ok(Self {
+            cell,
+            input_dim,
+            units,
+            activation,
+            recurrent_activation: Activation::Sigmoid,
+            return_sequences: false,
+            go_backwards: false,
+            gates,
+            cache: None,
+        })
+    }
+
+    fn init_gates(
+        cell: Cell,
+        input_dim: usize,
+        units: usize,
+        random_state: Option<u64>,
+    ) -> RustymlResult<FusedGates> {
+        let mut rng = layer_rng(random_state);
+        let mut gates = FusedGates::new(input_dim, units, cell.bias_init(), &mut rng)?;
+        if cell.bias_rows() == 2 {
+            gates.bias = Array2::zeros((2, gates.bias.ncols()));
+        }
+        Ok(gates)
+    }
+
+    /// Re-draws the kernels from `random_state`; the bias (not random: zero, or LSTM's
+    /// forget block one) keeps its value, so `with_unit_forget_bias` survives a reseed.
+    pub(crate) fn reseed(&mut self, random_state: u64) {
+        let bias = std::mem::take(&mut self.gates.bias);
+        self.gates = Self::init_gates(self.cell, self.input_dim, self.units, Some(random_state))
+            .expect("dimensions were validated at construction");
+        self.gates.bias = bias;
+        self.cache = None;
+    }
+
+    /// Switches the GRU bias layout; the bias restarts at zero in its new shape.
+    pub(crate) fn set_reset_after(&mut self, reset_after: bool) {
+        if let Cell::Gru { .. } = self.cell {
+            self.cell = Cell::Gru { reset_after };
+            self.gates.bias = Array2::zeros((self.cell.bias_rows(), 3 * self.units));
+            self.gates.grad_bias = None;
+            self.cache = None;
+        }
+    }
+
+    pub(crate) fn set_recurrent_activation(&mut self, act: Activation) -> RustymlResult<()> {
+        check_elementwise(act, "recurrent_activation", self.cell.name())?;
+        self.recurrent_activation = act;
+        Ok(())
+    }
+
+    /// A fresh layer of the same configuration (new weights from `random_state`), reading
+    /// the sequence in the other direction: `Bidirectional`'s backward half.
+    pub(crate) fn reversed_twin(&self, random_state: Option<u64>) -> RustymlResult<Self> {
+        let mut twin = Self::new(
+            self.cell,
+            self.input_dim,
+            self.units,
+            self.activation,
+            random_state,
+        )?;
+        twin.recurrent_activation = self.recurrent_activation;
+        twin.return_sequences = self.return_sequences;
+        twin.go_backwards = !self.go_backwards;
+        twin.gates.bias = self.gates.bias.clone();
+        Ok(twin)
+    }
+
+    /// Replaces the fused weights (shapes checked against the layer's).
+    pub(crate) fn set_weights(
+        &mut self,
+        kernel: Array2<f32>,
+        recurrent_kernel: Array2<f32>,
+        bias: Array2<f32>,
+    ) -> RustymlResult<()> {
+        self.gates.replace(kernel, recurrent_kernel, bias)
+    }
+
+    /// Packs per-gate `(kernel, recurrent_kernel, bias)` triples, given in fused-block
+    /// order, into the fused layout.
+    pub(crate) fn set_gate_blocks(
+        &mut self,
+        blocks: [GateBlock<'_>; 4],
+        count: usize,
+    ) -> RustymlResult<()> {
+        let (d, u) = (self.input_dim, self.units);
+        let brows = self.cell.bias_rows();
+        for (name, k, rk, b) in blocks.iter().take(count) {
+            check_weight_shape(&format!("{name}_kernel"), &[d, u], k.shape())?;
+            check_weight_shape(&format!("{name}_recurrent_kernel"), &[u, u], rk.shape())?;
+            check_weight_shape(&format!("{name}_bias"), &[brows, u], b.shape())?;
+        }
+        let mut kernel = Array2::zeros((d, count * u));
+        let mut recurrent = Array2::zeros((u, count * u));
+        let mut bias = Array2::zeros((brows, count * u));
+        for (g, (_, k, rk, b)) in blocks.iter().take(count).enumerate() {
+            let cols = g * u..(g + 1) * u;
+            kernel.slice_mut(s![.., cols.clone()]).assign(k);
+            recurrent.slice_mut(s![.., cols.clone()]).assign(rk);
+            bias.slice_mut(s![.., cols]).assign(b);
+        }
+        self.set_weights(kernel, recurrent, bias)
+    }
+
+    /// The input as `[batch, steps, input_dim]`, or `InvalidInput` naming the layer.
+    fn check_input<'a>(&self, input: &'a Tensor) -> RustymlResult<ndarray::ArrayView3<'a, f32>> {
+        let name = self.cell.name();
+        let x = input.view().into_dimensionality::<Ix3>().map_err(|_| {
+            Error::invalid_input(format!(
+                "{name} expects a 3D input [batch, timesteps, {}], got shape {:?}",
+                self.input_dim,
+                input.shape()
+            ))
+        })?;
+        if x.shape()[2] != self.input_dim {
+            return Err(Error::invalid_input(format!(
+                "{name} expects {} features per timestep, got input of shape {:?}",
+                self.input_dim,
+                input.shape()
+            )));
+        }
+        if x.shape()[1] == 0 {
+            return Err(Error::invalid_input(format!(
+                "{name} needs at least one timestep, got input of shape {:?}",
+                input.shape()
+            )));
+        }
+        Ok(x)
+    }
+
+    pub(crate) fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+        let (out, cache) = self.run(input)?;
+        self.cache = Some(cache);
+        Ok(out)
+    }
+
+    pub(crate) fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+        Ok(self.run(input)?.0)
+    }
+
+    /// The forward recurrence; returns the output and everything `backward` needs.
+    fn run(&self, input: &Tensor) -> RustymlResult<(Tensor, Cache)> {
+        let x3 = self.check_input(input)?;
+        let (batch, steps, d) = x3.dim();
+        let u = self.units;
+        let gu = self.cell.gates() * u;
+        // Time-major (and time-reversed under go_backwards) copy of the input.
+        let x_tm = if self.go_backwards {
+            x3.slice(s![.., ..;-1, ..]).permuted_axes([1, 0, 2])
+        } else {
+            x3.permuted_axes([1, 0, 2])
+        };
+        let x = x_tm
+            .as_standard_layout()
+            .into_owned()
+            .into_shape_with_order((steps * batch, d))
+            .expect("standard layout reshapes freely");
+        let par = nested_parallelism();
+        let bias_in = self.gates.bias.row(0);
+        let mut acts = project_rows(
+            self.gates.kernel.view(),
+            &x.view().insert_axis(Axis(0)),
+            Some(bias_in),
+        );
+        let mut hs = Array2::<f32>::zeros(((steps + 1) * batch, u));
+        let lstm = matches!(self.cell, Cell::Lstm);
+        let mut cs = Array2::<f32>::zeros((if lstm { (steps + 1) * batch } else { 0 }, u));
+        let extra_rows = if matches!(self.cell, Cell::Simple) {
+            0
+        } else {
+            steps * batch
+        };
+        let mut extra = Array2::<f32>::zeros((extra_rows, u));
+        // GRU (reset after): the step's recurrent product plus its bias row.
+        let mut scratch = match self.cell {
+            Cell::Gru { reset_after: true } => Array2::<f32>::zeros((batch, gu)),
+            _ => Array2::<f32>::zeros((0, 0)),
+        };
+        let (act, ract) = (self.activation, self.recurrent_activation);
+        let rk = &self.gates.recurrent_kernel;
+        let bu = batch * u;
+        let bg = batch * gu;
+
+        for t in 0..steps {
+            let r = rows(t, batch);
+            match self.cell {
+                Cell::Simple | Cell::Lstm => {
+                    let h_prev = hs.slice(s![r.clone(), ..]);
+                    let mut a_t = acts.slice_mut(s![r.clone(), ..]);
+                    gemm(1.0, &h_prev, rk, 1.0, &mut a_t, par);
+                }
+                Cell::Gru { reset_after: false } => {
+                    let h_prev = hs.slice(s![r.clone(), ..]);
+                    let mut a_zr = acts.slice_mut(s![r.clone(), ..2 * u]);
+                    gemm(
+                        1.0,
+                        &h_prev,
+                        &rk.slice(s![.., ..2 * u]),
+                        1.0,
+                        &mut a_zr,
+                        par,
+                    );
+                }
+                Cell::Gru { reset_after: true } => {
+                    scratch.assign(&self.gates.bias.row(1));
+                    let h_prev = hs.slice(s![r.clone(), ..]);
+                    gemm(1.0, &h_prev, rk, 1.0, &mut scratch, par);
+                }
+            }
+            let a = &mut acts.as_slice_mut().expect("standard layout")[t * bg..(t + 1) * bg];
+            let (h_head, h_tail) = hs
+                .as_slice_mut()
+                .expect("standard layout")
+                .split_at_mut((t + 1) * bu);
+            let h_prev = &h_head[t * bu..];
+            let h_next = &mut h_tail[..bu];
+            match self.cell {
+                Cell::Simple => {
+                    for (a, h) in a.iter_mut().zip(h_next.iter_mut()) {
+                        *a = act.apply_scalar(*a);
+                        *h = *a;
+                    }
+                }
+                Cell::Lstm => {
+                    let (c_head, c_tail) = cs
+                        .as_slice_mut()
+                        .expect("standard layout")
+                        .split_at_mut((t + 1) * bu);
+                    let c_prev = &c_head[t * bu..];
+                    let c_next = &mut c_tail[..bu];
+                    let ac =
+                        &mut extra.as_slice_mut().expect("standard layout")[t * bu..(t + 1) * bu];
+                    for b in 0..batch {
+                        let row = &mut a[b * gu..(b + 1) * gu];
+                        for j in 0..u {
+                            let k = b * u + j;
+                            let i = ract.apply_scalar(row[j]);
+                            let f = ract.apply_scalar(row[u + j]);
+                            let g = act.apply_scalar(row[2 * u + j]);
+                            let o = ract.apply_scalar(row[3 * u + j]);
+                            let c = f * c_prev[k] + i * g;
+                            let a_c = act.apply_scalar(c);
+                            row[j] = i;
+                            row[u + j] = f;
+                            row[2 * u + j] = g;
+                            row[3 * u + j] = o;
+                            c_next[k] = c;
+                            ac[k] = a_c;
+                            h_next[k] = o * a_c;
+                        }
+                    }
+                }
+                Cell::Gru { reset_after: false } => {
+                    let rh =
+                        &mut extra.as_slice_mut().expect("standard layout")[t * bu..(t + 1) * bu];
+                    for b in 0..batch {
+                        let row = &mut a[b * gu..(b + 1) * gu];
+                        for j in 0..u {
+                            let k = b * u + j;
+                            row[j] = ract.apply_scalar(row[j]);
+                            let rg = ract.apply_scalar(row[u + j]);
+                            row[u + j] = rg;
+                            rh[k] = rg * h_prev[k];
+                        }
+                    }
+                    // The candidate's recurrent product reads the reset state just formed.
+                    let rh_t = extra.slice(s![r.clone(), ..]);
+                    let mut a_h = acts.slice_mut(s![r.clone(), 2 * u..]);
+                    gemm(1.0, &rh_t, &rk.slice(s![.., 2 * u..]), 1.0, &mut a_h, par);
+                    let a =
+                        &mut acts.as_slice_mut().expect("standard layout")[t * bg..(t + 1) * bg];
+                    let hsl = hs.as_slice_mut().expect("standard layout");
+                    for b in 0..batch {
+                        let row = &mut a[b * gu..(b + 1) * gu];
+                        for j in 0..u {
+                            let k = b * u + j;
+                            let z = row[j];
+                            let hh = act.apply_scalar(row[2 * u + j]);
+                            row[2 * u + j] = hh;
+                            hsl[(t + 1) * bu + k] = z * hsl[t * bu + k] + (1.0 - z) * hh;
+                        }
+                    }
+                }
+                Cell::Gru { reset_after: true } => {
+                    let rec = scratch.as_slice().expect("standard layout");
+                    let rec_h =
+                        &mut extra.as_slice_mut().expect("standard layout")[t * bu..(t + 1) * bu];
+                    for b in 0..batch {
+                        let row = &mut a[b * gu..(b + 1) * gu];
+                        let rrow = &rec[b * gu..(b + 1) * gu];
+                        for j in 0..u {
+                            let k = b * u + j;
+                            let z = ract.apply_scalar(row[j] + rrow[j]);
+                            let rg = ract.apply_scalar(row[u + j] + rrow[u + j]);
+                            let hh = act.apply_scalar(row[2 * u + j] + rg * rrow[2 * u + j]);
+                            row[j] = z;
+                            row[u + j] = rg;
+                            row[2 * u + j] = hh;
+                            rec_h[k] = rrow[2 * u + j];
+                            h_next[k] = z * h_prev[k] + (1.0 - z) * hh;
+                        }
+                    }
+                }
+            }
+        }
+
+        let out = if self.return_sequences {
+            hs.slice(s![batch.., ..])
+                .into_shape_with_order((steps, batch, u))
+                .expect("contiguous rows")
+                .permuted_axes([1, 0, 2])
+                .as_standard_layout()
+                .into_owned()
+                .into_dyn()
+        } else {
+            hs.slice(s![steps * batch.., ..]).to_owned().into_dyn()
+        };
+        Ok((
+            out,
+            Cache {
+                batch,
+                steps,
+                x,
+                acts,
+                hs,
+                cs,
+                extra,
+            },
+        ))
+    }
+
+    /// Backpropagation through time; stores the weight gradients, returns `dL/dx`.
+    pub(crate) fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+        let name = self.cell.name();
+        let Cache {
+            batch,
+            steps,
+            x,
+            acts,
+            hs,
+            cs,
+            extra,
+        } = take_cache(&mut self.cache, name)?;
+        let u = self.units;
+        let gu = self.cell.gates() * u;
+        let want: Vec<usize> = if self.return_sequences {
+            vec![batch, steps, u]
+        } else {
+            vec![batch, u]
+        };
+        if grad_output.shape() != want.as_slice() {
+            return Err(Error::invalid_input(format!(
+                "{name} backward expects a gradient of shape {want:?}, got {:?}",
+                grad_output.shape()
+            )));
+        }
+        // Upstream gradient, time-major when it covers every step.
+        let dout: Array2<f32> = if self.return_sequences {
+            grad_output
+                .view()
+                .into_dimensionality::<Ix3>()
+                .expect("shape checked")
+                .permuted_axes([1, 0, 2])
+                .as_standard_layout()
+                .into_owned()
+                .into_shape_with_order((steps * batch, u))
+                .expect("standard layout reshapes freely")
+        } else {
+            grad_output
+                .view()
+                .into_dimensionality::<Ix2>()
+                .expect("shape checked")
+                .as_standard_layout()
+                .into_owned()
+        };
+        let par = nested_parallelism();
+        let (act, ract) = (self.activation, self.recurrent_activation);
+        let rk = &self.gates.recurrent_kernel;
+        let bu = batch * u;
+        let bg = batch * gu;
+        let mut dpre = Array2::<f32>::zeros((steps * batch, gu));
+        let reset_after = matches!(self.cell, Cell::Gru { reset_after: true });
+        let mut drec = Array2::<f32>::zeros((if reset_after { steps * batch } else { 0 }, gu));
+        let mut dh = Array2::<f32>::zeros((batch, u));
+        let mut dc = vec![
+            0.0f32;
+            if matches!(self.cell, Cell::Lstm) {
+                bu
+            } else {
+                0
+            }
+        ];
+        let mut drh = Array2::<f32>::zeros((batch, u));
+        let acts_s = acts.as_slice().expect("standard layout");
+        let hs_s = hs.as_slice().expect("standard layout");
+        let ex_s = extra.as_slice().expect("standard layout");
+
+        for t in (0..steps).rev() {
+            {
+                let dhs = dh.as_slice_mut().expect("standard layout");
+                let add = if self.return_sequences {
+                    Some(&dout.as_slice().expect("standard layout")[t * bu..(t + 1) * bu])
+                } else if t + 1 == steps {
+                    Some(dout.as_slice().expect("standard layout"))
+                } else {
+                    None
+                };
+                if let Some(add) = add {
+                    dhs.iter_mut().zip(add).for_each(|(d, &g)| *d += g);
+                }
+            }
+            let a = &acts_s[t * bg..(t + 1) * bg];
+            let h_prev = &hs_s[t * bu..(t + 1) * bu];
+            let h_t = &hs_s[(t + 1) * bu..(t + 2) * bu];
+            let dp = &mut dpre.as_slice_mut().expect("standard layout")[t * bg..(t + 1) * bg];
+            let dhs = dh.as_slice_mut().expect("standard layout");
+            let r = rows(t, batch);
+            match self.cell {
+                Cell::Simple => {
+                    for ((d, &g), &h) in dp.iter_mut().zip(dhs.iter()).zip(h_t) {
+                        *d = g * act.derivative_from_output(h);
+                    }
+                    let dp_t = dpre.slice(s![r, ..]);
+                    gemm(1.0, &dp_t, &rk.t(), 0.0, &mut dh, par);
+                }
+                Cell::Lstm => {
+                    let c_prev = &cs.as_slice().expect("standard layout")[t * bu..(t + 1) * bu];
+                    let ac = &ex_s[t * bu..(t + 1) * bu];
+                    for b in 0..batch {
+                        let row = &a[b * gu..(b + 1) * gu];
+                        let drow = &mut dp[b * gu..(b + 1) * gu];
+                        for j in 0..u {
+                            let k = b * u + j;
+                            let (i, f, g, o) = (row[j], row[u + j], row[2 * u + j], row[3 * u + j]);
+                            let dct = dc[k] + dhs[k] * o * act.derivative_from_output(ac[k]);
+                            drow[j] = dct * g * ract.derivative_from_output(i);
+                            drow[u + j] = dct * c_prev[k] * ract.derivative_from_output(f);
+                            drow[2 * u + j] = dct * i * act.derivative_from_output(g);
+                            drow[3 * u + j] = dhs[k] * ac[k] * ract.derivative_from_output(o);
+                            dc[k] = dct * f;
+                        }
+                    }
+                    let dp_t = dpre.slice(s![r, ..]);
+                    gemm(1.0, &dp_t, &rk.t(), 0.0, &mut dh, par);
+                }
+                Cell::Gru { reset_after: false } => {
+                    for b in 0..batch {
+                        let row = &a[b * gu..(b + 1) * gu];
+                        let drow = &mut dp[b * gu..(b + 1) * gu];
+                        for j in 0..u {
+                            let k = b * u + j;
+                            let (z, hh) = (row[j], row[2 * u + j]);
+                            drow[j] = dhs[k] * (h_prev[k] - hh) * ract.derivative_from_output(z);
+                            drow[2 * u + j] = dhs[k] * (1.0 - z) * act.derivative_from_output(hh);
+                            dhs[k] *= z;
+                        }
+                    }
+                    // d(r * h_prev) from the candidate's recurrent product.
+                    let dp_h = dpre.slice(s![r.clone(), 2 * u..]);
+                    gemm(
+                        1.0,
+                        &dp_h,
+                        &rk.slice(s![.., 2 * u..]).t(),
+                        0.0,
+                        &mut drh,
+                        par,
+                    );
+                    let drh_s = drh.as_slice().expect("standard layout");
+                    let dp =
+                        &mut dpre.as_slice_mut().expect("standard layout")[t * bg..(t + 1) * bg];
+                    let dhs = dh.as_slice_mut().expect("standard layout");
+                    for b in 0..batch {
+                        let row = &a[b * gu..(b + 1) * gu];
+                        let drow = &mut dp[b * gu..(b + 1) * gu];
+                        for j in 0..u {
+                            let k = b * u + j;
+                            let rg = row[u + j];
+                            drow[u + j] = drh_s[k] * h_prev[k] * ract.derivative_from_output(rg);
+                            dhs[k] += drh_s[k] * rg;
+                        }
+                    }
+                    let dp_zr = dpre.slice(s![r, ..2 * u]);
+                    gemm(
+                        1.0,
+                        &dp_zr,
+                        &rk.slice(s![.., ..2 * u]).t(),
+                        1.0,
+                        &mut dh,
+                        par,
+                    );
+                }
+                Cell::Gru { reset_after: true } => {
+                    let rec_h = &ex_s[t * bu..(t + 1) * bu];
+                    let dr =
+                        &mut drec.as_slice_mut().expect("standard layout")[t * bg..(t + 1) * bg];
+                    for b in 0..batch {
+                        let row = &a[b * gu..(b + 1) * gu];
+                        let drow = &mut dp[b * gu..(b + 1) * gu];
+                        let rrow = &mut dr[b * gu..(b + 1) * gu];
+                        for j in 0..u {
+                            let k = b * u + j;
+                            let (z, rg, hh) = (row[j], row[u + j], row[2 * u + j]);
+                            let dz = dhs[k] * (h_prev[k] - hh) * ract.derivative_from_output(z);
+                            let dhh = dhs[k] * (1.0 - z) * act.derivative_from_output(hh);
+                            let dr_pre = dhh * rec_h[k] * ract.derivative_from_output(rg);
+                            drow[j] = dz;
+                            drow[u + j] = dr_pre;
+                            drow[2 * u + j] = dhh;
+                            rrow[j] = dz;
+                            rrow[u + j] = dr_pre;
+                            rrow[2 * u + j] = dhh * rg;
+                            dhs[k] *= z;
+                        }
+                    }
+                    let dr_t = drec.slice(s![r, ..]);
+                    gemm(1.0, &dr_t, &rk.t(), 1.0, &mut dh, par);
+                }
+            }
+        }
+
+        // Weight gradients over all steps at once.
+        let h_prev_all = hs.slice(s![..steps * batch, ..]);
+        let grad_kernel = dot_par(x.t(), dpre.view(), par)?;
+        let col_sums = |a: &Array2<f32>| a.sum_axis(Axis(0)).insert_axis(Axis(0));
+        let (grad_recurrent, grad_bias) = match self.cell {
+            Cell::Simple | Cell::Lstm => {
+                (dot_par(h_prev_all.t(), dpre.view(), par)?, col_sums(&dpre))
+            }
+            Cell::Gru { reset_after: false } => {
+                let mut g = Array2::<f32>::zeros((u, gu));
+                gemm(
+                    1.0,
+                    &h_prev_all.t(),
+                    &dpre.slice(s![.., ..2 * u]),
+                    0.0,
+                    &mut g.slice_mut(s![.., ..2 * u]),
+                    par,
+                );
+                gemm(
+                    1.0,
+                    &extra.t(),
+                    &dpre.slice(s![.., 2 * u..]),
+                    0.0,
+                    &mut g.slice_mut(s![.., 2 * u..]),
+                    par,
+                );
+                (g, col_sums(&dpre))
+            }
+            Cell::Gru { reset_after: true } => {
+                let mut b = Array2::<f32>::zeros((2, gu));
+                b.row_mut(0).assign(&dpre.sum_axis(Axis(0)));
+                b.row_mut(1).assign(&drec.sum_axis(Axis(0)));
+                (dot_par(h_prev_all.t(), drec.view(), par)?, b)
+            }
+        };
+        self.gates
+            .store_gradients(grad_kernel, grad_recurrent, grad_bias);
+
+        // dL/dx, back to batch-major (and to input order under go_backwards).
+        let dx = dot_par(dpre.view(), self.gates.kernel.t(), par)?;
+        let dx = dx
+            .as_standard_layout()
+            .into_owned()
+            .into_shape_with_order((steps, batch, self.input_dim))
+            .expect("standard layout reshapes freely");
+        let dx = dx.permuted_axes([1, 0, 2]);
+        let dx = if self.go_backwards {
+            dx.slice(s![.., ..;-1, ..])
+                .as_standard_layout()
+                .into_owned()
+        } else {
+            dx.as_standard_layout().into_owned()
+        };
+        Ok(dx.into_dyn())
+    }
+
+    pub(crate) fn output_shape(&self) -> String {
+        if self.return_sequences {
+            format!("(None, None, {})", self.units)
+        } else {
+            format!("(None, {})", self.units)
+        }
+    }
+
+    pub(crate) fn param_count(&self) -> TrainingParameters {
+        TrainingParameters::Trainable(
+            self.gates.kernel.len() + self.gates.recurrent_kernel.len() + self.gates.bias.len(),
+        )
+    }
+
+    pub(crate) fn parameters(&mut self) -> Vec<ParamGrad<'_>> {
+        self.gates.parameters()
+    }
+
+    /// The fused weights as the original's enum spells them for this cell.
+    pub(crate) fn get_weights(&self) -> LayerWeight<'_> {
+        let g = &self.gates;
+        cell_weight(
+            self.cell,
+            Cow::Borrowed(&g.kernel),
+            Cow::Borrowed(&g.recurrent_kernel),
+            Cow::Borrowed(&g.bias),
+        )
+    }
+
+    /// The three fused arrays of `weights` when it is this cell's variant.
+    pub(crate) fn weight_arrays<'w>(
+        &self,
+        weights: &'w LayerWeight<'_>,
+    ) -> Option<[&'w Array2<f32>; 3]> {
+        match (self.cell, weights) {
+            (Cell::Simple, LayerWeight::SimpleRNN(w)) => {
+                Some([&*w.kernel, &*w.recurrent_kernel, &*w.bias])
+            }
+            (Cell::Lstm, LayerWeight::LSTM(w)) => {
+                Some([&*w.kernel, &*w.recurrent_kernel, &*w.bias])
+            }
+            (Cell::Gru { .. }, LayerWeight::GRU(w)) => {
+                Some([&*w.kernel, &*w.recurrent_kernel, &*w.bias])
+            }
+            _ => None,
+        }
+    }
+
+    pub(crate) fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> RustymlResult<()> {
+        let name = self.cell.name();
+        let Some([k, rk, b]) = self.weight_arrays(weights) else {
+            return Err(IoError::ModelStructureMismatch(format!(
+                "expected {name} weights for a {name} layer"
+            ))
+            .into());
+        };
+        let (k, rk, b) = (k.clone(), rk.clone(), b.clone());
+        self.set_weights(k, rk, b)
+            .map_err(|e| IoError::ModelStructureMismatch(format!("{name}: {e}")).into())
+    }
+}
+
+/// `cell`'s variant of the original's weight enum around the three fused arrays.
+pub(crate) fn cell_weight<'a>(
+    cell: Cell,
+    kernel: Cow<'a, Array2<f32>>,
+    recurrent_kernel: Cow<'a, Array2<f32>>,
+    bias: Cow<'a, Array2<f32>>,
+) -> LayerWeight<'a> {
+    match cell {
+        Cell::Simple => LayerWeight::SimpleRNN(SimpleRNNLayerWeight {
+            kernel,
+            recurrent_kernel,
+            bias,
+        }),
+        Cell::Lstm => LayerWeight::LSTM(LSTMLayerWeight {
+            kernel,
+            recurrent_kernel,
+            bias,
+        }),
+        Cell::Gru { .. } => LayerWeight::GRU(GRULayerWeight {
+            kernel,
+            recurrent_kernel,
+            bias,
+        }),
+    }
+}
+
+/// The fused weights `[kernel, recurrent_kernel, bias]` of a cell as views (for wrappers
+/// that combine two layers' weights).
+pub(crate) fn fused_views(r: &Recurrent) -> [ArrayView2<'_, f32>; 3] {
+    [
+        r.gates.kernel.view(),
+        r.gates.recurrent_kernel.view(),
+        r.gates.bias.view(),
+    ]
+}
+
+/// `impl Layer` for a recurrent layer struct whose engine lives in its `core` field, plus
+/// the builders every recurrent layer shares.
+macro_rules! recurrent_layer {
+    ($ty:ident) => {
+        impl $ty {
+            /// Re-draws the kernels from `random_state`: equal seeds give equal layers.
+            pub fn with_random_state(mut self, random_state: u64) -> Self {
+                self.core.reseed(random_state);
+                self
+            }
+
+            /// Keras's `return_sequences`: output every step's state `[batch, timesteps,
+            /// units]` instead of the last one `[batch, units]` (the default).
+            pub fn with_return_sequences(mut self, return_sequences: bool) -> Self {
+                self.core.return_sequences = return_sequences;
+                self
+            }
+
+            /// Keras's `go_backwards`: read the sequence from its last step to its first
+            /// (with `return_sequences`, the outputs stay in processing order, as in Keras).
+            pub fn with_go_backwards(mut self, go_backwards: bool) -> Self {
+                self.core.go_backwards = go_backwards;
+                self
+            }
+
+            /// The gate nonlinearity (Keras's `recurrent_activation`, sigmoid by default).
+            pub fn with_recurrent_activation(
+                mut self,
+                activation: impl Into<$crate::neural_network::layers::activation::Activation>,
+            ) -> $crate::error::RustymlResult<Self> {
+                self.core.set_recurrent_activation(activation.into())?;
+                Ok(self)
+            }
+
+            /// Whether the layer outputs every step (see `with_return_sequences`).
+            pub fn return_sequences(&self) -> bool {
+                self.core.return_sequences
+            }
+        }
+
+        impl $crate::neural_network::traits::Layer for $ty {
+            fn forward(
+                &mut self,
+                input: &$crate::neural_network::Tensor,
+            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+                self.core.forward(input)
+            }
+            fn predict(
+                &self,
+                input: &$crate::neural_network::Tensor,
+            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+                self.core.predict(input)
+            }
+            fn backward(
+                &mut self,
+                grad_output: &$crate::neural_network::Tensor,
+            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+                self.core.backward(grad_output)
+            }
+            fn layer_type(&self) -> &str {
+                stringify!($ty)
+            }
+            fn output_shape(&self) -> String {
+                self.core.output_shape()
+            }
+            fn param_count(&self) -> $crate::neural_network::layers::TrainingParameters {
+                self.core.param_count()
+            }
+            fn parameters(&mut self) -> Vec<$crate::neural_network::traits::ParamGrad<'_>> {
+                self.core.parameters()
+            }
+            fn get_weights(&self) -> $crate::neural_network::layers::layer_weight::LayerWeight<'_> {
+                self.core.get_weights()
+            }
+            fn apply_weights(
+                &mut self,
+                weights: &$crate::neural_network::layers::layer_weight::LayerWeight<'_>,
+            ) -> $crate::error::RustymlResult<()> {
+                self.core.apply_weights(weights)
+            }
+        }
+
+        impl $crate::neural_network::layers::recurrent::bidirectional::RecurrentLayer for $ty {
+            fn into_engine(self) -> $crate::neural_network::layers::recurrent::engine::Recurrent {
+                self.core
+            }
+        }
+    };
+}
+pub(crate) use recurrent_layer;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::{Array3, ArrayD};
+
+    fn sig(v: f64) -> f64 {
+        1.0 / (1.0 + (-v).exp())
+    }
+
+    /// The recurrence written from Keras's equations, one scalar at a time, in f64 (tanh
+    /// activation, sigmoid gates).
+    fn reference(layer: &Recurrent, x: &Array3<f32>) -> ArrayD<f64> {
+        let (bsz, steps, d) = x.dim();
+        let u = layer.units;
+        let k = layer.gates.kernel.mapv(f64::from);
+        let rk = layer.gates.recurrent_kernel.mapv(f64::from);
+        let b = layer.gates.bias.mapv(f64::from);
+        let mut out = Vec::new();
+        for n in 0..bsz {
+            let mut h = vec![0.0f64; u];
+            let mut c = vec![0.0f64; u];
+            let mut seq = Vec::new();
+            for s in 0..steps {
+                let t = if layer.go_backwards { steps - 1 - s } else { s };
+                // xw[col] = Σ_i x_i K[i, col] + b[0, col]; hu[col] = Σ_i h_i U[i, col]
+                let xw = |col: usize| {
+                    (0..d)
+                        .map(|i| x[[n, t, i]] as f64 * k[[i, col]])
+                        .sum::<f64>()
+                        + b[[0, col]]
+                };
+                let hu = |h: &[f64], col: usize| (0..u).map(|i| h[i] * rk[[i, col]]).sum::<f64>();
+                let new_h: Vec<f64> = match layer.cell {
+                    Cell::Simple => (0..u).map(|j| (xw(j) + hu(&h, j)).tanh()).collect(),
+                    Cell::Lstm => {
+                        let mut nh = vec![0.0; u];
+                        for j in 0..u {
+                            let i = sig(xw(j) + hu(&h, j));
+                            let f = sig(xw(u + j) + hu(&h, u + j));
+                            let g = (xw(2 * u + j) + hu(&h, 2 * u + j)).tanh();
+                            let o = sig(xw(3 * u + j) + hu(&h, 3 * u + j));
+                            c[j] = f * c[j] + i * g;
+                            nh[j] = o * c[j].tanh();
+                        }
+                        nh
+                    }
+                    Cell::Gru { reset_after } => {
+                        let z: Vec<f64> = (0..u)
+                            .map(|j| {
+                                let rb = if reset_after { b[[1, j]] } else { 0.0 };
+                                sig(xw(j) + hu(&h, j) + rb)
+                            })
+                            .collect();
+                        let r: Vec<f64> = (0..u)
+                            .map(|j| {
+                                let rb = if reset_after { b[[1, u + j]] } else { 0.0 };
+                                sig(xw(u + j) + hu(&h, u + j) + rb)
+                            })
+                            .collect();
+                        let rh: Vec<f64> = (0..u).map(|j| r[j] * h[j]).collect();
+                        (0..u)
+                            .map(|j| {
+                                let hh = if reset_after {
+                                    (xw(2 * u + j) + r[j] * (hu(&h, 2 * u + j) + b[[1, 2 * u + j]]))
+                                        .tanh()
+                                } else {
+                                    (xw(2 * u + j) + hu(&rh, 2 * u + j)).tanh()
+                                };
+                                z[j] * h[j] + (1.0 - z[j]) * hh
+                            })
+                            .collect()
+                    }
+                };
+                h = new_h;
+                seq.push(h.clone());
+            }
+            out.push(seq);
+        }
+        if layer.return_sequences {
+            ArrayD::from_shape_fn(vec![bsz, steps, u], |i| out[i[0]][i[1]][i[2]])
+        } else {
+            ArrayD::from_shape_fn(vec![bsz, u], |i| out[i[0]][steps - 1][i[1]])
+        }
+    }
+
+    const CELLS: [Cell; 4] = [
+        Cell::Simple,
+        Cell::Lstm,
+        Cell::Gru { reset_after: false },
+        Cell::Gru { reset_after: true },
+    ];
+
+    /// A layer with every weight (biases included) drawn non-trivially.
+    fn layer(cell: Cell, d: usize, u: usize, seq: bool, back: bool, seed: u64) -> Recurrent {
+        let mut l = Recurrent::new(cell, d, u, Activation::Tanh, Some(seed)).unwrap();
+        if let Cell::Gru { reset_after } = cell {
+            l.set_reset_after(reset_after);
+        }
+        l.return_sequences = seq;
+        l.go_backwards = back;
+        let mut rng = layer_rng(Some(seed + 1));
+        use rand::Rng;
+        let b =
+            Array2::from_shape_simple_fn(l.gates.bias.raw_dim(), || rng.random_range(-0.5..0.5));
+        let k = l.gates.kernel.mapv(|v| v * 1.5);
+        let rk = l.gates.recurrent_kernel.clone();
+        l.set_weights(k, rk, b).unwrap();
+        l
+    }
+
+    fn input(b: usize, t: usize, d: usize) -> Array3<f32> {
+        Array3::from_shape_fn((b, t, d), |(i, j, k)| {
+            ((i * 7 + j * 3 + k) as f32 * 0.37).sin()
+        })
+    }
+
+    #[test]
+    fn forward_matches_the_unrolled_equations() {
+        for cell in CELLS {
+            for (seq, back) in [(false, false), (true, false), (false, true), (true, true)] {
+                let l = layer(cell, 3, 4, seq, back, 11);
+                let x = input(2, 5, 3);
+                let out = l.predict(&x.clone().into_dyn()).unwrap();
+                let want = reference(&l, &x);
+                assert_eq!(out.shape(), want.shape());
+                for (o, w) in out.iter().zip(want.iter()) {
+                    assert!(
+                        (*o as f64 - w).abs() < 1e-5,
+                        "{cell:?} seq={seq} back={back}: {o} vs {w}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// L = Σ c ⊙ out with fixed weights c; gradients against central differences of the
+    /// layer's own forward pass, accumulated in f64.
+    fn check_gradients(l: &mut Recurrent, x: &Array3<f32>) {
+        let x = x.clone().into_dyn();
+        let out = l.forward(&x).unwrap();
+        let c = ArrayD::from_shape_fn(out.raw_dim(), |i| {
+            0.3 + 0.2 * (ndarray::Dimension::slice(&i).iter().sum::<usize>() % 5) as f32
+        });
+        let dx = l.backward(&c).unwrap();
+        let loss = |l: &Recurrent, x: &Tensor| -> f64 {
+            let o = l.predict(x).unwrap();
+            o.iter()
+                .zip(c.iter())
+                .map(|(&o, &c)| o as f64 * c as f64)
+                .sum()
+        };
+        let h = 1e-2f32;
+        let tol = |num: f64| 2e-3 + 1e-2 * num.abs();
+        let name = format!(
+            "{:?} seq={} back={}",
+            l.cell, l.return_sequences, l.go_backwards
+        );
+        for i in 0..x.len() {
+            let (mut p, mut m) = (x.clone(), x.clone());
+            p.as_slice_mut().unwrap()[i] += h;
+            m.as_slice_mut().unwrap()[i] -= h;
+            let num = (loss(l, &p) - loss(l, &m)) / (2.0 * h as f64);
+            let got = dx.as_slice().unwrap()[i] as f64;
+            assert!(
+                (got - num).abs() < tol(num),
+                "{name} dx[{i}]: {got} vs {num}"
+            );
+        }
+        let grads: Vec<Vec<f32>> = l.parameters().iter().map(|p| p.grad.to_vec()).collect();
+        assert_eq!(grads.len(), 3);
+        for (k, g) in grads.iter().enumerate() {
+            for (i, &gi) in g.iter().enumerate() {
+                let orig = l.parameters()[k].value[i];
+                l.parameters()[k].value[i] = orig + h;
+                let lp = loss(l, &x);
+                l.parameters()[k].value[i] = orig - h;
+                let lm = loss(l, &x);
+                l.parameters()[k].value[i] = orig;
+                let num = (lp - lm) / (2.0 * h as f64);
+                assert!(
+                    (gi as f64 - num).abs() < tol(num),
+                    "{name} param {k}[{i}]: {gi} vs {num}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn gradients_match_central_differences() {
+        for cell in CELLS {
+            for (seq, back) in [(false, false), (true, false), (true, true)] {
+                let mut l = layer(cell, 2, 3, seq, back, 5);
+                check_gradients(&mut l, &input(2, 4, 2));
+            }
+        }
+    }
+
+    #[test]
+    fn gradients_with_other_activations() {
+        let mut l = layer(Cell::Lstm, 2, 3, true, false, 8);
+        l.activation = Activation::Softsign;
+        l.set_recurrent_activation(Activation::Tanh).unwrap();
+        check_gradients(&mut l, &input(2, 3, 2));
+        let mut g = layer(Cell::Gru { reset_after: false }, 2, 3, false, false, 9);
+        g.activation = Activation::Sigmoid;
+        check_gradients(&mut g, &input(3, 3, 2));
+    }
+
+    #[test]
+    fn bitwise_equal_at_one_and_four_threads() {
+        for cell in CELLS {
+            let run = |threads: usize| {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                pool.install(|| {
+                    let mut l = layer(cell, 32, 64, true, false, 3);
+                    let x = input(64, 4, 32).into_dyn();
+                    let out = l.forward(&x).unwrap();
+                    let dx = l.backward(&Tensor::ones(out.raw_dim())).unwrap();
+                    let grads: Vec<Vec<u32>> = l
+                        .parameters()
+                        .iter()
+                        .map(|p| p.grad.iter().map(|v| v.to_bits()).collect())
+                        .collect();
+                    let bits = |t: &Tensor| t.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                    (bits(&out), bits(&dx), grads)
+                })
+            };
+            assert!(run(1) == run(4), "{cell:?}");
+        }
+    }
+
+    #[test]
+    fn bad_inputs_are_refused_with_the_layer_and_shapes() {
+        let mut l = Recurrent::new(Cell::Lstm, 3, 2, Activation::Tanh, Some(1)).unwrap();
+        for bad in [vec![2, 4], vec![2, 4, 5], vec![2, 0, 3], vec![1, 2, 3, 3]] {
+            let err = l.forward(&Tensor::zeros(bad.clone())).unwrap_err();
+            let msg = err.to_string();
+            assert!(matches!(err, Error::InvalidInput(_)), "{bad:?}: {err:?}");
+            assert!(
+                msg.contains("LSTM") && msg.contains(&format!("{bad:?}")),
+                "{msg}"
+            );
+        }
+        l.forward(&Tensor::zeros(vec![2, 4, 3])).unwrap();
+        let err = l.backward(&Tensor::zeros(vec![2, 4, 2])).unwrap_err();
+        assert!(err.to_string().contains("[2, 2]"), "{err}");
+        assert!(Recurrent::new(Cell::Simple, 3, 2, Activation::Softmax, None).is_err());
+        assert!(l.set_recurrent_activation(Activation::Softmax).is_err());
+    }
+
+    #[test]
+    fn weights_round_trip_through_the_enum() {
+        for cell in CELLS {
+            let a = layer(cell, 3, 2, false, false, 21);
+            let mut b = layer(cell, 3, 2, false, false, 22);
+            b.apply_weights(&a.get_weights()).unwrap();
+            let x = input(2, 3, 3).into_dyn();
+            assert_eq!(a.predict(&x).unwrap(), b.predict(&x).unwrap());
+        }
+        let gru = layer(Cell::Gru { reset_after: true }, 3, 2, false, false, 1);
+        let mut lstm = layer(Cell::Lstm, 3, 2, false, false, 1);
+        assert!(lstm.apply_weights(&gru.get_weights()).is_err());
+        let mut before = layer(Cell::Gru { reset_after: false }, 3, 2, false, false, 1);
+        assert!(
+            before.apply_weights(&gru.get_weights()).is_err(),
+            "bias rows differ"
+        );
+    }
+}

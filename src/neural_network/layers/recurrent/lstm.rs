@@ -1,0 +1,97 @@
+//! Long short-term memory with Keras's gates and initialisation.
+
+use super::engine::{recurrent_layer, Cell, Recurrent};
+use crate::error::RustymlResult;
+use crate::neural_network::layers::activation::Activation;
+use ndarray::Array2;
+
+/// Keras's `LSTM` over `[batch, timesteps, input_dim]`:
+///
+/// `i, f, o = σ(x W + h U + b)` per gate, `c̃ = act(...)`, `c_t = f c_{t-1} + i c̃`,
+/// `h_t = o act(c_t)` (`σ` is the recurrent activation, sigmoid by default).
+///
+/// The gates are fused in Keras's column-block order `[i | f | c | o]`: kernel
+/// `[input_dim, 4 units]` (Glorot-uniform), recurrent kernel `[units, 4 units]` (orthogonal),
+/// bias `[1, 4 units]` (zero, forget block one: Keras's `unit_forget_bias`).
+#[derive(Debug)]
+pub struct LSTM {
+    core: Recurrent,
+}
+
+impl LSTM {
+    /// `units == 0` or `input_dim == 0` is an `InvalidParameter`.
+    pub fn new(
+        input_dim: usize,
+        units: usize,
+        activation: impl Into<Activation>,
+    ) -> RustymlResult<Self> {
+        Ok(Self {
+            core: Recurrent::new(Cell::Lstm, input_dim, units, activation.into(), None)?,
+        })
+    }
+
+    /// Keras's `unit_forget_bias`: the forget block of the bias set to one (the default) or
+    /// to zero like the others.
+    pub fn with_unit_forget_bias(mut self, unit_forget_bias: bool) -> Self {
+        let u = self.core.units;
+        let value = if unit_forget_bias { 1.0 } else { 0.0 };
+        self.core
+            .gates
+            .bias
+            .slice_mut(ndarray::s![.., u..2 * u])
+            .fill(value);
+        self
+    }
+
+    /// Replaces the fused weights (column blocks `[i | f | c | o]`): kernel
+    /// `[input_dim, 4 units]`, recurrent kernel `[units, 4 units]`, bias `[1, 4 units]`.
+    pub fn set_weights(
+        &mut self,
+        kernel: Array2<f32>,
+        recurrent_kernel: Array2<f32>,
+        bias: Array2<f32>,
+    ) -> RustymlResult<()> {
+        self.core.set_weights(kernel, recurrent_kernel, bias)
+    }
+
+    /// Sets the weights gate by gate (kernels `[input_dim, units]`, recurrent kernels
+    /// `[units, units]`, biases `[1, units]`) and packs them into the fused layout.
+    #[allow(clippy::too_many_arguments)]
+    pub fn set_gate_weights(
+        &mut self,
+        input_kernel: Array2<f32>,
+        input_recurrent_kernel: Array2<f32>,
+        input_bias: Array2<f32>,
+        forget_kernel: Array2<f32>,
+        forget_recurrent_kernel: Array2<f32>,
+        forget_bias: Array2<f32>,
+        cell_kernel: Array2<f32>,
+        cell_recurrent_kernel: Array2<f32>,
+        cell_bias: Array2<f32>,
+        output_kernel: Array2<f32>,
+        output_recurrent_kernel: Array2<f32>,
+        output_bias: Array2<f32>,
+    ) -> RustymlResult<()> {
+        self.core.set_gate_blocks(
+            [
+                ("input", input_kernel, input_recurrent_kernel, input_bias),
+                (
+                    "forget",
+                    forget_kernel,
+                    forget_recurrent_kernel,
+                    forget_bias,
+                ),
+                ("cell", cell_kernel, cell_recurrent_kernel, cell_bias),
+                (
+                    "output",
+                    output_kernel,
+                    output_recurrent_kernel,
+                    output_bias,
+                ),
+            ],
+            4,
+        )
+    }
+}
+
+recurrent_layer!(LSTM);
