@@ -1296,18 +1296,16 @@ fn keras_drops_leading_ones(name: &str) -> bool {
     )
 }
 
-fn to_keras_shape(name: &str, a: ArrayD<f32>) -> ArrayD<f32> {
-    if !keras_drops_leading_ones(name) || a.ndim() <= 1 {
+fn to_keras_shape(name: &str, mut a: ArrayD<f32>) -> ArrayD<f32> {
+    if !keras_drops_leading_ones(name) {
         return a;
     }
-    let shape = a.shape();
-    let first = shape
-        .iter()
-        .position(|&d| d != 1)
-        .unwrap_or(shape.len() - 1);
-    let kept = shape[first..].to_vec();
-    a.into_shape_with_order(IxDyn(&kept))
-        .expect("dropping unit axes keeps the size")
+    // Removing an axis is a view change whatever the memory order (a reshape would need C
+    // order); at least one axis stays.
+    while a.ndim() > 1 && a.shape()[0] == 1 {
+        a = a.index_axis_move(Axis(0), 0);
+    }
+    a
 }
 
 struct State {
