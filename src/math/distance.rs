@@ -393,8 +393,12 @@ pub fn nearest_block(
 ) {
     let dots = matmul::dot_par(x_block, centers.t(), matmul::Parallelism::Serial)
         .expect("nearest_block: caller checked the feature counts");
-    for (((row, &xn), label), best_d) in dots
+    // finish_squared_euclidean's cancellation bound; the largest centre norm widens the band.
+    let bound = 8.0 * (x_block.ncols() as f64 + 2.0) * f64::EPSILON;
+    let max_cn = c_norms.iter().copied().fold(0.0, f64::max);
+    for ((((row, x_row), &xn), label), best_d) in dots
         .outer_iter()
+        .zip(x_block.outer_iter())
         .zip(x_norms.iter())
         .zip(labels.iter_mut())
         .zip(dist_sq.iter_mut())
@@ -408,8 +412,26 @@ pub fn nearest_block(
                 arg = j;
             }
         }
+        let nearest = best + xn;
+        if nearest <= bound * (xn + c_norms[arg]) {
+            // The product form cannot resolve a distance this small next to the norms: every
+            // centre that could be the nearest within the error band is measured exactly.
+            let band = nearest + 2.0 * bound * (xn + max_cn);
+            let mut exact = f64::INFINITY;
+            for (j, (&dot, &cn)) in row.iter().zip(c_norms.iter()).enumerate() {
+                if cn - 2.0 * dot + xn <= band {
+                    let e = squared_euclidean_unchecked(x_row, centers.row(j));
+                    if e < exact {
+                        exact = e;
+                        arg = j;
+                    }
+                }
+            }
+            *best_d = exact;
+        } else {
+            *best_d = nearest;
+        }
         *label = arg;
-        *best_d = (best + xn).max(0.0);
     }
 }
 

@@ -884,7 +884,7 @@ __all__ += [  # nnconv
 
 
 # Depthwise and separable convolutions (nndepth).
-def _spatial(value, rank, name, layer):
+def _dw_spatial(value, rank, name, layer):
     """Keras's int-or-tuple spatial argument as a tuple of ``rank`` positive ints."""
     values = (value,) * rank if isinstance(value, int) and not isinstance(value, bool) else value
     try:
@@ -923,9 +923,9 @@ class _DepthwiseFamily(Layer):
         layer = type(self).__name__
         if self._SEPARABLE:
             self.filters = _check_positive_int(filters, "filters", layer)
-        self.kernel_size = _spatial(kernel_size, self._RANK, "kernel_size", layer)
-        self.strides = _spatial(strides, self._RANK, "strides", layer)
-        self.dilation_rate = _spatial(dilation_rate, self._RANK, "dilation_rate", layer)
+        self.kernel_size = _dw_spatial(kernel_size, self._RANK, "kernel_size", layer)
+        self.strides = _dw_spatial(strides, self._RANK, "strides", layer)
+        self.dilation_rate = _dw_spatial(dilation_rate, self._RANK, "dilation_rate", layer)
         if max(self.strides) > 1 and max(self.dilation_rate) > 1:
             raise ValueError(
                 f"{layer}: strides {self.strides} > 1 and dilation_rate {self.dilation_rate} > 1 "
