@@ -32,6 +32,30 @@ def _shape_tuple(value, name, layer):
     return shape
 
 
+def _positive_ints(value, rank, name, layer):
+    """Keras's int-or-tuple spatial argument (kernel_size, strides, pool_size, dilation_rate)
+    as a tuple of ``rank`` positive ints."""
+    values = (value,) * rank if isinstance(value, int) and not isinstance(value, bool) else value
+    try:
+        values = tuple(values)
+    except TypeError:
+        raise ValueError(f"{layer}: {name} must be an int or {rank} ints, got {value!r}") from None
+    if len(values) != rank or any(
+        isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in values
+    ):
+        raise ValueError(f"{layer}: {name} must be an int or {rank} positive ints, got {value!r}")
+    return values
+
+
+def _channels_last(data_format, layer):
+    """Only channels-last is supported; returns Keras's name for it."""
+    if data_format not in (None, "channels_last"):
+        raise ValueError(
+            f"{layer}: only data_format='channels_last' is supported, got {data_format!r}"
+        )
+    return "channels_last"
+
+
 class Layer:
     """Base class: Keras's ``name``, ``input_shape`` (without the batch axis) and config."""
 
@@ -388,20 +412,13 @@ def _factors(value, rank, layer):
     return factors
 
 
-def _check_channels_last(data_format, layer):
-    if data_format not in (None, "channels_last"):
-        raise ValueError(
-            f"{layer}: only data_format='channels_last' is supported, got {data_format!r}"
-        )
-
-
 class _Border(Layer):
     _rank = 0
     _arg = ""
 
     def __init__(self, amounts, data_format=None, name=None, input_shape=None):
         super().__init__(name, input_shape)
-        _check_channels_last(data_format, type(self).__name__)
+        _channels_last(data_format, type(self).__name__)
         setattr(self, self._arg, _border_pairs(amounts, self._rank, self._arg, type(self).__name__))
 
     def _own_config(self):
@@ -495,7 +512,7 @@ class UpSampling2D(Layer):
         self, size=(2, 2), data_format=None, interpolation="nearest", name=None, input_shape=None
     ):
         super().__init__(name, input_shape)
-        _check_channels_last(data_format, "UpSampling2D")
+        _channels_last(data_format, "UpSampling2D")
         self.size = _factors(size, 2, "UpSampling2D")
         if interpolation not in _INTERPOLATIONS:
             raise ValueError(
@@ -513,7 +530,7 @@ class UpSampling3D(Layer):
 
     def __init__(self, size=(2, 2, 2), data_format=None, name=None, input_shape=None):
         super().__init__(name, input_shape)
-        _check_channels_last(data_format, "UpSampling3D")
+        _channels_last(data_format, "UpSampling3D")
         self.size = _factors(size, 3, "UpSampling3D")
 
     def _own_config(self):
@@ -566,33 +583,6 @@ __all__ = [  # noqa: RUF022 - grouped: base and helpers, then layers
 # --- pooling family ---------------------------------------------------------------------------
 
 
-def _pool_tuple(value, rank, name, layer):
-    """Keras's ``pool_size`` / ``strides``: one positive int for every axis, or ``rank`` ints."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = (value,) * rank
-    try:
-        items = tuple(value)
-    except TypeError:
-        raise ValueError(
-            f"{layer}: {name} must be a positive integer or {rank} of them, got {value!r}"
-        ) from None
-    if len(items) != rank or any(
-        isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in items
-    ):
-        raise ValueError(
-            f"{layer}: {name} must be a positive integer or {rank} of them, got {value!r}"
-        )
-    return items
-
-
-def _channels_last(data_format, layer):
-    if data_format not in (None, "channels_last"):
-        raise ValueError(
-            f"{layer}: only data_format='channels_last' is supported, got {data_format!r}"
-        )
-    return "channels_last"
-
-
 class _Pooling(Layer):
     """Max or average windows over ``_rank`` spatial axes of channels-last inputs."""
 
@@ -609,11 +599,11 @@ class _Pooling(Layer):
     ):
         super().__init__(name, input_shape)
         layer = type(self).__name__
-        self.pool_size = _pool_tuple(pool_size, self._rank, "pool_size", layer)
+        self.pool_size = _positive_ints(pool_size, self._rank, "pool_size", layer)
         self.strides = (
             self.pool_size
             if strides is None
-            else _pool_tuple(strides, self._rank, "strides", layer)
+            else _positive_ints(strides, self._rank, "strides", layer)
         )
         padding = str(padding).lower()
         if padding not in ("valid", "same"):
@@ -775,16 +765,6 @@ __all__ += [  # pooling family
 
 
 # nnconv: the standard and transposed convolutions (channels-last, Keras's arguments)
-def _spatial(value, name, layer, rank):
-    """An int (every axis) or ``rank`` positive ints, as a list."""
-    values = [value] * rank if isinstance(value, int) and not isinstance(value, bool) else value
-    try:
-        values = list(values)
-    except TypeError:
-        raise ValueError(f"{layer}: {name} must be an int or {rank} ints, got {value!r}") from None
-    if len(values) != rank:
-        raise ValueError(f"{layer}: {name} must be an int or {rank} ints, got {value!r}")
-    return [_check_positive_int(v, name, layer) for v in values]
 
 
 class _Conv(Layer):
@@ -808,9 +788,9 @@ class _Conv(Layer):
         super().__init__(name, input_shape)
         layer = type(self).__name__
         self.filters = _check_positive_int(filters, "filters", layer)
-        self.kernel_size = _spatial(kernel_size, "kernel_size", layer, self._rank)
-        self.strides = _spatial(strides, "strides", layer, self._rank)
-        self.dilation_rate = _spatial(dilation_rate, "dilation_rate", layer, self._rank)
+        self.kernel_size = _positive_ints(kernel_size, self._rank, "kernel_size", layer)
+        self.strides = _positive_ints(strides, self._rank, "strides", layer)
+        self.dilation_rate = _positive_ints(dilation_rate, self._rank, "dilation_rate", layer)
         if not isinstance(padding, str) or padding.lower() not in ("valid", "same"):
             raise ValueError(f"{layer}: padding must be 'valid' or 'same', got {padding!r}")
         self.padding = padding.lower()
@@ -884,18 +864,6 @@ __all__ += [  # nnconv
 
 
 # Depthwise and separable convolutions (nndepth).
-def _dw_spatial(value, rank, name, layer):
-    """Keras's int-or-tuple spatial argument as a tuple of ``rank`` positive ints."""
-    values = (value,) * rank if isinstance(value, int) and not isinstance(value, bool) else value
-    try:
-        values = tuple(values)
-    except TypeError:
-        raise ValueError(f"{layer}: {name} must be an int or {rank} ints, got {value!r}") from None
-    if len(values) != rank or any(
-        isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in values
-    ):
-        raise ValueError(f"{layer}: {name} must be an int or {rank} positive ints, got {value!r}")
-    return values
 
 
 class _DepthwiseFamily(Layer):
@@ -923,9 +891,9 @@ class _DepthwiseFamily(Layer):
         layer = type(self).__name__
         if self._SEPARABLE:
             self.filters = _check_positive_int(filters, "filters", layer)
-        self.kernel_size = _dw_spatial(kernel_size, self._RANK, "kernel_size", layer)
-        self.strides = _dw_spatial(strides, self._RANK, "strides", layer)
-        self.dilation_rate = _dw_spatial(dilation_rate, self._RANK, "dilation_rate", layer)
+        self.kernel_size = _positive_ints(kernel_size, self._RANK, "kernel_size", layer)
+        self.strides = _positive_ints(strides, self._RANK, "strides", layer)
+        self.dilation_rate = _positive_ints(dilation_rate, self._RANK, "dilation_rate", layer)
         if max(self.strides) > 1 and max(self.dilation_rate) > 1:
             raise ValueError(
                 f"{layer}: strides {self.strides} > 1 and dilation_rate {self.dilation_rate} > 1 "
@@ -935,10 +903,7 @@ class _DepthwiseFamily(Layer):
         if padding not in ("valid", "same"):
             raise ValueError(f"{layer}: padding must be 'valid' or 'same', got {padding!r}")
         self.padding = padding
-        if data_format not in (None, "channels_last"):
-            raise ValueError(
-                f"{layer}: only data_format='channels_last' is supported, got {data_format!r}"
-            )
+        _channels_last(data_format, layer)
         self.depth_multiplier = _check_positive_int(depth_multiplier, "depth_multiplier", layer)
         self.activation = activation
         self.use_bias = bool(use_bias)
