@@ -74,3 +74,31 @@ mod tests {
         assert_eq!(full_shape(&[5]), "(5,)");
     }
 }
+
+/// Inside a `Layer` impl of a layer macro whose struct wraps a generic `core` with the same
+/// three passes: `forward`, `predict` and `backward` forwarded to it.
+macro_rules! core_passes {
+    () => {
+        fn forward(
+            &mut self,
+            input: &$crate::neural_network::Tensor,
+        ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+            self.core.forward(input)
+        }
+
+        fn predict(
+            &self,
+            input: &$crate::neural_network::Tensor,
+        ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+            self.core.predict(input)
+        }
+
+        fn backward(
+            &mut self,
+            grad_output: &$crate::neural_network::Tensor,
+        ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+            self.core.backward(grad_output)
+        }
+    };
+}
+pub(crate) use core_passes;

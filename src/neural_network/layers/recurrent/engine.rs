@@ -856,24 +856,8 @@ macro_rules! recurrent_layer {
         }
 
         impl $crate::neural_network::traits::Layer for $ty {
-            fn forward(
-                &mut self,
-                input: &$crate::neural_network::Tensor,
-            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
-                self.core.forward(input)
-            }
-            fn predict(
-                &self,
-                input: &$crate::neural_network::Tensor,
-            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
-                self.core.predict(input)
-            }
-            fn backward(
-                &mut self,
-                grad_output: &$crate::neural_network::Tensor,
-            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
-                self.core.backward(grad_output)
-            }
+            $crate::neural_network::layers::layer_util::core_passes!();
+
             fn layer_type(&self) -> &str {
                 stringify!($ty)
             }
