@@ -27,9 +27,10 @@ class _AvailableIf:
     """A method that exists only when ``check(estimator)`` holds, so ``hasattr`` tells the truth
     (scikit-learn's ``available_if`` convention)."""
 
-    def __init__(self, check, method):
+    def __init__(self, check, method, reason):
         self.check = check
         self.method = method
+        self.reason = reason
         self.__doc__ = method.__doc__
 
     def __get__(self, obj, owner=None):
@@ -37,15 +38,15 @@ class _AvailableIf:
             return self.method
         if not self.check(obj):
             raise AttributeError(
-                f"This {type(obj).__name__} has no attribute {self.method.__name__!r} "
-                "with its current parameters"
+                f"This {type(obj).__name__} has no attribute {self.method.__name__!r}: "
+                f"{self.reason}"
             )
         return types.MethodType(self.method, obj)
 
 
-def available_if(check):
-    """Decorator form of :class:`_AvailableIf`."""
-    return lambda method: _AvailableIf(check, method)
+def available_if(check, reason):
+    """Decorator form of :class:`_AvailableIf`; ``reason`` says when the method exists."""
+    return lambda method: _AvailableIf(check, method, reason)
 
 
 class BaseEstimator:

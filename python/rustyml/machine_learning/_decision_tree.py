@@ -70,7 +70,7 @@ class DecisionTree(BaseEstimator):
             return decode_labels(pred, self.classes_, self._encoded_labels)
         return pred
 
-    @available_if(lambda self: self.is_classifier)
+    @available_if(lambda self: self.is_classifier, "only when is_classifier=True")
     def predict_proba(self, X):
         """Class probabilities (n_samples, n_classes), columns in ``classes_`` order (only
         when ``is_classifier=True``)."""
