@@ -139,7 +139,8 @@ def test_predict_before_fit_and_bad_queries():
     "labels",
     [
         np.array([3, 7, 7, 3, 9, 9]),
-        np.array([0.5, -1.0, -1.0, 0.5, 2.0, 2.0], dtype=np.float32),
+        # integral floats are class labels; non-integral ones are continuous (refused)
+        np.array([4.0, -1.0, -1.0, 4.0, 2.0, 2.0], dtype=np.float32),
         np.array([True, False, False, True, True, True]),
         np.array([2**60, 5, 5, 2**60, 2**60 + 1, 2**60 + 1]),  # beyond float64's integers
         np.array(["x", "y", "y", "x", "z", "z"], dtype=object),

@@ -156,10 +156,12 @@ def test_labels_keep_their_values_and_dtype():
     assert list(model.classes_) == ["setosa", "versicolor", "virginica"]
     assert model.predict(X).dtype == names.dtype
     assert model.score(X, names) > 0.9
-    odd = np.array([-3.5, 7.0, 100.25])[y]
+    odd = np.array([-3.0, 7.0, 100.0])[y]
     model = LogisticRegression().fit(X, odd)
-    np.testing.assert_array_equal(model.classes_, [-3.5, 7.0, 100.25])
-    assert set(model.predict(X)) <= {-3.5, 7.0, 100.25}
+    np.testing.assert_array_equal(model.classes_, [-3.0, 7.0, 100.0])
+    assert set(model.predict(X)) <= {-3.0, 7.0, 100.0}
+    with pytest.raises(ValueError, match="Unknown label type: continuous"):
+        LogisticRegression().fit(X, odd + 0.25)
     model = LogisticRegression().fit(X, y.astype(np.int32))
     assert model.classes_.dtype == np.int32 and model.predict(X).dtype == np.int32
     np.testing.assert_array_equal(
