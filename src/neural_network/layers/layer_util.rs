@@ -62,19 +62,6 @@ pub(crate) fn to_c_order(t: &Tensor) -> Tensor {
     t.as_standard_layout().into_owned()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shapes_print_as_python_tuples() {
-        assert_eq!(batch_free_shape(&[2, 3, 4]), "(None, 3, 4)");
-        assert_eq!(batch_free_shape(&[7]), "(None,)");
-        assert_eq!(full_shape(&[32, 128]), "(32, 128)");
-        assert_eq!(full_shape(&[5]), "(5,)");
-    }
-}
-
 /// Inside a `Layer` impl of a layer macro whose struct wraps a generic `core` with the same
 /// three passes: `forward`, `predict` and `backward` forwarded to it.
 macro_rules! core_passes {
@@ -102,3 +89,16 @@ macro_rules! core_passes {
     };
 }
 pub(crate) use core_passes;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_print_as_python_tuples() {
+        assert_eq!(batch_free_shape(&[2, 3, 4]), "(None, 3, 4)");
+        assert_eq!(batch_free_shape(&[7]), "(None,)");
+        assert_eq!(full_shape(&[32, 128]), "(32, 128)");
+        assert_eq!(full_shape(&[5]), "(5,)");
+    }
+}
