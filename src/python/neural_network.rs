@@ -434,6 +434,26 @@ impl LayerSpec {
             own.or(seed)
                 .unwrap_or_else(|| crate::random::resolve_seed(None))
         };
+        // One convolution layer from its Keras config: `$axes` turns the per-axis lists into
+        // the argument form of a layer with `$rank` spatial axes.
+        macro_rules! conv_layer {
+            ($c:expr, $layer:ident, $rank:literal, $axes:ident) => {{
+                let p = $c.resolve(stringify!($layer), $rank, sample)?;
+                Box::new(
+                    $layer::with_config(
+                        $c.filters,
+                        p.$axes(&p.kernel),
+                        with_batch(sample),
+                        p.$axes(&p.strides),
+                        p.activation,
+                        p.padding,
+                        Some(p.$axes(&p.dilation)),
+                        $c.use_bias,
+                    )?
+                    .with_random_state(rng_seed(&$c.seed)),
+                )
+            }};
+        }
         Ok(match self {
             LayerSpec::Dense {
                 units,
@@ -545,102 +565,12 @@ impl LayerSpec {
             LayerSpec::GlobalAveragePooling2D(p) => p.build::<2, false>(sample)?,
             LayerSpec::GlobalAveragePooling3D(p) => p.build::<3, false>(sample)?,
             // nnconv: the standard and transposed convolutions
-            LayerSpec::Conv1D(c) => {
-                let p = c.resolve("Conv1D", 1, sample)?;
-                Box::new(
-                    Conv1D::with_config(
-                        c.filters,
-                        p.kernel[0],
-                        with_batch(sample),
-                        p.strides[0],
-                        p.activation,
-                        p.padding,
-                        Some(p.dilation[0]),
-                        c.use_bias,
-                    )?
-                    .with_random_state(rng_seed(&c.seed)),
-                )
-            }
-            LayerSpec::Conv2D(c) => {
-                let p = c.resolve("Conv2D", 2, sample)?;
-                Box::new(
-                    Conv2D::with_config(
-                        c.filters,
-                        p.pair(&p.kernel),
-                        with_batch(sample),
-                        p.pair(&p.strides),
-                        p.activation,
-                        p.padding,
-                        Some(p.pair(&p.dilation)),
-                        c.use_bias,
-                    )?
-                    .with_random_state(rng_seed(&c.seed)),
-                )
-            }
-            LayerSpec::Conv3D(c) => {
-                let p = c.resolve("Conv3D", 3, sample)?;
-                Box::new(
-                    Conv3D::with_config(
-                        c.filters,
-                        p.triple(&p.kernel),
-                        with_batch(sample),
-                        p.triple(&p.strides),
-                        p.activation,
-                        p.padding,
-                        Some(p.triple(&p.dilation)),
-                        c.use_bias,
-                    )?
-                    .with_random_state(rng_seed(&c.seed)),
-                )
-            }
-            LayerSpec::Conv1DTranspose(c) => {
-                let p = c.resolve("Conv1DTranspose", 1, sample)?;
-                Box::new(
-                    Conv1DTranspose::with_config(
-                        c.filters,
-                        p.kernel[0],
-                        with_batch(sample),
-                        p.strides[0],
-                        p.activation,
-                        p.padding,
-                        Some(p.dilation[0]),
-                        c.use_bias,
-                    )?
-                    .with_random_state(rng_seed(&c.seed)),
-                )
-            }
-            LayerSpec::Conv2DTranspose(c) => {
-                let p = c.resolve("Conv2DTranspose", 2, sample)?;
-                Box::new(
-                    Conv2DTranspose::with_config(
-                        c.filters,
-                        p.pair(&p.kernel),
-                        with_batch(sample),
-                        p.pair(&p.strides),
-                        p.activation,
-                        p.padding,
-                        Some(p.pair(&p.dilation)),
-                        c.use_bias,
-                    )?
-                    .with_random_state(rng_seed(&c.seed)),
-                )
-            }
-            LayerSpec::Conv3DTranspose(c) => {
-                let p = c.resolve("Conv3DTranspose", 3, sample)?;
-                Box::new(
-                    Conv3DTranspose::with_config(
-                        c.filters,
-                        p.triple(&p.kernel),
-                        with_batch(sample),
-                        p.triple(&p.strides),
-                        p.activation,
-                        p.padding,
-                        Some(p.triple(&p.dilation)),
-                        c.use_bias,
-                    )?
-                    .with_random_state(rng_seed(&c.seed)),
-                )
-            }
+            LayerSpec::Conv1D(c) => conv_layer!(c, Conv1D, 1, single),
+            LayerSpec::Conv2D(c) => conv_layer!(c, Conv2D, 2, pair),
+            LayerSpec::Conv3D(c) => conv_layer!(c, Conv3D, 3, triple),
+            LayerSpec::Conv1DTranspose(c) => conv_layer!(c, Conv1DTranspose, 1, single),
+            LayerSpec::Conv2DTranspose(c) => conv_layer!(c, Conv2DTranspose, 2, pair),
+            LayerSpec::Conv3DTranspose(c) => conv_layer!(c, Conv3DTranspose, 3, triple),
             // nnshape family
             LayerSpec::ZeroPadding1D { padding } => Box::new(ZeroPadding1D::new(
                 nnshape::pairs::<1>(padding, "padding").map(|[a]| a)?,
@@ -766,6 +696,9 @@ struct ConvParts {
 }
 
 impl ConvParts {
+    fn single(&self, v: &[usize]) -> usize {
+        v[0]
+    }
     fn pair(&self, v: &[usize]) -> (usize, usize) {
         (v[0], v[1])
     }
