@@ -218,8 +218,8 @@ enum LayerSpec {
     Bidirectional(BidirectionalSpec),
 }
 
-// Depthwise and separable convolutions (nndepth).
-/// A spatial argument as Keras writes it: one integer for every axis, or one per axis.
+/// A spatial argument as Keras writes it (kernel_size, strides, dilation_rate, pool_size):
+/// one integer for every axis, or one per axis.
 #[derive(Deserialize, Clone)]
 #[serde(untagged)]
 enum SpatialArg {
@@ -240,17 +240,35 @@ impl SpatialArg {
     }
 }
 
-fn dw_one() -> SpatialArg {
+fn default_one() -> SpatialArg {
     SpatialArg::One(1)
 }
 
-fn dw_yes() -> bool {
+fn default_true() -> bool {
     true
 }
 
-fn dw_valid() -> String {
+fn default_valid() -> String {
     "valid".to_string()
 }
+
+/// Keras's padding names (any case); `None` is Keras's default, "valid".
+fn parse_padding(
+    padding: Option<&str>,
+    layer: &str,
+) -> RustymlResult<crate::neural_network::layers::convolution::PaddingType> {
+    use crate::neural_network::layers::convolution::PaddingType;
+    match padding.map(str::to_ascii_lowercase).as_deref() {
+        None | Some("valid") => Ok(PaddingType::Valid),
+        Some("same") => Ok(PaddingType::Same),
+        Some(other) => Err(Error::invalid_parameter(
+            "padding",
+            format!("{layer}: padding must be \"valid\" or \"same\", got {other:?}"),
+        )),
+    }
+}
+
+// Depthwise and separable convolutions (nndepth).
 
 /// The config shared by `DepthwiseConv1D/2D` (no `filters`) and `SeparableConv1D/2D`.
 #[derive(Deserialize)]
@@ -258,17 +276,17 @@ struct DepthwiseSpec {
     #[serde(default)]
     filters: Option<usize>,
     kernel_size: SpatialArg,
-    #[serde(default = "dw_one")]
+    #[serde(default = "default_one")]
     strides: SpatialArg,
-    #[serde(default = "dw_valid")]
+    #[serde(default = "default_valid")]
     padding: String,
     #[serde(default = "dw_one_usize")]
     depth_multiplier: usize,
-    #[serde(default = "dw_one")]
+    #[serde(default = "default_one")]
     dilation_rate: SpatialArg,
     #[serde(default)]
     activation: Option<String>,
-    #[serde(default = "dw_yes")]
+    #[serde(default = "default_true")]
     use_bias: bool,
     #[serde(default)]
     seed: Option<u64>,
@@ -281,24 +299,13 @@ fn dw_one_usize() -> usize {
 impl DepthwiseSpec {
     /// The layer `class` (one of the four) over samples of shape `sample`.
     fn build(&self, class: &str, sample: &[usize], seed: u64) -> RustymlResult<Box<dyn Layer>> {
-        use crate::neural_network::layers::convolution::{
-            DepthwiseConv, PaddingType, SeparableConv,
-        };
+        use crate::neural_network::layers::convolution::{DepthwiseConv, SeparableConv};
         use ndarray::{Ix3, Ix4};
         let rank = if class.ends_with("1D") { 1 } else { 2 };
         let kernel = self.kernel_size.per_axis(rank, "kernel_size", class)?;
         let strides = self.strides.per_axis(rank, "strides", class)?;
         let dilation = self.dilation_rate.per_axis(rank, "dilation_rate", class)?;
-        let padding = match self.padding.as_str() {
-            "valid" => PaddingType::Valid,
-            "same" => PaddingType::Same,
-            other => {
-                return Err(Error::invalid_parameter(
-                    "padding",
-                    format!("{class}: expected 'valid' or 'same', got {other:?}"),
-                ))
-            }
-        };
+        let padding = parse_padding(Some(&self.padding), class)?;
         let act = parse_activation(self.activation.as_deref())?;
         let mut shape = vec![1];
         shape.extend_from_slice(sample);
@@ -646,38 +653,18 @@ impl LayerSpec {
 }
 
 // nnconv: the convolutions' shared Keras config
-/// An int (every axis) or one entry per spatial axis, as Keras's `kernel_size` / `strides` /
-/// `dilation_rate`.
-#[derive(Deserialize, Clone)]
-#[serde(untagged)]
-enum SpatialSpec {
-    One(usize),
-    Many(Vec<usize>),
-}
-
-fn default_one() -> SpatialSpec {
-    SpatialSpec::One(1)
-}
-
-fn default_valid() -> String {
-    "valid".to_string()
-}
-
-fn default_true() -> bool {
-    true
-}
 
 /// Keras's Conv*/Conv*Transpose arguments.
 #[derive(Deserialize)]
 struct ConvSpec {
     filters: usize,
-    kernel_size: SpatialSpec,
+    kernel_size: SpatialArg,
     #[serde(default = "default_one")]
-    strides: SpatialSpec,
+    strides: SpatialArg,
     #[serde(default = "default_valid")]
     padding: String,
     #[serde(default = "default_one")]
-    dilation_rate: SpatialSpec,
+    dilation_rate: SpatialArg,
     #[serde(default)]
     activation: Option<String>,
     #[serde(default = "default_true")]
@@ -709,38 +696,17 @@ impl ConvParts {
 
 impl ConvSpec {
     fn resolve(&self, layer: &str, rank: usize, sample: &[usize]) -> RustymlResult<ConvParts> {
-        use crate::neural_network::layers::convolution::PaddingType;
         if sample.len() != rank + 1 {
             return Err(Error::invalid_input(format!(
                 "{layer} expects inputs of shape (batch, {}channels), but its input has per-sample shape {sample:?}",
                 "spatial, ".repeat(rank)
             )));
         }
-        let axes = |name: &str, spec: &SpatialSpec| -> RustymlResult<Vec<usize>> {
-            match spec {
-                SpatialSpec::One(v) => Ok(vec![*v; rank]),
-                SpatialSpec::Many(v) if v.len() == rank => Ok(v.clone()),
-                SpatialSpec::Many(v) => Err(Error::invalid_parameter(
-                    name,
-                    format!("{layer}: expected {rank} entries, got {v:?}"),
-                )),
-            }
-        };
-        let padding = match self.padding.to_ascii_lowercase().as_str() {
-            "valid" => PaddingType::Valid,
-            "same" => PaddingType::Same,
-            other => {
-                return Err(Error::invalid_parameter(
-                    "padding",
-                    format!("{layer}: expected \"valid\" or \"same\", got {other:?}"),
-                ))
-            }
-        };
         Ok(ConvParts {
-            kernel: axes("kernel_size", &self.kernel_size)?,
-            strides: axes("strides", &self.strides)?,
-            dilation: axes("dilation_rate", &self.dilation_rate)?,
-            padding,
+            kernel: self.kernel_size.per_axis(rank, "kernel_size", layer)?,
+            strides: self.strides.per_axis(rank, "strides", layer)?,
+            dilation: self.dilation_rate.per_axis(rank, "dilation_rate", layer)?,
+            padding: parse_padding(Some(&self.padding), layer)?,
             activation: parse_activation(self.activation.as_deref())?,
         })
     }
@@ -783,28 +749,6 @@ mod nnshape {
 
 // ---- pooling family -------------------------------------------------------------------------
 
-/// Keras's `pool_size` / `strides`: one integer for every spatial axis, or one per axis.
-#[derive(Deserialize, Clone)]
-#[serde(untagged)]
-enum PoolExtent {
-    One(usize),
-    Many(Vec<usize>),
-}
-
-impl PoolExtent {
-    fn per_axis<const N: usize>(&self, what: &str, layer: &str) -> RustymlResult<[usize; N]> {
-        match self {
-            PoolExtent::One(v) => Ok([*v; N]),
-            PoolExtent::Many(v) => v.as_slice().try_into().map_err(|_| {
-                Error::invalid_parameter(
-                    what,
-                    format!("{layer}: {what} needs {N} values, got {v:?}"),
-                )
-            }),
-        }
-    }
-}
-
 fn channels_last_only(data_format: &Option<String>, layer: &str) -> RustymlResult<()> {
     match data_format.as_deref() {
         None | Some("channels_last") => Ok(()),
@@ -829,9 +773,9 @@ fn pool_sample_rank(sample: &[usize], rank: usize, layer: &str) -> RustymlResult
 /// Config of MaxPooling / AveragePooling 1D-3D.
 #[derive(Deserialize)]
 struct PoolSpec {
-    pool_size: PoolExtent,
+    pool_size: SpatialArg,
     #[serde(default)]
-    strides: Option<PoolExtent>,
+    strides: Option<SpatialArg>,
     #[serde(default)]
     padding: Option<String>,
     #[serde(default)]
@@ -843,31 +787,23 @@ impl PoolSpec {
         &self,
         sample: &[usize],
     ) -> RustymlResult<Box<dyn Layer>> {
-        use crate::neural_network::layers::convolution::PaddingType;
         use crate::neural_network::layers::pooling::Pooling;
         let name = Pooling::<N, MAX>::NAME;
         channels_last_only(&self.data_format, name)?;
         pool_sample_rank(sample, N, name)?;
-        let padding = match self
-            .padding
-            .as_deref()
-            .map(str::to_ascii_lowercase)
-            .as_deref()
-        {
-            None | Some("valid") => PaddingType::Valid,
-            Some("same") => PaddingType::Same,
-            Some(other) => {
-                return Err(Error::invalid_parameter(
-                    "padding",
-                    format!("{name}: padding must be \"valid\" or \"same\", got {other:?}"),
-                ))
-            }
+        let padding = parse_padding(self.padding.as_deref(), name)?;
+        let fixed = |arg: &SpatialArg, what: &str| -> RustymlResult<[usize; N]> {
+            Ok(arg
+                .per_axis(N, what, name)?
+                .try_into()
+                .expect("per_axis gives N entries"))
         };
-        let pool = self.pool_size.per_axis::<N>("pool_size", name)?;
-        let strides = match &self.strides {
-            Some(s) => Some(s.per_axis::<N>("strides", name)?),
-            None => None,
-        };
+        let pool = fixed(&self.pool_size, "pool_size")?;
+        let strides = self
+            .strides
+            .as_ref()
+            .map(|s| fixed(s, "strides"))
+            .transpose()?;
         let mut shape = vec![1];
         shape.extend_from_slice(sample);
         Ok(Box::new(Pooling::<N, MAX>::with_config(
