@@ -13,25 +13,42 @@
 //! Deployment: each gate reads `RUSTYML_<FAMILY>_<NAME>` (`RUSTYML_REDUCTION_SUM_F64=100000`)
 //! once, on first use. An unparsable value warns once on stderr, naming the variable, and the
 //! default stays; a setter shadows the variable for the rest of the process — gemmkit's rules
-//! for its `GEMMKIT_*` knobs, so one env file can carry both.
+//! for its `GEMMKIT_*` knobs, so one env file can carry both. Below the variable sits the
+//! deployment profile ([`crate::tuning::profile`]): it only fills gates still at their default.
 
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::Once;
 
-/// Where a gate's current value came from.
+/// Where a gate's (or a gemmkit knob's) current value came from. Precedence, highest first:
+/// setter, environment variable, profile, compiled default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GateSource {
     /// The calibrated default compiled into the crate.
     Default,
-    /// The `RUSTYML_<FAMILY>_<NAME>` environment variable.
+    /// The deployment profile ([`crate::tuning::profile`]).
+    Profile,
+    /// The `RUSTYML_<FAMILY>_<NAME>` (or `GEMMKIT_*`) environment variable.
     Environment,
     /// A `set_*` call.
     Setter,
 }
 
+impl GateSource {
+    /// `"default"`, `"profile"`, `"environment"` or `"setter"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GateSource::Default => "default",
+            GateSource::Profile => "profile",
+            GateSource::Environment => "environment",
+            GateSource::Setter => "setter",
+        }
+    }
+}
+
 const SOURCE_DEFAULT: u8 = 0;
 const SOURCE_ENV: u8 = 1;
 const SOURCE_SETTER: u8 = 2;
+const SOURCE_PROFILE: u8 = 3;
 
 /// One runtime-tunable work threshold.
 #[derive(Debug)]
@@ -92,8 +109,28 @@ impl Gate {
         match self.source.load(Ordering::Relaxed) {
             SOURCE_ENV => GateSource::Environment,
             SOURCE_SETTER => GateSource::Setter,
+            SOURCE_PROFILE => GateSource::Profile,
             _ => GateSource::Default,
         }
+    }
+
+    /// Take `value` from a deployment profile, unless the environment variable or a setter
+    /// already decided this gate; returns whether the profile's value now applies.
+    pub fn offer_profile_value(&self, value: usize) -> bool {
+        self.read_env_once();
+        let taken = self
+            .source
+            .compare_exchange(
+                SOURCE_DEFAULT,
+                SOURCE_PROFILE,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            )
+            .is_ok();
+        if taken {
+            self.value.store(value, Ordering::Relaxed);
+        }
+        taken
     }
 
     /// The environment variable this gate reads: `RUSTYML_<FAMILY>_<NAME>`, upper case.
@@ -294,6 +331,35 @@ mod tests {
         SETTER_GATE.set(3);
         assert_eq!(SETTER_GATE.get(), 3);
         assert_eq!(SETTER_GATE.source(), GateSource::Setter);
+    }
+
+    #[test]
+    fn a_profile_fills_only_a_gate_still_at_its_default() {
+        static FROM_PROFILE: Gate = Gate::new("testfamily", "profile_only", 21, "items");
+        static ENV_OVER_PROFILE: Gate = Gate::new("testfamily", "env_over_profile", 22, "items");
+        static SETTER_OVER_PROFILE: Gate =
+            Gate::new("testfamily", "setter_over_profile", 23, "items");
+        assert!(FROM_PROFILE.offer_profile_value(500));
+        assert_eq!(
+            (FROM_PROFILE.get(), FROM_PROFILE.source()),
+            (500, GateSource::Profile)
+        );
+        FROM_PROFILE.set(4);
+        assert_eq!(
+            (FROM_PROFILE.get(), FROM_PROFILE.source()),
+            (4, GateSource::Setter)
+        );
+
+        std::env::set_var("RUSTYML_TESTFAMILY_ENV_OVER_PROFILE", "600");
+        assert!(!ENV_OVER_PROFILE.offer_profile_value(500));
+        assert_eq!(
+            (ENV_OVER_PROFILE.get(), ENV_OVER_PROFILE.source()),
+            (600, GateSource::Environment)
+        );
+
+        SETTER_OVER_PROFILE.set(8);
+        assert!(!SETTER_OVER_PROFILE.offer_profile_value(500));
+        assert_eq!(SETTER_OVER_PROFILE.get(), 8);
     }
 
     #[test]

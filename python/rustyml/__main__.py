@@ -9,7 +9,6 @@ import numpy as np
 
 import rustyml
 from rustyml.machine_learning import LinearRegression
-from rustyml.tuning.matmul import backend
 
 
 def cpu_model():
@@ -37,16 +36,36 @@ def cache_sizes():
     return found
 
 
-def backend_source(name):
-    env = backend.env_var_name(name)
-    raw = os.environ.get(env)
-    if raw is None:
-        return "default"
-    try:
-        int(raw.strip())
-    except ValueError:
-        return f"{env}={raw!r} is malformed (gemmkit ignores it)"
-    return f"set by {env}"
+def origin(source, variable, setter):
+    return {
+        "environment": f"from {variable}",
+        "setter": f"set by {setter}",
+        "profile": "from the profile",
+    }.get(source, "default")
+
+
+def print_profile():
+    active = rustyml.tuning.active_profile()
+    print(f"\nhost class: {active['host']}")
+    selection = active["selection"]
+    if selection == "none":
+        print("profile: none (RUSTYML_PROFILE=none)")
+    elif selection == "no match":
+        print(
+            "profile: none (no shipped profile matches this host; RUSTYML_PROFILE=<path> loads one)"
+        )
+    elif selection == "failed":
+        print(f"profile: none ({active['error']})")
+    else:
+        print(
+            f"profile: {active['name']} ({selection}; {active['profile_host'] or 'no match line'})"
+        )
+        for line in active["header"]:
+            if line.startswith("measured:"):
+                print(f"  {line}")
+        kept = [(n, o) for n, _, o in active["entries"] if o != "profile"]
+        for name, outcome in kept:
+            print(f"  {name}: kept ({outcome})")
 
 
 def main():
@@ -60,19 +79,19 @@ def main():
         print("caches: not reported by this system")
     print(f"rayon threads: {rustyml.parallel.current_num_threads()}")
 
+    print_profile()
+
     print("\ngates (tuning.<family>.get_<name>; RUSTYML_<FAMILY>_<NAME> deploys a value):")
     sources = {(f, n): (src, var) for f, n, src, var in rustyml.tuning.gate_sources()}
     for family, name, value, default, unit in rustyml.tuning.gates():
         src, var = sources[(family, name)]
-        origin = {"environment": f"from {var}", "setter": "set by set_" + name}.get(src, "default")
         mark = "" if value == default else f" (default {default})"
         label = f"tuning.{family}.{name}"
-        print(f"  {label:<42} {value:>20} {unit:<24} {origin}{mark}")
+        print(f"  {label:<42} {value:>20} {unit:<24} {origin(src, var, 'set_' + name)}{mark}")
 
     print("\ngemmkit backend knobs (tuning.matmul.backend):")
-    for name in backend.KNOBS:
-        value = getattr(backend, name)()
-        print(f"  {name:<32} {value:>22}  {backend_source(name)}")
+    for name, value, src, var in rustyml.tuning.knob_sources():
+        print(f"  {name:<32} {value:>22}  {origin(src, var, 'set_' + name)}")
 
     print("\nchapter example: LinearRegression(fit_intercept=True) on x = 1..5, y = 2x + 1")
     x = np.array([[1.0], [2.0], [3.0], [4.0], [5.0]])

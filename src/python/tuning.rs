@@ -2,7 +2,9 @@
 //! (so a new gate appears here with no edit), plus `matmul.backend` with every gemmkit knob.
 
 use crate::gate::{all_gates, Gate};
+use crate::tuning::host::HostClass;
 use crate::tuning::matmul::BACKEND_KNOBS;
+use crate::tuning::profile::{self, Selection};
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyCFunction, PyDict, PyModule, PyTuple};
@@ -140,24 +142,91 @@ fn gates(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyTuple>>> {
 }
 
 /// Every gate as `(family, name, source, variable)`: where its value came from
-/// (`"default"`, `"environment"`, `"setter"`) and the `RUSTYML_*` variable it reads.
+/// (`"default"`, `"profile"`, `"environment"`, `"setter"`) and the `RUSTYML_*` variable it reads.
 #[pyfunction]
 fn gate_sources(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyTuple>>> {
     all_gates()
         .into_iter()
-        .map(|g| {
-            let source = match g.source() {
-                crate::gate::GateSource::Default => "default",
-                crate::gate::GateSource::Environment => "environment",
-                crate::gate::GateSource::Setter => "setter",
-            };
-            (g.family, g.name, source, g.env_name()).into_pyobject(py)
-        })
+        .map(|g| (g.family, g.name, g.source().as_str(), g.env_name()).into_pyobject(py))
         .collect()
+}
+
+/// Every gemmkit knob as `(name, value, source, variable)`, sources as for gates.
+#[pyfunction]
+fn knob_sources(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyTuple>>> {
+    BACKEND_KNOBS
+        .iter()
+        .map(|k| (k.name, (k.get)(), k.source().as_str(), k.env).into_pyobject(py))
+        .collect()
+}
+
+/// This host's class: `{"arch", "isa", "cores"}`.
+#[pyfunction]
+fn host_class(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let host = HostClass::current();
+    let d = PyDict::new(py);
+    d.set_item("arch", host.arch)?;
+    d.set_item("isa", host.isa)?;
+    d.set_item("cores", host.cores)?;
+    Ok(d)
+}
+
+/// The shipped profiles as `(name, text)`.
+#[pyfunction]
+fn shipped_profiles() -> Vec<(&'static str, &'static str)> {
+    profile::SHIPPED.to_vec()
+}
+
+/// The profile in force, chosen and applied on the first call (once per process;
+/// `rustyml.tuning` calls it at import): `selection` (`"shipped"`, `"file"`, `"none"`, `"no match"`,
+/// `"failed"`), `name`, `host` (this machine's class), `profile_host` (its `# match:`),
+/// `header` (comment lines), `entries` (`(variable, value, outcome)`; outcome `"profile"` when
+/// it applies, else the source that kept its own value, or `"unknown"`), `error`.
+#[pyfunction]
+fn active_profile(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    describe_profile(py, profile::apply_from_environment())
+}
+
+fn describe_profile<'py>(
+    py: Python<'py>,
+    active: &profile::ActiveProfile,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let (selection, error) = match &active.selection {
+        Selection::Off => ("none", None),
+        Selection::NoMatch => ("no match", None),
+        Selection::Shipped(_) => ("shipped", None),
+        Selection::File(_) => ("file", None),
+        Selection::Failed(message) => ("failed", Some(message.clone())),
+    };
+    d.set_item("selection", selection)?;
+    d.set_item("error", error)?;
+    d.set_item("host", active.host.to_string())?;
+    let p = active.profile.as_ref();
+    d.set_item("name", p.map(|p| p.name.clone()))?;
+    d.set_item(
+        "profile_host",
+        p.and_then(|p| p.host.as_ref().map(|h| h.to_string())),
+    )?;
+    d.set_item("header", p.map(|p| p.header.clone()).unwrap_or_default())?;
+    let entries: Vec<(String, usize, &str)> = active
+        .entries
+        .iter()
+        .map(|e| {
+            let outcome = e.outcome.map_or("unknown", |o| o.as_str());
+            (e.name.clone(), e.value, outcome)
+        })
+        .collect();
+    d.set_item("entries", entries)?;
+    Ok(d)
 }
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(gate_sources, m)?)?;
+    m.add_function(wrap_pyfunction!(knob_sources, m)?)?;
+    m.add_function(wrap_pyfunction!(host_class, m)?)?;
+    m.add_function(wrap_pyfunction!(shipped_profiles, m)?)?;
+    m.add_function(wrap_pyfunction!(active_profile, m)?)?;
     let mut families: Vec<&'static str> = all_gates().iter().map(|g| g.family).collect();
     families.dedup();
     for family in families {

@@ -2,6 +2,10 @@ import os
 
 # Keras is a test oracle for the network layers; its JAX backend is the small install.
 os.environ.setdefault("KERAS_BACKEND", "jax")
+# Tests start from the compiled defaults, whichever host class runs them (a shipped profile
+# would otherwise fill gates and gemmkit knobs at import). test_profiles.py exercises profile
+# selection and precedence in subprocesses with their own RUSTYML_PROFILE.
+os.environ["RUSTYML_PROFILE"] = "none"
 
 import numpy as np
 import pytest

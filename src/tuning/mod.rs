@@ -5,6 +5,13 @@
 //! kernel family. A gate picks serial or parallel execution, never a result: re-tuning is
 //! always safe. `usize::MAX` forces serial, `0` forces parallel. rustyml never calls a setter
 //! itself. [`crate::gate::all_gates`] enumerates them.
+//!
+//! [`profile`] deploys measured values per host class ([`host`]): shipped `GEMMKIT_*` /
+//! `RUSTYML_*` env files that fill whatever no setter and no environment variable has set.
+
+pub mod host;
+#[cfg(feature = "math")]
+pub mod profile;
 
 /// Caller-side tiling of products, plus the gemmkit backend's own knobs.
 #[cfg(feature = "math")]
@@ -13,28 +20,119 @@ pub mod matmul {
     forward_gate!(crate::math::matmul::CHUNK_ELEMS => set_chunk_elems, get_chunk_elems);
     forward_gate!(crate::math::matmul::CACHE_RESIDENT_MAX_BYTES => set_cache_resident_max_bytes, get_cache_resident_max_bytes);
 
-    /// gemmkit's knobs (work gate, worker ramp, pool tiers, packing and blocking), reached
-    /// through the adapter so the setters write the same atomics the adapter reads. Getters are
-    /// bare names (`parallel_threshold()`), setters `set_*`. Resolution order: per-call
-    /// argument, programmatic `set_*`, `GEMMKIT_*` environment variable (read once), compiled
-    /// default; a setter shadows the environment variable for the rest of the process.
-    pub use gemmkit_ndarray::tuning as backend;
+    use crate::gate::GateSource;
+    use std::sync::atomic::{AtomicU8, Ordering};
 
-    /// One gemmkit knob: its name, its `GEMMKIT_*` variable, getter and setter.
+    /// One gemmkit knob: its name, its `GEMMKIT_*` variable, getter and setter (the
+    /// source-recording one of [`backend`]).
     #[derive(Debug, Clone, Copy)]
     pub struct BackendKnob {
         pub name: &'static str,
         pub env: &'static str,
         pub get: fn() -> usize,
         pub set: fn(usize),
+        /// gemmkit's own setter: writes the value without recording a source.
+        raw_set: fn(usize),
+    }
+
+    const KNOB_DEFAULT: u8 = 0;
+    const KNOB_PROFILE: u8 = 1;
+    const KNOB_SETTER: u8 = 2;
+
+    impl BackendKnob {
+        fn index(&self) -> usize {
+            BACKEND_KNOBS
+                .iter()
+                .position(|k| k.env == self.env)
+                .expect("every knob is listed")
+        }
+
+        /// The value of its `GEMMKIT_*` variable, parsed as gemmkit parses it (`None` when unset
+        /// or malformed: gemmkit then keeps its default).
+        pub fn env_value(&self) -> Option<usize> {
+            std::env::var(self.env).ok()?.trim().parse().ok()
+        }
+
+        /// Where the knob's current value came from: setter > environment > profile > default.
+        pub fn source(&self) -> GateSource {
+            match KNOB_SOURCES[self.index()].load(Ordering::Relaxed) {
+                KNOB_SETTER => GateSource::Setter,
+                _ if self.env_value().is_some() => GateSource::Environment,
+                KNOB_PROFILE => GateSource::Profile,
+                _ => GateSource::Default,
+            }
+        }
+
+        /// Take `value` from a deployment profile unless a setter or the environment variable
+        /// already decided this knob; returns whether the profile's value now applies.
+        pub fn offer_profile_value(&self, value: usize) -> bool {
+            let slot = &KNOB_SOURCES[self.index()];
+            if self.env_value().is_some() || slot.load(Ordering::Relaxed) != KNOB_DEFAULT {
+                return false;
+            }
+            // gemmkit's first read resolves the variable, so a malformed one still gets its warning.
+            (self.get)();
+            (self.raw_set)(value);
+            slot.store(KNOB_PROFILE, Ordering::Relaxed);
+            true
+        }
+
+        /// Run `body` with the knob at `value`, then restore its value and source (benches,
+        /// calibration sweeps, tests; callers serialise themselves as for gates).
+        pub fn with_value<R>(&self, value: usize, body: impl FnOnce() -> R) -> R {
+            struct Restore<'a>(&'a BackendKnob, usize, u8);
+            impl Drop for Restore<'_> {
+                fn drop(&mut self) {
+                    (self.0.raw_set)(self.1);
+                    KNOB_SOURCES[self.0.index()].store(self.2, Ordering::Relaxed);
+                }
+            }
+            let slot = &KNOB_SOURCES[self.index()];
+            let _restore = Restore(self, (self.get)(), slot.load(Ordering::Relaxed));
+            (self.raw_set)(value);
+            body()
+        }
+    }
+
+    fn record_setter(env: &str) {
+        if let Some(i) = BACKEND_KNOBS.iter().position(|k| k.env == env) {
+            KNOB_SOURCES[i].store(KNOB_SETTER, Ordering::Relaxed);
+        }
     }
 
     macro_rules! backend_knobs {
         ($($name:ident / $set:ident / $env:literal),* $(,)?) => {
+            /// gemmkit's knobs (work gate, worker ramp, pool tiers, packing and blocking),
+            /// reached through the adapter so the setters write the same atomics the adapter
+            /// reads. Getters are bare names (`parallel_threshold()`), setters `set_*`.
+            /// Resolution order: per-call argument, `set_*`, `GEMMKIT_*` environment variable
+            /// (read once), deployment profile, compiled default; a setter shadows the
+            /// environment variable for the rest of the process. The setters here are gemmkit's,
+            /// plus a note of the call so [`BackendKnob::source`] can report it.
+            pub mod backend {
+                pub use gemmkit_ndarray::tuning::*;
+                $(
+                    #[doc = concat!("Set gemmkit's `", stringify!($name), "`; shadows `", $env, "` for the rest of the process.")]
+                    pub fn $set(value: usize) {
+                        super::record_setter($env);
+                        gemmkit_ndarray::tuning::$set(value)
+                    }
+                )*
+            }
+
             /// Every knob of [`backend`], for front ends that enumerate them.
             pub const BACKEND_KNOBS: &[BackendKnob] = &[
-                $(BackendKnob { name: stringify!($name), env: $env, get: backend::$name, set: backend::$set }),*
+                $(BackendKnob {
+                    name: stringify!($name),
+                    env: $env,
+                    get: backend::$name,
+                    set: backend::$set,
+                    raw_set: gemmkit_ndarray::tuning::$set,
+                }),*
             ];
+
+            static KNOB_SOURCES: [AtomicU8; [$($env),*].len()] =
+                [const { AtomicU8::new(KNOB_DEFAULT) }; [$($env),*].len()];
         };
     }
 

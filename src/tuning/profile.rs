@@ -1,0 +1,353 @@
+//! Deployment profiles: sourceable env files of `RUSTYML_*` gate thresholds and `GEMMKIT_*`
+//! backend knobs, measured on one host class and shipped inside the crate (and so the wheel).
+//!
+//! ```text
+//! # rustyml deployment profile
+//! # match: arch=x86_64 isa=avx2 cores=2
+//! # measured: ...
+//! GEMMKIT_POOL_CLASSES=0
+//! RUSTYML_REDUCTION_SUM_F64=262144
+//! ```
+//!
+//! [`apply_from_environment`] (called when the Python package is imported; Rust programs call
+//! it themselves) picks the profile: `RUSTYML_PROFILE=none` turns profiles off, a path chooses
+//! a file, and otherwise the shipped profile whose `# match:` line equals this host's class
+//! ([`super::host::HostClass`]) applies. A profile only fills what is still at its compiled
+//! default: precedence stays per-call > `set_*` > environment variable > profile > default.
+
+use super::host::HostClass;
+use super::matmul::BACKEND_KNOBS;
+use crate::gate::{all_gates, parse_threshold, GateSource};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// The profiles compiled into the crate: `(name, text)`, one per measured host class.
+pub const SHIPPED: &[(&str, &str)] = &[
+    (
+        "x86_64-avx2-2core",
+        include_str!("../../calibrations/x86_64-avx2-2core.env"),
+    ),
+    (
+        "x86_64-avx512-2core",
+        include_str!("../../calibrations/x86_64-avx512-2core.env"),
+    ),
+];
+
+/// The variable that selects the profile: `none`, a path, or unset (match the host).
+pub const SELECTOR_VAR: &str = "RUSTYML_PROFILE";
+
+/// One `NAME=VALUE` line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileEntry {
+    /// 1-based line number in the file.
+    pub line: usize,
+    pub name: String,
+    pub value: usize,
+}
+
+/// A parsed profile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Profile {
+    /// The shipped name or the file's path.
+    pub name: String,
+    /// The host class of its `# match:` line, if it has one.
+    pub host: Option<HostClass>,
+    /// Its comment lines (how, where and when it was measured), without the `#`.
+    pub header: Vec<String>,
+    pub entries: Vec<ProfileEntry>,
+}
+
+/// Parse a profile. Blank lines and `#` comments are skipped, `export NAME=VALUE` is accepted;
+/// values follow the variable's own rules (`GEMMKIT_*`: a non-negative integer; `RUSTYML_*`:
+/// the gates' rule, `_` separators and `max` allowed). Any malformed line refuses the whole
+/// file, naming the line: half a profile is worse than none.
+pub fn parse(name: &str, text: &str) -> Result<Profile, String> {
+    let mut profile = Profile {
+        name: name.to_string(),
+        host: None,
+        header: Vec::new(),
+        entries: Vec::new(),
+    };
+    for (index, raw) in text.lines().enumerate() {
+        let line = index + 1;
+        let trimmed = raw.trim();
+        if trimmed.is_empty() {
+            continue;
+        }
+        if let Some(comment) = trimmed.strip_prefix('#') {
+            let comment = comment.trim();
+            if let Some(host) = comment.strip_prefix("match:") {
+                let host = HostClass::parse(host).map_err(|e| format!("{name}:{line}: {e}"))?;
+                profile.host = Some(host);
+            }
+            profile.header.push(comment.to_string());
+            continue;
+        }
+        let assignment = trimmed.strip_prefix("export ").unwrap_or(trimmed);
+        let (var, value) = assignment
+            .split_once('=')
+            .ok_or_else(|| format!("{name}:{line}: expected NAME=VALUE, got {trimmed:?}"))?;
+        let var = var.trim();
+        let valid_name = !var.is_empty()
+            && var
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+        if !valid_name {
+            return Err(format!("{name}:{line}: {var:?} is not a variable name"));
+        }
+        let parsed = if var.starts_with("GEMMKIT_") {
+            value.trim().parse::<usize>().ok()
+        } else {
+            parse_threshold(value)
+        };
+        let value = parsed.ok_or_else(|| {
+            format!("{name}:{line}: {var}={value:?} is not a non-negative integer")
+        })?;
+        profile.entries.push(ProfileEntry {
+            line,
+            name: var.to_string(),
+            value,
+        });
+    }
+    Ok(profile)
+}
+
+/// Read and parse a profile file.
+pub fn load(path: &Path) -> Result<Profile, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read profile {}: {e}", path.display()))?;
+    parse(&path.display().to_string(), &text)
+}
+
+/// Every shipped profile, parsed.
+pub fn shipped() -> Vec<Profile> {
+    SHIPPED
+        .iter()
+        .map(|(name, text)| parse(name, text).expect("shipped profiles parse (unit-tested)"))
+        .collect()
+}
+
+/// The shipped profile measured on `host`'s class, if any.
+pub fn shipped_for(host: &HostClass) -> Option<Profile> {
+    shipped()
+        .into_iter()
+        .find(|p| p.host.as_ref() == Some(host))
+}
+
+/// What became of one profile line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AppliedEntry {
+    pub name: String,
+    pub value: usize,
+    /// `Profile` when the profile's value applies; otherwise the source that kept its own
+    /// value (`Setter`, `Environment`). `None`: no gate or knob of that name in this build.
+    pub outcome: Option<GateSource>,
+}
+
+/// Offer every entry to its gate or knob; each takes it only if still at its default.
+pub fn apply(profile: &Profile) -> Vec<AppliedEntry> {
+    let gates = all_gates();
+    profile
+        .entries
+        .iter()
+        .map(|entry| {
+            let outcome = if let Some(gate) = gates.iter().find(|g| g.env_name() == entry.name) {
+                if gate.offer_profile_value(entry.value) {
+                    Some(GateSource::Profile)
+                } else {
+                    Some(gate.source())
+                }
+            } else if let Some(knob) = BACKEND_KNOBS.iter().find(|k| k.env == entry.name) {
+                if knob.offer_profile_value(entry.value) {
+                    Some(GateSource::Profile)
+                } else {
+                    Some(knob.source())
+                }
+            } else {
+                None
+            };
+            AppliedEntry {
+                name: entry.name.clone(),
+                value: entry.value,
+                outcome,
+            }
+        })
+        .collect()
+}
+
+/// How the active profile was chosen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selection {
+    /// `RUSTYML_PROFILE=none`.
+    Off,
+    /// No `RUSTYML_PROFILE`, and no shipped profile matches this host.
+    NoMatch,
+    /// No `RUSTYML_PROFILE`: the shipped profile of this host's class.
+    Shipped(String),
+    /// `RUSTYML_PROFILE=<path>`.
+    File(PathBuf),
+    /// `RUSTYML_PROFILE=<path>` could not be used (the message says why; nothing applied).
+    Failed(String),
+}
+
+/// The profile in force for this process.
+#[derive(Debug, Clone)]
+pub struct ActiveProfile {
+    pub host: HostClass,
+    pub selection: Selection,
+    pub profile: Option<Profile>,
+    pub entries: Vec<AppliedEntry>,
+}
+
+static ACTIVE: OnceLock<ActiveProfile> = OnceLock::new();
+
+/// Choose and apply the profile once per process (later calls return the first result).
+/// Problems (an unreadable or malformed file, names this build does not know) warn once on
+/// stderr, as malformed `GEMMKIT_*`/`RUSTYML_*` variables do, and never fail.
+pub fn apply_from_environment() -> &'static ActiveProfile {
+    ACTIVE.get_or_init(|| {
+        let host = HostClass::current();
+        let selector = std::env::var(SELECTOR_VAR).unwrap_or_default();
+        let selector = selector.trim();
+        let (selection, profile) = if selector.eq_ignore_ascii_case("none") {
+            (Selection::Off, None)
+        } else if selector.is_empty() {
+            match shipped_for(&host) {
+                Some(p) => (Selection::Shipped(p.name.clone()), Some(p)),
+                None => (Selection::NoMatch, None),
+            }
+        } else {
+            let path = PathBuf::from(selector);
+            match load(&path) {
+                Ok(p) => (Selection::File(path), Some(p)),
+                Err(message) => {
+                    eprintln!("rustyml: {SELECTOR_VAR}: {message}; no profile applied");
+                    (Selection::Failed(message), None)
+                }
+            }
+        };
+        let entries = profile.as_ref().map(apply).unwrap_or_default();
+        for unknown in entries.iter().filter(|e| e.outcome.is_none()) {
+            eprintln!(
+                "rustyml: profile line {}={} names no gate or gemmkit knob of this build; ignored",
+                unknown.name, unknown.value
+            );
+        }
+        ActiveProfile {
+            host,
+            selection,
+            profile,
+            entries,
+        }
+    })
+}
+
+/// The profile applied by [`apply_from_environment`], if it has run.
+pub fn active() -> Option<&'static ActiveProfile> {
+    ACTIVE.get()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::Gate;
+
+    #[test]
+    fn every_shipped_profile_parses_names_only_known_variables_and_has_a_host() {
+        for profile in shipped() {
+            let host = profile.host.as_ref().expect("a # match: line");
+            assert!(profile.name.contains(&host.isa), "{}", profile.name);
+            assert!(!profile.entries.is_empty());
+            assert!(profile.header.iter().any(|h| h.starts_with("measured:")));
+            for entry in &profile.entries {
+                let known = all_gates().iter().any(|g| g.env_name() == entry.name)
+                    || BACKEND_KNOBS.iter().any(|k| k.env == entry.name);
+                assert!(known, "{} in {}", entry.name, profile.name);
+            }
+        }
+    }
+
+    #[test]
+    fn parsing_reads_assignments_exports_comments_and_the_host() {
+        let text = "# rustyml deployment profile\n# match: arch=x86_64 isa=avx2 cores=2\n\n\
+                    GEMMKIT_POOL_CLASSES=0\nexport RUSTYML_REDUCTION_SUM_F64=100_000\n\
+                    RUSTYML_TREE_SORT_SCAN_MIN_ELEMS=max\n";
+        let p = parse("t", text).unwrap();
+        assert_eq!(p.host.unwrap().cores, 2);
+        let got: Vec<(&str, usize, usize)> = p
+            .entries
+            .iter()
+            .map(|e| (e.name.as_str(), e.value, e.line))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("GEMMKIT_POOL_CLASSES", 0, 4),
+                ("RUSTYML_REDUCTION_SUM_F64", 100_000, 5),
+                ("RUSTYML_TREE_SORT_SCAN_MIN_ELEMS", usize::MAX, 6)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_malformed_line_refuses_the_file_and_names_the_line() {
+        for (text, needle) in [
+            ("GEMMKIT_KC=lots\n", "t:1"),
+            ("# ok\nGEMMKIT_KC=-1\n", "t:2"),
+            ("GEMMKIT_KC=max\n", "t:1"), // gemmkit's own rule: integers only
+            ("lowercase=1\n", "not a variable name"),
+            ("JUST_A_NAME\n", "expected NAME=VALUE"),
+            ("# match: arch=x86_64 isa=avx2\n", "t:1"),
+        ] {
+            let err = parse("t", text).unwrap_err();
+            assert!(err.contains(needle), "{text:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn apply_fills_defaults_only_and_reports_every_line() {
+        static PROFILED: Gate = Gate::new("profiletest", "fill", 10, "items");
+        static SET_FIRST: Gate = Gate::new("profiletest", "set_first", 10, "items");
+        inventory::submit! { crate::gate::GateEntry(&PROFILED) }
+        inventory::submit! { crate::gate::GateEntry(&SET_FIRST) }
+        SET_FIRST.set(3);
+        let p = parse(
+            "t",
+            "RUSTYML_PROFILETEST_FILL=77\nRUSTYML_PROFILETEST_SET_FIRST=78\nRUSTYML_NO_SUCH_GATE=1\n",
+        )
+        .unwrap();
+        let outcomes: Vec<Option<GateSource>> = apply(&p).into_iter().map(|e| e.outcome).collect();
+        assert_eq!(
+            outcomes,
+            [Some(GateSource::Profile), Some(GateSource::Setter), None]
+        );
+        assert_eq!(PROFILED.get(), 77);
+        assert_eq!(SET_FIRST.get(), 3);
+    }
+
+    #[test]
+    fn a_backend_knob_takes_a_profile_value_below_a_setter() {
+        let _lock = crate::gate::GATE_TEST_LOCK
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        // gemm_threshold-style knobs are global: use one no other test reads, and restore it.
+        let knob = BACKEND_KNOBS
+            .iter()
+            .find(|k| k.name == "prefetch_min_bytes")
+            .unwrap();
+        let before = (knob.get)();
+        knob.with_value(before, || {
+            let p = parse("t", &format!("{}={}\n", knob.env, before + 5)).unwrap();
+            if knob.env_value().is_none() && knob.source() == GateSource::Default {
+                assert_eq!(apply(&p)[0].outcome, Some(GateSource::Profile));
+                assert_eq!((knob.get)(), before + 5);
+                assert_eq!(knob.source(), GateSource::Profile);
+                (knob.set)(before + 1);
+                assert_eq!(knob.source(), GateSource::Setter);
+                assert_eq!(apply(&p)[0].outcome, Some(GateSource::Setter));
+                assert_eq!((knob.get)(), before + 1);
+            }
+        });
+        assert_eq!((knob.get)(), before);
+    }
+}
