@@ -65,11 +65,18 @@ def best_of(fn, repeat):
     return min(times)
 
 
+# OpenBLAS's idle workers busy-wait for a while (about 0.1 s) after each call before they
+# sleep: timed right after a NumPy product, a rustyml product runs with one of the two cores
+# taken. Each block therefore starts after this pause, so neither side pays for the other.
+SETTLE_SECONDS = 0.3
+
+
 def interleaved(fns, rounds, per_round=3):
     """Best time of each function, alternating between them every round."""
     best = [float("inf")] * len(fns)
     for _ in range(rounds):
         for i, fn in enumerate(fns):
+            time.sleep(SETTLE_SECONDS)
             best[i] = min(best[i], best_of(fn, per_round))
     return best
 
@@ -83,6 +90,7 @@ SWEEP = [
     ("parallel_oversample=2", {"parallel_oversample": 2}),
     ("pool_classes=0, oversample=1", {"pool_classes": 0, "parallel_oversample": 1}),
     ("lhs_pack_threshold=32", {"lhs_pack_threshold": 32}),
+    ("lhs_pack_threshold=0", {"lhs_pack_threshold": 0}),
     ("rhs_pack_threshold=256", {"rhs_pack_threshold": 256}),
 ]
 
@@ -108,6 +116,9 @@ def main():
     parser.add_argument("--repeat", type=int, default=5, help="interleaved rounds")
     parser.add_argument("--sweep", action="store_true", help="also sweep gemmkit knobs")
     parser.add_argument("--only", default="", help="keep cases whose label contains this")
+    parser.add_argument(
+        "--settings", default="", help="comma-separated sweep settings to keep (default: all)"
+    )
     args = parser.parse_args()
 
     blas = [i for i in threadpool_info() if i.get("user_api") == "blas"]
@@ -155,7 +166,10 @@ def main():
     header = "| setting | " + " | ".join(c[0] for c in selected) + " | geomean ratio |"
     print(header)
     print("|---|" + "---:|" * (len(selected) + 1))
+    keep = [k.strip() for k in args.settings.split(",") if k.strip()]
     for name, settings in SWEEP:
+        if keep and name != "default" and name not in keep:
+            continue
         cells, ratios = [], []
         with knobs(settings):
             for label, a, b in selected:
