@@ -53,6 +53,12 @@ pub trait Layer: std::any::Any + Send + Sync {
         Vec::new()
     }
     fn get_weights(&self) -> LayerWeight<'_>;
+    /// Whether the `bias` array of [`Layer::get_weights`] is in use. A layer built with Keras's
+    /// `use_bias=False` keeps a zero, untrained bias there; front ends that speak Keras's weight
+    /// lists leave it out.
+    fn uses_bias(&self) -> bool {
+        true
+    }
     fn set_training_if_mode_dependent(&mut self, _is_training: bool) {}
 
     /// Loads weights of the layer's own kind (used by model loading). Layers with weights
@@ -120,6 +126,9 @@ impl Layer for Box<dyn Layer> {
     }
     fn get_weights(&self) -> LayerWeight<'_> {
         (**self).get_weights()
+    }
+    fn uses_bias(&self) -> bool {
+        (**self).uses_bias()
     }
     fn set_training_if_mode_dependent(&mut self, is_training: bool) {
         (**self).set_training_if_mode_dependent(is_training)

@@ -883,8 +883,12 @@ struct BidirectionalSpec {
 /// and then the backward layer's.
 fn keras_arrays(
     layer: &dyn Layer,
-    arrays: Vec<(&'static str, ArrayD<f32>)>,
+    mut arrays: Vec<(&'static str, ArrayD<f32>)>,
 ) -> Vec<(&'static str, ArrayD<f32>)> {
+    if !layer.uses_bias() {
+        // Keras's use_bias=False layers list no bias at all.
+        arrays.retain(|(name, _)| *name != "bias");
+    }
     if layer.layer_type() != "Bidirectional" {
         return arrays;
     }
@@ -901,8 +905,26 @@ fn keras_arrays(
         .collect()
 }
 
-/// The inverse of [`keras_arrays`] (the given arrays already checked against its shapes).
-fn from_keras_arrays(layer: &dyn Layer, arrays: Vec<ArrayD<f32>>) -> Vec<ArrayD<f32>> {
+/// The inverse of [`keras_arrays`] (the given arrays already checked against its shapes);
+/// `current` is the layer's own full list, which supplies an unused bias.
+fn from_keras_arrays(
+    layer: &dyn Layer,
+    arrays: Vec<ArrayD<f32>>,
+    current: &[(&'static str, ArrayD<f32>)],
+) -> Vec<ArrayD<f32>> {
+    if !layer.uses_bias() {
+        let mut given = arrays.into_iter();
+        return current
+            .iter()
+            .map(|(name, old)| {
+                if *name == "bias" {
+                    old.clone()
+                } else {
+                    given.next().expect("one given array per listed name")
+                }
+            })
+            .collect();
+    }
     if layer.layer_type() != "Bidirectional" {
         return arrays;
     }
@@ -1477,7 +1499,7 @@ impl PySequential {
                 }
                 arrays.push(a);
             }
-            let arrays = from_keras_arrays(layer.as_ref(), arrays);
+            let arrays = from_keras_arrays(layer.as_ref(), arrays, &current.named_arrays());
             staged.push((i, current.with_arrays(arrays).map_err(to_py_err)?));
         }
         if total_given != expected_total {

@@ -287,3 +287,38 @@ def test_keras_gives_the_same_outputs(case, transposed):
     assert got.shape == want.shape
     # XLA's f32 convolution sums in a different order: <= ~54 terms of N(0,1) products.
     np.testing.assert_allclose(got, want, rtol=0, atol=2e-4)
+
+
+@pytest.mark.parametrize(
+    "name, kwargs, sample",
+    [
+        ("Conv1D", {"filters": 3, "kernel_size": 3}, (7, 2)),
+        ("Conv2D", {"filters": 3, "kernel_size": 3}, (6, 6, 2)),
+        ("Conv2DTranspose", {"filters": 3, "kernel_size": 3, "strides": 2}, (4, 4, 2)),
+        ("Conv3D", {"filters": 2, "kernel_size": 2}, (4, 4, 4, 2)),
+        ("DepthwiseConv2D", {"kernel_size": 3, "depth_multiplier": 2}, (6, 6, 2)),
+        ("SeparableConv1D", {"filters": 3, "kernel_size": 3}, (7, 2)),
+        ("SeparableConv2D", {"filters": 3, "kernel_size": 3}, (6, 6, 2)),
+    ],
+)
+def test_use_bias_false_weight_lists_are_keras_lists(name, kwargs, sample):
+    # Keras lists no bias for use_bias=False, so the same list must move both ways.
+    os.environ.setdefault("KERAS_BACKEND", "jax")
+    keras = pytest.importorskip("keras")
+    rng = np.random.default_rng(11)
+    model = _model(getattr(layers, name)(use_bias=False, **kwargs), sample)
+    kmodel = keras.Sequential(
+        [keras.Input(sample), getattr(keras.layers, name)(use_bias=False, **kwargs)]
+    )
+    assert [w.shape for w in model.get_weights()] == [w.shape for w in kmodel.get_weights()]
+    weights = [rng.standard_normal(w.shape).astype(np.float32) for w in kmodel.get_weights()]
+    model.set_weights(weights)
+    kmodel.set_weights(model.get_weights())
+    x = rng.standard_normal((2, *sample)).astype(np.float32)
+    # float32 convolutions of a few dozen taps: both sum the same products in different
+    # orders, so they agree to a few ulps of the output's magnitude.
+    np.testing.assert_allclose(
+        model.predict(x), np.asarray(kmodel.predict(x, verbose=0)), rtol=1e-5, atol=1e-5
+    )
+    with pytest.raises(ValueError, match="weight arrays"):
+        model.set_weights([*weights, np.zeros(3, np.float32)])

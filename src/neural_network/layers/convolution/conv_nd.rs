@@ -339,6 +339,10 @@ impl<D: Dimension> ConvNd<D> {
         Ok(dx)
     }
 
+    pub(crate) fn uses_bias(&self) -> bool {
+        self.use_bias
+    }
+
     pub(crate) fn layer_type(&self) -> &str {
         self.name
     }
@@ -505,6 +509,10 @@ macro_rules! conv_layer {
 
             fn param_count(&self) -> $crate::neural_network::layers::TrainingParameters {
                 self.core.param_count()
+            }
+
+            fn uses_bias(&self) -> bool {
+                self.core.uses_bias()
             }
 
             fn parameters(&mut self) -> Vec<$crate::neural_network::traits::ParamGrad<'_>> {

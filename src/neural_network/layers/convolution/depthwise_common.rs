@@ -506,6 +506,10 @@ impl<K: ConvRank> Layer for DepthwiseConv<K> {
         full_shape(&self.stage.output_dims(self.stage.lanes()))
     }
 
+    fn uses_bias(&self) -> bool {
+        self.use_bias
+    }
+
     fn param_count(&self) -> TrainingParameters {
         let bias = if self.use_bias { self.bias.len() } else { 0 };
         TrainingParameters::Trainable(self.stage.kernel.len() + bias)
@@ -758,6 +762,10 @@ impl<K: ConvRank> Layer for SeparableConv<K> {
 
     fn output_shape(&self) -> String {
         full_shape(&self.stage.output_dims(self.filters))
+    }
+
+    fn uses_bias(&self) -> bool {
+        self.use_bias
     }
 
     fn param_count(&self) -> TrainingParameters {
