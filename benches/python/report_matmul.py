@@ -91,6 +91,10 @@ SWEEP = [
     ("pool_classes=0, oversample=1", {"pool_classes": 0, "parallel_oversample": 1}),
     ("lhs_pack_threshold=32", {"lhs_pack_threshold": 32}),
     ("lhs_pack_threshold=0", {"lhs_pack_threshold": 0}),
+    ("packed_oversample=4", {"packed_oversample": 4}),
+    ("packed_oversample=8", {"packed_oversample": 8}),
+    ("shared_lhs_mnk=0", {"shared_lhs_mnk": 0}),
+    ("mc_reg_panels=16", {"mc_reg_panels": 16}),
     ("rhs_pack_threshold=256", {"rhs_pack_threshold": 256}),
 ]
 
