@@ -77,8 +77,30 @@ pub fn dot_bias_act<T: FusedScalar>(
     act: Option<Activation<T>>,
     par: Parallelism,
 ) -> Result<Array2<T>> {
-    check_inner(a.dim(), b.dim())?;
     let mut c = Array2::from_elem((a.nrows(), b.ncols()), T::ZERO);
+    dot_bias_act_into(a, b, bias, act, par, c.view_mut())?;
+    Ok(c)
+}
+
+/// [`dot_bias_act`] written into `out` (`a.nrows() x b.ncols()`, any strides): every element
+/// is overwritten, none is read, so callers hand in a slice of their own output and skip the
+/// copy a fresh product would need.
+pub fn dot_bias_act_into<T: FusedScalar>(
+    a: ArrayView2<T>,
+    b: ArrayView2<T>,
+    bias: Option<ArrayView1<T>>,
+    act: Option<Activation<T>>,
+    par: Parallelism,
+    mut out: ArrayViewMut2<T>,
+) -> Result<()> {
+    check_inner(a.dim(), b.dim())?;
+    if out.dim() != (a.nrows(), b.ncols()) {
+        return Err(RustymlError::invalid(format!(
+            "matmul: output is {:?}, the product is {:?}",
+            out.dim(),
+            (a.nrows(), b.ncols())
+        )));
+    }
     let bias_slice = match &bias {
         Some(v) if v.len() != b.ncols() => {
             return Err(RustymlError::invalid(format!(
@@ -94,20 +116,24 @@ pub fn dot_bias_act<T: FusedScalar>(
         ),
         None => None,
     };
-    if c.is_empty() {
-        return Ok(c);
+    if out.is_empty() {
+        return Ok(());
+    }
+    if a.ncols() == 0 {
+        // An empty inner dimension: the product is zero, then bias and activation apply.
+        out.fill(T::ZERO);
     }
     gemmkit_ndarray::gemm_fused(
         T::ONE,
         &a,
         &b,
         T::ZERO,
-        &mut c,
+        &mut out,
         bias_slice.as_deref().map(Bias::PerCol),
         act,
         par,
     );
-    Ok(c)
+    Ok(())
 }
 
 /// Rows per block of [`gram`]: a function of the width only, so the grouping (and the bits)

@@ -17,9 +17,9 @@
 use super::PaddingType;
 use crate::declare_gate;
 use crate::error::{Error, RustymlResult};
-use crate::math::matmul::{self, dot_bias_act, dot_par, Parallelism};
+use crate::math::matmul::{self, dot_bias_act_into, dot_par, Parallelism};
 use crate::neural_network::Tensor;
-use ndarray::{Array2, ArrayView1, ArrayView2, IxDyn};
+use ndarray::{Array2, ArrayView1, ArrayView2, ArrayViewMut2, IxDyn};
 use rayon::prelude::*;
 
 declare_gate! {
@@ -292,29 +292,33 @@ impl ConvGeometry {
 
     /// Fills `cols` (`rows x K`, row-major) with the patches of output rows `first..` of one
     /// item; padding cells are zero.
-    fn im2col(&self, x: &[f32], first: usize, cols: &mut [f32]) {
+    /// Appends the patch rows of output positions `first..first + rows` to `cols` (every
+    /// value written once, so the buffer needs no zeroing first).
+    fn im2col(&self, x: &[f32], first: usize, rows: usize, cols: &mut Vec<f32>) {
         let c = self.in_channels;
-        let k = self.patch_len();
         let [_, oh, ow] = self.output;
         let [_, ih, iw] = self.input;
-        for (r, row) in cols.chunks_exact_mut(k).enumerate() {
-            let pos = first + r;
+        cols.reserve(rows * self.patch_len());
+        for pos in first..first + rows {
             let (oz, oy, ox) = (pos / (oh * ow), (pos / ow) % oh, pos % ow);
-            let mut col = 0;
             for tz in 0..self.kernel[0] {
                 let iz = self.source(0, oz, tz);
                 for ty in 0..self.kernel[1] {
                     let iy = self.source(1, oy, ty);
                     for tx in 0..self.kernel[2] {
-                        let dst = &mut row[col..col + c];
                         match (iz, iy, self.source(2, ox, tx)) {
                             (Some(z), Some(y), Some(xx)) => {
                                 let at = ((z * ih + y) * iw + xx) * c;
-                                dst.copy_from_slice(&x[at..at + c]);
+                                let taps = &x[at..at + c];
+                                if c < 16 {
+                                    // A few channels: an element loop beats a memcpy call.
+                                    cols.extend(taps.iter().copied());
+                                } else {
+                                    cols.extend_from_slice(taps);
+                                }
                             }
-                            _ => dst.fill(0.0),
+                            _ => cols.extend(std::iter::repeat_n(0.0, c)),
                         }
-                        col += c;
                     }
                 }
             }
@@ -365,9 +369,9 @@ fn patches<'a>(
         return ArrayView2::from_shape((rows, k), &x_item[first * k..(first + rows) * k])
             .expect("pointwise rows are the input's");
     }
-    buffer.resize(rows * k, 0.0);
-    geom.im2col(x_item, first, buffer);
-    ArrayView2::from_shape((rows, k), &buffer[..]).expect("sized above")
+    buffer.clear();
+    geom.im2col(x_item, first, rows, buffer);
+    ArrayView2::from_shape((rows, k), &buffer[..]).expect("one patch row per position")
 }
 
 /// Forward pass: `act(conv(x) + bias)` of `batch` items (`x` C-order `[batch, in.., cin]`,
@@ -399,9 +403,9 @@ pub fn forward(
             let n = out_block.len() / f;
             let mut buffer = Vec::new();
             let a = patches(geom, x_item, block * rows, n, &mut buffer);
-            let z = dot_bias_act(a, w, bias, act, Parallelism::Serial)
+            let out_block = ArrayViewMut2::from_shape((n, f), out_block).expect("n rows of f");
+            dot_bias_act_into(a, w, bias, act, Parallelism::Serial, out_block)
                 .expect("aligned by construction");
-            out_block.copy_from_slice(z.as_slice().expect("fresh products are C-order"));
         });
     });
     Ok(Tensor::from_shape_vec(IxDyn(&geom.output_shape(batch)), out).expect("sized above"))

@@ -180,37 +180,62 @@ impl PoolGeometry {
 }
 
 /// Max pooling: the output and, per output element, the flat spatial index (within its
-/// sample) of the tap that won — the first maximum in row-major window order.
-pub fn max_forward(x: &[f32], g: &PoolGeometry) -> (Vec<f32>, Vec<usize>) {
+/// sample) of the tap that won — the first maximum in row-major window order. With
+/// `track_argmax` false (inference) the arg-max comes back empty and is never computed.
+pub fn max_forward(x: &[f32], g: &PoolGeometry, track_argmax: bool) -> (Vec<f32>, Vec<usize>) {
     let mut out = vec![0.0f32; g.batch * g.out_cells() * g.channels];
-    let mut arg = vec![0usize; out.len()];
-    drive(
-        g,
-        g.batch * g.out_cells(),
-        &mut out,
-        &mut arg,
-        |p, c0, out, arg| {
-            let (b, o) = (p / g.out_cells(), p % g.out_cells());
-            let w = g.window(g.split(o, |a| a.output));
-            let mut first = true;
-            for_each_cell(g, w, |s| {
-                let base = (b * g.in_cells() + s) * g.channels + c0;
-                let row = &x[base..base + out.len()];
-                if first {
-                    out.copy_from_slice(row);
+    let mut arg = vec![0usize; if track_argmax { out.len() } else { 0 }];
+    let window_max = |p: usize, c0: usize, out: &mut [f32], mut arg: Option<&mut [usize]>| {
+        let (b, o) = (p / g.out_cells(), p % g.out_cells());
+        let w = g.window(g.split(o, |a| a.output));
+        let mut first = true;
+        for_each_cell(g, w, |s| {
+            let base = (b * g.in_cells() + s) * g.channels + c0;
+            let row = &x[base..base + out.len()];
+            if first {
+                out.copy_from_slice(row);
+                if let Some(arg) = arg.as_deref_mut() {
                     arg.fill(s);
-                    first = false;
-                } else {
+                }
+                first = false;
+                return;
+            }
+            // Selects rather than branches, so the loops vectorise; `>` keeps the first
+            // maximum (and a NaN already held is never replaced, as in the branchy form).
+            match arg.as_deref_mut() {
+                Some(arg) => {
                     for ((v, a), &r) in out.iter_mut().zip(arg.iter_mut()).zip(row) {
-                        if r > *v {
-                            *v = r;
-                            *a = s;
-                        }
+                        let wins = r > *v;
+                        *v = if wins { r } else { *v };
+                        *a = if wins { s } else { *a };
                     }
                 }
-            });
-        },
-    );
+                None => {
+                    for (v, &r) in out.iter_mut().zip(row) {
+                        *v = if r > *v { r } else { *v };
+                    }
+                }
+            }
+        });
+    };
+    if track_argmax {
+        drive(
+            g,
+            g.batch * g.out_cells(),
+            &mut out,
+            &mut arg,
+            |p, c0, out, arg| window_max(p, c0, out, Some(arg)),
+        );
+    } else {
+        let mut none = vec![(); out.len()];
+        drive(
+            g,
+            g.batch * g.out_cells(),
+            &mut out,
+            &mut none,
+            |p, c0, out, _| window_max(p, c0, out, None),
+        );
+    }
     (out, arg)
 }
 
@@ -453,7 +478,9 @@ mod tests {
             let x = data(shape.iter().product(), 7);
             let gout = data(g.output_shape().iter().product(), 11);
             let run = || {
-                let (m, arg) = max_forward(&x, &g);
+                let (m, arg) = max_forward(&x, &g, true);
+                let (inference, none) = max_forward(&x, &g, false);
+                assert!(none.is_empty() && bits(&inference) == bits(&m));
                 let mg = max_backward(&gout, &g, &arg);
                 let a = avg_forward(&x, &g);
                 let ag = avg_backward(&gout, &g);
@@ -465,6 +492,20 @@ mod tests {
                 "{shape:?} {pool:?} {strides:?} {padding:?}"
             );
         }
+    }
+
+    /// Inference (no arg-max) and training give the same values, NaN included: a NaN in the
+    /// first tap is kept, a later one never wins a comparison.
+    #[test]
+    fn max_with_and_without_argmax_agree_on_nan() {
+        let g = PoolGeometry::new(&[1, 4, 2], &[2], &[2], Valid).unwrap();
+        let x = [f32::NAN, 1.0, 2.0, f32::NAN, 0.5, 3.0, -1.0, -2.0];
+        let (trained, arg) = max_forward(&x, &g, true);
+        let (inferred, _) = max_forward(&x, &g, false);
+        assert_eq!(bits(&trained), bits(&inferred));
+        assert!(trained[0].is_nan());
+        assert_eq!(&trained[1..], &[1.0, 0.5, 3.0]);
+        assert_eq!(arg, [0, 0, 2, 2]);
     }
 
     /// Direct reference: enumerate the padded window, skip the virtual cells.
@@ -518,7 +559,7 @@ mod tests {
                 let shape = [7, 6, 3];
                 let x = data(7 * 6 * 3, 3);
                 let g = PoolGeometry::new(&[1, 7, 6, 3], &k, &s, padding).unwrap();
-                let (m, _) = max_forward(&x, &g);
+                let (m, _) = max_forward(&x, &g, true);
                 let a = avg_forward(&x, &g);
                 let (rm, ra) = reference(&x, shape, k, s, padding);
                 assert_eq!(m, rm, "{padding:?} {k:?} {s:?}");
@@ -531,7 +572,7 @@ mod tests {
     #[test]
     fn max_ties_go_to_the_first_tap() {
         let g = PoolGeometry::new(&[1, 4, 1], &[2], &[1], Valid).unwrap();
-        let (out, arg) = max_forward(&[1.0, 1.0, 0.5, 2.0], &g);
+        let (out, arg) = max_forward(&[1.0, 1.0, 0.5, 2.0], &g, true);
         assert_eq!(out, vec![1.0, 1.0, 2.0]);
         assert_eq!(arg, vec![0, 1, 3]);
         let grad = max_backward(&[1.0, 10.0, 100.0], &g, &arg);
@@ -555,7 +596,7 @@ mod tests {
             let wts = data(g.output_shape().iter().product(), 5);
             let forward = |x: &[f32], max: bool| {
                 if max {
-                    max_forward(x, &g).0
+                    max_forward(x, &g, true).0
                 } else {
                     avg_forward(x, &g)
                 }
@@ -567,7 +608,7 @@ mod tests {
                     .map(|(&o, &w)| o as f64 * w as f64)
                     .sum()
             };
-            let (_, arg) = max_forward(&x, &g);
+            let (_, arg) = max_forward(&x, &g, true);
             for max in [true, false] {
                 let grad = if max {
                     max_backward(&wts, &g, &arg)

@@ -68,12 +68,18 @@ fn check_input(name: &str, rank: usize, input: &Tensor) -> RustymlResult<()> {
     require_non_empty(input)
 }
 
-/// Runs the engine's forward pass; the arg-max is empty for average pooling.
-fn pool_forward(max: bool, input: &Tensor, g: &PoolGeometry) -> (Vec<f32>, Vec<usize>) {
+/// Runs the engine's forward pass; the arg-max is empty for average pooling and when
+/// `training` is false (inference keeps nothing for a backward pass).
+fn pool_forward(
+    max: bool,
+    input: &Tensor,
+    g: &PoolGeometry,
+    training: bool,
+) -> (Vec<f32>, Vec<usize>) {
     let x = input.as_standard_layout();
     let x = x.as_slice().expect("standard layout is contiguous");
     if max {
-        engine::max_forward(x, g)
+        engine::max_forward(x, g, training)
     } else {
         (engine::avg_forward(x, g), Vec::new())
     }
@@ -216,10 +222,10 @@ impl<const N: usize, const MAX: bool> Pooling<N, MAX> {
         })
     }
 
-    fn pass(&self, input: &Tensor) -> RustymlResult<(Tensor, Cache)> {
+    fn pass(&self, input: &Tensor, training: bool) -> RustymlResult<(Tensor, Cache)> {
         check_input(Self::NAME, N, input)?;
         let geometry = self.geometry(input.shape())?;
-        let (out, argmax) = pool_forward(MAX, input, &geometry);
+        let (out, argmax) = pool_forward(MAX, input, &geometry, training);
         let out = Tensor::from_shape_vec(IxDyn(&geometry.output_shape()), out)
             .expect("engine sizes its output");
         Ok((out, Cache { geometry, argmax }))
@@ -273,13 +279,13 @@ impl<const MAX: bool> Pooling<3, MAX> {
 impl<const N: usize, const MAX: bool> Layer for Pooling<N, MAX> {
     fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
         self.cache = None;
-        let (out, cache) = self.pass(input)?;
+        let (out, cache) = self.pass(input, true)?;
         self.cache = Some(cache);
         Ok(out)
     }
 
     fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
-        self.pass(input).map(|(out, _)| out)
+        self.pass(input, false).map(|(out, _)| out)
     }
 
     fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
@@ -349,11 +355,11 @@ impl<const N: usize, const MAX: bool> GlobalPooling<N, MAX> {
         }
     }
 
-    fn pass(&self, input: &Tensor) -> RustymlResult<(Tensor, Cache)> {
+    fn pass(&self, input: &Tensor, training: bool) -> RustymlResult<(Tensor, Cache)> {
         check_input(Self::NAME, N, input)?;
         let geometry = PoolGeometry::global(input.shape())
             .expect("a non-empty input of the right rank has a global window");
-        let (out, argmax) = pool_forward(MAX, input, &geometry);
+        let (out, argmax) = pool_forward(MAX, input, &geometry, training);
         let out = Tensor::from_shape_vec(IxDyn(&self.out_shape(&geometry)), out)
             .expect("one value per (sample, channel)");
         Ok((out, Cache { geometry, argmax }))
@@ -363,13 +369,13 @@ impl<const N: usize, const MAX: bool> GlobalPooling<N, MAX> {
 impl<const N: usize, const MAX: bool> Layer for GlobalPooling<N, MAX> {
     fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
         self.cache = None;
-        let (out, cache) = self.pass(input)?;
+        let (out, cache) = self.pass(input, true)?;
         self.cache = Some(cache);
         Ok(out)
     }
 
     fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
-        self.pass(input).map(|(out, _)| out)
+        self.pass(input, false).map(|(out, _)| out)
     }
 
     fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
