@@ -111,8 +111,9 @@ def profile_text(result, host, command, measured_at, load_at_start, filter_text)
     )
     knob_rule = (
         f"# gemmkit knobs: coordinate descent over products through rustyml.math.matmul; a value "
-        f"is kept when >= {native.MIN_GAIN:.0%} faster (geometric mean) in every interleaved "
-        f"round; only changed knobs are listed"
+        f"is kept when faster (geometric mean) in every interleaved round and by at least "
+        f"{native.MIN_GAIN:.0%} or the measured run-to-run noise, whichever is larger; only "
+        f"changed knobs are listed"
     )
     lines = [
         "# rustyml deployment profile",
@@ -122,6 +123,11 @@ def profile_text(result, host, command, measured_at, load_at_start, filter_text)
         knob_rule,
         f"# load average at start: {load_at_start}",
     ]
+    if result["sweep"] is not None:
+        lines.append(
+            f"# gemmkit knob sweep: required gain {result['sweep']['required_gain']:.1%} "
+            f"(noise of the knobs in force against themselves)"
+        )
     if result["quick"]:
         lines.append("# quick mode: fewer, smaller rungs and shorter timings")
     if filter_text is not None:

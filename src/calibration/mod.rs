@@ -35,7 +35,7 @@ pub use harness::{ladder, Family, FamilyResult, Rung, RungResult, Timing};
 pub use suggest::{
     combine, round_up_two_digits, suggest, Point, Suggestion, MARGIN_FACTOR, WIN_SPEEDUP,
 };
-pub use sweep::{keeps, KnobChange, SweepResult, SweepStep, MIN_GAIN, SWEEP_TITLE};
+pub use sweep::{keeps, required_gain, KnobChange, SweepResult, SweepStep, MIN_GAIN, SWEEP_TITLE};
 
 use crate::gate::Gate;
 

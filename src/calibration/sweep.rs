@@ -15,8 +15,12 @@ use std::time::Duration;
 pub const SWEEP_TITLE: &str = "gemmkit product knobs (sweep)";
 
 /// A candidate is kept only when the products get at least this much faster (geometric mean,
-/// median over the rounds): smaller gains are within run-to-run noise on a shared host.
+/// median over the rounds), or more when the measured run-to-run noise is larger: smaller
+/// gains are within the noise of a shared host.
 pub const MIN_GAIN: f64 = 0.03;
+
+/// The label of the sweep's first step, which measures the noise.
+const NOISE_STEP: &str = "run-to-run noise (knobs in force against themselves)";
 
 /// Interleaved rounds per candidate (best setting, candidate, alternating which goes first).
 const ROUNDS_QUICK: usize = 3;
@@ -91,15 +95,17 @@ fn candidates(plan: &KnobPlan, current: usize, quick: bool) -> Vec<usize> {
     out
 }
 
-/// The steps a sweep will take (`GEMMKIT_POOL_CLASSES=0`, ...), for progress reporting.
+/// The steps a sweep will take (the noise, then `GEMMKIT_POOL_CLASSES=0`, ...), for progress
+/// reporting.
 pub fn planned_steps(quick: bool) -> Vec<String> {
-    PLAN.iter()
-        .flat_map(|plan| {
-            let k = knob(plan.name);
-            candidates(plan, (k.get)(), quick)
-                .into_iter()
-                .map(move |c| format!("{}={c}", k.env))
-        })
+    let candidates = PLAN.iter().flat_map(|plan| {
+        let k = knob(plan.name);
+        candidates(plan, (k.get)(), quick)
+            .into_iter()
+            .map(move |c| format!("{}={c}", k.env))
+    });
+    std::iter::once(NOISE_STEP.to_string())
+        .chain(candidates)
         .collect()
 }
 
@@ -197,11 +203,47 @@ fn median(values: &[f64]) -> f64 {
     }
 }
 
+/// Candidate time / best time in `rounds` interleaved rounds, alternating which setting goes
+/// first so a drifting host load favours neither. `use_best` / `use_candidate` set the knob.
+fn interleaved_ratios(
+    products: &mut [Product],
+    timing: Timing,
+    rounds: usize,
+    use_best: &dyn Fn(),
+    use_candidate: &dyn Fn(),
+) -> Vec<f64> {
+    (0..rounds)
+        .map(|round| {
+            let mut time_with = |setting: &dyn Fn()| {
+                setting();
+                geomean_us(products, timing)
+            };
+            let (best_us, candidate_us) = if round % 2 == 0 {
+                let b = time_with(use_best);
+                (b, time_with(use_candidate))
+            } else {
+                let c = time_with(use_candidate);
+                (time_with(use_best), c)
+            };
+            candidate_us / best_us
+        })
+        .collect()
+}
+
+/// The gain a candidate must show: [`MIN_GAIN`], or the largest deviation from 1 of the
+/// ratios of the knobs in force timed against themselves, whichever is larger.
+pub fn required_gain(self_ratios: &[f64]) -> f64 {
+    self_ratios
+        .iter()
+        .map(|r| (r - 1.0).abs())
+        .fold(MIN_GAIN, f64::max)
+}
+
 /// The keep rule: a candidate whose time ratios to the best setting (one per interleaved
-/// round) have a median at least [`MIN_GAIN`] below 1 and are all below 1: faster by more
-/// than the noise, and consistently.
-pub fn keeps(ratios: &[f64]) -> bool {
-    !ratios.is_empty() && median(ratios) <= 1.0 - MIN_GAIN && ratios.iter().all(|&r| r < 1.0)
+/// round) have a median at least `gain` below 1 and are all below 1: faster by more than the
+/// noise, and consistently.
+pub fn keeps(ratios: &[f64], gain: f64) -> bool {
+    !ratios.is_empty() && median(ratios) <= 1.0 - gain && ratios.iter().all(|&r| r < 1.0)
 }
 
 /// One candidate tried.
@@ -234,6 +276,10 @@ pub struct KnobChange {
 pub struct SweepResult {
     pub products: Vec<String>,
     pub rounds: usize,
+    /// The knobs in force timed against themselves, one ratio per round.
+    pub self_ratios: Vec<f64>,
+    /// The gain a candidate had to show ([`required_gain`]).
+    pub required_gain: f64,
     pub steps: Vec<SweepStep>,
     pub changes: Vec<KnobChange>,
 }
@@ -268,29 +314,19 @@ pub fn sweep(quick: bool, step_done: &mut dyn FnMut(&str) -> bool) -> SweepResul
     let mut products = products(quick);
     let mut steps = Vec::new();
     let mut changes = Vec::new();
-    'plan: for plan in &PLAN {
+    let self_ratios = interleaved_ratios(&mut products, timing, rounds, &|| {}, &|| {});
+    let gain = required_gain(&self_ratios);
+    let go_on = step_done(NOISE_STEP);
+    'plan: for plan in PLAN.iter().filter(|_| go_on) {
         let k = knob(plan.name);
         let original = (k.get)();
         let mut best = original;
         for value in candidates(plan, original, quick) {
-            let ratios: Vec<f64> = (0..rounds)
-                .map(|round| {
-                    // Alternate which setting goes first so a drifting host load favours neither.
-                    let mut time_with = |v: usize| {
-                        (k.set)(v);
-                        geomean_us(&mut products, timing)
-                    };
-                    let (best_us, candidate_us) = if round % 2 == 0 {
-                        let b = time_with(best);
-                        (b, time_with(value))
-                    } else {
-                        let c = time_with(value);
-                        (time_with(best), c)
-                    };
-                    candidate_us / best_us
-                })
-                .collect();
-            let kept = keeps(&ratios);
+            let ratios =
+                interleaved_ratios(&mut products, timing, rounds, &|| (k.set)(best), &|| {
+                    (k.set)(value)
+                });
+            let kept = keeps(&ratios, gain);
             if kept {
                 best = value;
             }
@@ -318,6 +354,8 @@ pub fn sweep(quick: bool, step_done: &mut dyn FnMut(&str) -> bool) -> SweepResul
     SweepResult {
         products: products.into_iter().map(|p| p.label).collect(),
         rounds,
+        self_ratios,
+        required_gain: gain,
         steps,
         changes,
     }
@@ -327,10 +365,16 @@ impl SweepResult {
     /// The sweep's markdown section.
     pub fn markdown(&self) -> String {
         let mut out = format!(
-            "## {SWEEP_TITLE}\n\nProducts (`math::matmul::dot`): {}.\n\nCoordinate descent, one knob at a time: each candidate is timed against the best setting so far in {} interleaved rounds (geometric mean of the products' median times) and kept when the median ratio is at most {:.2} and every round is faster. Every knob is restored afterwards.\n\n| knob | value | candidate / best (median) | rounds | kept |\n|---|---:|---:|---|---|\n",
+            "## {SWEEP_TITLE}\n\nProducts (`math::matmul::dot`): {}.\n\nCoordinate descent, one knob at a time: each candidate is timed against the best setting so far in {} interleaved rounds (geometric mean of the products' median times) and kept when the median ratio is at most {:.3} and every round is faster: a gain of {:.0}% or the run-to-run noise, whichever is larger (the knobs in force against themselves: {}). Every knob is restored afterwards.\n\n| knob | value | candidate / best (median) | rounds | kept |\n|---|---:|---:|---|---|\n",
             self.products.join("; "),
             self.rounds,
-            1.0 - MIN_GAIN
+            1.0 - self.required_gain,
+            MIN_GAIN * 100.0,
+            self.self_ratios
+                .iter()
+                .map(|r| format!("{r:.3}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         );
         for s in &self.steps {
             let rounds: Vec<String> = s.ratios.iter().map(|r| format!("{r:.3}")).collect();
@@ -345,8 +389,8 @@ impl SweepResult {
         }
         let takeaway = if self.changes.is_empty() {
             format!(
-                "no candidate beats the knobs in force by {:.0}%: keep them.",
-                MIN_GAIN * 100.0
+                "no candidate beats the knobs in force by {:.1}%: keep them.",
+                self.required_gain * 100.0
             )
         } else {
             let changed: Vec<String> = self
@@ -367,18 +411,27 @@ mod tests {
 
     #[test]
     fn keeps_only_consistent_gains_beyond_the_noise() {
-        assert!(keeps(&[0.95, 0.96, 0.90]));
+        assert!(keeps(&[0.95, 0.96, 0.90], MIN_GAIN));
         // Median gain under 3%.
-        assert!(!keeps(&[0.98, 0.99, 0.90]));
+        assert!(!keeps(&[0.98, 0.99, 0.90], MIN_GAIN));
         // One round slower: not consistent.
-        assert!(!keeps(&[0.90, 0.92, 1.01]));
-        assert!(!keeps(&[]));
+        assert!(!keeps(&[0.90, 0.92, 1.01], MIN_GAIN));
+        assert!(!keeps(&[], MIN_GAIN));
+        // A noisier host asks for more.
+        assert!(!keeps(&[0.95, 0.96, 0.90], 0.08));
+    }
+
+    #[test]
+    fn the_required_gain_is_the_noise_when_it_exceeds_the_floor() {
+        assert_eq!(required_gain(&[]), MIN_GAIN);
+        assert_eq!(required_gain(&[1.01, 0.99]), MIN_GAIN);
+        assert!((required_gain(&[1.01, 0.9, 1.05]) - 0.1).abs() < 1e-12);
     }
 
     #[test]
     fn candidates_skip_the_value_in_force_and_repeats() {
         let plan = &PLAN[3];
-        assert_eq!(candidates(plan, 0, true), vec![]);
+        assert!(candidates(plan, 0, true).is_empty());
         assert_eq!(candidates(plan, 8, false), vec![2, 32, 4, 16]);
         assert_eq!(candidates(&PLAN[0], 2, true), vec![0, 1, 3]);
     }

@@ -107,6 +107,8 @@ fn result_dict<'py>(
             let sd = PyDict::new(py);
             sd.set_item("products", &s.products)?;
             sd.set_item("rounds", s.rounds)?;
+            sd.set_item("self_ratios", &s.self_ratios)?;
+            sd.set_item("required_gain", s.required_gain)?;
             let steps = PyList::empty(py);
             for step in &s.steps {
                 let st = PyDict::new(py);

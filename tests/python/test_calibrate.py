@@ -159,3 +159,15 @@ def test_an_exception_in_progress_stops_the_run():
 
     with pytest.raises(RuntimeError, match="stop here"):
         calibration.run(quick=True, filter=LADDER, max_rungs=3, progress=fail)
+
+
+def test_a_stopped_knob_sweep_restores_every_knob():
+    before = {name: getattr(backend, name)() for name in backend.KNOBS}
+
+    def stop_after_the_first_candidate(done, total, step):
+        if done == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        calibration.run(quick=True, filter="gemmkit", progress=stop_after_the_first_candidate)
+    assert {name: getattr(backend, name)() for name in backend.KNOBS} == before
