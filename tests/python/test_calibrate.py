@@ -1,9 +1,11 @@
 """``python -m rustyml calibrate``: the profile, the report and the plots it writes, and its
 refusals. Runs one small ladder with a capped rung count so the suite stays fast."""
 
+import platform
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -62,6 +64,27 @@ def test_profile_is_well_formed_and_matches_this_host(calibrated):
     assert set(assigned) <= known_names()
     # The filtered run measured one gate and skipped the knob sweep.
     assert list(assigned) == ["RUSTYML_REDUCTION_SUM_F64"]
+
+
+@pytest.mark.skipif(
+    platform.system() != "Linux" or platform.machine() != "x86_64",
+    reason="cross-checked against /proc/cpuinfo flags",
+)
+def test_host_isa_agrees_with_the_kernel_cpu_flags():
+    flags = set()
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("flags"):
+            flags = set(line.split(":", 1)[1].split())
+            break
+    if "avx512f" in flags:
+        expected = "avx512"
+    elif {"avx2", "fma"} <= flags:
+        expected = "avx2"
+    else:
+        expected = "baseline"
+    host = calibration.host_info()
+    assert host["arch"] == "x86_64"
+    assert host["isa"] == expected
 
 
 def test_report_has_a_table_per_ladder_run(calibrated):
