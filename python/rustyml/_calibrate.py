@@ -202,21 +202,26 @@ def calibrate(args):
         f"({host['match']}); load average {load_at_start}",
         file=sys.stderr,
     )
-    with tqdm(total=None, unit="step", mininterval=0.5, dynamic_ncols=True) as bar:
+    try:
+        with tqdm(total=None, unit="step", mininterval=0.5, dynamic_ncols=True) as bar:
 
-        def progress(done, total, step):
-            bar.total = total
-            bar.set_postfix_str(step[-60:], refresh=False)
-            bar.update(done - bar.n)
+            def progress(done, total, step):
+                bar.total = total
+                bar.set_postfix_str(step[-60:], refresh=False)
+                bar.update(done - bar.n)
 
-        result = native.run(
-            quick=args.quick,
-            filter=args.filter,
-            progress=progress,
-            max_rungs=args.max_rungs,
-            command=command,
-            date=now.strftime("%Y-%m-%d %H:%M UTC"),
-        )
+            result = native.run(
+                quick=args.quick,
+                filter=args.filter,
+                progress=progress,
+                max_rungs=args.max_rungs,
+                command=command,
+                date=now.strftime("%Y-%m-%d %H:%M UTC"),
+            )
+    except KeyboardInterrupt:
+        # The run stopped after the step in progress, with gates and knobs restored.
+        print("interrupted: nothing written", file=sys.stderr)
+        return 130
     profile.write_text(
         profile_text(
             result,

@@ -147,25 +147,26 @@ pub fn run(options: &Options, progress: &mut dyn FnMut(Progress<'_>) -> bool) ->
     let mut done = 0;
     let mut cancelled = false;
     let mut results = Vec::new();
-    'families: for family in selected {
-        let Family { title, gate, rungs } = family;
+    for Family { title, gate, rungs } in selected {
         let mut timed = Vec::with_capacity(rungs.len());
         for rung in rungs {
             let result = harness::time_rung(gate, rung, timing);
             done += 1;
             let step = format!("{title}: {}", result.label);
             timed.push(result);
-            if !progress(Progress {
+            cancelled = !progress(Progress {
                 done,
                 total,
                 step: &step,
-            }) {
-                cancelled = true;
-                results.push(FamilyResult::new(title, gate, timed));
-                break 'families;
+            });
+            if cancelled {
+                break;
             }
         }
         results.push(FamilyResult::new(title, gate, timed));
+        if cancelled {
+            break;
+        }
     }
     let sweep = (options.runs_sweep() && !cancelled).then(|| {
         sweep::sweep(options.quick, &mut |step| {

@@ -194,3 +194,16 @@ def test_a_stopped_knob_sweep_restores_every_knob():
     with pytest.raises(KeyboardInterrupt):
         calibration.run(quick=True, filter="gemmkit", progress=stop_after_the_first_candidate)
     assert {name: getattr(backend, name)() for name in backend.KNOBS} == before
+
+
+def test_ctrl_c_writes_nothing(tmp_path):
+    interrupt = (
+        "from rustyml._native import calibration\n"
+        "def interrupted(**_):\n"
+        "    raise KeyboardInterrupt\n"
+        "calibration.run = interrupted"
+    )
+    run = cli("calibrate", "--quick", "--filter", LADDER, cwd=tmp_path, prelude=interrupt)
+    assert run.returncode == 130
+    assert "interrupted: nothing written" in run.stderr
+    assert list(tmp_path.iterdir()) == []
