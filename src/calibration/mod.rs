@@ -110,7 +110,8 @@ impl Options {
 pub struct Progress<'a> {
     pub done: usize,
     pub total: usize,
-    /// What just finished: `family title: rung label`, or a sweep candidate `GEMMKIT_X=v`.
+    /// What just finished: `family title: rung label`, the sweep's noise measurement, or a
+    /// sweep candidate `GEMMKIT_X=v`.
     pub step: &'a str,
 }
 
