@@ -1,85 +1,41 @@
-//! Calibration bench: for every gate, force the serial and the parallel path of its kernel on
-//! a ladder of shapes on both sides of the gate, print one markdown table per family and
-//! rewrite `calibrations/RESULTS.md`.
+//! Calibration bench: time every gate's ladder serial and parallel, sweep gemmkit's product
+//! knobs, print the markdown report and rewrite `calibrations/RESULTS.md`. The ladders live in
+//! the crate (`rustyml::calibration`), shared with `python -m rustyml calibrate`.
 //!
-//! `cargo bench --bench parallel_gates [-- FILTER]` (FILTER keeps families whose title
-//! contains it).
+//! `cargo bench --bench parallel_gates --features calibration [-- [--quick] [FILTER]]`:
+//! FILTER keeps the ladders (and the sweep) whose title contains it; a filtered or quick run
+//! prints its report but leaves `calibrations/RESULTS.md` unchanged.
 
-#[path = "gates/harness.rs"]
-mod harness;
-
-#[path = "gates/reduction.rs"]
-mod reduction;
-
-#[path = "gates/elementwise.rs"]
-mod elementwise;
-
-#[path = "gates/cluster.rs"]
-mod cluster;
-#[path = "gates/losses.rs"]
-mod losses;
-#[path = "gates/metrics.rs"]
-mod metrics;
-#[path = "gates/tree.rs"]
-mod tree;
-
-#[path = "gates/matmul.rs"]
-mod matmul;
-
-#[path = "gates/tsne.rs"]
-mod tsne;
-
-#[path = "gates/nn_core.rs"]
-mod nn_core;
-#[path = "gates/nn_maps.rs"]
-mod nn_maps;
-#[path = "gates/nn_norm.rs"]
-mod nn_norm;
-// pooling family
-#[path = "gates/nn_pool.rs"]
-mod nn_pool;
-// nnconv
-#[path = "gates/nn_conv.rs"]
-mod nn_conv;
-// nnshape family
-#[path = "gates/nn_upsampling.rs"]
-mod nn_upsampling;
-// Depthwise and separable convolutions (nndepth).
-#[path = "gates/nn_depthwise.rs"]
-mod nn_depthwise;
-
-use harness::Family;
-
-fn families() -> Vec<Family> {
-    let mut all = Vec::new();
-    all.extend(reduction::families());
-    all.extend(elementwise::families());
-    all.extend(cluster::families());
-    all.extend(metrics::families());
-    all.extend(losses::families());
-    all.extend(tsne::families());
-    all.extend(matmul::families());
-    all.extend(tree::families());
-    all.extend(nn_maps::families());
-    all.extend(nn_core::families());
-    all.extend(nn_norm::families());
-    // pooling family
-    all.extend(nn_pool::families());
-    all.extend(nn_conv::families()); // nnconv
-    all.extend(nn_upsampling::families()); // nnshape family
-                                           // Depthwise and separable convolutions (nndepth).
-    all.extend(nn_depthwise::families());
-    all
-}
+use rustyml::calibration::{run, Options};
 
 fn main() {
-    let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let mut report = harness::Report::new();
-    for family in families() {
-        if filter.as_deref().is_some_and(|f| !family.title.contains(f)) {
-            continue;
-        }
-        report.run(family);
+    // cargo passes `--bench` to harness-less benches; other flags than --quick are ignored.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let options = Options {
+        quick: args.iter().any(|a| a == "--quick"),
+        filter: args.iter().find(|a| !a.starts_with('-')).cloned(),
+        max_rungs: None,
+    };
+    let result = run(&options, &mut |p| {
+        eprintln!("[{}/{}] {}", p.done, p.total, p.step);
+        true
+    });
+    let date = std::process::Command::new("date")
+        .args(["-u", "+%Y-%m-%d"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    let report = result.markdown(
+        "cargo bench --bench parallel_gates --features calibration",
+        &date,
+    );
+    println!("{report}");
+    let path = "calibrations/RESULTS.md";
+    if options.filter.is_some() || options.quick {
+        println!("(filtered or quick run: {path} left unchanged)");
+        return;
     }
-    report.write("calibrations/RESULTS.md", filter.is_none());
+    std::fs::create_dir_all("calibrations").expect("create calibrations/");
+    std::fs::write(path, report).expect("write calibrations/RESULTS.md");
+    println!("wrote {path}");
 }

@@ -35,6 +35,9 @@ pub mod utils;
 #[cfg(any(feature = "machine_learning", feature = "utils", feature = "metrics"))]
 pub mod validation;
 
+#[cfg(feature = "calibration")]
+pub mod calibration;
+
 #[cfg(feature = "python")]
 mod python;
 

@@ -1,13 +1,20 @@
 """``python -m rustyml``: report the machine, the thread pool, every gate and every gemmkit
-knob, then run the chapter's LinearRegression example."""
+knob, then run the chapter's LinearRegression example.
 
+``python -m rustyml calibrate [--quick] [--out FILE] [--report FILE] [--filter TEXT]``
+measures this host's gates and product knobs and writes a deployment profile
+(``rustyml._calibrate``)."""
+
+import argparse
 import os
 import platform
+import sys
 from pathlib import Path
 
 import numpy as np
 
 import rustyml
+from rustyml import _calibrate
 from rustyml.machine_learning import LinearRegression
 
 
@@ -68,7 +75,7 @@ def print_profile():
             print(f"  {name}: kept ({outcome})")
 
 
-def main():
+def report():
     print(f"rustyml {rustyml.__version__}")
     print(f"CPU: {cpu_model()}")
     print(f"cores (os.cpu_count): {os.cpu_count()}")
@@ -101,5 +108,22 @@ def main():
     print(f"prediction: {preds[0]:.3f}")
 
 
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="python -m rustyml",
+        description="Without a command: report the machine, the thread pool, every gate and "
+        "every gemmkit knob, then run the chapter's LinearRegression example.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _calibrate.add_parser(commands)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = parser.parse_args(argv)
+    args.argv = argv
+    if args.command is None:
+        report()
+        return 0
+    return args.handler(args)
+
+
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -8,6 +8,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyModule;
 
+mod calibration;
 mod convert;
 mod errors;
 pub(crate) mod labels;
@@ -51,5 +52,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_submodule(m, "utils", utils::register)?;
     add_submodule(m, "metrics", metrics::register)?;
     add_submodule(m, "neural_network", neural_network::register)?;
+    add_submodule(m, "calibration", calibration::register)?;
     Ok(())
 }

@@ -34,6 +34,24 @@ pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// The CPU's model name as Linux reports it, or `unknown CPU` (for reports and profile headers).
+pub fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into())
+}
+
+/// This host's `# match:` line body: `arch=x86_64 isa=avx2 cores=2`.
+pub fn match_line() -> String {
+    HostClass::current().to_string()
+}
+
 /// A host class: what a profile's `# match:` line names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostClass {

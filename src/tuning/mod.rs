@@ -77,6 +77,12 @@ pub mod matmul {
             true
         }
 
+        /// Set the value without recording a setter call: for sweeps that try values and put
+        /// the original back, leaving the knob's reported source as it was.
+        pub(crate) fn set_unrecorded(&self, value: usize) {
+            (self.raw_set)(value)
+        }
+
         /// Run `body` with the knob at `value`, then restore its value and source (benches,
         /// calibration sweeps, tests; callers serialise themselves as for gates).
         pub fn with_value<R>(&self, value: usize, body: impl FnOnce() -> R) -> R {

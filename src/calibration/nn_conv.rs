@@ -1,15 +1,15 @@
 //! Ladder of the im2col/GEMM convolution gate (`conv::parallel_min_flops`): Conv2D forward
 //! passes, 3x3 and 1x1 kernels, a few channel counts and sizes, batch 1 and 32.
 
-use crate::harness::{Family, Rung};
+use super::harness::{ladder, Family, Rung};
+use crate::neural_network::layers::activation::Activation;
+use crate::neural_network::layers::convolution::{Conv2D, PaddingType};
+use crate::neural_network::traits::Layer;
 use ndarray::{ArrayD, IxDyn};
-use rustyml::neural_network::layers::activation::Activation;
-use rustyml::neural_network::layers::convolution::{Conv2D, PaddingType};
-use rustyml::neural_network::traits::Layer;
 use std::hint::black_box;
 
-pub fn families() -> Vec<Family> {
-    let gate = rustyml::gate::find_gate("conv", "parallel_min_flops")
+pub fn families(quick: bool) -> Vec<Family> {
+    let gate = crate::gate::find_gate("conv", "parallel_min_flops")
         .expect("the conv engine declares its gate");
     // (batch, side, channels in, filters, kernel)
     let shapes = [
@@ -24,28 +24,29 @@ pub fn families() -> Vec<Family> {
         (32, 16, 64, 64, 1),
         (32, 32, 32, 64, 3),
     ];
-    let rungs = shapes
-        .into_iter()
+    let rungs = ladder(quick, shapes)
         .map(|(batch, side, cin, filters, k)| {
-            let x = ArrayD::from_shape_fn(IxDyn(&[batch, side, side, cin]), |i| {
-                ((i[1] * 7 + i[2] * 3 + i[3]) % 17) as f32 * 0.1 - 0.8
-            });
-            let layer = Conv2D::new(
-                filters,
-                (k, k),
-                vec![batch, side, side, cin],
-                (1, 1),
-                Activation::ReLU,
-            )
-            .unwrap()
-            .with_padding(PaddingType::Same)
-            .with_random_state(3);
             let flops = 2 * batch * side * side * k * k * cin * filters;
             Rung::new(
                 format!("conv2d {k}x{k} b={batch} {side}x{side} {cin}->{filters}"),
                 flops,
                 move || {
-                    black_box(layer.predict(black_box(&x)).unwrap());
+                    let x = ArrayD::from_shape_fn(IxDyn(&[batch, side, side, cin]), |i| {
+                        ((i[1] * 7 + i[2] * 3 + i[3]) % 17) as f32 * 0.1 - 0.8
+                    });
+                    let layer = Conv2D::new(
+                        filters,
+                        (k, k),
+                        vec![batch, side, side, cin],
+                        (1, 1),
+                        Activation::ReLU,
+                    )
+                    .unwrap()
+                    .with_padding(PaddingType::Same)
+                    .with_random_state(3);
+                    move || {
+                        black_box(layer.predict(black_box(&x)).unwrap());
+                    }
                 },
             )
         })

@@ -1,12 +1,12 @@
 //! Ladders of the direct depthwise convolution gate (forward and backward passes), batch 1 and
 //! batch 8, 3x3 kernels over channels-last images.
 
-use crate::harness::{Family, Rung};
+use super::harness::{ladder, Family, Rung};
+use crate::neural_network::layers::activation::Activation;
+use crate::neural_network::layers::convolution::depthwise_engine::CONV_NAIVE_PARALLEL_MIN_FLOPS;
+use crate::neural_network::layers::convolution::{DepthwiseConv2D, PaddingType};
+use crate::neural_network::traits::Layer;
 use ndarray::{ArrayD, IxDyn};
-use rustyml::neural_network::layers::activation::Activation;
-use rustyml::neural_network::layers::convolution::depthwise_engine::CONV_NAIVE_PARALLEL_MIN_FLOPS;
-use rustyml::neural_network::layers::convolution::{DepthwiseConv2D, PaddingType};
-use rustyml::neural_network::traits::Layer;
 use std::hint::black_box;
 
 /// `(batch, side, channels)`: per-pass FLOPs `2 * batch * side² * channels * 9` from ~37k to ~75M.
@@ -20,11 +20,11 @@ const SHAPES: [(usize, usize, usize); 7] = [
     (8, 64, 64),
 ];
 
-fn layer_and_input(
-    batch: usize,
-    side: usize,
-    channels: usize,
-) -> (DepthwiseConv2D, ArrayD<f32>, usize) {
+fn flops(batch: usize, side: usize, channels: usize) -> usize {
+    2 * batch * side * side * channels * 9
+}
+
+fn layer_and_input(batch: usize, side: usize, channels: usize) -> (DepthwiseConv2D, ArrayD<f32>) {
     let shape = [batch, side, side, channels];
     let x = ArrayD::from_shape_fn(IxDyn(&shape), |i| {
         ((i[1] * 3 + i[2] + i[3]) % 13) as f32 * 0.1
@@ -33,34 +33,36 @@ fn layer_and_input(
         .unwrap()
         .with_padding(PaddingType::Same)
         .with_random_state(3);
-    (layer, x, 2 * batch * side * side * channels * 9)
+    (layer, x)
 }
 
-pub fn families() -> Vec<Family> {
-    let forward = SHAPES
-        .iter()
-        .map(|&(b, s, c)| {
-            let (layer, x, flops) = layer_and_input(b, s, c);
+pub fn families(quick: bool) -> Vec<Family> {
+    let forward = ladder(quick, SHAPES)
+        .map(|(b, s, c)| {
             Rung::new(
                 format!("depthwise 3x3 forward [{b}, {s}, {s}, {c}]"),
-                flops,
+                flops(b, s, c),
                 move || {
-                    black_box(layer.predict(black_box(&x)).unwrap());
+                    let (layer, x) = layer_and_input(b, s, c);
+                    move || {
+                        black_box(layer.predict(black_box(&x)).unwrap());
+                    }
                 },
             )
         })
         .collect();
-    let backward = SHAPES
-        .iter()
-        .map(|&(b, s, c)| {
-            let (mut layer, x, flops) = layer_and_input(b, s, c);
-            let out = layer.forward(&x).unwrap();
-            let grad = ArrayD::from_elem(out.raw_dim(), 0.5f32);
+    let backward = ladder(quick, SHAPES)
+        .map(|(b, s, c)| {
             Rung::new(
                 format!("depthwise 3x3 backward [{b}, {s}, {s}, {c}]"),
-                flops,
+                flops(b, s, c),
                 move || {
-                    black_box(layer.backward(black_box(&grad)).unwrap());
+                    let (mut layer, x) = layer_and_input(b, s, c);
+                    let out = layer.forward(&x).unwrap();
+                    let grad = ArrayD::from_elem(out.raw_dim(), 0.5f32);
+                    move || {
+                        black_box(layer.backward(black_box(&grad)).unwrap());
+                    }
                 },
             )
         })
