@@ -45,6 +45,4 @@ __all__ = [
     "shipped_profiles",
     "SERIAL",
     "PARALLEL",
-] + [
-    name for name in dir(_tuning) if type(getattr(_tuning, name)).__name__ == "module"
-]
+] + [name for name in dir(_tuning) if type(getattr(_tuning, name)).__name__ == "module"]
