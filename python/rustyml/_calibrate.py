@@ -107,7 +107,9 @@ def profile_text(result, host, command, measured_at, load_at_start, filter_text)
         f"# gates: each kernel timed serial and parallel on a ladder of shapes; value = work of "
         f"the first rung from which parallel is >= {native.WIN_SPEEDUP}x faster on every larger "
         f"rung, times {native.MARGIN_FACTOR} toward serial (rounded up to two digits); the "
-        f"default when parallel never wins; a gate measured by several ladders takes the largest"
+        f"default when parallel never wins; a gate measured by several ladders takes the largest, "
+        f"unless their suggestions lie more than {native.MAX_LADDER_SPREAD}x apart: then the line "
+        f"is commented out and the compiled default stays"
     )
     knob_rule = (
         f"# gemmkit knobs: coordinate descent over products through rustyml.math.matmul; a value "
@@ -132,7 +134,16 @@ def profile_text(result, host, command, measured_at, load_at_start, filter_text)
         lines.append("# quick mode: fewer, smaller rungs and shorter timings")
     if filter_text is not None:
         lines.append(f"# filtered: only ladders whose title contains {filter_text!r} were run")
-    lines += [f"{g['env']}={g['suggested']}" for g in result["gates"]]
+    for g in result["gates"]:
+        if g["ladders_agree"]:
+            lines.append(f"{g['env']}={g['suggested']}")
+        else:
+            lo, hi = g["range"]
+            lines.append(
+                f"# {g['env']}={g['suggested']} not deployed: its {len(g['measured_by'])} ladders "
+                f"suggest {lo} to {hi}, more than {native.MAX_LADDER_SPREAD}x apart (one threshold "
+                f"cannot serve those kernels); the default {g['default']} stays"
+            )
     if result["sweep"] is not None:
         lines += [f"{c['env']}={c['to']}" for c in result["sweep"]["changes"]]
     return "\n".join(lines) + "\n"

@@ -33,7 +33,8 @@ mod tsne;
 
 pub use harness::{ladder, Family, FamilyResult, Rung, RungResult, Timing};
 pub use suggest::{
-    combine, round_up_two_digits, suggest, Point, Suggestion, MARGIN_FACTOR, WIN_SPEEDUP,
+    combine, ladders_agree, round_up_two_digits, suggest, Point, Suggestion, MARGIN_FACTOR,
+    MAX_LADDER_SPREAD, WIN_SPEEDUP,
 };
 pub use sweep::{keeps, required_gain, KnobChange, SweepResult, SweepStep, MIN_GAIN, SWEEP_TITLE};
 
@@ -120,6 +121,11 @@ pub struct Progress<'a> {
 pub struct GateSuggestion {
     pub gate: &'static Gate,
     pub value: usize,
+    /// The ladders' suggestions lie within [`MAX_LADDER_SPREAD`] of each other; when not, a
+    /// profile keeps the compiled default.
+    pub ladders_agree: bool,
+    /// Smallest and largest of the ladders' suggestions.
+    pub range: (usize, usize),
     /// Titles of the ladders that measured it.
     pub measured_by: Vec<String>,
 }
@@ -196,10 +202,16 @@ impl Calibration {
                     .iter()
                     .filter(|f| std::ptr::eq(f.gate, gate) && !f.rungs.is_empty())
                     .collect();
-                let value = combine(measured.iter().map(|f| f.suggestion.value()))?;
+                let values: Vec<usize> = measured.iter().map(|f| f.suggestion.value()).collect();
+                let value = combine(values.iter().copied())?;
                 Some(GateSuggestion {
                     gate,
                     value,
+                    ladders_agree: ladders_agree(&values),
+                    range: (
+                        *values.iter().min().expect("measured"),
+                        *values.iter().max().expect("measured"),
+                    ),
                     measured_by: measured.iter().map(|f| f.title.clone()).collect(),
                 })
             })
@@ -227,13 +239,21 @@ impl Calibration {
                 "## Suggested gates\n\n| gate | variable | default | suggested | ladders |\n|---|---|---:|---:|---:|\n",
             );
             for g in &gates {
+                let suggested = if g.ladders_agree {
+                    g.value.to_string()
+                } else {
+                    format!(
+                        "{} (not deployed: ladders suggest {} to {}, over {}x apart)",
+                        g.value, g.range.0, g.range.1, MAX_LADDER_SPREAD
+                    )
+                };
                 out.push_str(&format!(
                     "| `tuning::{}::set_{}` | `{}` | {} | {} | {} |\n",
                     g.gate.family,
                     g.gate.name,
                     g.gate.env_name(),
                     g.gate.default,
-                    g.value,
+                    suggested,
                     g.measured_by.len()
                 ));
             }

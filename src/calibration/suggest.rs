@@ -105,9 +105,32 @@ pub fn combine(suggestions: impl IntoIterator<Item = usize>) -> Option<usize> {
     suggestions.into_iter().max()
 }
 
+/// Ladders of one gate whose suggestions lie further apart than this factor measure kernels
+/// that one threshold cannot serve (the largest would keep the others serial far past their
+/// crossover): such a gate is reported but not deployed.
+pub const MAX_LADDER_SPREAD: usize = 10;
+
+/// Whether suggestions for one gate agree well enough to deploy their [`combine`]d value.
+pub fn ladders_agree(suggestions: &[usize]) -> bool {
+    match (suggestions.iter().min(), suggestions.iter().max()) {
+        (Some(&lo), Some(&hi)) => hi <= lo.max(1).saturating_mul(MAX_LADDER_SPREAD),
+        _ => true,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ladders_further_apart_than_the_spread_do_not_agree() {
+        assert!(ladders_agree(&[]));
+        assert!(ladders_agree(&[270_000]));
+        assert!(ladders_agree(&[66_000, 270_000, 530_000]));
+        assert!(ladders_agree(&[100, 1_000]));
+        assert!(!ladders_agree(&[100, 1_001]));
+        assert!(!ladders_agree(&[20_000, 270_000, 34_000_000]));
+    }
 
     fn ladder(rungs: &[(usize, f64)]) -> Vec<Point> {
         rungs

@@ -440,7 +440,10 @@ mod tests {
 
     #[test]
     fn candidates_skip_the_value_in_force_and_repeats() {
-        let plan = &PLAN[3];
+        let plan = PLAN
+            .iter()
+            .find(|p| p.name == "parallel_threshold")
+            .unwrap();
         assert!(candidates(plan, 0, true).is_empty());
         assert_eq!(candidates(plan, 8, false), vec![2, 32, 4, 16]);
         assert_eq!(candidates(&PLAN[0], 2, true), vec![0, 1, 3]);

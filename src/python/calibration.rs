@@ -98,6 +98,8 @@ fn result_dict<'py>(
         gd.set_item("unit", g.gate.unit)?;
         gd.set_item("default", g.gate.default)?;
         gd.set_item("suggested", g.value)?;
+        gd.set_item("ladders_agree", g.ladders_agree)?;
+        gd.set_item("range", g.range)?;
         gd.set_item("measured_by", g.measured_by)?;
         gates.append(gd)?;
     }
@@ -230,6 +232,7 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(host_info, m)?)?;
     m.add("WIN_SPEEDUP", calibration::WIN_SPEEDUP)?;
     m.add("MARGIN_FACTOR", calibration::MARGIN_FACTOR)?;
+    m.add("MAX_LADDER_SPREAD", calibration::MAX_LADDER_SPREAD)?;
     m.add("MIN_GAIN", calibration::MIN_GAIN)?;
     Ok(())
 }

@@ -240,3 +240,38 @@ def test_the_written_profile_is_what_the_package_applies(calibrated):
     for name, value in written.items():
         assert report["values"][name] == [value, "profile"], name
     assert run.stderr == ""
+
+
+def test_a_gate_whose_ladders_disagree_keeps_its_default_in_the_profile():
+    from rustyml._calibrate import profile_text
+
+    gate = {
+        "env": "RUSTYML_REDUCTION_SCAN_F64",
+        "default": 262144,
+        "measured_by": ["a", "b", "c"],
+    }
+    result = {
+        "quick": False,
+        "sweep": None,
+        "gates": [
+            {
+                **gate,
+                "suggested": 34_000_000,
+                "ladders_agree": False,
+                "range": [20_000, 34_000_000],
+            },
+            {
+                **gate,
+                "env": "RUSTYML_REDUCTION_SUM_F64",
+                "suggested": 530_000,
+                "ladders_agree": True,
+                "range": [270_000, 530_000],
+            },
+        ],
+    }
+    host = calibration.host_info()
+    text = profile_text(result, host, "python -m rustyml calibrate", "now", "0 0 0", None)
+    assigned = [line for line in text.splitlines() if not line.startswith("#")]
+    assert assigned == ["RUSTYML_REDUCTION_SUM_F64=530000"]
+    note = next(line for line in text.splitlines() if "SCAN_F64=34000000" in line)
+    assert note.startswith("# ") and "20000 to 34000000" in note and "262144 stays" in note
