@@ -290,8 +290,6 @@ impl ConvGeometry {
         (i < self.input[axis]).then_some(i)
     }
 
-    /// Fills `cols` (`rows x K`, row-major) with the patches of output rows `first..` of one
-    /// item; padding cells are zero.
     /// Appends the patch rows of output positions `first..first + rows` to `cols` (every
     /// value written once, so the buffer needs no zeroing first).
     fn im2col(&self, x: &[f32], first: usize, rows: usize, cols: &mut Vec<f32>) {
@@ -305,17 +303,22 @@ impl ConvGeometry {
                 let iz = self.source(0, oz, tz);
                 for ty in 0..self.kernel[1] {
                     let iy = self.source(1, oy, ty);
-                    for tx in 0..self.kernel[2] {
+                    // An undilated kernel row wholly inside the input is one contiguous run of
+                    // `kx * c` values: copy it at once (same values, same order).
+                    let kx = self.kernel[2];
+                    let x0 = (ox * self.strides[2]).checked_sub(self.pad[2]);
+                    if let (Some(z), Some(y), Some(x0), 1) = (iz, iy, x0, self.dilation[2]) {
+                        if x0 + kx <= iw {
+                            let at = ((z * ih + y) * iw + x0) * c;
+                            push_run(cols, &x[at..at + kx * c]);
+                            continue;
+                        }
+                    }
+                    for tx in 0..kx {
                         match (iz, iy, self.source(2, ox, tx)) {
                             (Some(z), Some(y), Some(xx)) => {
                                 let at = ((z * ih + y) * iw + xx) * c;
-                                let taps = &x[at..at + c];
-                                if c < 16 {
-                                    // A few channels: an element loop beats a memcpy call.
-                                    cols.extend(taps.iter().copied());
-                                } else {
-                                    cols.extend_from_slice(taps);
-                                }
+                                push_run(cols, &x[at..at + c]);
                             }
                             _ => cols.extend(std::iter::repeat_n(0.0, c)),
                         }
@@ -332,6 +335,16 @@ impl ConvGeometry {
             )));
         }
         Ok(())
+    }
+}
+
+/// Appends `values`; a short run as an element loop, which beats a memcpy call.
+#[inline]
+fn push_run(cols: &mut Vec<f32>, values: &[f32]) {
+    if values.len() < 16 {
+        cols.extend(values.iter().copied());
+    } else {
+        cols.extend_from_slice(values);
     }
 }
 
