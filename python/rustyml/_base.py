@@ -191,18 +191,11 @@ class RegressorMixin:
     _estimator_type = "regressor"
 
     def score(self, X, y):
-        """Coefficient of determination of ``predict(X)`` against ``y``."""
-        import numpy as np
+        """Coefficient of determination of ``predict(X)`` against ``y`` (``metrics.r2_score``,
+        which refuses a length mismatch or a non-finite value naming it)."""
+        from rustyml.metrics import r2_score
 
-        from rustyml._validation import as_float_array
-
-        y = as_float_array(y, "y", 1)
-        pred = self.predict(X)
-        ss_res = float(np.sum((y - pred) ** 2))
-        ss_tot = float(np.sum((y - y.mean()) ** 2))
-        if ss_tot == 0.0:
-            return 1.0 if ss_res == 0.0 else 0.0
-        return 1.0 - ss_res / ss_tot
+        return float(r2_score(y, self.predict(X)))
 
 
 class ClassifierMixin:
@@ -211,10 +204,11 @@ class ClassifierMixin:
     _estimator_type = "classifier"
 
     def score(self, X, y):
-        """Mean accuracy of ``predict(X)`` against ``y``."""
-        import numpy as np
+        """Mean accuracy of ``predict(X)`` against ``y`` (``metrics.accuracy_score``, which
+        refuses a length mismatch or a non-finite label naming it)."""
+        from rustyml.metrics import accuracy_score
 
-        return float(np.mean(self.predict(X) == np.asarray(y)))
+        return float(accuracy_score(y, self.predict(X)))
 
 
 class ClusterMixin:

@@ -89,3 +89,18 @@ def test_not_fitted_error_is_caught_as_scikit_learns():
         ml.KMeans._native_class().predict(X)  # raised in Rust
     with pytest.raises(NotFittedError):
         ml.SVC().decision_function(X)
+
+
+@pytest.mark.parametrize("make", [*CLASSIFIERS, lambda: ml.LinearRegression()])
+def test_score_refuses_a_bad_y_naming_it_and_leaves_the_model_as_it_was(make):
+    X, y = _data()
+    model = make().fit(X, y)
+    before = model.predict(X)
+    assert model.score(X, y) > 0.5
+    with pytest.raises(ValueError, match="different lengths"):
+        model.score(X, y[:5])
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        model.score(X, np.where(y == 1, np.nan, 0.0))
+    with pytest.raises(ValueError, match="1-dimensional"):
+        model.score(X, np.stack([y, y], axis=1))
+    np.testing.assert_array_equal(model.predict(X), before)

@@ -1,7 +1,6 @@
-import numpy as np
 
 from rustyml import _native
-from rustyml._base import BaseEstimator, available_if
+from rustyml._base import BaseEstimator, ClassifierMixin, RegressorMixin, available_if
 from rustyml._validation import as_float_array
 from rustyml.machine_learning._labels import decode_labels, fitted_classes, prepare_labels
 
@@ -79,15 +78,8 @@ class DecisionTree(BaseEstimator):
 
     def score(self, X, y):
         """Accuracy (classifier) or R² (regressor) of ``predict(X)`` against ``y``."""
-        pred = self.predict(X)
-        if self.is_classifier:
-            return float(np.mean(pred == np.asarray(y)))
-        y = as_float_array(y, "y", 1)
-        ss_res = float(np.sum((y - pred) ** 2))
-        ss_tot = float(np.sum((y - y.mean()) ** 2))
-        if ss_tot == 0.0:
-            return 1.0 if ss_res == 0.0 else 0.0
-        return 1.0 - ss_res / ss_tot
+        mixin = ClassifierMixin if self.is_classifier else RegressorMixin
+        return mixin.score(self, X, y)
 
     def get_depth(self):
         """Depth of the tree (0 for a single leaf)."""
