@@ -1,4 +1,3 @@
-
 from rustyml import _native
 from rustyml._base import BaseEstimator, ClassifierMixin, RegressorMixin, available_if
 from rustyml._validation import as_float_array
