@@ -338,15 +338,15 @@ mod tests {
         let before = (knob.get)();
         knob.with_value(before, || {
             let p = parse("t", &format!("{}={}\n", knob.env, before + 5)).unwrap();
-            if knob.env_value().is_none() && knob.source() == GateSource::Default {
-                assert_eq!(apply(&p)[0].outcome, Some(GateSource::Profile));
-                assert_eq!((knob.get)(), before + 5);
-                assert_eq!(knob.source(), GateSource::Profile);
-                (knob.set)(before + 1);
-                assert_eq!(knob.source(), GateSource::Setter);
-                assert_eq!(apply(&p)[0].outcome, Some(GateSource::Setter));
-                assert_eq!((knob.get)(), before + 1);
-            }
+            // No other test touches this knob and the test environment sets no GEMMKIT_*.
+            assert!(knob.env_value().is_none() && knob.source() == GateSource::Default);
+            assert_eq!(apply(&p)[0].outcome, Some(GateSource::Profile));
+            assert_eq!((knob.get)(), before + 5);
+            assert_eq!(knob.source(), GateSource::Profile);
+            (knob.set)(before + 1);
+            assert_eq!(knob.source(), GateSource::Setter);
+            assert_eq!(apply(&p)[0].outcome, Some(GateSource::Setter));
+            assert_eq!((knob.get)(), before + 1);
         });
         assert_eq!((knob.get)(), before);
     }

@@ -227,14 +227,9 @@ pub fn max_forward(x: &[f32], g: &PoolGeometry, track_argmax: bool) -> (Vec<f32>
             |p, c0, out, arg| window_max(p, c0, out, Some(arg)),
         );
     } else {
-        let mut none = vec![(); out.len()];
-        drive(
-            g,
-            g.batch * g.out_cells(),
-            &mut out,
-            &mut none,
-            |p, c0, out, _| window_max(p, c0, out, None),
-        );
+        drive_without_aux(g, g.batch * g.out_cells(), &mut out, |p, c0, out| {
+            window_max(p, c0, out, None)
+        });
     }
     (out, arg)
 }
@@ -243,55 +238,41 @@ pub fn max_forward(x: &[f32], g: &PoolGeometry, track_argmax: bool) -> (Vec<f32>
 /// padding the padded cells count for nothing).
 pub fn avg_forward(x: &[f32], g: &PoolGeometry) -> Vec<f32> {
     let mut out = vec![0.0f32; g.batch * g.out_cells() * g.channels];
-    let mut none = vec![(); out.len()];
-    drive(
-        g,
-        g.batch * g.out_cells(),
-        &mut out,
-        &mut none,
-        |p, c0, out, _| {
-            let (b, o) = (p / g.out_cells(), p % g.out_cells());
-            let w = g.window(g.split(o, |a| a.output));
-            for_each_cell(g, w, |s| {
-                let base = (b * g.in_cells() + s) * g.channels + c0;
-                let n = out.len();
-                for (v, &r) in out.iter_mut().zip(&x[base..base + n]) {
-                    *v += r;
-                }
-            });
-            let count = covered(w) as f32;
-            out.iter_mut().for_each(|v| *v /= count);
-        },
-    );
+    drive_without_aux(g, g.batch * g.out_cells(), &mut out, |p, c0, out| {
+        let (b, o) = (p / g.out_cells(), p % g.out_cells());
+        let w = g.window(g.split(o, |a| a.output));
+        for_each_cell(g, w, |s| {
+            let base = (b * g.in_cells() + s) * g.channels + c0;
+            let n = out.len();
+            for (v, &r) in out.iter_mut().zip(&x[base..base + n]) {
+                *v += r;
+            }
+        });
+        let count = covered(w) as f32;
+        out.iter_mut().for_each(|v| *v /= count);
+    });
     out
 }
 
 /// Max pooling's input gradient: each output element's gradient goes to its arg-max cell.
 pub fn max_backward(grad_out: &[f32], g: &PoolGeometry, argmax: &[usize]) -> Vec<f32> {
     let mut grad = vec![0.0f32; g.batch * g.in_cells() * g.channels];
-    let mut none = vec![(); grad.len()];
-    drive(
-        g,
-        g.batch * g.in_cells(),
-        &mut grad,
-        &mut none,
-        |q, c0, gin, _| {
-            let (b, s) = (q / g.in_cells(), q % g.in_cells());
-            for_each_cover(g, g.split(s, |a| a.input), |o| {
-                let base = (b * g.out_cells() + o) * g.channels + c0;
-                let span = base..base + gin.len();
-                for ((v, &d), &a) in gin
-                    .iter_mut()
-                    .zip(&grad_out[span.clone()])
-                    .zip(&argmax[span])
-                {
-                    if a == s {
-                        *v += d;
-                    }
+    drive_without_aux(g, g.batch * g.in_cells(), &mut grad, |q, c0, gin| {
+        let (b, s) = (q / g.in_cells(), q % g.in_cells());
+        for_each_cover(g, g.split(s, |a| a.input), |o| {
+            let base = (b * g.out_cells() + o) * g.channels + c0;
+            let span = base..base + gin.len();
+            for ((v, &d), &a) in gin
+                .iter_mut()
+                .zip(&grad_out[span.clone()])
+                .zip(&argmax[span])
+            {
+                if a == s {
+                    *v += d;
                 }
-            });
-        },
-    );
+            }
+        });
+    });
     grad
 }
 
@@ -299,24 +280,17 @@ pub fn max_backward(grad_out: &[f32], g: &PoolGeometry, argmax: &[usize]) -> Vec
 /// window it lies in.
 pub fn avg_backward(grad_out: &[f32], g: &PoolGeometry) -> Vec<f32> {
     let mut grad = vec![0.0f32; g.batch * g.in_cells() * g.channels];
-    let mut none = vec![(); grad.len()];
-    drive(
-        g,
-        g.batch * g.in_cells(),
-        &mut grad,
-        &mut none,
-        |q, c0, gin, _| {
-            let (b, s) = (q / g.in_cells(), q % g.in_cells());
-            for_each_cover(g, g.split(s, |a| a.input), |o| {
-                let count = covered(g.window(g.split(o, |a| a.output))) as f32;
-                let base = (b * g.out_cells() + o) * g.channels + c0;
-                let n = gin.len();
-                for (v, &d) in gin.iter_mut().zip(&grad_out[base..base + n]) {
-                    *v += d / count;
-                }
-            });
-        },
-    );
+    drive_without_aux(g, g.batch * g.in_cells(), &mut grad, |q, c0, gin| {
+        let (b, s) = (q / g.in_cells(), q % g.in_cells());
+        for_each_cover(g, g.split(s, |a| a.input), |o| {
+            let count = covered(g.window(g.split(o, |a| a.output))) as f32;
+            let base = (b * g.out_cells() + o) * g.channels + c0;
+            let n = gin.len();
+            for (v, &d) in gin.iter_mut().zip(&grad_out[base..base + n]) {
+                *v += d / count;
+            }
+        });
+    });
     grad
 }
 
@@ -354,6 +328,17 @@ fn for_each_cover(g: &PoolGeometry, i: [usize; 3], mut f: impl FnMut(usize)) {
             }
         }
     }
+}
+
+/// [`drive`] for kernels that fill `out` alone (no arg-max beside it).
+fn drive_without_aux(
+    g: &PoolGeometry,
+    cells: usize,
+    out: &mut [f32],
+    kernel: impl Fn(usize, usize, &mut [f32]) + Sync,
+) {
+    let mut none = vec![(); out.len()];
+    drive(g, cells, out, &mut none, |p, c0, o, _| kernel(p, c0, o));
 }
 
 /// Runs `kernel(cell, first_channel, out_block, aux_block)` over `cells` blocks of
