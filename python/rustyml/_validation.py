@@ -1,31 +1,129 @@
-"""Boundary conversion for estimator inputs (dtype and dimensionality only; values are checked
-in Rust, which names the problem)."""
+"""Boundary conversion for estimator inputs: container, dtype, dimensionality and emptiness,
+worded as scikit-learn's ``check_array`` words them so code (and tests) written for
+scikit-learn recognise the errors. Values (NaN, infinity, ranges) are checked in Rust, which
+names the problem."""
+
+import warnings
 
 import numpy as np
 
+from rustyml.exceptions import data_conversion_warning
 
-def as_float_array(x, name, ndim, dtype=np.float64):
-    """Return ``x`` as a ``dtype`` NumPy array of ``ndim`` dimensions.
 
-    Arrays already in ``dtype`` are returned as they are (no copy, any strides); float32/64,
-    integer and boolean arrays are converted like scikit-learn does. Complex, string and object
-    data raise ``TypeError``; a wrong dimensionality raises ``ValueError``.
-    """
+def _is_sparse(x):
+    # Duck-typed so rustyml never imports SciPy itself: every SciPy sparse container lives in
+    # scipy.sparse and has ``toarray``.
+    return type(x).__module__.startswith("scipy.sparse") and hasattr(x, "toarray")
+
+
+def _refuse_sparse(x, name):
+    if _is_sparse(x):
+        raise TypeError(
+            f"Sparse data was passed for {name} ({type(x).__name__}), but rustyml does not support "
+            f"sparse input: dense data is required. Use {name}.toarray() to convert it to a "
+            "dense NumPy array."
+        )
+
+
+def _as_numeric(x, name):
+    """``x`` as a NumPy array of a real dtype: object arrays of numbers are converted (as
+    scikit-learn does); complex data is a ``ValueError``; strings and other objects a
+    ``TypeError``."""
+    _refuse_sparse(x, name)
     if not isinstance(x, np.ndarray):
         try:
             x = np.asarray(x)
         except Exception as exc:  # ragged lists and the like
             raise ValueError(f"{name} could not be converted to an array: {exc}") from exc
     kind = x.dtype.kind
-    if kind not in "fiub":
+    if kind == "c":
+        raise ValueError(f"Complex data not supported: {name} has dtype {x.dtype}")
+    if kind == "O":
+        if any(isinstance(v, complex) for v in x.flat):
+            raise ValueError(f"Complex data not supported: {name} holds complex numbers")
+        try:
+            x = x.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must hold real numbers; converting it failed: {exc}") from exc
+    elif kind not in "fiub":
         raise TypeError(f"{name} must hold real numbers, got dtype {x.dtype}")
+    return x
+
+
+def _wrong_ndim(x, name, ndim):
+    if ndim == 2 and x.ndim < 2:
+        got = "scalar array" if x.ndim == 0 else "1D array"
+        return ValueError(
+            f"{name} must be 2-dimensional: expected 2D array, got {got} instead (shape "
+            f"{x.shape}). Reshape your data either using array.reshape(-1, 1) if your data has "
+            "a single feature or array.reshape(1, -1) if it contains a single sample."
+        )
+    return ValueError(
+        f"{name} must be {ndim}-dimensional, got {x.ndim} dimension(s) with shape {x.shape}"
+    )
+
+
+def as_float_array(x, name, ndim, dtype=np.float64, *, min_samples=0):
+    """Return ``x`` as a ``dtype`` NumPy array of ``ndim`` dimensions.
+
+    Arrays already in a float dtype are returned as they are (no copy, any strides); integer,
+    boolean and numeric object arrays are converted like scikit-learn does. Sparse input and
+    strings raise ``TypeError``; complex data, a wrong dimensionality and (with
+    ``min_samples``, as ``fit`` asks) fewer rows than ``min_samples`` or no column raise
+    ``ValueError``.
+    """
+    x = _as_numeric(x, name)
     if x.ndim != ndim:
-        hint = (
-            " (reshape a single feature with x.reshape(-1, 1))" if ndim == 2 and x.ndim == 1 else ""
-        )
+        raise _wrong_ndim(x, name, ndim)
+    if min_samples and x.shape[0] < min_samples:
         raise ValueError(
-            f"{name} must be {ndim}-dimensional, got {x.ndim} dimension(s) with shape {x.shape}{hint}"
+            f"Found array with {x.shape[0]} sample(s) (shape={x.shape}) while a minimum of "
+            f"{min_samples} is required: {name} is empty."
         )
-    if x.dtype != dtype and kind != "f":
+    if min_samples and ndim == 2 and x.shape[1] == 0:
+        raise ValueError(
+            f"Found array with 0 feature(s) (shape={x.shape}) while a minimum of 1 is required: "
+            f"{name} has no column."
+        )
+    if x.dtype.kind != "f":
         x = x.astype(dtype)
     return x
+
+
+def fit_array(X, name="X"):
+    """``X`` for a ``fit``: a 2-D float array with at least one row and one column."""
+    return as_float_array(X, name, 2, min_samples=1)
+
+
+def column_or_1d(y, estimator, name="y"):
+    """``y`` as a 1-D array: ``None`` is refused in scikit-learn's words, a column vector
+    (n, 1) is raveled with scikit-learn's ``DataConversionWarning``. The dtype is left alone
+    (labels may be strings)."""
+    if y is None:
+        raise ValueError(
+            f"{type(estimator).__name__} requires y to be passed, but the target y is None."
+        )
+    _refuse_sparse(y, name)
+    if not isinstance(y, np.ndarray):
+        try:
+            y = np.asarray(y)
+        except Exception as exc:  # ragged lists and the like
+            raise ValueError(f"{name} could not be converted to an array: {exc}") from exc
+    if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected. Please change the shape "
+            "of y to (n_samples, ), for example using ravel().",
+            data_conversion_warning(),
+            stacklevel=3,
+        )
+        y = y[:, 0]
+    if y.ndim != 1:
+        raise ValueError(
+            f"{name} must be 1-dimensional, got {y.ndim} dimension(s) with shape {y.shape}"
+        )
+    return y
+
+
+def target_array(y, estimator):
+    """A regressor's ``y``: 1-D float64 (see :func:`column_or_1d`)."""
+    return as_float_array(column_or_1d(y, estimator), "y", 1)

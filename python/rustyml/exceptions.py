@@ -16,25 +16,35 @@ class NotFittedError(ValueError, AttributeError):
         if cls is NotFittedError:
             sklearn_exceptions = sys.modules.get("sklearn.exceptions")
             if sklearn_exceptions is not None:
-                made = _also_sklearn(sklearn_exceptions.NotFittedError)
+                made = _also(NotFittedError, sklearn_exceptions.NotFittedError)
         return super().__new__(made, *args, **kwargs)
 
 
 _FLAVOURS = {}
 
 
-def _also_sklearn(sklearn_error):
-    """Our ``NotFittedError`` that is also scikit-learn's (one class per scikit-learn class)."""
-    flavour = _FLAVOURS.get(sklearn_error)
+def _also(ours, theirs):
+    """Our class ``ours`` that is also scikit-learn's ``theirs`` (one class per pair)."""
+    flavour = _FLAVOURS.get((ours, theirs))
     if flavour is None:
         flavour = type(
-            "NotFittedError",
-            (NotFittedError, sklearn_error),
-            {"__module__": __name__, "__doc__": NotFittedError.__doc__},
+            ours.__name__, (ours, theirs), {"__module__": __name__, "__doc__": ours.__doc__}
         )
-        _FLAVOURS[sklearn_error] = flavour
+        _FLAVOURS[(ours, theirs)] = flavour
     return flavour
 
 
 class DataConversionWarning(UserWarning):
-    """Input data was converted (e.g. a column-vector ``y`` raveled), as scikit-learn warns."""
+    """Input data was converted (e.g. a column-vector ``y`` raveled), as scikit-learn warns.
+
+    Raised through :func:`data_conversion_warning`, so that with scikit-learn imported the
+    warning is also scikit-learn's ``DataConversionWarning`` and its filters see it."""
+
+
+def data_conversion_warning():
+    """The warning class to raise: ours, or ours that is also scikit-learn's when scikit-learn
+    is already imported (as for ``NotFittedError``)."""
+    sklearn_exceptions = sys.modules.get("sklearn.exceptions")
+    if sklearn_exceptions is None:
+        return DataConversionWarning
+    return _also(DataConversionWarning, sklearn_exceptions.DataConversionWarning)

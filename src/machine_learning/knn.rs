@@ -195,7 +195,7 @@ impl KnnClassifier {
         check_xy(&x, &y)?;
         if self.n_neighbors > x.nrows() {
             return Err(RustymlError::invalid(format!(
-                "n_neighbors ({}) must not exceed the number of training samples ({})",
+                "n_neighbors ({}) must not exceed the number of training samples (n_samples = {})",
                 self.n_neighbors,
                 x.nrows()
             )));

@@ -180,7 +180,7 @@ impl PCA {
         self.check_params(n, d)?;
         if n < 2 {
             return Err(RustymlError::invalid(format!(
-                "PCA needs at least 2 samples to estimate a variance, got {n}"
+                "PCA needs at least 2 samples to estimate a variance, got n_samples = {n}"
             )));
         }
         let mean = Array1::from_iter(reduction::column_moments(x).iter().map(|m| m.mean));

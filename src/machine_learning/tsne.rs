@@ -228,7 +228,7 @@ impl TSNE {
     fn check_params(&self, n: usize, d: usize) -> Result<()> {
         if n < 2 {
             return Err(RustymlError::invalid(format!(
-                "t-SNE needs at least 2 samples, got {n}"
+                "t-SNE needs at least 2 samples, got n_samples = {n}"
             )));
         }
         if self.n_components == 0 {
@@ -290,9 +290,9 @@ impl TSNE {
         }
         if self.init == TsneInit::Pca && self.n_components > n.min(d) {
             return Err(RustymlError::invalid(format!(
-                "init='pca' needs n_components ({}) <= min(n_samples, n_features) = {}; use init='random'",
-                self.n_components,
-                n.min(d)
+                "init='pca' needs n_components ({}) <= min(n_samples, n_features), got n_samples = {n} \
+                 and n_features = {d}; use init='random'",
+                self.n_components
             )));
         }
         Ok(())
@@ -550,7 +550,7 @@ impl TSNE {
         let n = x.nrows();
         if n < 2 {
             return Err(RustymlError::invalid_input(format!(
-                "t-SNE needs at least 2 samples, got {n}"
+                "t-SNE needs at least 2 samples, got n_samples = {n}"
             )));
         }
         if self.perplexity >= n as f64 {

@@ -69,9 +69,10 @@ def test_regression_tree_has_no_predict_proba_and_classifier_tree_has():
     np.testing.assert_allclose(clf.predict_proba(X).sum(axis=1), 1.0)
 
 
-def test_closed_form_linear_regression_has_no_n_iter():
+def test_closed_form_linear_regression_reports_one_iteration():
+    # scikit-learn's convention for an estimator with max_iter: n_iter_ >= 1 once fitted
     X, y = _data()
-    assert not hasattr(ml.LinearRegression().fit(X, y.astype(float)), "n_iter_")
+    assert ml.LinearRegression().fit(X, y.astype(float)).n_iter_ == 1
     gd = ml.LinearRegression(solver="gradient_descent", max_iter=50).fit(X, y.astype(float))
     assert 0 < gd.n_iter_ <= 50
 

@@ -1,6 +1,6 @@
 from rustyml import _native
 from rustyml._base import BaseEstimator, ClusterMixin
-from rustyml._validation import as_float_array
+from rustyml._validation import fit_array
 
 
 class DBSCAN(ClusterMixin, BaseEstimator):
@@ -23,7 +23,7 @@ class DBSCAN(ClusterMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         """Cluster ``X`` (n_samples, n_features). Returns ``self``."""
-        X = as_float_array(X, "X", 2)
+        X = fit_array(X)
         native = self._build_native(**self.get_params())
         native.fit(X)
         self._native = native

@@ -1,6 +1,6 @@
 from rustyml import _native
 from rustyml._base import BaseEstimator, ClassifierMixin, RegressorMixin, available_if
-from rustyml._validation import as_float_array
+from rustyml._validation import as_float_array, fit_array, target_array
 from rustyml.machine_learning._labels import decode_labels, fitted_classes, prepare_labels
 
 
@@ -39,7 +39,7 @@ class DecisionTree(BaseEstimator):
 
     def fit(self, X, y):
         """Fit to ``X`` (n_samples, n_features) and ``y`` (labels or targets). Returns ``self``."""
-        X = as_float_array(X, "X", 2)
+        X = fit_array(X)
         native = self._build_native(
             self.algorithm,
             self.is_classifier,
@@ -49,13 +49,13 @@ class DecisionTree(BaseEstimator):
             self.random_state,
         )
         if self.is_classifier:
-            y_native, encoded = prepare_labels(y)
+            y_native, encoded = prepare_labels(y, self)
             native.fit(X, y_native)
             self.classes_ = fitted_classes(y, native.classes_, encoded)
             self.n_classes_ = len(self.classes_)
             self._encoded_labels = encoded is not None
         else:
-            native.fit(X, as_float_array(y, "y", 1))
+            native.fit(X, target_array(y, self))
         self._native = native
         self.n_features_in_ = X.shape[1]
         return self

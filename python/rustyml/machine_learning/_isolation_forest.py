@@ -1,6 +1,6 @@
 from rustyml import _native
 from rustyml._base import BaseEstimator
-from rustyml._validation import as_float_array
+from rustyml._validation import as_float_array, fit_array
 
 
 class IsolationForest(BaseEstimator):
@@ -28,7 +28,7 @@ class IsolationForest(BaseEstimator):
 
     def fit(self, X, y=None):
         """Grow the forest on ``X`` (``y`` is ignored). Returns ``self``."""
-        X = as_float_array(X, "X", 2)
+        X = fit_array(X)
         native = self._build_native(
             self.n_estimators, self.max_samples, self.contamination, self.random_state
         )

@@ -1,6 +1,6 @@
 from rustyml import _native
 from rustyml._base import BaseEstimator, ClusterMixin
-from rustyml._validation import as_float_array
+from rustyml._validation import as_float_array, fit_array
 
 
 class KMeans(ClusterMixin, BaseEstimator):
@@ -34,7 +34,7 @@ class KMeans(ClusterMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         """Cluster ``X`` (n_samples, n_features). Returns ``self``."""
-        X = as_float_array(X, "X", 2)
+        X = fit_array(X)
         params = self.get_params()
         if not isinstance(params["init"], str):
             params["init"] = as_float_array(params["init"], "init", 2)

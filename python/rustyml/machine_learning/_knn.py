@@ -1,6 +1,6 @@
 from rustyml import _native
 from rustyml._base import BaseEstimator, ClassifierMixin
-from rustyml._validation import as_float_array
+from rustyml._validation import as_float_array, fit_array
 from rustyml.machine_learning._labels import decode_labels, fitted_classes, prepare_labels
 
 
@@ -24,8 +24,8 @@ class KNN(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Store the training set. Returns ``self``."""
-        X = as_float_array(X, "X", 2)
-        y_native, encoded = prepare_labels(y)
+        X = fit_array(X)
+        y_native, encoded = prepare_labels(y, self)
         native = self._build_native(self.n_neighbors, self.weights, self.metric, self.p)
         native.fit(X, y_native)
         self._native = native

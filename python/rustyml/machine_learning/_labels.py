@@ -5,37 +5,19 @@ other labels (strings, objects, integers beyond 2**53) are encoded as codes
 ``0..n_classes`` first. Predictions come back in the labels' own dtype either way.
 """
 
-import warnings
-
 import numpy as np
 
-from rustyml.exceptions import DataConversionWarning
+from rustyml._validation import column_or_1d
 
 _EXACT = 2**53  # integers below this survive the float64 round trip
 
 
-def prepare_labels(y):
-    """Return ``(y_native, classes)``: float64 labels for the native model, and the sorted
-    distinct labels when they had to be encoded (``None`` when numeric labels pass as they
-    are). Complex labels raise ``TypeError``, a wrong dimensionality ``ValueError``."""
-    if not isinstance(y, np.ndarray):
-        try:
-            y = np.asarray(y)
-        except Exception as exc:  # ragged lists and the like
-            raise ValueError(f"y could not be converted to an array: {exc}") from exc
-    if y.ndim == 2 and y.shape[1] == 1:
-        warnings.warn(
-            "A column-vector y was passed when a 1d array was expected. Please change the shape "
-            "of y to (n_samples, ), for example using ravel().",
-            DataConversionWarning,
-            stacklevel=3,
-        )
-        y = y[:, 0]
-    if y.ndim != 1:
-        raise ValueError(f"y must be 1-dimensional, got {y.ndim} dimension(s) with shape {y.shape}")
+def check_classification_targets(y):
+    """Refuse what cannot be class labels: complex values (``ValueError``), NaN or infinity,
+    and non-integral floats (scikit-learn's "Unknown label type: continuous"). Returns ``y``."""
     kind = y.dtype.kind
     if kind == "c":
-        raise TypeError(f"y must hold class labels, got dtype {y.dtype}")
+        raise ValueError(f"Complex data not supported: y has dtype {y.dtype}")
     if kind == "f":
         if not np.isfinite(y).all():
             raise ValueError("Input y contains NaN or infinity.")
@@ -44,6 +26,16 @@ def prepare_labels(y):
                 "Unknown label type: continuous. Maybe you are trying to fit a classifier, which "
                 "expects discrete classes on a regression target with continuous values."
             )
+    return y
+
+
+def prepare_labels(y, estimator):
+    """Return ``(y_native, classes)``: float64 labels for the native model, and the sorted
+    distinct labels when they had to be encoded (``None`` when numeric labels pass as they
+    are). ``None``, complex labels and a wrong dimensionality raise ``ValueError``; a column
+    vector is raveled with a ``DataConversionWarning``."""
+    y = check_classification_targets(column_or_1d(y, estimator))
+    kind = y.dtype.kind
     if kind in "fb" or (
         kind in "iu" and (y.size == 0 or (int(y.min()) > -_EXACT and int(y.max()) < _EXACT))
     ):

@@ -1,6 +1,6 @@
 from rustyml import _native
 from rustyml._base import BaseEstimator, RegressorMixin
-from rustyml._validation import as_float_array
+from rustyml._validation import as_float_array, fit_array, target_array
 
 
 class LinearRegression(RegressorMixin, BaseEstimator):
@@ -35,8 +35,8 @@ class LinearRegression(RegressorMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Fit to ``X`` (n_samples, n_features) and ``y`` (n_samples,). Returns ``self``."""
-        X = as_float_array(X, "X", 2)
-        y = as_float_array(y, "y", 1)
+        X = fit_array(X)
+        y = target_array(y, self)
         native = self._build_native(**self.get_params())
         native.fit(X, y)
         self._native = native
@@ -58,8 +58,7 @@ class LinearRegression(RegressorMixin, BaseEstimator):
 
     @property
     def n_iter_(self):
-        """Gradient-descent iterations run; absent for the closed form (as in scikit-learn,
-        whose least-squares estimators have no ``n_iter_``)."""
-        if self.solver != "gradient_descent":
-            raise AttributeError("n_iter_ exists only for solver='gradient_descent'")
-        return self._check_fitted().n_iter_
+        """Gradient-descent iterations run; 1 for the closed-form solvers, which solve once
+        (scikit-learn's convention: an estimator with ``max_iter`` reports at least one)."""
+        native = self._check_fitted()
+        return native.n_iter_ if self.solver == "gradient_descent" else 1

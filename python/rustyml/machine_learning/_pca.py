@@ -1,6 +1,6 @@
 from rustyml import _native
 from rustyml._base import BaseEstimator
-from rustyml._validation import as_float_array
+from rustyml._validation import as_float_array, fit_array
 
 
 class PCA(BaseEstimator):
@@ -25,7 +25,7 @@ class PCA(BaseEstimator):
 
     def fit(self, X, y=None):
         """Fit the components to ``X`` (n_samples, n_features). Returns ``self``."""
-        X = as_float_array(X, "X", 2)
+        X = fit_array(X)
         native = self._new_native()
         native.fit(X)
         self._native = native
@@ -34,7 +34,7 @@ class PCA(BaseEstimator):
 
     def fit_transform(self, X, y=None):
         """Fit, then return the projections of ``X``."""
-        X = as_float_array(X, "X", 2)
+        X = fit_array(X)
         native = self._new_native()
         out = native.fit_transform(X)
         self._native = native

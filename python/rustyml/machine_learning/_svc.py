@@ -1,6 +1,6 @@
 from rustyml import _native
 from rustyml._base import BaseEstimator, ClassifierMixin
-from rustyml._validation import as_float_array
+from rustyml._validation import as_float_array, fit_array
 from rustyml.machine_learning._labels import decode_labels, fitted_classes, prepare_labels
 
 
@@ -41,9 +41,9 @@ class SVC(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Fit to ``X`` (n_samples, n_features) and labels ``y``. Returns ``self``."""
-        X = as_float_array(X, "X", 2)
+        X = fit_array(X)
         y_labels = y
-        y, classes = prepare_labels(y)
+        y, classes = prepare_labels(y, self)
         native = self._build_native(
             self.C,
             self.kernel,

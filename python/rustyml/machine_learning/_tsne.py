@@ -1,6 +1,6 @@
 from rustyml import _native
 from rustyml._base import BaseEstimator
-from rustyml._validation import as_float_array
+from rustyml._validation import fit_array
 
 
 class TSNE(BaseEstimator):
@@ -49,7 +49,7 @@ class TSNE(BaseEstimator):
 
     def fit_transform(self, X, y=None):
         """Fit and return the embedding (n_samples, n_components)."""
-        X = as_float_array(X, "X", 2)
+        X = fit_array(X)
         native = self._build_native(**self.get_params())
         out = native.fit_transform(X)
         self._native = native

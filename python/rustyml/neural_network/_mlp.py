@@ -4,22 +4,23 @@
 import numpy as np
 
 from rustyml._base import BaseEstimator, ClassifierMixin, RegressorMixin
+from rustyml._validation import as_float_array, column_or_1d, target_array
 from rustyml.exceptions import NotFittedError
+from rustyml.machine_learning._labels import check_classification_targets
 from rustyml.neural_network import layers, optimizers
 from rustyml.neural_network._sequential import Sequential
 
 
-def _as_2d_float(X):
-    X = np.asarray(X)
-    if X.dtype.kind not in "fiub":
-        raise ValueError(f"X must be numeric, got dtype {X.dtype}")
-    if X.ndim != 2:
+def _features(X, estimator=None):
+    """``X`` as float32 for the network: a ``fit`` (``estimator`` None) needs one row and one
+    column at least; a prediction needs the fitted feature count."""
+    X = as_float_array(X, "X", 2, min_samples=1 if estimator is None else 0)
+    if estimator is not None and X.shape[1] != estimator.n_features_in_:
         raise ValueError(
-            f"Expected 2D array, got {X.ndim}D array instead. Reshape your data either using "
-            "array.reshape(-1, 1) if your data has a single feature or array.reshape(1, -1) if "
-            "it contains a single sample."
+            f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting "
+            f"{estimator.n_features_in_} features as input."
         )
-    return X.astype(np.float32)
+    return X.astype(np.float32, copy=False)
 
 
 class _BaseMLP(BaseEstimator):
@@ -122,21 +123,13 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
     """A multi-layer perceptron classifier trained with Adam on cross-entropy."""
 
     def fit(self, X, y):
-        X = _as_2d_float(X)
-        y = np.asarray(y)
-        if y.ndim == 2 and y.shape[1] == 1:
-            y = y.ravel()
-        if y.ndim != 1 or len(y) != len(X):
-            raise ValueError(f"y must be 1-D with {len(X)} labels, got shape {y.shape}")
-        if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-            raise ValueError("y contains NaN or infinity")
-        if y.dtype.kind == "f" and not np.array_equal(y, np.round(y)):
-            raise ValueError(
-                "Unknown label type: continuous. Classification needs discrete labels."
-            )
+        X = _features(X)
+        y = check_classification_targets(column_or_1d(y, self))
+        if len(y) != len(X):
+            raise ValueError(f"X has {len(X)} samples but y has {len(y)} labels")
         classes, codes = np.unique(y, return_inverse=True)
         if len(classes) < 2:
-            raise ValueError(f"MLPClassifier needs at least 2 classes, got {len(classes)}")
+            raise ValueError(f"MLPClassifier needs at least 2 classes, got 1 class ({classes})")
         model = self._network(
             X.shape[1], len(classes), "softmax", "sparse_categorical_crossentropy"
         )
@@ -147,22 +140,21 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
 
     def predict_proba(self, X):
         model = self._model()
-        return model.predict(_as_2d_float(X), batch_size=1024).astype(np.float64)
+        return model.predict(_features(X, self), batch_size=1024).astype(np.float64)
 
     def predict(self, X):
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)  # first: refuses an unfitted model with NotFittedError
+        return self.classes_[np.argmax(proba, axis=1)]
 
 
 class MLPRegressor(RegressorMixin, _BaseMLP):
     """A multi-layer perceptron regressor trained with Adam on squared error."""
 
     def fit(self, X, y):
-        X = _as_2d_float(X)
-        y = np.asarray(y, dtype=np.float64)
-        if y.ndim == 2 and y.shape[1] == 1:
-            y = y.ravel()
-        if y.ndim != 1 or len(y) != len(X):
-            raise ValueError(f"y must be 1-D with {len(X)} targets, got shape {y.shape}")
+        X = _features(X)
+        y = target_array(y, self)
+        if len(y) != len(X):
+            raise ValueError(f"X has {len(X)} samples but y has {len(y)} targets")
         model = self._network(X.shape[1], 1, None, "mse")
         self._train(model, X, y.astype(np.float32))
         self.model_ = model
@@ -170,4 +162,4 @@ class MLPRegressor(RegressorMixin, _BaseMLP):
 
     def predict(self, X):
         model = self._model()
-        return model.predict(_as_2d_float(X), batch_size=1024)[:, 0].astype(np.float64)
+        return model.predict(_features(X, self), batch_size=1024)[:, 0].astype(np.float64)

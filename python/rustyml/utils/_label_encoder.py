@@ -122,6 +122,14 @@ class LabelEncoder(BaseEstimator):
         """The sorted distinct labels seen at fit."""
         return self._restore_dtype(self._check_fitted().classes_)
 
+    def __sklearn_tags__(self):
+        # scikit-learn's own tags for its LabelEncoder: it encodes a 1-D target, not a 2-D X,
+        # so scikit-learn's X-based estimator checks do not apply to it.
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False
+        tags.target_tags.one_d_labels = True
+        return tags
+
 
 def to_categorical(y, num_classes=None):
     """One-hot rows (float64) for non-negative integer labels; ``num_classes`` defaults to the

@@ -3,7 +3,7 @@ native scaler; hyper-parameters other than ``copy`` are passed to it. Outputs ar
 float64 arrays, so ``copy`` is accepted for scikit-learn compatibility and has no effect."""
 
 from rustyml._base import BaseEstimator
-from rustyml._validation import as_float_array
+from rustyml._validation import as_float_array, fit_array
 
 
 def fitted_attribute(name, doc=""):
@@ -25,7 +25,7 @@ class TransformerBase(BaseEstimator):
 
     def fit(self, X, y=None):
         """Learn the statistics of ``X`` (n_samples, n_features). Returns ``self``."""
-        X = as_float_array(X, "X", 2)
+        X = fit_array(X)
         native = self._new_native()
         native.fit(X)
         self._native = native
@@ -34,7 +34,7 @@ class TransformerBase(BaseEstimator):
 
     def fit_transform(self, X, y=None):
         """``fit(X).transform(X)``, validating and reading ``X`` once."""
-        X = as_float_array(X, "X", 2)
+        X = fit_array(X)
         native = self._new_native()
         out = native.fit_transform(X)
         self._native = native
@@ -49,7 +49,7 @@ class TransformerBase(BaseEstimator):
 class PartialFitMixin:
     def partial_fit(self, X, y=None):
         """Merge the statistics of one more batch (first call fits). Returns ``self``."""
-        X = as_float_array(X, "X", 2)
+        X = fit_array(X)
         native = self.__dict__.get("_native")
         if native is None:
             native = self._new_native()
