@@ -1568,7 +1568,8 @@ fn save_safetensors(
 }
 
 /// Reads a file written by [`save_safetensors`]: its metadata and its f32 arrays in order.
-/// A truncated or altered file is a `ValueError` that says so.
+/// A truncated or altered file, or a tensor holding NaN or infinity, is a `ValueError` that
+/// says so.
 #[pyfunction]
 #[allow(clippy::type_complexity)]
 fn load_safetensors<'py>(
@@ -1606,6 +1607,11 @@ fn load_safetensors<'py>(
             .chunks_exact(4)
             .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
+        // save writes finite weights only from a finite model; NaN or infinity here means a
+        // damaged file, and would reach every prediction silently
+        if values.iter().any(|v| !v.is_finite()) {
+            return Err(bad(&format!("tensor {name} holds NaN or infinity")));
+        }
         let arr = ArrayD::from_shape_vec(IxDyn(view.shape()), values).map_err(|e| bad(&e))?;
         out.push(arr.into_pyarray(py));
     }

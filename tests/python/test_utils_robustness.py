@@ -62,7 +62,9 @@ def test_min_max_scaler_is_finite_for_huge_finite_inputs():
     )
 
 
-@pytest.mark.parametrize("cls", [ru.MinMaxScaler, ru.MaxAbsScaler, ru.StandardScaler])
+@pytest.mark.parametrize(
+    "cls", [ru.MinMaxScaler, ru.MaxAbsScaler, ru.StandardScaler, ru.RobustScaler, ru.Normalizer]
+)
 def test_damaged_saved_scalers_are_refused_or_harmless(cls):
     X = np.array([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]])
     native = cls().fit(X)._native
@@ -84,6 +86,35 @@ def test_damaged_saved_scalers_are_refused_or_harmless(cls):
             except ValueError:
                 continue
             assert out.shape == X.shape
+            assert np.isfinite(out).all(), (i, flip)
+
+
+@pytest.mark.parametrize(
+    "labels", [np.array([3, -1, 7, 3]), np.array([0.5, -2.0, 0.5]), np.array(["b", "a", "c"])]
+)
+def test_damaged_saved_label_encoders_are_refused_or_harmless(labels):
+    enc = ru.LabelEncoder().fit(labels)
+    good = pickle.dumps(enc)
+    native = enc._native
+    raw = bytes(native.to_bytes())
+    for i in range(len(raw)):
+        for flip in (0x01, 0x80, 0xFF):
+            data = bytearray(raw)
+            data[i] ^= flip
+            try:
+                model = type(native).from_bytes(bytes(data))
+            except (ValueError, OSError):
+                continue
+            damaged = pickle.loads(good)
+            damaged._native = model
+            try:
+                codes = damaged.transform(labels)
+                back = damaged.inverse_transform(codes)
+            except ValueError:
+                continue
+            # a damaged encoder that loads is still a bijection on what it accepts
+            assert codes.dtype == np.int64 and (codes >= 0).all()
+            np.testing.assert_array_equal(back, labels)
 
 
 def test_damaged_pickle_is_refused_at_load():

@@ -53,7 +53,19 @@ def fitted_classes(y, native_classes, encoded):
 
 
 def decode_labels(pred, classes, encoded):
-    """Labels for the native model's predictions."""
-    if encoded:
-        return classes[pred.astype(np.intp)]
-    return pred.astype(classes.dtype, copy=False)
+    """Labels for the native model's predictions (label values, or codes when ``encoded``).
+
+    Each prediction is looked up in the sorted ``classes`` rather than cast, so a prediction
+    that is no fitted class (a damaged saved model) is a ``ValueError``, never a garbage
+    label."""
+    key = np.arange(len(classes), dtype=np.float64) if encoded else classes.astype(np.float64)
+    idx = np.searchsorted(key, pred)
+    found = idx < len(key)
+    found[found] = key[idx[found]] == pred[found]
+    if not found.all():
+        bad = pred[~found][0]
+        raise ValueError(
+            f"the model predicted {bad!r}, which is none of its classes: its fitted state is "
+            "inconsistent (a damaged saved model?)"
+        )
+    return classes[idx]

@@ -401,14 +401,16 @@ class Sequential:
         try:
             config = json.loads(meta["config"])
             model = cls.from_config(config)
+            model.build()
+            if "optimizer" in meta and "loss" in meta:
+                loss = losses_module.get(json.loads(meta["loss"]))
+                model._native.compile(meta["optimizer"], meta["loss"])
+                model._compiled = (meta["optimizer"], meta["loss"], loss, [])
+                model.loss = loss
         except (ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"{path}: unreadable model architecture: {exc}") from None
-        model.build()
-        if "optimizer" in meta and "loss" in meta:
-            loss_cfg = json.loads(meta["loss"])
-            model._compiled = (meta["optimizer"], meta["loss"], losses_module.get(loss_cfg), [])
-            model.loss = model._compiled[2]
-            model._native.compile(meta["optimizer"], meta["loss"])
+            raise ValueError(
+                f"{path}: unreadable model architecture or compile state: {exc}"
+            ) from None
         model.set_weights(weights)
         return model
 
