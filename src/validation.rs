@@ -52,6 +52,31 @@ pub fn check_finite_2d(x: &ArrayView2<f64>, name: &str) -> Result<()> {
     Ok(())
 }
 
+/// The largest magnitude `m` for which a sum of `n_terms` p-th powers of differences of such
+/// values stays finite in f64: `n_terms * (2m)^p <= f64::MAX / 2` (the factor 2 absorbs the
+/// rounding of the powers and of the sum). For `p = 2` this also bounds squared norms and dot
+/// products (`n_terms * m^2`), the terms of every product-form distance and kernel.
+pub fn power_sum_limit(n_terms: usize, p: f64) -> f64 {
+    (f64::MAX / 2.0 / n_terms.max(1) as f64).powf(1.0 / p) / 2.0
+}
+
+/// `x`'s values must be small enough for `what` (sums of p-th powers over a row) to stay
+/// finite in f64. Beyond, distances and kernels overflow to infinity and the differences of
+/// infinities that follow are NaN, so the input is refused up front, naming the bound.
+pub fn check_power_sum_range(x: &ArrayView2<f64>, p: f64, name: &str, what: &str) -> Result<()> {
+    let limit = power_sum_limit(x.ncols(), p);
+    // NaN is another check's business: `f64::max` skips it
+    let largest = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    if largest > limit {
+        return Err(RustymlError::invalid(format!(
+            "{name} has values too large for {what} in float64: max |x| = {largest:e} is beyond \
+             {limit:e}, where they overflow; rescale the data (e.g. with StandardScaler or \
+             MaxAbsScaler)"
+        )));
+    }
+    Ok(())
+}
+
 /// `y` must be finite.
 pub fn check_target(y: &ArrayView1<f64>, name: &str) -> Result<()> {
     if y.as_slice_memory_order().is_some_and(all_finite) {
@@ -146,5 +171,39 @@ pub fn require_nonzero(name: &str, value: usize) -> Result<()> {
         ))
     } else {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::Array2;
+
+    #[test]
+    fn the_power_sum_bound_is_the_largest_magnitude_whose_sums_stay_finite() {
+        for (n, p) in [(1usize, 1.0), (3, 2.0), (784, 2.0), (10, 3.0)] {
+            let m = power_sum_limit(n, p);
+            // at the bound n terms of (2m)^p fit with room to spare for rounding; at 2^(1/p)
+            // times the bound (a sum twice as large) and a little more they overflow
+            assert!(
+                (n as f64 * (2.0 * m).powf(p) * 1.9).is_finite(),
+                "n={n} p={p}"
+            );
+            let beyond = m * 2f64.powf(1.0 / p) * 1.001;
+            assert!(
+                !(n as f64 * (2.0 * beyond).powf(p)).is_finite(),
+                "n={n} p={p}"
+            );
+        }
+    }
+
+    #[test]
+    fn data_beyond_the_bound_is_refused_and_within_it_accepted() {
+        let limit = power_sum_limit(2, 2.0);
+        let ok = Array2::from_shape_vec((2, 2), vec![limit, -limit, 0.0, 1.0]).unwrap();
+        assert!(check_power_sum_range(&ok.view(), 2.0, "X", "distances").is_ok());
+        let bad = Array2::from_shape_vec((1, 2), vec![limit * 1.01, f64::NAN]).unwrap();
+        let err = check_power_sum_range(&bad.view(), 2.0, "X", "distances").unwrap_err();
+        assert!(err.to_string().contains("too large for distances"), "{err}");
     }
 }

@@ -193,6 +193,7 @@ impl KnnClassifier {
         let (x, y) = (x.view(), y.view());
         self.check_params()?;
         check_xy(&x, &y)?;
+        self.metric.check_range(&x, "X")?;
         if self.n_neighbors > x.nrows() {
             return Err(RustymlError::invalid(format!(
                 "n_neighbors ({}) must not exceed the number of training samples (n_samples = {})",
@@ -242,6 +243,7 @@ impl KnnClassifier {
         let x = x.view();
         let fitted = self.fitted()?;
         check_n_features(&x, fitted.x.ncols(), "KNN")?;
+        self.metric.check_range(&x, "X")?;
         let k = n_neighbors.unwrap_or(self.n_neighbors);
         Self::check_k(k, fitted.x.nrows())?;
         Ok(self.search(fitted, x, k))

@@ -313,6 +313,7 @@ impl LogisticRegression {
             let index = y.iter().map(|&v| usize::from(v == 1.0)).collect();
             (Array1::from(vec![0.0, 1.0]), index)
         };
+        crate::validation::check_power_sum_range(&x, 2.0, "X", "the solver's products")?;
         let k = classes.len();
         let d = x.ncols();
         let n_out = if k == 2 { 1 } else { k };
@@ -435,7 +436,15 @@ impl LogisticRegression {
         } else {
             require_data_width(&x, f.coef.ncols(), "x")?;
         }
-        Ok(scores(x, f.coef.view(), f.intercept.view()))
+        let out = scores(x, f.coef.view(), f.intercept.view());
+        // finite X and coefficients can still have a product beyond f64 (huge features)
+        if !out.iter().all(|v| v.is_finite()) {
+            return Err(RustymlError::invalid(
+                "the decision values overflow float64 on this X (features too large for the \
+                 fitted coefficients): rescale the features",
+            ));
+        }
+        Ok(out)
     }
 
     /// Class probabilities, `n x n_classes`, columns in `classes` order (`predict_proba` of

@@ -473,6 +473,7 @@ impl SVC {
         index: &[usize],
         unit_rows: bool,
     ) -> Result<Fitted> {
+        kernel.check_range(&x, "X", x.nrows())?;
         let k = classes.len();
         let members: Vec<Vec<usize>> = (0..k)
             .map(|c| (0..index.len()).filter(|&i| index[i] == c).collect())
@@ -567,6 +568,7 @@ impl SVC {
         } else {
             x
         };
+        f.kernel.check_range(&x, "X", f.support_vectors.nrows())?;
         let k = f.classes.len();
         let starts = class_starts(&f.n_support);
         let n_pairs = k * (k - 1) / 2;

@@ -23,7 +23,7 @@
 use crate::error::{Result, RustymlError};
 use crate::machine_learning::pca::{NComponents, PCA};
 use crate::machine_learning::validation::{check_features, require_data, require_positive};
-use crate::math::distance::{row_sq_norms, SCAN_F64};
+use crate::math::distance::{row_sq_norms, Metric, SCAN_F64};
 use crate::math::{matmul, reduction};
 use crate::persistence::Persist;
 use ndarray::{Array1, Array2, ArrayBase, ArrayView1, ArrayView2, Data, Ix2};
@@ -311,6 +311,7 @@ impl TSNE {
     ) -> Result<Array2<f64>> {
         let x = x.view();
         check_features(&x, "X")?;
+        Metric::Euclidean.check_range(&x, "X")?;
         let (n, d) = x.dim();
         self.check_params(n, d)?;
         let learning_rate = match self.learning_rate {
@@ -547,6 +548,7 @@ impl TSNE {
     /// `InvalidInput`, `perplexity >= n_samples` -> `InvalidParameter`.
     pub fn fit_transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
         require_data(&x.view(), "TSNE data")?;
+        Metric::Euclidean.check_range(&x.view(), "TSNE data")?;
         let n = x.nrows();
         if n < 2 {
             return Err(RustymlError::invalid_input(format!(

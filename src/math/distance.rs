@@ -27,6 +27,22 @@ pub enum Metric {
 }
 
 impl Metric {
+    /// The power `p` of the sums this metric takes over a row (1 for Manhattan, 2 for the
+    /// euclidean ones): what bounds the input's range (see
+    /// [`crate::validation::check_power_sum_range`]).
+    pub fn power(&self) -> f64 {
+        match *self {
+            Metric::Euclidean | Metric::SquaredEuclidean => 2.0,
+            Metric::Manhattan => 1.0,
+            Metric::Minkowski(p) => p,
+        }
+    }
+
+    /// Refuse `x` when this metric's sums over its rows would overflow f64.
+    pub fn check_range(&self, x: &ArrayView2<f64>, name: &str) -> Result<()> {
+        crate::validation::check_power_sum_range(x, self.power(), name, "these distances")
+    }
+
     /// Parse a scikit-learn style name (`"euclidean"`, `"sqeuclidean"`, `"manhattan"`,
     /// `"cityblock"`, `"l1"`, `"l2"`, `"minkowski"` with `p`).
     pub fn parse(name: &str, p: f64) -> Result<Self> {
@@ -342,6 +358,8 @@ pub fn finish_squared_euclidean(
 pub fn pairwise(a: ArrayView2<f64>, b: ArrayView2<f64>, metric: Metric) -> Result<Array2<f64>> {
     metric.validate()?;
     check_same_cols(&a, &b)?;
+    metric.check_range(&a, "a")?;
+    metric.check_range(&b, "b")?;
     match metric {
         Metric::SquaredEuclidean => pairwise_squared_euclidean(a, b),
         Metric::Euclidean | Metric::Minkowski(2.0) => {

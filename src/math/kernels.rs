@@ -8,6 +8,7 @@
 
 use crate::error::{Result, RustymlError};
 use crate::math::{distance, elementwise, matmul, reduction};
+use crate::validation::check_power_sum_range;
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Zip};
 use serde::{Deserialize, Serialize};
 
@@ -107,6 +108,37 @@ impl Kernel {
         }
     }
 
+    /// Refuse `x` (named `name`) when this kernel's values on it, or a sum of `n_terms` of
+    /// them (a decision function, an SMO gradient), would overflow f64: the products and
+    /// distances behind every kernel need `|x|` within [`check_power_sum_range`]'s bound, and
+    /// the linear and polynomial kernels' own values are bounded above by
+    /// `(gamma * n_features * max|x|^2 + |coef0|)^degree`. NaN in `x` is another check's.
+    pub fn check_range(&self, x: &ArrayView2<f64>, name: &str, n_terms: usize) -> Result<()> {
+        check_power_sum_range(x, 2.0, name, "kernel values")?;
+        let largest = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let dot_bound = x.ncols() as f64 * largest * largest;
+        let (bound, knobs) = match *self {
+            Kernel::Linear => (dot_bound, "the features' scale"),
+            Kernel::Poly {
+                gamma,
+                degree,
+                coef0,
+            } => (
+                poly(gamma * dot_bound + coef0.abs(), degree),
+                "gamma, coef0 or degree, or the features' scale",
+            ),
+            Kernel::Rbf { .. } | Kernel::Sigmoid { .. } => return Ok(()),
+        };
+        if !(bound * n_terms.max(1) as f64).is_finite() {
+            return Err(RustymlError::invalid(format!(
+                "{} kernel values on {name} can reach {bound:e}, and sums of {n_terms} of them \
+                 overflow float64: lower {knobs}",
+                self.name()
+            )));
+        }
+        Ok(())
+    }
+
     /// The kernel matrix `K[i, j] = k(a_i, b_j)` (`a.nrows() x b.nrows()`).
     pub fn kernel_matrix(&self, a: ArrayView2<f64>, b: ArrayView2<f64>) -> Result<Array2<f64>> {
         self.validate()?;
@@ -117,6 +149,9 @@ impl Kernel {
                 b.ncols()
             )));
         }
+        let n_terms = a.nrows().max(b.nrows());
+        self.check_range(&a, "X", n_terms)?;
+        self.check_range(&b, "X", n_terms)?;
         let product = || matmul::dot_par(a, b.t(), matmul::nested_parallelism());
         let k = match *self {
             Kernel::Linear => product()?,
@@ -150,6 +185,7 @@ impl Kernel {
     pub fn gram(&self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
         if let Kernel::Rbf { gamma } = *self {
             self.validate()?;
+            self.check_range(&x, "X", x.nrows())?;
             let mut k = distance::pairwise_squared_euclidean(x, x)?;
             k.diag_mut().fill(0.0);
             elementwise::exp_map_inplace(&mut k, |d2| (-gamma * d2).exp());

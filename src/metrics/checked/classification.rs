@@ -187,10 +187,22 @@ pub(crate) fn prf(
     } else {
         // (1 + b²) tp / (b² true + pred): scikit-learn's count form of the harmonic mean.
         let b2 = beta * beta;
-        tp.iter()
-            .zip(pred.iter().zip(truth))
-            .map(|(&t, (&p, &s))| ratio((1.0 + b2) * t as f64, b2 * s as f64 + p as f64, zd))
-            .collect()
+        let largest_count = truth.iter().chain(pred).copied().max().unwrap_or(0) as f64;
+        if ((1.0 + b2) * largest_count).is_finite() {
+            tp.iter()
+                .zip(pred.iter().zip(truth))
+                .map(|(&t, (&p, &s))| ratio((1.0 + b2) * t as f64, b2 * s as f64 + p as f64, zd))
+                .collect()
+        } else {
+            // A finite beta so large that b² overflows (inf / inf would be NaN): the same
+            // ratio divided through by 1 + b², tp / (w true + (1 - w) pred), w = b² / (1 + b²).
+            let rest = 1.0 / (1.0 + b2);
+            let w = 1.0 / (1.0 + 1.0 / b2);
+            tp.iter()
+                .zip(pred.iter().zip(truth))
+                .map(|(&t, (&p, &s))| ratio(t as f64, w * s as f64 + rest * p as f64, zd))
+                .collect()
+        }
     };
     (precision, recall, fscore)
 }
