@@ -1224,10 +1224,21 @@ pub(crate) struct PySequential {
 }
 
 impl PySequential {
-    fn lock(&self) -> PyResult<std::sync::MutexGuard<'_, State>> {
-        self.state
-            .lock()
-            .map_err(|_| PyValueError::new_err("the model was poisoned by an earlier failure"))
+    /// The model's state, for one call. The lock is waited for with the GIL released: a
+    /// thread holding it may need the GIL to finish (it reattaches after its own detached
+    /// work), so waiting for it while holding the GIL would deadlock the two.
+    fn lock(&self, py: Python<'_>) -> PyResult<std::sync::MutexGuard<'_, State>> {
+        let poisoned = || PyValueError::new_err("the model was poisoned by an earlier failure");
+        loop {
+            match self.state.try_lock() {
+                Ok(guard) => return Ok(guard),
+                Err(std::sync::TryLockError::Poisoned(_)) => return Err(poisoned()),
+                Err(std::sync::TryLockError::WouldBlock) => {
+                    // wait until the holder is done, then try again with the GIL back
+                    py.detach(|| drop(self.state.lock()));
+                }
+            }
+        }
     }
 }
 
@@ -1295,22 +1306,22 @@ impl PySequential {
     }
 
     /// Sets the optimizer and the loss from their configs.
-    fn compile(&self, optimizer_json: &str, loss_json: &str) -> PyResult<()> {
+    fn compile(&self, py: Python<'_>, optimizer_json: &str, loss_json: &str) -> PyResult<()> {
         let opt: OptimizerSpec =
             serde_json::from_str(optimizer_json).map_err(|e| json_error("optimizer", e))?;
         let loss: LossSpec = serde_json::from_str(loss_json).map_err(|e| json_error("loss", e))?;
         let opt = opt.build().map_err(to_py_err)?;
         let loss = loss.build().map_err(to_py_err)?;
-        let mut st = self.lock()?;
+        let mut st = self.lock(py)?;
         st.model.compile(opt, loss);
         st.compiled = true;
         Ok(())
     }
 
     /// The per-sample output shape of the last layer.
-    fn output_shape(&self) -> PyResult<Vec<usize>> {
+    fn output_shape(&self, py: Python<'_>) -> PyResult<Vec<usize>> {
         Ok(self
-            .lock()?
+            .lock(py)?
             .output_shapes
             .last()
             .cloned()
@@ -1319,8 +1330,8 @@ impl PySequential {
 
     /// `(layer type, kind, per-sample output shape, parameter count)` per layer.
     #[allow(clippy::type_complexity)]
-    fn layer_summaries(&self) -> PyResult<Vec<(String, String, Vec<usize>, usize)>> {
-        let mut st = self.lock()?;
+    fn layer_summaries(&self, py: Python<'_>) -> PyResult<Vec<(String, String, Vec<usize>, usize)>> {
+        let mut st = self.lock(py)?;
         let shapes = st.output_shapes.clone();
         let layers = st.model.layers_mut();
         Ok(layers
@@ -1357,7 +1368,7 @@ impl PySequential {
                 yv.shape()[0]
             )));
         }
-        let mut st = self.lock()?;
+        let mut st = self.lock(py)?;
         if !st.compiled {
             return Err(PyValueError::new_err(
                 "the model must be compiled before training",
@@ -1408,7 +1419,7 @@ impl PySequential {
         let batch_size = check_batch(batch_size)?;
         let (xv, yv) = (x.as_array(), y.as_array());
         let n = xv.shape()[0];
-        let st = self.lock()?;
+        let st = self.lock(py)?;
         if !st.compiled {
             return Err(PyValueError::new_err(
                 "the model must be compiled before evaluate",
@@ -1437,7 +1448,7 @@ impl PySequential {
         let batch_size = check_batch(batch_size)?;
         let xv = x.as_array();
         let n = xv.shape()[0];
-        let st = self.lock()?;
+        let st = self.lock(py)?;
         let out = py
             .detach(|| -> RustymlResult<Tensor> {
                 let mut parts = Vec::new();
@@ -1456,7 +1467,7 @@ impl PySequential {
 
     /// Every layer's weights in Keras's order and shapes.
     fn get_weights<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyArrayDyn<f32>>>> {
-        let mut st = self.lock()?;
+        let mut st = self.lock(py)?;
         let mut out = Vec::new();
         for layer in st.model.layers_mut().iter() {
             for (name, a) in keras_arrays(layer.as_ref(), layer.get_weights().named_arrays()) {
@@ -1467,8 +1478,8 @@ impl PySequential {
     }
 
     /// Loads weights given in Keras's order and shapes; all are checked before any is set.
-    fn set_weights(&self, weights: Vec<PyReadonlyArrayDyn<'_, f32>>) -> PyResult<()> {
-        let mut st = self.lock()?;
+    fn set_weights(&self, py: Python<'_>, weights: Vec<PyReadonlyArrayDyn<'_, f32>>) -> PyResult<()> {
+        let mut st = self.lock(py)?;
         let mut given = weights.iter().map(|w| w.as_array().to_owned());
         let mut staged = Vec::new();
         let total_given = weights.len();
@@ -1515,24 +1526,24 @@ impl PySequential {
     }
 
     #[getter]
-    fn learning_rate(&self) -> PyResult<Option<f32>> {
-        Ok(self.lock()?.model.learning_rate())
+    fn learning_rate(&self, py: Python<'_>) -> PyResult<Option<f32>> {
+        Ok(self.lock(py)?.model.learning_rate())
     }
 
     #[setter]
-    fn set_learning_rate(&self, value: f32) -> PyResult<()> {
+    fn set_learning_rate(&self, py: Python<'_>, value: f32) -> PyResult<()> {
         if !(value.is_finite() && value > 0.0) {
             return Err(PyValueError::new_err(format!(
                 "learning_rate must be a finite number > 0, got {value}"
             )));
         }
-        self.lock()?.model.set_learning_rate(value);
+        self.lock(py)?.model.set_learning_rate(value);
         Ok(())
     }
 
     /// Per-sample input shape the model was built for.
-    fn input_shape(&self) -> PyResult<Vec<usize>> {
-        Ok(self.lock()?.input_shape.clone())
+    fn input_shape(&self, py: Python<'_>) -> PyResult<Vec<usize>> {
+        Ok(self.lock(py)?.input_shape.clone())
     }
 }
 
