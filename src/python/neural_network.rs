@@ -1330,7 +1330,10 @@ impl PySequential {
 
     /// `(layer type, kind, per-sample output shape, parameter count)` per layer.
     #[allow(clippy::type_complexity)]
-    fn layer_summaries(&self, py: Python<'_>) -> PyResult<Vec<(String, String, Vec<usize>, usize)>> {
+    fn layer_summaries(
+        &self,
+        py: Python<'_>,
+    ) -> PyResult<Vec<(String, String, Vec<usize>, usize)>> {
         let mut st = self.lock(py)?;
         let shapes = st.output_shapes.clone();
         let layers = st.model.layers_mut();
@@ -1478,7 +1481,11 @@ impl PySequential {
     }
 
     /// Loads weights given in Keras's order and shapes; all are checked before any is set.
-    fn set_weights(&self, py: Python<'_>, weights: Vec<PyReadonlyArrayDyn<'_, f32>>) -> PyResult<()> {
+    fn set_weights(
+        &self,
+        py: Python<'_>,
+        weights: Vec<PyReadonlyArrayDyn<'_, f32>>,
+    ) -> PyResult<()> {
         let mut st = self.lock(py)?;
         let mut given = weights.iter().map(|w| w.as_array().to_owned());
         let mut staged = Vec::new();

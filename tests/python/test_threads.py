@@ -2,10 +2,16 @@
 GIL is released in Rust, so they really overlap) while another thread flips every gate
 between forced serial and forced parallel. Every result must equal, bit for bit, the one
 computed alone beforehand (a gate chooses how, never what), no call may fail, and fitted
-models shared by all threads answer every thread the same."""
+models shared by all threads answer every thread the same.
 
+The scenario runs in a subprocess with a time limit, so a deadlock (a thread waiting for a
+model's lock while holding the GIL, say) fails the test instead of hanging the suite."""
+
+import subprocess
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 
@@ -77,7 +83,7 @@ def _flip_gates(stop, errors, flips):
             getattr(getattr(tuning, family), f"set_{name}")(value)
 
 
-def test_eight_threads_with_gates_flipping_give_the_results_computed_alone():
+def _scenario():
     X, y = _data()
     shared = {
         "knn": ml.KNN(n_neighbors=5).fit(X, y),
@@ -102,3 +108,18 @@ def test_eight_threads_with_gates_flipping_give_the_results_computed_alone():
     assert len(results) == len(jobs)
     differing = sorted({name for name, bits in results if bits != reference[name]})
     assert not differing, f"results changed under concurrency and flipping gates: {differing}"
+
+
+def test_eight_threads_with_gates_flipping_give_the_results_computed_alone():
+    here = Path(__file__).parent
+    code = (
+        f"import sys; sys.path.insert(0, {str(here)!r}); "
+        "import test_threads; test_threads._scenario()"
+    )
+    try:
+        run = subprocess.run(
+            [sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=300
+        )
+    except subprocess.TimeoutExpired:
+        raise AssertionError("deadlock: the threads did not finish within 300 s") from None
+    assert run.returncode == 0, run.stderr[-3000:]
