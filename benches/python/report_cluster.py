@@ -9,6 +9,7 @@ the same cores.
 import sys
 import time
 
+import numpy as np
 from sklearn import cluster
 from sklearn.datasets import make_blobs
 from sklearn.preprocessing import StandardScaler
@@ -59,6 +60,7 @@ def main():
                 lambda eps=eps, ms=ms: cluster.DBSCAN(eps=eps, min_samples=ms).fit_predict(X),
                 3 if quick else 7,
             )
+        issue10_shapes(quick)
         X, _ = make_blobs(n_samples=200, n_features=4, centers=3, random_state=0)
         rounds = 5 if quick else 20
         compare(
@@ -86,6 +88,35 @@ def main():
             lambda: cluster.MeanShift(bin_seeding=True).fit(X).predict(X),
             2 if quick else 3,
         )
+
+
+def issue10_shapes(quick):
+    """The two shapes of issue 10 (point 7): standard normal data, no cluster structure."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((30_000, 3))
+    compare(
+        "DBSCAN 30000x3 N(0,1) eps=0.15 min_samples=5 fit",
+        lambda: DBSCAN(eps=0.15, min_samples=5).fit(X),
+        lambda: cluster.DBSCAN(eps=0.15, min_samples=5).fit(X),
+        3 if quick else 5,
+    )
+    X = rng.standard_normal((200_000, 8))
+    ours = KMeans(16, n_init=1, random_state=0).fit(X).n_iter_
+    theirs = cluster.KMeans(16, n_init=1, random_state=0).fit(X).n_iter_
+    compare(
+        f"KMeans 200000x8 N(0,1) k=16 n_init=1 fit (n_iter_ sklearn {theirs}, rustyml {ours})",
+        lambda: KMeans(16, n_init=1, random_state=0).fit(X),
+        lambda: cluster.KMeans(16, n_init=1, random_state=0).fit(X),
+        2 if quick else 3,
+    )
+    # Same initial centers, tol=0: both run the same 50 Lloyd passes (per-iteration cost).
+    init = X[:16].copy()
+    compare(
+        "KMeans 200000x8 k=16 same init, 50 iterations (tol=0)",
+        lambda: KMeans(16, init=init, n_init=1, max_iter=50, tol=0.0).fit(X),
+        lambda: cluster.KMeans(16, init=init, n_init=1, max_iter=50, tol=0.0).fit(X),
+        2 if quick else 3,
+    )
 
 
 if __name__ == "__main__":

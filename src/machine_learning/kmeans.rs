@@ -498,9 +498,16 @@ fn lloyd_pass(xc: ArrayView2<f64>, x_norms: ArrayView1<f64>, centers: ArrayView2
             );
             let mut sums = Array2::<f64>::zeros((k, d));
             let mut counts = vec![0usize; k];
+            let flat = sums.as_slice_mut().expect("fresh array is contiguous");
             for (row, &l) in block.outer_iter().zip(&labels) {
-                let mut target = sums.row_mut(l);
-                target += &row;
+                let target = &mut flat[l * d..(l + 1) * d];
+                match row.as_slice() {
+                    Some(r) => target.iter_mut().zip(r).for_each(|(t, &v)| *t += v),
+                    None => target
+                        .iter_mut()
+                        .zip(row.iter())
+                        .for_each(|(t, &v)| *t += v),
+                }
                 counts[l] += 1;
             }
             Pass {

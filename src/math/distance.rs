@@ -394,11 +394,26 @@ pub fn pairwise(a: ArrayView2<f64>, b: ArrayView2<f64>, metric: Metric) -> Resul
 /// and the grouping depends on the shape only, never on threads or a gate.
 pub const NEAREST_BLOCK_ROWS: usize = 256;
 
+/// Largest `centers x features` the nearest-row scan computes directly (rows scanned
+/// [`DIRECT_LANES`] at a time against each center, no product): short rows against a few
+/// centers, KMeans' usual shape, where the product's packing and the separate arg-min pass
+/// cost more than the arithmetic. The choice depends on the shape only.
+pub const NEAREST_DIRECT_MAX: usize = 1024;
+
+/// Rows the direct kernel scans together (feature-major, one lane per row).
+const DIRECT_LANES: usize = 8;
+
+/// Centers the direct kernel scores together.
+const DIRECT_GROUP: usize = 2;
+
 /// The block kernel of the nearest-row scan: for every row of `x_block` the index of the
 /// nearest row of `centers` in squared euclidean distance and that squared distance, written
 /// into `labels` and `dist_sq`.
 ///
-/// Distances come from one serial product (`|x|^2 + |c|^2 - 2 x·cᵀ`, clamped at zero);
+/// Distances come from `|x|^2 + |c|^2 - 2 x·c`: for `centers x features` up to
+/// [`NEAREST_DIRECT_MAX`] with `x·c` summed directly in feature order, above it from one
+/// serial product. A row whose nearest distance is too small for that form to resolve
+/// next to the norms is re-measured exactly against every center in the error band.
 /// `x_norms` and `c_norms` are the squared row norms. Ties go to the lowest center index
 /// (like NumPy's `argmin`). Serial by design: callers fork over blocks.
 pub fn nearest_block(
@@ -409,16 +424,18 @@ pub fn nearest_block(
     labels: &mut [usize],
     dist_sq: &mut [f64],
 ) {
+    if centers.ncols() > 0 && centers.nrows().saturating_mul(centers.ncols()) <= NEAREST_DIRECT_MAX
+    {
+        nearest_block_direct(x_block, x_norms, centers, c_norms, labels, dist_sq);
+        return;
+    }
     let dots = matmul::dot_par(x_block, centers.t(), matmul::Parallelism::Serial)
         .expect("nearest_block: caller checked the feature counts");
-    // finish_squared_euclidean's cancellation bound; the largest centre norm widens the band.
-    let bound = 8.0 * (x_block.ncols() as f64 + 2.0) * f64::EPSILON;
-    let max_cn = c_norms.iter().copied().fold(0.0, f64::max);
-    for ((((row, x_row), &xn), label), best_d) in dots
+    let cn = c_norms.to_vec();
+    for (((row, x_row), (&xn, label)), best_d) in dots
         .outer_iter()
         .zip(x_block.outer_iter())
-        .zip(x_norms.iter())
-        .zip(labels.iter_mut())
+        .zip(x_norms.iter().zip(labels.iter_mut()))
         .zip(dist_sq.iter_mut())
     {
         let mut best = f64::INFINITY;
@@ -430,26 +447,145 @@ pub fn nearest_block(
                 arg = j;
             }
         }
-        let nearest = best + xn;
-        if nearest <= bound * (xn + c_norms[arg]) {
-            // The product form cannot resolve a distance this small next to the norms: every
-            // centre that could be the nearest within the error band is measured exactly.
-            let band = nearest + 2.0 * bound * (xn + max_cn);
-            let mut exact = f64::INFINITY;
-            for (j, (&dot, &cn)) in row.iter().zip(c_norms.iter()).enumerate() {
-                if cn - 2.0 * dot + xn <= band {
-                    let e = squared_euclidean_unchecked(x_row, centers.row(j));
-                    if e < exact {
-                        exact = e;
-                        arg = j;
+        let x_row = x_row
+            .as_slice()
+            .map_or_else(|| std::borrow::Cow::Owned(x_row.to_vec()), Into::into);
+        (*label, *best_d) = settle_nearest(&x_row, xn, centers, &cn, best, arg, |j| {
+            cn[j] - 2.0 * row[j]
+        });
+    }
+}
+
+/// The nearest center of one row from its best product-form score `best` (`|c|^2 - 2 x·c`,
+/// at center `arg`): `(arg, best + |x|^2)`, unless that distance is within
+/// [`finish_squared_euclidean`]'s cancellation bound of zero, where every center whose
+/// score (`score(j)`) lies in the error band is measured exactly.
+#[inline]
+fn settle_nearest(
+    x_row: &[f64],
+    xn: f64,
+    centers: ArrayView2<f64>,
+    c_norms: &[f64],
+    best: f64,
+    arg: usize,
+    score: impl Fn(usize) -> f64,
+) -> (usize, f64) {
+    let bound = 8.0 * (x_row.len() as f64 + 2.0) * f64::EPSILON;
+    let nearest = best + xn;
+    if nearest > bound * (xn + c_norms[arg]) {
+        return (arg, nearest);
+    }
+    // The product form cannot resolve a distance this small next to the norms: every centre
+    // that could be the nearest within the error band is measured exactly. The largest
+    // centre norm widens the band.
+    let max_cn = c_norms.iter().copied().fold(0.0, f64::max);
+    let band = nearest + 2.0 * bound * (xn + max_cn);
+    let mut exact = f64::INFINITY;
+    let mut arg = arg;
+    for (j, c) in centers.outer_iter().enumerate() {
+        if score(j) + xn <= band {
+            let e = fold_pairs(&ArrayView1::from(x_row), &c, |x, y| (x - y) * (x - y));
+            if e < exact {
+                exact = e;
+                arg = j;
+            }
+        }
+    }
+    (arg, exact)
+}
+
+/// [`nearest_block`] for small `centers x features`: [`DIRECT_LANES`] rows at a time are
+/// laid out feature-major and scored against each center in turn (`|c|^2 + sum_f x_f
+/// (-2 c_f)`, features in order; scaling by -2 is exact), keeping a running minimum per
+/// row. Each row's score is the same sum whichever lane it occupies, so the result does not
+/// depend on the block boundaries.
+fn nearest_block_direct(
+    x_block: ArrayView2<f64>,
+    x_norms: ArrayView1<f64>,
+    centers: ArrayView2<f64>,
+    c_norms: ArrayView1<f64>,
+    labels: &mut [usize],
+    dist_sq: &mut [f64],
+) {
+    const L: usize = DIRECT_LANES;
+    const G: usize = DIRECT_GROUP;
+    let (m, d) = x_block.dim();
+    let k = centers.nrows();
+    let scaled: Vec<f64> = centers.iter().map(|&v| -2.0 * v).collect();
+    let cn: Vec<f64> = c_norms.to_vec();
+    let rows = x_block.as_standard_layout();
+    let rows = rows.as_slice().expect("standard layout");
+    let xn = x_norms.to_vec();
+    let mut panel = vec![[0.0f64; L]; d];
+    for start in (0..m).step_by(L) {
+        let len = L.min(m - start);
+        for (l, row) in rows[start * d..(start + len) * d]
+            .chunks_exact(d)
+            .enumerate()
+        {
+            for (lanes, &v) in panel.iter_mut().zip(row) {
+                lanes[l] = v;
+            }
+        }
+        if len < L {
+            for lanes in panel.iter_mut() {
+                lanes[len..].fill(0.0);
+            }
+        }
+        let mut best = [f64::INFINITY; L];
+        // Center indices as floats, so the selection runs on the same lanes as the scores.
+        let mut arg = [0.0f64; L];
+        let mut keep = |j: usize, acc: &[f64; L]| {
+            let (cj, jf) = (cn[j], j as f64);
+            for l in 0..L {
+                let v = cj + acc[l];
+                let closer = v < best[l];
+                best[l] = if closer { v } else { best[l] };
+                arg[l] = if closer { jf } else { arg[l] };
+            }
+        };
+        // Centers in groups of G: G x L independent sums per feature keep the adders busy;
+        // each lane's sum per center is the same feature-order sum as alone.
+        let mut j = 0;
+        while j + G <= k {
+            let mut acc = [[0.0f64; L]; G];
+            let group = &scaled[j * d..(j + G) * d];
+            for (f, lanes) in panel.iter().enumerate() {
+                for (g, a) in acc.iter_mut().enumerate() {
+                    let cv = group[g * d + f];
+                    for l in 0..L {
+                        a[l] += lanes[l] * cv;
                     }
                 }
             }
-            *best_d = exact;
-        } else {
-            *best_d = nearest;
+            for (g, a) in acc.iter().enumerate() {
+                keep(j + g, a);
+            }
+            j += G;
         }
-        *label = arg;
+        for j in j..k {
+            let mut acc = [0.0f64; L];
+            let c = &scaled[j * d..(j + 1) * d];
+            for (lanes, &cv) in panel.iter().zip(c) {
+                for l in 0..L {
+                    acc[l] += lanes[l] * cv;
+                }
+            }
+            keep(j, &acc);
+        }
+        for l in 0..len {
+            let i = start + l;
+            let row = &rows[i * d..(i + 1) * d];
+            (labels[i], dist_sq[i]) =
+                settle_nearest(row, xn[i], centers, &cn, best[l], arg[l] as usize, |j| {
+                    let c = &scaled[j * d..(j + 1) * d];
+                    let mut acc = 0.0;
+                    for (&xv, &cv) in row.iter().zip(c) {
+                        acc += xv * cv;
+                    }
+                    cn[j] + acc
+                });
+        }
     }
 }
 
@@ -618,8 +754,77 @@ mod tests {
 
     #[test]
     fn nearest_rows_matches_a_brute_force_arg_min() {
+        // 9 x 5: the direct kernel; 40 x 30: the product route.
+        for (k, d) in [(9, 5), (40, 30)] {
+            assert_eq!(k * d <= NEAREST_DIRECT_MAX, d == 5);
+            nearest_rows_is_the_arg_min(&points(700, d, 5), &(points(k, d, 6) * 0.7));
+        }
+        // ties go to the lowest index: two identical centers
+        let twins = ndarray::arr2(&[[1.0, 1.0], [0.0, 0.0], [0.0, 0.0]]);
+        let (l, _) = nearest_rows(ndarray::arr2(&[[0.1, -0.1]]).view(), twins.view()).unwrap();
+        assert_eq!(l, vec![1]);
         let x = points(700, 5, 5);
-        let c = points(9, 5, 6) * 0.7;
+        assert!(nearest_rows(x.view(), points(3, 4, 1).view()).is_err());
+    }
+
+    #[test]
+    fn direct_kernel_rows_do_not_depend_on_their_block() {
+        // Any row, at any lane of any block (or alone), gets the same label and bits; strided
+        // input gives the bits of contiguous input; a point on a center is measured exactly.
+        let mut x = points(37, 7, 2);
+        let c = points(13, 7, 9) * 0.6;
+        x.row_mut(5).assign(&c.row(4));
+        let xn = row_sq_norms(x.view());
+        let cn = row_sq_norms(c.view());
+        let mut whole = (vec![0; 37], vec![0.0; 37]);
+        nearest_block(
+            x.view(),
+            xn.view(),
+            c.view(),
+            cn.view(),
+            &mut whole.0,
+            &mut whole.1,
+        );
+        assert_eq!((whole.0[5], whole.1[5]), (4, 0.0));
+        for start in [0, 3, 11, 30] {
+            let end = (start + 5).min(37);
+            let (mut l, mut d2) = (vec![0; end - start], vec![0.0; end - start]);
+            let xs = x.slice(ndarray::s![start..end, ..]);
+            nearest_block(
+                xs,
+                xn.slice(ndarray::s![start..end]),
+                c.view(),
+                cn.view(),
+                &mut l,
+                &mut d2,
+            );
+            assert_eq!(l, whole.0[start..end]);
+            assert_eq!(
+                d2.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                whole.1[start..end]
+                    .iter()
+                    .map(|v| v.to_bits())
+                    .collect::<Vec<_>>()
+            );
+        }
+        let fortran = x.t().as_standard_layout().into_owned().reversed_axes();
+        let mut strided = (vec![0; 37], vec![0.0; 37]);
+        nearest_block(
+            fortran.view(),
+            xn.view(),
+            c.view(),
+            cn.view(),
+            &mut strided.0,
+            &mut strided.1,
+        );
+        assert_eq!(strided.0, whole.0);
+        assert_eq!(
+            strided.1.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            whole.1.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        );
+    }
+
+    fn nearest_rows_is_the_arg_min(x: &Array2<f64>, c: &Array2<f64>) {
         let (labels, d2) = nearest_rows(x.view(), c.view()).unwrap();
         for i in 0..x.nrows() {
             let exact: Vec<f64> = c
@@ -633,23 +838,22 @@ mod tests {
             assert!(exact[labels[i]] - best <= 1e-12 * scale, "row {i}");
             assert!((d2[i] - exact[labels[i]]).abs() <= 1e-12 * scale, "row {i}");
         }
-        // ties go to the lowest index: two identical centers
-        let twins = ndarray::arr2(&[[1.0, 1.0], [0.0, 0.0], [0.0, 0.0]]);
-        let (l, _) = nearest_rows(ndarray::arr2(&[[0.1, -0.1]]).view(), twins.view()).unwrap();
-        assert_eq!(l, vec![1]);
-        assert!(nearest_rows(x.view(), points(3, 4, 1).view()).is_err());
     }
 
     #[test]
     fn nearest_rows_serial_and_parallel_agree_bitwise() {
-        let x = points(3 * NEAREST_BLOCK_ROWS + 17, 6, 7);
-        let c = points(11, 6, 8) * 0.5;
-        let (s, p) = serial_and_parallel(&SCAN_F64, || nearest_rows(x.view(), c.view()).unwrap());
-        assert_eq!(s.0, p.0);
-        assert_eq!(
-            s.1.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
-            p.1.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
-        );
+        // Both kernels: 11 x 6 direct, 40 x 30 through the product.
+        for (k, d) in [(11, 6), (40, 30)] {
+            let x = points(3 * NEAREST_BLOCK_ROWS + 17, d, 7);
+            let c = points(k, d, 8) * 0.5;
+            let (s, p) =
+                serial_and_parallel(&SCAN_F64, || nearest_rows(x.view(), c.view()).unwrap());
+            assert_eq!(s.0, p.0);
+            assert_eq!(
+                s.1.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                p.1.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            );
+        }
     }
 
     #[test]

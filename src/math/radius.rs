@@ -357,8 +357,17 @@ impl Grid {
                     near.push(c);
                 }
             }
+            // Sort and deduplicate this cell's list only: deduplicating the whole vector
+            // rescanned every earlier list (quadratic in the number of cells).
             near[first..].sort_unstable();
-            near.dedup();
+            let mut kept = first;
+            for pos in first..near.len() {
+                if pos == first || near[pos] != near[kept - 1] {
+                    near[kept] = near[pos];
+                    kept += 1;
+                }
+            }
+            near.truncate(kept);
             near_start.push(near.len());
         }
         Some(Self {
