@@ -15,7 +15,9 @@ use crate::machine_learning::validation::{
     check_features, check_n_features, require_data, require_data_width, require_nonzero,
     require_positive,
 };
-use crate::math::distance::{self, nearest_block, row_sq_norms, NEAREST_BLOCK_ROWS, SCAN_F64};
+use crate::math::distance::{
+    self, nearest_block, row_sq_norms, Metric, NEAREST_BLOCK_ROWS, SCAN_F64,
+};
 use crate::math::{matmul, reduction};
 use crate::persistence::Persist;
 use ndarray::{s, Array1, Array2, ArrayBase, ArrayView1, ArrayView2, Axis, Data, Ix2};
@@ -180,6 +182,7 @@ impl KMeans {
             )));
         }
         check_features(x, "X")?;
+        Metric::Euclidean.check_range(x, "X")?;
         if x.nrows() < self.n_clusters {
             return Err(RustymlError::invalid(format!(
                 "n_samples={} should be >= n_clusters={}",
@@ -251,6 +254,7 @@ impl KMeans {
             .as_ref()
             .ok_or_else(|| RustymlError::not_fitted("KMeans"))?;
         check_n_features(x, centers.ncols(), "KMeans")?;
+        Metric::Euclidean.check_range(x, "X")?;
         Ok(centers)
     }
 

@@ -35,6 +35,7 @@ REFUSING = {
     ),
     "TSNE": lambda X, y: ml.TSNE(perplexity=5, max_iter=250, random_state=0).fit_transform(X),
     "pairwise": lambda X, y: distance.pairwise(X, X),
+    "KMeans": lambda X, y: ml.KMeans(n_clusters=2, random_state=0).fit(X).transform(X),
 }
 
 
@@ -77,6 +78,9 @@ def test_a_query_beyond_the_bound_is_refused_by_a_fitted_model():
     svc = ml.SVC().fit(X, y)
     with pytest.raises(ValueError, match="too large"):
         svc.decision_function(X * HUGE)
+    km = ml.KMeans(n_clusters=2, random_state=0).fit(X)
+    with pytest.raises(ValueError, match="too large"):
+        km.transform(X * HUGE)
 
 
 def test_polynomial_kernel_powers_that_overflow_are_refused_naming_the_parameters():
