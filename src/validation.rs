@@ -67,6 +67,13 @@ pub fn check_power_sum_range(x: &ArrayView2<f64>, p: f64, name: &str, what: &str
     let limit = power_sum_limit(x.ncols(), p);
     // NaN is another check's business: `f64::max` skips it
     let largest = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    if largest.is_infinite() {
+        // only reachable where NaN is let through (pairwise propagates it): infinity is not
+        // propagated, since inf - inf would turn some of its distances into NaN
+        return Err(RustymlError::invalid(format!(
+            "{name} contains infinity: {what} to an infinite point are not finite numbers"
+        )));
+    }
     if largest > limit {
         return Err(RustymlError::invalid(format!(
             "{name} has values too large for {what} in float64: max |x| = {largest:e} is beyond \

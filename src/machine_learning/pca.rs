@@ -186,6 +186,13 @@ impl PCA {
         let mean = Array1::from_iter(reduction::column_moments(x).iter().map(|m| m.mean));
         let mut centered = x.to_owned();
         Zip::from(centered.rows_mut()).for_each(|mut row| row -= &mean);
+        // the covariance sums squares of the centred values
+        crate::validation::check_power_sum_range(
+            &centered.view(),
+            2.0,
+            "X (centred)",
+            "the covariance",
+        )?;
 
         let (variances, vt) = principal_axes(centered.view())?;
         let total: f64 = variances.iter().sum();
