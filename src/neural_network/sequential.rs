@@ -147,13 +147,27 @@ impl Sequential {
     /// One training step on `(x, y)`: forward, loss, backward, optimizer update. Returns the
     /// loss of the forward pass, i.e. of the model as it was before this update.
     pub fn train_batch(&mut self, x: &Tensor, y: &Tensor) -> RustymlResult<f32> {
+        self.train_batch_with_output(x, y).map(|(loss, _)| loss)
+    }
+
+    /// `train_batch`, also returning the batch's training-mode output (before the step), from
+    /// which Keras computes its running training metrics.
+    pub fn train_batch_with_output(
+        &mut self,
+        x: &Tensor,
+        y: &Tensor,
+    ) -> RustymlResult<(f32, Tensor)> {
         self.check_trainable()?;
         Self::check_pair(x, y)?;
-        self.step(x, y)
+        self.step_with_output(x, y)
     }
 
     /// `train_batch` without the checks (callers have made them).
     fn step(&mut self, x: &Tensor, y: &Tensor) -> RustymlResult<f32> {
+        self.step_with_output(x, y).map(|(loss, _)| loss)
+    }
+
+    fn step_with_output(&mut self, x: &Tensor, y: &Tensor) -> RustymlResult<(f32, Tensor)> {
         let (optimizer, loss_fn) = match (self.optimizer.as_mut(), self.loss.as_ref()) {
             (Some(o), Some(l)) => (o, l),
             _ => unreachable!("checked by check_trainable"),
@@ -179,7 +193,7 @@ impl Sequential {
         for layer in &mut self.layers {
             optimizer.update(layer.as_mut(), scale);
         }
-        Ok(loss)
+        Ok((loss, out))
     }
 
     /// Full-batch training: `epochs` calls of `train_batch` on all of `x`.

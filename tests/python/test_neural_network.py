@@ -486,3 +486,42 @@ def test_every_damaged_byte_of_a_saved_model_is_refused_or_harmless(tmp_path):
             loaded += 1
             assert np.isfinite(same.predict(x)).all(), (i, flip)
     assert loaded > 0  # flips inside the weights give other finite weights: still loadable
+
+
+def test_training_metrics_are_keras_running_averages_of_the_pre_step_batch_outputs():
+    # Keras reports a training metric as the batch-size-weighted mean over the epoch of each
+    # batch's value on that batch's training-mode output, computed before the batch's step.
+    # Oracle: replay the same batches (no shuffling) step by step with train_on_batch on a
+    # twin model, measuring each batch with predict before its step (no dropout, so the
+    # training-mode and inference outputs agree).
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((50, 4)).astype(np.float32)
+    y = rng.integers(0, 3, 50)
+
+    def make():
+        m = _mlp(seed=3)
+        m.compile(
+            optimizer=optimizers.SGD(0.5),
+            loss="sparse_categorical_crossentropy",
+            metrics=["accuracy", "mse"],
+        )
+        return m
+
+    model, twin = make(), make()
+    history = model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
+    for epoch in range(2):
+        correct, squared, count = 0.0, 0.0, 0
+        for start in range(0, 50, 16):
+            xb, yb = x[start : start + 16], y[start : start + 16]
+            out = twin.predict(xb)
+            correct += np.sum(np.argmax(out, axis=1) == yb)
+            squared += np.mean((yb.reshape(out.shape[0], -1).astype(np.float32) - out) ** 2) * len(
+                xb
+            )
+            count += len(xb)
+            twin.train_on_batch(xb, yb)
+        assert history.history["accuracy"][epoch] == pytest.approx(correct / count, abs=1e-12)
+        # float32 outputs: the mean of a few hundred terms agrees to ~1e-6 relative
+        assert history.history["mse"][epoch] == pytest.approx(squared / count, rel=1e-5)
+    # weights after fit equal the replayed ones: the metric pass changed nothing
+    assert all(np.array_equal(a, b) for a, b in zip(model.get_weights(), twin.get_weights()))

@@ -24,12 +24,24 @@ def accuracy(y_true, y_pred, loss_name, from_logits=False):
     return float(np.mean((y_pred > threshold) == (y_true.reshape(y_pred.shape) > 0.5)))
 
 
+def _aligned(y_true, y_pred):
+    """``y_true`` shaped to meet ``y_pred``: the same shape, or one value per sample broadcast
+    over the outputs (Keras's rule, e.g. sparse labels against class scores)."""
+    if y_true.size == y_pred.size:
+        return y_true.reshape(y_pred.shape)
+    if y_pred.ndim >= 2 and y_true.size == y_pred.shape[0]:
+        return y_true.reshape((y_pred.shape[0],) + (1,) * (y_pred.ndim - 1))
+    raise ValueError(
+        f"targets of shape {y_true.shape} do not match outputs of shape {y_pred.shape}"
+    )
+
+
 def mean_absolute_error(y_true, y_pred, *_):
-    return float(np.mean(np.abs(y_true.reshape(y_pred.shape) - y_pred)))
+    return float(np.mean(np.abs(_aligned(y_true, y_pred) - y_pred)))
 
 
 def mean_squared_error(y_true, y_pred, *_):
-    return float(np.mean((y_true.reshape(y_pred.shape) - y_pred) ** 2))
+    return float(np.mean((_aligned(y_true, y_pred) - y_pred) ** 2))
 
 
 _BY_NAME = {

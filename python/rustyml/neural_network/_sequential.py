@@ -274,13 +274,18 @@ class Sequential:
         for epoch in range(initial_epoch, epochs):
             _call(cbs, "on_epoch_begin", epoch, None)
             progress = _Progress(verbose, n_batches, epoch, epochs)
-            loss = self._native.train_epoch(x, y, batch_size, bool(shuffle), epoch, progress.update)
-            logs = {"loss": loss}
             metric_fns = self._compiled[3]
+            loss, outputs, order = self._native.train_epoch(
+                x, y, batch_size, bool(shuffle), epoch, progress.update, bool(metric_fns)
+            )
+            logs = {"loss": loss}
             if metric_fns:
-                pred = self._native.predict(x, max(batch_size, 256))
+                # Keras's training metrics: each batch's value on its training-mode output
+                # (dropout on, weights as they were before that batch's step), averaged over
+                # the epoch weighted by batch size
+                seen = y[order]
                 for name, fn in metric_fns:
-                    logs[name] = fn(y, pred, self.loss.name, self.loss.from_logits)
+                    logs[name] = self._running_metric(fn, seen, outputs, batch_size)
             if vx is not None:
                 logs["val_loss"] = self._native.evaluate(vx, vy, max(batch_size, 256))
                 if metric_fns:
@@ -294,6 +299,14 @@ class Sequential:
         _call(cbs, "on_train_end", None)
         self.history = history
         return history
+
+    def _running_metric(self, fn, y, outputs, batch_size):
+        total = 0.0
+        for start in range(0, len(y), batch_size):
+            stop = min(start + batch_size, len(y))
+            value = fn(y[start:stop], outputs[start:stop], self.loss.name, self.loss.from_logits)
+            total += value * (stop - start)
+        return total / len(y)
 
     def evaluate(self, x, y, batch_size=32, verbose=0, return_dict=False):
         """The loss (and metrics) on ``x, y``; a float, a list, or a dict."""
@@ -320,7 +333,7 @@ class Sequential:
         y = self._prepare_y(y, len(x))
         if len(x) == 0:
             raise ValueError("train_on_batch needs at least one sample")
-        return self._native.train_epoch(x, y, len(x), False, 0, None)
+        return self._native.train_epoch(x, y, len(x), False, 0, None)[0]
 
     def predict(self, x, batch_size=32, verbose=0):
         """Inference outputs (float32), dropout and noise off, running statistics used."""
