@@ -41,6 +41,11 @@ pub mod calibration;
 #[cfg(feature = "python")]
 mod python;
 
+/// The Python extension's allocator (see Cargo.toml's `mimalloc` entry for why).
+#[cfg(feature = "python")]
+#[global_allocator]
+static GLOBAL_ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 pub use error::{Result, RustymlError};
 #[cfg(any(
     feature = "machine_learning",

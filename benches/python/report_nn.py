@@ -18,7 +18,7 @@ os.environ.setdefault("KERAS_BACKEND", "jax")
 import numpy as np
 
 import rustyml
-from rustyml.neural_network import Sequential, layers, optimizers
+from rustyml.neural_network import Sequential, layers, losses, optimizers
 
 try:
     import keras
@@ -97,6 +97,59 @@ def cnn_torch():
     return model, torch.optim.SGD(model.parameters(), lr=0.01)
 
 
+def mlp_rustyml(norm):
+    stack = [layers.Dense(256, activation="relu", input_shape=(784,))]
+    if norm:
+        stack += [layers.BatchNormalization(), layers.Dropout(0.2)]
+    stack.append(layers.Dense(128, activation="relu"))
+    if norm:
+        stack += [layers.BatchNormalization(), layers.Dropout(0.2)]
+    stack.append(layers.Dense(10))
+    model = Sequential(stack, seed=0)
+    loss = losses.SparseCategoricalCrossentropy(from_logits=True)
+    model.compile(optimizer=optimizers.Adam(1e-3), loss=loss)
+    return model
+
+
+def mlp_keras(norm):
+    stack = [keras.Input((784,)), keras.layers.Dense(256, activation="relu")]
+    if norm:
+        stack += [keras.layers.BatchNormalization(), keras.layers.Dropout(0.2)]
+    stack.append(keras.layers.Dense(128, activation="relu"))
+    if norm:
+        stack += [keras.layers.BatchNormalization(), keras.layers.Dropout(0.2)]
+    stack.append(keras.layers.Dense(10))
+    model = keras.Sequential(stack)
+    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    model.compile(optimizer=keras.optimizers.Adam(1e-3), loss=loss)
+    return model
+
+
+def mlp_torch(norm):
+    stack = [torch.nn.Linear(784, 256), torch.nn.ReLU()]
+    if norm:
+        stack += [torch.nn.BatchNorm1d(256), torch.nn.Dropout(0.2)]
+    stack += [torch.nn.Linear(256, 128), torch.nn.ReLU()]
+    if norm:
+        stack += [torch.nn.BatchNorm1d(128), torch.nn.Dropout(0.2)]
+    stack.append(torch.nn.Linear(128, 10))
+    model = torch.nn.Sequential(*stack)
+    return model, torch.optim.Adam(model.parameters(), lr=1e-3)
+
+
+def torch_fit(model, opt, x, y, batch_size, epochs):
+    """The usual PyTorch loop: shuffled mini-batches, forward, loss, backward, step."""
+    loss_fn = torch.nn.CrossEntropyLoss()
+    n = len(x)
+    for _ in range(epochs):
+        order = torch.randperm(n)
+        for start in range(0, n, batch_size):
+            idx = order[start : start + batch_size]
+            opt.zero_grad()
+            loss_fn(model(x[idx]), y[idx]).backward()
+            opt.step()
+
+
 def lstm_rustyml(steps, features, units):
     model = Sequential([layers.LSTM(units, input_shape=(steps, features)), layers.Dense(1)], seed=0)
     model.compile(optimizer=optimizers.SGD(0.01), loss="mse")
@@ -148,6 +201,43 @@ def main():
     print("| case | rustyml | Keras (JAX) | PyTorch CPU |")
     print("|---|---:|---:|---:|")
 
+    # MLP 784-256-128-10 (issue 8): training step at batch 128, plain and with
+    # BatchNormalization + Dropout; inference at batch 1 and 1024
+    xm = rng.random((1024, 784), dtype=np.float32)
+    ym = rng.integers(0, 10, 1024)
+    cases = []
+    for norm in (False, True):
+        mo = mlp_rustyml(norm)
+        mk = mlp_keras(norm) if keras else None
+        if torch is not None:
+            mt, mopt = mlp_torch(norm)
+            mt.train()
+            txm, tym = torch.from_numpy(xm), torch.from_numpy(ym)
+        label = "MLP 784-256-128-10" + (" +BN +Dropout" if norm else "")
+        cases.append(
+            (
+                f"{label} train step, batch 128",
+                lambda mo=mo: mo.train_on_batch(xm[:128], ym[:128]),
+                (lambda mk=mk: mk.train_on_batch(xm[:128], ym[:128])) if mk else None,
+                torch_step(mt, mopt, torch.nn.CrossEntropyLoss(), txm[:128], tym[:128])
+                if torch
+                else None,
+            )
+        )
+    mo, mk = mlp_rustyml(False), (mlp_keras(False) if keras else None)
+    if torch is not None:
+        mt, _ = mlp_torch(False)
+        mt.eval()
+    for batch in (1, 1024):
+        cases.append(
+            (
+                f"MLP inference, batch {batch}",
+                lambda b=batch: mo.predict(xm[:b], batch_size=b),
+                (lambda b=batch: mk.predict_on_batch(xm[:b])) if mk else None,
+                (lambda b=batch: mt(txm[:b])) if torch else None,
+            )
+        )
+
     # small CNN, batch 64 training step; inference at batch 1 and 256
     x = rng.random((256, 28, 28, 1), dtype=np.float32)
     y = rng.integers(0, 10, 256)
@@ -158,7 +248,7 @@ def main():
         tm, topt = cnn_torch()
         tx = torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2)))
         ty = torch.from_numpy(y)
-    cases = [
+    cases += [
         (
             "CNN train step, batch 64",
             lambda: ours.train_on_batch(x[:64], y[:64]),
@@ -214,7 +304,35 @@ def main():
             [min(t_k) if t_k else None, min(t_t) if t_t else None],
         )
 
+    fit_throughput(rng)
     conv_ladder(rng)
+
+
+def fit_throughput(rng):
+    """``fit`` of the MLP on 60000 x 784 float32, batch 128, shuffled: samples per second."""
+    epochs = 1 if QUICK else 10
+    x = rng.random((60000, 784), dtype=np.float32)
+    y = rng.integers(0, 10, 60000)
+    print(f"\n| fit, MLP 784-256-128-10, 60000 x 784, batch 128, {epochs} epoch(s) | samples/s |")
+    print("|---|---:|")
+
+    def timed(fn):
+        start = time.perf_counter()
+        fn()
+        return time.perf_counter() - start
+
+    model = mlp_rustyml(False)
+    ours = timed(lambda: model.fit(x, y, batch_size=128, epochs=epochs, verbose=0))
+    print(f"| rustyml | {60000 * epochs / ours:,.0f} |")
+    if keras:
+        km = mlp_keras(False)
+        t = timed(lambda: km.fit(x, y, batch_size=128, epochs=epochs, verbose=0))
+        print(f"| Keras (JAX) | {60000 * epochs / t:,.0f} ({t / ours:.2f}x) |")
+    if torch is not None:
+        tm, topt = mlp_torch(False)
+        tx, ty = torch.from_numpy(x), torch.from_numpy(y)
+        t = timed(lambda: torch_fit(tm, topt, tx, ty, 128, epochs))
+        print(f"| PyTorch CPU | {60000 * epochs / t:,.0f} ({t / ours:.2f}x) |")
 
 
 class _null:
@@ -228,9 +346,10 @@ class _null:
 def conv_ladder(rng):
     """Conv2D forward (predict) and training step (forward + backward + SGD) per shape."""
     print(
-        "\n| Conv2D (kernel, channels, size, batch) | rustyml fwd | Keras fwd | rustyml step | Keras step |"
+        "\n| Conv2D (kernel, channels, size, batch) | rustyml fwd | Keras fwd | PyTorch fwd "
+        "| rustyml step | Keras step | PyTorch step |"
     )
-    print("|---|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     shapes = [(3, 8, 32, 1), (3, 32, 32, 32), (1, 64, 16, 32), (3, 64, 64, 1)]
     if not QUICK:
         shapes += [(3, 256, 8, 32), (1, 256, 8, 32), (3, 128, 16, 32)]
@@ -245,15 +364,37 @@ def conv_case(rng, kern, ch, size, batch):
     ours.compile(optimizer=optimizers.SGD(0.001), loss="mse")
     fo = best(lambda: ours.predict(x, batch_size=batch))
     so = best(lambda: ours.train_on_batch(x, y))
+    cells_fwd, cells_step = [], []
     if keras:
         km = keras.Sequential([keras.Input((size, size, ch)), keras.layers.Conv2D(ch, kern)])
         km.compile(optimizer=keras.optimizers.SGD(0.001), loss="mse")
         fk = best(lambda: km.predict_on_batch(x))
         sk = best(lambda: km.train_on_batch(x, y))
-        cells = f"{fk * 1e3:.2f} ms ({fk / fo:.2f}x) | {so * 1e3:.2f} ms | {sk * 1e3:.2f} ms ({sk / so:.2f}x)"
+        cells_fwd.append(f"{fk * 1e3:.2f} ms ({fk / fo:.2f}x)")
+        cells_step.append(f"{sk * 1e3:.2f} ms ({sk / so:.2f}x)")
     else:
-        cells = f"- | {so * 1e3:.2f} ms | -"
-    return f"| {kern}x{kern}, {ch}, {size}x{size}, {batch} | {fo * 1e3:.2f} ms | {cells} |"
+        cells_fwd.append("-")
+        cells_step.append("-")
+    if torch is not None:
+        tm = torch.nn.Conv2d(ch, ch, kern)
+        topt = torch.optim.SGD(tm.parameters(), lr=0.001)
+        tx = torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2)))
+        ty = torch.from_numpy(np.ascontiguousarray(y.transpose(0, 3, 1, 2)))
+        with torch.no_grad():
+            ft = best(lambda: tm(tx))
+        st = best(torch_step(tm, topt, torch.nn.MSELoss(), tx, ty))
+        cells_fwd.append(f"{ft * 1e3:.2f} ms ({ft / fo:.2f}x)")
+        cells_step.append(f"{st * 1e3:.2f} ms ({st / so:.2f}x)")
+    else:
+        cells_fwd.append("-")
+        cells_step.append("-")
+    return (
+        f"| {kern}x{kern}, {ch}, {size}x{size}, {batch} | {fo * 1e3:.2f} ms | "
+        + " | ".join(cells_fwd)
+        + f" | {so * 1e3:.2f} ms | "
+        + " | ".join(cells_step)
+        + " |"
+    )
 
 
 if __name__ == "__main__":

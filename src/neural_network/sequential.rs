@@ -182,9 +182,12 @@ impl Sequential {
         }
         let loss = loss_fn.compute_loss(y, &out)?;
         let mut grad = loss_fn.compute_grad(y, &out)?;
-        for layer in self.layers.iter_mut().rev() {
+        let (first, rest) = self.layers.split_first_mut().expect("checked non-empty");
+        for layer in rest.iter_mut().rev() {
             grad = layer.backward(&grad)?;
         }
+        // nothing reads the gradient of the network's input
+        first.backward_params_only(&grad)?;
         let scale = match optimizer.global_clipnorm() {
             Some(max_norm) => clip_scale(&mut self.layers, max_norm),
             None => 1.0,

@@ -41,6 +41,12 @@ pub trait Layer: std::any::Any + Send + Sync {
     fn predict(&self, input: &Tensor) -> RustymlResult<Tensor>;
     /// Stores the parameter gradients and returns the gradient with respect to the input.
     fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor>;
+    /// `backward` for a network's first layer, whose input gradient nobody reads: stores the
+    /// same parameter gradients; layers whose input gradient costs a product of its own skip
+    /// computing it.
+    fn backward_params_only(&mut self, grad_output: &Tensor) -> RustymlResult<()> {
+        self.backward(grad_output).map(drop)
+    }
     fn layer_type(&self) -> &str {
         "Unknown"
     }
@@ -111,6 +117,9 @@ impl Layer for Box<dyn Layer> {
     }
     fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
         (**self).backward(grad_output)
+    }
+    fn backward_params_only(&mut self, grad_output: &Tensor) -> RustymlResult<()> {
+        (**self).backward_params_only(grad_output)
     }
     fn layer_type(&self) -> &str {
         (**self).layer_type()

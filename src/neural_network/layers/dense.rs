@@ -38,6 +38,23 @@ fn glorot_uniform(fan_in: usize, fan_out: usize, random_state: Option<u64>) -> A
 }
 
 impl Dense {
+    /// Stores dW = xᵀ dZ and db = the column sums of dZ (row order, serial); returns dZ.
+    fn parameter_gradients(&mut self, grad_output: &Tensor) -> RustymlResult<Array2<f32>> {
+        let (Some(x), Some(out)) = (&self.input_cache, &self.output_cache) else {
+            return Err(Error::forward_pass_not_run("Dense"));
+        };
+        if grad_output.shape() != out.shape() {
+            return Err(Error::shape_mismatch(out.shape(), grad_output.shape()));
+        }
+        let dz = self.activation.backward(out, grad_output)?;
+        let dz = dz
+            .into_dimensionality::<Ix2>()
+            .expect("the cached output is 2D");
+        self.grad_weights = Some(dot_par(x.t(), dz.view(), nested_parallelism())?);
+        self.grad_bias = Some(dz.sum_axis(Axis(0)).insert_axis(Axis(0)));
+        Ok(dz)
+    }
+
     /// A layer mapping `input_dim` features to `units`, weights drawn from the global seed
     /// stream (or entropy); `with_random_state` fixes them.
     pub fn new(
@@ -147,21 +164,13 @@ impl Layer for Dense {
     }
 
     fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
-        let (Some(x), Some(out)) = (&self.input_cache, &self.output_cache) else {
-            return Err(Error::forward_pass_not_run("Dense"));
-        };
-        if grad_output.shape() != out.shape() {
-            return Err(Error::shape_mismatch(out.shape(), grad_output.shape()));
-        }
-        let dz = self.activation.backward(out, grad_output)?;
-        let dz = dz
-            .into_dimensionality::<Ix2>()
-            .expect("the cached output is 2D");
-        let par = nested_parallelism();
-        // dW = xᵀ dZ, db = column sums of dZ (row order, serial), dX = dZ Wᵀ.
-        self.grad_weights = Some(dot_par(x.t(), dz.view(), par)?);
-        self.grad_bias = Some(dz.sum_axis(Axis(0)).insert_axis(Axis(0)));
-        Ok(dot_par(dz.view(), self.weights.t(), par)?.into_dyn())
+        let dz = self.parameter_gradients(grad_output)?;
+        // dX = dZ Wᵀ
+        Ok(dot_par(dz.view(), self.weights.t(), nested_parallelism())?.into_dyn())
+    }
+
+    fn backward_params_only(&mut self, grad_output: &Tensor) -> RustymlResult<()> {
+        self.parameter_gradients(grad_output).map(drop)
     }
 
     fn layer_type(&self) -> &str {
@@ -243,6 +252,9 @@ mod tests {
         let x = input();
         let out = d.forward(&x).unwrap();
         let c = Tensor::from_shape_fn(out.raw_dim(), |i| 0.3 + 0.2 * (i[0] + 3 * i[1]) as f32);
+        let mut twin = layer(act);
+        twin.forward(&x).unwrap();
+        twin.backward_params_only(&c).unwrap();
         let dx = d.backward(&c).unwrap();
         let loss = |d: &Dense, x: &Tensor| -> f64 {
             let o = d.predict(x).unwrap();
@@ -263,6 +275,9 @@ mod tests {
             );
         }
         let grads: Vec<Vec<f32>> = d.parameters().iter().map(|p| p.grad.to_vec()).collect();
+        // the first layer's pass (no input gradient) stores the same parameter gradients
+        let twin_grads: Vec<Vec<f32>> = twin.parameters().iter().map(|p| p.grad.to_vec()).collect();
+        assert_eq!(twin_grads, grads);
         for (k, g) in grads.iter().enumerate() {
             for (i, &gi) in g.iter().enumerate() {
                 let orig = d.parameters()[k].value[i];

@@ -305,6 +305,22 @@ impl<D: Dimension> ConvNd<D> {
     }
 
     pub(crate) fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+        Ok(self
+            .backward_with(grad_output, true)?
+            .expect("input gradient requested"))
+    }
+
+    pub(crate) fn backward_params_only(&mut self, grad_output: &Tensor) -> RustymlResult<()> {
+        self.backward_with(grad_output, false).map(drop)
+    }
+
+    /// The parameter gradients, and the input gradient when `input_gradient` (it is a product
+    /// as large as the weight gradient's, wasted on a network's first layer).
+    fn backward_with(
+        &mut self,
+        grad_output: &Tensor,
+        input_gradient: bool,
+    ) -> RustymlResult<Option<Tensor>> {
         let (Some(x), Some(out)) = (&self.input_cache, &self.output_cache) else {
             return Err(Error::forward_pass_not_run(self.name));
         };
@@ -319,15 +335,15 @@ impl<D: Dimension> ConvNd<D> {
         // A transposed layer's output is its convolution's input, its input that
         // convolution's output gradient.
         let (dw, dx) = if self.transposed {
-            (
-                engine::backward_weights(&geom, batch, dz, xs)?,
-                engine::forward(&geom, batch, dz, kernel, None, None)?,
-            )
+            let dx = input_gradient
+                .then(|| engine::forward(&geom, batch, dz, kernel, None, None))
+                .transpose()?;
+            (engine::backward_weights(&geom, batch, dz, xs)?, dx)
         } else {
-            (
-                engine::backward_weights(&geom, batch, xs, dz)?,
-                engine::backward_data(&geom, batch, dz, kernel, None)?,
-            )
+            let dx = input_gradient
+                .then(|| engine::backward_data(&geom, batch, dz, kernel, None))
+                .transpose()?;
+            (engine::backward_weights(&geom, batch, xs, dz)?, dx)
         };
         let dw = dw
             .into_shape_with_order(IxDyn(&self.kernel_shape()))
@@ -498,6 +514,12 @@ macro_rules! conv_layer {
         impl $crate::neural_network::traits::Layer for $layer {
             $crate::neural_network::layers::layer_util::core_passes!();
 
+            fn backward_params_only(
+                &mut self,
+                grad_output: &$crate::neural_network::Tensor,
+            ) -> $crate::error::RustymlResult<()> {
+                self.core.backward_params_only(grad_output)
+            }
 
             fn layer_type(&self) -> &str {
                 self.core.layer_type()
@@ -613,6 +635,11 @@ mod tests {
         }
         let grads: Vec<Vec<f32>> = layer.parameters().iter().map(|p| p.grad.to_vec()).collect();
         assert_eq!(grads.len(), 2);
+        // the first layer's pass (no input gradient) stores the same parameter gradients
+        layer.forward(&x).unwrap();
+        layer.backward_params_only(&c).unwrap();
+        let again: Vec<Vec<f32>> = layer.parameters().iter().map(|p| p.grad.to_vec()).collect();
+        assert_eq!(again, grads, "{}", layer.layer_type());
         for (k, g) in grads.iter().enumerate() {
             for (i, &gi) in g.iter().enumerate() {
                 let orig = layer.parameters()[k].value[i];
