@@ -196,7 +196,7 @@ pub fn sq_sum(x: ArrayView1<f64>) -> f64 {
 /// Sum of `f(a, b)` over two equally long slices with eight independent lanes, like
 /// [`lane_fold`].
 #[inline]
-fn lane_fold2(a: &[f64], b: &[f64], f: impl Fn(f64, f64) -> f64) -> f64 {
+fn lane_fold2<T: Copy>(a: &[T], b: &[T], f: impl Fn(T, T) -> f64) -> f64 {
     let mut acc = [0.0f64; LANES];
     let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
     let (ra, rb) = (ca.remainder(), cb.remainder());
@@ -231,6 +231,24 @@ pub fn sum_zip(a: ArrayView1<f64>, b: ArrayView1<f64>, f: impl Fn(f64, f64) -> f
                 with_block(&b, r, |sb| lane_fold2(sa, sb, &f))
             })
         },
+        |x, y| x + y,
+    )
+}
+
+/// Deterministic f64 sum of `f(a[i], b[i])` over two equally long f32 slices (a network
+/// loss: every element pair mapped into f64), in the same blocks and lanes as [`sum_zip`].
+///
+/// # Panics
+/// If the lengths differ (callers validate shapes first).
+pub fn sum_zip_f32(a: &[f32], b: &[f32], f: impl Fn(f32, f32) -> f64 + Sync) -> f64 {
+    assert_eq!(a.len(), b.len(), "sum_zip_f32: lengths differ");
+    blocked_fold(
+        a.len(),
+        BLOCK,
+        &SUM_F64,
+        a.len().saturating_mul(2),
+        0.0,
+        |r| lane_fold2(&a[r.clone()], &b[r], &f),
         |x, y| x + y,
     )
 }
@@ -560,6 +578,17 @@ mod tests {
             let (s, p) = serial_and_parallel(&SUM_F64, || moments(x.view()));
             assert_eq!(s.mean.to_bits(), p.mean.to_bits(), "mean n={n}");
             assert_eq!(s.m2.to_bits(), p.m2.to_bits(), "m2 n={n}");
+            let (a, b): (Vec<f32>, Vec<f32>) =
+                x.iter().map(|&v| (v as f32, 0.5 * v as f32)).unzip();
+            let sq_diff = |t: f32, p: f32| (t as f64 - p as f64).powi(2);
+            let (s, p) = serial_and_parallel(&SUM_F64, || sum_zip_f32(&a, &b, sq_diff));
+            assert_eq!(s.to_bits(), p.to_bits(), "sum_zip_f32 n={n}");
+            // oracle: the plain f64 sum, within n u of the total (all terms non-negative)
+            let plain: f64 = a.iter().zip(&b).map(|(&t, &p)| sq_diff(t, p)).sum();
+            assert!(
+                (s - plain).abs() <= n as f64 * f64::EPSILON * plain,
+                "n={n}"
+            );
         }
     }
 

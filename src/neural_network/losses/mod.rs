@@ -32,18 +32,21 @@ pub(crate) fn check_pair(y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<()> 
     Ok(())
 }
 
-/// The mean of `f(t, p)` over every element pair, accumulated in f64.
+/// The mean of `f(t, p)` over every element pair, accumulated in f64 by the deterministic
+/// blocked fold (eight lanes per block, blocks merged in order: the same bits at any thread
+/// count, and no serial chain of dependent additions).
 pub(crate) fn elementwise_mean(
     y_true: &Tensor,
     y_pred: &Tensor,
-    f: impl Fn(f64, f64) -> f64,
+    f: impl Fn(f64, f64) -> f64 + Sync,
 ) -> RustymlResult<f32> {
     check_pair(y_true, y_pred)?;
-    let total: f64 = y_true
-        .iter()
-        .zip(y_pred.iter())
-        .map(|(&t, &p)| f(t as f64, p as f64))
-        .sum();
+    let (t, p) = (y_true.as_standard_layout(), y_pred.as_standard_layout());
+    let (t, p) = (
+        t.as_slice().expect("standard layout"),
+        p.as_slice().expect("standard layout"),
+    );
+    let total = crate::math::reduction::sum_zip_f32(t, p, |t, p| f(t as f64, p as f64));
     Ok((total / y_true.len() as f64) as f32)
 }
 

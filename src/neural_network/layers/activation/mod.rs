@@ -133,15 +133,9 @@ impl Activation {
     pub fn derivative_from_output(&self, a: f32) -> f32 {
         match *self {
             Activation::Linear | Activation::Softmax => 1.0,
-            Activation::ReLU => {
-                if a > 0.0 {
-                    1.0
-                } else {
-                    0.0
-                }
-            }
-            Activation::Sigmoid => a * (1.0 - a),
-            Activation::Tanh => 1.0 - a * a,
+            Activation::ReLU => relu_derivative(a),
+            Activation::Sigmoid => sigmoid_derivative(a),
+            Activation::Tanh => tanh_derivative(a),
             Activation::LeakyReLU { negative_slope } => {
                 if a >= 0.0 {
                     1.0
@@ -264,10 +258,36 @@ impl Activation {
                 let lane = activated.shape().last().copied().unwrap_or(1);
                 zip_lanes_f32(gate, g, a, lane, softmax_lane_backward);
             }
+            // The common activations get a loop of their own: matching the variant per
+            // element keeps the loop from vectorising.
+            Activation::ReLU => zip_f32(gate, g, a, |g, a| g * relu_derivative(a)),
+            Activation::Sigmoid => zip_f32(gate, g, a, |g, a| g * sigmoid_derivative(a)),
+            Activation::Tanh => zip_f32(gate, g, a, |g, a| g * tanh_derivative(a)),
             act => zip_f32(gate, g, a, move |g, a| g * act.derivative_from_output(a)),
         }
         Ok(grad)
     }
+}
+
+/// Derivatives from the activated output, shared by [`Activation::derivative_from_output`]
+/// and the vectorised loops of [`Activation::backward`].
+#[inline]
+fn relu_derivative(a: f32) -> f32 {
+    if a > 0.0 {
+        1.0
+    } else {
+        0.0
+    }
+}
+
+#[inline]
+fn sigmoid_derivative(a: f32) -> f32 {
+    a * (1.0 - a)
+}
+
+#[inline]
+fn tanh_derivative(a: f32) -> f32 {
+    1.0 - a * a
 }
 
 fn softmax_rank_error(shape: &[usize]) -> Error {

@@ -292,39 +292,60 @@ impl ConvGeometry {
 
     /// Appends the patch rows of output positions `first..first + rows` to `cols` (every
     /// value written once, so the buffer needs no zeroing first).
+    ///
+    /// Positions are taken an output row at a time: the source rows of the kernel's (z, y)
+    /// taps depend on the output row only, so they are resolved once per row rather than per
+    /// position (which dominated for few input channels, where each run is a few values).
     fn im2col(&self, x: &[f32], first: usize, rows: usize, cols: &mut Vec<f32>) {
         let c = self.in_channels;
         let [_, oh, ow] = self.output;
         let [_, ih, iw] = self.input;
+        let kx = self.kernel[2];
         cols.reserve(rows * self.patch_len());
-        for pos in first..first + rows {
-            let (oz, oy, ox) = (pos / (oh * ow), (pos / ow) % oh, pos % ow);
+        // per (tz, ty) tap of the current output row: the first input cell of its source row
+        // (`None` in the padding)
+        let mut source_rows: Vec<Option<usize>> =
+            Vec::with_capacity(self.kernel[0] * self.kernel[1]);
+        let end = first + rows;
+        let mut pos = first;
+        while pos < end {
+            let (oz, oy, ox_first) = (pos / (oh * ow), (pos / ow) % oh, pos % ow);
+            let ox_end = ow.min(ox_first + (end - pos));
+            source_rows.clear();
             for tz in 0..self.kernel[0] {
                 let iz = self.source(0, oz, tz);
                 for ty in 0..self.kernel[1] {
                     let iy = self.source(1, oy, ty);
-                    // An undilated kernel row wholly inside the input is one contiguous run of
-                    // `kx * c` values: copy it at once (same values, same order).
-                    let kx = self.kernel[2];
-                    let x0 = (ox * self.strides[2]).checked_sub(self.pad[2]);
-                    if let (Some(z), Some(y), Some(x0), 1) = (iz, iy, x0, self.dilation[2]) {
-                        if x0 + kx <= iw {
-                            let at = ((z * ih + y) * iw + x0) * c;
+                    source_rows.push(iz.zip(iy).map(|(z, y)| (z * ih + y) * iw));
+                }
+            }
+            for ox in ox_first..ox_end {
+                // An undilated kernel row wholly inside the input is one contiguous run of
+                // `kx * c` values: copy it at once (same values, same order).
+                let x0 = (ox * self.strides[2]).checked_sub(self.pad[2]);
+                let whole_run = x0.filter(|&x0| self.dilation[2] == 1 && x0 + kx <= iw);
+                for &row in &source_rows {
+                    match (row, whole_run) {
+                        (Some(row), Some(x0)) => {
+                            let at = (row + x0) * c;
                             push_run(cols, &x[at..at + kx * c]);
-                            continue;
                         }
-                    }
-                    for tx in 0..kx {
-                        match (iz, iy, self.source(2, ox, tx)) {
-                            (Some(z), Some(y), Some(xx)) => {
-                                let at = ((z * ih + y) * iw + xx) * c;
-                                push_run(cols, &x[at..at + c]);
+                        (Some(row), None) => {
+                            for tx in 0..kx {
+                                match self.source(2, ox, tx) {
+                                    Some(xx) => {
+                                        let at = (row + xx) * c;
+                                        push_run(cols, &x[at..at + c]);
+                                    }
+                                    None => cols.extend(std::iter::repeat_n(0.0, c)),
+                                }
                             }
-                            _ => cols.extend(std::iter::repeat_n(0.0, c)),
                         }
+                        (None, _) => cols.extend(std::iter::repeat_n(0.0, kx * c)),
                     }
                 }
             }
+            pos += ox_end - ox_first;
         }
     }
 

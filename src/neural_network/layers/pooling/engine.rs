@@ -110,6 +110,12 @@ impl PoolGeometry {
         for d in 0..rank {
             axes[3 - rank + d] = AxisPlan::new(input_shape[1 + d], pool[d], strides[d], padding)?;
         }
+        let in_cells = axes
+            .iter()
+            .try_fold(1usize, |n, a| n.checked_mul(a.input))?;
+        if in_cells > ArgMax::MAX as usize {
+            return None; // more spatial cells per sample than an arg-max can index
+        }
         Some(Self {
             batch,
             channels,
@@ -179,19 +185,25 @@ impl PoolGeometry {
     }
 }
 
+/// A max-pooling arg-max: the flat spatial index of a tap within its sample. 32 bits, the
+/// width of the f32 values it travels beside, so the select loops vectorise lane for lane
+/// ([`PoolGeometry::new`] refuses inputs with more spatial cells than it can index).
+pub type ArgMax = u32;
+
 /// Max pooling: the output and, per output element, the flat spatial index (within its
 /// sample) of the tap that won — the first maximum in row-major window order. With
 /// `track_argmax` false (inference) the arg-max comes back empty and is never computed.
-pub fn max_forward(x: &[f32], g: &PoolGeometry, track_argmax: bool) -> (Vec<f32>, Vec<usize>) {
+pub fn max_forward(x: &[f32], g: &PoolGeometry, track_argmax: bool) -> (Vec<f32>, Vec<ArgMax>) {
     let mut out = vec![0.0f32; g.batch * g.out_cells() * g.channels];
-    let mut arg = vec![0usize; if track_argmax { out.len() } else { 0 }];
-    let window_max = |p: usize, c0: usize, out: &mut [f32], mut arg: Option<&mut [usize]>| {
+    let mut arg = vec![0; if track_argmax { out.len() } else { 0 }];
+    let window_max = |p: usize, c0: usize, out: &mut [f32], mut arg: Option<&mut [ArgMax]>| {
         let (b, o) = (p / g.out_cells(), p % g.out_cells());
         let w = g.window(g.split(o, |a| a.output));
         let mut first = true;
         for_each_cell(g, w, |s| {
             let base = (b * g.in_cells() + s) * g.channels + c0;
             let row = &x[base..base + out.len()];
+            let s = s as ArgMax;
             if first {
                 out.copy_from_slice(row);
                 if let Some(arg) = arg.as_deref_mut() {
@@ -204,10 +216,12 @@ pub fn max_forward(x: &[f32], g: &PoolGeometry, track_argmax: bool) -> (Vec<f32>
             // maximum (and a NaN already held is never replaced, as in the branchy form).
             match arg.as_deref_mut() {
                 Some(arg) => {
+                    // Blends by bit masks: baseline x86-64 (SSE2) has no blend instruction,
+                    // and written as `if` selects this loop compiled to a branch per lane.
                     for ((v, a), &r) in out.iter_mut().zip(arg.iter_mut()).zip(row) {
-                        let wins = r > *v;
-                        *v = if wins { r } else { *v };
-                        *a = if wins { s } else { *a };
+                        let take = u32::from(r > *v).wrapping_neg();
+                        *v = f32::from_bits((r.to_bits() & take) | (v.to_bits() & !take));
+                        *a = (s & take) | (*a & !take);
                     }
                 }
                 None => {
@@ -255,21 +269,21 @@ pub fn avg_forward(x: &[f32], g: &PoolGeometry) -> Vec<f32> {
 }
 
 /// Max pooling's input gradient: each output element's gradient goes to its arg-max cell.
-pub fn max_backward(grad_out: &[f32], g: &PoolGeometry, argmax: &[usize]) -> Vec<f32> {
+pub fn max_backward(grad_out: &[f32], g: &PoolGeometry, argmax: &[ArgMax]) -> Vec<f32> {
     let mut grad = vec![0.0f32; g.batch * g.in_cells() * g.channels];
     drive_without_aux(g, g.batch * g.in_cells(), &mut grad, |q, c0, gin| {
         let (b, s) = (q / g.in_cells(), q % g.in_cells());
+        let cell = s as ArgMax;
         for_each_cover(g, g.split(s, |a| a.input), |o| {
             let base = (b * g.out_cells() + o) * g.channels + c0;
             let span = base..base + gin.len();
+            // a select, so the loop vectorises (adding 0.0 to a cell leaves its value)
             for ((v, &d), &a) in gin
                 .iter_mut()
                 .zip(&grad_out[span.clone()])
                 .zip(&argmax[span])
             {
-                if a == s {
-                    *v += d;
-                }
+                *v += if a == cell { d } else { 0.0 };
             }
         });
     });

@@ -75,7 +75,7 @@ fn pool_forward(
     input: &Tensor,
     g: &PoolGeometry,
     training: bool,
-) -> (Vec<f32>, Vec<usize>) {
+) -> (Vec<f32>, Vec<engine::ArgMax>) {
     let x = input.as_standard_layout();
     let x = x.as_slice().expect("standard layout is contiguous");
     if max {
@@ -90,7 +90,7 @@ fn pool_backward(
     max: bool,
     grad_output: &Tensor,
     g: &PoolGeometry,
-    argmax: &[usize],
+    argmax: &[engine::ArgMax],
 ) -> RustymlResult<Tensor> {
     let d = grad_output.as_standard_layout();
     let d = d.as_slice().expect("standard layout is contiguous");
@@ -107,7 +107,7 @@ fn pool_backward(
 struct Cache {
     geometry: PoolGeometry,
     /// Max pooling's winning tap per output element (empty for average pooling).
-    argmax: Vec<usize>,
+    argmax: Vec<engine::ArgMax>,
 }
 
 /// Window pooling over `N` spatial axes: max when `MAX`, otherwise average. Used through its
