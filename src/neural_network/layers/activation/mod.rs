@@ -33,13 +33,7 @@ pub enum Activation {
 
 #[inline]
 fn sigmoid(x: f32) -> f32 {
-    // Two branches keep exp's argument non-positive: no overflow, full precision near 0 and 1.
-    if x >= 0.0 {
-        1.0 / (1.0 + (-x).exp())
-    } else {
-        let e = x.exp();
-        e / (1.0 + e)
-    }
+    f32_math::sigmoid(x)
 }
 
 #[inline]
@@ -85,6 +79,16 @@ impl Activation {
         }
     }
 
+    /// [`Activation::apply_scalar`] over a slice in place, the variant matched once so the
+    /// loop vectorises (the same values as element by element).
+    pub fn apply_slice(&self, xs: &mut [f32]) {
+        match *self {
+            Activation::Sigmoid => xs.iter_mut().for_each(|v| *v = sigmoid(*v)),
+            Activation::Tanh => xs.iter_mut().for_each(|v| *v = f32_math::tanh(*v)),
+            act => xs.iter_mut().for_each(|v| *v = act.apply_scalar(*v)),
+        }
+    }
+
     /// Applies the activation to a scalar (every variant but softmax).
     #[inline]
     pub fn apply_scalar(&self, x: f32) -> f32 {
@@ -99,7 +103,7 @@ impl Activation {
                 }
             }
             Activation::Sigmoid => sigmoid(x),
-            Activation::Tanh => x.tanh(),
+            Activation::Tanh => f32_math::tanh(x),
             Activation::LeakyReLU { negative_slope } => {
                 if x >= 0.0 {
                     x
@@ -518,6 +522,7 @@ macro_rules! parameterless_activation_layer {
 
 pub mod elu;
 pub mod exponential;
+pub(crate) mod f32_math;
 pub mod hard_sigmoid;
 pub mod leaky_relu;
 pub mod linear;

@@ -373,23 +373,24 @@ impl Recurrent {
                     let c_next = &mut c_tail[..bu];
                     let ac =
                         &mut extra.as_slice_mut().expect("standard layout")[t * bu..(t + 1) * bu];
+                    // Gate by gate over whole slices, so each activation loop vectorises.
                     for b in 0..batch {
                         let row = &mut a[b * gu..(b + 1) * gu];
+                        ract.apply_slice(&mut row[..2 * u]); // i, f
+                        act.apply_slice(&mut row[2 * u..3 * u]); // g
+                        ract.apply_slice(&mut row[3 * u..]); // o
+                        let cells = b * u..(b + 1) * u;
+                        let (c_prev, c_next) = (&c_prev[cells.clone()], &mut c_next[cells.clone()]);
+                        let (ac, h_next) = (&mut ac[cells.clone()], &mut h_next[cells]);
                         for j in 0..u {
-                            let k = b * u + j;
-                            let i = ract.apply_scalar(row[j]);
-                            let f = ract.apply_scalar(row[u + j]);
-                            let g = act.apply_scalar(row[2 * u + j]);
-                            let o = ract.apply_scalar(row[3 * u + j]);
-                            let c = f * c_prev[k] + i * g;
-                            let a_c = act.apply_scalar(c);
-                            row[j] = i;
-                            row[u + j] = f;
-                            row[2 * u + j] = g;
-                            row[3 * u + j] = o;
-                            c_next[k] = c;
-                            ac[k] = a_c;
-                            h_next[k] = o * a_c;
+                            let (i, f, g) = (row[j], row[u + j], row[2 * u + j]);
+                            let c = f * c_prev[j] + i * g;
+                            c_next[j] = c;
+                            ac[j] = c;
+                        }
+                        act.apply_slice(ac);
+                        for j in 0..u {
+                            h_next[j] = row[3 * u + j] * ac[j];
                         }
                     }
                 }
