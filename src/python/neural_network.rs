@@ -1348,27 +1348,24 @@ impl PySequential {
             .collect())
     }
 
-    /// One epoch of mini-batch training; returns the sample-weighted mean loss and, with
-    /// `keep_outputs`, the training-mode outputs of every batch (concatenated in batch order)
-    /// and the sample order they follow, for Keras's running training metrics. `progress` is
-    /// called as `progress(batches_done, mean_loss_so_far)` after every batch.
-    #[pyo3(signature = (x, y, batch_size, shuffle, epoch, progress=None, keep_outputs=false))]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn train_epoch<'py>(
+    /// One epoch of mini-batch training; returns the sample-weighted mean loss. `progress`
+    /// is called as `progress(batches_done, mean_loss_so_far)` after every batch, and
+    /// `batch_output` (for Keras's running training metrics) as `batch_output(output, indices)`
+    /// with the batch's training-mode output and the samples it holds, so no epoch-long copy
+    /// of the outputs is kept.
+    #[pyo3(signature = (x, y, batch_size, shuffle, epoch, progress=None, batch_output=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn train_epoch(
         &self,
-        py: Python<'py>,
-        x: PyReadonlyArrayDyn<'py, f32>,
-        y: PyReadonlyArrayDyn<'py, f32>,
+        py: Python<'_>,
+        x: PyReadonlyArrayDyn<'_, f32>,
+        y: PyReadonlyArrayDyn<'_, f32>,
         batch_size: usize,
         shuffle: bool,
         epoch: u64,
         progress: Option<Py<PyAny>>,
-        keep_outputs: bool,
-    ) -> PyResult<(
-        f32,
-        Option<Bound<'py, PyArrayDyn<f32>>>,
-        Option<Bound<'py, numpy::PyArray1<usize>>>,
-    )> {
+        batch_output: Option<Py<PyAny>>,
+    ) -> PyResult<f32> {
         let batch_size = check_batch(batch_size)?;
         let (xv, yv) = (x.as_array(), y.as_array());
         let n = xv.shape()[0];
@@ -1393,10 +1390,9 @@ impl PySequential {
             order.shuffle(&mut rng);
         }
         let model = &mut st.model;
-        let (loss, outputs) = py.detach(|| -> PyResult<(f32, Vec<Tensor>)> {
+        py.detach(|| -> PyResult<f32> {
             let mut total = 0.0f64;
             let mut seen = 0usize;
-            let mut outputs = Vec::new();
             for (b, idx) in order.chunks(batch_size).enumerate() {
                 let (xb, yb) = (gather(&xv, idx), gather(&yv, idx));
                 let (loss, out) = model.train_batch_with_output(&xb, &yb).map_err(to_py_err)?;
@@ -1405,32 +1401,22 @@ impl PySequential {
                         "the loss became {loss} at batch {b}: lower the learning rate or scale the inputs"
                     )));
                 }
-                if keep_outputs {
-                    outputs.push(out);
-                }
                 total += f64::from(loss) * idx.len() as f64;
                 seen += idx.len();
                 Python::attach(|py| -> PyResult<()> {
                     py.check_signals()?;
+                    if let Some(cb) = &batch_output {
+                        let indices = numpy::PyArray1::from_slice(py, idx);
+                        cb.call1(py, (out.into_pyarray(py), indices))?;
+                    }
                     if let Some(cb) = &progress {
                         cb.call1(py, (b + 1, (total / seen as f64) as f32))?;
                     }
                     Ok(())
                 })?;
             }
-            Ok(((total / seen.max(1) as f64) as f32, outputs))
-        })?;
-        if !keep_outputs {
-            return Ok((loss, None, None));
-        }
-        let views: Vec<_> = outputs.iter().map(|o| o.view()).collect();
-        let joined = ndarray::concatenate(Axis(0), &views)
-            .map_err(|e| PyValueError::new_err(format!("joining batch outputs: {e}")))?;
-        Ok((
-            loss,
-            Some(joined.into_pyarray(py)),
-            Some(numpy::PyArray1::from_vec(py, order)),
-        ))
+            Ok((total / seen.max(1) as f64) as f32)
+        })
     }
 
     fn evaluate(

@@ -275,17 +275,19 @@ class Sequential:
             _call(cbs, "on_epoch_begin", epoch, None)
             progress = _Progress(verbose, n_batches, epoch, epochs)
             metric_fns = self._compiled[3]
-            loss, outputs, order = self._native.train_epoch(
-                x, y, batch_size, bool(shuffle), epoch, progress.update, bool(metric_fns)
+            running = _RunningMetrics(metric_fns, y, self.loss) if metric_fns else None
+            loss = self._native.train_epoch(
+                x,
+                y,
+                batch_size,
+                bool(shuffle),
+                epoch,
+                progress.update,
+                running.add if running else None,
             )
             logs = {"loss": loss}
-            if metric_fns:
-                # Keras's training metrics: each batch's value on its training-mode output
-                # (dropout on, weights as they were before that batch's step), averaged over
-                # the epoch weighted by batch size
-                seen = y[order]
-                for name, fn in metric_fns:
-                    logs[name] = self._running_metric(fn, seen, outputs, batch_size)
+            if running:
+                logs.update(running.results())
             if vx is not None:
                 logs["val_loss"] = self._native.evaluate(vx, vy, max(batch_size, 256))
                 if metric_fns:
@@ -299,14 +301,6 @@ class Sequential:
         _call(cbs, "on_train_end", None)
         self.history = history
         return history
-
-    def _running_metric(self, fn, y, outputs, batch_size):
-        total = 0.0
-        for start in range(0, len(y), batch_size):
-            stop = min(start + batch_size, len(y))
-            value = fn(y[start:stop], outputs[start:stop], self.loss.name, self.loss.from_logits)
-            total += value * (stop - start)
-        return total / len(y)
 
     def evaluate(self, x, y, batch_size=32, verbose=0, return_dict=False):
         """The loss (and metrics) on ``x, y``; a float, a list, or a dict."""
@@ -333,7 +327,7 @@ class Sequential:
         y = self._prepare_y(y, len(x))
         if len(x) == 0:
             raise ValueError("train_on_batch needs at least one sample")
-        return self._native.train_epoch(x, y, len(x), False, 0, None)[0]
+        return self._native.train_epoch(x, y, len(x), False, 0, None)
 
     def predict(self, x, batch_size=32, verbose=0):
         """Inference outputs (float32), dropout and noise off, running statistics used."""
@@ -426,6 +420,27 @@ class Sequential:
             ) from None
         model.set_weights(weights)
         return model
+
+
+class _RunningMetrics:
+    """Keras's training metrics: each batch's value on its training-mode output (dropout on,
+    weights as they were before that batch's step), averaged over the epoch weighted by batch
+    size. ``add`` receives every batch's output and sample indices from the native loop."""
+
+    def __init__(self, metric_fns, y, loss):
+        self.metric_fns, self.y, self.loss = metric_fns, y, loss
+        self.totals = dict.fromkeys((name for name, _ in metric_fns), 0.0)
+        self.seen = 0
+
+    def add(self, output, indices):
+        y = self.y[indices]
+        for name, fn in self.metric_fns:
+            value = fn(y, output, self.loss.name, self.loss.from_logits)
+            self.totals[name] += value * len(indices)
+        self.seen += len(indices)
+
+    def results(self):
+        return {name: total / max(self.seen, 1) for name, total in self.totals.items()}
 
 
 def _call(cbs, hook, *args):
