@@ -60,13 +60,18 @@ pub fn power_sum_limit(n_terms: usize, p: f64) -> f64 {
     (f64::MAX / 2.0 / n_terms.max(1) as f64).powf(1.0 / p) / 2.0
 }
 
+/// The largest magnitude in `x` (0 when empty). NaN is another check's business: `f64::max`
+/// skips it.
+pub fn max_abs(x: &ArrayView2<f64>) -> f64 {
+    x.iter().fold(0.0f64, |m, v| m.max(v.abs()))
+}
+
 /// `x`'s values must be small enough for `what` (sums of p-th powers over a row) to stay
 /// finite in f64. Beyond, distances and kernels overflow to infinity and the differences of
 /// infinities that follow are NaN, so the input is refused up front, naming the bound.
 pub fn check_power_sum_range(x: &ArrayView2<f64>, p: f64, name: &str, what: &str) -> Result<()> {
     let limit = power_sum_limit(x.ncols(), p);
-    // NaN is another check's business: `f64::max` skips it
-    let largest = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let largest = max_abs(x);
     if largest.is_infinite() {
         // only reachable where NaN is let through (pairwise propagates it): infinity is not
         // propagated, since inf - inf would turn some of its distances into NaN

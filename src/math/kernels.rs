@@ -8,7 +8,7 @@
 
 use crate::error::{Result, RustymlError};
 use crate::math::{distance, elementwise, matmul, reduction};
-use crate::validation::check_power_sum_range;
+use crate::validation::{check_power_sum_range, max_abs};
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Zip};
 use serde::{Deserialize, Serialize};
 
@@ -115,7 +115,7 @@ impl Kernel {
     /// `(gamma * n_features * max|x|^2 + |coef0|)^degree`. NaN in `x` is another check's.
     pub fn check_range(&self, x: &ArrayView2<f64>, name: &str, n_terms: usize) -> Result<()> {
         check_power_sum_range(x, 2.0, name, "kernel values")?;
-        let largest = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let largest = max_abs(x);
         let dot_bound = x.ncols() as f64 * largest * largest;
         let (bound, knobs) = match *self {
             Kernel::Linear => (dot_bound, "the features' scale"),
