@@ -359,10 +359,8 @@ impl Recurrent {
             let h_next = &mut h_tail[..bu];
             match self.cell {
                 Cell::Simple => {
-                    for (a, h) in a.iter_mut().zip(h_next.iter_mut()) {
-                        *a = act.apply_scalar(*a);
-                        *h = *a;
-                    }
+                    act.apply_slice(a);
+                    h_next.copy_from_slice(a);
                 }
                 Cell::Lstm => {
                     let (c_head, c_tail) = cs
@@ -399,12 +397,10 @@ impl Recurrent {
                         &mut extra.as_slice_mut().expect("standard layout")[t * bu..(t + 1) * bu];
                     for b in 0..batch {
                         let row = &mut a[b * gu..(b + 1) * gu];
+                        ract.apply_slice(&mut row[..2 * u]); // z, r
                         for j in 0..u {
                             let k = b * u + j;
-                            row[j] = ract.apply_scalar(row[j]);
-                            let rg = ract.apply_scalar(row[u + j]);
-                            row[u + j] = rg;
-                            rh[k] = rg * h_prev[k];
+                            rh[k] = row[u + j] * h_prev[k];
                         }
                     }
                     // The candidate's recurrent product reads the reset state just formed.
@@ -416,11 +412,10 @@ impl Recurrent {
                     let hsl = hs.as_slice_mut().expect("standard layout");
                     for b in 0..batch {
                         let row = &mut a[b * gu..(b + 1) * gu];
+                        act.apply_slice(&mut row[2 * u..]); // candidate
                         for j in 0..u {
                             let k = b * u + j;
-                            let z = row[j];
-                            let hh = act.apply_scalar(row[2 * u + j]);
-                            row[2 * u + j] = hh;
+                            let (z, hh) = (row[j], row[2 * u + j]);
                             hsl[(t + 1) * bu + k] = z * hsl[t * bu + k] + (1.0 - z) * hh;
                         }
                     }
@@ -429,18 +424,22 @@ impl Recurrent {
                     let rec = scratch.as_slice().expect("standard layout");
                     let rec_h =
                         &mut extra.as_slice_mut().expect("standard layout")[t * bu..(t + 1) * bu];
+                    // Gate by gate over whole slices, so each activation loop vectorises.
                     for b in 0..batch {
                         let row = &mut a[b * gu..(b + 1) * gu];
                         let rrow = &rec[b * gu..(b + 1) * gu];
+                        for (v, &r) in row[..2 * u].iter_mut().zip(&rrow[..2 * u]) {
+                            *v += r;
+                        }
+                        ract.apply_slice(&mut row[..2 * u]); // z, r
+                        for j in 0..u {
+                            row[2 * u + j] += row[u + j] * rrow[2 * u + j];
+                            rec_h[b * u + j] = rrow[2 * u + j];
+                        }
+                        act.apply_slice(&mut row[2 * u..]); // candidate
                         for j in 0..u {
                             let k = b * u + j;
-                            let z = ract.apply_scalar(row[j] + rrow[j]);
-                            let rg = ract.apply_scalar(row[u + j] + rrow[u + j]);
-                            let hh = act.apply_scalar(row[2 * u + j] + rg * rrow[2 * u + j]);
-                            row[j] = z;
-                            row[u + j] = rg;
-                            row[2 * u + j] = hh;
-                            rec_h[k] = rrow[2 * u + j];
+                            let (z, hh) = (row[j], row[2 * u + j]);
                             h_next[k] = z * h_prev[k] + (1.0 - z) * hh;
                         }
                     }
