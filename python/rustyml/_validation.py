@@ -25,16 +25,23 @@ def _refuse_sparse(x, name):
         )
 
 
+def _as_array(x, name):
+    """``x`` as a NumPy array (no copy of an array); sparse input and ragged sequences refused,
+    naming ``name``."""
+    _refuse_sparse(x, name)
+    if isinstance(x, np.ndarray):
+        return x
+    try:
+        return np.asarray(x)
+    except Exception as exc:  # ragged lists and the like
+        raise ValueError(f"{name} could not be converted to an array: {exc}") from exc
+
+
 def _as_numeric(x, name):
     """``x`` as a NumPy array of a real dtype: object arrays of numbers are converted (as
     scikit-learn does); complex data is a ``ValueError``; strings and other objects a
     ``TypeError``."""
-    _refuse_sparse(x, name)
-    if not isinstance(x, np.ndarray):
-        try:
-            x = np.asarray(x)
-        except Exception as exc:  # ragged lists and the like
-            raise ValueError(f"{name} could not be converted to an array: {exc}") from exc
+    x = _as_array(x, name)
     kind = x.dtype.kind
     if kind == "c":
         raise ValueError(f"Complex data not supported: {name} has dtype {x.dtype}")
@@ -103,12 +110,7 @@ def column_or_1d(y, estimator, name="y"):
         raise ValueError(
             f"{type(estimator).__name__} requires y to be passed, but the target y is None."
         )
-    _refuse_sparse(y, name)
-    if not isinstance(y, np.ndarray):
-        try:
-            y = np.asarray(y)
-        except Exception as exc:  # ragged lists and the like
-            raise ValueError(f"{name} could not be converted to an array: {exc}") from exc
+    y = _as_array(y, name)
     if y.ndim == 2 and y.shape[1] == 1:
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected. Please change the shape "

@@ -220,17 +220,23 @@ fn lane_fold2<T: Copy>(a: &[T], b: &[T], f: impl Fn(T, T) -> f64) -> f64 {
 /// If the lengths differ (callers validate user input first).
 pub fn sum_zip(a: ArrayView1<f64>, b: ArrayView1<f64>, f: impl Fn(f64, f64) -> f64 + Sync) -> f64 {
     assert_eq!(a.len(), b.len(), "sum_zip: lengths differ");
+    sum_pair_blocks(a.len(), |r| {
+        with_block(&a, r.clone(), |sa| {
+            with_block(&b, r, |sb| lane_fold2(sa, sb, &f))
+        })
+    })
+}
+
+/// The f64 sum over `0..len` index pairs of two inputs: `block_sum` folds one [`BLOCK`],
+/// partials merged in block order (gate work: both inputs' elements).
+fn sum_pair_blocks(len: usize, block_sum: impl Fn(std::ops::Range<usize>) -> f64 + Sync) -> f64 {
     blocked_fold(
-        a.len(),
+        len,
         BLOCK,
         &SUM_F64,
-        a.len().saturating_mul(2),
+        len.saturating_mul(2),
         0.0,
-        |r| {
-            with_block(&a, r.clone(), |sa| {
-                with_block(&b, r, |sb| lane_fold2(sa, sb, &f))
-            })
-        },
+        block_sum,
         |x, y| x + y,
     )
 }
@@ -242,15 +248,7 @@ pub fn sum_zip(a: ArrayView1<f64>, b: ArrayView1<f64>, f: impl Fn(f64, f64) -> f
 /// If the lengths differ (callers validate shapes first).
 pub fn sum_zip_f32(a: &[f32], b: &[f32], f: impl Fn(f32, f32) -> f64 + Sync) -> f64 {
     assert_eq!(a.len(), b.len(), "sum_zip_f32: lengths differ");
-    blocked_fold(
-        a.len(),
-        BLOCK,
-        &SUM_F64,
-        a.len().saturating_mul(2),
-        0.0,
-        |r| lane_fold2(&a[r.clone()], &b[r], &f),
-        |x, y| x + y,
-    )
+    sum_pair_blocks(a.len(), |r| lane_fold2(&a[r.clone()], &b[r], &f))
 }
 
 /// Deterministic sum of `f(v)` over a view.
