@@ -20,7 +20,9 @@ use crate::math::distance::{
 };
 use crate::math::{matmul, reduction};
 use crate::persistence::Persist;
-use ndarray::{s, Array1, Array2, ArrayBase, ArrayView1, ArrayView2, Axis, Data, Ix2};
+use ndarray::{
+    s, Array1, Array2, ArrayBase, ArrayView1, ArrayView2, Axis, Data, Ix2, ShapeBuilder,
+};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -79,10 +81,8 @@ struct Run {
     n_iter: usize,
 }
 
-/// One Lloyd pass: labels against the current centers, and the per-cluster sums and counts
-/// of that assignment.
-struct Pass {
-    labels: Vec<usize>,
+/// The per-cluster sums and counts of one Lloyd pass's assignment.
+struct Tally {
     sums: Array2<f64>,
     counts: Vec<usize>,
 }
@@ -220,7 +220,13 @@ impl KMeans {
         } else {
             stats.iter().map(|m| m.variance()).sum::<f64>() / d as f64 * self.tol
         };
-        let xc = &x - &mean;
+        // Column-major, so the nearest-center scan reads each feature as one contiguous lane
+        // source without transposing every block on every pass.
+        let mut xc = Array2::<f64>::zeros((n, d).f());
+        ndarray::Zip::from(&mut xc)
+            .and(&x)
+            .and_broadcast(&mean)
+            .for_each(|c, &v, &m| *c = v - m);
         let x_norms = row_sq_norms(xc.view());
         let mut rng = crate::random::rng_from(self.random_state);
         let mut best: Option<Run> = None;
@@ -470,58 +476,71 @@ fn kmeans_plusplus(
     centers
 }
 
-/// One Lloyd pass over the centered rows: a blocked fold whose partial is a block's labels,
-/// per-cluster sums and counts.
-fn lloyd_pass(xc: ArrayView2<f64>, x_norms: ArrayView1<f64>, centers: ArrayView2<f64>) -> Pass {
+/// One Lloyd pass over the centered rows: labels every row against `centers` into `labels`,
+/// a blocked fold whose partial is a block's per-cluster sums and counts.
+fn lloyd_pass(
+    xc: ArrayView2<f64>,
+    x_norms: ArrayView1<f64>,
+    centers: ArrayView2<f64>,
+    labels: &mut [usize],
+) -> Tally {
     let (n, d) = xc.dim();
     let k = centers.nrows();
     let c_norms = row_sq_norms(centers);
     let work = n.saturating_mul(k).saturating_mul(d);
-    let identity = Pass {
-        labels: Vec::with_capacity(n),
+    let identity = Tally {
         sums: Array2::zeros((k, d)),
         counts: vec![0; k],
     };
-    reduction::blocked_fold(
-        n,
+    reduction::blocked_fold_into(
+        labels,
         NEAREST_BLOCK_ROWS,
         &SCAN_F64,
         work,
         identity,
-        |range| {
+        |range, labels| {
             let block = xc.slice(s![range.clone(), ..]);
-            let mut labels = vec![0usize; range.len()];
             let mut dist = vec![0.0f64; range.len()];
             nearest_block(
                 block,
                 x_norms.slice(s![range]),
                 centers,
                 c_norms.view(),
-                &mut labels,
+                labels,
                 &mut dist,
             );
             let mut sums = Array2::<f64>::zeros((k, d));
             let mut counts = vec![0usize; k];
-            let flat = sums.as_slice_mut().expect("fresh array is contiguous");
-            for (row, &l) in block.outer_iter().zip(&labels) {
-                let target = &mut flat[l * d..(l + 1) * d];
-                match row.as_slice() {
-                    Some(r) => target.iter_mut().zip(r).for_each(|(t, &v)| *t += v),
-                    None => target
-                        .iter_mut()
-                        .zip(row.iter())
-                        .for_each(|(t, &v)| *t += v),
-                }
+            for &l in labels.iter() {
                 counts[l] += 1;
             }
-            Pass {
-                labels,
-                sums,
-                counts,
+            // Row by row, each cluster's sum adds its rows in row order; the features come
+            // from the block's columns (contiguous in KMeans' column-major copy).
+            let flat = sums.as_slice_mut().expect("fresh array is contiguous");
+            let columns: Vec<_> = block.columns().into_iter().collect();
+            match columns
+                .iter()
+                .map(|c| c.as_slice())
+                .collect::<Option<Vec<_>>>()
+            {
+                Some(cols) => {
+                    for (i, &l) in labels.iter().enumerate() {
+                        let target = &mut flat[l * d..(l + 1) * d];
+                        for (t, col) in target.iter_mut().zip(&cols) {
+                            *t += col[i];
+                        }
+                    }
+                }
+                None => {
+                    for (row, &l) in block.outer_iter().zip(labels.iter()) {
+                        let target = &mut flat[l * d..(l + 1) * d];
+                        target.iter_mut().zip(row).for_each(|(t, &v)| *t += v);
+                    }
+                }
             }
+            Tally { sums, counts }
         },
         |mut acc, part| {
-            acc.labels.extend_from_slice(&part.labels);
             acc.sums += &part.sums;
             for (a, p) in acc.counts.iter_mut().zip(&part.counts) {
                 *a += p;
@@ -533,16 +552,21 @@ fn lloyd_pass(xc: ArrayView2<f64>, x_norms: ArrayView1<f64>, centers: ArrayView2
 
 /// Gives each empty cluster one of the points farthest from their assigned (old) centers,
 /// moving that point's contribution out of its cluster's sums (scikit-learn's rule).
-fn relocate_empty_clusters(xc: ArrayView2<f64>, old_centers: ArrayView2<f64>, pass: &mut Pass) {
-    let empty: Vec<usize> = (0..pass.counts.len())
-        .filter(|&j| pass.counts[j] == 0)
+fn relocate_empty_clusters(
+    xc: ArrayView2<f64>,
+    old_centers: ArrayView2<f64>,
+    labels: &[usize],
+    tally: &mut Tally,
+) {
+    let empty: Vec<usize> = (0..tally.counts.len())
+        .filter(|&j| tally.counts[j] == 0)
         .collect();
     if empty.is_empty() {
         return;
     }
     let dist: Vec<f64> = xc
         .outer_iter()
-        .zip(&pass.labels)
+        .zip(labels)
         .map(|(row, &l)| distance::Metric::SquaredEuclidean.between(row, old_centers.row(l)))
         .collect();
     if dist.iter().all(|&v| v == 0.0) {
@@ -552,13 +576,13 @@ fn relocate_empty_clusters(xc: ArrayView2<f64>, old_centers: ArrayView2<f64>, pa
     let mut far: Vec<usize> = (0..dist.len()).collect();
     far.sort_by(|&a, &b| dist[b].total_cmp(&dist[a]).then(a.cmp(&b)));
     for (&new_cluster, &point) in empty.iter().zip(&far) {
-        let old_cluster = pass.labels[point];
+        let old_cluster = labels[point];
         let row = xc.row(point);
-        let mut old_sum = pass.sums.row_mut(old_cluster);
+        let mut old_sum = tally.sums.row_mut(old_cluster);
         old_sum -= &row;
-        pass.sums.row_mut(new_cluster).assign(&row);
-        pass.counts[new_cluster] = 1;
-        pass.counts[old_cluster] -= 1;
+        tally.sums.row_mut(new_cluster).assign(&row);
+        tally.counts[new_cluster] = 1;
+        tally.counts[old_cluster] -= 1;
     }
 }
 
@@ -593,35 +617,36 @@ fn lloyd(
     tol: f64,
 ) -> Run {
     let k = centers.nrows();
-    let mut previous: Option<Vec<usize>> = None;
+    let n = xc.nrows();
+    // Two label buffers, swapped each pass: this pass's and the one before.
+    let mut labels = vec![0usize; n];
+    let mut previous = vec![0usize; n];
     let mut strict = false;
-    let mut labels = Vec::new();
     let mut iterations = 0;
     for i in 0..max_iter {
         iterations = i + 1;
-        let mut pass = lloyd_pass(xc, x_norms, centers.view());
-        relocate_empty_clusters(xc, centers.view(), &mut pass);
+        std::mem::swap(&mut labels, &mut previous);
+        let mut tally = lloyd_pass(xc, x_norms, centers.view(), &mut labels);
+        relocate_empty_clusters(xc, centers.view(), &labels, &mut tally);
         let mut new_centers = centers.clone();
         for j in 0..k {
-            if pass.counts[j] > 0 {
+            if tally.counts[j] > 0 {
                 // Divide (as scikit-learn does), so a center is the correctly rounded mean.
-                let count = pass.counts[j] as f64;
+                let count = tally.counts[j] as f64;
                 new_centers
                     .row_mut(j)
-                    .assign(&pass.sums.row(j).mapv(|v| v / count));
+                    .assign(&tally.sums.row(j).mapv(|v| v / count));
             }
         }
         let shift: f64 = (&new_centers - &centers).iter().map(|v| v * v).sum();
         centers = new_centers;
-        labels = pass.labels;
-        if previous.as_deref() == Some(labels.as_slice()) {
+        if i > 0 && previous == labels {
             strict = true;
             break;
         }
         if shift <= tol {
             break;
         }
-        previous = Some(labels.clone());
     }
     if !strict {
         // Relabel against the final centers, so labels and centers agree.
@@ -782,14 +807,32 @@ mod tests {
         let x = Array2::from_shape_fn((3 * NEAREST_BLOCK_ROWS + 5, 4), |(i, j)| {
             ((i * 13 + j * 7) % 31) as f64 * 0.37
         });
-        let norms = row_sq_norms(x.view());
         let centers = x.slice(s![..6, ..]).to_owned();
-        let (s, p) = crate::gate::serial_and_parallel(&SCAN_F64, || {
-            lloyd_pass(x.view(), norms.view(), centers.view())
-        });
-        assert_eq!(s.labels, p.labels);
-        assert_eq!(s.counts, p.counts);
-        assert_eq!(s.sums.mapv(f64::to_bits), p.sums.mapv(f64::to_bits));
+        // Both layouts: the fit's column-major working copy and a row-major array.
+        let mut column_major = Array2::zeros(x.raw_dim().f());
+        column_major.assign(&x);
+        let mut runs = Vec::new();
+        for layout in [&x, &column_major] {
+            let norms = row_sq_norms(layout.view());
+            let (s, p) = crate::gate::serial_and_parallel(&SCAN_F64, || {
+                let mut labels = vec![usize::MAX; layout.nrows()];
+                let tally = lloyd_pass(layout.view(), norms.view(), centers.view(), &mut labels);
+                (labels, tally.counts, tally.sums.mapv(f64::to_bits))
+            });
+            assert_eq!(s, p);
+            runs.push(s);
+        }
+        assert_eq!(runs[0], runs[1]);
+        // The sums are those of the labelled rows.
+        let (labels, counts, sums) = &runs[0];
+        for j in 0..centers.nrows() {
+            let rows: Vec<usize> = (0..x.nrows()).filter(|&i| labels[i] == j).collect();
+            assert_eq!(counts[j], rows.len());
+            let want = x.select(Axis(0), &rows).sum_axis(Axis(0));
+            for (f, &w) in want.iter().enumerate() {
+                assert!((f64::from_bits(sums[[j, f]]) - w).abs() <= 1e-9 * (1.0 + w.abs()));
+            }
+        }
     }
 
     #[test]

@@ -10,6 +10,9 @@ use crate::math::matmul;
 use ndarray::{Array1, Array2, ArrayBase, ArrayView1, ArrayView2, Axis, Data, Ix1, Zip};
 use rayon::prelude::*;
 
+mod direct;
+use direct::nearest_block_direct;
+
 declare_gate! {
     /// f64 short-row scans: pairwise distance scans, arg-min over centroids, neighbourhood
     /// queries. Work = total scanned elements.
@@ -295,7 +298,9 @@ pub fn row_to_rows(metric: Metric, q: ArrayView1<f64>, rows: ArrayView2<f64>, ou
 
 /// Squared row norms.
 pub fn row_sq_norms(x: ArrayView2<f64>) -> Array1<f64> {
-    x.map_axis(Axis(1), |r| r.dot(&r))
+    // Summed in feature order whatever the layout (a contiguous `dot` would unroll into
+    // several partial sums), so a row's norm never depends on how its array is stored.
+    x.map_axis(Axis(1), |r| r.fold(0.0, |acc, &v| acc + v * v))
 }
 
 /// Squared euclidean distances of every row of `a` to every row of `b`, through the product
@@ -394,17 +399,11 @@ pub fn pairwise(a: ArrayView2<f64>, b: ArrayView2<f64>, metric: Metric) -> Resul
 /// and the grouping depends on the shape only, never on threads or a gate.
 pub const NEAREST_BLOCK_ROWS: usize = 256;
 
-/// Largest `centers x features` the nearest-row scan computes directly (rows scanned
-/// [`DIRECT_LANES`] at a time against each center, no product): short rows against a few
+/// Largest `centers x features` the nearest-row scan computes directly (rows scanned on the
+/// vector lanes against each center, no product: [`direct`]): short rows against a few
 /// centers, KMeans' usual shape, where the product's packing and the separate arg-min pass
 /// cost more than the arithmetic. The choice depends on the shape only.
 pub const NEAREST_DIRECT_MAX: usize = 1024;
-
-/// Rows the direct kernel scans together (feature-major, one lane per row).
-const DIRECT_LANES: usize = 8;
-
-/// Centers the direct kernel scores together.
-const DIRECT_GROUP: usize = 2;
 
 /// The block kernel of the nearest-row scan: for every row of `x_block` the index of the
 /// nearest row of `centers` in squared euclidean distance and that squared distance, written
@@ -456,6 +455,13 @@ pub fn nearest_block(
     }
 }
 
+/// Relative error bound of a product-form squared distance over `d` features: a distance
+/// above `settle_bound(d) * (|x|^2 + |c|^2)` is resolved by that form.
+#[inline(always)]
+fn settle_bound(d: usize) -> f64 {
+    8.0 * (d as f64 + 2.0) * f64::EPSILON
+}
+
 /// The nearest center of one row from its best product-form score `best` (`|c|^2 - 2 x·c`,
 /// at center `arg`): `(arg, best + |x|^2)`, unless that distance is within
 /// [`finish_squared_euclidean`]'s cancellation bound of zero, where every center whose
@@ -470,7 +476,7 @@ fn settle_nearest(
     arg: usize,
     score: impl Fn(usize) -> f64,
 ) -> (usize, f64) {
-    let bound = 8.0 * (x_row.len() as f64 + 2.0) * f64::EPSILON;
+    let bound = settle_bound(x_row.len());
     let nearest = best + xn;
     if nearest > bound * (xn + c_norms[arg]) {
         return (arg, nearest);
@@ -492,101 +498,6 @@ fn settle_nearest(
         }
     }
     (arg, exact)
-}
-
-/// [`nearest_block`] for small `centers x features`: [`DIRECT_LANES`] rows at a time are
-/// laid out feature-major and scored against each center in turn (`|c|^2 + sum_f x_f
-/// (-2 c_f)`, features in order; scaling by -2 is exact), keeping a running minimum per
-/// row. Each row's score is the same sum whichever lane it occupies, so the result does not
-/// depend on the block boundaries.
-fn nearest_block_direct(
-    x_block: ArrayView2<f64>,
-    x_norms: ArrayView1<f64>,
-    centers: ArrayView2<f64>,
-    c_norms: ArrayView1<f64>,
-    labels: &mut [usize],
-    dist_sq: &mut [f64],
-) {
-    const L: usize = DIRECT_LANES;
-    const G: usize = DIRECT_GROUP;
-    let (m, d) = x_block.dim();
-    let k = centers.nrows();
-    let scaled: Vec<f64> = centers.iter().map(|&v| -2.0 * v).collect();
-    let cn: Vec<f64> = c_norms.to_vec();
-    let rows = x_block.as_standard_layout();
-    let rows = rows.as_slice().expect("standard layout");
-    let xn = x_norms.to_vec();
-    let mut panel = vec![[0.0f64; L]; d];
-    for start in (0..m).step_by(L) {
-        let len = L.min(m - start);
-        for (l, row) in rows[start * d..(start + len) * d]
-            .chunks_exact(d)
-            .enumerate()
-        {
-            for (lanes, &v) in panel.iter_mut().zip(row) {
-                lanes[l] = v;
-            }
-        }
-        if len < L {
-            for lanes in panel.iter_mut() {
-                lanes[len..].fill(0.0);
-            }
-        }
-        let mut best = [f64::INFINITY; L];
-        // Center indices as floats, so the selection runs on the same lanes as the scores.
-        let mut arg = [0.0f64; L];
-        let mut keep = |j: usize, acc: &[f64; L]| {
-            let (cj, jf) = (cn[j], j as f64);
-            for l in 0..L {
-                let v = cj + acc[l];
-                let closer = v < best[l];
-                best[l] = if closer { v } else { best[l] };
-                arg[l] = if closer { jf } else { arg[l] };
-            }
-        };
-        // Centers in groups of G: G x L independent sums per feature keep the adders busy;
-        // each lane's sum per center is the same feature-order sum as alone.
-        let mut j = 0;
-        while j + G <= k {
-            let mut acc = [[0.0f64; L]; G];
-            let group = &scaled[j * d..(j + G) * d];
-            for (f, lanes) in panel.iter().enumerate() {
-                for (g, a) in acc.iter_mut().enumerate() {
-                    let cv = group[g * d + f];
-                    for l in 0..L {
-                        a[l] += lanes[l] * cv;
-                    }
-                }
-            }
-            for (g, a) in acc.iter().enumerate() {
-                keep(j + g, a);
-            }
-            j += G;
-        }
-        for j in j..k {
-            let mut acc = [0.0f64; L];
-            let c = &scaled[j * d..(j + 1) * d];
-            for (lanes, &cv) in panel.iter().zip(c) {
-                for l in 0..L {
-                    acc[l] += lanes[l] * cv;
-                }
-            }
-            keep(j, &acc);
-        }
-        for l in 0..len {
-            let i = start + l;
-            let row = &rows[i * d..(i + 1) * d];
-            (labels[i], dist_sq[i]) =
-                settle_nearest(row, xn[i], centers, &cn, best[l], arg[l] as usize, |j| {
-                    let c = &scaled[j * d..(j + 1) * d];
-                    let mut acc = 0.0;
-                    for (&xv, &cv) in row.iter().zip(c) {
-                        acc += xv * cv;
-                    }
-                    cn[j] + acc
-                });
-        }
-    }
 }
 
 /// For every row of `x`, the index of the nearest row of `centers` (squared euclidean, through

@@ -49,6 +49,44 @@ where
     )
 }
 
+/// [`blocked_fold`] whose blocks also fill their own chunk of `out` (item `i` belongs to the
+/// block holding index `i`): `partial(range, chunk)` folds one block and writes its chunk.
+/// The partials combine in block order on either path, as in [`blocked_fold`].
+pub fn blocked_fold_into<T, P, F, C>(
+    out: &mut [T],
+    block: usize,
+    gate: &Gate,
+    work: usize,
+    identity: P,
+    partial: F,
+    combine: C,
+) -> P
+where
+    T: Send,
+    P: Send,
+    F: Fn(std::ops::Range<usize>, &mut [T]) -> P + Sync,
+    C: Fn(P, P) -> P,
+{
+    assert!(block > 0, "blocked_fold_into: block must be positive");
+    let len = out.len();
+    let range_of = |b: usize| b * block..((b + 1) * block).min(len);
+    if len > block && gate.allows_parallel(work) {
+        let partials: Vec<P> = out
+            .par_chunks_mut(block)
+            .with_min_len(4)
+            .enumerate()
+            .map(|(b, chunk)| partial(range_of(b), chunk))
+            .collect();
+        partials.into_iter().fold(identity, &combine)
+    } else {
+        out.chunks_mut(block)
+            .enumerate()
+            .fold(identity, |acc, (b, chunk)| {
+                combine(acc, partial(range_of(b), chunk))
+            })
+    }
+}
+
 /// [`blocked_fold`] with the serial/parallel choice made by the caller.
 fn fold_blocks<P, F, C>(
     len: usize,
