@@ -329,6 +329,8 @@ impl DirectScan<'_> {
     /// Scores centers `j..j + G` on the tile at `start` and folds them into `nearest` (per
     /// vector: best score, its center as a float, that center's squared norm); ties keep the
     /// lower index.
+    // The tile is a G x R grid of registers; indexing both ways reads clearer than zips.
+    #[allow(clippy::needless_range_loop)]
     #[inline(always)]
     fn score_group<V: Lanes, const R: usize, const G: usize>(
         &self,
