@@ -372,13 +372,16 @@ mod tests {
         Array2::from_shape_simple_fn((rows, cols), || rng.random_range(-3.0..3.0))
     }
 
+    /// One way of running a scan into labels and distances.
+    type Runner<'r> = &'r dyn Fn(&DirectScan, &mut [usize], &mut [f64]);
+
     /// Labels and distances of every instantiation this CPU can run, for one block.
     fn every_instantiation(x: ArrayView2<f64>, c: ArrayView2<f64>) -> Vec<(Vec<usize>, Vec<f64>)> {
         let xn = super::super::row_sq_norms(x);
         let cn = super::super::row_sq_norms(c);
         let m = x.nrows();
         let mut runs = Vec::new();
-        let mut run = |f: &dyn Fn(&DirectScan, &mut [usize], &mut [f64])| {
+        let mut run = |f: Runner| {
             let cols: Vec<Vec<f64>> = x.columns().into_iter().map(|c| c.to_vec()).collect();
             let scan = DirectScan {
                 x_block: x,
