@@ -50,7 +50,7 @@ impl Reshape {
             .map(|&d| d as usize)
             .product();
         let inferred = if self.target_shape.contains(&-1) {
-            if per_sample % known != 0 {
+            if !per_sample.is_multiple_of(known) {
                 return Err(Error::invalid_input(format!(
                     "cannot reshape {shape:?} to (batch, {:?}): {per_sample} elements per sample \
                      are not a multiple of {known}",

@@ -67,7 +67,7 @@ impl GroupedNorm {
         }
         let c = shape[shape.len() - 1];
         let g = self.groups.unwrap_or(c);
-        if c % g != 0 {
+        if !c.is_multiple_of(g) {
             return Err(Error::invalid_parameter(
                 "num_groups",
                 format!("{g} groups do not divide {c} channels"),
