@@ -509,36 +509,7 @@ fn lloyd_pass(
                 labels,
                 &mut dist,
             );
-            let mut sums = Array2::<f64>::zeros((k, d));
-            let mut counts = vec![0usize; k];
-            for &l in labels.iter() {
-                counts[l] += 1;
-            }
-            // Row by row, each cluster's sum adds its rows in row order; the features come
-            // from the block's columns (contiguous in KMeans' column-major copy).
-            let flat = sums.as_slice_mut().expect("fresh array is contiguous");
-            let columns: Vec<_> = block.columns().into_iter().collect();
-            match columns
-                .iter()
-                .map(|c| c.as_slice())
-                .collect::<Option<Vec<_>>>()
-            {
-                Some(cols) => {
-                    for (i, &l) in labels.iter().enumerate() {
-                        let target = &mut flat[l * d..(l + 1) * d];
-                        for (t, col) in target.iter_mut().zip(&cols) {
-                            *t += col[i];
-                        }
-                    }
-                }
-                None => {
-                    for (row, &l) in block.outer_iter().zip(labels.iter()) {
-                        let target = &mut flat[l * d..(l + 1) * d];
-                        target.iter_mut().zip(row).for_each(|(t, &v)| *t += v);
-                    }
-                }
-            }
-            Tally { sums, counts }
+            block_tally(block, labels, k)
         },
         |mut acc, part| {
             acc.sums += &part.sums;
@@ -548,6 +519,70 @@ fn lloyd_pass(
             acc
         },
     )
+}
+
+/// Per-cluster sums and counts of a block's rows (`labels[i]` is row i's cluster); each
+/// cluster's sum adds its rows in row order, starting from zero.
+fn block_tally(block: ArrayView2<f64>, labels: &[usize], k: usize) -> Tally {
+    let d = block.ncols();
+    let mut counts = vec![0usize; k];
+    for &l in labels {
+        counts[l] += 1;
+    }
+    // The rows grouped by cluster, in row order within each (a counting sort), so each
+    // cluster's sums run in registers rather than as read-modify-writes of shared memory.
+    let mut next = Vec::with_capacity(k + 1);
+    next.push(0usize);
+    for &c in &counts {
+        next.push(next.last().copied().unwrap_or(0) + c);
+    }
+    let starts = next.clone();
+    let mut order = vec![0usize; labels.len()];
+    for (i, &l) in labels.iter().enumerate() {
+        order[next[l]] = i;
+        next[l] += 1;
+    }
+    let mut sums = Array2::<f64>::zeros((k, d));
+    let columns: Option<Vec<&[f64]>> = (0..d)
+        .map(|f| block.index_axis_move(Axis(1), f).to_slice())
+        .collect();
+    for (j, mut sum) in sums.outer_iter_mut().enumerate() {
+        let rows = &order[starts[j]..starts[j + 1]];
+        let out = sum.as_slice_mut().expect("fresh array is contiguous");
+        match columns.as_deref() {
+            Some(cols) if d <= 8 => match d {
+                1 => add_rows::<1>(cols, rows, out),
+                2 => add_rows::<2>(cols, rows, out),
+                3 => add_rows::<3>(cols, rows, out),
+                4 => add_rows::<4>(cols, rows, out),
+                5 => add_rows::<5>(cols, rows, out),
+                6 => add_rows::<6>(cols, rows, out),
+                7 => add_rows::<7>(cols, rows, out),
+                _ => add_rows::<8>(cols, rows, out),
+            },
+            _ => {
+                for &i in rows {
+                    out.iter_mut().zip(block.row(i)).for_each(|(t, &v)| *t += v);
+                }
+            }
+        }
+    }
+    Tally { sums, counts }
+}
+
+/// `out = sum of rows` (in the given order, from zero) over `D` feature columns, the `D`
+/// running sums held in registers.
+#[inline]
+fn add_rows<const D: usize>(cols: &[&[f64]], rows: &[usize], out: &mut [f64]) {
+    // A local copy of the column handles, which the compiler then keeps in registers.
+    let cols: [&[f64]; D] = std::array::from_fn(|f| cols[f]);
+    let mut acc = [0.0f64; D];
+    for &i in rows {
+        for (a, col) in acc.iter_mut().zip(&cols) {
+            *a += col[i];
+        }
+    }
+    out.copy_from_slice(&acc);
 }
 
 /// Gives each empty cluster one of the points farthest from their assigned (old) centers,
