@@ -5,6 +5,7 @@
 
 pub mod error;
 pub mod gate;
+mod isa;
 pub mod persistence;
 pub mod prelude;
 #[cfg(any(

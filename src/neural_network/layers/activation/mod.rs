@@ -82,11 +82,7 @@ impl Activation {
     /// [`Activation::apply_scalar`] over a slice in place, the variant matched once so the
     /// loop vectorises (the same values as element by element).
     pub fn apply_slice(&self, xs: &mut [f32]) {
-        match *self {
-            Activation::Sigmoid => xs.iter_mut().for_each(|v| *v = sigmoid(*v)),
-            Activation::Tanh => xs.iter_mut().for_each(|v| *v = f32_math::tanh(*v)),
-            act => xs.iter_mut().for_each(|v| *v = act.apply_scalar(*v)),
-        }
+        apply_slice_widest(self, xs);
     }
 
     /// Applies the activation to a scalar (every variant but softmax).
@@ -549,6 +545,20 @@ pub use softplus::Softplus;
 pub use softsign::Softsign;
 pub use tanh::Tanh;
 
+crate::isa::widest_isa! {
+    /// [`Activation::apply_slice`] at the CPU's vector width (same bits on every host).
+    fn apply_slice_widest(act: &Activation, xs: &mut [f32]) => apply_slice_inline
+}
+
+#[inline(always)]
+fn apply_slice_inline(act: &Activation, xs: &mut [f32]) {
+    match *act {
+        Activation::Sigmoid => xs.iter_mut().for_each(|v| *v = sigmoid(*v)),
+        Activation::Tanh => xs.iter_mut().for_each(|v| *v = f32_math::tanh(*v)),
+        act => xs.iter_mut().for_each(|v| *v = act.apply_scalar(*v)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -582,6 +592,55 @@ mod tests {
             ((i * 31 + j * 17) as f32 * 0.173).sin() * 4.0 + 0.013
         })
         .into_dyn()
+    }
+
+    #[test]
+    fn the_widest_instruction_set_gives_the_scalar_bits() {
+        // Every float class (zeros, subnormals, the exp clamps, huge, inf, NaN) and a ramp;
+        // a length that leaves a remainder for every vector width.
+        let mut xs: Vec<f32> = vec![
+            0.0,
+            -0.0,
+            1e-40,
+            -1e-40,
+            0.4,
+            -0.4,
+            88.7,
+            -87.3,
+            100.0,
+            -100.0,
+            3e38,
+            -3e38,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+        ];
+        xs.extend((0..1000).map(|i| (i as f32 - 500.0) * 0.037));
+        for act in [
+            Activation::Linear,
+            Activation::ReLU,
+            Activation::Sigmoid,
+            Activation::Tanh,
+            Activation::LeakyReLU {
+                negative_slope: 0.3,
+            },
+            Activation::ELU { alpha: 1.5 },
+            Activation::SELU,
+            Activation::Softplus,
+            Activation::Softsign,
+            Activation::HardSigmoid,
+            Activation::Exponential,
+        ] {
+            let mut widest = xs.clone();
+            act.apply_slice(&mut widest);
+            let mut portable = xs.clone();
+            apply_slice_inline(&act, &mut portable);
+            for ((&x, &w), &p) in xs.iter().zip(&widest).zip(&portable) {
+                let scalar = act.apply_scalar(x);
+                assert_eq!(w.to_bits(), scalar.to_bits(), "{act:?} at {x}");
+                assert_eq!(p.to_bits(), scalar.to_bits(), "{act:?} at {x}");
+            }
+        }
     }
 
     #[test]
