@@ -569,19 +569,23 @@ impl Recurrent {
                 Cell::Lstm => {
                     let c_prev = &cs.as_slice().expect("standard layout")[t * bu..(t + 1) * bu];
                     let ac = &ex_s[t * bu..(t + 1) * bu];
-                    for b in 0..batch {
-                        let row = &a[b * gu..(b + 1) * gu];
-                        let drow = &mut dp[b * gu..(b + 1) * gu];
-                        for j in 0..u {
-                            let k = b * u + j;
-                            let (i, f, g, o) = (row[j], row[u + j], row[2 * u + j], row[3 * u + j]);
-                            let dct = dc[k] + dhs[k] * o * act.derivative_from_output(ac[k]);
-                            drow[j] = dct * g * ract.derivative_from_output(i);
-                            drow[u + j] = dct * c_prev[k] * ract.derivative_from_output(f);
-                            drow[2 * u + j] = dct * i * act.derivative_from_output(g);
-                            drow[3 * u + j] = dhs[k] * ac[k] * ract.derivative_from_output(o);
-                            dc[k] = dct * f;
-                        }
+                    let step = LstmStep {
+                        u,
+                        acts: a,
+                        c_prev,
+                        act_c: ac,
+                        dh: dhs,
+                    };
+                    if (act, ract) == (Activation::Tanh, Activation::Sigmoid) {
+                        lstm_step_grads_keras_default(&step, dp, &mut dc);
+                    } else {
+                        lstm_step_grads(
+                            &step,
+                            dp,
+                            &mut dc,
+                            |v| act.derivative_from_output(v),
+                            |v| ract.derivative_from_output(v),
+                        );
                     }
                     let dp_t = dpre.slice(s![r, ..]);
                     gemm(1.0, &dp_t, &rk.t(), 0.0, &mut dh, par);
@@ -1161,4 +1165,72 @@ mod tests {
             "bias rows differ"
         );
     }
+}
+
+/// One LSTM step's backward operands, per sample row: the gate activations (`i f g o`, `4u`
+/// wide), the previous cell state, the activated cell state and the gradient reaching `h_t`.
+struct LstmStep<'a> {
+    u: usize,
+    acts: &'a [f32],
+    c_prev: &'a [f32],
+    act_c: &'a [f32],
+    dh: &'a [f32],
+}
+
+/// Gate pre-activation gradients of one LSTM step into `dp` (`i f g o` per row) and the cell
+/// gradient carried to the step before in `dc`; `da` and `dr` are the activation's and the
+/// recurrent activation's derivatives from their outputs.
+#[inline(always)]
+fn lstm_step_grads(
+    step: &LstmStep,
+    dp: &mut [f32],
+    dc: &mut [f32],
+    da: impl Fn(f32) -> f32,
+    dr: impl Fn(f32) -> f32,
+) {
+    let (u, gu) = (step.u, 4 * step.u);
+    for (b, (row, drow)) in step
+        .acts
+        .chunks_exact(gu)
+        .zip(dp.chunks_exact_mut(gu))
+        .enumerate()
+    {
+        let at = b * u..(b + 1) * u;
+        let (dc, dh) = (&mut dc[at.clone()], &step.dh[at.clone()]);
+        let (c_prev, ac) = (&step.c_prev[at.clone()], &step.act_c[at]);
+        let (gi, rest) = row.split_at(u);
+        let (gf, rest) = rest.split_at(u);
+        let (gg, go) = rest.split_at(u);
+        let (di, rest) = drow.split_at_mut(u);
+        let (df, rest) = rest.split_at_mut(u);
+        let (dg, dout) = rest.split_at_mut(u);
+        for j in 0..u {
+            let (i, f, g, o) = (gi[j], gf[j], gg[j], go[j]);
+            let dct = dc[j] + dh[j] * o * da(ac[j]);
+            di[j] = dct * g * dr(i);
+            df[j] = dct * c_prev[j] * dr(f);
+            dg[j] = dct * i * da(g);
+            dout[j] = dh[j] * ac[j] * dr(o);
+            dc[j] = dct * f;
+        }
+    }
+}
+
+#[inline(always)]
+fn lstm_step_grads_keras_default_inline(step: &LstmStep, dp: &mut [f32], dc: &mut [f32]) {
+    let (tanh, sigmoid) = (Activation::Tanh, Activation::Sigmoid);
+    lstm_step_grads(
+        step,
+        dp,
+        dc,
+        |v| tanh.derivative_from_output(v),
+        |v| sigmoid.derivative_from_output(v),
+    );
+}
+
+crate::isa::widest_isa! {
+    /// [`lstm_step_grads`] for Keras's default activations (tanh, sigmoid), the match on the
+    /// activation resolved once and the loop at the CPU's vector width.
+    fn lstm_step_grads_keras_default(step: &LstmStep, dp: &mut [f32], dc: &mut [f32])
+        => lstm_step_grads_keras_default_inline
 }
