@@ -1118,10 +1118,6 @@ class _Recurrent(Layer):
         self.return_state = bool(return_state)
         self.go_backwards = bool(go_backwards)
         self.seed = seed
-        if not self.use_bias:
-            raise ValueError(
-                f"{layer}: use_bias=False is not supported (the layer always has a bias)"
-            )
         if self.return_state:
             raise ValueError(
                 f"{layer}: return_state=True returns several tensors, which a Sequential model "
