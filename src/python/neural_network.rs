@@ -261,9 +261,17 @@ fn parse_padding(
     match padding.map(str::to_ascii_lowercase).as_deref() {
         None | Some("valid") => Ok(PaddingType::Valid),
         Some("same") => Ok(PaddingType::Same),
+        Some("causal") if layer == "Conv1D" => Ok(PaddingType::Causal),
         Some(other) => Err(Error::invalid_parameter(
             "padding",
-            format!("{layer}: padding must be \"valid\" or \"same\", got {other:?}"),
+            format!(
+                "{layer}: padding must be \"valid\" or \"same\"{}, got {other:?}",
+                if layer == "Conv1D" {
+                    " or \"causal\""
+                } else {
+                    ""
+                }
+            ),
         )),
     }
 }
