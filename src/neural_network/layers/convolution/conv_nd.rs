@@ -771,13 +771,12 @@ mod tests {
             )
             .unwrap();
             let bias = Array1::from(vec![0.1, -0.2, 0.3]);
-            valid
-                .set_weights(causal.core.weights.clone(), bias.clone())
+            let kernel = ramp(&[k, 2, 3], 7)
+                .into_dimensionality::<ndarray::Ix3>()
                 .unwrap();
+            valid.set_weights(kernel.clone(), bias.clone()).unwrap();
             let mut causal = causal;
-            causal
-                .set_weights(valid.core.weights.clone(), bias)
-                .unwrap();
+            causal.set_weights(kernel, bias).unwrap();
             let x = ramp(&[2, n, 2], 5);
             let mut padded = Tensor::zeros(IxDyn(&[2, n + pad, 2]));
             padded.slice_mut(ndarray::s![.., pad.., ..]).assign(&x);
