@@ -261,9 +261,17 @@ fn parse_padding(
     match padding.map(str::to_ascii_lowercase).as_deref() {
         None | Some("valid") => Ok(PaddingType::Valid),
         Some("same") => Ok(PaddingType::Same),
+        Some("causal") if layer == "Conv1D" => Ok(PaddingType::Causal),
         Some(other) => Err(Error::invalid_parameter(
             "padding",
-            format!("{layer}: padding must be \"valid\" or \"same\", got {other:?}"),
+            format!(
+                "{layer}: padding must be \"valid\" or \"same\"{}, got {other:?}",
+                if layer == "Conv1D" {
+                    " or \"causal\""
+                } else {
+                    ""
+                }
+            ),
         )),
     }
 }
@@ -912,28 +920,31 @@ fn from_keras_arrays(
     arrays: Vec<ArrayD<f32>>,
     current: &[(&'static str, ArrayD<f32>)],
 ) -> Vec<ArrayD<f32>> {
-    if !layer.uses_bias() {
-        let mut given = arrays.into_iter();
-        return current
-            .iter()
-            .map(|(name, old)| {
-                if *name == "bias" {
-                    old.clone()
-                } else {
-                    given.next().expect("one given array per listed name")
-                }
+    let arrays: Vec<ArrayD<f32>> = if layer.layer_type() == "Bidirectional" {
+        let n = arrays.len() / 2;
+        (0..n)
+            .map(|i| {
+                let (f, b) = (&arrays[i], &arrays[n + i]);
+                ndarray::concatenate(Axis(f.ndim() - 1), &[f.view(), b.view()])
+                    .expect("halves checked against the layer's shapes")
             })
-            .collect();
-    }
-    if layer.layer_type() != "Bidirectional" {
+            .collect()
+    } else {
+        arrays
+    };
+    if layer.uses_bias() {
         return arrays;
     }
-    let n = arrays.len() / 2;
-    (0..n)
-        .map(|i| {
-            let (f, b) = (&arrays[i], &arrays[n + i]);
-            ndarray::concatenate(Axis(f.ndim() - 1), &[f.view(), b.view()])
-                .expect("halves checked against the layer's shapes")
+    // Both halves of a Bidirectional share the flag, so the joined list lacks just the bias.
+    let mut given = arrays.into_iter();
+    current
+        .iter()
+        .map(|(name, old)| {
+            if *name == "bias" {
+                old.clone()
+            } else {
+                given.next().expect("one given array per listed name")
+            }
         })
         .collect()
 }
@@ -991,12 +1002,6 @@ fn build_recurrent(
             format!("{class}: return_state=True returns several tensors, which a Sequential model cannot pass on"),
         ));
     }
-    if !cfg.use_bias {
-        return Err(Error::invalid_parameter(
-            "use_bias",
-            format!("{class}: use_bias=False is not supported (the layer always has a bias)"),
-        ));
-    }
     let act = parse_activation(cfg.activation.as_deref())?;
     let ract = parse_activation(cfg.recurrent_activation.as_deref())?;
     let rng_seed = cfg
@@ -1007,12 +1012,14 @@ fn build_recurrent(
     Ok(match spec {
         LayerSpec::SimpleRNN(_) => AnyRecurrent::Simple(
             SimpleRNN::new(d, cfg.units, act)?
+                .with_use_bias(cfg.use_bias)
                 .with_random_state(rng_seed)
                 .with_return_sequences(cfg.return_sequences)
                 .with_go_backwards(cfg.go_backwards),
         ),
         LayerSpec::LSTM(_) => AnyRecurrent::Lstm(
             LSTM::new(d, cfg.units, act)?
+                .with_use_bias(cfg.use_bias)
                 .with_random_state(rng_seed)
                 .with_unit_forget_bias(cfg.unit_forget_bias)
                 .with_return_sequences(cfg.return_sequences)
@@ -1022,6 +1029,7 @@ fn build_recurrent(
         _ => AnyRecurrent::Gru(
             GRU::new(d, cfg.units, act)?
                 .with_reset_after(cfg.reset_after)
+                .with_use_bias(cfg.use_bias)
                 .with_random_state(rng_seed)
                 .with_return_sequences(cfg.return_sequences)
                 .with_go_backwards(cfg.go_backwards)

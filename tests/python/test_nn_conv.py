@@ -16,12 +16,16 @@ TRANSPOSED = {1: layers.Conv1DTranspose, 2: layers.Conv2DTranspose, 3: layers.Co
 
 def _out_len(n, k, s, d, padding):
     span = d * (k - 1) + 1
+    if padding == "causal":  # valid over the input with span - 1 zeros put before it
+        return (n + span - 1 - span) // s + 1
     return (n - span) // s + 1 if padding == "valid" else -(-n // s)
 
 
 def _pad_before(n, k, s, d, padding):
     if padding == "valid":
         return 0
+    if padding == "causal":
+        return d * (k - 1)
     span = d * (k - 1) + 1
     return max((-(-n // s) - 1) * s + span - n, 0) // 2
 
@@ -217,8 +221,10 @@ def test_bad_input_is_a_value_error_naming_the_layer_and_shapes():
             layers.Conv2D(2, 3, strides=bad)
     with pytest.raises(ValueError, match="Conv1D.*kernel_size"):
         layers.Conv1D(2, (3, 3))
-    with pytest.raises(ValueError, match="padding"):
-        layers.Conv1D(2, 3, padding="causal")
+    # Keras allows "causal" on Conv1D alone
+    for cls in (layers.Conv2D, layers.Conv3D, layers.Conv1DTranspose):
+        with pytest.raises(ValueError, match=f"{cls.__name__}.*padding"):
+            cls(2, 3, padding="causal")
 
 
 def test_save_load_round_trip(tmp_path):
@@ -322,3 +328,162 @@ def test_use_bias_false_weight_lists_are_keras_lists(name, kwargs, sample):
     )
     with pytest.raises(ValueError, match="weight arrays"):
         model.set_weights([*weights, np.zeros(3, np.float32)])
+
+
+# -- Conv1D(padding="causal") -----------------------------------------------------------------
+
+CAUSAL = [
+    # (steps, channels, kernel, strides, dilation)
+    (7, 2, 3, 1, 1),
+    (9, 3, 3, 1, 2),
+    (8, 2, 4, 2, 1),
+    (7, 1, 2, 3, 1),
+    (2, 2, 5, 1, 1),  # kernel longer than the sequence: every window is partly padding
+]
+
+
+@pytest.mark.parametrize("steps, c, k, s, d", CAUSAL)
+def test_causal_matches_direct_loops_and_left_padding(steps, c, k, s, d):
+    rng = np.random.default_rng(31)
+    model = _model(layers.Conv1D(3, k, strides=s, padding="causal", dilation_rate=d), (steps, c))
+    w, b = _randomise(model, rng)
+    x = rng.standard_normal((2, steps, c)).astype(np.float32)
+    got = model.predict(x)
+    assert got.shape == (2, -(-steps // s), 3)
+    want = ref_conv(x, w, b, (s,), "causal", (d,))
+    # f32 sums of at most k * c = 15 products of N(0,1) values: ~1e-6
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-5)
+    # The same as "valid" over the sequence with d * (k - 1) zeros put before it.
+    valid = _model(layers.Conv1D(3, k, strides=s, dilation_rate=d), (steps + d * (k - 1), c))
+    valid.set_weights([w, b])
+    padded = np.concatenate([np.zeros((2, d * (k - 1), c), np.float32), x], axis=1)
+    np.testing.assert_allclose(got, valid.predict(padded), rtol=0, atol=1e-6)
+    # Causal: changing input step i leaves every output before step ceil(i / s) unchanged.
+    for i in range(steps):
+        x2 = x.copy()
+        x2[:, i] += 1.0
+        moved = model.predict(x2)
+        first = -(-i // s)
+        np.testing.assert_array_equal(moved[:, :first], got[:, :first])
+        if s == 1:  # output i's last tap reads input i (with strides, some inputs are skipped)
+            assert not np.array_equal(moved[:, i], got[:, i])
+
+
+@pytest.mark.parametrize("steps, c, k, s, d", CAUSAL)
+def test_causal_keras_gives_the_same_outputs(steps, c, k, s, d):
+    keras = pytest.importorskip("keras")
+    rng = np.random.default_rng(32)
+    model = _model(
+        layers.Conv1D(3, k, strides=s, padding="causal", dilation_rate=d, activation="tanh"),
+        (steps, c),
+    )
+    weights = _randomise(model, rng)
+    klayer = keras.layers.Conv1D(
+        3, k, strides=s, padding="causal", dilation_rate=d, activation="tanh"
+    )
+    klayer.build((None, steps, c))
+    klayer.set_weights(weights)
+    x = rng.standard_normal((2, steps, c)).astype(np.float32)
+    want = np.asarray(klayer(x))
+    got = model.predict(x)
+    assert got.shape == want.shape == klayer.compute_output_shape((2, steps, c))
+    # XLA's f32 convolution sums its <= 15 products in another order: a few ulps.
+    np.testing.assert_allclose(got, want, rtol=0, atol=2e-5)
+
+
+def test_causal_output_lengths_follow_keras():
+    keras = pytest.importorskip("keras")
+    for n, k, s, d in itertools.product([1, 2, 5, 8], [1, 2, 3], [1, 2, 3], [1, 2]):
+        if s > 1 and d > 1:
+            continue  # Keras refuses strides > 1 with dilation_rate > 1
+        ours = _model(layers.Conv1D(2, k, strides=s, padding="causal", dilation_rate=d), (n, 1))
+        got = ours.predict(np.ones((1, n, 1), np.float32)).shape
+        theirs = keras.layers.Conv1D(2, k, strides=s, padding="causal", dilation_rate=d)
+        assert (
+            got == theirs.compute_output_shape((1, n, 1)) == (1, _out_len(n, k, s, d, "causal"), 2)
+        )
+
+
+def test_causal_weight_gradients_match_finite_differences():
+    rng = np.random.default_rng(33)
+    x = rng.standard_normal((2, 7, 2)).astype(np.float32)
+    target = rng.standard_normal((2, 4, 3))
+    layer = layers.Conv1D(3, 3, strides=2, padding="causal")
+    _sgd_step_gradients(layer, (7, 2), x, target)
+    dilated = layers.Conv1D(3, 3, padding="causal", dilation_rate=2)
+    _sgd_step_gradients(dilated, (7, 2), x, rng.standard_normal((2, 7, 3)))
+    nb = layers.Conv1D(3, 4, padding="causal", use_bias=False)
+    _sgd_step_gradients(nb, (7, 2), x, rng.standard_normal((2, 7, 3)))
+
+
+def test_causal_save_load_round_trip(tmp_path):
+    rng = np.random.default_rng(34)
+    model = Sequential(
+        [
+            layers.Conv1D(4, 3, padding="causal", dilation_rate=2, input_shape=(9, 2)),
+            layers.Conv1D(2, 2, strides=2, padding="causal", activation="relu"),
+        ],
+        seed=5,
+    )
+    model.build()
+    _randomise(model, rng)
+    x = rng.standard_normal((3, 9, 2)).astype(np.float32)
+    model.save(tmp_path / "causal.safetensors")
+    same = Sequential.load(tmp_path / "causal.safetensors")
+    assert same.layers[0].get_config()["padding"] == "causal"
+    assert np.array_equal(same.predict(x), model.predict(x))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: layers.SeparableConv1D(2, 3, padding="causal"),
+        lambda: layers.DepthwiseConv1D(3, padding="causal"),
+        lambda: layers.Conv2D(2, 3, padding="causal"),
+        lambda: layers.Conv1DTranspose(2, 3, padding="causal"),
+        lambda: layers.MaxPooling1D(2, padding="causal"),
+    ],
+)
+def test_causal_is_refused_where_keras_refuses_it(make):
+    keras = pytest.importorskip("keras")
+    with pytest.raises(ValueError) as ours:
+        make()
+    name = str(ours.value).split(":")[0]
+    assert name in str(ours.value) and "padding" in str(ours.value)
+    # Keras refuses the same layer (at construction or on its first call).
+    kcls = getattr(keras.layers, name)
+    with pytest.raises(ValueError):
+        args = (3,) if name in ("DepthwiseConv1D", "MaxPooling1D") else (2, 3)
+        klayer = kcls(*args, padding="causal")
+        sample = (1, 7, 7, 2) if name == "Conv2D" else (1, 7, 2)
+        klayer(np.ones(sample, np.float32))
+
+
+def test_causal_bitwise_serial_and_parallel_gate():
+    """Above and below the convolution gate, a causal Conv1D gives the same bits forward and
+    after one training step."""
+    from rustyml import tuning
+
+    rng = np.random.default_rng(35)
+    x = rng.standard_normal((4, 2000, 8)).astype(np.float32)
+    y = rng.standard_normal((4, 2000, 16)).astype(np.float32)
+
+    def run():
+        model = _model(
+            layers.Conv1D(16, 3, padding="causal", dilation_rate=2, activation="tanh"),
+            (2000, 8),
+            seed=6,
+        )
+        model.compile(optimizer="sgd", loss="mse")
+        model.fit(x, y, batch_size=4, epochs=1, shuffle=False, verbose=0)
+        return model.predict(x).tobytes(), [w.tobytes() for w in model.get_weights()]
+
+    before = tuning.conv.get_parallel_min_flops()
+    try:
+        tuning.conv.set_parallel_min_flops(tuning.SERIAL)
+        serial = run()
+        tuning.conv.set_parallel_min_flops(tuning.PARALLEL)
+        parallel = run()
+    finally:
+        tuning.conv.set_parallel_min_flops(before)
+    assert serial == parallel

@@ -299,3 +299,156 @@ def test_lstm_learns_the_sum_of_a_sequence():
     xt = rng.uniform(-1, 1, size=(128, 6, 1)).astype(np.float32)
     mse = float(np.mean((model.predict(xt) - xt.sum(axis=1) / 3.0) ** 2))
     assert mse < 2e-3, mse  # the target's variance is ~0.22
+
+
+# -- use_bias=False: no bias at all, Keras's [kernel, recurrent_kernel] lists ---------------------
+
+NO_BIAS_CASES = [
+    ("SimpleRNN", {}),
+    ("LSTM", {}),
+    ("LSTM", {"unit_forget_bias": False}),
+    ("GRU", {"reset_after": True}),
+    ("GRU", {"reset_after": False}),
+]
+
+
+@pytest.mark.parametrize("kind,extra", NO_BIAS_CASES)
+@pytest.mark.parametrize("return_sequences,go_backwards", [(False, False), (True, True)])
+def test_keras_oracle_use_bias_false(kind, extra, return_sequences, go_backwards):
+    keras = _keras()
+    rng = np.random.default_rng(21)
+    x = rng.normal(size=(4, 6, 3)).astype(np.float32)
+    kw = {"return_sequences": return_sequences, "go_backwards": go_backwards, **extra}
+    km = keras.Sequential(
+        [keras.Input((6, 3)), getattr(keras.layers, kind)(5, use_bias=False, **kw)]
+    )
+    model = Sequential([_layer(kind, 5, use_bias=False, input_shape=(6, 3), **kw)])
+    assert [w.shape for w in model.get_weights()] == [w.shape for w in km.get_weights()]
+    assert len(model.get_weights()) == 2
+    # Non-trivial weights (Keras's own init has an orthogonal recurrent kernel).
+    weights = [w.copy() for w in _rand_weights(kind, 3, 5, rng)[:2]]
+    km.set_weights(weights)
+    model.set_weights(weights)  # Keras's list, unchanged, both ways
+    for ours, theirs in zip(model.get_weights(), km.get_weights()):
+        np.testing.assert_array_equal(ours, theirs)
+    want = np.asarray(km.predict(x, verbose=0))
+    # Same tolerance as with a bias: f32 gate sums of ~8 terms through 6 steps, the outputs
+    # bounded by 1, agree to a few ulps per step (~1e-6), well under 2e-5.
+    np.testing.assert_allclose(model.predict(x), want, atol=2e-5)
+    # The bias really is absent: with one (Keras's zero init) the outputs are the same;
+    # with a non-zero one they are not.
+    with_bias = Sequential([_layer(kind, 5, input_shape=(6, 3), **kw)])
+    b = with_bias.get_weights()[2]
+    with_bias.set_weights([*weights, np.full_like(b, 0.3)])
+    assert not np.allclose(with_bias.predict(x), want, atol=1e-3)
+    with pytest.raises(ValueError, match="weight arrays"):
+        model.set_weights([*weights, np.zeros_like(b)])
+
+
+def test_keras_oracle_bidirectional_use_bias_false():
+    keras = _keras()
+    rng = np.random.default_rng(22)
+    x = rng.normal(size=(3, 5, 2)).astype(np.float32)
+    km = keras.Sequential(
+        [
+            keras.Input((5, 2)),
+            keras.layers.Bidirectional(keras.layers.LSTM(4, use_bias=False, return_sequences=True)),
+        ]
+    )
+    model = Sequential(
+        [
+            layers.Bidirectional(
+                layers.LSTM(4, use_bias=False, return_sequences=True), input_shape=(5, 2)
+            )
+        ]
+    )
+    # forward's [kernel, recurrent_kernel], then backward's
+    assert [w.shape for w in model.get_weights()] == [w.shape for w in km.get_weights()]
+    assert len(km.get_weights()) == 4
+    weights = [rng.uniform(-0.6, 0.6, w.shape).astype(np.float32) for w in km.get_weights()]
+    km.set_weights(weights)
+    model.set_weights(weights)
+    np.testing.assert_allclose(model.predict(x), np.asarray(km.predict(x, verbose=0)), atol=2e-5)
+    for a, b in zip(model.get_weights(), weights):
+        np.testing.assert_array_equal(a, b)
+    # The native count lists trained parameters, which exist once a step has run.
+    model.compile(optimizer="sgd", loss="mse")
+    model.fit(x, np.zeros((3, 5, 8), np.float32), epochs=1, verbose=0)
+    assert model.count_params() == sum(w.size for w in weights) == km.count_params()
+
+
+@pytest.mark.parametrize("kind,extra", NO_BIAS_CASES)
+def test_use_bias_false_gradients_match_finite_differences(kind, extra):
+    test_gradients_match_finite_differences(kind, {"use_bias": False, **extra})
+
+
+@pytest.mark.parametrize("kind,extra", NO_BIAS_CASES)
+def test_use_bias_false_matches_the_numpy_reference_with_a_zero_bias(kind, extra):
+    rng = np.random.default_rng(23)
+    x = rng.normal(size=(3, 4, 2)).astype(np.float32)
+    reset_after = extra.get("reset_after", True)
+    k, rk, b = _rand_weights(kind, 2, 3, rng, reset_after)
+    model = Sequential(
+        [_layer(kind, 3, use_bias=False, return_sequences=True, input_shape=(4, 2), **extra)]
+    )
+    model.set_weights([k, rk])
+    # Training never grows a bias: after a step the list is still [kernel, recurrent_kernel].
+    model.compile(optimizer="sgd", loss="mse")
+    model.fit(x, np.zeros((3, 4, 3), np.float32), epochs=1, verbose=0)
+    k, rk = model.get_weights()
+    want = _reference(
+        kind, x, [k, rk, np.zeros_like(b)], return_sequences=True, reset_after=reset_after
+    )
+    np.testing.assert_allclose(model.predict(x), want, atol=1e-5)
+
+
+def test_use_bias_false_save_load_round_trip(tmp_path):
+    model = Sequential(
+        [
+            layers.Bidirectional(
+                layers.GRU(4, use_bias=False, return_sequences=True), input_shape=(5, 3)
+            ),
+            layers.LSTM(3, use_bias=False, return_sequences=True),
+            layers.SimpleRNN(2, use_bias=False),
+        ],
+        seed=8,
+    )
+    x = np.random.default_rng(9).normal(size=(4, 5, 3)).astype(np.float32)
+    before = model.predict(x)
+    model.save(tmp_path / "nobias.safetensors")
+    again = Sequential.load(tmp_path / "nobias.safetensors")
+    np.testing.assert_array_equal(again.predict(x), before)
+    assert [w.shape for w in again.get_weights()] == [w.shape for w in model.get_weights()]
+    assert len(again.get_weights()) == 2 * 2 + 2 + 2
+    assert again.layers[0].get_config()["layer"]["config"]["use_bias"] is False
+    assert again.layers[1].get_config()["use_bias"] is False
+
+
+def test_use_bias_false_bitwise_serial_and_parallel_products():
+    """The recurrent products run on gemmkit; forcing its parallel threshold either way
+    changes no bit of the outputs or of one training step."""
+    from rustyml import tuning
+
+    backend = tuning.matmul.backend
+    rng = np.random.default_rng(24)
+    x = rng.normal(size=(64, 5, 32)).astype(np.float32)
+    y = rng.normal(size=(64, 5, 64)).astype(np.float32)
+
+    def run():
+        model = Sequential(
+            [layers.GRU(64, use_bias=False, return_sequences=True, input_shape=(5, 32))],
+            seed=3,
+        )
+        model.compile(optimizer="sgd", loss="mse")
+        model.fit(x, y, batch_size=64, epochs=1, shuffle=False, verbose=0)
+        return model.predict(x).tobytes(), [w.tobytes() for w in model.get_weights()]
+
+    before = backend.parallel_threshold()
+    try:
+        backend.set_parallel_threshold(2**62)
+        serial = run()
+        backend.set_parallel_threshold(0)
+        parallel = run()
+    finally:
+        backend.set_parallel_threshold(before)
+    assert serial == parallel

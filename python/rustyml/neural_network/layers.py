@@ -771,6 +771,8 @@ class _Conv(Layer):
     """Shared arguments of Conv1D/2D/3D and their transposes (Keras's names and defaults)."""
 
     _rank = 0
+    # Keras allows "causal" on Conv1D alone.
+    _paddings = ("valid", "same")
 
     def __init__(
         self,
@@ -791,8 +793,9 @@ class _Conv(Layer):
         self.kernel_size = _positive_ints(kernel_size, self._rank, "kernel_size", layer)
         self.strides = _positive_ints(strides, self._rank, "strides", layer)
         self.dilation_rate = _positive_ints(dilation_rate, self._rank, "dilation_rate", layer)
-        if not isinstance(padding, str) or padding.lower() not in ("valid", "same"):
-            raise ValueError(f"{layer}: padding must be 'valid' or 'same', got {padding!r}")
+        if not isinstance(padding, str) or padding.lower() not in self._paddings:
+            allowed = " or ".join(repr(p) for p in self._paddings)
+            raise ValueError(f"{layer}: padding must be {allowed}, got {padding!r}")
         self.padding = padding.lower()
         self.activation = activation
         self.use_bias = bool(use_bias)
@@ -813,9 +816,14 @@ class _Conv(Layer):
 
 @_register
 class Conv1D(_Conv):
-    """1D cross-correlation over ``(batch, steps, channels)``; kernel ``(k, channels, filters)``."""
+    """1D cross-correlation over ``(batch, steps, channels)``; kernel ``(k, channels, filters)``.
+
+    ``padding="causal"`` adds ``dilation_rate * (kernel_size - 1)`` zeros before the sequence
+    only, so output step ``t`` never sees a later input (``ceil(steps / strides)`` outputs).
+    """
 
     _rank = 1
+    _paddings = ("valid", "same", "causal")
 
 
 @_register
@@ -1118,10 +1126,6 @@ class _Recurrent(Layer):
         self.return_state = bool(return_state)
         self.go_backwards = bool(go_backwards)
         self.seed = seed
-        if not self.use_bias:
-            raise ValueError(
-                f"{layer}: use_bias=False is not supported (the layer always has a bias)"
-            )
         if self.return_state:
             raise ValueError(
                 f"{layer}: return_state=True returns several tensors, which a Sequential model "

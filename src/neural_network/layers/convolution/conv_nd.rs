@@ -218,6 +218,9 @@ impl<D: Dimension> ConvNd<D> {
     /// The engine geometry for a spatial input extent (the conv whose backward-data pass is
     /// this layer, for a transposed one).
     fn geometry(&self, spatial: &[usize]) -> RustymlResult<ConvGeometry> {
+        if self.transposed || self.kernel_size.len() != 1 {
+            self.padding.refuse_causal(self.name)?;
+        }
         let build = if self.transposed {
             ConvGeometry::transposed
         } else {
@@ -729,6 +732,150 @@ mod tests {
         .unwrap();
         let out = conv.forward(&ramp(&[4, 3, 3, 1], 2)).unwrap();
         assert_eq!(out.shape(), &[4, 3, 3, 2]);
+    }
+
+    /// Causal = valid over the input with `dilation * (k - 1)` zeros put before it; output `t`
+    /// depends on inputs up to `t * stride` only; gradients against central differences.
+    #[test]
+    fn conv1d_causal_is_valid_over_the_left_padded_input() {
+        use super::super::Conv1D;
+        for (k, s, d, n) in [
+            (3, 1, 1, 7),
+            (3, 1, 2, 7),
+            (4, 2, 1, 8),
+            (2, 3, 2, 7),
+            (5, 1, 1, 2),
+        ] {
+            let pad = d * (k - 1);
+            let causal = Conv1D::with_config(
+                3,
+                k,
+                vec![2, n, 2],
+                s,
+                Activation::Tanh,
+                PaddingType::Causal,
+                Some(d),
+                true,
+            )
+            .unwrap()
+            .with_random_state(11);
+            let mut valid = Conv1D::with_config(
+                3,
+                k,
+                vec![2, n + pad, 2],
+                s,
+                Activation::Tanh,
+                PaddingType::Valid,
+                Some(d),
+                true,
+            )
+            .unwrap();
+            let bias = Array1::from(vec![0.1, -0.2, 0.3]);
+            let kernel = ramp(&[k, 2, 3], 7)
+                .into_dimensionality::<ndarray::Ix3>()
+                .unwrap();
+            valid.set_weights(kernel.clone(), bias.clone()).unwrap();
+            let mut causal = causal;
+            causal.set_weights(kernel, bias).unwrap();
+            let x = ramp(&[2, n, 2], 5);
+            let mut padded = Tensor::zeros(IxDyn(&[2, n + pad, 2]));
+            padded.slice_mut(ndarray::s![.., pad.., ..]).assign(&x);
+            let got = causal.predict(&x).unwrap();
+            let want = valid.predict(&padded).unwrap();
+            assert_eq!(got.shape(), &[2, n.div_ceil(s), 3]);
+            assert_eq!(got.shape(), want.shape());
+            for (g, w) in got.iter().zip(want.iter()) {
+                // The same products; the padded run only adds exact zeros.
+                assert!((g - w).abs() <= 1e-6, "k={k} s={s} d={d} n={n}: {g} vs {w}");
+            }
+            // Causality: changing input step i moves no output before step ceil(i / s).
+            for i in 0..n {
+                let mut x2 = x.clone();
+                x2[[1, i, 0]] += 1.0;
+                let moved = causal.predict(&x2).unwrap();
+                for t in 0..i.div_ceil(s) {
+                    assert_eq!(
+                        moved.slice(ndarray::s![.., t, ..]),
+                        got.slice(ndarray::s![.., t, ..]),
+                        "k={k} s={s} d={d}: input {i} leaked into output {t}"
+                    );
+                }
+            }
+            assert_eq!(
+                causal.output_shape(),
+                format!("(2, {}, 3)", n.div_ceil(s)),
+                "k={k} s={s} d={d} n={n}"
+            );
+            check(&mut causal, &[2, n, 2]);
+        }
+    }
+
+    #[test]
+    fn causal_padding_is_conv1d_only() {
+        use super::super::{Conv1D, DepthwiseConv1D, SeparableConv1D};
+        use crate::neural_network::layers::pooling::MaxPooling1D;
+        let name_in = |e: crate::error::Error, name: &str| {
+            let msg = e.to_string();
+            assert!(msg.contains(name) && msg.contains("causal"), "{msg}");
+        };
+        let err = Conv2D::with_config(
+            1,
+            (2, 2),
+            vec![1, 4, 4, 1],
+            (1, 1),
+            Activation::Linear,
+            PaddingType::Causal,
+            None,
+            true,
+        )
+        .unwrap_err();
+        name_in(err, "Conv2D");
+        let mut later = Conv2D::new(1, (2, 2), vec![1, 4, 4, 1], (1, 1), Activation::Linear)
+            .unwrap()
+            .with_padding(PaddingType::Causal);
+        name_in(
+            later.forward(&ramp(&[1, 4, 4, 1], 1)).unwrap_err(),
+            "Conv2D",
+        );
+        let err = Conv1DTranspose::with_config(
+            1,
+            2,
+            vec![1, 4, 1],
+            1,
+            Activation::Linear,
+            PaddingType::Causal,
+            None,
+            true,
+        )
+        .unwrap_err();
+        name_in(err, "Conv1DTranspose");
+        let dw = DepthwiseConv1D::new(2, vec![1, 5, 2], 1, Activation::Linear)
+            .unwrap()
+            .with_padding(PaddingType::Causal);
+        name_in(
+            dw.predict(&ramp(&[1, 5, 2], 1)).unwrap_err(),
+            "DepthwiseConv1D",
+        );
+        let sep = SeparableConv1D::new(2, 2, vec![1, 5, 2], 1, 1, Activation::Linear)
+            .unwrap()
+            .with_padding(PaddingType::Causal);
+        name_in(
+            sep.predict(&ramp(&[1, 5, 2], 1)).unwrap_err(),
+            "SeparableConv1D",
+        );
+        let pool = MaxPooling1D::with_config([2], None, PaddingType::Causal, vec![1, 5, 2]);
+        name_in(pool.unwrap_err(), "MaxPooling1D");
+        assert!(Conv1D::with_config(
+            1,
+            2,
+            vec![1, 4, 1],
+            1,
+            Activation::Linear,
+            PaddingType::Causal,
+            None,
+            true,
+        )
+        .is_ok());
     }
 
     #[test]

@@ -245,6 +245,7 @@ impl<K: ConvRank> DepthwiseStage<K> {
         if c != self.channels() {
             return Err(Error::dimension_mismatch(self.channels(), c));
         }
+        self.padding.refuse_causal(name)?;
         let spatial = &input[1..=K::SPATIAL];
         if spatial.contains(&0) {
             return Err(Error::invalid_input(format!(

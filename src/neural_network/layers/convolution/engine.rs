@@ -180,13 +180,14 @@ impl ConvGeometry {
         filters: usize,
     ) -> RustymlResult<Self> {
         check_axes(layer, input, kernel, strides, dilation)?;
+        padding.refuse_causal(layer)?;
         let mut full = Vec::with_capacity(input.len());
         let mut pad = Vec::with_capacity(input.len());
         for a in 0..input.len() {
             let span = dilation[a] * (kernel[a] - 1) + 1;
             let n = match padding {
                 PaddingType::Valid => input[a] * strides[a] + span.saturating_sub(strides[a]),
-                PaddingType::Same => input[a] * strides[a],
+                PaddingType::Same | PaddingType::Causal => input[a] * strides[a],
             };
             full.push(n);
             pad.push(padding.pad_before(n, kernel[a], strides[a], dilation[a]));
@@ -661,9 +662,12 @@ mod tests {
     /// `Σ y · conv(x)` is bilinear: its gradients in x and w are the adjoint passes, so the
     /// naive forward applied to unit vectors gives the reference gradients.
     fn geometries() -> Vec<ConvGeometry> {
-        use PaddingType::{Same, Valid};
+        use PaddingType::{Causal, Same, Valid};
         vec![
             ConvGeometry::new("t", &[9], &[3], &[2], &[1], Valid, 2, 3).unwrap(),
+            ConvGeometry::new("t", &[7], &[3], &[1], &[2], Causal, 3, 2).unwrap(),
+            ConvGeometry::new("t", &[8], &[4], &[3], &[1], Causal, 2, 3).unwrap(),
+            ConvGeometry::new("t", &[2], &[3], &[1], &[3], Causal, 2, 2).unwrap(),
             ConvGeometry::new("t", &[7], &[3], &[1], &[2], Same, 3, 2).unwrap(),
             ConvGeometry::new("t", &[6, 5], &[3, 2], &[2, 1], &[1, 1], Same, 2, 3).unwrap(),
             ConvGeometry::new("t", &[7, 6], &[2, 3], &[1, 2], &[2, 1], Valid, 3, 4).unwrap(),
@@ -830,9 +834,39 @@ mod tests {
         .unwrap()
     }
 
+    /// A causal 1D geometry above the gate (Keras's Conv1D(padding="causal")).
+    fn big_causal() -> ConvGeometry {
+        ConvGeometry::new("t", &[6000], &[3], &[1], &[2], PaddingType::Causal, 8, 16).unwrap()
+    }
+
+    #[test]
+    fn causal_geometry_pads_only_before() {
+        let g = big_causal();
+        assert_eq!((g.pad[2], g.output[2]), (4, 6000));
+        let g = ConvGeometry::new("t", &[7], &[3], &[2], &[1], PaddingType::Causal, 1, 1).unwrap();
+        assert_eq!((g.pad[2], g.output[2]), (2, 4));
+        let e = ConvGeometry::transposed(
+            "Conv1DTranspose",
+            &[4],
+            &[3],
+            &[1],
+            &[1],
+            PaddingType::Causal,
+            1,
+            1,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("Conv1DTranspose"), "{e}");
+    }
+
     #[test]
     fn gate_never_changes_a_bit_forward_and_backward() {
-        let g = big();
+        for g in [big(), big_causal()] {
+            gate_check(g);
+        }
+    }
+
+    fn gate_check(g: ConvGeometry) {
         assert!(g.flops(1) >= CONV_PARALLEL_MIN_FLOPS.default);
         assert!(g.out_positions() > 4 * block_rows(g.patch_len()));
         let batch = 2;

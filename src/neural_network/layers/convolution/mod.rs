@@ -1,13 +1,19 @@
 //! Convolution layers (channels-last, Keras's kernel shapes `[k.., in, filters]`) over one
 //! im2col/GEMM engine and one direct depthwise engine.
 
+use crate::error::{Error, RustymlResult};
+
 /// Keras's padding modes: `Valid` keeps only full windows; `Same` pads so that the output has
-/// `ceil(n / stride)` positions, the extra cell (if any) after the input, as Keras does.
+/// `ceil(n / stride)` positions, the extra cell (if any) after the input, as Keras does;
+/// `Causal` (Keras's Conv1D only) pads `dilation * (kernel - 1)` zeros before the input and
+/// none after, so output `t` sees only inputs up to `t * stride` (`ceil(n / stride)`
+/// positions: `Valid` over the left-padded input).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PaddingType {
     #[default]
     Valid,
     Same,
+    Causal,
 }
 
 impl PaddingType {
@@ -23,14 +29,17 @@ impl PaddingType {
         let span = dilation * (kernel - 1) + 1;
         match self {
             PaddingType::Valid => (input >= span).then(|| (input - span) / stride + 1),
-            PaddingType::Same => (input > 0).then(|| input.div_ceil(stride)),
+            // Causal: valid over `span - 1 + input` cells, `(input - 1) / stride + 1`.
+            PaddingType::Same | PaddingType::Causal => (input > 0).then(|| input.div_ceil(stride)),
         }
     }
 
-    /// Zero cells added before the input along one axis (`Same` puts the odd one after).
+    /// Zero cells added before the input along one axis (`Same` puts the odd one after,
+    /// `Causal` puts the whole dilated span less one before).
     pub fn pad_before(self, input: usize, kernel: usize, stride: usize, dilation: usize) -> usize {
         match self {
             PaddingType::Valid => 0,
+            PaddingType::Causal => dilation * (kernel - 1),
             PaddingType::Same => {
                 let span = dilation * (kernel - 1) + 1;
                 let out = input.div_ceil(stride);
@@ -39,12 +48,24 @@ impl PaddingType {
         }
     }
 
-    /// Keras's name (`"valid"` / `"same"`).
+    /// Keras's name (`"valid"` / `"same"` / `"causal"`).
     pub fn name(self) -> &'static str {
         match self {
             PaddingType::Valid => "valid",
             PaddingType::Same => "same",
+            PaddingType::Causal => "causal",
         }
+    }
+
+    /// `InvalidParameter` naming `layer` for `Causal`, which Keras allows on Conv1D only.
+    pub(crate) fn refuse_causal(self, layer: &str) -> RustymlResult<()> {
+        if self == PaddingType::Causal {
+            return Err(Error::invalid_parameter(
+                "padding",
+                format!("{layer}: padding must be 'valid' or 'same' ('causal' is Conv1D's only)"),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -79,6 +100,35 @@ mod padding_tests {
         assert_eq!(Same.pad_before(5, 4, 1, 1), 1); // total 3
         assert_eq!(Same.pad_before(5, 3, 1, 2), 2); // span 5, total 4
         assert_eq!(Same.output_len(1, 5, 3, 1), Some(1));
+    }
+
+    #[test]
+    fn causal_is_valid_over_the_left_padded_input() {
+        use super::PaddingType::Causal;
+        for n in 1..12 {
+            for k in 1..5 {
+                for s in 1..4 {
+                    for d in 1..4 {
+                        let pad = Causal.pad_before(n, k, s, d);
+                        assert_eq!(pad, d * (k - 1));
+                        assert_eq!(
+                            Causal.output_len(n, k, s, d),
+                            Valid.output_len(n + pad, k, s, d),
+                            "n={n} k={k} s={s} d={d}"
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(Causal.output_len(7, 3, 2, 1), Some(4));
+        assert_eq!(Causal.output_len(2, 3, 3, 1), Some(1));
+        assert_eq!(Causal.output_len(0, 3, 1, 1), None);
+        assert!(Causal
+            .refuse_causal("Conv2D")
+            .unwrap_err()
+            .to_string()
+            .contains("Conv2D"));
+        assert!(Same.refuse_causal("Conv2D").is_ok());
     }
 }
 

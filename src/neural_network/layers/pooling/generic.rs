@@ -153,6 +153,7 @@ impl<const N: usize, const MAX: bool> Pooling<N, MAX> {
                 ),
             ));
         }
+        padding.refuse_causal(Self::NAME)?;
         let spatial = &input_shape[1..=N];
         if padding == PaddingType::Valid && pool_size.iter().zip(spatial).any(|(p, n)| p > n) {
             return Err(Error::invalid_parameter(
@@ -212,6 +213,7 @@ impl<const N: usize, const MAX: bool> Pooling<N, MAX> {
     }
 
     fn geometry(&self, shape: &[usize]) -> RustymlResult<PoolGeometry> {
+        self.padding.refuse_causal(Self::NAME)?;
         PoolGeometry::new(shape, &self.pool, &self.strides, self.padding).ok_or_else(|| {
             Error::invalid_input(format!(
                 "{}: pool {} larger than input {} under valid padding",

@@ -173,6 +173,10 @@ impl Layer for Bidirectional {
         }
     }
 
+    fn uses_bias(&self) -> bool {
+        self.forward.use_bias
+    }
+
     fn parameters(&mut self) -> Vec<ParamGrad<'_>> {
         let mut p = self.forward.parameters();
         p.extend(self.backward.parameters());
@@ -224,6 +228,10 @@ impl Layer for Bidirectional {
         let mut bw = self.backward.gates.clone();
         bw.replace(half(k, 1), half(rk, 1), half(b, 1))
             .map_err(wrap)?;
+        if !self.forward.use_bias {
+            f.bias.fill(0.0);
+            bw.bias.fill(0.0);
+        }
         self.forward.gates = f;
         self.backward.gates = bw;
         Ok(())
@@ -354,6 +362,61 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn without_bias_both_halves_drop_it() {
+        let make = |s| {
+            let gru = GRU::new(3, 2, Activation::Tanh)
+                .unwrap()
+                .with_reset_after(true)
+                .with_use_bias(false)
+                .with_return_sequences(true);
+            Bidirectional::new(gru, MergeMode::Concat)
+                .unwrap()
+                .with_random_state(s)
+        };
+        let a = make(1);
+        assert!(!a.uses_bias());
+        assert_eq!(
+            a.param_count(),
+            TrainingParameters::Trainable(2 * (3 * 6 + 2 * 6))
+        );
+        // A non-zero bias in the weights is not taken up.
+        let w = a.get_weights();
+        let [k, rk, b] = a.forward.weight_arrays(&w).unwrap();
+        assert_eq!(b.shape(), &[2, 12]);
+        let mut b2 = make(2);
+        let noisy = crate::neural_network::layers::recurrent::engine::cell_weight(
+            a.forward.cell,
+            Cow::Owned(k.clone()),
+            Cow::Owned(rk.clone()),
+            Cow::Owned(b.mapv(|_| 0.5)),
+        );
+        b2.apply_weights(&noisy).unwrap();
+        let x = input();
+        assert_eq!(a.predict(&x).unwrap(), b2.predict(&x).unwrap());
+        // Each half equals a bias-free GRU with its half of the kernels.
+        let half = |m: &ndarray::Array2<f32>, i: usize| {
+            let n = m.ncols() / 2;
+            m.slice(s![.., i * n..(i + 1) * n]).to_owned()
+        };
+        let mut fwd = GRU::new(3, 2, Activation::Tanh)
+            .unwrap()
+            .with_reset_after(true)
+            .with_use_bias(false)
+            .with_return_sequences(true);
+        fwd.set_weights(half(k, 0), half(rk, 0), ndarray::Array2::zeros((2, 6)))
+            .unwrap();
+        let got = a.predict(&x).unwrap();
+        assert_eq!(
+            got.slice_axis(Axis(2), Slice::from(..2)).to_owned(),
+            fwd.predict(&x).unwrap()
+        );
+        let mut trained = make(3);
+        let out = trained.forward(&x).unwrap();
+        trained.backward(&Tensor::ones(out.raw_dim())).unwrap();
+        assert_eq!(trained.parameters().len(), 4);
     }
 
     #[test]

@@ -102,6 +102,11 @@ pub struct Recurrent {
     pub(crate) recurrent_activation: Activation,
     pub(crate) return_sequences: bool,
     pub(crate) go_backwards: bool,
+    /// Keras's `use_bias`: without it the bias stays zero, is never added, trained or
+    /// counted, and Keras-facing weight lists leave it out.
+    pub(crate) use_bias: bool,
+    /// LSTM's `unit_forget_bias` (the forget block's initial bias is one); unused otherwise.
+    pub(crate) unit_forget_bias: bool,
     pub(crate) gates: FusedGates,
     cache: Option<Cache>,
 }
@@ -147,6 +152,8 @@ impl Recurrent {
             recurrent_activation: Activation::Sigmoid,
             return_sequences: false,
             go_backwards: false,
+            use_bias: true,
+            unit_forget_bias: true,
             gates,
             cache: None,
         })
@@ -174,6 +181,41 @@ impl Recurrent {
             .expect("dimensions were validated at construction");
         self.gates.bias = bias;
         self.cache = None;
+    }
+
+    /// The bias a fresh layer of this configuration starts from: zero, except LSTM's forget
+    /// block (one under `unit_forget_bias`); all zero without `use_bias`.
+    fn initial_bias(&self) -> Array2<f32> {
+        let (u, gu) = (self.units, self.cell.gates() * self.units);
+        let mut bias = Array2::zeros((self.cell.bias_rows(), gu));
+        if self.use_bias && self.unit_forget_bias && matches!(self.cell, Cell::Lstm) {
+            bias.slice_mut(s![.., u..2 * u]).fill(1.0);
+        }
+        bias
+    }
+
+    /// Keras's `unit_forget_bias` (LSTM): the forget block of the bias set to one or zero
+    /// (left at zero without `use_bias`).
+    pub(crate) fn set_unit_forget_bias(&mut self, unit_forget_bias: bool) {
+        self.unit_forget_bias = unit_forget_bias;
+        if self.use_bias && matches!(self.cell, Cell::Lstm) {
+            let u = self.units;
+            let value = if unit_forget_bias { 1.0 } else { 0.0 };
+            self.gates.bias.slice_mut(s![.., u..2 * u]).fill(value);
+        }
+    }
+
+    /// Keras's `use_bias`; the bias restarts at its initial value (all zero without it).
+    pub(crate) fn set_use_bias(&mut self, use_bias: bool) {
+        self.use_bias = use_bias;
+        self.gates.bias = self.initial_bias();
+        self.gates.grad_bias = None;
+        self.cache = None;
+    }
+
+    /// The bias row added to the input projection (`None` without `use_bias`).
+    fn input_bias(&self) -> Option<ndarray::ArrayView1<'_, f32>> {
+        self.use_bias.then(|| self.gates.bias.row(0))
     }
 
     /// Switches the GRU bias layout; the bias restarts at zero in its new shape.
@@ -205,18 +247,25 @@ impl Recurrent {
         twin.recurrent_activation = self.recurrent_activation;
         twin.return_sequences = self.return_sequences;
         twin.go_backwards = !self.go_backwards;
+        twin.use_bias = self.use_bias;
+        twin.unit_forget_bias = self.unit_forget_bias;
         twin.gates.bias = self.gates.bias.clone();
         Ok(twin)
     }
 
-    /// Replaces the fused weights (shapes checked against the layer's).
+    /// Replaces the fused weights (shapes checked against the layer's). Without `use_bias`
+    /// the bias is still shape-checked but kept at zero.
     pub(crate) fn set_weights(
         &mut self,
         kernel: Array2<f32>,
         recurrent_kernel: Array2<f32>,
         bias: Array2<f32>,
     ) -> RustymlResult<()> {
-        self.gates.replace(kernel, recurrent_kernel, bias)
+        self.gates.replace(kernel, recurrent_kernel, bias)?;
+        if !self.use_bias {
+            self.gates.bias.fill(0.0);
+        }
+        Ok(())
     }
 
     /// Packs per-gate `(kernel, recurrent_kernel, bias)` triples, given in fused-block
@@ -299,11 +348,10 @@ impl Recurrent {
             .into_shape_with_order((steps * batch, d))
             .expect("standard layout reshapes freely");
         let par = nested_parallelism();
-        let bias_in = self.gates.bias.row(0);
         let mut acts = project_rows(
             self.gates.kernel.view(),
             &x.view().insert_axis(Axis(0)),
-            Some(bias_in),
+            self.input_bias(),
         );
         let mut hs = Array2::<f32>::zeros(((steps + 1) * batch, u));
         let lstm = matches!(self.cell, Cell::Lstm);
@@ -345,9 +393,14 @@ impl Recurrent {
                     );
                 }
                 Cell::Gru { reset_after: true } => {
-                    scratch.assign(&self.gates.bias.row(1));
                     let h_prev = hs.slice(s![r.clone(), ..]);
-                    gemm(1.0, &h_prev, rk, 1.0, &mut scratch, par);
+                    let beta = if self.use_bias {
+                        scratch.assign(&self.gates.bias.row(1));
+                        1.0
+                    } else {
+                        0.0
+                    };
+                    gemm(1.0, &h_prev, rk, beta, &mut scratch, par);
                 }
             }
             let a = &mut acts.as_slice_mut().expect("standard layout")[t * bg..(t + 1) * bg];
@@ -730,13 +783,24 @@ impl Recurrent {
     }
 
     pub(crate) fn param_count(&self) -> TrainingParameters {
+        let bias = if self.use_bias {
+            self.gates.bias.len()
+        } else {
+            0
+        };
         TrainingParameters::Trainable(
-            self.gates.kernel.len() + self.gates.recurrent_kernel.len() + self.gates.bias.len(),
+            self.gates.kernel.len() + self.gates.recurrent_kernel.len() + bias,
         )
     }
 
+    /// Kernel, recurrent kernel and (with `use_bias`) bias, with their latest gradients.
     pub(crate) fn parameters(&mut self) -> Vec<ParamGrad<'_>> {
-        self.gates.parameters()
+        let use_bias = self.use_bias;
+        let mut params = self.gates.parameters();
+        if !use_bias {
+            params.truncate(2);
+        }
+        params
     }
 
     /// The fused weights as the original's enum spells them for this cell.
@@ -853,6 +917,19 @@ macro_rules! recurrent_layer {
                 Ok(self)
             }
 
+            /// Keras's `use_bias` (default true): without it the layer has no bias term (kept
+            /// as a zero array in `get_weights`, never trained, not counted); the bias restarts
+            /// at its initial value either way, so call it before `set_weights`.
+            pub fn with_use_bias(mut self, use_bias: bool) -> Self {
+                self.core.set_use_bias(use_bias);
+                self
+            }
+
+            /// Whether the layer has a bias term (see `with_use_bias`).
+            pub fn use_bias(&self) -> bool {
+                self.core.use_bias
+            }
+
             /// Whether the layer outputs every step (see `with_return_sequences`).
             pub fn return_sequences(&self) -> bool {
                 self.core.return_sequences
@@ -870,6 +947,9 @@ macro_rules! recurrent_layer {
             }
             fn param_count(&self) -> $crate::neural_network::layers::TrainingParameters {
                 self.core.param_count()
+            }
+            fn uses_bias(&self) -> bool {
+                self.core.use_bias
             }
             fn parameters(&mut self) -> Vec<$crate::neural_network::traits::ParamGrad<'_>> {
                 self.core.parameters()
@@ -1063,7 +1143,7 @@ mod tests {
             );
         }
         let grads: Vec<Vec<f32>> = l.parameters().iter().map(|p| p.grad.to_vec()).collect();
-        assert_eq!(grads.len(), 3);
+        assert_eq!(grads.len(), if l.use_bias { 3 } else { 2 });
         for (k, g) in grads.iter().enumerate() {
             for (i, &gi) in g.iter().enumerate() {
                 let orig = l.parameters()[k].value[i];
@@ -1126,6 +1206,114 @@ mod tests {
             };
             assert!(run(1) == run(4), "{cell:?}");
         }
+    }
+
+    /// `layer(..)` rebuilt without a bias; `set_weights` is handed a non-zero bias, which
+    /// must be dropped.
+    fn layer_without_bias(
+        cell: Cell,
+        d: usize,
+        u: usize,
+        seq: bool,
+        back: bool,
+        seed: u64,
+    ) -> Recurrent {
+        let mut l = layer(cell, d, u, seq, back, seed);
+        let (k, rk) = (l.gates.kernel.clone(), l.gates.recurrent_kernel.clone());
+        let b = l.gates.bias.mapv(|v| v + 0.25);
+        l.set_use_bias(false);
+        assert!(l.gates.bias.iter().all(|&v| v == 0.0), "{cell:?}");
+        l.set_weights(k, rk, b).unwrap();
+        assert!(l.gates.bias.iter().all(|&v| v == 0.0), "{cell:?}");
+        l
+    }
+
+    #[test]
+    fn without_bias_matches_the_equations_with_a_zero_bias() {
+        for cell in CELLS {
+            for (seq, back) in [(false, false), (true, true)] {
+                let l = layer_without_bias(cell, 3, 4, seq, back, 13);
+                let x = input(2, 5, 3);
+                let out = l.predict(&x.clone().into_dyn()).unwrap();
+                let want = reference(&l, &x);
+                for (o, w) in out.iter().zip(want.iter()) {
+                    assert!((*o as f64 - w).abs() < 1e-5, "{cell:?}: {o} vs {w}");
+                }
+                // The same weights with a bias: the outputs differ, so the bias is really gone.
+                let mut with = layer(cell, 3, 4, seq, back, 13);
+                with.set_weights(
+                    l.gates.kernel.clone(),
+                    l.gates.recurrent_kernel.clone(),
+                    l.gates.bias.mapv(|v| v + 0.25),
+                )
+                .unwrap();
+                assert_ne!(with.predict(&x.clone().into_dyn()).unwrap(), out);
+                let bias_len = with.gates.bias.len();
+                let weights = l.gates.kernel.len() + l.gates.recurrent_kernel.len();
+                assert_eq!(l.param_count(), TrainingParameters::Trainable(weights));
+                assert_eq!(
+                    with.param_count(),
+                    TrainingParameters::Trainable(weights + bias_len)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn without_bias_gradients_match_central_differences() {
+        for cell in CELLS {
+            for (seq, back) in [(false, false), (true, true)] {
+                let mut l = layer_without_bias(cell, 2, 3, seq, back, 6);
+                check_gradients(&mut l, &input(2, 4, 2));
+                // Training never moves the unused bias.
+                assert!(l.gates.bias.iter().all(|&v| v == 0.0));
+            }
+        }
+    }
+
+    #[test]
+    fn without_bias_bitwise_equal_at_one_and_four_threads() {
+        for cell in CELLS {
+            let run = |threads: usize| {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                pool.install(|| {
+                    let mut l = layer_without_bias(cell, 32, 64, true, false, 3);
+                    let x = input(64, 4, 32).into_dyn();
+                    let out = l.forward(&x).unwrap();
+                    let dx = l.backward(&Tensor::ones(out.raw_dim())).unwrap();
+                    let grads: Vec<Vec<u32>> = l
+                        .parameters()
+                        .iter()
+                        .map(|p| p.grad.iter().map(|v| v.to_bits()).collect())
+                        .collect();
+                    let bits = |t: &Tensor| t.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                    (bits(&out), bits(&dx), grads)
+                })
+            };
+            assert!(run(1) == run(4), "{cell:?}");
+        }
+    }
+
+    #[test]
+    fn use_bias_and_unit_forget_bias_in_either_order() {
+        let mut l = Recurrent::new(Cell::Lstm, 3, 2, Activation::Tanh, Some(1)).unwrap();
+        l.set_use_bias(false);
+        l.set_unit_forget_bias(true);
+        assert!(l.gates.bias.iter().all(|&v| v == 0.0));
+        l.set_use_bias(true);
+        assert_eq!(
+            l.gates.bias.row(0).to_vec(),
+            [0., 0., 1., 1., 0., 0., 0., 0.]
+        );
+        l.set_unit_forget_bias(false);
+        l.set_use_bias(false);
+        l.set_use_bias(true);
+        assert!(l.gates.bias.iter().all(|&v| v == 0.0));
+        let twin = l.reversed_twin(Some(2)).unwrap();
+        assert!(twin.use_bias && !twin.unit_forget_bias);
     }
 
     #[test]

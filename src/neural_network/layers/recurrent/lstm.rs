@@ -32,14 +32,9 @@ impl LSTM {
 
     /// Keras's `unit_forget_bias`: the forget block of the bias set to one (the default) or
     /// to zero like the others.
+    /// Without `use_bias` the bias stays zero.
     pub fn with_unit_forget_bias(mut self, unit_forget_bias: bool) -> Self {
-        let u = self.core.units;
-        let value = if unit_forget_bias { 1.0 } else { 0.0 };
-        self.core
-            .gates
-            .bias
-            .slice_mut(ndarray::s![.., u..2 * u])
-            .fill(value);
+        self.core.set_unit_forget_bias(unit_forget_bias);
         self
     }
 
