@@ -1182,28 +1182,36 @@ mod tests {
         check_gradients(&mut g, &input(3, 3, 2));
     }
 
+    /// Bits of one forward and backward pass (output, input gradient, parameter gradients)
+    /// of the layer `make` builds, on a pool of `threads` workers.
+    #[allow(clippy::type_complexity)]
+    fn bits_on_threads(
+        threads: usize,
+        make: impl Fn() -> Recurrent + Send + Sync,
+    ) -> (Vec<u32>, Vec<u32>, Vec<Vec<u32>>) {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let mut l = make();
+            let x = input(64, 4, 32).into_dyn();
+            let out = l.forward(&x).unwrap();
+            let dx = l.backward(&Tensor::ones(out.raw_dim())).unwrap();
+            let grads: Vec<Vec<u32>> = l
+                .parameters()
+                .iter()
+                .map(|p| p.grad.iter().map(|v| v.to_bits()).collect())
+                .collect();
+            let bits = |t: &Tensor| t.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            (bits(&out), bits(&dx), grads)
+        })
+    }
+
     #[test]
     fn bitwise_equal_at_one_and_four_threads() {
         for cell in CELLS {
-            let run = |threads: usize| {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .unwrap();
-                pool.install(|| {
-                    let mut l = layer(cell, 32, 64, true, false, 3);
-                    let x = input(64, 4, 32).into_dyn();
-                    let out = l.forward(&x).unwrap();
-                    let dx = l.backward(&Tensor::ones(out.raw_dim())).unwrap();
-                    let grads: Vec<Vec<u32>> = l
-                        .parameters()
-                        .iter()
-                        .map(|p| p.grad.iter().map(|v| v.to_bits()).collect())
-                        .collect();
-                    let bits = |t: &Tensor| t.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
-                    (bits(&out), bits(&dx), grads)
-                })
-            };
+            let run = |threads| bits_on_threads(threads, || layer(cell, 32, 64, true, false, 3));
             assert!(run(1) == run(4), "{cell:?}");
         }
     }
@@ -1274,24 +1282,8 @@ mod tests {
     #[test]
     fn without_bias_bitwise_equal_at_one_and_four_threads() {
         for cell in CELLS {
-            let run = |threads: usize| {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .unwrap();
-                pool.install(|| {
-                    let mut l = layer_without_bias(cell, 32, 64, true, false, 3);
-                    let x = input(64, 4, 32).into_dyn();
-                    let out = l.forward(&x).unwrap();
-                    let dx = l.backward(&Tensor::ones(out.raw_dim())).unwrap();
-                    let grads: Vec<Vec<u32>> = l
-                        .parameters()
-                        .iter()
-                        .map(|p| p.grad.iter().map(|v| v.to_bits()).collect())
-                        .collect();
-                    let bits = |t: &Tensor| t.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
-                    (bits(&out), bits(&dx), grads)
-                })
+            let run = |threads| {
+                bits_on_threads(threads, || layer_without_bias(cell, 32, 64, true, false, 3))
             };
             assert!(run(1) == run(4), "{cell:?}");
         }
