@@ -67,27 +67,18 @@ where
     F: Fn(std::ops::Range<usize>, &mut [T]) -> P + Sync,
     C: Fn(P, P) -> P,
 {
-    assert!(block > 0, "blocked_fold_into: block must be positive");
-    let len = out.len();
-    let range_of = |b: usize| b * block..((b + 1) * block).min(len);
-    if len > block && gate.allows_parallel(work) {
-        let partials: Vec<P> = out
-            .par_chunks_mut(block)
-            .with_min_len(4)
-            .enumerate()
-            .map(|(b, chunk)| partial(range_of(b), chunk))
-            .collect();
-        partials.into_iter().fold(identity, &combine)
-    } else {
-        out.chunks_mut(block)
-            .enumerate()
-            .fold(identity, |acc, (b, chunk)| {
-                combine(acc, partial(range_of(b), chunk))
-            })
-    }
+    fold_chunks(
+        out,
+        block,
+        gate.allows_parallel(work),
+        identity,
+        partial,
+        combine,
+    )
 }
 
-/// [`blocked_fold`] with the serial/parallel choice made by the caller.
+/// [`blocked_fold`] with the serial/parallel choice made by the caller: the index range
+/// stands in as a slice of `()` (no allocation), so both folds run through [`fold_chunks`].
 fn fold_blocks<P, F, C>(
     len: usize,
     block: usize,
@@ -101,18 +92,50 @@ where
     F: Fn(std::ops::Range<usize>) -> P + Sync,
     C: Fn(P, P) -> P,
 {
+    let mut indices = vec![(); len];
+    fold_chunks(
+        &mut indices,
+        block,
+        parallel,
+        identity,
+        |range, _| partial(range),
+        combine,
+    )
+}
+
+/// The engine under every blocked fold: `out` cut into chunks of `block`, each folded by
+/// `partial` (on rayon when `parallel`), the partials combined in chunk order.
+fn fold_chunks<T, P, F, C>(
+    out: &mut [T],
+    block: usize,
+    parallel: bool,
+    identity: P,
+    partial: F,
+    combine: C,
+) -> P
+where
+    T: Send,
+    P: Send,
+    F: Fn(std::ops::Range<usize>, &mut [T]) -> P + Sync,
+    C: Fn(P, P) -> P,
+{
     assert!(block > 0, "blocked_fold: block must be positive");
-    let n_blocks = len.div_ceil(block);
+    let len = out.len();
     let range_of = |b: usize| b * block..((b + 1) * block).min(len);
-    if n_blocks > 1 && parallel {
-        let partials: Vec<P> = (0..n_blocks)
-            .into_par_iter()
+    if len > block && parallel {
+        let partials: Vec<P> = out
+            .par_chunks_mut(block)
             .with_min_len(4)
-            .map(|b| partial(range_of(b)))
+            .enumerate()
+            .map(|(b, chunk)| partial(range_of(b), chunk))
             .collect();
         partials.into_iter().fold(identity, &combine)
     } else {
-        (0..n_blocks).fold(identity, |acc, b| combine(acc, partial(range_of(b))))
+        out.chunks_mut(block)
+            .enumerate()
+            .fold(identity, |acc, (b, chunk)| {
+                combine(acc, partial(range_of(b), chunk))
+            })
     }
 }
 
