@@ -320,6 +320,15 @@ pub mod pool {
     forward_gate!(crate::neural_network::layers::pooling::engine::POOL_PARALLEL_MIN_OPS => set_parallel_min_ops, get_parallel_min_ops);
 }
 
+/// The recurrent layers' time loops (SimpleRNN, LSTM, GRU): blocks of batch rows run as
+/// parallel tasks; work = FLOPs of the per-step recurrent products.
+#[cfg(feature = "neural_network")]
+pub mod recurrent {
+    #[allow(unused_imports)]
+    use crate::forward_gate;
+    forward_gate!(crate::neural_network::layers::recurrent::engine::RECURRENT_PARALLEL_MIN_FLOPS => set_parallel_min_flops, get_parallel_min_flops);
+}
+
 /// The upsampling resize engine; work = destination elements x taps.
 #[cfg(feature = "neural_network")]
 pub mod upsampling {

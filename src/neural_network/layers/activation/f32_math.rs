@@ -17,7 +17,8 @@ pub fn exp(x: f32) -> f32 {
     // a rounding instruction, which baseline SSE2 lacks
     const SHIFTER: f32 = 12_582_912.0;
     let clamped = x.clamp(-87.3, 88.7);
-    let k = (clamped * LOG2E + SHIFTER) - SHIFTER;
+    let shifted = clamped * LOG2E + SHIFTER;
+    let k = shifted - SHIFTER;
     let r = (clamped - k * LN2_HI) - k * LN2_LO;
     let p = 1.0
         + r * (1.0
@@ -25,8 +26,10 @@ pub fn exp(x: f32) -> f32 {
                 + r * (1.0 / 6.0
                     + r * (1.0 / 24.0
                         + r * (1.0 / 120.0 + r * (1.0 / 720.0 + r * (1.0 / 5040.0)))))));
-    // 2^k as two normal powers of two (k spans -126..=128, beyond one exponent field)
-    let k = k as i32;
+    // 2^k as two normal powers of two (k spans -126..=128, beyond one exponent field). k is
+    // read off the low mantissa bits of `shifted` (one ulp there is 1): a float-to-int `as`
+    // saturates and checks for NaN lane by lane, which keeps the loop from vectorising.
+    let k = shifted.to_bits() as i32 - SHIFTER.to_bits() as i32;
     let half = k >> 1;
     let scale_a = f32::from_bits(((half + 127) as u32) << 23);
     let scale_b = f32::from_bits(((k - half + 127) as u32) << 23);

@@ -15,6 +15,7 @@
 use super::gate::{
     check_weight_shape, layer_rng, project_rows, take_cache, validate_dimensions, FusedGates,
 };
+use crate::declare_gate;
 use crate::error::{Error, IoError, RustymlResult};
 use crate::math::matmul::{dot_par, nested_parallelism};
 use crate::neural_network::layers::activation::Activation;
@@ -24,8 +25,9 @@ use crate::neural_network::layers::layer_weight::{
 use crate::neural_network::layers::TrainingParameters;
 use crate::neural_network::traits::ParamGrad;
 use crate::neural_network::Tensor;
-use gemmkit_ndarray::gemm;
-use ndarray::{s, Array2, ArrayView2, Axis, Ix2, Ix3};
+use gemmkit_ndarray::{gemm, Parallelism};
+use ndarray::{s, Array2, ArrayView2, ArrayView3, ArrayViewMut3, Axis, Ix2, Ix3};
+use rayon::prelude::*;
 use std::borrow::Cow;
 
 /// The recurrent cell and its gate layout (Keras's column-block order).
@@ -128,9 +130,96 @@ fn check_elementwise(activation: Activation, what: &str, layer: &str) -> Rustyml
 /// One gate's `(name, kernel, recurrent_kernel, bias)`.
 pub(crate) type GateBlock<'a> = (&'a str, Array2<f32>, Array2<f32>, Array2<f32>);
 
-#[inline]
-fn rows(t: usize, batch: usize) -> std::ops::Range<usize> {
-    t * batch..(t + 1) * batch
+/// Batch rows per recurrence task. Fixed rather than derived from the thread count, so every
+/// per-step product has the same shape, and gives the same bits, on the serial and the
+/// parallel path. At 16 rows gemmkit's per-step product runs within about 15% of its
+/// full-batch speed, and Keras's default batch of 32 still splits in two.
+const BLOCK_ROWS: usize = 16;
+
+declare_gate! {
+    /// The time loops of a recurrent layer (forward and backpropagation through time) run one
+    /// rayon task per block of 16 batch rows at or above this many FLOPs of per-step recurrent
+    /// products (`2 * timesteps * batch * units * gates * units`).
+    pub RECURRENT_PARALLEL_MIN_FLOPS: recurrent::parallel_min_flops = 2_000_000, "FLOPs"
+}
+
+/// Splits a `[blocks, batch, width]` view along the batch into `BLOCK_ROWS`-row views (the
+/// last one may be shorter).
+fn split_batch<V>(whole: V, batch: usize, split: impl Fn(V, usize) -> (V, V)) -> Vec<V> {
+    let mut blocks = Vec::with_capacity(batch.div_ceil(BLOCK_ROWS));
+    let (mut rest, mut left) = (whole, batch);
+    while left > BLOCK_ROWS {
+        let (head, tail) = split(rest, BLOCK_ROWS);
+        blocks.push(head);
+        (rest, left) = (tail, left - BLOCK_ROWS);
+    }
+    blocks.push(rest);
+    blocks
+}
+
+/// A time-major `[n * batch, width]` array as `[n, block rows, width]` views, one per block
+/// of the batch.
+fn row_blocks(a: &Array2<f32>, batch: usize) -> Vec<ArrayView3<'_, f32>> {
+    let (rows, width) = a.dim();
+    let whole = a
+        .view()
+        .into_shape_with_order((rows / batch, batch, width))
+        .expect("time-major rows");
+    split_batch(whole, batch, |v, at| v.split_at(Axis(1), at))
+}
+
+/// [`row_blocks`], writable.
+fn row_blocks_mut(a: &mut Array2<f32>, batch: usize) -> Vec<ArrayViewMut3<'_, f32>> {
+    let (rows, width) = a.dim();
+    let whole = a
+        .view_mut()
+        .into_shape_with_order((rows / batch, batch, width))
+        .expect("time-major rows");
+    split_batch(whole, batch, |v, at| v.split_at(Axis(1), at))
+}
+
+/// Runs `body` on every block: as rayon tasks (serial products inside) when `parallel`, else
+/// in order with `par` for the products. Blocks never share rows, so the order is free.
+fn for_each_block<B: Send>(
+    parallel: bool,
+    par: Parallelism,
+    blocks: Vec<B>,
+    body: impl Fn(B, Parallelism) + Sync,
+) {
+    if parallel && blocks.len() > 1 {
+        blocks
+            .into_par_iter()
+            .for_each(|block| body(block, Parallelism::Serial));
+    } else {
+        blocks.into_iter().for_each(|block| body(block, par));
+    }
+}
+
+/// One block of batch rows of the forward recurrence, every step (`[steps, rows, ..]`).
+struct ForwardBlock<'a> {
+    /// Gate pre-activations in, activated gates out.
+    acts: ArrayViewMut3<'a, f32>,
+    /// `h_0 .. h_T` (`steps + 1` entries).
+    hs: ArrayViewMut3<'a, f32>,
+    /// LSTM's `c_0 .. c_T` (empty otherwise).
+    cs: ArrayViewMut3<'a, f32>,
+    /// The cache's `extra` per step (empty for SimpleRNN).
+    extra: ArrayViewMut3<'a, f32>,
+}
+
+/// One block of batch rows of backpropagation through time: the forward cache read, the
+/// gate gradients written.
+struct BackwardBlock<'a> {
+    acts: ArrayView3<'a, f32>,
+    hs: ArrayView3<'a, f32>,
+    cs: ArrayView3<'a, f32>,
+    extra: ArrayView3<'a, f32>,
+    /// The upstream gradient: every step, or only the last (one entry).
+    dout: ArrayView3<'a, f32>,
+    /// Gate pre-activation gradients.
+    dpre: ArrayViewMut3<'a, f32>,
+    /// GRU with the reset after: gradients of the recurrent product plus its bias.
+    drec: ArrayViewMut3<'a, f32>,
 }
 
 impl Recurrent {
@@ -335,7 +424,6 @@ impl Recurrent {
         let x3 = self.check_input(input)?;
         let (batch, steps, d) = x3.dim();
         let u = self.units;
-        let gu = self.cell.gates() * u;
         // Time-major (and time-reversed under go_backwards) copy of the input.
         let x_tm = if self.go_backwards {
             x3.slice(s![.., ..;-1, ..]).permuted_axes([1, 0, 2])
@@ -362,144 +450,22 @@ impl Recurrent {
             steps * batch
         };
         let mut extra = Array2::<f32>::zeros((extra_rows, u));
-        // GRU (reset after): the step's recurrent product plus its bias row.
-        let mut scratch = match self.cell {
-            Cell::Gru { reset_after: true } => Array2::<f32>::zeros((batch, gu)),
-            _ => Array2::<f32>::zeros((0, 0)),
-        };
-        let (act, ract) = (self.activation, self.recurrent_activation);
-        let rk = &self.gates.recurrent_kernel;
-        let bu = batch * u;
-        let bg = batch * gu;
-
-        for t in 0..steps {
-            let r = rows(t, batch);
-            match self.cell {
-                Cell::Simple | Cell::Lstm => {
-                    let h_prev = hs.slice(s![r.clone(), ..]);
-                    let mut a_t = acts.slice_mut(s![r.clone(), ..]);
-                    gemm(1.0, &h_prev, rk, 1.0, &mut a_t, par);
-                }
-                Cell::Gru { reset_after: false } => {
-                    let h_prev = hs.slice(s![r.clone(), ..]);
-                    let mut a_zr = acts.slice_mut(s![r.clone(), ..2 * u]);
-                    gemm(
-                        1.0,
-                        &h_prev,
-                        &rk.slice(s![.., ..2 * u]),
-                        1.0,
-                        &mut a_zr,
-                        par,
-                    );
-                }
-                Cell::Gru { reset_after: true } => {
-                    let h_prev = hs.slice(s![r.clone(), ..]);
-                    let beta = if self.use_bias {
-                        scratch.assign(&self.gates.bias.row(1));
-                        1.0
-                    } else {
-                        0.0
-                    };
-                    gemm(1.0, &h_prev, rk, beta, &mut scratch, par);
-                }
-            }
-            let a = &mut acts.as_slice_mut().expect("standard layout")[t * bg..(t + 1) * bg];
-            let (h_head, h_tail) = hs
-                .as_slice_mut()
-                .expect("standard layout")
-                .split_at_mut((t + 1) * bu);
-            let h_prev = &h_head[t * bu..];
-            let h_next = &mut h_tail[..bu];
-            match self.cell {
-                Cell::Simple => {
-                    act.apply_slice(a);
-                    h_next.copy_from_slice(a);
-                }
-                Cell::Lstm => {
-                    let (c_head, c_tail) = cs
-                        .as_slice_mut()
-                        .expect("standard layout")
-                        .split_at_mut((t + 1) * bu);
-                    let c_prev = &c_head[t * bu..];
-                    let c_next = &mut c_tail[..bu];
-                    let ac =
-                        &mut extra.as_slice_mut().expect("standard layout")[t * bu..(t + 1) * bu];
-                    // Gate by gate over whole slices, so each activation loop vectorises.
-                    for b in 0..batch {
-                        let row = &mut a[b * gu..(b + 1) * gu];
-                        ract.apply_slice(&mut row[..2 * u]); // i, f
-                        act.apply_slice(&mut row[2 * u..3 * u]); // g
-                        ract.apply_slice(&mut row[3 * u..]); // o
-                        let cells = b * u..(b + 1) * u;
-                        let (c_prev, c_next) = (&c_prev[cells.clone()], &mut c_next[cells.clone()]);
-                        let (ac, h_next) = (&mut ac[cells.clone()], &mut h_next[cells]);
-                        for j in 0..u {
-                            let (i, f, g) = (row[j], row[u + j], row[2 * u + j]);
-                            let c = f * c_prev[j] + i * g;
-                            c_next[j] = c;
-                            ac[j] = c;
-                        }
-                        act.apply_slice(ac);
-                        for j in 0..u {
-                            h_next[j] = row[3 * u + j] * ac[j];
-                        }
-                    }
-                }
-                Cell::Gru { reset_after: false } => {
-                    let rh =
-                        &mut extra.as_slice_mut().expect("standard layout")[t * bu..(t + 1) * bu];
-                    for b in 0..batch {
-                        let row = &mut a[b * gu..(b + 1) * gu];
-                        ract.apply_slice(&mut row[..2 * u]); // z, r
-                        for j in 0..u {
-                            let k = b * u + j;
-                            rh[k] = row[u + j] * h_prev[k];
-                        }
-                    }
-                    // The candidate's recurrent product reads the reset state just formed.
-                    let rh_t = extra.slice(s![r.clone(), ..]);
-                    let mut a_h = acts.slice_mut(s![r.clone(), 2 * u..]);
-                    gemm(1.0, &rh_t, &rk.slice(s![.., 2 * u..]), 1.0, &mut a_h, par);
-                    let a =
-                        &mut acts.as_slice_mut().expect("standard layout")[t * bg..(t + 1) * bg];
-                    let hsl = hs.as_slice_mut().expect("standard layout");
-                    for b in 0..batch {
-                        let row = &mut a[b * gu..(b + 1) * gu];
-                        act.apply_slice(&mut row[2 * u..]); // candidate
-                        for j in 0..u {
-                            let k = b * u + j;
-                            let (z, hh) = (row[j], row[2 * u + j]);
-                            hsl[(t + 1) * bu + k] = z * hsl[t * bu + k] + (1.0 - z) * hh;
-                        }
-                    }
-                }
-                Cell::Gru { reset_after: true } => {
-                    let rec = scratch.as_slice().expect("standard layout");
-                    let rec_h =
-                        &mut extra.as_slice_mut().expect("standard layout")[t * bu..(t + 1) * bu];
-                    // Gate by gate over whole slices, so each activation loop vectorises.
-                    for b in 0..batch {
-                        let row = &mut a[b * gu..(b + 1) * gu];
-                        let rrow = &rec[b * gu..(b + 1) * gu];
-                        for (v, &r) in row[..2 * u].iter_mut().zip(&rrow[..2 * u]) {
-                            *v += r;
-                        }
-                        ract.apply_slice(&mut row[..2 * u]); // z, r
-                        for j in 0..u {
-                            row[2 * u + j] += row[u + j] * rrow[2 * u + j];
-                            rec_h[b * u + j] = rrow[2 * u + j];
-                        }
-                        act.apply_slice(&mut row[2 * u..]); // candidate
-                        for j in 0..u {
-                            let k = b * u + j;
-                            let (z, hh) = (row[j], row[2 * u + j]);
-                            h_next[k] = z * h_prev[k] + (1.0 - z) * hh;
-                        }
-                    }
-                }
-            }
-        }
-
+        let blocks: Vec<ForwardBlock<'_>> = row_blocks_mut(&mut acts, batch)
+            .into_iter()
+            .zip(row_blocks_mut(&mut hs, batch))
+            .zip(row_blocks_mut(&mut cs, batch))
+            .zip(row_blocks_mut(&mut extra, batch))
+            .map(|(((acts, hs), cs), extra)| ForwardBlock {
+                acts,
+                hs,
+                cs,
+                extra,
+            })
+            .collect();
+        let parallel = self.parallel_blocks(steps, batch);
+        for_each_block(parallel, par, blocks, |block, par| {
+            self.forward_block(block, par)
+        });
         let out = if self.return_sequences {
             hs.slice(s![batch.., ..])
                 .into_shape_with_order((steps, batch, u))
@@ -570,154 +536,40 @@ impl Recurrent {
                 .into_owned()
         };
         let par = nested_parallelism();
-        let (act, ract) = (self.activation, self.recurrent_activation);
-        let rk = &self.gates.recurrent_kernel;
-        let bu = batch * u;
-        let bg = batch * gu;
+        // dh_{t-1} = dpre_t · Uᵀ reads a contiguous Uᵀ: a strided one is packed anew each step.
+        let rk_t = self
+            .gates
+            .recurrent_kernel
+            .t()
+            .as_standard_layout()
+            .into_owned();
         let mut dpre = Array2::<f32>::zeros((steps * batch, gu));
         let reset_after = matches!(self.cell, Cell::Gru { reset_after: true });
         let mut drec = Array2::<f32>::zeros((if reset_after { steps * batch } else { 0 }, gu));
-        let mut dh = Array2::<f32>::zeros((batch, u));
-        let mut dc = vec![
-            0.0f32;
-            if matches!(self.cell, Cell::Lstm) {
-                bu
-            } else {
-                0
-            }
-        ];
-        let mut drh = Array2::<f32>::zeros((batch, u));
-        let acts_s = acts.as_slice().expect("standard layout");
-        let hs_s = hs.as_slice().expect("standard layout");
-        let ex_s = extra.as_slice().expect("standard layout");
-
-        for t in (0..steps).rev() {
-            {
-                let dhs = dh.as_slice_mut().expect("standard layout");
-                let add = if self.return_sequences {
-                    Some(&dout.as_slice().expect("standard layout")[t * bu..(t + 1) * bu])
-                } else if t + 1 == steps {
-                    Some(dout.as_slice().expect("standard layout"))
-                } else {
-                    None
-                };
-                if let Some(add) = add {
-                    dhs.iter_mut().zip(add).for_each(|(d, &g)| *d += g);
-                }
-            }
-            let a = &acts_s[t * bg..(t + 1) * bg];
-            let h_prev = &hs_s[t * bu..(t + 1) * bu];
-            let h_t = &hs_s[(t + 1) * bu..(t + 2) * bu];
-            let dp = &mut dpre.as_slice_mut().expect("standard layout")[t * bg..(t + 1) * bg];
-            let dhs = dh.as_slice_mut().expect("standard layout");
-            let r = rows(t, batch);
-            match self.cell {
-                Cell::Simple => {
-                    for ((d, &g), &h) in dp.iter_mut().zip(dhs.iter()).zip(h_t) {
-                        *d = g * act.derivative_from_output(h);
-                    }
-                    let dp_t = dpre.slice(s![r, ..]);
-                    gemm(1.0, &dp_t, &rk.t(), 0.0, &mut dh, par);
-                }
-                Cell::Lstm => {
-                    let c_prev = &cs.as_slice().expect("standard layout")[t * bu..(t + 1) * bu];
-                    let ac = &ex_s[t * bu..(t + 1) * bu];
-                    let step = LstmStep {
-                        u,
-                        acts: a,
-                        c_prev,
-                        act_c: ac,
-                        dh: dhs,
-                    };
-                    if (act, ract) == (Activation::Tanh, Activation::Sigmoid) {
-                        lstm_step_grads_keras_default(&step, dp, &mut dc);
-                    } else {
-                        lstm_step_grads(
-                            &step,
-                            dp,
-                            &mut dc,
-                            |v| act.derivative_from_output(v),
-                            |v| ract.derivative_from_output(v),
-                        );
-                    }
-                    let dp_t = dpre.slice(s![r, ..]);
-                    gemm(1.0, &dp_t, &rk.t(), 0.0, &mut dh, par);
-                }
-                Cell::Gru { reset_after: false } => {
-                    for b in 0..batch {
-                        let row = &a[b * gu..(b + 1) * gu];
-                        let drow = &mut dp[b * gu..(b + 1) * gu];
-                        for j in 0..u {
-                            let k = b * u + j;
-                            let (z, hh) = (row[j], row[2 * u + j]);
-                            drow[j] = dhs[k] * (h_prev[k] - hh) * ract.derivative_from_output(z);
-                            drow[2 * u + j] = dhs[k] * (1.0 - z) * act.derivative_from_output(hh);
-                            dhs[k] *= z;
-                        }
-                    }
-                    // d(r * h_prev) from the candidate's recurrent product.
-                    let dp_h = dpre.slice(s![r.clone(), 2 * u..]);
-                    gemm(
-                        1.0,
-                        &dp_h,
-                        &rk.slice(s![.., 2 * u..]).t(),
-                        0.0,
-                        &mut drh,
-                        par,
-                    );
-                    let drh_s = drh.as_slice().expect("standard layout");
-                    let dp =
-                        &mut dpre.as_slice_mut().expect("standard layout")[t * bg..(t + 1) * bg];
-                    let dhs = dh.as_slice_mut().expect("standard layout");
-                    for b in 0..batch {
-                        let row = &a[b * gu..(b + 1) * gu];
-                        let drow = &mut dp[b * gu..(b + 1) * gu];
-                        for j in 0..u {
-                            let k = b * u + j;
-                            let rg = row[u + j];
-                            drow[u + j] = drh_s[k] * h_prev[k] * ract.derivative_from_output(rg);
-                            dhs[k] += drh_s[k] * rg;
-                        }
-                    }
-                    let dp_zr = dpre.slice(s![r, ..2 * u]);
-                    gemm(
-                        1.0,
-                        &dp_zr,
-                        &rk.slice(s![.., ..2 * u]).t(),
-                        1.0,
-                        &mut dh,
-                        par,
-                    );
-                }
-                Cell::Gru { reset_after: true } => {
-                    let rec_h = &ex_s[t * bu..(t + 1) * bu];
-                    let dr =
-                        &mut drec.as_slice_mut().expect("standard layout")[t * bg..(t + 1) * bg];
-                    for b in 0..batch {
-                        let row = &a[b * gu..(b + 1) * gu];
-                        let drow = &mut dp[b * gu..(b + 1) * gu];
-                        let rrow = &mut dr[b * gu..(b + 1) * gu];
-                        for j in 0..u {
-                            let k = b * u + j;
-                            let (z, rg, hh) = (row[j], row[u + j], row[2 * u + j]);
-                            let dz = dhs[k] * (h_prev[k] - hh) * ract.derivative_from_output(z);
-                            let dhh = dhs[k] * (1.0 - z) * act.derivative_from_output(hh);
-                            let dr_pre = dhh * rec_h[k] * ract.derivative_from_output(rg);
-                            drow[j] = dz;
-                            drow[u + j] = dr_pre;
-                            drow[2 * u + j] = dhh;
-                            rrow[j] = dz;
-                            rrow[u + j] = dr_pre;
-                            rrow[2 * u + j] = dhh * rg;
-                            dhs[k] *= z;
-                        }
-                    }
-                    let dr_t = drec.slice(s![r, ..]);
-                    gemm(1.0, &dr_t, &rk.t(), 1.0, &mut dh, par);
-                }
-            }
-        }
-
+        let blocks: Vec<BackwardBlock<'_>> = row_blocks(&acts, batch)
+            .into_iter()
+            .zip(row_blocks(&hs, batch))
+            .zip(row_blocks(&cs, batch))
+            .zip(row_blocks(&extra, batch))
+            .zip(row_blocks(&dout, batch))
+            .zip(row_blocks_mut(&mut dpre, batch))
+            .zip(row_blocks_mut(&mut drec, batch))
+            .map(
+                |((((((acts, hs), cs), extra), dout), dpre), drec)| BackwardBlock {
+                    acts,
+                    hs,
+                    cs,
+                    extra,
+                    dout,
+                    dpre,
+                    drec,
+                },
+            )
+            .collect();
+        let parallel = self.parallel_blocks(steps, batch);
+        for_each_block(parallel, par, blocks, |block, par| {
+            self.backward_block(block, rk_t.view(), par)
+        });
         // Weight gradients over all steps at once.
         let h_prev_all = hs.slice(s![..steps * batch, ..]);
         let grad_kernel = dot_par(x.t(), dpre.view(), par)?;
@@ -844,6 +696,310 @@ impl Recurrent {
         let (k, rk, b) = (k.clone(), rk.clone(), b.clone());
         self.set_weights(k, rk, b)
             .map_err(|e| IoError::ModelStructureMismatch(format!("{name}: {e}")).into())
+    }
+}
+
+impl Recurrent {
+    /// Whether the blocks of a `steps x batch` call run as parallel tasks.
+    fn parallel_blocks(&self, steps: usize, batch: usize) -> bool {
+        let gu = self.cell.gates() * self.units;
+        let flops = 2usize
+            .saturating_mul(steps)
+            .saturating_mul(batch)
+            .saturating_mul(self.units)
+            .saturating_mul(gu);
+        batch > BLOCK_ROWS && RECURRENT_PARALLEL_MIN_FLOPS.allows_parallel(flops)
+    }
+
+    /// The forward recurrence over one block of batch rows: one fused recurrent product per
+    /// step, then the gate nonlinearities in place.
+    fn forward_block(&self, block: ForwardBlock<'_>, par: Parallelism) {
+        let ForwardBlock {
+            mut acts,
+            mut hs,
+            mut cs,
+            mut extra,
+        } = block;
+        let (steps, rows, gu) = acts.dim();
+        let u = self.units;
+        let (act, ract) = (self.activation, self.recurrent_activation);
+        let rk = &self.gates.recurrent_kernel;
+        // GRU (reset after): the step's recurrent product plus its bias row.
+        let mut scratch = match self.cell {
+            Cell::Gru { reset_after: true } => Array2::<f32>::zeros((rows, gu)),
+            _ => Array2::<f32>::zeros((0, 0)),
+        };
+        const STEP: &str = "a step's rows are contiguous";
+        for t in 0..steps {
+            let (h_done, mut h_todo) = hs.view_mut().split_at(Axis(0), t + 1);
+            let h_prev = h_done.index_axis(Axis(0), t);
+            let mut h_next = h_todo.index_axis_mut(Axis(0), 0);
+            let mut a_t = acts.index_axis_mut(Axis(0), t);
+            match self.cell {
+                Cell::Simple | Cell::Lstm => gemm(1.0, &h_prev, rk, 1.0, &mut a_t, par),
+                Cell::Gru { reset_after: false } => gemm(
+                    1.0,
+                    &h_prev,
+                    &rk.slice(s![.., ..2 * u]),
+                    1.0,
+                    &mut a_t.slice_mut(s![.., ..2 * u]),
+                    par,
+                ),
+                Cell::Gru { reset_after: true } => {
+                    let beta = if self.use_bias {
+                        scratch.assign(&self.gates.bias.row(1));
+                        1.0
+                    } else {
+                        0.0
+                    };
+                    gemm(1.0, &h_prev, rk, beta, &mut scratch, par);
+                }
+            }
+            let h_prev = h_prev.as_slice().expect(STEP);
+            let h_next = h_next.as_slice_mut().expect(STEP);
+            match self.cell {
+                Cell::Simple => {
+                    let a = a_t.as_slice_mut().expect(STEP);
+                    act.apply_slice(a);
+                    h_next.copy_from_slice(a);
+                }
+                Cell::Lstm => {
+                    let (c_done, mut c_todo) = cs.view_mut().split_at(Axis(0), t + 1);
+                    let c_prev = c_done.index_axis(Axis(0), t);
+                    let mut c_next = c_todo.index_axis_mut(Axis(0), 0);
+                    let mut ac = extra.index_axis_mut(Axis(0), t);
+                    let (c_prev, c_next) = (
+                        c_prev.as_slice().expect(STEP),
+                        c_next.as_slice_mut().expect(STEP),
+                    );
+                    let ac = ac.as_slice_mut().expect(STEP);
+                    let a = a_t.as_slice_mut().expect(STEP);
+                    // Gate by gate over whole slices, so each activation loop vectorises.
+                    for b in 0..rows {
+                        let row = &mut a[b * gu..(b + 1) * gu];
+                        ract.apply_slice(&mut row[..2 * u]); // i, f
+                        act.apply_slice(&mut row[2 * u..3 * u]); // g
+                        ract.apply_slice(&mut row[3 * u..]); // o
+                        let cells = b * u..(b + 1) * u;
+                        let (c_prev, c_next) = (&c_prev[cells.clone()], &mut c_next[cells.clone()]);
+                        let (ac, h_next) = (&mut ac[cells.clone()], &mut h_next[cells]);
+                        for j in 0..u {
+                            let (i, f, g) = (row[j], row[u + j], row[2 * u + j]);
+                            let c = f * c_prev[j] + i * g;
+                            c_next[j] = c;
+                            ac[j] = c;
+                        }
+                        act.apply_slice(ac);
+                        for j in 0..u {
+                            h_next[j] = row[3 * u + j] * ac[j];
+                        }
+                    }
+                }
+                Cell::Gru { reset_after: false } => {
+                    let mut rh_t = extra.index_axis_mut(Axis(0), t);
+                    let rh = rh_t.as_slice_mut().expect(STEP);
+                    let a = a_t.as_slice_mut().expect(STEP);
+                    for b in 0..rows {
+                        let row = &mut a[b * gu..(b + 1) * gu];
+                        ract.apply_slice(&mut row[..2 * u]); // z, r
+                        for j in 0..u {
+                            let k = b * u + j;
+                            rh[k] = row[u + j] * h_prev[k];
+                        }
+                    }
+                    // The candidate's recurrent product reads the reset state just formed.
+                    gemm(
+                        1.0,
+                        &rh_t.view(),
+                        &rk.slice(s![.., 2 * u..]),
+                        1.0,
+                        &mut a_t.slice_mut(s![.., 2 * u..]),
+                        par,
+                    );
+                    let a = a_t.as_slice_mut().expect(STEP);
+                    for b in 0..rows {
+                        let row = &mut a[b * gu..(b + 1) * gu];
+                        act.apply_slice(&mut row[2 * u..]); // candidate
+                        for j in 0..u {
+                            let k = b * u + j;
+                            let (z, hh) = (row[j], row[2 * u + j]);
+                            h_next[k] = z * h_prev[k] + (1.0 - z) * hh;
+                        }
+                    }
+                }
+                Cell::Gru { reset_after: true } => {
+                    let rec = scratch.as_slice().expect("standard layout");
+                    let mut rec_h = extra.index_axis_mut(Axis(0), t);
+                    let rec_h = rec_h.as_slice_mut().expect(STEP);
+                    let a = a_t.as_slice_mut().expect(STEP);
+                    // Gate by gate over whole slices, so each activation loop vectorises.
+                    for b in 0..rows {
+                        let row = &mut a[b * gu..(b + 1) * gu];
+                        let rrow = &rec[b * gu..(b + 1) * gu];
+                        for (v, &r) in row[..2 * u].iter_mut().zip(&rrow[..2 * u]) {
+                            *v += r;
+                        }
+                        ract.apply_slice(&mut row[..2 * u]); // z, r
+                        for j in 0..u {
+                            row[2 * u + j] += row[u + j] * rrow[2 * u + j];
+                            rec_h[b * u + j] = rrow[2 * u + j];
+                        }
+                        act.apply_slice(&mut row[2 * u..]); // candidate
+                        for j in 0..u {
+                            let k = b * u + j;
+                            let (z, hh) = (row[j], row[2 * u + j]);
+                            h_next[k] = z * h_prev[k] + (1.0 - z) * hh;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Backpropagation through time over one block of batch rows: the gate gradients of every
+    /// step and one fused product per step for `dh_{t-1}` (`rk_t` is `Uᵀ`, contiguous).
+    fn backward_block(
+        &self,
+        block: BackwardBlock<'_>,
+        rk_t: ArrayView2<'_, f32>,
+        par: Parallelism,
+    ) {
+        let BackwardBlock {
+            acts,
+            hs,
+            cs,
+            extra,
+            dout,
+            mut dpre,
+            mut drec,
+        } = block;
+        let (steps, rows, gu) = acts.dim();
+        let u = self.units;
+        let (act, ract) = (self.activation, self.recurrent_activation);
+        const STEP: &str = "a step's rows are contiguous";
+        let mut dh = Array2::<f32>::zeros((rows, u));
+        let lstm = matches!(self.cell, Cell::Lstm);
+        let mut dc = vec![0.0f32; if lstm { rows * u } else { 0 }];
+        let mut drh = Array2::<f32>::zeros((rows, u));
+        for t in (0..steps).rev() {
+            let upstream = if self.return_sequences {
+                Some(t)
+            } else {
+                (t + 1 == steps).then_some(0)
+            };
+            if let Some(at) = upstream {
+                dh += &dout.index_axis(Axis(0), at);
+            }
+            let a = acts.index_axis(Axis(0), t);
+            let a = a.as_slice().expect(STEP);
+            let h_prev = hs.index_axis(Axis(0), t);
+            let h_prev = h_prev.as_slice().expect(STEP);
+            let mut dp_t = dpre.index_axis_mut(Axis(0), t);
+            let dp = dp_t.as_slice_mut().expect(STEP);
+            let dhs = dh.as_slice_mut().expect("standard layout");
+            match self.cell {
+                Cell::Simple => {
+                    let h_t = hs.index_axis(Axis(0), t + 1);
+                    let h_t = h_t.as_slice().expect(STEP);
+                    for ((d, &g), &h) in dp.iter_mut().zip(dhs.iter()).zip(h_t) {
+                        *d = g * act.derivative_from_output(h);
+                    }
+                    gemm(1.0, &dp_t.view(), &rk_t, 0.0, &mut dh, par);
+                }
+                Cell::Lstm => {
+                    let c_prev = cs.index_axis(Axis(0), t);
+                    let ac = extra.index_axis(Axis(0), t);
+                    let step = LstmStep {
+                        u,
+                        acts: a,
+                        c_prev: c_prev.as_slice().expect(STEP),
+                        act_c: ac.as_slice().expect(STEP),
+                        dh: dhs,
+                    };
+                    if (act, ract) == (Activation::Tanh, Activation::Sigmoid) {
+                        lstm_step_grads_keras_default(&step, dp, &mut dc);
+                    } else {
+                        lstm_step_grads(
+                            &step,
+                            dp,
+                            &mut dc,
+                            |v| act.derivative_from_output(v),
+                            |v| ract.derivative_from_output(v),
+                        );
+                    }
+                    gemm(1.0, &dp_t.view(), &rk_t, 0.0, &mut dh, par);
+                }
+                Cell::Gru { reset_after: false } => {
+                    for b in 0..rows {
+                        let row = &a[b * gu..(b + 1) * gu];
+                        let drow = &mut dp[b * gu..(b + 1) * gu];
+                        for j in 0..u {
+                            let k = b * u + j;
+                            let (z, hh) = (row[j], row[2 * u + j]);
+                            drow[j] = dhs[k] * (h_prev[k] - hh) * ract.derivative_from_output(z);
+                            drow[2 * u + j] = dhs[k] * (1.0 - z) * act.derivative_from_output(hh);
+                            dhs[k] *= z;
+                        }
+                    }
+                    // d(r * h_prev) from the candidate's recurrent product.
+                    gemm(
+                        1.0,
+                        &dp_t.slice(s![.., 2 * u..]),
+                        &rk_t.slice(s![2 * u.., ..]),
+                        0.0,
+                        &mut drh,
+                        par,
+                    );
+                    let drh = drh.as_slice().expect("standard layout");
+                    let dp = dp_t.as_slice_mut().expect(STEP);
+                    let dhs = dh.as_slice_mut().expect("standard layout");
+                    for b in 0..rows {
+                        let row = &a[b * gu..(b + 1) * gu];
+                        let drow = &mut dp[b * gu..(b + 1) * gu];
+                        for j in 0..u {
+                            let k = b * u + j;
+                            let rg = row[u + j];
+                            drow[u + j] = drh[k] * h_prev[k] * ract.derivative_from_output(rg);
+                            dhs[k] += drh[k] * rg;
+                        }
+                    }
+                    gemm(
+                        1.0,
+                        &dp_t.slice(s![.., ..2 * u]),
+                        &rk_t.slice(s![..2 * u, ..]),
+                        1.0,
+                        &mut dh,
+                        par,
+                    );
+                }
+                Cell::Gru { reset_after: true } => {
+                    let rec_h = extra.index_axis(Axis(0), t);
+                    let rec_h = rec_h.as_slice().expect(STEP);
+                    let mut dr_t = drec.index_axis_mut(Axis(0), t);
+                    let dr = dr_t.as_slice_mut().expect(STEP);
+                    for b in 0..rows {
+                        let row = &a[b * gu..(b + 1) * gu];
+                        let drow = &mut dp[b * gu..(b + 1) * gu];
+                        let rrow = &mut dr[b * gu..(b + 1) * gu];
+                        for j in 0..u {
+                            let k = b * u + j;
+                            let (z, rg, hh) = (row[j], row[u + j], row[2 * u + j]);
+                            let dz = dhs[k] * (h_prev[k] - hh) * ract.derivative_from_output(z);
+                            let dhh = dhs[k] * (1.0 - z) * act.derivative_from_output(hh);
+                            let dr_pre = dhh * rec_h[k] * ract.derivative_from_output(rg);
+                            drow[j] = dz;
+                            drow[u + j] = dr_pre;
+                            drow[2 * u + j] = dhh;
+                            rrow[j] = dz;
+                            rrow[u + j] = dr_pre;
+                            rrow[2 * u + j] = dhh * rg;
+                            dhs[k] *= z;
+                        }
+                    }
+                    gemm(1.0, &dr_t.view(), &rk_t, 1.0, &mut dh, par);
+                }
+            }
+        }
     }
 }
 
@@ -1193,19 +1349,72 @@ mod tests {
             .num_threads(threads)
             .build()
             .unwrap();
-        pool.install(|| {
-            let mut l = make();
-            let x = input(64, 4, 32).into_dyn();
-            let out = l.forward(&x).unwrap();
-            let dx = l.backward(&Tensor::ones(out.raw_dim())).unwrap();
-            let grads: Vec<Vec<u32>> = l
-                .parameters()
-                .iter()
-                .map(|p| p.grad.iter().map(|v| v.to_bits()).collect())
-                .collect();
-            let bits = |t: &Tensor| t.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
-            (bits(&out), bits(&dx), grads)
-        })
+        pool.install(|| pass_bits(&mut make(), &input(64, 4, 32).into_dyn()))
+    }
+
+    /// Bits of one forward and backward pass of `l` on `x`: output, input gradient and
+    /// parameter gradients (the upstream gradient varies along every axis).
+    #[allow(clippy::type_complexity)]
+    fn pass_bits(l: &mut Recurrent, x: &Tensor) -> (Vec<u32>, Vec<u32>, Vec<Vec<u32>>) {
+        let out = l.forward(x).unwrap();
+        let g = ArrayD::from_shape_fn(out.raw_dim(), |i| {
+            0.5 - 0.1 * (ndarray::Dimension::slice(&i).iter().sum::<usize>() % 7) as f32
+        });
+        let dx = l.backward(&g).unwrap();
+        let grads: Vec<Vec<u32>> = l
+            .parameters()
+            .iter()
+            .map(|p| p.grad.iter().map(|v| v.to_bits()).collect())
+            .collect();
+        let bits = |t: &Tensor| t.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        (bits(&out), bits(&dx), grads)
+    }
+
+    /// Batches of one block, of several and of a short last block, every cell and direction:
+    /// the time loops forced serial and forced parallel give the same bits.
+    #[test]
+    fn blocks_serial_and_parallel_agree_bitwise() {
+        use crate::gate::serial_and_parallel;
+        for cell in CELLS {
+            for (batch, seq, back) in [(5, true, false), (37, false, true), (48, true, true)] {
+                let x = input(batch, 6, 7).into_dyn();
+                let (serial, parallel) = serial_and_parallel(&RECURRENT_PARALLEL_MIN_FLOPS, || {
+                    pass_bits(&mut layer(cell, 7, 9, seq, back, 4), &x)
+                });
+                assert!(serial == parallel, "{cell:?} batch={batch} seq={seq}");
+            }
+        }
+    }
+
+    /// Rows of different blocks never mix: a batch spanning three blocks, run in parallel,
+    /// matches the equations row for row.
+    #[test]
+    fn blocks_match_the_equations() {
+        use crate::gate::{with_gate, GATE_TEST_LOCK};
+        let _lock = GATE_TEST_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        for cell in CELLS {
+            let l = layer(cell, 3, 4, true, false, 17);
+            let x = input(2 * BLOCK_ROWS + 3, 5, 3);
+            let out = with_gate(&RECURRENT_PARALLEL_MIN_FLOPS, 0, || {
+                l.predict(&x.clone().into_dyn()).unwrap()
+            });
+            let want = reference(&l, &x);
+            for (o, w) in out.iter().zip(want.iter()) {
+                assert!((*o as f64 - w).abs() < 1e-5, "{cell:?}: {o} vs {w}");
+            }
+        }
+    }
+
+    #[test]
+    fn gradients_match_central_differences_across_blocks() {
+        use crate::gate::{with_gate, GATE_TEST_LOCK};
+        let _lock = GATE_TEST_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        for cell in CELLS {
+            let mut l = layer(cell, 2, 3, true, true, 12);
+            with_gate(&RECURRENT_PARALLEL_MIN_FLOPS, 0, || {
+                check_gradients(&mut l, &input(BLOCK_ROWS + 2, 3, 2))
+            });
+        }
     }
 
     #[test]
