@@ -71,6 +71,41 @@ impl Bidirectional {
         self.merge_mode
     }
 
+    /// The upstream gradient split between the halves (the backward half's in its processing
+    /// order), after checking its shape; consumes the forward cache.
+    fn half_gradients(&mut self, grad_output: &Tensor) -> RustymlResult<(Tensor, Tensor)> {
+        let Some((f, b)) = self.cache.take() else {
+            return Err(Error::forward_pass_not_run("Bidirectional"));
+        };
+        let merged_last = match self.merge_mode {
+            MergeMode::Concat => 2 * self.forward.units,
+            _ => self.forward.units,
+        };
+        let mut want = f.shape().to_vec();
+        *want.last_mut().expect("outputs have a feature axis") = merged_last;
+        if grad_output.shape() != want.as_slice() {
+            return Err(Error::invalid_input(format!(
+                "Bidirectional backward expects a gradient of shape {want:?}, got {:?}",
+                grad_output.shape()
+            )));
+        }
+        let (gf, gb) = match self.merge_mode {
+            MergeMode::Concat => {
+                let u = self.forward.units;
+                let last = Axis(grad_output.ndim() - 1);
+                (
+                    grad_output.slice_axis(last, Slice::from(..u)).to_owned(),
+                    grad_output.slice_axis(last, Slice::from(u..)).to_owned(),
+                )
+            }
+            MergeMode::Sum => (grad_output.clone(), grad_output.clone()),
+            MergeMode::Mul => (grad_output * &b, grad_output * &f),
+            MergeMode::Ave => (grad_output * 0.5, grad_output * 0.5),
+        };
+        // The backward half saw its outputs in processing order.
+        Ok((gf, self.align(gb)))
+    }
+
     /// Puts backward outputs (processing order) back in input order when they are sequences.
     fn align(&self, t: Tensor) -> Tensor {
         if self.forward.return_sequences {
@@ -113,39 +148,16 @@ impl Layer for Bidirectional {
     }
 
     fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
-        let Some((f, b)) = self.cache.take() else {
-            return Err(Error::forward_pass_not_run("Bidirectional"));
-        };
-        let merged_last = match self.merge_mode {
-            MergeMode::Concat => 2 * self.forward.units,
-            _ => self.forward.units,
-        };
-        let mut want = f.shape().to_vec();
-        *want.last_mut().expect("outputs have a feature axis") = merged_last;
-        if grad_output.shape() != want.as_slice() {
-            return Err(Error::invalid_input(format!(
-                "Bidirectional backward expects a gradient of shape {want:?}, got {:?}",
-                grad_output.shape()
-            )));
-        }
-        let (gf, gb) = match self.merge_mode {
-            MergeMode::Concat => {
-                let u = self.forward.units;
-                let last = Axis(grad_output.ndim() - 1);
-                (
-                    grad_output.slice_axis(last, Slice::from(..u)).to_owned(),
-                    grad_output.slice_axis(last, Slice::from(u..)).to_owned(),
-                )
-            }
-            MergeMode::Sum => (grad_output.clone(), grad_output.clone()),
-            MergeMode::Mul => (grad_output * &b, grad_output * &f),
-            MergeMode::Ave => (grad_output * 0.5, grad_output * 0.5),
-        };
-        // The backward half saw its outputs in processing order.
-        let gb = self.align(gb);
+        let (gf, gb) = self.half_gradients(grad_output)?;
         let dx_f = self.forward.backward(&gf)?;
         let dx_b = self.backward.backward(&gb)?;
         Ok(dx_f + dx_b)
+    }
+
+    fn backward_params_only(&mut self, grad_output: &Tensor) -> RustymlResult<()> {
+        let (gf, gb) = self.half_gradients(grad_output)?;
+        self.forward.backward_params_only(&gf)?;
+        self.backward.backward_params_only(&gb)
     }
 
     fn layer_type(&self) -> &str {
@@ -362,6 +374,31 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// As a first layer (no input gradient) both halves store the same weight gradients.
+    #[test]
+    fn params_only_backward_stores_the_same_gradients() {
+        let grads = |first: bool| {
+            let lstm = LSTM::new(3, 4, Activation::Tanh)
+                .unwrap()
+                .with_return_sequences(true);
+            let mut bi = Bidirectional::new(lstm, MergeMode::Mul)
+                .unwrap()
+                .with_random_state(2);
+            let out = bi.forward(&input()).unwrap();
+            let g = out.mapv(|v| 0.3 - v);
+            if first {
+                bi.backward_params_only(&g).unwrap();
+            } else {
+                bi.backward(&g).unwrap();
+            }
+            let grads: Vec<Vec<f32>> = bi.parameters().iter().map(|p| p.grad.to_vec()).collect();
+            grads
+        };
+        let want = grads(false);
+        assert_eq!(want.len(), 6);
+        assert_eq!(grads(true), want);
     }
 
     #[test]

@@ -493,6 +493,23 @@ impl Recurrent {
 
     /// Backpropagation through time; stores the weight gradients, returns `dL/dx`.
     pub(crate) fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+        Ok(self
+            .backward_with(grad_output, true)?
+            .expect("input gradient requested"))
+    }
+
+    /// [`Self::backward`] for a network's first layer: the weight gradients only.
+    pub(crate) fn backward_params_only(&mut self, grad_output: &Tensor) -> RustymlResult<()> {
+        self.backward_with(grad_output, false).map(drop)
+    }
+
+    /// The weight gradients, and `dL/dx` when `input_gradient` (one product over every step,
+    /// as large as the kernel's gradient, wasted on a network's first layer).
+    fn backward_with(
+        &mut self,
+        grad_output: &Tensor,
+        input_gradient: bool,
+    ) -> RustymlResult<Option<Tensor>> {
         let name = self.cell.name();
         let Cache {
             batch,
@@ -608,6 +625,9 @@ impl Recurrent {
         self.gates
             .store_gradients(grad_kernel, grad_recurrent, grad_bias);
 
+        if !input_gradient {
+            return Ok(None);
+        }
         // dL/dx, back to batch-major (and to input order under go_backwards).
         let dx = dot_par(dpre.view(), self.gates.kernel.t(), par)?;
         let dx = dx
@@ -623,7 +643,7 @@ impl Recurrent {
         } else {
             dx.as_standard_layout().into_owned()
         };
-        Ok(dx.into_dyn())
+        Ok(Some(dx.into_dyn()))
     }
 
     pub(crate) fn output_shape(&self) -> String {
@@ -1095,6 +1115,13 @@ macro_rules! recurrent_layer {
         impl $crate::neural_network::traits::Layer for $ty {
             $crate::neural_network::layers::layer_util::core_passes!();
 
+            fn backward_params_only(
+                &mut self,
+                grad_output: &$crate::neural_network::Tensor,
+            ) -> $crate::error::RustymlResult<()> {
+                self.core.backward_params_only(grad_output)
+            }
+
             fn layer_type(&self) -> &str {
                 stringify!($ty)
             }
@@ -1352,15 +1379,19 @@ mod tests {
         pool.install(|| pass_bits(&mut make(), &input(64, 4, 32).into_dyn()))
     }
 
+    /// An upstream gradient for `out` that varies along every axis.
+    fn upstream(out: &Tensor) -> Tensor {
+        ArrayD::from_shape_fn(out.raw_dim(), |i| {
+            0.5 - 0.1 * (ndarray::Dimension::slice(&i).iter().sum::<usize>() % 7) as f32
+        })
+    }
+
     /// Bits of one forward and backward pass of `l` on `x`: output, input gradient and
-    /// parameter gradients (the upstream gradient varies along every axis).
+    /// parameter gradients (the upstream gradient from [`upstream`]).
     #[allow(clippy::type_complexity)]
     fn pass_bits(l: &mut Recurrent, x: &Tensor) -> (Vec<u32>, Vec<u32>, Vec<Vec<u32>>) {
         let out = l.forward(x).unwrap();
-        let g = ArrayD::from_shape_fn(out.raw_dim(), |i| {
-            0.5 - 0.1 * (ndarray::Dimension::slice(&i).iter().sum::<usize>() % 7) as f32
-        });
-        let dx = l.backward(&g).unwrap();
+        let dx = l.backward(&upstream(&out)).unwrap();
         let grads: Vec<Vec<u32>> = l
             .parameters()
             .iter()
@@ -1368,6 +1399,26 @@ mod tests {
             .collect();
         let bits = |t: &Tensor| t.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
         (bits(&out), bits(&dx), grads)
+    }
+
+    /// A first layer skips the input gradient and stores the same weight gradients, bit for
+    /// bit.
+    #[test]
+    fn params_only_backward_stores_the_same_gradients() {
+        for cell in CELLS {
+            let x = input(19, 4, 3).into_dyn();
+            let mut full = layer(cell, 3, 5, true, true, 8);
+            let (_, _, want) = pass_bits(&mut full, &x);
+            let mut first = layer(cell, 3, 5, true, true, 8);
+            let out = first.forward(&x).unwrap();
+            first.backward_params_only(&upstream(&out)).unwrap();
+            let got: Vec<Vec<u32>> = first
+                .parameters()
+                .iter()
+                .map(|p| p.grad.iter().map(|v| v.to_bits()).collect())
+                .collect();
+            assert!(got == want, "{cell:?}");
+        }
     }
 
     /// Batches of one block, of several and of a short last block, every cell and direction:
