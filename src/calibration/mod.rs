@@ -26,6 +26,7 @@ mod nn_depthwise;
 mod nn_maps;
 mod nn_norm;
 mod nn_pool;
+mod nn_recurrent;
 mod nn_upsampling;
 mod reduction;
 mod tree;
@@ -55,6 +56,7 @@ pub fn families(quick: bool) -> Vec<Family> {
         nn_core::families(quick),
         nn_norm::families(quick),
         nn_pool::families(quick),
+        nn_recurrent::families(quick),
         nn_conv::families(quick),
         nn_upsampling::families(quick),
         nn_depthwise::families(quick),

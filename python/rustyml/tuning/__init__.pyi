@@ -1,9 +1,13 @@
+from . import conv as conv
 from . import elementwise as elementwise
 from . import matmul as matmul
 from . import metrics as metrics
 from . import norm as norm
+from . import pool as pool
+from . import recurrent as recurrent
 from . import reduction as reduction
 from . import tree as tree
+from . import upsampling as upsampling
 
 SERIAL: int
 PARALLEL: int
