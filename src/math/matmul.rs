@@ -56,6 +56,29 @@ pub fn dot_par<T: GemmScalar>(
     Ok(c)
 }
 
+/// `out += a · b` with an explicit [`Parallelism`] (any strides): a deterministic
+/// accumulation, so a caller sums fixed blocks of a deep product into one buffer without a
+/// partial per block.
+pub fn dot_acc_into<T: GemmScalar>(
+    a: ArrayView2<T>,
+    b: ArrayView2<T>,
+    par: Parallelism,
+    mut out: ArrayViewMut2<T>,
+) -> Result<()> {
+    check_inner(a.dim(), b.dim())?;
+    if out.dim() != (a.nrows(), b.ncols()) {
+        return Err(RustymlError::invalid(format!(
+            "matmul: output is {:?}, the product is {:?}",
+            out.dim(),
+            (a.nrows(), b.ncols())
+        )));
+    }
+    if a.ncols() > 0 && !out.is_empty() {
+        gemmkit_ndarray::gemm(T::ONE, &a, &b, T::ONE, &mut out, par);
+    }
+    Ok(())
+}
+
 /// `a · x` for a 1-D `x`: `x` is viewed as a `[k, 1]` column, so gemmkit takes its
 /// bandwidth-bound GEMV path.
 pub fn matvec<T: GemmScalar>(

@@ -4,6 +4,8 @@
 
 /// Every activation, input and gradient: a dynamic-rank f32 array, batch axis first.
 pub type Tensor = ndarray::ArrayD<f32>;
+/// A borrowed [`Tensor`].
+pub type TensorView<'a> = ndarray::ArrayViewD<'a, f32>;
 
 pub mod error;
 pub mod layers;

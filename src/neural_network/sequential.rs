@@ -7,7 +7,7 @@ use super::layers::serialize_model::{
 };
 use super::layers::TrainingParameters;
 use super::traits::{Layer, Loss, Optimizer};
-use super::{NnError, Tensor};
+use super::{NnError, Tensor, TensorView};
 use crate::error::{Error, IoError, RustymlResult};
 use ndarray::Axis;
 use rand::seq::SliceRandom;
@@ -259,6 +259,11 @@ impl Sequential {
 
     /// Inference pass (mode-dependent layers such as dropout act as at inference).
     pub fn predict(&self, x: &Tensor) -> RustymlResult<Tensor> {
+        self.predict_view(x.view())
+    }
+
+    /// [`Self::predict`] on a borrowed input (the first layer reads it in place where it can).
+    pub fn predict_view(&self, x: TensorView<'_>) -> RustymlResult<Tensor> {
         self.check_layers()?;
         if x.ndim() == 0 {
             return Err(Error::invalid_input("input needs a batch axis (rank >= 1)"));
@@ -267,7 +272,7 @@ impl Sequential {
             return Err(Error::empty_input("input tensors"));
         }
         let (first, rest) = self.layers.split_first().expect("checked non-empty");
-        let mut out = first.predict(x)?;
+        let mut out = first.predict_view(x)?;
         for layer in rest {
             out = layer.predict(&out)?;
         }

@@ -2,7 +2,7 @@
 
 use super::layers::layer_weight::LayerWeight;
 use super::layers::TrainingParameters;
-use super::Tensor;
+use super::{Tensor, TensorView};
 use crate::error::{IoError, RustymlResult};
 
 /// One trainable parameter buffer with its gradient, as an optimizer sees it.
@@ -39,6 +39,11 @@ pub trait Layer: std::any::Any + Send + Sync {
     fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor>;
     /// Inference pass: keeps nothing, mode-dependent layers behave as at inference.
     fn predict(&self, input: &Tensor) -> RustymlResult<Tensor>;
+    /// `predict` on a borrowed input. Layers that read their input in place override it, so
+    /// a network's caller (the Python front's arrays) is never copied to start inference.
+    fn predict_view(&self, input: TensorView<'_>) -> RustymlResult<Tensor> {
+        self.predict(&input.to_owned())
+    }
     /// Stores the parameter gradients and returns the gradient with respect to the input.
     fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor>;
     /// `backward` for a network's first layer, whose input gradient nobody reads: stores the

@@ -1216,9 +1216,20 @@ struct State {
     compiled: bool,
 }
 
-/// The rows `idx` of `a` as a new tensor.
+/// The rows `idx` of `a` as a new tensor: one copy of each row's contiguous run when `a` is
+/// C-ordered (what the Python front hands in), else ndarray's general `select`.
 fn gather(a: &ndarray::ArrayViewD<'_, f32>, idx: &[usize]) -> Tensor {
-    a.select(Axis(0), idx)
+    let Some(data) = a.as_slice() else {
+        return a.select(Axis(0), idx);
+    };
+    let row = a.shape()[1..].iter().product::<usize>();
+    let mut out = Vec::with_capacity(idx.len() * row);
+    for &i in idx {
+        out.extend_from_slice(&data[i * row..(i + 1) * row]);
+    }
+    let mut shape = a.shape().to_vec();
+    shape[0] = idx.len();
+    Tensor::from_shape_vec(IxDyn(&shape), out).expect("rows of the source's shape")
 }
 
 /// One network: the Rust `Sequential` plus the shapes the Python front asks about.
@@ -1472,8 +1483,12 @@ impl PySequential {
                 let mut parts = Vec::new();
                 for start in (0..n).step_by(batch_size) {
                     let end = (start + batch_size).min(n);
-                    let xb = xv.slice_axis(Axis(0), (start..end).into()).to_owned();
-                    parts.push(st.model.predict(&xb)?);
+                    // the caller's rows, read in place
+                    let xb = xv.slice_axis(Axis(0), (start..end).into());
+                    parts.push(st.model.predict_view(xb)?);
+                }
+                if parts.len() == 1 {
+                    return Ok(parts.pop().expect("one part"));
                 }
                 let views: Vec<_> = parts.iter().map(|p| p.view()).collect();
                 ndarray::concatenate(Axis(0), &views)

@@ -6,7 +6,7 @@ use super::TrainingParameters;
 use crate::error::{Error, IoError, RustymlResult};
 use crate::math::matmul::{self, dot_bias_act, dot_par, nested_parallelism};
 use crate::neural_network::traits::{ApplyWeights, Layer, ParamGrad};
-use crate::neural_network::{NnError, Tensor};
+use crate::neural_network::{NnError, Tensor, TensorView};
 use ndarray::{Array2, ArrayView2, Axis, Ix2};
 use rand::Rng;
 use std::borrow::Cow;
@@ -99,12 +99,12 @@ impl Dense {
     }
 
     /// The input as a `[batch, input_dim]` view.
-    fn input_view<'a>(&self, input: &'a Tensor) -> RustymlResult<ArrayView2<'a, f32>> {
-        let x = input.view().into_dimensionality::<Ix2>().map_err(|_| {
+    fn input_view<'a>(&self, input: TensorView<'a>) -> RustymlResult<ArrayView2<'a, f32>> {
+        let shape = input.shape().to_vec();
+        let x = input.into_dimensionality::<Ix2>().map_err(|_| {
             Error::invalid_input(format!(
                 "Dense expects a 2D input [batch, {}], got shape {:?}",
-                self.input_dim,
-                input.shape()
+                self.input_dim, shape
             ))
         })?;
         if x.ncols() != self.input_dim {
@@ -152,7 +152,7 @@ fn check_shape(name: &str, expected: &[usize], found: &[usize]) -> RustymlResult
 
 impl Layer for Dense {
     fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
-        let x = self.input_view(input)?;
+        let x = self.input_view(input.view())?;
         let out = self.compute(x)?;
         self.input_cache = Some(x.to_owned());
         self.output_cache = Some(out.clone());
@@ -160,6 +160,10 @@ impl Layer for Dense {
     }
 
     fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+        self.predict_view(input.view())
+    }
+
+    fn predict_view(&self, input: TensorView<'_>) -> RustymlResult<Tensor> {
         self.compute(self.input_view(input)?)
     }
 

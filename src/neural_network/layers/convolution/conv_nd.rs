@@ -15,9 +15,10 @@ use crate::neural_network::layers::activation::Activation;
 use crate::neural_network::layers::layer_util::{full_shape, require_shape};
 use crate::neural_network::layers::TrainingParameters;
 use crate::neural_network::traits::ParamGrad;
-use crate::neural_network::{NnError, Tensor};
+use crate::neural_network::{NnError, Tensor, TensorView};
 use ndarray::{Array, Array1, ArrayD, Dimension, IxDyn};
 use rand::Rng;
+use std::borrow::Cow;
 
 /// Kernel sizes, strides and dilation rates as the constructors take them (`usize` for 1D,
 /// tuples for 2D and 3D).
@@ -239,27 +240,27 @@ impl<D: Dimension> ConvNd<D> {
     }
 
     /// The geometry of an input tensor after checking its rank and channel count.
-    fn check_input(&self, input: &Tensor) -> RustymlResult<ConvGeometry> {
+    fn check_input(&self, shape: &[usize]) -> RustymlResult<ConvGeometry> {
         let rank = self.kernel_size.len();
-        if input.ndim() != rank + 2 {
+        if shape.len() != rank + 2 {
             return Err(Error::invalid_input(format!(
                 "{}: expected a {}-D input [batch, {}channels], got shape {:?}",
                 self.name,
                 rank + 2,
                 "spatial, ".repeat(rank),
-                input.shape()
+                shape
             )));
         }
-        let channels = input.shape()[rank + 1];
+        let channels = shape[rank + 1];
         if channels != self.channels() {
             return Err(Error::invalid_input(format!(
                 "{}: input has {channels} channels, the kernel expects {} (input shape {:?})",
                 self.name,
                 self.channels(),
-                input.shape()
+                shape
             )));
         }
-        self.geometry(&input.shape()[1..=rank])
+        self.geometry(&shape[1..=rank])
     }
 
     fn kernel_slice(&self) -> &[f32] {
@@ -271,8 +272,8 @@ impl<D: Dimension> ConvNd<D> {
             .then(|| self.bias.as_slice().expect("bias is C-order"))
     }
 
-    fn compute(&self, input: &Tensor) -> RustymlResult<Tensor> {
-        let geom = self.check_input(input)?;
+    fn compute(&self, input: TensorView<'_>) -> RustymlResult<Tensor> {
+        let geom = self.check_input(input.shape())?;
         let x = input.as_standard_layout();
         let x = x.as_slice().expect("standard layout");
         let batch = input.shape()[0];
@@ -297,13 +298,18 @@ impl<D: Dimension> ConvNd<D> {
     }
 
     pub(crate) fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
-        let out = self.compute(input)?;
+        let out = self.compute(input.view())?;
         self.input_cache = Some(input.as_standard_layout().into_owned());
-        self.output_cache = Some(out.clone());
+        // A linear layer's backward never reads its output: no copy of it is kept.
+        self.output_cache = (self.activation != Activation::Linear).then(|| out.clone());
         Ok(out)
     }
 
     pub(crate) fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+        self.compute(input.view())
+    }
+
+    pub(crate) fn predict_view(&self, input: TensorView<'_>) -> RustymlResult<Tensor> {
         self.compute(input)
     }
 
@@ -324,15 +330,23 @@ impl<D: Dimension> ConvNd<D> {
         grad_output: &Tensor,
         input_gradient: bool,
     ) -> RustymlResult<Option<Tensor>> {
-        let (Some(x), Some(out)) = (&self.input_cache, &self.output_cache) else {
+        let Some(x) = &self.input_cache else {
             return Err(Error::forward_pass_not_run(self.name));
         };
-        require_shape(out.shape(), grad_output.shape())?;
-        let dz = self.activation.backward(out, grad_output)?;
+        let geom = self.check_input(x.shape())?;
+        let batch = x.shape()[0];
+        let out_shape = if self.transposed {
+            geom.input_shape(batch)
+        } else {
+            geom.output_shape(batch)
+        };
+        require_shape(&out_shape, grad_output.shape())?;
+        let dz = match &self.output_cache {
+            Some(out) => Cow::Owned(self.activation.backward(out, grad_output)?),
+            None => Cow::Borrowed(grad_output),
+        };
         let dz = dz.as_standard_layout();
         let dz = dz.as_slice().expect("standard layout");
-        let geom = self.check_input(x)?;
-        let batch = x.shape()[0];
         let xs = x.as_slice().expect("cached in C order");
         let kernel = self.kernel_slice();
         // A transposed layer's output is its convolution's input, its input that
@@ -516,6 +530,13 @@ macro_rules! conv_layer {
 
         impl $crate::neural_network::traits::Layer for $layer {
             $crate::neural_network::layers::layer_util::core_passes!();
+
+            fn predict_view(
+                &self,
+                input: $crate::neural_network::TensorView<'_>,
+            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+                self.core.predict_view(input)
+            }
 
             fn backward_params_only(
                 &mut self,

@@ -7,17 +7,19 @@
 //! One to three spatial axes are handled by one code path: a geometry is normalised to three
 //! axes, the missing leading ones of length 1.
 //!
-//! Determinism: every product runs on fixed blocks of output rows (a block never straddles two
-//! batch items, its size depends only on `K`), each block a serial gemmkit product. A gate
-//! only decides whether the blocks run on rayon, so the bits never depend on it, on the thread
-//! count, or on the batch an item arrives in. The input gradient is gathered (each input cell
-//! sums its taps in ascending order, no scatter, no atomics); the kernel gradient adds the
-//! per-block partial products left to right.
+//! Determinism: the forward and input-gradient products run on fixed blocks of output rows (a
+//! block never straddles two batch items, its size depends only on `K`), each block a serial
+//! gemmkit product. A gate only decides whether the blocks run on rayon, so the bits never
+//! depend on it, on the thread count, or on the batch an item arrives in. The input gradient
+//! is gathered (each input cell sums its taps in ascending order, no scatter, no atomics). The
+//! kernel gradient is a sum over all `batch * positions` rows: fixed spans of them (crossing
+//! item boundaries) accumulate their blocks' products in order, and the span partials are
+//! added left to right.
 
 use super::PaddingType;
 use crate::declare_gate;
 use crate::error::{Error, RustymlResult};
-use crate::math::matmul::{self, dot_bias_act_into, dot_par, Parallelism};
+use crate::math::matmul::{self, dot_acc_into, dot_bias_act_into, Parallelism};
 use crate::neural_network::Tensor;
 use ndarray::{Array2, ArrayView1, ArrayView2, ArrayViewMut2, IxDyn};
 use rayon::prelude::*;
@@ -31,6 +33,15 @@ declare_gate! {
 
 /// The fused epilogue activation of [`forward`] (gemmkit's).
 pub type FusedActivation = matmul::Activation<f32>;
+
+/// Patch values per product of the gradient passes (256 KiB).
+const DEEP_BLOCK_VALUES: usize = 65_536;
+
+/// Output rows per kernel-gradient task, at least (rounded up to whole product blocks).
+const WEIGHT_TASK_ROWS: usize = 2048;
+
+/// Memory for the kernel-gradient partials awaiting their in-order sum.
+const PENDING_PARTIAL_BYTES: usize = 16 << 20;
 
 /// Input cells per task of the input-gradient gather.
 const GATHER_CELLS: usize = 256;
@@ -390,22 +401,32 @@ where
     }
 }
 
-/// The patch matrix of output rows `first..first + rows` of one item, borrowed from the input
-/// for a pointwise geometry, else built into `buffer`.
+/// The patch matrix of output rows `first..first + rows`, counted across the whole items in
+/// `x` (item after item, so a range may run from one item into the next): borrowed from the
+/// input for a pointwise geometry, else built into `buffer`.
 fn patches<'a>(
     geom: &ConvGeometry,
-    x_item: &'a [f32],
+    x: &'a [f32],
     first: usize,
     rows: usize,
     buffer: &'a mut Vec<f32>,
 ) -> ArrayView2<'a, f32> {
     let k = geom.patch_len();
     if geom.is_pointwise() {
-        return ArrayView2::from_shape((rows, k), &x_item[first * k..(first + rows) * k])
+        // one patch row per input cell, the items back to back
+        return ArrayView2::from_shape((rows, k), &x[first * k..(first + rows) * k])
             .expect("pointwise rows are the input's");
     }
+    let (p, in_len) = (geom.out_positions(), geom.in_positions() * geom.in_channels);
     buffer.clear();
-    geom.im2col(x_item, first, rows, buffer);
+    let end = first + rows;
+    let mut row = first;
+    while row < end {
+        let (item, pos) = (row / p, row % p);
+        let n = (p - pos).min(end - row);
+        geom.im2col(&x[item * in_len..(item + 1) * in_len], pos, n, buffer);
+        row += n;
+    }
     ArrayView2::from_shape((rows, k), &buffer[..]).expect("one patch row per position")
 }
 
@@ -465,7 +486,8 @@ pub fn backward_data(
         geom.check_len("the initial values", b.len(), c)?;
     }
     let w = ArrayView2::from_shape((k, f), kernel).expect("checked above");
-    let rows = block_rows(k);
+    // Deep blocks: each product repacks Wᵀ, so a shallow one would spend as much on that.
+    let rows = deep_block_rows(k);
     let parallel = CONV_PARALLEL_MIN_FLOPS.allows_parallel(geom.flops(batch));
     let mut dx = vec![0.0f32; batch * in_len];
     for_each_chunk(parallel, &mut dx, in_len, |item, dx_item| {
@@ -477,8 +499,9 @@ pub fn backward_data(
             let first = block * rows;
             let g = ArrayView2::from_shape((n, f), &g_item[first * f..(first + n) * f])
                 .expect("sized above");
-            let z = dot_par(g, w.t(), Parallelism::Serial).expect("aligned by construction");
-            dc.copy_from_slice(z.as_slice().expect("fresh products are C-order"));
+            let dc = ArrayViewMut2::from_shape((n, k), dc).expect("n rows of K");
+            dot_bias_act_into(g, w.t(), None, None, Parallelism::Serial, dc)
+                .expect("aligned by construction");
         });
         let dcols = &dcols;
         for_each_chunk(parallel, dx_item, GATHER_CELLS * c, |chunk, cells| {
@@ -533,9 +556,29 @@ fn gather(
     }
 }
 
+/// Output rows per product of the kernel and input gradients: deeper than the forward blocks
+/// (a product accumulates into a `[K, filters]` partial, or repacks `Wᵀ`, which a shallow
+/// product would redo for little work), about [`DEEP_BLOCK_VALUES`] of patch values. A
+/// function of `K` only.
+fn deep_block_rows(patch_len: usize) -> usize {
+    (DEEP_BLOCK_VALUES / patch_len.max(1)).clamp(256, 4096)
+}
+
+/// Output rows per kernel-gradient task: whole product blocks, at least
+/// [`WEIGHT_TASK_ROWS`]. A function of `K` only, so the bits never depend on threads or gates.
+fn weight_span_rows(patch_len: usize) -> usize {
+    let rows = deep_block_rows(patch_len);
+    WEIGHT_TASK_ROWS.div_ceil(rows) * rows
+}
+
 /// Backward-weights pass: the kernel gradient `Σ patchesᵀ · grad` over `batch` items as the
-/// `[K, filters]` matrix (Keras's flat order), the per-block partial products added in
-/// (item, block) order.
+/// `[K, filters]` matrix (Keras's flat order).
+///
+/// The `batch * positions` output rows, item after item, are cut into fixed spans; each span
+/// accumulates its blocks' products into a partial of its own, and the partials are added in
+/// span order. With many spans they run as rayon tasks (serial products); with fewer spans
+/// than workers they run in turn, each product parallel inside gemmkit (whose bits do not
+/// depend on its worker count). Either way the same products in the same order.
 pub fn backward_weights(
     geom: &ConvGeometry,
     batch: usize,
@@ -546,44 +589,53 @@ pub fn backward_weights(
     let (p, in_len) = (geom.out_positions(), geom.in_positions() * geom.in_channels);
     geom.check_len("the input", x.len(), batch * in_len)?;
     geom.check_len("the gradient", grad.len(), batch * p * f)?;
-    let rows = block_rows(k);
-    let blocks = p.div_ceil(rows);
-    let partial = |task: usize| -> Array2<f32> {
-        let (item, block) = (task / blocks, task % blocks);
-        let first = block * rows;
-        let n = rows.min(p - first);
+    let total = batch * p;
+    let (rows, span) = (deep_block_rows(k), weight_span_rows(k));
+    let spans = total.div_ceil(span);
+    let partial = |index: usize, par: Parallelism| -> Array2<f32> {
+        let (first_of_span, end) = (index * span, ((index + 1) * span).min(total));
+        let mut acc = Array2::<f32>::zeros((k, f));
         let mut buffer = Vec::new();
-        let a = patches(
-            geom,
-            &x[item * in_len..(item + 1) * in_len],
-            first,
-            n,
-            &mut buffer,
-        );
-        let at = (item * p + first) * f;
-        let g = ArrayView2::from_shape((n, f), &grad[at..at + n * f]).expect("sized above");
-        dot_par(a.t(), g, Parallelism::Serial).expect("aligned by construction")
+        for first in (first_of_span..end).step_by(rows) {
+            let n = rows.min(end - first);
+            let a = patches(geom, x, first, n, &mut buffer);
+            let g = ArrayView2::from_shape((n, f), &grad[first * f..(first + n) * f])
+                .expect("sized above");
+            dot_acc_into(a.t(), g, par, acc.view_mut()).expect("aligned by construction");
+        }
+        acc
     };
-    let tasks = batch * blocks;
-    let mut acc = Array2::<f32>::zeros((k, f));
-    if CONV_PARALLEL_MIN_FLOPS.allows_parallel(geom.flops(batch)) {
-        // Groups only bound the memory of pending partials: the sum stays left to right.
-        let group = rayon::current_num_threads().max(1) * 2;
-        for start in (0..tasks).step_by(group) {
-            let parts: Vec<Array2<f32>> = (start..(start + group).min(tasks))
-                .into_par_iter()
-                .map(partial)
-                .collect();
-            for part in parts {
-                acc += &part;
+    let parallel = CONV_PARALLEL_MIN_FLOPS.allows_parallel(geom.flops(batch));
+    let workers = rayon::current_num_threads().max(1);
+    if spans <= 1 || !parallel || spans < workers {
+        let par = if parallel {
+            matmul::nested_parallelism()
+        } else {
+            Parallelism::Serial
+        };
+        let mut acc = partial(0, par);
+        for index in 1..spans {
+            acc += &partial(index, par);
+        }
+        return Ok(acc);
+    }
+    // Groups only bound the memory of pending partials: the sum stays left to right.
+    let budget = PENDING_PARTIAL_BYTES / (k * f * std::mem::size_of::<f32>()).max(1);
+    let group = budget.max(workers * 2);
+    let mut acc: Option<Array2<f32>> = None;
+    for start in (0..spans).step_by(group) {
+        let parts: Vec<Array2<f32>> = (start..(start + group).min(spans))
+            .into_par_iter()
+            .map(|index| partial(index, Parallelism::Serial))
+            .collect();
+        for part in parts {
+            match acc.as_mut() {
+                Some(acc) => *acc += &part,
+                None => acc = Some(part),
             }
         }
-    } else {
-        for task in 0..tasks {
-            acc += &partial(task);
-        }
     }
-    Ok(acc)
+    Ok(acc.expect("at least two spans"))
 }
 
 /// Per-channel sums of a C-order `[.., channels]` tensor, rows added in order (the bias
@@ -888,6 +940,86 @@ mod tests {
         };
         let (serial, parallel) = serial_and_parallel(&CONV_PARALLEL_MIN_FLOPS, run);
         assert!(serial == parallel);
+    }
+
+    /// The kernel gradient by direct loops in f64, with `Σ |term|` per entry (for the
+    /// rounding bound).
+    fn naive_kernel_grad(
+        g: &ConvGeometry,
+        batch: usize,
+        x: &[f32],
+        gy: &[f32],
+    ) -> (Vec<f64>, Vec<f64>) {
+        let (c, f) = (g.in_channels, g.filters);
+        let (mut dw, mut mass) = (
+            vec![0.0f64; g.patch_len() * f],
+            vec![0.0f64; g.patch_len() * f],
+        );
+        let [_, oh, ow] = g.output;
+        let [_, kh, kw] = g.kernel;
+        for b in 0..batch {
+            for (oy, ox) in (0..oh).flat_map(|y| (0..ow).map(move |x| (y, x))) {
+                let o = (b * oh + oy) * ow + ox;
+                for (ty, tx) in (0..kh).flat_map(|y| (0..kw).map(move |x| (y, x))) {
+                    let (Some(iy), Some(ix)) = (g.source(1, oy, ty), g.source(2, ox, tx)) else {
+                        continue;
+                    };
+                    let i = (b * g.input[1] + iy) * g.input[2] + ix;
+                    for ch in 0..c {
+                        for fl in 0..f {
+                            let term = x[i * c + ch] as f64 * gy[o * f + fl] as f64;
+                            let at = ((ty * kw + tx) * c + ch) * f + fl;
+                            dw[at] += term;
+                            mass[at] += term.abs();
+                        }
+                    }
+                }
+            }
+        }
+        (dw, mass)
+    }
+
+    #[test]
+    fn kernel_gradient_spans_cross_items_and_keep_their_bits_on_any_pool() {
+        let g = big();
+        let (p, k) = (g.out_positions(), g.patch_len());
+        // spans and product blocks that start inside one item and end in the next
+        assert!(!weight_span_rows(k).is_multiple_of(p) && deep_block_rows(k) < p);
+        let batch = 6;
+        assert!(batch * p > 4 * weight_span_rows(k), "several spans");
+        let x = ramp(batch * g.in_positions() * g.in_channels, 8);
+        let gy = ramp(batch * p * g.filters, 9);
+        let bits = |threads: usize, gate: usize| -> Vec<u32> {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let _lock = crate::gate::GATE_TEST_LOCK
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            crate::gate::with_gate(&CONV_PARALLEL_MIN_FLOPS, gate, || {
+                pool.install(|| backward_weights(&g, batch, &x, &gy).unwrap())
+            })
+            .iter()
+            .map(|v| v.to_bits())
+            .collect()
+        };
+        let serial = bits(1, usize::MAX);
+        // 2 and 3 workers: spans as rayon tasks; 8: spans in turn, gemmkit parallel inside
+        for threads in [1, 2, 3, 8] {
+            assert!(bits(threads, 0) == serial, "{threads} workers");
+        }
+        let (want, mass) = naive_kernel_grad(&g, batch, &x, &gy);
+        // f32 sums of n = batch * p terms: |error| <= n * u * Σ|term| (u = 2^-24), whatever
+        // the grouping.
+        let n = (batch * p) as f64;
+        for (i, (&got, (&w, &m))) in serial.iter().zip(want.iter().zip(&mass)).enumerate() {
+            let got = f32::from_bits(got) as f64;
+            assert!(
+                (got - w).abs() <= n * m / 16_777_216.0,
+                "dw[{i}]: {got} vs {w}"
+            );
+        }
     }
 
     #[test]
