@@ -1360,7 +1360,13 @@ impl PySequential {
             .iter_mut()
             .zip(shapes)
             .map(|(layer, shape)| {
-                let params: usize = layer.parameters().iter().map(|p| p.value.len()).sum();
+                // Keras counts every weight it lists (BatchNormalization's moving statistics
+                // too), trained yet or not.
+                let params: usize =
+                    keras_arrays(layer.as_ref(), layer.get_weights().named_arrays())
+                        .iter()
+                        .map(|(_, a)| a.len())
+                        .sum();
                 let kind = layer.layer_type().to_string();
                 (kind.to_lowercase(), kind, shape, params)
             })

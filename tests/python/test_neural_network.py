@@ -1,6 +1,7 @@
 """Keras-style networks: values against NumPy references, optimizer trajectories against the
 published update rules, convergence, persistence, reproducibility and bad input."""
 
+import os
 import subprocess
 import sys
 
@@ -525,3 +526,32 @@ def test_training_metrics_are_keras_running_averages_of_the_pre_step_batch_outpu
         assert history.history["mse"][epoch] == pytest.approx(squared / count, rel=1e-5)
     # weights after fit equal the replayed ones: the metric pass changed nothing
     assert all(np.array_equal(a, b) for a, b in zip(model.get_weights(), twin.get_weights()))
+
+
+def test_count_params_and_summary_match_keras_before_any_training():
+    os.environ.setdefault("KERAS_BACKEND", "jax")
+    keras = pytest.importorskip("keras")
+    ours = Sequential(
+        [
+            layers.Conv2D(4, 3, input_shape=(8, 8, 2)),
+            layers.BatchNormalization(),
+            layers.Flatten(),
+            layers.Dense(5),
+            layers.Dense(3),
+        ]
+    )
+    theirs = keras.Sequential(
+        [
+            keras.Input((8, 8, 2)),
+            keras.layers.Conv2D(4, 3),
+            keras.layers.BatchNormalization(),
+            keras.layers.Flatten(),
+            keras.layers.Dense(5),
+            keras.layers.Dense(3),
+        ]
+    )
+    # BatchNormalization's moving statistics count, as in Keras; nothing has been trained
+    assert ours.count_params() == theirs.count_params()
+    lines = []
+    ours.summary(print_fn=lines.append)
+    assert lines[-2] == f"Total params: {theirs.count_params():,}"

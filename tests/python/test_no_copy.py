@@ -63,3 +63,19 @@ def test_estimator_reads_float64_training_data_in_place():
     # fit_intercept=False needs no centred copy; the fit must not duplicate X
     extra = _extra_peak_mib(lambda: LinearRegression(fit_intercept=False).fit(X, y))
     assert extra < 24, extra
+
+
+@needs_proc
+def test_network_inference_reads_its_input_in_place():
+    from rustyml.neural_network import Sequential, layers
+
+    x = np.random.default_rng(2).random((1000, 64, 64, 4), dtype=np.float32)  # 64 MB
+    # outputs a quarter of the input; the finiteness check's mask is a quarter too
+    conv = Sequential([layers.Conv2D(1, 1, input_shape=(64, 64, 4))], seed=0)
+    dense = Sequential([layers.Dense(1, input_shape=(64 * 64 * 4,))], seed=0)
+    flat = x.reshape(1000, -1)
+    for model, data in ((dense, flat), (conv, x)):
+        model.predict(data[:2], batch_size=2)  # first-call allocations
+        # one batch of everything: a copy of the batch would add 64 MB
+        extra = _extra_peak_mib(lambda m=model, d=data: m.predict(d, batch_size=len(d)))
+        assert extra < 40, extra
