@@ -69,6 +69,8 @@ enum LayerSpec {
         units: usize,
         #[serde(default)]
         activation: Option<String>,
+        #[serde(default = "default_true")]
+        use_bias: bool,
         #[serde(default)]
         seed: Option<u64>,
     },
@@ -473,6 +475,7 @@ impl LayerSpec {
             LayerSpec::Dense {
                 units,
                 activation,
+                use_bias,
                 seed: own,
             } => {
                 if sample.len() != 1 {
@@ -481,7 +484,11 @@ impl LayerSpec {
                     )));
                 }
                 let act = parse_activation(activation.as_deref())?;
-                Box::new(Dense::new(sample[0], *units, act)?.with_random_state(rng_seed(own)))
+                Box::new(
+                    Dense::new(sample[0], *units, act)?
+                        .with_use_bias(*use_bias)
+                        .with_random_state(rng_seed(own)),
+                )
             }
             LayerSpec::Embedding {
                 input_dim,

@@ -536,7 +536,7 @@ def test_count_params_and_summary_match_keras_before_any_training():
             layers.Conv2D(4, 3, input_shape=(8, 8, 2)),
             layers.BatchNormalization(),
             layers.Flatten(),
-            layers.Dense(5),
+            layers.Dense(5, use_bias=False),
             layers.Dense(3),
         ]
     )
@@ -546,7 +546,7 @@ def test_count_params_and_summary_match_keras_before_any_training():
             keras.layers.Conv2D(4, 3),
             keras.layers.BatchNormalization(),
             keras.layers.Flatten(),
-            keras.layers.Dense(5),
+            keras.layers.Dense(5, use_bias=False),
             keras.layers.Dense(3),
         ]
     )
@@ -555,3 +555,25 @@ def test_count_params_and_summary_match_keras_before_any_training():
     lines = []
     ours.summary(print_fn=lines.append)
     assert lines[-2] == f"Total params: {theirs.count_params():,}"
+
+
+def test_dense_without_bias_matches_keras_and_never_grows_one():
+    os.environ.setdefault("KERAS_BACKEND", "jax")
+    keras = pytest.importorskip("keras")
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((6, 4)).astype(np.float32)
+    y = rng.standard_normal((6, 3)).astype(np.float32)
+    theirs = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3, use_bias=False)])
+    ours = Sequential([layers.Dense(3, use_bias=False, input_shape=(4,))], seed=0)
+    kernel = rng.uniform(-1, 1, (4, 3)).astype(np.float32)
+    theirs.set_weights([kernel])
+    ours.set_weights([kernel])  # Keras's list: the kernel alone
+    assert [w.shape for w in ours.get_weights()] == [(4, 3)]
+    np.testing.assert_allclose(ours.predict(x), x @ kernel, rtol=1e-6, atol=1e-6)
+    assert ours.count_params() == theirs.count_params() == 12
+    ours.compile(optimizer=optimizers.SGD(0.1), loss="mse")
+    ours.fit(x, y, epochs=3, batch_size=6, verbose=0)
+    # still no bias: the output stays linear through the origin
+    (w,) = ours.get_weights()
+    np.testing.assert_allclose(ours.predict(x), x @ w, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(ours.predict(np.zeros((1, 4), np.float32)), 0.0)

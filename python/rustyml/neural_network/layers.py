@@ -101,14 +101,22 @@ def deserialize(spec):
 class Dense(Layer):
     """``activation(x @ kernel + bias)``; kernel ``(in, units)``, bias ``(units,)``."""
 
-    def __init__(self, units, activation=None, name=None, input_shape=None, seed=None):
+    def __init__(
+        self, units, activation=None, use_bias=True, name=None, input_shape=None, seed=None
+    ):
         super().__init__(name, input_shape)
         self.units = _check_positive_int(units, "units", "Dense")
         self.activation = activation
+        self.use_bias = bool(use_bias)
         self.seed = seed
 
     def _own_config(self):
-        return {"units": self.units, "activation": self.activation, "seed": self.seed}
+        return {
+            "units": self.units,
+            "activation": self.activation,
+            "use_bias": self.use_bias,
+            "seed": self.seed,
+        }
 
 
 @_register

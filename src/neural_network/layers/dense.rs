@@ -24,6 +24,8 @@ pub struct Dense {
     activation: Activation,
     weights: Array2<f32>,
     bias: Array2<f32>,
+    /// Keras's `use_bias`: without it the bias stays zero, untrained and unlisted.
+    use_bias: bool,
     input_cache: Option<Array2<f32>>,
     output_cache: Option<Tensor>,
     grad_weights: Option<Array2<f32>>,
@@ -51,7 +53,9 @@ impl Dense {
             .into_dimensionality::<Ix2>()
             .expect("the cached output is 2D");
         self.grad_weights = Some(dot_par(x.t(), dz.view(), nested_parallelism())?);
-        self.grad_bias = Some(dz.sum_axis(Axis(0)).insert_axis(Axis(0)));
+        self.grad_bias = self
+            .use_bias
+            .then(|| dz.sum_axis(Axis(0)).insert_axis(Axis(0)));
         Ok(dz)
     }
 
@@ -76,6 +80,7 @@ impl Dense {
             activation,
             weights: glorot_uniform(input_dim, units, None),
             bias: Array2::zeros((1, units)),
+            use_bias: true,
             input_cache: None,
             output_cache: None,
             grad_weights: None,
@@ -86,6 +91,16 @@ impl Dense {
     /// Re-draws the kernel from `random_state`: equal seeds give equal layers.
     pub fn with_random_state(mut self, random_state: u64) -> Self {
         self.weights = glorot_uniform(self.input_dim, self.units, Some(random_state));
+        self
+    }
+
+    /// Keras's `use_bias=False`: no bias term (it stays zero and is neither trained nor
+    /// counted).
+    pub fn with_use_bias(mut self, use_bias: bool) -> Self {
+        self.use_bias = use_bias;
+        if !use_bias {
+            self.bias.fill(0.0);
+        }
         self
     }
 
@@ -125,7 +140,7 @@ impl Dense {
         let z = dot_bias_act(
             x,
             self.weights.view(),
-            Some(self.bias.row(0)),
+            self.use_bias.then(|| self.bias.row(0)),
             fused,
             nested_parallelism(),
         )?;
@@ -186,25 +201,31 @@ impl Layer for Dense {
     }
 
     fn param_count(&self) -> TrainingParameters {
-        TrainingParameters::Trainable(self.input_dim * self.units + self.units)
+        let bias = if self.use_bias { self.units } else { 0 };
+        TrainingParameters::Trainable(self.input_dim * self.units + bias)
     }
 
     fn parameters(&mut self) -> Vec<ParamGrad<'_>> {
-        match (&self.grad_weights, &self.grad_bias) {
-            (Some(gw), Some(gb)) => vec![
-                ParamGrad::weight(
-                    self.weights
-                        .as_slice_mut()
-                        .expect("weights are standard layout"),
-                    gw.as_slice().expect("gradients are standard layout"),
-                ),
-                ParamGrad::no_decay(
-                    self.bias.as_slice_mut().expect("bias is standard layout"),
-                    gb.as_slice().expect("gradients are standard layout"),
-                ),
-            ],
-            _ => Vec::new(),
+        let Some(gw) = &self.grad_weights else {
+            return Vec::new();
+        };
+        let mut params = vec![ParamGrad::weight(
+            self.weights
+                .as_slice_mut()
+                .expect("weights are standard layout"),
+            gw.as_slice().expect("gradients are standard layout"),
+        )];
+        if let (true, Some(gb)) = (self.use_bias, &self.grad_bias) {
+            params.push(ParamGrad::no_decay(
+                self.bias.as_slice_mut().expect("bias is standard layout"),
+                gb.as_slice().expect("gradients are standard layout"),
+            ));
         }
+        params
+    }
+
+    fn uses_bias(&self) -> bool {
+        self.use_bias
     }
 
     fn get_weights(&self) -> LayerWeight<'_> {
@@ -243,6 +264,29 @@ mod tests {
         let b = Array2::from_shape_vec((1, 2), vec![0.1, -0.2]).unwrap();
         d.set_weights(w, b).unwrap();
         d
+    }
+
+    #[test]
+    fn without_bias_the_layer_lists_trains_and_counts_only_its_kernel() {
+        let mut d = layer(Activation::Linear).with_use_bias(false);
+        let x = input();
+        let out = d.forward(&x).unwrap();
+        let want = x
+            .view()
+            .into_dimensionality::<Ix2>()
+            .unwrap()
+            .dot(&d.weights);
+        assert!(out
+            .iter()
+            .zip(want.iter())
+            .all(|(a, b)| (a - b).abs() <= 1e-6));
+        d.backward(&out).unwrap();
+        let params = d.parameters();
+        assert_eq!(params.len(), 1);
+        assert_eq!(params[0].value.len(), 6);
+        drop(params);
+        assert!(!d.uses_bias());
+        assert!(matches!(d.param_count(), TrainingParameters::Trainable(6)));
     }
 
     fn input() -> Tensor {
