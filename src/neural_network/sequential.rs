@@ -28,6 +28,12 @@ impl History {
     }
 }
 
+/// Inference chunks aim for a widest activation of about this many bytes (cache-sized).
+pub const INFERENCE_CHUNK_BYTES: usize = 4 << 20;
+
+/// The fewest items an inference chunk holds (smaller ones lose the products' efficiency).
+const INFERENCE_MIN_CHUNK: usize = 16;
+
 /// A linear stack of layers.
 ///
 /// `compile` attaches an optimizer and a loss; `train_batch` is one forward/backward/update
@@ -263,6 +269,12 @@ impl Sequential {
     }
 
     /// [`Self::predict`] on a borrowed input (the first layer reads it in place where it can).
+    ///
+    /// A large batch runs through the whole stack in chunks of items sized so that the widest
+    /// activation of a chunk stays cache-sized (about [`INFERENCE_CHUNK_BYTES`]): one layer's
+    /// output is read by the next while still in cache, and the activations' memory no
+    /// longer grows with the batch. The chunk size follows from the shapes alone (measured on
+    /// the first item), so the results never depend on threads or gates.
     pub fn predict_view(&self, x: TensorView<'_>) -> RustymlResult<Tensor> {
         self.check_layers()?;
         if x.ndim() == 0 {
@@ -271,12 +283,51 @@ impl Sequential {
         if x.is_empty() {
             return Err(Error::empty_input("input tensors"));
         }
+        let n = x.shape()[0];
+        let chunk = if self.layers.len() > 1 && n >= 2 * INFERENCE_MIN_CHUNK {
+            let widest = self.widest_activation(x.slice_axis(Axis(0), (0..1).into()))?;
+            (INFERENCE_CHUNK_BYTES / (widest * std::mem::size_of::<f32>()).max(1))
+                .max(INFERENCE_MIN_CHUNK)
+        } else {
+            n
+        };
+        if chunk >= n {
+            return self.predict_chain(x);
+        }
+        let mut out: Option<Tensor> = None;
+        for (i, part) in x.axis_chunks_iter(Axis(0), chunk).enumerate() {
+            let y = self.predict_chain(part)?;
+            let all = out.get_or_insert_with(|| {
+                let mut shape = y.shape().to_vec();
+                shape[0] = n;
+                Tensor::zeros(shape)
+            });
+            all.slice_axis_mut(Axis(0), (i * chunk..i * chunk + y.shape()[0]).into())
+                .assign(&y);
+        }
+        Ok(out.expect("at least one chunk"))
+    }
+
+    /// The layers one after another on `x`.
+    fn predict_chain(&self, x: TensorView<'_>) -> RustymlResult<Tensor> {
         let (first, rest) = self.layers.split_first().expect("checked non-empty");
         let mut out = first.predict_view(x)?;
         for layer in rest {
             out = layer.predict(&out)?;
         }
         Ok(out)
+    }
+
+    /// The largest per-item element count among the layers' outputs, from one item.
+    fn widest_activation(&self, item: TensorView<'_>) -> RustymlResult<usize> {
+        let (first, rest) = self.layers.split_first().expect("checked non-empty");
+        let mut out = first.predict_view(item)?;
+        let mut widest = out.len();
+        for layer in rest {
+            out = layer.predict(&out)?;
+            widest = widest.max(out.len());
+        }
+        Ok(widest)
     }
 
     /// Prints a Keras-style table of the layers, their output shapes and parameter counts.
@@ -471,6 +522,43 @@ mod tests {
     use crate::neural_network::losses::MeanSquaredError;
     use crate::neural_network::optimizers::{Adam, SGD};
     use ndarray::Array2;
+
+    #[test]
+    fn large_batches_infer_in_chunks_with_the_bits_of_chunk_sized_batches() {
+        // 64 KiB widest activation per item: 4 MiB chunks of 64 items
+        let (n, width) = (150, 16_384);
+        let mut model = Sequential::new_with_seed(1);
+        model.add(
+            Dense::new(8, width, Activation::ReLU)
+                .unwrap()
+                .with_random_state(2),
+        );
+        model.add(
+            Dense::new(width, 3, Activation::Linear)
+                .unwrap()
+                .with_random_state(3),
+        );
+        let x = Tensor::from_shape_fn(ndarray::IxDyn(&[n, 8]), |i| {
+            ((i[0] * 5 + i[1] * 3) % 11) as f32 * 0.1 - 0.5
+        });
+        let chunk = INFERENCE_CHUNK_BYTES / (width * 4);
+        assert!(chunk >= INFERENCE_MIN_CHUNK && chunk < n && n % chunk != 0);
+        let whole = model.predict(&x).unwrap();
+        assert_eq!(whole.shape(), &[n, 3]);
+        for start in (0..n).step_by(chunk) {
+            let end = (start + chunk).min(n);
+            let part = model
+                .predict_view(x.slice_axis(Axis(0), (start..end).into()))
+                .unwrap();
+            let rows = whole.slice_axis(Axis(0), (start..end).into());
+            assert!(
+                rows.iter()
+                    .zip(part.iter())
+                    .all(|(a, b)| a.to_bits() == b.to_bits()),
+                "rows {start}..{end}"
+            );
+        }
+    }
 
     fn t2(r: usize, c: usize, v: Vec<f32>) -> Tensor {
         Array2::from_shape_vec((r, c), v).unwrap().into_dyn()

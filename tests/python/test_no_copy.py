@@ -79,3 +79,26 @@ def test_network_inference_reads_its_input_in_place():
         # one batch of everything: a copy of the batch would add 64 MB
         extra = _extra_peak_mib(lambda m=model, d=data: m.predict(d, batch_size=len(d)))
         assert extra < 40, extra
+
+
+@needs_proc
+def test_network_inference_memory_does_not_grow_with_the_batch():
+    from rustyml.neural_network import Sequential, layers
+
+    # 256 KiB of activations per item: 2000 items at once would hold 512 MB of them
+    model = Sequential(
+        [
+            layers.Conv2D(64, 3, padding="same", activation="relu", input_shape=(32, 32, 1)),
+            layers.Flatten(),
+            layers.Dense(1),
+        ],
+        seed=0,
+    )
+    x = np.random.default_rng(3).random((2000, 32, 32, 1), dtype=np.float32)
+    model.predict(x[:64], batch_size=64)  # first-call allocations
+    out = []
+    extra = _extra_peak_mib(lambda: out.append(model.predict(x, batch_size=len(x))))
+    assert extra < 64, extra
+    # the stack ran in chunks of 16 items (4 MiB of widest activation each): the same bits
+    # as asking for batches of 16
+    np.testing.assert_array_equal(out[0], model.predict(x, batch_size=16))
