@@ -135,19 +135,19 @@ impl Sequential {
     }
 
     /// Both tensors have a batch axis, samples, and the same batch size; returns it.
-    fn check_pair(x: &Tensor, y: &Tensor) -> RustymlResult<usize> {
-        if x.ndim() == 0 || y.ndim() == 0 {
+    fn check_pair(x: &[usize], y: &[usize]) -> RustymlResult<usize> {
+        if x.is_empty() || y.is_empty() {
             return Err(Error::invalid_input(
                 "inputs and targets need a batch axis (rank >= 1)",
             ));
         }
-        if x.is_empty() || y.is_empty() {
+        if x.contains(&0) || y.contains(&0) {
             return Err(Error::empty_input("input tensors"));
         }
-        if x.shape()[0] != y.shape()[0] {
-            return Err(Error::dimension_mismatch(x.shape()[0], y.shape()[0]));
+        if x[0] != y[0] {
+            return Err(Error::dimension_mismatch(x[0], y[0]));
         }
-        Ok(x.shape()[0])
+        Ok(x[0])
     }
 
     /// One training step on `(x, y)`: forward, loss, backward, optimizer update. Returns the
@@ -164,7 +164,7 @@ impl Sequential {
         y: &Tensor,
     ) -> RustymlResult<(f32, Tensor)> {
         self.check_trainable()?;
-        Self::check_pair(x, y)?;
+        Self::check_pair(x.shape(), y.shape())?;
         self.step_with_output(x, y)
     }
 
@@ -208,7 +208,7 @@ impl Sequential {
     /// Full-batch training: `epochs` calls of `train_batch` on all of `x`.
     pub fn fit(&mut self, x: &Tensor, y: &Tensor, epochs: u32) -> RustymlResult<History> {
         self.check_trainable()?;
-        Self::check_pair(x, y)?;
+        Self::check_pair(x.shape(), y.shape())?;
         let loss = (0..epochs)
             .map(|_| self.step(x, y))
             .collect::<RustymlResult<Vec<f32>>>()?;
@@ -226,7 +226,7 @@ impl Sequential {
         batch_size: usize,
     ) -> RustymlResult<History> {
         self.check_trainable()?;
-        let n = Self::check_pair(x, y)?;
+        let n = Self::check_pair(x.shape(), y.shape())?;
         if batch_size == 0 || batch_size > n {
             return Err(Error::invalid_parameter(
                 "batch_size",
@@ -254,13 +254,18 @@ impl Sequential {
 
     /// The compiled loss of `predict(x)` against `y`; changes nothing.
     pub fn evaluate(&self, x: &Tensor, y: &Tensor) -> RustymlResult<f32> {
+        self.evaluate_view(x.view(), y)
+    }
+
+    /// [`Self::evaluate`] on a borrowed input.
+    pub fn evaluate_view(&self, x: TensorView<'_>, y: &Tensor) -> RustymlResult<f32> {
         self.check_layers()?;
         let loss_fn = self
             .loss
             .as_ref()
             .ok_or(NnError::NotCompiled("loss function"))?;
-        Self::check_pair(x, y)?;
-        loss_fn.compute_loss(y, &self.predict(x)?)
+        Self::check_pair(x.shape(), y.shape())?;
+        loss_fn.compute_loss(y, &self.predict_view(x)?)
     }
 
     /// Inference pass (mode-dependent layers such as dropout act as at inference).

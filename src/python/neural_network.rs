@@ -1471,9 +1471,10 @@ impl PySequential {
             let mut total = 0.0f64;
             for start in (0..n).step_by(batch_size) {
                 let end = (start + batch_size).min(n);
-                let xb = xv.slice_axis(Axis(0), (start..end).into()).to_owned();
+                // the caller's rows, read in place
+                let xb = xv.slice_axis(Axis(0), (start..end).into());
                 let yb = yv.slice_axis(Axis(0), (start..end).into()).to_owned();
-                total += f64::from(st.model.evaluate(&xb, &yb)?) * (end - start) as f64;
+                total += f64::from(st.model.evaluate_view(xb, &yb)?) * (end - start) as f64;
             }
             Ok((total / n.max(1) as f64) as f32)
         })

@@ -79,6 +79,12 @@ def test_network_inference_reads_its_input_in_place():
         # one batch of everything: a copy of the batch would add 64 MB
         extra = _extra_peak_mib(lambda m=model, d=data: m.predict(d, batch_size=len(d)))
         assert extra < 40, extra
+    # evaluate reads x in place too (its y here is 4 KB)
+    dense.compile(optimizer="sgd", loss="mse")
+    y = np.zeros((1000, 1), np.float32)
+    dense.evaluate(flat[:2], y[:2], verbose=0)
+    extra = _extra_peak_mib(lambda: dense.evaluate(flat, y, batch_size=len(flat), verbose=0))
+    assert extra < 40, extra
 
 
 @needs_proc
