@@ -12,6 +12,7 @@ use crate::error::{Error, IoError, RustymlResult};
 use ndarray::Axis;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
+use std::borrow::Cow;
 use std::path::Path;
 
 /// Per-epoch training losses returned by `fit` and `fit_with_batches`.
@@ -153,27 +154,32 @@ impl Sequential {
     /// One training step on `(x, y)`: forward, loss, backward, optimizer update. Returns the
     /// loss of the forward pass, i.e. of the model as it was before this update.
     pub fn train_batch(&mut self, x: &Tensor, y: &Tensor) -> RustymlResult<f32> {
-        self.train_batch_with_output(x, y).map(|(loss, _)| loss)
+        self.check_trainable()?;
+        Self::check_pair(x.shape(), y.shape())?;
+        self.step(x, y)
     }
 
     /// `train_batch`, also returning the batch's training-mode output (before the step), from
     /// which Keras computes its running training metrics.
+    ///
+    /// The batch is handed over: the first layer keeps it as its cache rather than a copy.
     pub fn train_batch_with_output(
         &mut self,
-        x: &Tensor,
+        x: Tensor,
         y: &Tensor,
     ) -> RustymlResult<(f32, Tensor)> {
         self.check_trainable()?;
         Self::check_pair(x.shape(), y.shape())?;
-        self.step_with_output(x, y)
+        self.step_with_output(Cow::Owned(x), y)
     }
 
     /// `train_batch` without the checks (callers have made them).
     fn step(&mut self, x: &Tensor, y: &Tensor) -> RustymlResult<f32> {
-        self.step_with_output(x, y).map(|(loss, _)| loss)
+        self.step_with_output(Cow::Borrowed(x), y)
+            .map(|(loss, _)| loss)
     }
 
-    fn step_with_output(&mut self, x: &Tensor, y: &Tensor) -> RustymlResult<(f32, Tensor)> {
+    fn step_with_output(&mut self, x: Cow<'_, Tensor>, y: &Tensor) -> RustymlResult<(f32, Tensor)> {
         let (optimizer, loss_fn) = match (self.optimizer.as_mut(), self.loss.as_ref()) {
             (Some(o), Some(l)) => (o, l),
             _ => unreachable!("checked by check_trainable"),
@@ -182,7 +188,10 @@ impl Sequential {
             layer.set_training_if_mode_dependent(true);
         }
         let (first, rest) = self.layers.split_first_mut().expect("checked non-empty");
-        let mut out = first.forward(x)?;
+        let mut out = match x {
+            Cow::Borrowed(x) => first.forward(x)?,
+            Cow::Owned(x) => first.forward_owned(x)?,
+        };
         for layer in rest.iter_mut() {
             out = layer.forward(&out)?;
         }
@@ -245,7 +254,8 @@ impl Sequential {
             for batch in order.chunks(batch_size) {
                 let xb = x.select(Axis(0), batch);
                 let yb = y.select(Axis(0), batch);
-                weighted += self.step(&xb, &yb)? as f64 * batch.len() as f64;
+                let loss = self.step_with_output(Cow::Owned(xb), &yb)?.0;
+                weighted += loss as f64 * batch.len() as f64;
             }
             history.loss.push((weighted / n as f64) as f32);
         }
@@ -527,6 +537,68 @@ mod tests {
     use crate::neural_network::losses::MeanSquaredError;
     use crate::neural_network::optimizers::{Adam, SGD};
     use ndarray::Array2;
+
+    #[test]
+    fn a_handed_over_batch_trains_exactly_as_a_borrowed_one() {
+        use crate::neural_network::layers::convolution::Conv2D;
+        use crate::neural_network::layers::flatten::Flatten;
+        let build = |conv: bool| {
+            let mut m = Sequential::new_with_seed(4);
+            if conv {
+                m.add(
+                    Conv2D::new(3, (3, 3), vec![6, 5, 5, 2], (1, 1), Activation::ReLU)
+                        .unwrap()
+                        .with_random_state(3),
+                );
+                m.add(Flatten::new(vec![6, 3, 3, 3]).unwrap());
+                m.add(
+                    Dense::new(27, 2, Activation::Linear)
+                        .unwrap()
+                        .with_random_state(5),
+                );
+            } else {
+                m.add(
+                    Dense::new(50, 4, Activation::Tanh)
+                        .unwrap()
+                        .with_random_state(6),
+                );
+                m.add(
+                    Dense::new(4, 2, Activation::Linear)
+                        .unwrap()
+                        .with_random_state(7),
+                );
+            }
+            m.compile(SGD::new(0.1, 0.0, false, 0.0).unwrap(), MeanSquaredError);
+            m
+        };
+        let x = Tensor::from_shape_fn(ndarray::IxDyn(&[6, 5, 5, 2]), |i| {
+            ((i[0] * 7 + i[1] * 5 + i[2] * 3 + i[3]) % 13) as f32 * 0.1 - 0.6
+        });
+        let y = t2(6, 2, (0..12).map(|v| v as f32 * 0.1).collect());
+        let bits = |m: &Sequential| -> Vec<u32> {
+            m.layers
+                .iter()
+                .flat_map(|l| l.get_weights().named_arrays())
+                .flat_map(|(_, a)| a.iter().map(|v| v.to_bits()).collect::<Vec<_>>())
+                .collect()
+        };
+        for conv in [true, false] {
+            let x = if conv {
+                x.clone()
+            } else {
+                x.clone()
+                    .into_shape_with_order(ndarray::IxDyn(&[6, 50]))
+                    .unwrap()
+            };
+            let (mut borrowed, mut owned) = (build(conv), build(conv));
+            for _ in 0..3 {
+                let a = borrowed.train_batch(&x, &y).unwrap();
+                let (b, _) = owned.train_batch_with_output(x.clone(), &y).unwrap();
+                assert_eq!(a.to_bits(), b.to_bits());
+            }
+            assert!(bits(&borrowed) == bits(&owned), "conv first: {conv}");
+        }
+    }
 
     #[test]
     fn large_batches_infer_in_chunks_with_the_bits_of_chunk_sized_batches() {

@@ -37,6 +37,11 @@ impl<'a> ParamGrad<'a> {
 pub trait Layer: std::any::Any + Send + Sync {
     /// Training pass: computes the output and keeps what `backward` needs.
     fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor>;
+    /// `forward` on an input the caller hands over: layers that cache their input keep it
+    /// as it is instead of copying it (a network's first layer, fed a fresh batch).
+    fn forward_owned(&mut self, input: Tensor) -> RustymlResult<Tensor> {
+        self.forward(&input)
+    }
     /// Inference pass: keeps nothing, mode-dependent layers behave as at inference.
     fn predict(&self, input: &Tensor) -> RustymlResult<Tensor>;
     /// `predict` on a borrowed input. Layers that read their input in place override it, so
@@ -122,6 +127,9 @@ impl Layer for Box<dyn Layer> {
     }
     fn predict_view(&self, input: TensorView<'_>) -> RustymlResult<Tensor> {
         (**self).predict_view(input)
+    }
+    fn forward_owned(&mut self, input: Tensor) -> RustymlResult<Tensor> {
+        (**self).forward_owned(input)
     }
     fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
         (**self).backward(grad_output)

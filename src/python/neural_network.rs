@@ -1427,7 +1427,7 @@ impl PySequential {
             let mut seen = 0usize;
             for (b, idx) in order.chunks(batch_size).enumerate() {
                 let (xb, yb) = (gather(&xv, idx), gather(&yv, idx));
-                let (loss, out) = model.train_batch_with_output(&xb, &yb).map_err(to_py_err)?;
+                let (loss, out) = model.train_batch_with_output(xb, &yb).map_err(to_py_err)?;
                 if !loss.is_finite() {
                     return Err(PyValueError::new_err(format!(
                         "the loss became {loss} at batch {b}: lower the learning rate or scale the inputs"

@@ -108,3 +108,19 @@ def test_network_inference_memory_does_not_grow_with_the_batch():
     # the stack ran in chunks of 16 items (4 MiB of widest activation each): the same bits
     # as asking for batches of 16
     np.testing.assert_array_equal(out[0], model.predict(x, batch_size=16))
+
+
+@needs_proc
+def test_a_training_step_copies_its_batch_once():
+    from rustyml.neural_network import Sequential, layers
+
+    # 192 MB, more than the earlier tests leave the allocator holding
+    x = np.random.default_rng(4).random((12000, 4096), dtype=np.float32)
+    y = np.zeros((12000, 1), np.float32)
+    model = Sequential([layers.Dense(1, input_shape=(4096,))], seed=0)
+    model.compile(optimizer="sgd", loss="mse")
+    model.train_on_batch(x[:2], y[:2])
+    # the batch is gathered once (192 MB, plus the 48 MB finiteness mask) and that copy
+    # becomes the first layer's cache; a second copy would add 192 MB more
+    extra = _extra_peak_mib(lambda: model.train_on_batch(x, y))
+    assert extra < 300, extra

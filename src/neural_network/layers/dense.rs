@@ -174,6 +174,16 @@ impl Layer for Dense {
         Ok(out)
     }
 
+    fn forward_owned(&mut self, input: Tensor) -> RustymlResult<Tensor> {
+        let out = self.compute(self.input_view(input.view())?)?;
+        let x = input
+            .into_dimensionality::<Ix2>()
+            .expect("checked by input_view");
+        self.input_cache = Some(x);
+        self.output_cache = Some(out.clone());
+        Ok(out)
+    }
+
     fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
         self.predict_view(input.view())
     }

@@ -305,6 +305,18 @@ impl<D: Dimension> ConvNd<D> {
         Ok(out)
     }
 
+    pub(crate) fn forward_owned(&mut self, input: Tensor) -> RustymlResult<Tensor> {
+        let out = self.compute(input.view())?;
+        self.input_cache = Some(if input.is_standard_layout() {
+            input
+        } else {
+            input.as_standard_layout().into_owned()
+        });
+        // A linear layer's backward never reads its output: no copy of it is kept.
+        self.output_cache = (self.activation != Activation::Linear).then(|| out.clone());
+        Ok(out)
+    }
+
     pub(crate) fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
         self.compute(input.view())
     }
@@ -536,6 +548,13 @@ macro_rules! conv_layer {
                 input: $crate::neural_network::TensorView<'_>,
             ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
                 self.core.predict_view(input)
+            }
+
+            fn forward_owned(
+                &mut self,
+                input: $crate::neural_network::Tensor,
+            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+                self.core.forward_owned(input)
             }
 
             fn backward_params_only(
