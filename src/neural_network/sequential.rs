@@ -307,11 +307,11 @@ impl Sequential {
             n
         };
         if chunk >= n {
-            return self.predict_chain(x);
+            return self.predict_chain(x, |_| {});
         }
         let mut out: Option<Tensor> = None;
         for (i, part) in x.axis_chunks_iter(Axis(0), chunk).enumerate() {
-            let y = self.predict_chain(part)?;
+            let y = self.predict_chain(part, |_| {})?;
             let all = out.get_or_insert_with(|| {
                 let mut shape = y.shape().to_vec();
                 shape[0] = n;
@@ -323,25 +323,26 @@ impl Sequential {
         Ok(out.expect("at least one chunk"))
     }
 
-    /// The layers one after another on `x`.
-    fn predict_chain(&self, x: TensorView<'_>) -> RustymlResult<Tensor> {
+    /// The layers one after another on `x`, each output shown to `seen` on its way.
+    fn predict_chain(
+        &self,
+        x: TensorView<'_>,
+        mut seen: impl FnMut(&Tensor),
+    ) -> RustymlResult<Tensor> {
         let (first, rest) = self.layers.split_first().expect("checked non-empty");
         let mut out = first.predict_view(x)?;
+        seen(&out);
         for layer in rest {
             out = layer.predict(&out)?;
+            seen(&out);
         }
         Ok(out)
     }
 
     /// The largest per-item element count among the layers' outputs, from one item.
     fn widest_activation(&self, item: TensorView<'_>) -> RustymlResult<usize> {
-        let (first, rest) = self.layers.split_first().expect("checked non-empty");
-        let mut out = first.predict_view(item)?;
-        let mut widest = out.len();
-        for layer in rest {
-            out = layer.predict(&out)?;
-            widest = widest.max(out.len());
-        }
+        let mut widest = 0;
+        self.predict_chain(item, |out| widest = widest.max(out.len()))?;
         Ok(widest)
     }
 

@@ -167,11 +167,7 @@ fn check_shape(name: &str, expected: &[usize], found: &[usize]) -> RustymlResult
 
 impl Layer for Dense {
     fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
-        let x = self.input_view(input.view())?;
-        let out = self.compute(x)?;
-        self.input_cache = Some(x.to_owned());
-        self.output_cache = Some(out.clone());
-        Ok(out)
+        self.forward_owned(input.as_standard_layout().into_owned())
     }
 
     fn forward_owned(&mut self, input: Tensor) -> RustymlResult<Tensor> {

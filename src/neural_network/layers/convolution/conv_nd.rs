@@ -298,11 +298,7 @@ impl<D: Dimension> ConvNd<D> {
     }
 
     pub(crate) fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
-        let out = self.compute(input.view())?;
-        self.input_cache = Some(input.as_standard_layout().into_owned());
-        // A linear layer's backward never reads its output: no copy of it is kept.
-        self.output_cache = (self.activation != Activation::Linear).then(|| out.clone());
-        Ok(out)
+        self.forward_owned(input.as_standard_layout().into_owned())
     }
 
     pub(crate) fn forward_owned(&mut self, input: Tensor) -> RustymlResult<Tensor> {
