@@ -36,6 +36,20 @@ fn check_inner(a: (usize, usize), b: (usize, usize)) -> Result<()> {
     Ok(())
 }
 
+/// The checks of a product written into a caller's `out`: aligned operands, and an output
+/// of the product's shape.
+fn check_into(a: (usize, usize), b: (usize, usize), out: (usize, usize)) -> Result<()> {
+    check_inner(a, b)?;
+    if out != (a.0, b.1) {
+        return Err(RustymlError::invalid(format!(
+            "matmul: output is {:?}, the product is {:?}",
+            out,
+            (a.0, b.1)
+        )));
+    }
+    Ok(())
+}
+
 /// `a · b` into a fresh row-major array with gemmkit's automatic parallelism.
 pub fn dot<T: GemmScalar>(a: ArrayView2<T>, b: ArrayView2<T>) -> Result<Array2<T>> {
     dot_par(a, b, Parallelism::default())
@@ -65,14 +79,7 @@ pub fn dot_acc_into<T: GemmScalar>(
     par: Parallelism,
     mut out: ArrayViewMut2<T>,
 ) -> Result<()> {
-    check_inner(a.dim(), b.dim())?;
-    if out.dim() != (a.nrows(), b.ncols()) {
-        return Err(RustymlError::invalid(format!(
-            "matmul: output is {:?}, the product is {:?}",
-            out.dim(),
-            (a.nrows(), b.ncols())
-        )));
-    }
+    check_into(a.dim(), b.dim(), out.dim())?;
     if a.ncols() > 0 && !out.is_empty() {
         gemmkit_ndarray::gemm(T::ONE, &a, &b, T::ONE, &mut out, par);
     }
@@ -116,14 +123,7 @@ pub fn dot_bias_act_into<T: FusedScalar>(
     par: Parallelism,
     mut out: ArrayViewMut2<T>,
 ) -> Result<()> {
-    check_inner(a.dim(), b.dim())?;
-    if out.dim() != (a.nrows(), b.ncols()) {
-        return Err(RustymlError::invalid(format!(
-            "matmul: output is {:?}, the product is {:?}",
-            out.dim(),
-            (a.nrows(), b.ncols())
-        )));
-    }
+    check_into(a.dim(), b.dim(), out.dim())?;
     let bias_slice = match &bias {
         Some(v) if v.len() != b.ncols() => {
             return Err(RustymlError::invalid(format!(

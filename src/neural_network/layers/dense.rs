@@ -115,13 +115,14 @@ impl Dense {
 
     /// The input as a `[batch, input_dim]` view.
     fn input_view<'a>(&self, input: TensorView<'a>) -> RustymlResult<ArrayView2<'a, f32>> {
-        let shape = input.shape().to_vec();
-        let x = input.into_dimensionality::<Ix2>().map_err(|_| {
-            Error::invalid_input(format!(
+        if input.ndim() != 2 {
+            return Err(Error::invalid_input(format!(
                 "Dense expects a 2D input [batch, {}], got shape {:?}",
-                self.input_dim, shape
-            ))
-        })?;
+                self.input_dim,
+                input.shape()
+            )));
+        }
+        let x = input.into_dimensionality::<Ix2>().expect("checked 2-D");
         if x.ncols() != self.input_dim {
             return Err(Error::dimension_mismatch(self.input_dim, x.ncols()));
         }
@@ -221,7 +222,8 @@ impl Layer for Dense {
                 .expect("weights are standard layout"),
             gw.as_slice().expect("gradients are standard layout"),
         )];
-        if let (true, Some(gb)) = (self.use_bias, &self.grad_bias) {
+        // without a bias no bias gradient is ever stored
+        if let Some(gb) = &self.grad_bias {
             params.push(ParamGrad::no_decay(
                 self.bias.as_slice_mut().expect("bias is standard layout"),
                 gb.as_slice().expect("gradients are standard layout"),
