@@ -20,6 +20,13 @@ LADDER = "f64 sum (SUM_F64)"
 NAME_VALUE = re.compile(r"^([A-Z][A-Z0-9_]*)=([0-9]+)$")
 
 
+# The child runs in another directory: it imports the rustyml this test imported (a relative
+# PYTHONPATH would otherwise find an installed copy there, or none).
+PACKAGE_ROOT = os.pathsep.join(
+    [str(Path(rustyml.__file__).resolve().parent.parent), os.environ.get("PYTHONPATH", "")]
+).rstrip(os.pathsep)
+
+
 def cli(*args, cwd, prelude="", env=None):
     """Run ``python -m rustyml ARGS`` in a fresh interpreter; ``prelude`` runs first."""
     code = f"{prelude}\nimport runpy, sys\nsys.argv = ['rustyml', *sys.argv[1:]]\n"
@@ -31,7 +38,7 @@ def cli(*args, cwd, prelude="", env=None):
         text=True,
         timeout=300,
         check=False,
-        env=None if env is None else dict(os.environ, **env),
+        env=dict(os.environ, PYTHONPATH=PACKAGE_ROOT, **(env or {})),
     )
 
 
