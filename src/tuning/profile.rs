@@ -297,33 +297,29 @@ pub fn require_isa_problem(value: &str) -> Option<String> {
     };
     #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
     let has = |_: &[&str]| false;
-    let needs: &[&str] = match v.as_str() {
-        "" | "auto" | "scalar" => return None,
-        "fma" | "avx2" => &["avx2", "fma"],
-        "avx512f" => &["avx512f"],
-        "avx512vnni" | "vnni" => &["avx512f", "avx512bw", "avx512vnni"],
-        "avx512bf16" | "bf16" => &["avx512f", "avx512bf16"],
-        "neon" => {
-            return (!cfg!(target_arch = "aarch64"))
-                .then(|| "neon needs an aarch64 CPU".to_string())
-        }
-        "simd128" | "wasm" => {
-            return (!cfg!(all(target_arch = "wasm32", target_feature = "simd128")))
-                .then(|| "simd128 needs a wasm32 build with simd128".to_string())
-        }
-        _ => {
-            return Some(
+    let needs: &[&str] =
+        match v.as_str() {
+            "" | "auto" | "scalar" => return None,
+            "fma" | "avx2" => &["avx2", "fma"],
+            "avx512f" => &["avx512f"],
+            "avx512vnni" | "vnni" => &["avx512f", "avx512bw", "avx512vnni"],
+            "avx512bf16" | "bf16" => &["avx512f", "avx512bf16"],
+            "neon" => {
+                return (!cfg!(target_arch = "aarch64"))
+                    .then(|| "neon needs an aarch64 CPU".to_string())
+            }
+            "simd128" | "wasm" => {
+                return (!cfg!(all(target_arch = "wasm32", target_feature = "simd128")))
+                    .then(|| "simd128 needs a wasm32 build with simd128".to_string())
+            }
+            _ => return Some(
                 "not an ISA gemmkit knows (scalar, fma, avx512f, avx512vnni, avx512bf16, neon, \
                  simd128 or auto)"
                     .to_string(),
-            )
-        }
-    };
+            ),
+        };
     if cfg!(not(any(target_arch = "x86", target_arch = "x86_64"))) || !has(needs) {
-        return Some(format!(
-            "this CPU does not report {}",
-            needs.join("+")
-        ));
+        return Some(format!("this CPU does not report {}", needs.join("+")));
     }
     None
 }
@@ -411,7 +407,10 @@ pub fn apply_from_environment() -> &'static ActiveProfile {
             Some(text) => PathBuf::from(text.trim()),
             None => PathBuf::from(raw),
         };
-        let (selection, profile) = if selector.to_str().is_some_and(|s| s.eq_ignore_ascii_case("none")) {
+        let (selection, profile) = if selector
+            .to_str()
+            .is_some_and(|s| s.eq_ignore_ascii_case("none"))
+        {
             (Selection::Off, None)
         } else if selector.as_os_str().is_empty() {
             match shipped_for(&host) {
@@ -503,6 +502,59 @@ mod tests {
         ] {
             let err = parse("t", text).unwrap_err();
             assert!(err.contains(needle), "{text:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn only_a_regular_file_within_the_limit_is_read() {
+        let dir = std::env::temp_dir().join(format!("rustyml-profile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let err = load(&dir).unwrap_err();
+        assert!(err.contains("a directory"), "{err}");
+        let at_limit = dir.join("at-limit.env");
+        let line = "# padding\n";
+        let mut text = line.repeat(MAX_PROFILE_BYTES as usize / line.len());
+        text.push_str(&"#".repeat(MAX_PROFILE_BYTES as usize - text.len() - 1));
+        text.push('\n');
+        std::fs::write(&at_limit, &text).unwrap();
+        assert!(load(&at_limit).unwrap().entries.is_empty());
+        let over = dir.join("over.env");
+        std::fs::write(&over, text + "\n").unwrap();
+        let err = load(&over).unwrap_err();
+        assert!(err.contains("more than the 1048576"), "{err}");
+        #[cfg(unix)]
+        {
+            let err = load(Path::new("/dev/zero")).unwrap_err();
+            assert!(err.contains("a character device"), "{err}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn messages_cut_long_names() {
+        assert_eq!(shorten("short"), "short");
+        let long = shorten(&"x".repeat(1000));
+        assert!(long.starts_with(&"x".repeat(200)) && long.ends_with("(800 more characters)"));
+    }
+
+    #[test]
+    fn require_isa_accepts_what_gemmkit_honours_here() {
+        for ok in ["", " auto ", "Scalar"] {
+            assert_eq!(require_isa_problem(ok), None, "{ok}");
+        }
+        assert!(require_isa_problem("frobnicate")
+            .unwrap()
+            .contains("not an ISA"));
+        if !cfg!(target_arch = "aarch64") {
+            assert!(require_isa_problem("neon").is_some());
+        }
+        #[cfg(target_arch = "x86_64")]
+        {
+            let avx2 = std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma");
+            assert_eq!(require_isa_problem("fma").is_none(), avx2);
+            let avx512 = std::arch::is_x86_feature_detected!("avx512f");
+            assert_eq!(require_isa_problem("AVX512F").is_none(), avx512);
         }
     }
 
