@@ -157,7 +157,9 @@ impl Gate {
                 self.source.store(SOURCE_ENV, Ordering::Relaxed);
             }
             None => eprintln!(
-                "rustyml: ignoring {var}={raw:?}: expected a non-negative integer (or 'max' for always serial); using the default {}",
+                "rustyml: ignoring {var}={}: expected a non-negative integer up to {} (or 'max' for always serial); using the default {}",
+                shown_value(&raw),
+                usize::MAX,
                 self.default
             ),
         }
@@ -177,6 +179,16 @@ impl Gate {
     #[inline]
     pub fn admits(&self, size: usize) -> bool {
         size <= self.get()
+    }
+}
+
+/// An environment variable's value for a warning: quoted, escaped (not UTF-8 shows as `\xNN`)
+/// and cut to 200 characters (a variable can hold 128 KiB).
+fn shown_value(raw: &std::ffi::OsStr) -> String {
+    let quoted = format!("{raw:?}");
+    match quoted.char_indices().nth(200) {
+        None => quoted,
+        Some((cut, _)) => format!("{}... ({} bytes)", &quoted[..cut], raw.len()),
     }
 }
 

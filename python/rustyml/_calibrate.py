@@ -8,10 +8,14 @@ knobs with the ladders compiled into the wheel, and write
 """
 
 import argparse
+import contextlib
 import datetime
+import os
 import re
 import shlex
+import stat
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -69,19 +73,130 @@ def add_parser(commands):
     return parser
 
 
+def _kind(mode):
+    """What a non-regular file is, for a refusal."""
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _name_max(directory):
+    try:
+        return os.pathconf(directory, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        return 255
+
+
+def check_output(text, option):
+    """The problem with writing ``option``'s file at ``text``, or None. Checked before
+    measuring, so a run never ends with nowhere to put its result: the name is a valid file
+    name, any existing file is a regular one, and a file can be created in its directory
+    (probed by creating and removing a temporary file there)."""
+    if not text:
+        return f"{option}: the file name is empty"
+    if text.endswith(("/", os.sep)):
+        return f"{option} {text}: names a directory, expected a file"
+    path = Path(text)
+    try:
+        directory = path.parent
+        if not directory.is_dir():
+            return f"{option} {text}: directory {directory} does not exist"
+        name_max = _name_max(directory)
+        if len(os.fsencode(path.name)) > name_max:
+            return (
+                f"{option}: the file name is {len(os.fsencode(path.name))} bytes long, longer "
+                f"than the {name_max} this file system allows"
+            )
+        try:
+            mode = os.stat(path).st_mode
+        except FileNotFoundError:
+            mode = None
+        if mode is not None and not stat.S_ISREG(mode):
+            return f"{option} {text} is {_kind(mode)}, expected a regular file"
+        if mode is not None and not os.access(path, os.W_OK):
+            return f"{option} {text}: the file is not writable"
+        fd, probe = tempfile.mkstemp(dir=directory, prefix=".rustyml-probe-")
+        os.close(fd)
+        os.unlink(probe)
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return f"{option} {text}: cannot create a file there ({reason})"
+    return None
+
+
 def output_paths(args):
     """The profile and report paths, or a parser error naming what is wrong with them."""
     parser = args.parser
+    problem = check_output(args.out, "--out")
+    if problem is None and args.report is not None:
+        problem = check_output(args.report, "--report")
+    if problem:
+        parser.error(problem)
     profile = Path(args.out)
     report = Path(args.report) if args.report else profile.with_suffix(".md")
     if profile.resolve() == report.resolve():
         parser.error(f"the profile and the report would both be {profile}: pass --report FILE")
-    for path, option in ((profile, "--out"), (report, "--report")):
-        if path.is_dir():
-            parser.error(f"{option} {path} is a directory, expected a file")
-        if not path.parent.is_dir():
-            parser.error(f"{option} {path}: directory {path.parent} does not exist")
+    if args.report is None:
+        problem = check_output(str(report), "the report (--out with .md)")
+        if problem:
+            parser.error(problem + ": pass --report FILE")
     return profile, report
+
+
+def write_file(path, text):
+    """Write ``text`` to ``path`` whole or not at all: a temporary file in the same directory,
+    then renamed over ``path`` (a symlink is followed), so a failure (a full disk) never
+    leaves half a profile behind."""
+    target = Path(os.path.realpath(path))
+    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=".rustyml-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            mode = stat.S_IMODE(os.stat(target).st_mode)  # an existing file keeps its mode
+        except FileNotFoundError:
+            mode = 0o666 & ~_umask()
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def save_or_rescue(path, text, option, what):
+    """Write ``text`` to ``path``; if that fails (after the whole measurement), keep it: in a
+    file of the temporary directory, or else on stdout. Returns the error message, or None."""
+    try:
+        write_file(path, text)
+        return None
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+    suffix = Path(path).suffix or ".txt"
+    try:
+        fd, rescue = tempfile.mkstemp(prefix=f"rustyml-{what}-", suffix=suffix)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        kept = f"saved it to {rescue} instead"
+    except OSError:
+        print(text, end="" if text.endswith("\n") else "\n")
+        kept = "printed it on stdout above instead"
+    return f"could not write {option} {path} ({reason}); {kept}"
 
 
 def load_average():
@@ -192,9 +307,15 @@ def write_plots(families, report):
         ax.legend(fontsize=8)
         fig.tight_layout()
         path = report.with_name(f"{report.stem}-{index:02d}-{slug(family['title'])}.png")
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-        written.append(path)
+        try:
+            fig.savefig(path, dpi=100)
+        except OSError as exc:
+            # A plot is an extra: the measurement is in the profile and the report.
+            print(f"rustyml calibrate: warning: plot {path} not written ({exc})", file=sys.stderr)
+        else:
+            written.append(path)
+        finally:
+            plt.close(fig)
     return written
 
 
@@ -233,7 +354,10 @@ def calibrate(args):
         # The run stopped after the step in progress, with gates and knobs restored.
         print("interrupted: nothing written", file=sys.stderr)
         return 130
-    profile.write_text(
+    # The measurement is done: from here on a failure to write loses nothing (save_or_rescue).
+    failures = []
+    failure = save_or_rescue(
+        profile,
         profile_text(
             result,
             host,
@@ -241,13 +365,23 @@ def calibrate(args):
             now.strftime("%Y-%m-%dT%H:%MZ"),
             load_at_start,
             args.filter,
-        )
+        ),
+        "--out",
+        "profile",
     )
+    if failure:
+        failures.append(failure)
     plots = write_plots(result["families"], report)
     text = result["report"]
     if plots:
         text += "\n## Plots\n\n" + "".join(f"![{p.stem}]({p.name})\n" for p in plots)
-    report.write_text(text)
+    failure = save_or_rescue(report, text, "--report", "report")
+    if failure:
+        failures.append(failure)
+    if failures:
+        for failure in failures:
+            print(f"rustyml calibrate: error: {failure}", file=sys.stderr)
+        return 1
     elapsed = time.monotonic() - started
     changed = len(result["sweep"]["changes"]) if result["sweep"] else 0
     print(f"wrote {profile} ({len(result['gates'])} gates, {changed} gemmkit knobs changed)")

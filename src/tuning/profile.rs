@@ -112,10 +112,109 @@ pub fn parse(name: &str, text: &str) -> Result<Profile, String> {
     Ok(profile)
 }
 
-/// Read and parse a profile file.
+/// The largest profile file [`load`] reads: a real one is a few hundred bytes.
+pub const MAX_PROFILE_BYTES: u64 = 1 << 20;
+
+/// At most this many characters of a path or value go into a message (an environment variable
+/// can hold a 128 KiB string).
+const SHOWN_CHARS: usize = 200;
+
+/// `text` for a one-line message: at most [`SHOWN_CHARS`] characters, then how many more.
+pub(crate) fn shorten(text: &str) -> String {
+    match text.char_indices().nth(SHOWN_CHARS) {
+        None => text.to_string(),
+        Some((cut, _)) => format!(
+            "{}... ({} more characters)",
+            &text[..cut],
+            text[cut..].chars().count()
+        ),
+    }
+}
+
+/// What kind of file `meta` describes, for a refusal ("a directory", "a FIFO", ...).
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_char_device() {
+            return "a character device";
+        }
+        if kind.is_block_device() {
+            return "a block device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    "not a regular file"
+}
+
+/// The text of the profile at `path`: a regular file of at most [`MAX_PROFILE_BYTES`], UTF-8.
+/// Anything else (a FIFO, a device such as `/dev/zero`, a directory, a huge file) is refused
+/// without blocking and without reading more than the limit plus one byte.
+fn read_profile_file(path: &Path) -> Result<String, String> {
+    use std::io::Read;
+    let shown = shorten(&path.display().to_string());
+    let cannot = |e: std::io::Error| format!("cannot read profile {shown}: {e}");
+    let refuse = |meta: &std::fs::Metadata| {
+        format!(
+            "profile {shown} is {}, expected a regular file",
+            file_kind(meta)
+        )
+    };
+    // Refuse special files before opening: opening a FIFO for reading blocks until a writer comes.
+    let meta = std::fs::metadata(path).map_err(cannot)?;
+    if !meta.is_file() {
+        return Err(refuse(&meta));
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    // Non-blocking, so a file swapped for a FIFO between the check and the open cannot hang
+    // the open either; reading a regular file ignores the flag.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(cannot)?;
+    // What was opened is what is read: check it again.
+    let meta = file.metadata().map_err(cannot)?;
+    if !meta.is_file() {
+        return Err(refuse(&meta));
+    }
+    if meta.len() > MAX_PROFILE_BYTES {
+        return Err(format!(
+            "profile {shown} holds {} bytes, more than the {MAX_PROFILE_BYTES} a profile may have",
+            meta.len()
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_PROFILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() as u64 > MAX_PROFILE_BYTES {
+        return Err(format!(
+            "profile {shown} holds more than the {MAX_PROFILE_BYTES} bytes a profile may have"
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "profile {shown} is not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+/// Read and parse a profile file (see [`read_profile_file`] for what is refused).
 pub fn load(path: &Path) -> Result<Profile, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read profile {}: {e}", path.display()))?;
+    let text = read_profile_file(path)?;
     parse(&path.display().to_string(), &text)
 }
 
@@ -175,6 +274,99 @@ pub fn apply(profile: &Profile) -> Vec<AppliedEntry> {
         .collect()
 }
 
+/// gemmkit's variable that forces a kernel ISA. gemmkit panics on the first product when it
+/// names an ISA it does not know or one this CPU lacks, so the package checks it first.
+pub const REQUIRE_ISA_VAR: &str = "GEMMKIT_REQUIRE_ISA";
+
+/// Why gemmkit would panic on `GEMMKIT_REQUIRE_ISA=value` on this host, or `None` when it
+/// accepts it (the spellings and CPU features are those gemmkit 0.1 checks, for every element
+/// type it dispatches).
+pub fn require_isa_problem(value: &str) -> Option<String> {
+    let v = value.trim().to_ascii_lowercase();
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    let has = |features: &[&str]| {
+        features.iter().all(|f| match *f {
+            "avx2" => std::arch::is_x86_feature_detected!("avx2"),
+            "fma" => std::arch::is_x86_feature_detected!("fma"),
+            "avx512f" => std::arch::is_x86_feature_detected!("avx512f"),
+            "avx512bw" => std::arch::is_x86_feature_detected!("avx512bw"),
+            "avx512vnni" => std::arch::is_x86_feature_detected!("avx512vnni"),
+            "avx512bf16" => std::arch::is_x86_feature_detected!("avx512bf16"),
+            _ => false,
+        })
+    };
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    let has = |_: &[&str]| false;
+    let needs: &[&str] =
+        match v.as_str() {
+            "" | "auto" | "scalar" => return None,
+            "fma" | "avx2" => &["avx2", "fma"],
+            "avx512f" => &["avx512f"],
+            "avx512vnni" | "vnni" => &["avx512f", "avx512bw", "avx512vnni"],
+            "avx512bf16" | "bf16" => &["avx512f", "avx512bf16"],
+            "neon" => {
+                return (!cfg!(target_arch = "aarch64"))
+                    .then(|| "neon needs an aarch64 CPU".to_string())
+            }
+            "simd128" | "wasm" => {
+                return (!cfg!(all(target_arch = "wasm32", target_feature = "simd128")))
+                    .then(|| "simd128 needs a wasm32 build with simd128".to_string())
+            }
+            _ => return Some(
+                "not an ISA gemmkit knows (scalar, fma, avx512f, avx512vnni, avx512bf16, neon, \
+                 simd128 or auto)"
+                    .to_string(),
+            ),
+        };
+    if cfg!(not(any(target_arch = "x86", target_arch = "x86_64"))) || !has(needs) {
+        return Some(format!("this CPU does not report {}", needs.join("+")));
+    }
+    None
+}
+
+/// Check the `GEMMKIT_*` variables gemmkit reads in ways that would hurt: a non-UTF-8 value
+/// (gemmkit ignores it without a word) warns, and a `GEMMKIT_REQUIRE_ISA` gemmkit would panic
+/// on warns and is removed from the environment, so gemmkit picks the ISA itself. Returns the
+/// warnings printed.
+pub fn check_backend_environment() -> Vec<String> {
+    let mut warnings = Vec::new();
+    for knob in BACKEND_KNOBS {
+        if let Some(raw) = std::env::var_os(knob.env) {
+            if raw.to_str().is_none() {
+                warnings.push(format!(
+                    "rustyml: ignoring {}={}: not UTF-8 text, expected a non-negative integer; \
+                     gemmkit keeps its default",
+                    knob.env,
+                    shorten(&format!("{raw:?}"))
+                ));
+            }
+        }
+    }
+    if let Some(raw) = std::env::var_os(REQUIRE_ISA_VAR) {
+        match raw.to_str() {
+            None => warnings.push(format!(
+                "rustyml: ignoring {REQUIRE_ISA_VAR}={}: not UTF-8 text; gemmkit picks the ISA",
+                shorten(&format!("{raw:?}"))
+            )),
+            Some(text) => {
+                if let Some(problem) = require_isa_problem(text) {
+                    warnings.push(format!(
+                        "rustyml: ignoring {REQUIRE_ISA_VAR}={}: {problem}; gemmkit picks the ISA",
+                        shorten(&format!("{text:?}"))
+                    ));
+                    // gemmkit reads it on its first product and would panic there. This runs
+                    // once, at start-up (the package's import), before any product.
+                    std::env::remove_var(REQUIRE_ISA_VAR);
+                }
+            }
+        }
+    }
+    for warning in &warnings {
+        eprintln!("{warning}");
+    }
+    warnings
+}
+
 /// How the active profile was chosen.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Selection {
@@ -207,17 +399,26 @@ static ACTIVE: OnceLock<ActiveProfile> = OnceLock::new();
 pub fn apply_from_environment() -> &'static ActiveProfile {
     ACTIVE.get_or_init(|| {
         let host = HostClass::current();
-        let selector = std::env::var(SELECTOR_VAR).unwrap_or_default();
-        let selector = selector.trim();
-        let (selection, profile) = if selector.eq_ignore_ascii_case("none") {
+        check_backend_environment();
+        // A path need not be UTF-8: read the raw value (an unreadable one is no reason to fall
+        // back to the shipped profile silently).
+        let raw = std::env::var_os(SELECTOR_VAR).unwrap_or_default();
+        let selector = match raw.to_str() {
+            Some(text) => PathBuf::from(text.trim()),
+            None => PathBuf::from(raw),
+        };
+        let (selection, profile) = if selector
+            .to_str()
+            .is_some_and(|s| s.eq_ignore_ascii_case("none"))
+        {
             (Selection::Off, None)
-        } else if selector.is_empty() {
+        } else if selector.as_os_str().is_empty() {
             match shipped_for(&host) {
                 Some(p) => (Selection::Shipped(p.name.clone()), Some(p)),
                 None => (Selection::NoMatch, None),
             }
         } else {
-            let path = PathBuf::from(selector);
+            let path = selector;
             match load(&path) {
                 Ok(p) => (Selection::File(path), Some(p)),
                 Err(message) => {
@@ -301,6 +502,59 @@ mod tests {
         ] {
             let err = parse("t", text).unwrap_err();
             assert!(err.contains(needle), "{text:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn only_a_regular_file_within_the_limit_is_read() {
+        let dir = std::env::temp_dir().join(format!("rustyml-profile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let err = load(&dir).unwrap_err();
+        assert!(err.contains("a directory"), "{err}");
+        let at_limit = dir.join("at-limit.env");
+        let line = "# padding\n";
+        let mut text = line.repeat(MAX_PROFILE_BYTES as usize / line.len());
+        text.push_str(&"#".repeat(MAX_PROFILE_BYTES as usize - text.len() - 1));
+        text.push('\n');
+        std::fs::write(&at_limit, &text).unwrap();
+        assert!(load(&at_limit).unwrap().entries.is_empty());
+        let over = dir.join("over.env");
+        std::fs::write(&over, text + "\n").unwrap();
+        let err = load(&over).unwrap_err();
+        assert!(err.contains("more than the 1048576"), "{err}");
+        #[cfg(unix)]
+        {
+            let err = load(Path::new("/dev/zero")).unwrap_err();
+            assert!(err.contains("a character device"), "{err}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn messages_cut_long_names() {
+        assert_eq!(shorten("short"), "short");
+        let long = shorten(&"x".repeat(1000));
+        assert!(long.starts_with(&"x".repeat(200)) && long.ends_with("(800 more characters)"));
+    }
+
+    #[test]
+    fn require_isa_accepts_what_gemmkit_honours_here() {
+        for ok in ["", " auto ", "Scalar"] {
+            assert_eq!(require_isa_problem(ok), None, "{ok}");
+        }
+        assert!(require_isa_problem("frobnicate")
+            .unwrap()
+            .contains("not an ISA"));
+        if !cfg!(target_arch = "aarch64") {
+            assert!(require_isa_problem("neon").is_some());
+        }
+        #[cfg(target_arch = "x86_64")]
+        {
+            let avx2 = std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma");
+            assert_eq!(require_isa_problem("fma").is_none(), avx2);
+            let avx512 = std::arch::is_x86_feature_detected!("avx512f");
+            assert_eq!(require_isa_problem("AVX512F").is_none(), avx512);
         }
     }
 

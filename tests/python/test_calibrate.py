@@ -20,7 +20,14 @@ LADDER = "f64 sum (SUM_F64)"
 NAME_VALUE = re.compile(r"^([A-Z][A-Z0-9_]*)=([0-9]+)$")
 
 
-def cli(*args, cwd, prelude=""):
+# The child runs in another directory: it imports the rustyml this test imported (a relative
+# PYTHONPATH would otherwise find an installed copy there, or none).
+PACKAGE_ROOT = os.pathsep.join(
+    [str(Path(rustyml.__file__).resolve().parent.parent), os.environ.get("PYTHONPATH", "")]
+).rstrip(os.pathsep)
+
+
+def cli(*args, cwd, prelude="", env=None):
     """Run ``python -m rustyml ARGS`` in a fresh interpreter; ``prelude`` runs first."""
     code = f"{prelude}\nimport runpy, sys\nsys.argv = ['rustyml', *sys.argv[1:]]\n"
     code += "runpy.run_module('rustyml', run_name='__main__')"
@@ -31,6 +38,7 @@ def cli(*args, cwd, prelude=""):
         text=True,
         timeout=300,
         check=False,
+        env=dict(os.environ, PYTHONPATH=PACKAGE_ROOT, **(env or {})),
     )
 
 
@@ -275,3 +283,155 @@ def test_a_gate_whose_ladders_disagree_keeps_its_default_in_the_profile():
     assert assigned == ["RUSTYML_REDUCTION_SUM_F64=530000"]
     note = next(line for line in text.splitlines() if "SCAN_F64=34000000" in line)
     assert note.startswith("# ") and "20000 to 34000000" in note and "262144 stays" in note
+
+
+QUICK = ("calibrate", "--quick", "--filter", LADDER, "--max-rungs", "1")
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--out", ""], "--out: the file name is empty"),
+        (["--out", "x" * 300 + ".env"], "longer than the"),
+        (["--report", "r" * 300 + ".md"], "longer than the"),
+        (["--out", "x" * 253 + ".e"], "the report (--out with .md)"),  # its .md is too long
+        (["--out", "p/"], "names a directory"),
+        (["--out", "."], "is a directory"),
+        pytest.param(
+            ["--out", "/dev/full"],
+            "is a character device",
+            marks=pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full"),
+        ),
+        pytest.param(
+            ["--out", "/proc/x.env"],
+            "cannot create a file there",
+            marks=pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="no procfs"),
+        ),
+        pytest.param(
+            ["--report", "/proc/x.md"],
+            "--report /proc/x.md: cannot create a file there",
+            marks=pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="no procfs"),
+        ),
+    ],
+)
+def test_an_unusable_output_is_refused_before_measuring(tmp_path, args, message):
+    # Tell the child to fail loudly if it ever starts measuring.
+    never = (
+        "from rustyml._native import calibration\n"
+        "def measured(**_):\n"
+        "    raise SystemExit('measured although an output is unusable')\n"
+        "calibration.run = measured"
+    )
+    run = cli(*QUICK, *args, cwd=tmp_path, prelude=never)
+    assert run.returncode == 2, run.stderr
+    assert message in run.stderr
+    assert "Traceback" not in run.stderr
+    assert run.stderr.strip().splitlines()[-1].startswith("python -m rustyml calibrate: error:")
+    assert list(tmp_path.iterdir()) == []
+
+
+def _lose_after_measuring(directory):
+    """A prelude that runs the real measurement, then removes `directory` (where an output was
+    to go): writing fails after the whole run, as on a disk that filled or went away."""
+    return (
+        "import shutil\n"
+        "from rustyml._native import calibration\n"
+        "measure = calibration.run\n"
+        "def measure_then_lose(**kw):\n"
+        "    result = measure(**kw)\n"
+        f"    shutil.rmtree({str(directory)!r})\n"
+        "    return result\n"
+        "calibration.run = measure_then_lose"
+    )
+
+
+def _rescued(stderr, what):
+    """The file named by the error message saying where `what` was saved instead."""
+    match = re.search(rf"could not write {what} .*; saved it to (\S+) instead", stderr)
+    assert match, stderr
+    return Path(match[1])
+
+
+def test_a_profile_that_cannot_be_written_after_measuring_is_saved_elsewhere(tmp_path):
+    out, spare = tmp_path / "out", tmp_path / "spare"
+    out.mkdir()
+    spare.mkdir()
+    run = cli(
+        *QUICK,
+        "--out",
+        str(out / "p.env"),
+        cwd=tmp_path,
+        prelude=_lose_after_measuring(out),
+        env={"TMPDIR": str(spare)},
+    )
+    assert run.returncode == 1
+    assert "Traceback" not in run.stderr
+    profile = _rescued(run.stderr, "--out")
+    assert profile.parent == spare and profile.suffix == ".env"
+    assert profile.read_text().startswith("# rustyml deployment profile\n")
+    assert "RUSTYML_REDUCTION_SUM_F64=" in profile.read_text()
+    report = _rescued(run.stderr, "--report")
+    assert report.read_text().startswith("# Gate calibration")
+
+
+def test_a_report_that_cannot_be_written_after_measuring_keeps_the_profile(tmp_path):
+    reports, spare = tmp_path / "reports", tmp_path / "spare"
+    reports.mkdir()
+    spare.mkdir()
+    run = cli(
+        *QUICK,
+        "--report",
+        str(reports / "r.md"),
+        cwd=tmp_path,
+        prelude=_lose_after_measuring(reports) + "\nimport sys; sys.modules['matplotlib'] = None",
+        env={"TMPDIR": str(spare)},
+    )
+    assert run.returncode == 1
+    assert "Traceback" not in run.stderr
+    assert (tmp_path / "rustyml-profile.env").read_text().startswith("# rustyml deployment")
+    assert _rescued(run.stderr, "--report").read_text().startswith("# Gate calibration")
+
+
+def test_a_full_disk_leaves_no_half_written_profile(tmp_path):
+    # Every write to the output directory fails as on a full disk (ENOSPC at the flush); the
+    # old profile stays whole, no temporary file is left, and the new one is saved elsewhere.
+    out, spare = tmp_path / "out", tmp_path / "spare"
+    out.mkdir()
+    spare.mkdir()
+    (out / "p.env").write_text("# the previous profile\n")
+    full = (
+        "import errno, os\n"
+        "def full(fd):\n"
+        "    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))\n"
+        "os.fsync = full"
+    )
+    run = cli(
+        *QUICK,
+        "--out",
+        str(out / "p.env"),
+        cwd=tmp_path,
+        prelude=full + "\nimport sys; sys.modules['matplotlib'] = None",
+        env={"TMPDIR": str(spare)},
+    )
+    assert run.returncode == 1
+    assert "No space left on device" in run.stderr and "Traceback" not in run.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["p.env"]
+    assert (out / "p.env").read_text() == "# the previous profile\n"
+    assert "RUSTYML_REDUCTION_SUM_F64=" in _rescued(run.stderr, "--out").read_text()
+
+
+def test_an_existing_profile_is_replaced_whole_and_keeps_its_mode(tmp_path):
+    path = tmp_path / "p.env"
+    path.write_text("# the previous profile\n")
+    path.chmod(0o640)
+    run = cli(
+        *QUICK,
+        "--out",
+        "p.env",
+        cwd=tmp_path,
+        prelude="import sys; sys.modules['matplotlib'] = None",
+    )
+    assert run.returncode == 0, run.stderr
+    assert path.read_text().startswith("# rustyml deployment profile\n")
+    assert (path.stat().st_mode & 0o777) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.env", "p.md"]

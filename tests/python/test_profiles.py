@@ -6,6 +6,7 @@ Each case runs in a fresh interpreter, because a profile applies once, at import
 
 import json
 import os
+import platform
 import subprocess
 import sys
 
@@ -25,8 +26,14 @@ REPORT = (
 )
 
 
+# A hang (a profile read that blocks) must fail the test, not stall the suite; a healthy import
+# takes a second or two, so this is generous for a loaded host.
+IMPORT_TIMEOUT_S = 120
+
+
 def run_python(extra="", **env):
-    """Import rustyml with `env` (None removes a variable); return its report and stderr."""
+    """Import rustyml with `env` (None removes a variable; bytes values are passed as they are);
+    return its report and stderr."""
     full = dict(os.environ)
     full.pop("RUSTYML_PROFILE", None)
     for key, value in env.items():
@@ -40,6 +47,7 @@ def run_python(extra="", **env):
         capture_output=True,
         text=True,
         check=True,
+        timeout=IMPORT_TIMEOUT_S,
     )
     return json.loads(out.stdout.strip().splitlines()[-1]), out.stderr
 
@@ -219,3 +227,131 @@ def test_a_per_call_worker_count_still_runs_under_any_profile(tmp_path):
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "True"
+
+
+def assert_refused(report, stderr, *needles):
+    """The profile was refused with a one-line warning naming the problem; nothing applied."""
+    profile = report["profile"]
+    assert profile["selection"] == "failed"
+    warning = [line for line in stderr.splitlines() if "RUSTYML_PROFILE" in line]
+    assert len(warning) == 1, stderr
+    assert len(warning[0]) < 1000
+    for needle in needles:
+        assert needle in warning[0] and needle in profile["error"], (needle, stderr)
+    assert {s for _v, s in report["gates"].values()} == {"default"}
+    assert {s for _v, s in report["knobs"].values()} == {"default"}
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_as_profile_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "profile.fifo"
+    os.mkfifo(fifo)
+    # With no writer, opening the FIFO for reading would block the import forever.
+    report, stderr = run_python(RUSTYML_PROFILE=str(fifo))
+    assert_refused(report, stderr, "a FIFO", "regular file")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_an_endless_device_as_profile_is_refused_without_reading_it():
+    # Read whole, /dev/zero would fill the memory.
+    report, stderr = run_python(RUSTYML_PROFILE="/dev/zero")
+    assert_refused(report, stderr, "a character device")
+
+
+def test_a_directory_as_profile_is_refused(tmp_path):
+    report, stderr = run_python(RUSTYML_PROFILE=str(tmp_path))
+    assert_refused(report, stderr, "a directory")
+
+
+def test_a_huge_file_as_profile_is_refused(tmp_path):
+    path = tmp_path / "huge.env"
+    with open(path, "wb") as f:
+        f.truncate(64 << 30)  # sparse: 64 GiB that take no disk
+    report, stderr = run_python(RUSTYML_PROFILE=str(path))
+    assert_refused(report, stderr, "more than the 1048576")
+
+
+def test_a_profile_just_under_the_limit_still_applies(tmp_path):
+    path = write_profile(tmp_path, ["RUSTYML_REDUCTION_SCAN_F64=77"])
+    with open(path, "a") as f:
+        f.write(("# padding\n" * ((1 << 20) // 10))[: (1 << 20) - os.path.getsize(path)])
+    assert os.path.getsize(path) == 1 << 20
+    report, stderr = run_python(RUSTYML_PROFILE=path)
+    assert report["gates"]["reduction.scan_f64"] == [77, "profile"]
+    assert stderr == ""
+
+
+def test_a_binary_profile_is_refused(tmp_path):
+    path = tmp_path / "binary.env"
+    path.write_bytes(b"GEMMKIT_KC=96\n\xff\xfe\n")
+    report, stderr = run_python(RUSTYML_PROFILE=str(path))
+    assert_refused(report, stderr, "not UTF-8")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX paths are bytes")
+def test_a_non_utf8_profile_path_is_used_as_a_path(tmp_path):
+    path = write_profile(tmp_path, ["RUSTYML_REDUCTION_SCAN_F64=77"])
+    odd = os.fsencode(tmp_path) + b"/\xff.env"
+    os.rename(path, odd)
+    report, stderr = run_python(RUSTYML_PROFILE=odd)
+    assert report["gates"]["reduction.scan_f64"] == [77, "profile"]
+    assert report["profile"]["selection"] == "file"
+    assert stderr == ""
+
+
+def test_a_huge_profile_path_warns_briefly(tmp_path):
+    report, stderr = run_python(RUSTYML_PROFILE="x" * 100_000)
+    assert_refused(report, stderr, "more characters")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "-5",
+        "1e9",
+        "99999999999999999999999999",  # past usize
+        "9" * 100_000,
+        "１２",  # full-width digits
+        b"12\xff",  # not UTF-8
+        "",
+    ],
+    ids=["negative", "float", "overflow", "huge", "fullwidth", "not-utf8", "empty"],
+)
+def test_a_bad_gate_variable_warns_and_keeps_the_default(value):
+    base = defaults()
+    report, stderr = run_python(RUSTYML_PROFILE="none", RUSTYML_REDUCTION_SUM_F64=value)
+    assert report["gates"]["reduction.sum_f64"] == base["gates"]["reduction.sum_f64"]
+    assert report["gates"]["reduction.sum_f64"][1] == "default"
+    (warning,) = [line for line in stderr.splitlines() if "RUSTYML_REDUCTION_SUM_F64" in line]
+    assert "ignoring" in warning and "default" in warning
+    assert len(warning) < 1000
+
+
+def test_a_non_utf8_gemmkit_variable_warns_and_keeps_the_default():
+    base = defaults()
+    report, stderr = run_python(RUSTYML_PROFILE="none", GEMMKIT_KC=b"96\xff")
+    assert report["knobs"]["kc"] == base["knobs"]["kc"]
+    assert "GEMMKIT_KC" in stderr and "not UTF-8" in stderr
+
+
+@pytest.mark.parametrize(
+    "value, warns",
+    [
+        ("frobnicate", True),
+        ("neon", platform.machine().lower() not in ("aarch64", "arm64")),
+        ("scalar", False),
+        ("AUTO", False),
+    ],
+)
+def test_require_isa_never_panics_a_product(value, warns):
+    # gemmkit panics on the first product for an ISA it does not know or this CPU lacks: the
+    # package warns and lets gemmkit choose; a value it can honour stays in force.
+    product = (
+        "import numpy as np; from rustyml.math import matmul\n"
+        "a = np.arange(12.0).reshape(3, 4)\n"
+        "assert np.array_equal(matmul.dot(a, a.T), a @ a.T)"
+    )
+    report, stderr = run_python(product, RUSTYML_PROFILE="none", GEMMKIT_REQUIRE_ISA=value)
+    assert report["profile"]["selection"] == "none"
+    assert ("GEMMKIT_REQUIRE_ISA" in stderr) == warns, stderr
+    assert "panic" not in stderr.lower()
