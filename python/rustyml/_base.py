@@ -64,15 +64,15 @@ def param_constraints(constraints):
 def validate_params(estimator):
     """Refuse a hyper-parameter outside ``_param_constraints`` (name -> allowed specs, see
     :func:`_satisfies`) with an :class:`InvalidParameterError` (a ``ValueError``) naming it,
-    worded as scikit-learn's parameter validation: NaN, infinity, a negative value where a
+    in the words of the native checks: NaN, infinity, a negative value where a
     size is expected, None or the wrong type are refused before any native work."""
     for name, specs in type(estimator)._param_constraints.items():
         value = getattr(estimator, name)
         if not any(_satisfies(value, spec) for spec in specs):
             allowed = " or ".join(_describe(spec) for spec in specs)
             raise InvalidParameterError(
-                f"The {name!r} parameter of {type(estimator).__name__} must be {allowed}. "
-                f"Got {value!r} instead."
+                f"{name} must be {allowed}, got {value!r} (the {name!r} parameter of "
+                f"{type(estimator).__name__})"
             )
 
 
