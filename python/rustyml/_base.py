@@ -7,10 +7,73 @@ encoding; ``save``/``load`` write the same to a file.
 """
 
 import inspect
+import math
+import numbers
 import pickle
 import types
 
-from rustyml.exceptions import NotFittedError
+from rustyml.exceptions import InvalidParameterError, NotFittedError
+
+
+def _satisfies(value, spec):
+    """Whether ``value`` meets one constraint: ``"none"``, ``"str"`` (any string: the native
+    side checks the options), ``"int"`` / ``"int>=1"`` (an integer, never a bool),
+    ``"real"`` / ``"real>0"`` / ``"real>=0"`` (a finite number, never a bool)."""
+    if spec == "none":
+        return value is None
+    if spec == "str":
+        return isinstance(value, str)
+    kind, _, bound = spec.partition(">")
+    if isinstance(value, bool):
+        return False
+    if kind == "int":
+        if not isinstance(value, numbers.Integral):
+            return False
+    elif not isinstance(value, numbers.Real) or not math.isfinite(value):
+        return False
+    if bound.startswith("="):
+        return value >= float(bound[1:])
+    if bound:
+        return value > float(bound)
+    return True
+
+
+_WORDS = {
+    "none": "None",
+    "str": "a str",
+    "int": "an int",
+    "real": "a finite float",
+}
+
+
+def _describe(spec):
+    kind, _, bound = spec.partition(">")
+    if not bound:
+        return _WORDS[spec]
+    word = "an int" if kind == "int" else "a float"
+    if bound.startswith("="):
+        return f"{word} in the range [{bound[1:]}, inf)"
+    return f"{word} in the range ({bound}, inf)"
+
+
+def param_constraints(constraints):
+    """A read-only ``_param_constraints`` table (see :func:`validate_params`)."""
+    return types.MappingProxyType(constraints)
+
+
+def validate_params(estimator):
+    """Refuse a hyper-parameter outside ``_param_constraints`` (name -> allowed specs, see
+    :func:`_satisfies`) with an :class:`InvalidParameterError` (a ``ValueError``) naming it,
+    in the words of the native checks: NaN, infinity, a negative value where a
+    size is expected, None or the wrong type are refused before any native work."""
+    for name, specs in type(estimator)._param_constraints.items():
+        value = getattr(estimator, name)
+        if not any(_satisfies(value, spec) for spec in specs):
+            allowed = " or ".join(_describe(spec) for spec in specs)
+            raise InvalidParameterError(
+                f"{name} must be {allowed}, got {value!r} (the {name!r} parameter of "
+                f"{type(estimator).__name__})"
+            )
 
 
 def _differs(value, default):
@@ -54,6 +117,8 @@ class BaseEstimator:
 
     _estimator_type = None
     _native_class = None
+    # hyper-parameter name -> the constraints (any one suffices) checked before every fit
+    _param_constraints = types.MappingProxyType({})
 
     @classmethod
     def _param_names(cls):
@@ -105,6 +170,7 @@ class BaseEstimator:
         (negative where a count is expected, or too large) is a ``ValueError`` naming the
         parameter, as scikit-learn's parameter validation gives, not the conversion's
         ``OverflowError``."""
+        validate_params(self)
         try:
             return self._native_class(*args, **kwargs)
         except OverflowError:

@@ -34,6 +34,11 @@ def _also(ours, theirs):
     return flavour
 
 
+class InvalidParameterError(ValueError, TypeError):
+    """A hyper-parameter of the wrong type or out of its range (scikit-learn's
+    ``InvalidParameterError`` has the same two bases, so either ``except`` catches it)."""
+
+
 class DataConversionWarning(UserWarning):
     """Input data was converted (e.g. a column-vector ``y`` raveled), as scikit-learn warns.
 

@@ -158,6 +158,8 @@ impl DBSCAN {
     pub fn get_metric(&self) -> DistanceCalculationMetric {
         match self.metric {
             Metric::Manhattan => DistanceCalculationMetric::Manhattan,
+            // never built for DBSCAN (Metric::parse does not produce it)
+            Metric::Chebyshev => DistanceCalculationMetric::Minkowski(f64::INFINITY),
             Metric::Minkowski(p) => DistanceCalculationMetric::Minkowski(p),
             Metric::Euclidean | Metric::SquaredEuclidean => DistanceCalculationMetric::Euclidean,
         }

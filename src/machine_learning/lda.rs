@@ -436,7 +436,7 @@ impl LDA {
                 .and(&std)
                 .for_each(|v, &s| *v *= fac / s);
         });
-        let (sing, vt) = right_singular(xc);
+        let (sing, vt) = right_singular(xc)?;
         let rank = sing.iter().filter(|&&s| s > self.tol).count();
         if rank == 0 {
             return Err(RustymlError::invalid(
@@ -453,7 +453,7 @@ impl LDA {
             row *= (n as f64 * p * fac2).sqrt();
         }
         let xm = matmul::dot(centred.view(), scalings.view())?;
-        let (sing2, vt2) = right_singular(xm);
+        let (sing2, vt2) = right_singular(xm)?;
         let s2: Vec<f64> = sing2.iter().map(|s| s * s).collect();
         let total: f64 = s2.iter().sum();
         let evr = Array1::from_iter(s2.iter().take(max_components).map(|v| v / total));
@@ -607,31 +607,54 @@ crate::machine_learning::linear_model::supervised_traits!(LDA, i32, Array1<i32>)
 /// Singular values (descending) and right singular vectors (rows of `Vᵀ`, `min(n, d) x d`)
 /// of `a`. A tall `a` is first reduced to the triangle of its Householder QR (same singular
 /// values and right vectors), so the SVD runs on a `d x d` matrix.
-fn right_singular(a: Array2<f64>) -> (Vec<f64>, Array2<f64>) {
+fn right_singular(a: Array2<f64>) -> Result<(Vec<f64>, Array2<f64>)> {
     let (n, d) = a.dim();
+    // nalgebra's unbounded SVD spins forever on NaN/inf (an overflowed scatter): refuse
+    // non-finite input here and bound the iterations below.
+    if a.iter().any(|v| !v.is_finite()) {
+        return Err(overflow());
+    }
     let m = linalg::to_nalgebra(a.view());
     // Reduce to a small square problem first: the SVD then only ever sees an n x n or d x d
     // triangle. A wide input (the k x rank class-mean matrix, rank-deficient by construction
     // since the weighted means sum to zero) goes through the QR of its transpose: a = RᵀQᵀ and
     // svd(Rᵀ) = U S Wᵀ give Vᵀ = Wᵀ Qᵀ. Handing the wide, rank-deficient matrix to the SVD
     // directly returned right vectors off by percents (the Intel/AMD LDA discrepancy).
+    let bounded_svd = |r: DMatrix<f64>| {
+        let max_niter = linalg::max_iterations(r.nrows().max(r.ncols()));
+        nalgebra::SVD::try_new(r, false, true, f64::EPSILON, max_niter)
+            .filter(|svd| svd.singular_values.iter().all(|v| v.is_finite()))
+            .ok_or_else(overflow)
+    };
     let (sv, vt) = if n >= d {
         let r = if n > d { m.qr().r() } else { m };
-        let svd = nalgebra::SVD::new(r, false, true);
+        let svd = bounded_svd(r)?;
         let vt = svd.v_t.expect("v_t requested");
         (svd.singular_values, vt)
     } else {
         let qr = m.transpose().qr();
         let (q, r) = (qr.q(), qr.r());
-        let svd = nalgebra::SVD::new(r.transpose(), false, true);
+        let svd = bounded_svd(r.transpose())?;
         let wt = svd.v_t.expect("v_t requested");
         (svd.singular_values, wt * q.transpose())
     };
+    if vt.iter().any(|v| !v.is_finite()) {
+        return Err(overflow());
+    }
     let mut order: Vec<usize> = (0..sv.len()).collect();
     order.sort_by(|&i, &j| sv[j].total_cmp(&sv[i]));
     let sing = order.iter().map(|&i| sv[i]).collect();
     let vt = Array2::from_shape_fn((order.len(), d), |(r, c)| vt[(order[r], c)]);
-    (sing, vt)
+    Ok((sing, vt))
+}
+
+/// The scatter of the data (or a decomposition of it) is not finite: values so large that
+/// their squares overflow f64.
+fn overflow() -> RustymlError {
+    RustymlError::invalid(
+        "LDA: X has values too large for float64: the class scatter overflows (non-finite \
+         intermediate results); rescale X",
+    )
 }
 
 /// Per-class row sums (`k x d`) and counts: one blocked scan over the rows, in parallel behind
@@ -714,6 +737,9 @@ fn solve_eigen(
         let mu = sw.diag().sum() / d as f64;
         sw *= 1.0 - alpha;
         sw.diag_mut().mapv_inplace(|v| v + alpha * mu);
+    }
+    if sw.iter().chain(sb.iter()).any(|v| !v.is_finite()) {
+        return Err(overflow());
     }
     // S_b v = λ S_w v  =>  (L⁻¹ S_b L⁻ᵀ) u = λ u,  v = L⁻ᵀ u  (so vᵀ S_w v = I).
     let chol = nalgebra::Cholesky::new(linalg::to_nalgebra(sw.view())).ok_or_else(|| {
@@ -827,7 +853,7 @@ mod tests {
             // Make the rows sum to zero, as weighted centred class means do: rank n - 1.
             let mean = a.mean_axis(ndarray::Axis(0)).unwrap();
             a -= &mean;
-            let (s, vt) = right_singular(a.clone());
+            let (s, vt) = right_singular(a.clone()).unwrap();
             let ata = a.t().dot(&a);
             let mut recon = Array2::<f64>::zeros((d, d));
             for (r, &sv) in s.iter().enumerate() {
@@ -1128,5 +1154,19 @@ mod tests {
         let z = m.transform(&x).unwrap();
         assert!((z[[0, 0]].abs() - 4.0).abs() < 1e-12, "{z}");
         assert!((z[[1, 0]].abs() - 3.0).abs() < 1e-12, "{z}");
+    }
+
+    #[test]
+    fn an_overflowing_scatter_is_refused_not_a_hang() {
+        // the unbounded SVD spun forever on the non-finite scatter of such data
+        let x = Array2::from_shape_fn((30, 4), |(i, j)| {
+            (0.3 + ((i * 7 + j * 13) % 17) as f64 / 20.0) * 1e308
+        });
+        let y = Array1::from_iter((0..30).map(|i| (i % 3) as f64));
+        for solver in [DiscriminantSolver::SVD, DiscriminantSolver::Eigen] {
+            let mut lda = LDA::with_defaults().with_solver(solver);
+            let err = lda.fit_labels(x.view(), y.view()).unwrap_err();
+            assert!(err.to_string().contains("too large"), "{solver:?}: {err}");
+        }
     }
 }

@@ -350,6 +350,20 @@ impl TSNE {
             };
             (error, last) = state.run(&objective, &affinities, &main);
         }
+        if !state.y.iter().all(|v| v.is_finite())
+            || Metric::Euclidean
+                .check_range(&state.y.view(), "embedding")
+                .is_err()
+        {
+            // Finite data and parameters, yet the steps overflowed (or reached values whose
+            // squared distances do: the Student-t affinities are then meaningless): the step
+            // size or the exaggerated attraction is too large for f64.
+            return Err(RustymlError::invalid(format!(
+                "TSNE: the gradient descent overflowed (non-finite or overflowing embedding); \
+                 learning_rate ({learning_rate:e}) or early_exaggeration ({:e}) is too large",
+                self.early_exaggeration
+            )));
+        }
         if self.original_schedule {
             // The embedding is only defined up to a translation; the original returns it
             // centered.

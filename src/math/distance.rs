@@ -27,6 +27,9 @@ pub enum Metric {
     Manhattan,
     /// Minkowski with exponent `p >= 1`.
     Minkowski(f64),
+    /// Largest absolute coordinate difference (Minkowski's `p = inf`). Only the neighbour
+    /// search takes it; [`Metric::parse`] and the radius engine do not.
+    Chebyshev,
 }
 
 impl Metric {
@@ -36,7 +39,7 @@ impl Metric {
     pub fn power(&self) -> f64 {
         match *self {
             Metric::Euclidean | Metric::SquaredEuclidean => 2.0,
-            Metric::Manhattan => 1.0,
+            Metric::Manhattan | Metric::Chebyshev => 1.0,
             Metric::Minkowski(p) => p,
         }
     }
@@ -82,6 +85,7 @@ impl Metric {
             Metric::Euclidean => squared_euclidean_unchecked(a, b).sqrt(),
             Metric::SquaredEuclidean => squared_euclidean_unchecked(a, b),
             Metric::Manhattan => fold_pairs(&a, &b, |x, y| (x - y).abs()),
+            Metric::Chebyshev => chebyshev(a.iter().zip(b.iter())),
             Metric::Minkowski(p) => {
                 if p == 1.0 {
                     Metric::Manhattan.between(a, b)
@@ -93,6 +97,12 @@ impl Metric {
             }
         }
     }
+}
+
+/// Largest `|x - y|` over the pairs (0 for none), in feature order.
+#[inline]
+fn chebyshev<'a>(pairs: impl Iterator<Item = (&'a f64, &'a f64)>) -> f64 {
+    pairs.fold(0.0, |m, (&x, &y)| m.max((x - y).abs()))
 }
 
 /// The original crate's metric choice for neighbour and density models.
@@ -277,6 +287,11 @@ pub fn row_to_rows(metric: Metric, q: ArrayView1<f64>, rows: ArrayView2<f64>, ou
                 scan(qs, all, out, |x, y| (x - y).abs(), |s| s)
             }
             Metric::SquaredEuclidean => scan(qs, all, out, |x, y| (x - y) * (x - y), |s| s),
+            Metric::Chebyshev => {
+                for (o, r) in out.iter_mut().zip(all.chunks_exact(qs.len())) {
+                    *o = chebyshev(qs.iter().zip(r));
+                }
+            }
             Metric::Euclidean | Metric::Minkowski(2.0) => {
                 scan(qs, all, out, |x, y| (x - y) * (x - y), f64::sqrt)
             }

@@ -14,6 +14,14 @@ fn from_na(m: &DMatrix<f64>) -> Array2<f64> {
     Array2::from_shape_fn((m.nrows(), m.ncols()), |(i, j)| m[(i, j)])
 }
 
+/// Iteration bound for nalgebra's QR-type sweeps on a `d x d` problem: converging ones take a
+/// few sweeps per eigen/singular value, so this is reached only when the iteration cannot
+/// converge (entries near overflow turn its rotations into NaN, and an unbounded loop spins
+/// forever).
+pub fn max_iterations(d: usize) -> usize {
+    d.saturating_mul(100).max(10_000)
+}
+
 /// Eigen-decomposition of a symmetric matrix: eigenvalues in descending order and the
 /// matching eigenvectors as columns.
 pub fn symmetric_eigen(a: ArrayView2<f64>) -> Result<(Array1<f64>, Array2<f64>)> {
@@ -28,7 +36,14 @@ pub fn symmetric_eigen(a: ArrayView2<f64>) -> Result<(Array1<f64>, Array2<f64>)>
             "symmetric_eigen: matrix has NaN or infinite entries",
         ));
     }
-    let eig = nalgebra::SymmetricEigen::new(to_na(a));
+    let eig = nalgebra::SymmetricEigen::try_new(to_na(a), f64::EPSILON, max_iterations(a.nrows()))
+        .filter(|e| e.eigenvalues.iter().all(|v| v.is_finite()))
+        .ok_or_else(|| {
+            RustymlError::computation(
+                "symmetric_eigen: the decomposition did not converge (entries too large: \
+                 non-finite intermediate results)",
+            )
+        })?;
     let mut order: Vec<usize> = (0..eig.eigenvalues.len()).collect();
     order.sort_by(|&i, &j| eig.eigenvalues[j].total_cmp(&eig.eigenvalues[i]));
     let values = Array1::from_iter(order.iter().map(|&i| eig.eigenvalues[i]));

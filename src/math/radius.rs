@@ -37,7 +37,7 @@ pub fn reduced_radius(radius: f64, metric: Metric) -> f64 {
     match canonical(metric) {
         Metric::Euclidean => radius * radius,
         Metric::Minkowski(p) => radius.powf(p),
-        Metric::SquaredEuclidean | Metric::Manhattan => radius,
+        Metric::SquaredEuclidean | Metric::Manhattan | Metric::Chebyshev => radius,
     }
 }
 
@@ -50,6 +50,10 @@ pub fn reduced_slices(a: &[f64], b: &[f64], metric: Metric) -> f64 {
             s + d * d
         }),
         Metric::Manhattan => a.iter().zip(b).fold(0.0, |s, (&x, &y)| s + (x - y).abs()),
+        Metric::Chebyshev => a
+            .iter()
+            .zip(b)
+            .fold(0.0, |m, (&x, &y)| m.max((x - y).abs())),
         Metric::Minkowski(p) => a
             .iter()
             .zip(b)
@@ -437,7 +441,10 @@ impl Grid {
             Metric::Euclidean | Metric::SquaredEuclidean => {
                 self.visit::<D>(cell, &a, reduced, found, |d| d * d)
             }
-            Metric::Manhattan => self.visit::<D>(cell, &a, reduced, found, f64::abs),
+            // refused at the engine's entry: the grid sums terms, chebyshev takes a maximum
+            Metric::Manhattan | Metric::Chebyshev => {
+                self.visit::<D>(cell, &a, reduced, found, f64::abs)
+            }
             Metric::Minkowski(p) => self.visit::<D>(cell, &a, reduced, found, |d| d.abs().powf(p)),
         }
     }
@@ -501,6 +508,11 @@ pub fn radius_neighbourhoods(
                 "minkowski p must be a finite number >= 1, got {p}"
             )));
         }
+    }
+    if metric == Metric::Chebyshev {
+        return Err(RustymlError::invalid(
+            "the radius search does not support the chebyshev metric",
+        ));
     }
     let (n, d) = x.dim();
     if n > u32::MAX as usize {

@@ -450,9 +450,32 @@ pub fn column_moments(x: ArrayView2<f64>) -> Vec<Moments> {
                     .for_each(|(acc, p)| add_sq(acc, p)),
             }
         }
+        // A column whose values in this block are all equal has exactly that mean and no
+        // spread. The sums above can miss both by rounding (ten copies of 1e-10 summed and
+        // divided by ten are not 1e-10), which left a constant feature a variance of ~1e-52
+        // where scikit-learn's corrected two-pass algorithm gives 0.
+        let first = rows.row(0);
+        let mut constant = vec![true; d];
+        for row in rows.outer_iter().skip(1) {
+            constant
+                .iter_mut()
+                .zip(row.iter().zip(first.iter()))
+                .for_each(|(c, (v, f))| *c &= v == f);
+        }
         mean.into_iter()
             .zip(m2)
-            .map(|(mean, m2)| Moments { count, mean, m2 })
+            .zip(constant.into_iter().zip(first.iter()))
+            .map(|((mean, m2), (constant, &f))| {
+                if constant && f.is_finite() {
+                    Moments {
+                        count,
+                        mean: f,
+                        m2: 0.0,
+                    }
+                } else {
+                    Moments { count, mean, m2 }
+                }
+            })
             .collect()
     };
     blocked_fold(

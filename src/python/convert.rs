@@ -95,8 +95,18 @@ pub(crate) fn f64_array<'py, D: Dimension>(
     name: &str,
 ) -> PyResult<F64Input<'py, D>> {
     Ok(match float_array::<D>(obj, name)? {
+        // A view with a negative stride is copied to row-major first: the product kernels
+        // read it with the reversed axis running forwards, so the same sums were taken in
+        // another order and the bits differed from its contiguous copy (TSNE amplified an ulp
+        // into embeddings 99 apart). A copy makes every estimator see `X[:, ::-1]` exactly as
+        // `np.ascontiguousarray(X[:, ::-1])`.
+        FloatArray::F64(a) if a.strides().iter().any(|&s| s < 0) => {
+            F64Input::Converted(a.as_array().as_standard_layout().into_owned())
+        }
         FloatArray::F64(a) => F64Input::Borrowed(a),
-        FloatArray::F32(a) => F64Input::Converted(a.as_array().mapv(f64::from)),
+        FloatArray::F32(a) => {
+            F64Input::Converted(a.as_array().as_standard_layout().mapv(f64::from))
+        }
     })
 }
 

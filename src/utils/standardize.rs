@@ -56,6 +56,7 @@ fn standardize_2d(x: ArrayView2<f64>, axis: StandardizationAxis) -> Result<Array
         StandardizationAxis::Global => {
             let columns = checked_column_moments(&x)?;
             let all = columns.into_iter().fold(Moments::default(), Moments::merge);
+            check_lane(&all, "the array's")?;
             let (mean, scale) = (all.mean, std_scale(&all));
             elementwise::map_rows(x, |_, row, out| {
                 out.iter_mut()
@@ -63,20 +64,45 @@ fn standardize_2d(x: ArrayView2<f64>, axis: StandardizationAxis) -> Result<Array
                     .for_each(|(o, &v)| *o = (v - mean) / scale)
             })
         }
-        StandardizationAxis::Row => elementwise::map_rows(x, |_, row, out| {
-            let n = row.len() as f64;
-            let mean = row.iter().sum::<f64>() / n;
-            let m2: f64 = row.iter().map(|&v| (v - mean) * (v - mean)).sum();
-            let scale = std_scale(&Moments {
-                count: row.len(),
-                mean,
-                m2,
-            });
-            out.iter_mut()
-                .zip(row)
-                .for_each(|(o, &v)| *o = (v - mean) / scale);
-        }),
+        StandardizationAxis::Row => {
+            // The row statistics first, so that a row whose sums overflow is refused (as the
+            // column axis refuses a column) instead of coming back as infinities.
+            let stats = x
+                .rows()
+                .into_iter()
+                .map(|row| {
+                    let n = row.len() as f64;
+                    let mean = row.iter().sum::<f64>() / n;
+                    let m2: f64 = row.iter().map(|&v| (v - mean) * (v - mean)).sum();
+                    let m = Moments {
+                        count: row.len(),
+                        mean,
+                        m2,
+                    };
+                    check_lane(&m, "a row's")?;
+                    Ok((mean, std_scale(&m)))
+                })
+                .collect::<Result<Vec<(f64, f64)>>>()?;
+            elementwise::map_rows(x, |i, row, out| {
+                let (mean, scale) = stats[i];
+                out.iter_mut()
+                    .zip(row)
+                    .for_each(|(o, &v)| *o = (v - mean) / scale);
+            })
+        }
     })
+}
+
+/// Finite input whose mean or variance overflows f64 is refused, as
+/// [`checked_column_moments`] refuses a column.
+fn check_lane(m: &Moments, which: &str) -> Result<()> {
+    if m.mean.is_finite() && m.m2.is_finite() {
+        Ok(())
+    } else {
+        Err(crate::error::Error::invalid_input(format!(
+            "X has values too large for float64: {which} variance overflows"
+        )))
+    }
 }
 
 #[cfg(test)]
@@ -135,5 +161,22 @@ mod tests {
             standardize(&x, StandardizationAxis::Row).unwrap(),
             arr3(&[[[1.0, -1.0], [1.0, -1.0]], [[1.0, -1.0], [-1.0, 1.0]]])
         );
+    }
+
+    #[test]
+    fn overflowing_rows_are_refused_like_columns() {
+        let x = Array2::from_shape_fn((3, 4), |(i, j)| (1.0 + (i * 4 + j) as f64 / 16.0) * 1e308);
+        for axis in [
+            StandardizationAxis::Row,
+            StandardizationAxis::Column,
+            StandardizationAxis::Global,
+        ] {
+            assert!(
+                matches!(standardize(&x, axis), Err(Error::InvalidInput(_))),
+                "{axis:?}"
+            );
+            let small = standardize(&(&x * 1e-8), axis).unwrap();
+            assert!(small.iter().all(|v| v.is_finite()));
+        }
     }
 }

@@ -431,7 +431,9 @@ class IsolationForest:
 class KNN:
     n_neighbors: int
     weights: Literal["uniform", "distance"]
-    metric: Literal["euclidean", "manhattan", "minkowski"]
+    metric: Literal[
+        "minkowski", "euclidean", "manhattan", "chebyshev", "l1", "l2", "cityblock", "infinity"
+    ]
     p: float
     classes_: np.ndarray
     n_features_in_: int
@@ -440,7 +442,9 @@ class KNN:
         self,
         n_neighbors: int = 5,
         weights: Literal["uniform", "distance"] = "uniform",
-        metric: Literal["euclidean", "manhattan", "minkowski"] = "euclidean",
+        metric: Literal[
+            "minkowski", "euclidean", "manhattan", "chebyshev", "l1", "l2", "cityblock", "infinity"
+        ] = "minkowski",
         p: float = 2,
     ) -> None: ...
     def fit(self, X: ArrayLike, y: ArrayLike) -> KNN: ...

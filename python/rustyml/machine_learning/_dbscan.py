@@ -1,5 +1,5 @@
 from rustyml import _native
-from rustyml._base import BaseEstimator, ClusterMixin
+from rustyml._base import BaseEstimator, ClusterMixin, param_constraints
 from rustyml._validation import fit_array
 
 
@@ -14,6 +14,13 @@ class DBSCAN(ClusterMixin, BaseEstimator):
     """
 
     _native_class = _native.machine_learning.DBSCAN
+    _param_constraints = param_constraints(
+        {
+            "eps": ("real",),
+            "min_samples": ("int",),
+            "p": ("real>0", "none"),
+        }
+    )
 
     def __init__(self, eps=0.5, *, min_samples=5, metric="euclidean", p=None):
         self.eps = eps

@@ -1,5 +1,11 @@
 from rustyml import _native
-from rustyml._base import BaseEstimator, ClassifierMixin, RegressorMixin, available_if
+from rustyml._base import (
+    BaseEstimator,
+    ClassifierMixin,
+    RegressorMixin,
+    available_if,
+    param_constraints,
+)
 from rustyml._validation import as_float_array, fit_array, target_array
 from rustyml.machine_learning._labels import decode_labels, fitted_classes, prepare_labels
 
@@ -16,6 +22,14 @@ class DecisionTree(BaseEstimator):
     """
 
     _native_class = _native.machine_learning.DecisionTree
+    _param_constraints = param_constraints(
+        {
+            "max_depth": ("int", "none"),
+            "min_samples_split": ("int",),
+            "min_samples_leaf": ("int",),
+            "random_state": ("int", "none"),
+        }
+    )
 
     def __init__(
         self,

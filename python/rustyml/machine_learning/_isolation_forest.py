@@ -1,5 +1,5 @@
 from rustyml import _native
-from rustyml._base import BaseEstimator
+from rustyml._base import BaseEstimator, param_constraints
 from rustyml._validation import as_float_array, fit_array
 
 
@@ -17,6 +17,14 @@ class IsolationForest(BaseEstimator):
 
     _estimator_type = "outlier_detector"
     _native_class = _native.machine_learning.IsolationForest
+    _param_constraints = param_constraints(
+        {
+            "n_estimators": ("int",),
+            "max_samples": ("str", "int", "real"),
+            "contamination": ("str", "real"),
+            "random_state": ("int", "none"),
+        }
+    )
 
     def __init__(
         self, n_estimators=100, max_samples="auto", contamination="auto", random_state=None

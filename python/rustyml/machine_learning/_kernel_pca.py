@@ -1,5 +1,5 @@
 from rustyml import _native
-from rustyml._base import BaseEstimator
+from rustyml._base import BaseEstimator, param_constraints
 from rustyml._validation import as_float_array, fit_array
 
 
@@ -13,6 +13,14 @@ class KernelPCA(BaseEstimator):
     """
 
     _native_class = _native.machine_learning.KernelPCA
+    _param_constraints = param_constraints(
+        {
+            "n_components": ("int", "none"),
+            "gamma": ("real", "none"),
+            "degree": ("int",),
+            "coef0": ("real",),
+        }
+    )
 
     def __init__(self, n_components=None, kernel="linear", gamma=None, degree=3, coef0=1):
         self.n_components = n_components

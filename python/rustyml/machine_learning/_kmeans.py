@@ -1,5 +1,5 @@
 from rustyml import _native
-from rustyml._base import BaseEstimator, ClusterMixin
+from rustyml._base import BaseEstimator, ClusterMixin, param_constraints
 from rustyml._validation import as_float_array, fit_array
 
 
@@ -14,6 +14,15 @@ class KMeans(ClusterMixin, BaseEstimator):
     """
 
     _native_class = _native.machine_learning.KMeans
+    _param_constraints = param_constraints(
+        {
+            "n_clusters": ("int",),
+            "n_init": ("str", "int"),
+            "max_iter": ("int",),
+            "tol": ("real",),
+            "random_state": ("int", "none"),
+        }
+    )
 
     def __init__(
         self,

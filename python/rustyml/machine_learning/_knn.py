@@ -1,5 +1,5 @@
 from rustyml import _native
-from rustyml._base import BaseEstimator, ClassifierMixin
+from rustyml._base import BaseEstimator, ClassifierMixin, param_constraints
 from rustyml._validation import as_float_array, fit_array
 from rustyml.machine_learning._labels import decode_labels, fitted_classes, prepare_labels
 
@@ -7,16 +7,23 @@ from rustyml.machine_learning._labels import decode_labels, fitted_classes, prep
 class KNN(ClassifierMixin, BaseEstimator):
     """k-nearest-neighbours classifier (brute force).
 
-    ``metric``: ``"euclidean"`` (through matrix products, like scikit-learn's brute force),
-    ``"manhattan"`` or ``"minkowski"`` with exponent ``p >= 1`` (``p=2`` is euclidean).
+    ``metric``: ``"minkowski"`` (scikit-learn's default) with exponent ``p`` in ``[1, inf]``:
+    ``p=2`` is ``"euclidean"`` (through matrix products, like scikit-learn's brute force),
+    ``p=1`` ``"manhattan"``, ``p=inf`` ``"chebyshev"``; those names are accepted too (``p`` is
+    then only validated). ``p < 1`` is refused (not a distance metric).
     ``weights``: ``"uniform"`` or ``"distance"`` (inverse distance; exact matches take all the
     weight). Equal distances keep the lower training index first; vote ties go to the lowest
     class.
     """
 
     _native_class = _native.machine_learning.KNN
+    _param_constraints = param_constraints(
+        {
+            "n_neighbors": ("int",),
+        }
+    )
 
-    def __init__(self, n_neighbors=5, weights="uniform", metric="euclidean", p=2):
+    def __init__(self, n_neighbors=5, weights="uniform", metric="minkowski", p=2):
         self.n_neighbors = n_neighbors
         self.weights = weights
         self.metric = metric

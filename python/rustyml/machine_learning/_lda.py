@@ -1,7 +1,7 @@
 import numpy as np
 
 from rustyml import _native
-from rustyml._base import BaseEstimator, ClassifierMixin
+from rustyml._base import BaseEstimator, ClassifierMixin, param_constraints
 from rustyml._validation import as_float_array, fit_array
 from rustyml.machine_learning._labels import decode_labels, fitted_classes, prepare_labels
 
@@ -16,6 +16,12 @@ class LDA(ClassifierMixin, BaseEstimator):
     """
 
     _native_class = _native.machine_learning.LDA
+    _param_constraints = param_constraints(
+        {
+            "n_components": ("int", "none"),
+            "tol": ("real",),
+        }
+    )
 
     def __init__(self, solver="svd", n_components=None, priors=None, tol=1e-4):
         self.solver = solver

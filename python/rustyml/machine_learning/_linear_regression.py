@@ -1,5 +1,5 @@
 from rustyml import _native
-from rustyml._base import BaseEstimator, RegressorMixin
+from rustyml._base import BaseEstimator, RegressorMixin, param_constraints
 from rustyml._validation import as_float_array, fit_array, target_array
 
 
@@ -14,6 +14,14 @@ class LinearRegression(RegressorMixin, BaseEstimator):
     """
 
     _native_class = _native.machine_learning.LinearRegression
+    _param_constraints = param_constraints(
+        {
+            "alpha": ("real",),
+            "learning_rate": ("real>0",),
+            "max_iter": ("int",),
+            "tol": ("real>=0",),
+        }
+    )
 
     def __init__(
         self,

@@ -1,5 +1,5 @@
 from rustyml import _native
-from rustyml._base import BaseEstimator, ClassifierMixin
+from rustyml._base import BaseEstimator, ClassifierMixin, param_constraints
 from rustyml._validation import as_float_array, fit_array
 from rustyml.machine_learning._labels import decode_labels, fitted_classes, prepare_labels
 
@@ -16,6 +16,14 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     """
 
     _native_class = _native.machine_learning.LinearSVC
+    _param_constraints = param_constraints(
+        {
+            "C": ("real",),
+            "intercept_scaling": ("real",),
+            "max_iter": ("int",),
+            "tol": ("real",),
+        }
+    )
 
     def __init__(
         self,

@@ -1,7 +1,7 @@
 import numpy as np
 
 from rustyml import _native
-from rustyml._base import BaseEstimator, ClassifierMixin
+from rustyml._base import BaseEstimator, ClassifierMixin, param_constraints
 from rustyml._validation import as_float_array, fit_array
 from rustyml.machine_learning._labels import decode_labels, fitted_classes, prepare_labels
 
@@ -18,6 +18,14 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     """
 
     _native_class = _native.machine_learning.LogisticRegression
+    _param_constraints = param_constraints(
+        {
+            "C": ("real",),
+            "max_iter": ("int",),
+            "tol": ("real",),
+            "learning_rate": ("real>0",),
+        }
+    )
 
     def __init__(
         self,

@@ -1,5 +1,5 @@
 from rustyml import _native
-from rustyml._base import BaseEstimator, ClusterMixin
+from rustyml._base import BaseEstimator, ClusterMixin, param_constraints
 from rustyml._validation import as_float_array, fit_array
 
 
@@ -13,6 +13,13 @@ class MeanShift(ClusterMixin, BaseEstimator):
     """
 
     _native_class = _native.machine_learning.MeanShift
+    _param_constraints = param_constraints(
+        {
+            "bandwidth": ("real", "none"),
+            "min_bin_freq": ("int",),
+            "max_iter": ("int",),
+        }
+    )
 
     def __init__(
         self,

@@ -1,5 +1,5 @@
 from rustyml import _native
-from rustyml._base import BaseEstimator
+from rustyml._base import BaseEstimator, param_constraints
 from rustyml._validation import as_float_array, fit_array
 
 
@@ -14,6 +14,11 @@ class PCA(BaseEstimator):
     """
 
     _native_class = _native.machine_learning.PCA
+    _param_constraints = param_constraints(
+        {
+            "n_components": ("int", "real", "str", "none"),
+        }
+    )
 
     def __init__(self, n_components=None, whiten=False):
         self.n_components = n_components

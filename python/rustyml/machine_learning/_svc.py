@@ -1,5 +1,5 @@
 from rustyml import _native
-from rustyml._base import BaseEstimator, ClassifierMixin
+from rustyml._base import BaseEstimator, ClassifierMixin, param_constraints
 from rustyml._validation import as_float_array, fit_array
 from rustyml.machine_learning._labels import decode_labels, fitted_classes, prepare_labels
 
@@ -16,6 +16,17 @@ class SVC(ClassifierMixin, BaseEstimator):
     """
 
     _native_class = _native.machine_learning.SVC
+    _param_constraints = param_constraints(
+        {
+            "C": ("real",),
+            "degree": ("int",),
+            "gamma": ("str", "real"),
+            "coef0": ("real",),
+            "tol": ("real",),
+            "cache_size": ("real",),
+            "max_iter": ("int",),
+        }
+    )
 
     def __init__(
         self,

@@ -1,5 +1,5 @@
 from rustyml import _native
-from rustyml._base import BaseEstimator
+from rustyml._base import BaseEstimator, param_constraints
 from rustyml._validation import fit_array
 
 
@@ -15,6 +15,19 @@ class TSNE(BaseEstimator):
     """
 
     _native_class = _native.machine_learning.TSNE
+    _param_constraints = param_constraints(
+        {
+            "n_components": ("int",),
+            "perplexity": ("real",),
+            "early_exaggeration": ("real",),
+            "learning_rate": ("str", "real"),
+            "max_iter": ("int",),
+            "n_iter_without_progress": ("int",),
+            "min_grad_norm": ("real",),
+            "angle": ("real",),
+            "random_state": ("int", "none"),
+        }
+    )
 
     def __init__(
         self,

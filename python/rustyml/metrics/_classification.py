@@ -196,6 +196,9 @@ class ConfusionMatrix:
 
     @classmethod
     def from_counts(cls, tp, fp, tn, fn):
+        for name, v in (("tp", tp), ("fp", fp), ("tn", tn), ("fn", fn)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < 2**64:
+                raise ValueError(f"{name} must be a non-negative int below 2**64, got {v!r}")
         obj = cls.__new__(cls)
         obj._cm = _m.ConfusionMatrix.from_counts(tp, fp, tn, fn)
         return obj

@@ -55,6 +55,11 @@ class _BaseMLP(BaseEstimator):
             or self.max_iter < 1
         ):
             raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+        rs = self.random_state
+        if rs is not None and (
+            isinstance(rs, bool) or not isinstance(rs, (int, np.integer)) or not 0 <= rs < 2**64
+        ):
+            raise ValueError(f"random_state must be None or an int in [0, 2**64), got {rs!r}")
         stack = []
         for i, units in enumerate(sizes):
             kwargs = {"input_shape": (n_features,)} if i == 0 else {}

@@ -141,6 +141,12 @@ def to_categorical(y, num_classes=None):
         y = y.astype(np.float64, copy=False)
     else:
         raise TypeError(f"to_categorical needs integer labels, got dtype {y.dtype}")
+    if num_classes is not None and (
+        isinstance(num_classes, bool)
+        or not isinstance(num_classes, (int, np.integer))
+        or not 0 <= num_classes < 2**63
+    ):
+        raise ValueError(f"num_classes must be None or a non-negative int, got {num_classes!r}")
     return _native.utils.to_categorical(y, num_classes)
 
 

@@ -14,6 +14,35 @@ use pyo3::types::PyBytes;
 /// `(distances, indices)` as NumPy arrays.
 type Neighbours<'py> = (Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<i64>>);
 
+/// scikit-learn's `p`: a real number in `(0, inf]` (None is 2). `0 < p < 1` is refused: those
+/// are not distance metrics, which scikit-learn only runs with a warning on its brute-force
+/// path; ours take only true metrics.
+fn parse_p(p: Option<&Bound<'_, PyAny>>) -> PyResult<f64> {
+    let Some(p) = p.filter(|o| !o.is_none()) else {
+        return Ok(2.0);
+    };
+    let wrong = || {
+        PyValueError::new_err(format!(
+            "The 'p' parameter of KNN must be a float in the range (0.0, inf] or None. Got {} instead.",
+            p.repr().map(|r| r.to_string()).unwrap_or_default()
+        ))
+    };
+    if p.is_instance_of::<pyo3::types::PyBool>() || p.is_instance_of::<pyo3::types::PyString>() {
+        return Err(wrong());
+    }
+    let v: f64 = p.extract().map_err(|_| wrong())?;
+    if v.is_nan() || v <= 0.0 {
+        return Err(wrong());
+    }
+    if v < 1.0 {
+        return Err(PyValueError::new_err(format!(
+            "p must be >= 1 for the Minkowski metric, got {v}: for 0 < p < 1 Minkowski metrics \
+             are not distance metrics; set p >= 1"
+        )));
+    }
+    Ok(v)
+}
+
 #[pyclass(name = "KNN", module = "rustyml._native.machine_learning")]
 pub(crate) struct PyKNN {
     inner: KnnClassifier,
@@ -22,12 +51,12 @@ pub(crate) struct PyKNN {
 #[pymethods]
 impl PyKNN {
     #[new]
-    #[pyo3(signature = (n_neighbors = None, weights = "uniform", metric = "euclidean", p = 2.0))]
+    #[pyo3(signature = (n_neighbors = None, weights = "uniform", metric = "minkowski", p = None))]
     fn new(
         n_neighbors: Option<&Bound<'_, PyAny>>,
         weights: &str,
         metric: &str,
-        p: f64,
+        p: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let k = parse_count(n_neighbors, "n_neighbors")?.unwrap_or(5);
         if k == 0 {
@@ -35,13 +64,20 @@ impl PyKNN {
                 "n_neighbors must be at least 1, got 0",
             ));
         }
+        let p = parse_p(p)?;
+        // scikit-learn's names; "minkowski" (its default) resolves p = 1, 2, inf to the
+        // manhattan, euclidean (product-based search) and chebyshev metrics.
         let metric = match metric {
-            "euclidean" | "manhattan" | "minkowski" => {
-                Metric::parse(metric, p).map_err(to_py_err)?
-            }
+            "euclidean" | "l2" => Metric::Euclidean,
+            "manhattan" | "cityblock" | "l1" => Metric::Manhattan,
+            "chebyshev" | "infinity" => Metric::Chebyshev,
+            "minkowski" if p == 1.0 => Metric::Manhattan,
+            "minkowski" if p == 2.0 => Metric::Euclidean,
+            "minkowski" if p == f64::INFINITY => Metric::Chebyshev,
+            "minkowski" => Metric::Minkowski(p),
             other => {
                 return Err(PyValueError::new_err(format!(
-                "unknown metric {other:?}; expected one of 'euclidean', 'manhattan', 'minkowski'"
+                "unknown metric {other:?}; expected one of 'minkowski', 'euclidean', 'manhattan', 'chebyshev'"
             )))
             }
         };

@@ -292,4 +292,26 @@ mod tests {
         bad.n_samples_seen = 0;
         assert!(StandardScaler::from_bytes_checked(&bad.to_bytes().unwrap()).is_ok());
     }
+
+    #[test]
+    fn a_constant_feature_has_exactly_its_value_and_no_variance() {
+        // summed and divided, ten copies of 1e-10 are not 1e-10: the variance was ~1e-52
+        for (n, v) in [
+            (10, 1e-10),
+            (7, 0.1),
+            (1000, 1.0 / 3.0),
+            (5, -2.5e7),
+            (3, 1e300),
+        ] {
+            let x = Array2::from_elem((n, 1), v);
+            let mut sc = StandardScaler::new();
+            sc.fit(&x).unwrap();
+            assert_eq!(sc.get_var().unwrap()[0], 0.0, "{v}");
+            assert_eq!(sc.get_mean().unwrap()[0], v);
+            assert_eq!(sc.get_scale().unwrap()[0], 1.0);
+            assert!(sc.transform(&x).unwrap().iter().all(|&z| z == 0.0));
+            sc.partial_fit(&x).unwrap();
+            assert_eq!(sc.get_var().unwrap()[0], 0.0);
+        }
+    }
 }
