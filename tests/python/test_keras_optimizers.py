@@ -29,7 +29,7 @@ import pytest
 os.environ.setdefault("KERAS_BACKEND", "jax")
 keras = pytest.importorskip("keras")
 
-from rustyml.neural_network import Sequential, layers, losses, optimizers  # noqa: E402
+from rustyml.neural_network import Sequential, layers, losses, optimizers
 
 RTOL, ATOL = 2e-5, 1e-6
 
@@ -209,9 +209,7 @@ def test_binary_crossentropy_on_saturated_sigmoid_matches_keras_float32_clamp():
 
 def test_zero_learning_rate_is_accepted_and_freezes_the_weights():
     x, y = _data()
-    theirs, ours = _pair(
-        keras.optimizers.SGD(learning_rate=0.0), optimizers.SGD(learning_rate=0.0)
-    )
+    theirs, ours = _pair(keras.optimizers.SGD(learning_rate=0.0), optimizers.SGD(learning_rate=0.0))
     _train_and_compare(theirs, ours, x, y, epochs=2)
     for got, want in zip(ours.get_weights(), _weights()):
         np.testing.assert_array_equal(got, want)
@@ -219,9 +217,7 @@ def test_zero_learning_rate_is_accepted_and_freezes_the_weights():
         assert getattr(optimizers, name)(learning_rate=0).learning_rate == 0.0
 
 
-@pytest.mark.parametrize(
-    "bad", ["0.1", -0.1, float("nan"), float("inf"), True, None], ids=repr
-)
+@pytest.mark.parametrize("bad", ["0.1", -0.1, float("nan"), float("inf"), True, None], ids=repr)
 def test_bad_learning_rate_is_refused_naming_it(bad):
     with pytest.raises((ValueError, TypeError), match="learning_rate"):
         optimizers.SGD(learning_rate=bad)
@@ -261,4 +257,6 @@ def test_optimizer_config_without_new_fields_still_compiles():
             "epsilon": 1e-7,
         },
     }
-    model._native.compile(json.dumps(old), json.dumps({"name": "mean_squared_error", "from_logits": False}))
+    model._native.compile(
+        json.dumps(old), json.dumps({"name": "mean_squared_error", "from_logits": False})
+    )

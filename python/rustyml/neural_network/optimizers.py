@@ -15,14 +15,17 @@ import numbers
 def _number(value, what, name):
     """A real number (not a string or a bool), as a float; else a ValueError naming it."""
     if isinstance(value, (bool, str, bytes)) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{what}: {name} must be a number, got {value!r}")
+        # Keras refuses a non-float learning rate with ValueError; the door does the same.
+        raise ValueError(f"{what}: {name} must be a number, got {value!r}")  # noqa: TRY004
     return float(value)
 
 
 def _check_lr(learning_rate, what):
     lr = _number(learning_rate, what, "learning_rate")
     if not (lr >= 0.0 and math.isfinite(lr)):
-        raise ValueError(f"{what}: learning_rate must be a finite number >= 0, got {learning_rate!r}")
+        raise ValueError(
+            f"{what}: learning_rate must be a finite number >= 0, got {learning_rate!r}"
+        )
     return lr
 
 
