@@ -1045,117 +1045,240 @@ fn build_recurrent(
     })
 }
 
-/// Keras's optimizer configs (Keras's class names).
+use crate::neural_network::losses::ProbabilityClamp;
+use crate::neural_network::optimizers::{
+    AdamEpsilon, DecayCoupling, DecayScope, EpsilonPlacement, GradientClip, WeightDecayRule,
+};
+
+/// How an optimizer spec's weight decay applies. Keras's rule is the default, so that files
+/// saved before the field existed load with the door's semantics.
+#[derive(Deserialize, Clone, Copy, Default)]
+#[serde(rename_all = "snake_case")]
+enum WeightDecayRuleSpec {
+    /// Keras 3: `p -= p * wd * lr` on every trainable variable before the update.
+    #[default]
+    Decoupled,
+    /// scikit-learn's MLP `alpha`: `g + wd * p` on the kernels only.
+    CoupledL2Kernels,
+}
+
+impl WeightDecayRuleSpec {
+    fn rule(self) -> WeightDecayRule {
+        match self {
+            Self::Decoupled => {
+                WeightDecayRule::new(DecayCoupling::Decoupled, DecayScope::AllTrainable)
+            }
+            Self::CoupledL2Kernels => {
+                WeightDecayRule::new(DecayCoupling::CoupledL2, DecayScope::KernelsOnly)
+            }
+        }
+    }
+}
+
+/// Keras's clipping arguments and the decay rule, common to every optimizer spec. Fields
+/// added after the first release default so that older saved files still load.
+#[derive(Deserialize)]
+struct CommonSpec {
+    learning_rate: f32,
+    #[serde(default)]
+    weight_decay: f32,
+    #[serde(default)]
+    global_clipnorm: Option<f32>,
+    #[serde(default)]
+    clipnorm: Option<f32>,
+    #[serde(default)]
+    clipvalue: Option<f32>,
+    #[serde(default)]
+    weight_decay_rule: WeightDecayRuleSpec,
+}
+
+impl CommonSpec {
+    /// The per-variable clip, refusing more than one of Keras's three clipping arguments.
+    fn clip(&self) -> RustymlResult<Option<GradientClip>> {
+        let set = [
+            self.clipnorm.is_some(),
+            self.clipvalue.is_some(),
+            self.global_clipnorm.is_some(),
+        ];
+        if set.iter().filter(|&&s| s).count() > 1 {
+            return Err(Error::invalid_parameter(
+                "clipnorm",
+                "only one of clipnorm, clipvalue and global_clipnorm can be set".to_string(),
+            ));
+        }
+        Ok(match (self.clipnorm, self.clipvalue) {
+            (Some(c), _) => Some(GradientClip::Norm(c)),
+            (_, Some(c)) => Some(GradientClip::Value(c)),
+            _ => None,
+        })
+    }
+}
+
+/// Keras's optimizer configs (Keras's class names), trained by Keras 3's update rules.
 #[derive(Deserialize)]
 #[serde(tag = "class_name", content = "config")]
 #[allow(clippy::upper_case_acronyms)]
 enum OptimizerSpec {
     SGD {
-        learning_rate: f32,
+        #[serde(flatten)]
+        common: CommonSpec,
         momentum: f32,
         nesterov: bool,
-        weight_decay: f32,
-        global_clipnorm: Option<f32>,
     },
     Adam {
-        learning_rate: f32,
+        #[serde(flatten)]
+        common: CommonSpec,
         beta_1: f32,
         beta_2: f32,
         epsilon: f32,
-        weight_decay: f32,
-        global_clipnorm: Option<f32>,
+        #[serde(default)]
+        amsgrad: bool,
     },
     AdamW {
-        learning_rate: f32,
+        #[serde(flatten)]
+        common: CommonSpec,
         beta_1: f32,
         beta_2: f32,
         epsilon: f32,
-        weight_decay: f32,
-        global_clipnorm: Option<f32>,
+        #[serde(default)]
+        amsgrad: bool,
     },
     RMSprop {
-        learning_rate: f32,
+        #[serde(flatten)]
+        common: CommonSpec,
         rho: f32,
         epsilon: f32,
-        weight_decay: f32,
-        global_clipnorm: Option<f32>,
+        #[serde(default)]
+        momentum: f32,
+        #[serde(default)]
+        centered: bool,
     },
     Adagrad {
-        learning_rate: f32,
+        #[serde(flatten)]
+        common: CommonSpec,
         epsilon: f32,
-        weight_decay: f32,
-        global_clipnorm: Option<f32>,
+        /// Keras's default; files saved before the field existed had accumulators from 0
+        /// and now start at Keras's 0.1.
+        #[serde(default = "keras_initial_accumulator")]
+        initial_accumulator_value: f32,
     },
 }
 
-fn clip<O: Optimizer + 'static>(
+fn keras_initial_accumulator() -> f32 {
+    0.1
+}
+
+/// Every optimizer's options that Keras shares: the per-variable and global clips.
+fn finish<O: Optimizer + 'static>(
     opt: O,
-    clipnorm: Option<f32>,
-    with: impl FnOnce(O, f32) -> RustymlResult<O>,
+    common: &CommonSpec,
+    with_clip: impl FnOnce(O, GradientClip) -> RustymlResult<O>,
+    with_global: impl FnOnce(O, f32) -> RustymlResult<O>,
 ) -> RustymlResult<Box<dyn Optimizer>> {
-    Ok(match clipnorm {
-        Some(c) => Box::new(with(opt, c)?),
+    let opt = match common.clip()? {
+        Some(c) => with_clip(opt, c)?,
+        None => opt,
+    };
+    Ok(match common.global_clipnorm {
+        Some(c) => Box::new(with_global(opt, c)?),
         None => Box::new(opt),
     })
 }
 
+/// The constructors refuse a learning rate of 0 (RustyML 0.15's guard); Keras accepts it, so
+/// each optimizer is built at this rate and then given the spec's through
+/// `with_learning_rate`, which accepts any finite rate >= 0.
+const PROVISIONAL_LR: f32 = 1.0;
+
 impl OptimizerSpec {
     fn build(&self) -> RustymlResult<Box<dyn Optimizer>> {
-        match *self {
+        match self {
             OptimizerSpec::SGD {
-                learning_rate,
+                common,
                 momentum,
                 nesterov,
-                weight_decay,
-                global_clipnorm,
-            } => clip(
-                SGD::new(learning_rate, momentum, nesterov, weight_decay)?,
-                global_clipnorm,
+            } => finish(
+                SGD::new(PROVISIONAL_LR, *momentum, *nesterov, common.weight_decay)?
+                    .with_learning_rate(common.learning_rate)?
+                    .with_weight_decay_rule(common.weight_decay_rule.rule()),
+                common,
+                SGD::with_gradient_clip,
                 SGD::with_global_clipnorm,
             ),
             OptimizerSpec::Adam {
-                learning_rate,
+                common,
                 beta_1,
                 beta_2,
                 epsilon,
-                weight_decay,
-                global_clipnorm,
-            } => clip(
-                Adam::new(learning_rate, beta_1, beta_2, epsilon, weight_decay)?,
-                global_clipnorm,
+                amsgrad,
+            } => finish(
+                Adam::new(
+                    PROVISIONAL_LR,
+                    *beta_1,
+                    *beta_2,
+                    *epsilon,
+                    common.weight_decay,
+                )?
+                .with_learning_rate(common.learning_rate)?
+                .with_weight_decay_rule(common.weight_decay_rule.rule())
+                .with_epsilon_placement(AdamEpsilon::UncorrectedRoot)
+                .with_amsgrad(*amsgrad),
+                common,
+                Adam::with_gradient_clip,
                 Adam::with_global_clipnorm,
             ),
+            // Keras's AdamW is its Adam with a default weight decay: the same rules.
             OptimizerSpec::AdamW {
-                learning_rate,
+                common,
                 beta_1,
                 beta_2,
                 epsilon,
-                weight_decay,
-                global_clipnorm,
-            } => clip(
-                AdamW::new(learning_rate, beta_1, beta_2, epsilon, weight_decay)?,
-                global_clipnorm,
+                amsgrad,
+            } => finish(
+                AdamW::new(
+                    PROVISIONAL_LR,
+                    *beta_1,
+                    *beta_2,
+                    *epsilon,
+                    common.weight_decay,
+                )?
+                .with_learning_rate(common.learning_rate)?
+                .with_weight_decay_rule(common.weight_decay_rule.rule())
+                .with_epsilon_placement(AdamEpsilon::UncorrectedRoot)
+                .with_amsgrad(*amsgrad),
+                common,
+                AdamW::with_gradient_clip,
                 AdamW::with_global_clipnorm,
             ),
             OptimizerSpec::RMSprop {
-                learning_rate,
+                common,
                 rho,
                 epsilon,
-                weight_decay,
-                global_clipnorm,
-            } => clip(
-                RMSprop::new(learning_rate, rho, epsilon, weight_decay)?,
-                global_clipnorm,
+                momentum,
+                centered,
+            } => finish(
+                RMSprop::new(PROVISIONAL_LR, *rho, *epsilon, common.weight_decay)?
+                    .with_learning_rate(common.learning_rate)?
+                    .with_weight_decay_rule(common.weight_decay_rule.rule())
+                    .with_epsilon_placement(EpsilonPlacement::InsideRoot)
+                    .with_momentum(*momentum)?
+                    .with_centered(*centered),
+                common,
+                RMSprop::with_gradient_clip,
                 RMSprop::with_global_clipnorm,
             ),
             OptimizerSpec::Adagrad {
-                learning_rate,
+                common,
                 epsilon,
-                weight_decay,
-                global_clipnorm,
-            } => clip(
-                AdaGrad::new(learning_rate, epsilon, weight_decay)?,
-                global_clipnorm,
+                initial_accumulator_value,
+            } => finish(
+                AdaGrad::new(PROVISIONAL_LR, *epsilon, common.weight_decay)?
+                    .with_learning_rate(common.learning_rate)?
+                    .with_weight_decay_rule(common.weight_decay_rule.rule())
+                    .with_epsilon_placement(EpsilonPlacement::InsideRoot)
+                    .with_initial_accumulator(*initial_accumulator_value)?,
+                common,
+                AdaGrad::with_gradient_clip,
                 AdaGrad::with_global_clipnorm,
             ),
         }
@@ -1174,7 +1297,12 @@ impl LossSpec {
         Ok(match self.name.as_str() {
             "mean_squared_error" => Box::new(MeanSquaredError::new()),
             "mean_absolute_error" => Box::new(MeanAbsoluteError::new()),
-            "binary_crossentropy" => Box::new(BinaryCrossEntropy::new()),
+            // Keras clamps probabilities in float32 (upper bound 1 - 2^-23).
+            "binary_crossentropy" => Box::new(
+                BinaryCrossEntropy::configured()
+                    .with_from_logits(self.from_logits)
+                    .with_probability_clamp(ProbabilityClamp::Float32),
+            ),
             "categorical_crossentropy" => Box::new(CategoricalCrossEntropy::new(self.from_logits)),
             "sparse_categorical_crossentropy" => {
                 Box::new(SparseCategoricalCrossEntropy::new(self.from_logits))

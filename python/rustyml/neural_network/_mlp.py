@@ -67,11 +67,10 @@ class _BaseMLP(BaseEstimator):
         out_kwargs = {} if sizes else {"input_shape": (n_features,)}
         stack.append(layers.Dense(n_outputs, activation=output_activation, **out_kwargs))
         model = Sequential(stack, seed=self.random_state)
-        # scikit-learn's alpha is an L2 penalty on the weights: Adam's coupled weight decay.
-        model.compile(
-            optimizer=optimizers.Adam(self.learning_rate_init, weight_decay=float(self.alpha)),
-            loss=loss,
-        )
+        # scikit-learn's alpha is an L2 penalty on the weights (kernels, not biases) added to
+        # the gradient, not Keras's decoupled decay of every variable.
+        optimizer = optimizers.Adam(self.learning_rate_init, weight_decay=float(self.alpha))
+        model.compile(optimizer=optimizers._with_l2_kernel_decay(optimizer), loss=loss)
         return model
 
     def _train(self, model, X, y):
@@ -117,6 +116,11 @@ class _BaseMLP(BaseEstimator):
 
             from rustyml.neural_network import losses
 
+            opt = json.loads(compiled[0])
+            if "weight_decay_rule" not in opt.get("config", {}):
+                # Pickled before the rule was stored: the MLP's decay was always L2 on kernels.
+                opt.setdefault("config", {})["weight_decay_rule"] = "coupled_l2_kernels"
+                compiled = (json.dumps(opt), compiled[1])
             loss = losses.get(json.loads(compiled[1]))
             model._compiled = (compiled[0], compiled[1], loss, [])
             model.loss = loss

@@ -1,30 +1,74 @@
-"""Keras-style optimizers: name, learning rate and hyper-parameters, applied in Rust."""
+"""Keras-style optimizers: name, learning rate and hyper-parameters, applied in Rust.
+
+The update rules are Keras 3's: weight decay is decoupled (``p -= p * weight_decay * lr``
+before each update) and applies to every trainable variable, biases included; Adam adds
+epsilon to the root of the uncorrected second moment; RMSprop and Adagrad add it inside the
+root; Adagrad's accumulators start at ``initial_accumulator_value``. ``clipnorm`` clips each
+variable's gradient by its own norm, ``global_clipnorm`` all of them by their joint norm,
+``clipvalue`` each element; at most one of the three may be set.
+"""
+
+import math
+import numbers
 
 
-def _check_lr(learning_rate, name):
-    lr = float(learning_rate)
-    if not (lr > 0.0 and lr < float("inf")):
+def _number(value, what, name):
+    """A real number (not a string or a bool), as a float; else a ValueError naming it."""
+    if isinstance(value, (bool, str, bytes)) or not isinstance(value, numbers.Real):
+        # Keras refuses a non-float learning rate with ValueError; the door does the same.
+        raise ValueError(f"{what}: {name} must be a number, got {value!r}")  # noqa: TRY004
+    return float(value)
+
+
+def _check_lr(learning_rate, what):
+    lr = _number(learning_rate, what, "learning_rate")
+    if not (lr >= 0.0 and math.isfinite(lr)):
         raise ValueError(
-            f"{name}: learning_rate must be a finite number > 0, got {learning_rate!r}"
+            f"{what}: learning_rate must be a finite number >= 0, got {learning_rate!r}"
         )
     return lr
 
 
-class Optimizer:
-    """Base class. ``clipnorm`` here is Keras's ``global_clipnorm`` (one norm over every gradient)."""
+def _optional_positive(value, what, name):
+    if value is None:
+        return None
+    v = _number(value, what, name)
+    if not (v > 0.0 and math.isfinite(v)):
+        raise ValueError(f"{what}: {name} must be a finite number > 0, got {value!r}")
+    return v
 
-    def __init__(self, learning_rate, global_clipnorm=None, weight_decay=0.0):
-        self.learning_rate = _check_lr(learning_rate, type(self).__name__)
-        if global_clipnorm is not None:
-            global_clipnorm = float(global_clipnorm)
-            if not global_clipnorm > 0.0:
-                raise ValueError(f"global_clipnorm must be > 0, got {global_clipnorm}")
-        self.global_clipnorm = global_clipnorm
-        self.weight_decay = float(weight_decay)
+
+class Optimizer:
+    """Base class: learning rate, weight decay and gradient clipping (Keras's arguments)."""
+
+    def __init__(
+        self,
+        learning_rate,
+        weight_decay=None,
+        clipnorm=None,
+        clipvalue=None,
+        global_clipnorm=None,
+    ):
+        what = type(self).__name__
+        self.learning_rate = _check_lr(learning_rate, what)
+        if weight_decay is not None:
+            weight_decay = _number(weight_decay, what, "weight_decay")
+            if not (weight_decay >= 0.0 and math.isfinite(weight_decay)):
+                raise ValueError(
+                    f"{what}: weight_decay must be a finite number >= 0, got {weight_decay!r}"
+                )
+        self.weight_decay = weight_decay
+        self.clipnorm = _optional_positive(clipnorm, what, "clipnorm")
+        self.clipvalue = _optional_positive(clipvalue, what, "clipvalue")
+        self.global_clipnorm = _optional_positive(global_clipnorm, what, "global_clipnorm")
+        if sum(c is not None for c in (clipnorm, clipvalue, global_clipnorm)) > 1:
+            raise ValueError(
+                f"{what}: only one of clipnorm, clipvalue and global_clipnorm can be set, got "
+                f"clipnorm={clipnorm}, clipvalue={clipvalue}, global_clipnorm={global_clipnorm}"
+            )
 
     def get_config(self):
-        config = dict(self.__dict__)
-        return config
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
 
     @classmethod
     def from_config(cls, config):
@@ -41,11 +85,13 @@ class SGD(Optimizer):
         learning_rate=0.01,
         momentum=0.0,
         nesterov=False,
-        weight_decay=0.0,
+        weight_decay=None,
+        clipnorm=None,
+        clipvalue=None,
         global_clipnorm=None,
     ):
-        super().__init__(learning_rate, global_clipnorm, weight_decay)
-        self.momentum = float(momentum)
+        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm)
+        self.momentum = _number(momentum, "SGD", "momentum")
         self.nesterov = bool(nesterov)
 
 
@@ -56,41 +102,84 @@ class Adam(Optimizer):
         beta_1=0.9,
         beta_2=0.999,
         epsilon=1e-7,
-        weight_decay=0.0,
+        amsgrad=False,
+        weight_decay=None,
+        clipnorm=None,
+        clipvalue=None,
         global_clipnorm=None,
     ):
-        super().__init__(learning_rate, global_clipnorm, weight_decay)
-        self.beta_1 = float(beta_1)
-        self.beta_2 = float(beta_2)
-        self.epsilon = float(epsilon)
+        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm)
+        what = type(self).__name__
+        self.beta_1 = _number(beta_1, what, "beta_1")
+        self.beta_2 = _number(beta_2, what, "beta_2")
+        self.epsilon = _number(epsilon, what, "epsilon")
+        self.amsgrad = bool(amsgrad)
 
 
 class AdamW(Adam):
     def __init__(
         self,
         learning_rate=0.001,
+        weight_decay=0.004,
         beta_1=0.9,
         beta_2=0.999,
         epsilon=1e-7,
-        weight_decay=0.004,
+        amsgrad=False,
+        clipnorm=None,
+        clipvalue=None,
         global_clipnorm=None,
     ):
-        super().__init__(learning_rate, beta_1, beta_2, epsilon, weight_decay, global_clipnorm)
+        if weight_decay is None:
+            raise ValueError("AdamW: weight_decay must be a float, got None")
+        super().__init__(
+            learning_rate,
+            beta_1,
+            beta_2,
+            epsilon,
+            amsgrad,
+            weight_decay,
+            clipnorm,
+            clipvalue,
+            global_clipnorm,
+        )
 
 
 class RMSprop(Optimizer):
     def __init__(
-        self, learning_rate=0.001, rho=0.9, epsilon=1e-7, weight_decay=0.0, global_clipnorm=None
+        self,
+        learning_rate=0.001,
+        rho=0.9,
+        momentum=0.0,
+        epsilon=1e-7,
+        centered=False,
+        weight_decay=None,
+        clipnorm=None,
+        clipvalue=None,
+        global_clipnorm=None,
     ):
-        super().__init__(learning_rate, global_clipnorm, weight_decay)
-        self.rho = float(rho)
-        self.epsilon = float(epsilon)
+        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm)
+        self.rho = _number(rho, "RMSprop", "rho")
+        self.momentum = _number(momentum, "RMSprop", "momentum")
+        self.epsilon = _number(epsilon, "RMSprop", "epsilon")
+        self.centered = bool(centered)
 
 
 class Adagrad(Optimizer):
-    def __init__(self, learning_rate=0.001, epsilon=1e-7, weight_decay=0.0, global_clipnorm=None):
-        super().__init__(learning_rate, global_clipnorm, weight_decay)
-        self.epsilon = float(epsilon)
+    def __init__(
+        self,
+        learning_rate=0.001,
+        initial_accumulator_value=0.1,
+        epsilon=1e-7,
+        weight_decay=None,
+        clipnorm=None,
+        clipvalue=None,
+        global_clipnorm=None,
+    ):
+        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm)
+        self.initial_accumulator_value = _number(
+            initial_accumulator_value, "Adagrad", "initial_accumulator_value"
+        )
+        self.epsilon = _number(epsilon, "Adagrad", "epsilon")
 
 
 AdaGrad = Adagrad
@@ -111,12 +200,31 @@ def get(identifier):
         cls = _BY_NAME.get(str(identifier.get("class_name", "")).lower())
         if cls is None:
             raise ValueError(f"unknown optimizer config {identifier!r}")
-        return cls.from_config(identifier.get("config", {}))
+        config = dict(identifier.get("config", {}))
+        rule = config.pop("weight_decay_rule", None)
+        opt = cls.from_config(config)
+        if rule is not None:
+            opt._weight_decay_rule = rule
+        return opt
     raise ValueError(f"optimizer must be a name or an Optimizer, got {identifier!r}")
 
 
+def _with_l2_kernel_decay(optimizer):
+    """The optimizer with scikit-learn's reading of its weight decay: an L2 term added to the
+    gradient of the kernels only (the MLP estimators' ``alpha``), not Keras's decoupled decay of
+    every variable."""
+    optimizer._weight_decay_rule = "coupled_l2_kernels"
+    return optimizer
+
+
 def serialize(optimizer):
-    return {"class_name": type(optimizer).__name__, "config": optimizer.get_config()}
+    config = optimizer.get_config()
+    if config.get("weight_decay") is None:
+        config["weight_decay"] = 0.0
+    rule = getattr(optimizer, "_weight_decay_rule", None)
+    if rule is not None:
+        config["weight_decay_rule"] = rule
+    return {"class_name": type(optimizer).__name__, "config": config}
 
 
 __all__ = ["SGD", "AdaGrad", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "get"]

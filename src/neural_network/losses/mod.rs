@@ -9,7 +9,9 @@ pub mod mean_absolute_error;
 pub mod mean_squared_error;
 pub mod sparse_categorical_cross_entropy;
 
-pub use binary_cross_entropy::BinaryCrossEntropy;
+pub use binary_cross_entropy::{
+    BinaryCrossEntropy, ConfiguredBinaryCrossEntropy, ProbabilityClamp,
+};
 pub use categorical_cross_entropy::CategoricalCrossEntropy;
 pub use mean_absolute_error::MeanAbsoluteError;
 pub use mean_squared_error::MeanSquaredError;

@@ -1,6 +1,7 @@
 //! Adam (Kingma & Ba 2015) with L2-coupled weight decay: `g + wd * p` enters the moments.
 
-use super::adam_core::{AdamCore, Decay};
+use super::adam_core::AdamCore;
+use super::rules::{AdamEpsilon, DecayCoupling, DecayScope, GradientClip, WeightDecayRule};
 use crate::error::RustymlResult;
 use crate::neural_network::traits::{Layer, Optimizer};
 
@@ -27,7 +28,7 @@ impl Adam {
                 beta2,
                 epsilon,
                 weight_decay,
-                Decay::Coupled,
+                WeightDecayRule::new(DecayCoupling::CoupledL2, DecayScope::KernelsOnly),
             )?,
         })
     }
@@ -35,6 +36,39 @@ impl Adam {
     /// Clips every batch's gradients so that their global L2 norm is at most `global_clipnorm`.
     pub fn with_global_clipnorm(mut self, global_clipnorm: f32) -> RustymlResult<Self> {
         self.core.set_global_clipnorm(global_clipnorm)?;
+        Ok(self)
+    }
+
+    /// Replaces how weight decay applies (default: L2-coupled, kernels only).
+    pub fn with_weight_decay_rule(mut self, rule: WeightDecayRule) -> Self {
+        self.core.decay = rule;
+        self
+    }
+
+    /// Where epsilon meets the second moment (default: [`AdamEpsilon::CorrectedRoot`]).
+    pub fn with_epsilon_placement(mut self, placement: AdamEpsilon) -> Self {
+        self.core.epsilon_placement = placement;
+        self
+    }
+
+    /// AMSGrad (Reddi et al. 2018): the denominator uses the running maximum of the second
+    /// moment.
+    pub fn with_amsgrad(mut self, amsgrad: bool) -> Self {
+        self.core.amsgrad = amsgrad;
+        self
+    }
+
+    /// Clips each parameter's gradient (by its own norm, or elementwise by value) after the
+    /// global-norm scale.
+    pub fn with_gradient_clip(mut self, clip: GradientClip) -> RustymlResult<Self> {
+        self.core.set_gradient_clip(clip)?;
+        Ok(self)
+    }
+
+    /// Replaces the learning rate; unlike the constructor's, this one may be 0 (finite and
+    /// >= 0), as a warm-up schedule's first step is.
+    pub fn with_learning_rate(mut self, learning_rate: f32) -> RustymlResult<Self> {
+        self.core.set_learning_rate_checked(learning_rate)?;
         Ok(self)
     }
 }

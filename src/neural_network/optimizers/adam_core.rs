@@ -1,19 +1,11 @@
 //! The Adam update shared by `Adam` (L2-coupled decay) and `AdamW` (decoupled decay).
 
-use super::kernels::{adam_step, apply_weight_decay, coupled_grad, scaled_grad};
+use super::kernels::{adam_step, adam_step_with};
+use super::rules::{prepare_grad, AdamEpsilon, GradientClip, WeightDecayRule};
 use super::state::LayerSlots;
-use super::validation::{non_negative, positive, unit_interval};
+use super::validation::{self, non_negative, positive, unit_interval};
 use crate::error::RustymlResult;
 use crate::neural_network::traits::Layer;
-
-/// How weight decay enters the update.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Decay {
-    /// `g + wd * p` flows through the moments (Adam with L2).
-    Coupled,
-    /// `p *= 1 - lr * wd` beside the adaptive step (Loshchilov & Hutter's AdamW).
-    Decoupled,
-}
 
 #[derive(Debug)]
 pub(crate) struct AdamCore {
@@ -23,9 +15,13 @@ pub(crate) struct AdamCore {
     epsilon: f32,
     weight_decay: f32,
     pub(crate) global_clipnorm: Option<f32>,
-    decay: Decay,
+    pub(crate) clip: Option<GradientClip>,
+    pub(crate) decay: WeightDecayRule,
+    pub(crate) epsilon_placement: AdamEpsilon,
+    pub(crate) amsgrad: bool,
     t: u64,
     moments: LayerSlots<2>,
+    max_second_moments: LayerSlots<1>,
 }
 
 impl AdamCore {
@@ -35,7 +31,7 @@ impl AdamCore {
         beta2: f32,
         epsilon: f32,
         weight_decay: f32,
-        decay: Decay,
+        decay: WeightDecayRule,
     ) -> RustymlResult<Self> {
         Ok(Self {
             learning_rate: positive("learning_rate", learning_rate)?,
@@ -44,9 +40,13 @@ impl AdamCore {
             epsilon: positive("epsilon", epsilon)?,
             weight_decay: non_negative("weight_decay", weight_decay)?,
             global_clipnorm: None,
+            clip: None,
             decay,
+            epsilon_placement: AdamEpsilon::CorrectedRoot,
+            amsgrad: false,
             t: 0,
             moments: LayerSlots::default(),
+            max_second_moments: LayerSlots::default(),
         })
     }
 
@@ -55,9 +55,20 @@ impl AdamCore {
         Ok(())
     }
 
+    pub(crate) fn set_gradient_clip(&mut self, clip: GradientClip) -> RustymlResult<()> {
+        self.clip = Some(validation::gradient_clip(clip)?);
+        Ok(())
+    }
+
+    pub(crate) fn set_learning_rate_checked(&mut self, lr: f32) -> RustymlResult<()> {
+        self.learning_rate = validation::learning_rate(lr)?;
+        Ok(())
+    }
+
     pub(crate) fn step(&mut self) {
         self.t += 1;
         self.moments.rewind();
+        self.max_second_moments.rewind();
     }
 
     pub(crate) fn update(&mut self, layer: &mut dyn Layer, grad_scale: f32) {
@@ -66,29 +77,38 @@ impl AdamCore {
         let t = self.t.max(1);
         let mut params = layer.parameters();
         let slots = self.moments.claim(&params);
-        for (param, [m, v]) in params.iter_mut().zip(slots.iter_mut()) {
-            let grad = match self.decay {
-                Decay::Coupled => {
-                    coupled_grad(param.grad, param.value, param.decays, grad_scale, wd)
-                }
-                Decay::Decoupled => {
-                    if param.decays && wd > 0.0 {
-                        apply_weight_decay(param.value, lr, wd);
-                    }
-                    scaled_grad(param.grad, grad_scale)
-                }
-            };
-            adam_step(
-                param.value,
-                &grad,
-                m,
-                v,
-                lr,
-                self.beta1,
-                self.beta2,
-                self.epsilon,
-                t,
-            );
+        let mut max_slots = self.amsgrad.then(|| self.max_second_moments.claim(&params));
+        for (i, (param, [m, v])) in params.iter_mut().zip(slots.iter_mut()).enumerate() {
+            let grad = prepare_grad(param, grad_scale, self.clip, self.decay, lr, wd);
+            let v_max = max_slots.as_mut().map(|s| s[i][0].as_mut_slice());
+            if v_max.is_none() && self.epsilon_placement == AdamEpsilon::CorrectedRoot {
+                // The original constructors' kernel.
+                adam_step(
+                    param.value,
+                    &grad,
+                    m,
+                    v,
+                    lr,
+                    self.beta1,
+                    self.beta2,
+                    self.epsilon,
+                    t,
+                );
+            } else {
+                adam_step_with(
+                    param.value,
+                    &grad,
+                    m,
+                    v,
+                    v_max,
+                    lr,
+                    self.beta1,
+                    self.beta2,
+                    self.epsilon,
+                    t,
+                    self.epsilon_placement,
+                );
+            }
         }
     }
 }

@@ -5,6 +5,7 @@
 //! aligned chunks and runs the very same per-element arithmetic on each chunk: serial and
 //! parallel agree bit for bit.
 
+use super::rules::{AdamEpsilon, EpsilonPlacement};
 use crate::declare_gate;
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -246,6 +247,223 @@ pub fn adagrad_step(
     });
 }
 
+/// Chunks of an optional state buffer aligned with the parameter's `TASK` chunks (`None` for
+/// each chunk when the buffer is absent).
+fn optional_chunks(buf: Option<&mut [f32]>, len: usize) -> Vec<Option<&mut [f32]>> {
+    match buf {
+        Some(b) => {
+            assert_eq!(b.len(), len, "parameter and state lengths differ");
+            b.chunks_mut(TASK).map(Some).collect()
+        }
+        None => (0..len.div_ceil(TASK)).map(|_| None).collect(),
+    }
+}
+
+/// [`run3`] with two further optional state buffers.
+fn run3_opt2(
+    param: &mut [f32],
+    grad: &[f32],
+    s1: &mut [f32],
+    o1: Option<&mut [f32]>,
+    o2: Option<&mut [f32]>,
+    f: impl Fn(&mut [f32], &[f32], &mut [f32], Option<&mut [f32]>, Option<&mut [f32]>) + Sync,
+) {
+    assert_eq!(
+        param.len(),
+        grad.len(),
+        "parameter and gradient lengths differ"
+    );
+    assert_eq!(param.len(), s1.len(), "parameter and state lengths differ");
+    let len = param.len();
+    if FUSED_SLICE.allows_parallel(len) {
+        param
+            .par_chunks_mut(TASK)
+            .zip(grad.par_chunks(TASK))
+            .zip(s1.par_chunks_mut(TASK))
+            .zip(optional_chunks(o1, len).into_par_iter())
+            .zip(optional_chunks(o2, len).into_par_iter())
+            .for_each(|((((p, g), a), b), c)| f(p, g, a, b, c));
+    } else {
+        if let Some(b) = &o1 {
+            assert_eq!(b.len(), len, "parameter and state lengths differ");
+        }
+        if let Some(c) = &o2 {
+            assert_eq!(c.len(), len, "parameter and state lengths differ");
+        }
+        f(param, grad, s1, o1, o2);
+    }
+}
+
+/// Each parameter's gradient rescaled so its L2 norm is at most `bound`:
+/// `g * bound / max(||g||, bound)` (the form Keras computes, also when no clipping is needed).
+/// The norm is accumulated in f64 by the deterministic blocked fold.
+pub fn clip_by_norm(grad: Cow<'_, [f32]>, bound: f32) -> Cow<'_, [f32]> {
+    let norm = crate::math::reduction::sq_sum_f32(&grad).sqrt() as f32;
+    let denom = norm.max(bound);
+    let mut out = grad.into_owned();
+    let len = out.len();
+    let clip = |s: &mut [f32]| s.iter_mut().for_each(|g| *g = *g * bound / denom);
+    if FUSED_SLICE.allows_parallel(len) {
+        out.par_chunks_mut(TASK).for_each(clip);
+    } else {
+        clip(&mut out);
+    }
+    Cow::Owned(out)
+}
+
+/// Each gradient element clamped to `[-bound, bound]`.
+pub fn clip_by_value(grad: Cow<'_, [f32]>, bound: f32) -> Cow<'_, [f32]> {
+    let mut out = grad.into_owned();
+    let len = out.len();
+    let clip = |s: &mut [f32]| s.iter_mut().for_each(|g| *g = g.clamp(-bound, bound));
+    if FUSED_SLICE.allows_parallel(len) {
+        out.par_chunks_mut(TASK).for_each(clip);
+    } else {
+        clip(&mut out);
+    }
+    Cow::Owned(out)
+}
+
+/// One Adam step at timestep `t >= 1` with a chosen epsilon placement and optional AMSGrad
+/// (`v_max` holds the running maximum of the second moment, which then replaces it in the
+/// denominator).
+///
+/// - [`AdamEpsilon::CorrectedRoot`]: `m = b1 m + (1 - b1) g`, `v = b2 v + (1 - b2) g²`,
+///   `p -= lr (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps)` (equal to [`adam_step`]
+///   without AMSGrad).
+/// - [`AdamEpsilon::UncorrectedRoot`]: `m += (g - m)(1 - b1)`, `v += (g² - v)(1 - b2)`,
+///   `p -= (m alpha) / (sqrt(v) + eps)` with `alpha = lr sqrt(1 - b2^t) / (1 - b1^t)`.
+#[allow(clippy::too_many_arguments)]
+pub fn adam_step_with(
+    param: &mut [f32],
+    grad: &[f32],
+    m: &mut [f32],
+    v: &mut [f32],
+    v_max: Option<&mut [f32]>,
+    lr: f32,
+    beta1: f32,
+    beta2: f32,
+    epsilon: f32,
+    t: u64,
+    placement: AdamEpsilon,
+) {
+    let t = t.max(1).min(i32::MAX as u64) as i32;
+    let p1 = beta1.powf(t as f32);
+    let p2 = beta2.powf(t as f32);
+    let (c1, c2) = (1.0 - p1, 1.0 - p2);
+    let alpha = lr * c2.sqrt() / c1;
+    let (k1, k2) = (1.0 - beta1, 1.0 - beta2);
+    // Two state buffers travel as `s1` and the first optional slot; AMSGrad's maximum as the
+    // second.
+    run3_opt2(param, grad, m, Some(v), v_max, |p, g, m, v, vmax| {
+        let v = v.expect("second moment present");
+        let mut vmax = vmax;
+        for i in 0..p.len() {
+            let g = g[i];
+            let denom_v = match placement {
+                AdamEpsilon::CorrectedRoot => {
+                    m[i] = beta1 * m[i] + k1 * g;
+                    v[i] = beta2 * v[i] + k2 * g * g;
+                    v[i]
+                }
+                AdamEpsilon::UncorrectedRoot => {
+                    m[i] += (g - m[i]) * k1;
+                    v[i] += (g * g - v[i]) * k2;
+                    v[i]
+                }
+            };
+            let denom_v = match vmax.as_deref_mut() {
+                Some(vm) => {
+                    vm[i] = vm[i].max(denom_v);
+                    vm[i]
+                }
+                None => denom_v,
+            };
+            match placement {
+                AdamEpsilon::CorrectedRoot => {
+                    p[i] -= lr * (m[i] / c1) / ((denom_v / c2).sqrt() + epsilon);
+                }
+                AdamEpsilon::UncorrectedRoot => {
+                    p[i] -= (m[i] * alpha) / (denom_v.sqrt() + epsilon);
+                }
+            }
+        }
+    });
+}
+
+/// One RMSprop step with a chosen epsilon placement, optional centring and optional momentum:
+/// `s = rho s + (1 - rho) g²`; centred, also `a = rho a + (1 - rho) g` and the statistic is
+/// `s - a²`; the increment is `lr g / (sqrt(stat) + eps)` or `lr g / sqrt(stat + eps)`; with
+/// momentum `u = momentum u + increment`, `p -= u`, otherwise `p -= increment`.
+/// `mean_grad` must be given exactly when centred, `velocity` exactly when momentum > 0.
+#[allow(clippy::too_many_arguments)]
+pub fn rmsprop_step_with(
+    param: &mut [f32],
+    grad: &[f32],
+    cache: &mut [f32],
+    mean_grad: Option<&mut [f32]>,
+    velocity: Option<&mut [f32]>,
+    rho: f32,
+    lr: f32,
+    epsilon: f32,
+    momentum: f32,
+    placement: EpsilonPlacement,
+) {
+    let k = 1.0 - rho;
+    run3_opt2(
+        param,
+        grad,
+        cache,
+        mean_grad,
+        velocity,
+        |p, g, c, mut a, mut u| {
+            for i in 0..p.len() {
+                let g = g[i];
+                c[i] = rho * c[i] + k * (g * g);
+                let stat = match a.as_deref_mut() {
+                    Some(a) => {
+                        a[i] = rho * a[i] + k * g;
+                        c[i] - a[i] * a[i]
+                    }
+                    None => c[i],
+                };
+                let increment = match placement {
+                    EpsilonPlacement::OutsideRoot => lr * g / (stat.sqrt() + epsilon),
+                    EpsilonPlacement::InsideRoot => lr * g / (stat + epsilon).sqrt(),
+                };
+                match u.as_deref_mut() {
+                    Some(u) => {
+                        u[i] = momentum * u[i] + increment;
+                        p[i] -= u[i];
+                    }
+                    None => p[i] -= increment,
+                }
+            }
+        },
+    );
+}
+
+/// One AdaGrad step with a chosen epsilon placement: `a += g²`, then
+/// `p -= lr g / (sqrt(a) + eps)` or `p -= lr g / sqrt(a + eps)`.
+pub fn adagrad_step_with(
+    param: &mut [f32],
+    grad: &[f32],
+    accumulator: &mut [f32],
+    lr: f32,
+    epsilon: f32,
+    placement: EpsilonPlacement,
+) {
+    match placement {
+        EpsilonPlacement::OutsideRoot => adagrad_step(param, grad, accumulator, lr, epsilon),
+        EpsilonPlacement::InsideRoot => run3(param, grad, accumulator, |p, g, a| {
+            for ((p, &g), a) in p.iter_mut().zip(g).zip(a.iter_mut()) {
+                *a += g * g;
+                *p -= lr * g / (*a + epsilon).sqrt();
+            }
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -277,7 +495,53 @@ mod tests {
             adam_step(&mut p, &l2, &mut s1, &mut s2, 0.01, 0.9, 0.999, 1e-8, 3);
             rmsprop_step(&mut p, &g, &mut s1, 0.9, 0.01, 1e-7);
             adagrad_step(&mut p, &g, &mut s2, 0.01, 1e-7);
-            (bits(&p), bits(&s1), bits(&s2), bits(&l2))
+            let mut s3 = vec![0.0f32; n];
+            let mut s4 = vec![0.0f32; n];
+            for placement in [AdamEpsilon::CorrectedRoot, AdamEpsilon::UncorrectedRoot] {
+                adam_step_with(
+                    &mut p,
+                    &g,
+                    &mut s1,
+                    &mut s2,
+                    Some(&mut s3),
+                    0.01,
+                    0.9,
+                    0.999,
+                    1e-3,
+                    2,
+                    placement,
+                );
+                adam_step_with(
+                    &mut p, &g, &mut s1, &mut s2, None, 0.01, 0.9, 0.999, 1e-3, 3, placement,
+                );
+            }
+            for placement in [EpsilonPlacement::OutsideRoot, EpsilonPlacement::InsideRoot] {
+                rmsprop_step_with(
+                    &mut p,
+                    &g,
+                    &mut s1,
+                    Some(&mut s3),
+                    Some(&mut s4),
+                    0.9,
+                    0.01,
+                    1e-3,
+                    0.5,
+                    placement,
+                );
+                rmsprop_step_with(
+                    &mut p, &g, &mut s1, None, None, 0.9, 0.01, 1e-3, 0.0, placement,
+                );
+                adagrad_step_with(&mut p, &g, &mut s2, 0.01, 1e-3, placement);
+            }
+            let by_norm = clip_by_norm(Cow::Borrowed(&g), 3.0).into_owned();
+            let by_value = clip_by_value(Cow::Borrowed(&g), 0.25).into_owned();
+            (
+                bits(&p),
+                bits(&s1),
+                bits(&s2),
+                bits(&l2),
+                (bits(&s3), bits(&s4), bits(&by_norm), bits(&by_value)),
+            )
         };
         let (s, p) = serial_and_parallel(&FUSED_SLICE, run_all);
         assert_eq!(s, p);

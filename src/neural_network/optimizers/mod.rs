@@ -1,7 +1,8 @@
 //! Optimizers: SGD, Adam, AdamW, RMSprop, AdaGrad, over the public slice kernels in
 //! [`kernels`]. Every optimizer supports clip-by-global-norm (`with_global_clipnorm`; the model
 //! computes the norm and passes the factor to `update`) and never decays parameters marked
-//! `ParamGrad::no_decay`.
+//! `ParamGrad::no_decay`. The choices on which frameworks differ (weight decay's coupling and
+//! scope, epsilon's placement, per-variable clipping) are explicit options in [`rules`].
 
 pub mod ada_grad;
 pub mod adam;
@@ -9,6 +10,7 @@ mod adam_core;
 pub mod adam_w;
 pub mod kernels;
 pub mod rms_prop;
+pub mod rules;
 pub mod sgd;
 mod state;
 mod validation;
@@ -17,6 +19,9 @@ pub use ada_grad::AdaGrad;
 pub use adam::Adam;
 pub use adam_w::AdamW;
 pub use rms_prop::RMSprop;
+pub use rules::{
+    AdamEpsilon, DecayCoupling, DecayScope, EpsilonPlacement, GradientClip, WeightDecayRule,
+};
 pub use sgd::SGD;
 
 #[cfg(test)]
@@ -136,5 +141,147 @@ mod tests {
         // v1 = -0.1 g, v2 = 0.9 v1 - 0.1 g = -0.19 g; p2 = v1 + v2 = -0.29 g.
         assert!(close(a.w[0] as f64, -0.29));
         assert!(close(b.w[0] as f64, 0.58));
+    }
+
+    const KERAS_DECAY: WeightDecayRule =
+        WeightDecayRule::new(DecayCoupling::Decoupled, DecayScope::AllTrainable);
+
+    /// Epsilon on the raw root: alpha m / (sqrt(v) + eps) with alpha = lr sqrt(1 - b2) /
+    /// (1 - b1) at t = 1 equals lr g / (|g| + eps / sqrt(1 - b2)); decoupled decay of every
+    /// variable shrinks the bias as well, by lr * wd, before the step.
+    #[test]
+    fn adam_uncorrected_root_and_decay_of_all_trainable_by_hand() {
+        let (lr, wd, eps, b2) = (0.1f64, 0.5f64, 1e-2f64, 0.999f64);
+        let step = |g: f64| lr * g / (g.abs() + eps / (1.0 - b2).sqrt());
+        for amsgrad in [false, true] {
+            let mut adam = Adam::new(0.1, 0.9, 0.999, 1e-2, 0.5)
+                .unwrap()
+                .with_epsilon_placement(AdamEpsilon::UncorrectedRoot)
+                .with_weight_decay_rule(KERAS_DECAY)
+                .with_amsgrad(amsgrad);
+            let (w, b) = one_step(&mut adam, &mut Two::new(2.0, 1.0, 0.3, -0.4), 1.0);
+            assert!(close(w, 2.0 * (1.0 - lr * wd) - step(0.3)), "{w}");
+            assert!(close(b, 1.0 * (1.0 - lr * wd) - step(-0.4)), "{b}");
+        }
+        // AMSGrad keeps the larger second moment: after a step with g = 1 and one with
+        // g = 0.1, v = b2 * 0.001 + 0.001 * 0.01 but the maximum is still 0.001.
+        let mut ams = Adam::new(0.1, 0.0, 0.999, 1e-12, 0.0)
+            .unwrap()
+            .with_epsilon_placement(AdamEpsilon::UncorrectedRoot)
+            .with_amsgrad(true);
+        let mut layer = Two::new(0.0, 0.0, 1.0, 0.0);
+        one_step(&mut ams, &mut layer, 1.0);
+        layer.gw[0] = 0.1;
+        let before = layer.w[0] as f64;
+        let (w, _) = one_step(&mut ams, &mut layer, 1.0);
+        // beta1 = 0: m = g; alpha = lr sqrt(1 - b2²); denominator sqrt(max v) = sqrt(0.001).
+        let alpha = 0.1 * (1.0 - 0.999f64.powi(2)).sqrt();
+        assert!(
+            (w - (before - alpha * 0.1 / 0.001f64.sqrt())).abs() < 1e-5,
+            "{w}"
+        );
+    }
+
+    /// RMSprop with epsilon inside the root, centring and momentum; AdaGrad with epsilon
+    /// inside the root and accumulators starting at 0.1; all with Keras's decay rule.
+    #[test]
+    fn rmsprop_and_adagrad_options_by_hand() {
+        let (lr, wd, eps) = (0.1f64, 0.5f64, 1e-2f64);
+        let shrink = 1.0 - lr * wd;
+        let mut rms = RMSprop::new(0.1, 0.9, 1e-2, 0.5)
+            .unwrap()
+            .with_epsilon_placement(EpsilonPlacement::InsideRoot)
+            .with_weight_decay_rule(KERAS_DECAY);
+        let (w, b) = one_step(&mut rms, &mut Two::new(2.0, 1.0, 0.3, -0.4), 1.0);
+        let inc = |g: f64| lr * g / (0.1 * g * g + eps).sqrt();
+        assert!(close(w, 2.0 * shrink - inc(0.3)));
+        assert!(close(b, shrink - inc(-0.4)));
+
+        // Centred: a = 0.1 g, statistic 0.1 g² - 0.01 g² = 0.09 g²; momentum 0.5: the second
+        // step moves by 0.5 * inc1 + inc2.
+        let mut rms = RMSprop::new(0.1, 0.9, 1e-2, 0.0)
+            .unwrap()
+            .with_epsilon_placement(EpsilonPlacement::InsideRoot)
+            .with_centered(true)
+            .with_momentum(0.5)
+            .unwrap();
+        let mut layer = Two::new(0.0, 0.0, 1.0, 0.0);
+        let (w1, _) = one_step(&mut rms, &mut layer, 1.0);
+        let inc1 = lr / (0.09f64 + eps).sqrt();
+        assert!(close(w1, -inc1), "{w1}");
+        let (w2, _) = one_step(&mut rms, &mut layer, 1.0);
+        // c = 0.9 * 0.1 + 0.1 = 0.19, a = 0.9 * 0.1 + 0.1 = 0.19, statistic 0.19 - 0.0361.
+        let inc2 = lr / (0.19 - 0.19f64 * 0.19 + eps).sqrt();
+        assert!(close(w2, -inc1 - (0.5 * inc1 + inc2)), "{w2}");
+
+        let mut ada = AdaGrad::new(0.1, 1e-2, 0.5)
+            .unwrap()
+            .with_epsilon_placement(EpsilonPlacement::InsideRoot)
+            .with_initial_accumulator(0.1)
+            .unwrap()
+            .with_weight_decay_rule(KERAS_DECAY);
+        let (w, b) = one_step(&mut ada, &mut Two::new(2.0, 1.0, 0.3, -0.4), 1.0);
+        let step = |g: f64| lr * g / (0.1 + g * g + eps).sqrt();
+        assert!(close(w, 2.0 * shrink - step(0.3)));
+        assert!(close(b, shrink - step(-0.4)));
+    }
+
+    /// SGD's decay of every variable, per-variable clipping by norm and by value, and a
+    /// learning rate of 0 set after construction (the constructor still refuses it).
+    #[test]
+    fn sgd_decay_scope_clipping_and_zero_learning_rate() {
+        let mut sgd = SGD::new(0.1, 0.0, false, 0.5)
+            .unwrap()
+            .with_weight_decay_rule(KERAS_DECAY);
+        let (w, b) = one_step(&mut sgd, &mut Two::new(2.0, 1.0, 0.3, -0.4), 1.0);
+        assert!(close(w, 2.0 * 0.95 - 0.1 * 0.3));
+        assert!(close(b, 0.95 + 0.1 * 0.4));
+
+        // Norm 0.2: |0.3| -> 0.2 and |-0.4| -> 0.2 (each variable by its own norm).
+        let mut sgd = SGD::new(1.0, 0.0, false, 0.0)
+            .unwrap()
+            .with_gradient_clip(GradientClip::Norm(0.2))
+            .unwrap();
+        let (w, b) = one_step(&mut sgd, &mut Two::new(0.0, 0.0, 0.3, -0.4), 1.0);
+        assert!(close(w, -0.2) && close(b, 0.2));
+        // A gradient inside the bound passes unchanged.
+        let (w, _) = one_step(&mut sgd, &mut Two::new(0.0, 0.0, 0.1, 0.0), 1.0);
+        assert!(close(w, -0.1));
+        // By value: 0.3 passes, -0.4 becomes -0.35.
+        let mut sgd = SGD::new(1.0, 0.0, false, 0.0)
+            .unwrap()
+            .with_gradient_clip(GradientClip::Value(0.35))
+            .unwrap();
+        let (w, b) = one_step(&mut sgd, &mut Two::new(0.0, 0.0, 0.3, -0.4), 1.0);
+        assert!(close(w, -0.3) && close(b, 0.35));
+
+        assert!(SGD::new(0.0, 0.0, false, 0.0).is_err());
+        let mut frozen = SGD::new(0.1, 0.9, true, 0.5)
+            .unwrap()
+            .with_weight_decay_rule(KERAS_DECAY)
+            .with_learning_rate(0.0)
+            .unwrap();
+        let (w, b) = one_step(&mut frozen, &mut Two::new(2.0, 1.0, 0.3, -0.4), 1.0);
+        assert_eq!((w, b), (2.0, 1.0));
+        for bad in [-0.1, f32::NAN, f32::INFINITY] {
+            assert!(SGD::new(0.1, 0.0, false, 0.0)
+                .unwrap()
+                .with_learning_rate(bad)
+                .is_err());
+            assert!(AdaGrad::new(0.1, 1e-7, 0.0)
+                .unwrap()
+                .with_learning_rate(bad)
+                .is_err());
+        }
+        for bad in [0.0, -1.0, f32::NAN] {
+            assert!(SGD::new(0.1, 0.0, false, 0.0)
+                .unwrap()
+                .with_gradient_clip(GradientClip::Norm(bad))
+                .is_err());
+        }
+        assert!(AdaGrad::new(0.1, 1e-7, 0.0)
+            .unwrap()
+            .with_initial_accumulator(-0.1)
+            .is_err());
     }
 }

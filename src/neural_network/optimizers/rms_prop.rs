@@ -1,21 +1,32 @@
 //! RMSprop (Hinton's lecture 6e) with L2-coupled weight decay.
 
-use super::kernels::{coupled_grad, rmsprop_step};
+use super::kernels::{rmsprop_step, rmsprop_step_with};
+use super::rules::{
+    prepare_grad, DecayCoupling, DecayScope, EpsilonPlacement, GradientClip, WeightDecayRule,
+};
 use super::state::LayerSlots;
-use super::validation::{non_negative, positive, unit_interval};
+use super::validation::{self, non_negative, positive, unit_interval};
 use crate::error::RustymlResult;
 use crate::neural_network::traits::{Layer, Optimizer};
 
 /// RMSprop: `c = rho c + (1 - rho) g²`, `p -= lr g / (sqrt(c) + eps)`. Weight decay is L2-coupled
-/// (`g + wd * p`, as PyTorch does); biases and normalisation parameters never decay.
+/// (`g + wd * p`, as PyTorch does); biases and normalisation parameters never decay. Builders
+/// choose epsilon inside the root, centring (Graves 2013), momentum and the decay rule.
 #[derive(Debug)]
 pub struct RMSprop {
     learning_rate: f32,
     rho: f32,
     epsilon: f32,
     weight_decay: f32,
+    momentum: f32,
+    centered: bool,
+    placement: EpsilonPlacement,
     global_clipnorm: Option<f32>,
+    clip: Option<GradientClip>,
+    decay: WeightDecayRule,
     cache: LayerSlots<1>,
+    mean_grad: LayerSlots<1>,
+    velocity: LayerSlots<1>,
 }
 
 impl RMSprop {
@@ -31,8 +42,15 @@ impl RMSprop {
             rho: unit_interval("rho", rho)?,
             epsilon: positive("epsilon", epsilon)?,
             weight_decay: non_negative("weight_decay", weight_decay)?,
+            momentum: 0.0,
+            centered: false,
+            placement: EpsilonPlacement::OutsideRoot,
             global_clipnorm: None,
+            clip: None,
+            decay: WeightDecayRule::new(DecayCoupling::CoupledL2, DecayScope::KernelsOnly),
             cache: LayerSlots::default(),
+            mean_grad: LayerSlots::default(),
+            velocity: LayerSlots::default(),
         })
     }
 
@@ -41,11 +59,53 @@ impl RMSprop {
         self.global_clipnorm = Some(positive("global_clipnorm", global_clipnorm)?);
         Ok(self)
     }
+
+    /// Replaces how weight decay applies (default: L2-coupled, kernels only).
+    pub fn with_weight_decay_rule(mut self, rule: WeightDecayRule) -> Self {
+        self.decay = rule;
+        self
+    }
+
+    /// Where epsilon meets the root (default: [`EpsilonPlacement::OutsideRoot`]).
+    pub fn with_epsilon_placement(mut self, placement: EpsilonPlacement) -> Self {
+        self.placement = placement;
+        self
+    }
+
+    /// Momentum on the scaled step: `u = momentum u + lr g / root`, `p -= u` (finite, >= 0;
+    /// 0 is plain RMSprop).
+    pub fn with_momentum(mut self, momentum: f32) -> RustymlResult<Self> {
+        self.momentum = non_negative("momentum", momentum)?;
+        Ok(self)
+    }
+
+    /// Centred RMSprop: the statistic under the root is the variance estimate
+    /// `c - a²` with `a` the running mean of the gradient.
+    pub fn with_centered(mut self, centered: bool) -> Self {
+        self.centered = centered;
+        self
+    }
+
+    /// Clips each parameter's gradient (by its own norm, or elementwise by value) after the
+    /// global-norm scale.
+    pub fn with_gradient_clip(mut self, clip: GradientClip) -> RustymlResult<Self> {
+        self.clip = Some(validation::gradient_clip(clip)?);
+        Ok(self)
+    }
+
+    /// Replaces the learning rate; unlike the constructor's, this one may be 0 (finite and
+    /// >= 0), as a warm-up schedule's first step is.
+    pub fn with_learning_rate(mut self, learning_rate: f32) -> RustymlResult<Self> {
+        self.learning_rate = validation::learning_rate(learning_rate)?;
+        Ok(self)
+    }
 }
 
 impl Optimizer for RMSprop {
     fn step(&mut self) {
         self.cache.rewind();
+        self.mean_grad.rewind();
+        self.velocity.rewind();
     }
 
     fn global_clipnorm(&self) -> Option<f32> {
@@ -53,24 +113,42 @@ impl Optimizer for RMSprop {
     }
 
     fn update(&mut self, layer: &mut dyn Layer, grad_scale: f32) {
+        let lr = self.learning_rate;
         let mut params = layer.parameters();
         let slots = self.cache.claim(&params);
-        for (param, [cache]) in params.iter_mut().zip(slots.iter_mut()) {
-            let grad = coupled_grad(
-                param.grad,
-                param.value,
-                param.decays,
+        let mut means = self.centered.then(|| self.mean_grad.claim(&params));
+        let mut velocities = (self.momentum > 0.0).then(|| self.velocity.claim(&params));
+        for (i, (param, [cache])) in params.iter_mut().zip(slots.iter_mut()).enumerate() {
+            let grad = prepare_grad(
+                param,
                 grad_scale,
+                self.clip,
+                self.decay,
+                lr,
                 self.weight_decay,
             );
-            rmsprop_step(
-                param.value,
-                &grad,
-                cache,
-                self.rho,
-                self.learning_rate,
-                self.epsilon,
-            );
+            let mean = means.as_mut().map(|s| s[i][0].as_mut_slice());
+            let velocity = velocities.as_mut().map(|s| s[i][0].as_mut_slice());
+            if mean.is_none()
+                && velocity.is_none()
+                && self.placement == EpsilonPlacement::OutsideRoot
+            {
+                // The original constructor's kernel.
+                rmsprop_step(param.value, &grad, cache, self.rho, lr, self.epsilon);
+            } else {
+                rmsprop_step_with(
+                    param.value,
+                    &grad,
+                    cache,
+                    mean,
+                    velocity,
+                    self.rho,
+                    lr,
+                    self.epsilon,
+                    self.momentum,
+                    self.placement,
+                );
+            }
         }
     }
 

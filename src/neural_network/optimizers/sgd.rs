@@ -1,14 +1,16 @@
 //! Stochastic gradient descent with optional (Nesterov) momentum and decoupled weight decay.
 
-use super::kernels::{apply_weight_decay, scaled_grad, sgd_momentum_step, sgd_step};
+use super::kernels::{sgd_momentum_step, sgd_step};
+use super::rules::{prepare_grad, DecayCoupling, DecayScope, GradientClip, WeightDecayRule};
 use super::state::LayerSlots;
-use super::validation::{non_negative, positive};
+use super::validation::{self, non_negative, positive};
 use crate::error::RustymlResult;
 use crate::neural_network::traits::{Layer, Optimizer};
 
 /// SGD: `p -= lr * g`; with momentum Keras's `v = momentum v - lr g`, `p += v` (Nesterov:
 /// `p += momentum v - lr g`). Weight decay is decoupled: kernels shrink by `1 - lr * wd`
-/// before the gradient step; biases and normalisation parameters never decay.
+/// before the gradient step; biases and normalisation parameters never decay (see
+/// [`SGD::with_weight_decay_rule`]).
 #[derive(Debug)]
 pub struct SGD {
     learning_rate: f32,
@@ -16,6 +18,8 @@ pub struct SGD {
     nesterov: bool,
     weight_decay: f32,
     global_clipnorm: Option<f32>,
+    clip: Option<GradientClip>,
+    decay: WeightDecayRule,
     velocity: LayerSlots<1>,
 }
 
@@ -33,6 +37,8 @@ impl SGD {
             nesterov,
             weight_decay: non_negative("weight_decay", weight_decay)?,
             global_clipnorm: None,
+            clip: None,
+            decay: WeightDecayRule::new(DecayCoupling::Decoupled, DecayScope::KernelsOnly),
             velocity: LayerSlots::default(),
         })
     }
@@ -40,6 +46,26 @@ impl SGD {
     /// Clips every batch's gradients so that their global L2 norm is at most `global_clipnorm`.
     pub fn with_global_clipnorm(mut self, global_clipnorm: f32) -> RustymlResult<Self> {
         self.global_clipnorm = Some(positive("global_clipnorm", global_clipnorm)?);
+        Ok(self)
+    }
+
+    /// Replaces how weight decay applies (default: decoupled, kernels only).
+    pub fn with_weight_decay_rule(mut self, rule: WeightDecayRule) -> Self {
+        self.decay = rule;
+        self
+    }
+
+    /// Clips each parameter's gradient (by its own norm, or elementwise by value) after the
+    /// global-norm scale.
+    pub fn with_gradient_clip(mut self, clip: GradientClip) -> RustymlResult<Self> {
+        self.clip = Some(validation::gradient_clip(clip)?);
+        Ok(self)
+    }
+
+    /// Replaces the learning rate; unlike the constructor's, this one may be 0 (finite and
+    /// >= 0), as a warm-up schedule's first step is.
+    pub fn with_learning_rate(mut self, learning_rate: f32) -> RustymlResult<Self> {
+        self.learning_rate = validation::learning_rate(learning_rate)?;
         Ok(self)
     }
 }
@@ -58,10 +84,14 @@ impl Optimizer for SGD {
         let mut params = layer.parameters();
         let slots = self.velocity.claim(&params);
         for (param, [velocity]) in params.iter_mut().zip(slots.iter_mut()) {
-            let grad = scaled_grad(param.grad, grad_scale);
-            if param.decays && self.weight_decay > 0.0 {
-                apply_weight_decay(param.value, lr, self.weight_decay);
-            }
+            let grad = prepare_grad(
+                param,
+                grad_scale,
+                self.clip,
+                self.decay,
+                lr,
+                self.weight_decay,
+            );
             if self.momentum > 0.0 {
                 sgd_momentum_step(
                     param.value,

@@ -22,6 +22,15 @@ impl<const K: usize> LayerSlots<K> {
 
     /// The next layer's buffers, sized to `params`.
     pub(crate) fn claim(&mut self, params: &[ParamGrad<'_>]) -> &mut Vec<[Vec<f32>; K]> {
+        self.claim_filled(params, 0.0)
+    }
+
+    /// [`Self::claim`], with new buffers starting at `fill` instead of zero.
+    pub(crate) fn claim_filled(
+        &mut self,
+        params: &[ParamGrad<'_>],
+        fill: f32,
+    ) -> &mut Vec<[Vec<f32>; K]> {
         if self.cursor == self.slots.len() {
             self.slots.push(Vec::new());
         }
@@ -35,7 +44,7 @@ impl<const K: usize> LayerSlots<K> {
         if !fits {
             *slot = params
                 .iter()
-                .map(|p| std::array::from_fn(|_| vec![0.0; p.value.len()]))
+                .map(|p| std::array::from_fn(|_| vec![fill; p.value.len()]))
                 .collect();
         }
         slot

@@ -1,5 +1,6 @@
 //! Hyper-parameter guards shared by every optimizer.
 
+use super::rules::GradientClip;
 use crate::error::{Error, RustymlResult};
 
 /// A learning rate, epsilon or clip threshold: finite and > 0.
@@ -35,5 +36,19 @@ pub(crate) fn unit_interval(name: &str, value: f32) -> RustymlResult<f32> {
             name,
             format!("must be in [0, 1), got {value}"),
         ))
+    }
+}
+
+/// A learning rate set after construction: finite and >= 0 (0 freezes the parameters, as a
+/// warm-up schedule's first step does).
+pub(crate) fn learning_rate(value: f32) -> RustymlResult<f32> {
+    non_negative("learning_rate", value)
+}
+
+/// A per-variable clip bound: finite and > 0.
+pub(crate) fn gradient_clip(clip: GradientClip) -> RustymlResult<GradientClip> {
+    match clip {
+        GradientClip::Norm(b) => positive("clipnorm", b).map(GradientClip::Norm),
+        GradientClip::Value(b) => positive("clipvalue", b).map(GradientClip::Value),
     }
 }
