@@ -15,7 +15,7 @@ pub(crate) enum Decay {
     Decoupled,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct AdamCore {
     pub(crate) learning_rate: f32,
     beta1: f32,

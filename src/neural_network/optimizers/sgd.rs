@@ -9,7 +9,7 @@ use crate::neural_network::traits::{Layer, Optimizer};
 /// SGD: `p -= lr * g`; with momentum Keras's `v = momentum v - lr g`, `p += v` (Nesterov:
 /// `p += momentum v - lr g`). Weight decay is decoupled: kernels shrink by `1 - lr * wd`
 /// before the gradient step; biases and normalisation parameters never decay.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct SGD {
     learning_rate: f32,
     momentum: f32,
@@ -83,5 +83,9 @@ impl Optimizer for SGD {
 
     fn set_learning_rate(&mut self, learning_rate: f32) {
         self.learning_rate = learning_rate;
+    }
+
+    fn snapshot(&self) -> Option<Box<dyn Optimizer>> {
+        Some(Box::new(self.clone()))
     }
 }
