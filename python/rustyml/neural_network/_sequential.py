@@ -34,7 +34,7 @@ def _int_arg(value, name, minimum, maximum=_MAX_INT):
     """``value`` as a Python int: any integer type (NumPy's too, not bool), in
     ``[minimum, maximum]``; ``ValueError`` otherwise."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
+        raise ValueError(f"{name} must be an integer, got {value!r}")  # noqa: TRY004
     value = operator.index(value)
     if not minimum <= value <= maximum:
         raise ValueError(f"{name} must be an integer in [{minimum}, {maximum}], got {value!r}")
@@ -235,9 +235,7 @@ class Sequential:
         if input_shape is not None:
             if isinstance(input_shape, (str, bytes)) or not hasattr(input_shape, "__iter__"):
                 raise ValueError(f"input_shape must be a tuple of sizes, got {input_shape!r}")
-            shape = tuple(
-                _int_arg(v, "every input_shape size", 1, _MAX_INT) for v in input_shape
-            )
+            shape = tuple(_int_arg(v, "every input_shape size", 1, _MAX_INT) for v in input_shape)
         if shape is None:
             raise ValueError(
                 "the model has no input shape: pass input_shape to the first layer or call "
@@ -391,7 +389,9 @@ class Sequential:
             or not isinstance(validation_split, numbers.Real)
             or not 0.0 <= float(validation_split) < 1.0
         ):
-            raise ValueError(f"validation_split must be a number in [0, 1), got {validation_split!r}")
+            raise ValueError(
+                f"validation_split must be a number in [0, 1), got {validation_split!r}"
+            )
         verbose = 1 if verbose == "auto" else int(verbose)
         cbs = _check_callbacks(callbacks)
         if validation_data is not None and (
