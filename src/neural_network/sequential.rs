@@ -46,6 +46,16 @@ pub struct Sequential {
     loss: Option<Box<dyn Loss>>,
     seed: Option<u64>,
     shuffle_rng: Option<ChaCha8Rng>,
+    /// `frozen[i]`: layer `i` gets no optimizer update (Keras's `trainable = False`); layers
+    /// past the end of the list train.
+    frozen: Vec<bool>,
+}
+
+/// The weights and optimizer state of a [`Sequential`] at one moment, from which
+/// [`Sequential::restore`] undoes the training done since.
+pub struct TrainingSnapshot {
+    weights: Vec<LayerWeight<'static>>,
+    optimizer: Option<Box<dyn Optimizer>>,
 }
 
 impl Default for Sequential {
@@ -62,7 +72,71 @@ impl Sequential {
             loss: None,
             seed: None,
             shuffle_rng: None,
+            frozen: Vec::new(),
         }
+    }
+
+    /// Freezes (`false`) or unfreezes layer `index`: a frozen layer still passes gradients
+    /// to the layers before it but gets no optimizer update (no weight decay either), as a
+    /// Keras layer with `trainable = False`. All layers train by default.
+    pub fn set_layer_trainable(&mut self, index: usize, trainable: bool) -> RustymlResult<()> {
+        if index >= self.layers.len() {
+            return Err(Error::invalid_parameter(
+                "index",
+                format!(
+                    "the model has {} layers, got layer {index}",
+                    self.layers.len()
+                ),
+            ));
+        }
+        if self.frozen.len() <= index {
+            self.frozen.resize(index + 1, false);
+        }
+        self.frozen[index] = !trainable;
+        Ok(())
+    }
+
+    /// Whether layer `index` receives optimizer updates (see [`Self::set_layer_trainable`]).
+    pub fn layer_trainable(&self, index: usize) -> bool {
+        !self.frozen.get(index).copied().unwrap_or(false)
+    }
+
+    /// The current weights and optimizer state (copies); `None` when the optimizer cannot
+    /// copy its state.
+    pub fn snapshot(&self) -> Option<TrainingSnapshot> {
+        let optimizer = match &self.optimizer {
+            Some(o) => Some(o.snapshot()?),
+            None => None,
+        };
+        Some(TrainingSnapshot {
+            weights: self
+                .layers
+                .iter()
+                .map(|l| l.get_weights().into_owned())
+                .collect(),
+            optimizer,
+        })
+    }
+
+    /// Puts back the weights and optimizer state of `snapshot`, taken from this model.
+    pub fn restore(&mut self, snapshot: &TrainingSnapshot) -> RustymlResult<()> {
+        if snapshot.weights.len() != self.layers.len() {
+            return Err(Error::invalid_input(
+                "the snapshot was taken from a model with other layers",
+            ));
+        }
+        for (layer, w) in self.layers.iter_mut().zip(&snapshot.weights) {
+            layer.apply_weights(w)?;
+        }
+        if let Some(opt) = &snapshot.optimizer {
+            self.optimizer = opt.snapshot();
+        }
+        Ok(())
+    }
+
+    /// Whether every weight of every layer is finite.
+    pub fn weights_finite(&self) -> bool {
+        self.layers.iter().all(|l| l.get_weights().all_finite())
     }
 
     /// A model whose mini-batch shuffling is fixed by `seed`.
@@ -203,13 +277,17 @@ impl Sequential {
         }
         // nothing reads the gradient of the network's input
         first.backward_params_only(&grad)?;
+        let frozen = &self.frozen;
+        let trains = |i: usize| !frozen.get(i).copied().unwrap_or(false);
         let scale = match optimizer.global_clipnorm() {
-            Some(max_norm) => clip_scale(&mut self.layers, max_norm),
+            Some(max_norm) => clip_scale(&mut self.layers, max_norm, trains),
             None => 1.0,
         };
         optimizer.step();
-        for layer in &mut self.layers {
-            optimizer.update(layer.as_mut(), scale);
+        for (i, layer) in self.layers.iter_mut().enumerate() {
+            if trains(i) {
+                optimizer.update(layer.as_mut(), scale);
+            }
         }
         Ok((loss, out))
     }
@@ -493,10 +571,12 @@ impl Sequential {
 
 /// The factor that brings the gradients' global L2 norm down to `max_norm` (1 when it is
 /// already there), from a deterministic blocked sum of squares.
-fn clip_scale(layers: &mut [Box<dyn Layer>], max_norm: f32) -> f32 {
+fn clip_scale(layers: &mut [Box<dyn Layer>], max_norm: f32, trains: impl Fn(usize) -> bool) -> f32 {
     let sq: f64 = layers
         .iter_mut()
-        .flat_map(|l| {
+        .enumerate()
+        .filter(|(i, _)| trains(*i))
+        .flat_map(|(_, l)| {
             l.parameters()
                 .iter()
                 .map(|p| crate::math::reduction::sq_sum_f32(p.grad))

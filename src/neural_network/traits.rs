@@ -109,6 +109,11 @@ pub trait Optimizer: Send + Sync {
     fn update(&mut self, layer: &mut dyn Layer, grad_scale: f32);
     fn learning_rate(&self) -> f32;
     fn set_learning_rate(&mut self, learning_rate: f32);
+    /// A copy of the optimizer with all its state (moments, step count), from which a failed
+    /// training call is undone; `None` where the optimizer cannot copy itself.
+    fn snapshot(&self) -> Option<Box<dyn Optimizer>> {
+        None
+    }
 }
 
 /// Weights that know which layer type they belong to.
@@ -187,6 +192,9 @@ impl Optimizer for Box<dyn Optimizer> {
     }
     fn set_learning_rate(&mut self, learning_rate: f32) {
         (**self).set_learning_rate(learning_rate)
+    }
+    fn snapshot(&self) -> Option<Box<dyn Optimizer>> {
+        (**self).snapshot()
     }
 }
 

@@ -31,13 +31,13 @@ use crate::neural_network::losses::{
     SparseCategoricalCrossEntropy,
 };
 use crate::neural_network::optimizers::{AdaGrad, Adam, AdamW, RMSprop, SGD};
-use crate::neural_network::sequential::Sequential;
+use crate::neural_network::sequential::{Sequential, TrainingSnapshot};
 use crate::neural_network::traits::{Layer, Loss, Optimizer};
 use crate::neural_network::Tensor;
 use crate::python::to_py_err;
 use ndarray::{ArrayD, Axis, IxDyn};
 use numpy::{IntoPyArray, PyArrayDyn, PyReadonlyArrayDyn, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rand::seq::SliceRandom;
@@ -1375,6 +1375,36 @@ fn gather(a: &ndarray::ArrayViewD<'_, f32>, idx: &[usize]) -> Tensor {
 )]
 pub(crate) struct PySequential {
     state: Mutex<State>,
+    /// Held by a training call for its whole length (the state lock is held only during each
+    /// step, never while Python runs): a second training call from another thread waits its
+    /// turn, one from the training thread itself (a metric or callback) is refused.
+    train_gate: Mutex<()>,
+    trainer: Mutex<Option<std::thread::ThreadId>>,
+}
+
+/// The weights and optimizer state of a model at one moment (see `snapshot`).
+#[pyclass(
+    name = "NativeSnapshot",
+    module = "rustyml._native.neural_network",
+    frozen
+)]
+pub(crate) struct PySnapshot {
+    inner: TrainingSnapshot,
+}
+
+/// Marks the thread as the model's trainer until dropped.
+struct Training<'a> {
+    _gate: std::sync::MutexGuard<'a, ()>,
+    trainer: &'a Mutex<Option<std::thread::ThreadId>>,
+}
+
+impl Drop for Training<'_> {
+    fn drop(&mut self) {
+        *self
+            .trainer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+    }
 }
 
 impl PySequential {
@@ -1390,6 +1420,42 @@ impl PySequential {
                 Err(std::sync::TryLockError::WouldBlock) => {
                     // wait until the holder is done, then try again with the GIL back
                     py.detach(|| drop(self.state.lock()));
+                }
+            }
+        }
+    }
+
+    /// The right to train, for one training call: refused (RuntimeError) when this thread
+    /// is already training the model (a metric or callback calling back into it), waited
+    /// for (GIL released) when another thread is.
+    fn begin_training(&self, py: Python<'_>) -> PyResult<Training<'_>> {
+        let me = std::thread::current().id();
+        let trainer = || {
+            self.trainer
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        if *trainer() == Some(me) {
+            return Err(PyRuntimeError::new_err(
+                "this model is already training on this thread: fit or train_on_batch cannot \
+                 be called from inside its own training loop (a metric or callback)",
+            ));
+        }
+        loop {
+            match self.train_gate.try_lock() {
+                Ok(gate) => {
+                    *trainer() = Some(me);
+                    return Ok(Training {
+                        _gate: gate,
+                        trainer: &self.trainer,
+                    });
+                }
+                Err(std::sync::TryLockError::Poisoned(p)) => {
+                    drop(p.into_inner());
+                    self.train_gate.clear_poison();
+                }
+                Err(std::sync::TryLockError::WouldBlock) => {
+                    py.detach(|| drop(self.train_gate.lock()));
                 }
             }
         }
@@ -1456,6 +1522,8 @@ impl PySequential {
                 shuffle_seed,
                 compiled: false,
             }),
+            train_gate: Mutex::new(()),
+            trainer: Mutex::new(None),
         })
     }
 
@@ -1513,7 +1581,12 @@ impl PySequential {
     /// `batch_output` (for Keras's running training metrics) as `batch_output(output, indices)`
     /// with the batch's training-mode output and the samples it holds, so no epoch-long copy
     /// of the outputs is kept.
-    #[pyo3(signature = (x, y, batch_size, shuffle, epoch, progress=None, batch_output=None))]
+    ///
+    /// The model's lock is held during each step only, not while Python runs: the callbacks
+    /// may use the model (predict, get_weights, set_weights, ...). A loss or weight that
+    /// becomes NaN or infinite at any batch (the last included) is an error; with `snapshot`
+    /// the model's weights and optimizer state are first put back to it.
+    #[pyo3(signature = (x, y, batch_size, shuffle, epoch, progress=None, batch_output=None, snapshot=None))]
     #[allow(clippy::too_many_arguments)]
     fn train_epoch(
         &self,
@@ -1525,6 +1598,7 @@ impl PySequential {
         epoch: u64,
         progress: Option<Py<PyAny>>,
         batch_output: Option<Py<PyAny>>,
+        snapshot: Option<PyRef<'_, PySnapshot>>,
     ) -> PyResult<f32> {
         let batch_size = check_batch(batch_size)?;
         let (xv, yv) = (x.as_array(), y.as_array());
@@ -1535,48 +1609,102 @@ impl PySequential {
                 yv.shape()[0]
             )));
         }
-        let mut st = self.lock(py)?;
-        if !st.compiled {
-            return Err(PyValueError::new_err(
-                "the model must be compiled before training",
-            ));
-        }
+        let _training = self.begin_training(py)?;
+        let shuffle_seed = {
+            let st = self.lock(py)?;
+            if !st.compiled {
+                return Err(PyValueError::new_err(
+                    "the model must be compiled before training",
+                ));
+            }
+            st.shuffle_seed
+        };
         let mut order: Vec<usize> = (0..n).collect();
         if shuffle {
             // Depends on the seed and the epoch only: the same order at any thread count.
-            let mut rng = ChaCha8Rng::seed_from_u64(
-                st.shuffle_seed ^ epoch.wrapping_mul(0xA076_1D64_78BD_642F),
-            );
+            let mut rng =
+                ChaCha8Rng::seed_from_u64(shuffle_seed ^ epoch.wrapping_mul(0xA076_1D64_78BD_642F));
             order.shuffle(&mut rng);
         }
-        let model = &mut st.model;
-        py.detach(|| -> PyResult<f32> {
-            let mut total = 0.0f64;
-            let mut seen = 0usize;
-            for (b, idx) in order.chunks(batch_size).enumerate() {
-                let (xb, yb) = (gather(&xv, idx), gather(&yv, idx));
-                let (loss, out) = model.train_batch_with_output(xb, &yb).map_err(to_py_err)?;
-                if !loss.is_finite() {
-                    return Err(PyValueError::new_err(format!(
-                        "the loss became {loss} at batch {b}: lower the learning rate or scale the inputs"
-                    )));
-                }
-                total += f64::from(loss) * idx.len() as f64;
-                seen += idx.len();
-                Python::attach(|py| -> PyResult<()> {
-                    py.check_signals()?;
-                    if let Some(cb) = &batch_output {
-                        let indices = numpy::PyArray1::from_slice(py, idx);
-                        cb.call1(py, (out.into_pyarray(py), indices))?;
-                    }
-                    if let Some(cb) = &progress {
-                        cb.call1(py, (b + 1, (total / seen as f64) as f32))?;
-                    }
-                    Ok(())
-                })?;
+        let snapshot = snapshot.as_deref().map(|s| &s.inner);
+        let mut total = 0.0f64;
+        let mut seen = 0usize;
+        for (b, idx) in order.chunks(batch_size).enumerate() {
+            let out = {
+                let mut st = self.lock(py)?;
+                let model = &mut st.model;
+                py.detach(|| -> PyResult<Tensor> {
+                    let (xb, yb) = (gather(&xv, idx), gather(&yv, idx));
+                    let (loss, out) = model.train_batch_with_output(xb, &yb).map_err(to_py_err)?;
+                    let problem = if !loss.is_finite() {
+                        format!("the loss became {loss} at batch {b}")
+                    } else if !model.weights_finite() {
+                        format!(
+                            "the weights became NaN or infinite at batch {b} (the step diverged)"
+                        )
+                    } else {
+                        total += f64::from(loss) * idx.len() as f64;
+                        seen += idx.len();
+                        return Ok(out);
+                    };
+                    let restored = match snapshot {
+                        Some(snap) => {
+                            model.restore(snap).map_err(to_py_err)?;
+                            "; the weights and optimizer state are back to their values before \
+                             this call"
+                        }
+                        None => "",
+                    };
+                    Err(PyValueError::new_err(format!(
+                        "{problem}: lower the learning rate or scale the inputs{restored}"
+                    )))
+                })?
+            };
+            // the lock is released: Python code below may use the model
+            py.check_signals()?;
+            if let Some(cb) = &batch_output {
+                let indices = numpy::PyArray1::from_slice(py, idx);
+                cb.call1(py, (out.into_pyarray(py), indices))?;
             }
-            Ok((total / seen.max(1) as f64) as f32)
-        })
+            if let Some(cb) = &progress {
+                cb.call1(py, (b + 1, (total / seen as f64) as f32))?;
+            }
+        }
+        Ok((total / seen.max(1) as f64) as f32)
+    }
+
+    /// The model's weights and optimizer state now; `None` when the optimizer cannot copy
+    /// its state.
+    fn snapshot(&self, py: Python<'_>) -> PyResult<Option<PySnapshot>> {
+        Ok(self
+            .lock(py)?
+            .model
+            .snapshot()
+            .map(|inner| PySnapshot { inner }))
+    }
+
+    /// Puts back the weights and optimizer state of `snapshot`.
+    fn restore(&self, py: Python<'_>, snapshot: PyRef<'_, PySnapshot>) -> PyResult<()> {
+        self.lock(py)?
+            .model
+            .restore(&snapshot.inner)
+            .map_err(to_py_err)
+    }
+
+    /// Which layers get optimizer updates (Keras's `trainable`), one flag per layer.
+    fn set_trainable(&self, py: Python<'_>, flags: Vec<bool>) -> PyResult<()> {
+        let mut st = self.lock(py)?;
+        if flags.len() != st.model.layers().len() {
+            return Err(PyValueError::new_err(format!(
+                "set_trainable: the model has {} layers, got {} flags",
+                st.model.layers().len(),
+                flags.len()
+            )));
+        }
+        for (i, t) in flags.into_iter().enumerate() {
+            st.model.set_layer_trainable(i, t).map_err(to_py_err)?;
+        }
+        Ok(())
     }
 
     fn evaluate(
@@ -1650,6 +1778,23 @@ impl PySequential {
             }
         }
         Ok(out)
+    }
+
+    /// The names of each layer's weight arrays, in `get_weights` order (e.g. `kernel`... as
+    /// this crate names them: `weight`, `bias`, `running_mean`).
+    fn weight_names(&self, py: Python<'_>) -> PyResult<Vec<Vec<String>>> {
+        let st = self.lock(py)?;
+        Ok(st
+            .model
+            .layers()
+            .iter()
+            .map(|layer| {
+                keras_arrays(layer.as_ref(), layer.get_weights().named_arrays())
+                    .into_iter()
+                    .map(|(name, _)| name.to_string())
+                    .collect()
+            })
+            .collect())
     }
 
     /// Loads weights given in Keras's order and shapes; all are checked before any is set.
@@ -1810,6 +1955,7 @@ fn load_safetensors<'py>(
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySequential>()?;
+    m.add_class::<PySnapshot>()?;
     m.add_function(wrap_pyfunction!(save_safetensors, m)?)?;
     m.add_function(wrap_pyfunction!(load_safetensors, m)?)?;
     Ok(())

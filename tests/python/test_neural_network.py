@@ -554,7 +554,11 @@ def test_count_params_and_summary_match_keras_before_any_training():
     assert ours.count_params() == theirs.count_params()
     lines = []
     ours.summary(print_fn=lines.append)
-    assert lines[-2] == f"Total params: {theirs.count_params():,}"
+    assert lines[-4] == f"Total params: {theirs.count_params():,}"
+    # the moving statistics are Keras's non-trainable weights
+    n_trainable = sum(int(np.prod(w.shape)) for w in theirs.trainable_weights)
+    assert lines[-3] == f"Trainable params: {n_trainable:,}"
+    assert lines[-2] == f"Non-trainable params: {theirs.count_params() - n_trainable:,}"
 
 
 def test_dense_without_bias_matches_keras_and_never_grows_one():

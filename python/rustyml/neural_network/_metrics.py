@@ -3,25 +3,29 @@
 import numpy as np
 
 
-def _accuracy_kind(loss_name, y_pred):
-    if loss_name == "sparse_categorical_crossentropy":
-        return "sparse"
-    if loss_name == "categorical_crossentropy":
-        return "categorical"
-    if loss_name == "binary_crossentropy" or (y_pred.ndim == 2 and y_pred.shape[1] == 1):
+def _accuracy_kind(y_true, y_pred):
+    """Keras 3's choice for the name "accuracy", from the shapes alone (not the loss): binary
+    when the model has one output per sample, sparse categorical when the targets are class
+    indices (one fewer axis, or one column against several outputs), else categorical."""
+    if y_pred.shape[-1] == 1:
         return "binary"
-    return "categorical" if y_pred.ndim == 2 and y_pred.shape[1] > 1 else "binary"
+    if y_true.ndim < y_pred.ndim or (y_true.shape[-1] == 1 and y_pred.shape[-1] > 1):
+        return "sparse"
+    return "categorical"
 
 
-def accuracy(y_true, y_pred, loss_name, from_logits=False):
-    """Keras's "accuracy": the variant that matches the loss, as Keras chooses it."""
-    kind = _accuracy_kind(loss_name, y_pred)
+def accuracy(y_true, y_pred, loss_name=None, from_logits=False):
+    """Keras's "accuracy": binary accuracy at threshold 0.5 (whatever the loss, logits too),
+    sparse categorical or categorical accuracy, chosen as Keras 3 chooses it."""
+    kind = _accuracy_kind(y_true, y_pred)
     if kind == "sparse":
-        return float(np.mean(np.argmax(y_pred, axis=-1) == y_true.reshape(len(y_true), -1)[:, 0]))
+        labels = y_true.reshape(len(y_true), -1)[:, 0]
+        return float(np.mean(np.argmax(y_pred, axis=-1) == labels))
     if kind == "categorical":
         return float(np.mean(np.argmax(y_pred, axis=-1) == np.argmax(y_true, axis=-1)))
-    threshold = 0.0 if from_logits else 0.5
-    return float(np.mean((y_pred > threshold) == (y_true.reshape(y_pred.shape) > 0.5)))
+    # BinaryAccuracy: the thresholded prediction equals the target as given
+    predicted = (y_pred > 0.5).astype(y_pred.dtype)
+    return float(np.mean(predicted == _aligned(y_true, y_pred)))
 
 
 def _aligned(y_true, y_pred):
@@ -55,14 +59,19 @@ _BY_NAME = {
 
 
 def resolve(metrics):
-    """``[(log name, fn)]`` for Keras metric names; ``ValueError`` for unknown ones."""
+    """``[(log name, fn)]`` for Keras metric names (logged under the name given, as Keras
+    does); ``ValueError`` for unknown ones."""
+    if isinstance(metrics, str) or callable(metrics):
+        metrics = [metrics]
     out = []
     for m in metrics or []:
         if callable(m):
             out.append((getattr(m, "__name__", "metric"), lambda t, p, *_, f=m: float(f(t, p))))
             continue
-        entry = _BY_NAME.get(str(m).lower())
+        if not isinstance(m, str):
+            raise TypeError(f"a metric must be a name or a callable, got {m!r}")
+        entry = _BY_NAME.get(m.lower())
         if entry is None:
             raise ValueError(f"unknown metric {m!r}; known: {sorted(_BY_NAME)}")
-        out.append(entry)
+        out.append((m, entry[1]))
     return out

@@ -7,8 +7,12 @@ batches) and hands weights back in Keras's shapes and order. Epoch-level orchest
 """
 
 import json
+import numbers
+import operator
 import sys
+import threading
 import time
+import weakref
 
 import numpy as np
 
@@ -23,9 +27,31 @@ from rustyml.neural_network import optimizers as optimizers_module
 _FORMAT = "rustyml.Sequential/1"
 
 
+_MAX_INT = 2**63 - 1
+
+
+def _int_arg(value, name, minimum, maximum=_MAX_INT):
+    """``value`` as a Python int: any integer type (NumPy's too, not bool), in
+    ``[minimum, maximum]``; ``ValueError`` otherwise."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r}")  # noqa: TRY004
+    value = operator.index(value)
+    if not minimum <= value <= maximum:
+        raise ValueError(f"{name} must be an integer in [{minimum}, {maximum}], got {value!r}")
+    return value
+
+
 def _as_float32(a, name):
     try:
-        arr = np.ascontiguousarray(a, dtype=np.float32)
+        raw = np.asarray(a)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be numeric array-like: {exc}") from None
+    if raw.dtype.kind == "c" or (
+        raw.dtype.kind == "O" and any(isinstance(v, complex) for v in raw.ravel())
+    ):
+        raise ValueError(f"{name} holds complex numbers; only real values are accepted")
+    try:
+        arr = np.ascontiguousarray(raw, dtype=np.float32)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be numeric array-like: {exc}") from None
     if arr.ndim == 0:
@@ -81,6 +107,72 @@ class _Progress:
         )
 
 
+# optimizer -> the models it is compiled into (weakly held, so neither keeps the other alive)
+_LINKS = weakref.WeakKeyDictionary()
+_LINKED_CLASSES = {}
+
+
+def _check_lr(value):
+    try:
+        lr = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"learning_rate must be a finite number > 0, got {value!r}") from None
+    if isinstance(value, (bool, np.bool_)) or not (0.0 < lr < float("inf")):
+        raise ValueError(f"learning_rate must be a finite number > 0, got {value!r}")
+    return lr
+
+
+def _linked_lr_get(opt):
+    return opt.__dict__["learning_rate"]
+
+
+def _linked_lr_set(opt, value):
+    lr = _check_lr(value)
+    for model in list(_LINKS.get(opt, ())):
+        native = model._native
+        if native is not None and model.optimizer is opt:
+            native.learning_rate = lr
+    opt.__dict__["learning_rate"] = lr
+
+
+def _rebuild_unlinked(cls, state):
+    opt = cls.__new__(cls)
+    opt.__dict__.update(state)
+    return opt
+
+
+def _link(opt, model):
+    """Makes ``opt.learning_rate`` live: setting it reaches the native optimizer of every
+    model ``opt`` is compiled into, as Keras's optimizer variable does. The object keeps its
+    class name, config and ``isinstance`` relations (its class becomes a subclass of its own
+    that adds the property)."""
+    base = type(opt)
+    if base.__dict__.get("_rustyml_linked"):
+        linked = base
+    else:
+        linked = _LINKED_CLASSES.get(base)
+        if linked is None:
+            linked = type(
+                base.__name__,
+                (base,),
+                {
+                    "_rustyml_linked": True,
+                    "__module__": base.__module__,
+                    "__qualname__": base.__qualname__,
+                    "learning_rate": property(_linked_lr_get, _linked_lr_set),
+                    "__reduce__": lambda self: (_rebuild_unlinked, (base, dict(self.__dict__))),
+                },
+            )
+            _LINKED_CLASSES[base] = linked
+        opt.__class__ = linked
+    _LINKS.setdefault(opt, weakref.WeakSet()).add(model)
+
+
+def _optimizer_class(opt):
+    cls = type(opt)
+    return cls.__mro__[1] if cls.__dict__.get("_rustyml_linked") else cls
+
+
 class Sequential:
     """A linear stack of layers, as in Keras.
 
@@ -90,14 +182,17 @@ class Sequential:
     """
 
     def __init__(self, layers=None, seed=None, name=None):
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-            raise ValueError(f"seed must be None or a non-negative integer, got {seed!r}")
+        if seed is not None:
+            seed = _int_arg(seed, "seed", 0, 2**64 - 1)
         self.name = name or "sequential"
         self.seed = seed
         self.layers = []
         self._native = None
         self._input_shape = None
         self._compiled = None
+        self._metric_specs = []
+        self._trainable_mask = None
+        self._training_thread = None
         self.stop_training = False
         self.history = None
         for layer in layers or []:
@@ -134,10 +229,14 @@ class Sequential:
 
     def build(self, input_shape=None):
         """Build the native layers for samples of ``input_shape`` (no batch axis); a layer
-        that does not fit its predecessor is refused here, naming both."""
+        that does not fit its predecessor is refused here, naming both. On error the model is
+        left as it was."""
+        shape = self._input_shape
         if input_shape is not None:
-            self._input_shape = tuple(int(v) for v in input_shape)
-        if self._input_shape is None:
+            if isinstance(input_shape, (str, bytes)) or not hasattr(input_shape, "__iter__"):
+                raise ValueError(f"input_shape must be a tuple of sizes, got {input_shape!r}")
+            shape = tuple(_int_arg(v, "every input_shape size", 1, _MAX_INT) for v in input_shape)
+        if shape is None:
             raise ValueError(
                 "the model has no input shape: pass input_shape to the first layer or call "
                 "fit/predict with data"
@@ -145,11 +244,12 @@ class Sequential:
         if not self.layers:
             raise ValueError("the model has no layers")
         specs = json.dumps([layers_module.serialize(layer) for layer in self.layers])
-        self._native = _native.neural_network.NativeSequential(
-            specs, list(self._input_shape), self.seed
-        )
+        native = _native.neural_network.NativeSequential(specs, list(shape), self.seed)
         if self._compiled is not None:
-            self._native.compile(*self._compiled[:2])
+            native.compile(*self._compiled[:2])
+            native.learning_rate = self.optimizer.learning_rate
+        self._native, self._input_shape = native, shape
+        self._trainable_mask = None
 
     def _ensure_built(self, x):
         if self._native is None:
@@ -162,17 +262,38 @@ class Sequential:
         opt = optimizers_module.get(optimizer)
         loss_obj = losses_module.get(loss)
         metric_fns = _metrics.resolve(metrics)
-        opt_json = json.dumps(optimizers_module.serialize(opt))
+        opt_json = json.dumps(
+            {"class_name": _optimizer_class(opt).__name__, "config": opt.get_config()}
+        )
         loss_json = json.dumps(loss_obj.get_config())
         if self._native is not None:
             self._native.compile(opt_json, loss_json)
         self._compiled = (opt_json, loss_json, loss_obj, metric_fns)
+        if isinstance(metrics, str):
+            metrics = [metrics]
+        self._metric_specs = [m for m in metrics or [] if isinstance(m, str)]
+        self._trainable_mask = None
         self.optimizer = opt
         self.loss = loss_obj
+        _link(opt, self)
 
     def _check_compiled(self):
         if self._compiled is None:
             raise ValueError("the model must be compiled before fit/evaluate: call compile()")
+
+    def _apply_trainable(self):
+        """Keras reads ``layer.trainable`` when the first training call after ``compile``
+        builds its step; a later change needs ``compile`` again (Keras 3 refuses to train
+        on otherwise)."""
+        mask = [bool(getattr(layer, "trainable", True)) for layer in self.layers]
+        if self._trainable_mask is None:
+            self._native.set_trainable(mask)
+            self._trainable_mask = mask
+        elif mask != self._trainable_mask:
+            raise ValueError(
+                "a layer's trainable flag changed after this model was compiled and trained: "
+                "call compile() again for the change to take effect"
+            )
 
     def _prepare_y(self, y, n):
         loss_obj = self._compiled[2]
@@ -221,6 +342,25 @@ class Sequential:
             )
         return x
 
+    def _call_keeping_state(self, fn):
+        """Runs ``fn``; if it fails, a model it built (from the data it then refused) goes
+        back to unbuilt, so the next call with correct data builds it afresh."""
+        native, shape, mask = self._native, self._input_shape, self._trainable_mask
+        try:
+            return fn()
+        except Exception:
+            if native is None:
+                self._native, self._input_shape, self._trainable_mask = native, shape, mask
+            raise
+
+    def _begin_training(self, what):
+        me = threading.get_ident()
+        if self._training_thread == me:
+            raise RuntimeError(
+                f"{what} was called from inside this model's own fit (a metric or callback); "
+                "a model cannot train inside its own training loop"
+            )
+
     def fit(
         self,
         x,
@@ -235,20 +375,74 @@ class Sequential:
         initial_epoch=0,
     ):
         """Keras's ``fit``; returns a ``History`` whose ``.history`` holds ``loss``, every
-        metric and their ``val_`` counterparts per epoch."""
+        metric and their ``val_`` counterparts per epoch.
+
+        A step whose loss or weights become NaN or infinite raises ``ValueError`` and puts the
+        weights and optimizer state back to their values before this call."""
         self._check_compiled()
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
-        if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 0:
-            raise ValueError(f"epochs must be a non-negative integer, got {epochs!r}")
-        if not 0.0 <= float(validation_split) < 1.0:
-            raise ValueError(f"validation_split must be in [0, 1), got {validation_split!r}")
+        self._begin_training("fit")
+        batch_size = _int_arg(batch_size, "batch_size", 1)
+        epochs = _int_arg(epochs, "epochs", 0)
+        initial_epoch = _int_arg(initial_epoch, "initial_epoch", 0)
+        if (
+            isinstance(validation_split, (bool, np.bool_))
+            or not isinstance(validation_split, numbers.Real)
+            or not 0.0 <= float(validation_split) < 1.0
+        ):
+            raise ValueError(
+                f"validation_split must be a number in [0, 1), got {validation_split!r}"
+            )
         verbose = 1 if verbose == "auto" else int(verbose)
+        cbs = _check_callbacks(callbacks)
+        if validation_data is not None and (
+            not isinstance(validation_data, (tuple, list)) or len(validation_data) not in (2, 3)
+        ):
+            raise ValueError(
+                "validation_data must be a tuple (x_val, y_val) or (x_val, y_val, "
+                f"val_sample_weight), got {type(validation_data).__name__} "
+                f"of length {len(validation_data) if hasattr(validation_data, '__len__') else '?'}"
+            )
+        return self._call_keeping_state(
+            lambda: self._fit(
+                x,
+                y,
+                batch_size,
+                epochs,
+                verbose,
+                cbs,
+                validation_split,
+                validation_data,
+                shuffle,
+                initial_epoch,
+            )
+        )
+
+    def _fit(
+        self,
+        x,
+        y,
+        batch_size,
+        epochs,
+        verbose,
+        cbs,
+        validation_split,
+        validation_data,
+        shuffle,
+        initial_epoch,
+    ):
         x = self._prepare_x(x)
         y = self._prepare_y(y, len(x))
+        vw = None
         if validation_data is not None:
             vx = self._prepare_x(validation_data[0])
             vy = self._prepare_y(validation_data[1], len(vx))
+            if len(validation_data) == 3 and validation_data[2] is not None:
+                vw = _as_float32(validation_data[2], "val_sample_weight")
+                if vw.shape != (len(vx),):
+                    raise ValueError(
+                        f"val_sample_weight must hold one weight per validation sample "
+                        f"({len(vx)},), got shape {vw.shape}"
+                    )
         elif validation_split:
             # Keras holds out the last samples, before any shuffling.
             n_val = int(len(x) * float(validation_split))
@@ -260,57 +454,87 @@ class Sequential:
             y, vy = y[:-n_val], y[-n_val:]
         else:
             vx = vy = None
+        self._apply_trainable()
+        batch_size = min(batch_size, len(x))
+        eval_batch = min(max(batch_size, 256), len(vx)) if vx is not None else 0
 
         history = callbacks_module.History()
-        cbs = list(callbacks or []) + [history]
+        cbs = cbs + [history]
         for cb in cbs:
             if hasattr(cb, "set_model"):
                 cb.set_model(self)
             else:
                 cb.model = self
         self.stop_training = False
-        _call(cbs, "on_train_begin", None)
-        n_batches = -(-len(x) // batch_size)
-        for epoch in range(initial_epoch, epochs):
-            _call(cbs, "on_epoch_begin", epoch, None)
-            progress = _Progress(verbose, n_batches, epoch, epochs)
-            metric_fns = self._compiled[3]
-            running = _RunningMetrics(metric_fns, y, self.loss) if metric_fns else None
-            loss = self._native.train_epoch(
-                x,
-                y,
-                batch_size,
-                bool(shuffle),
-                epoch,
-                progress.update,
-                running.add if running else None,
-            )
-            logs = {"loss": loss}
-            if running:
-                logs.update(running.results())
-            if vx is not None:
-                logs["val_loss"] = self._native.evaluate(vx, vy, max(batch_size, 256))
-                if metric_fns:
-                    vpred = self._native.predict(vx, max(batch_size, 256))
-                    for name, fn in metric_fns:
-                        logs["val_" + name] = fn(vy, vpred, self.loss.name, self.loss.from_logits)
-            progress.finish(logs)
-            _call(cbs, "on_epoch_end", epoch, logs)
-            if self.stop_training:
-                break
+        snapshot = self._native.snapshot()
+        self._training_thread = threading.get_ident()
+        try:
+            _call(cbs, "on_train_begin", None)
+            n_batches = -(-len(x) // batch_size)
+            for epoch in range(initial_epoch, epochs):
+                _call(cbs, "on_epoch_begin", epoch, None)
+                progress = _Progress(verbose, n_batches, epoch, epochs)
+                metric_fns = self._compiled[3]
+                running = _RunningMetrics(metric_fns, y, self.loss) if metric_fns else None
+                loss = self._native.train_epoch(
+                    x,
+                    y,
+                    batch_size,
+                    bool(shuffle),
+                    epoch,
+                    progress.update,
+                    running.add if running else None,
+                    snapshot,
+                )
+                logs = {"loss": loss}
+                if running:
+                    logs.update(running.results())
+                if vx is not None:
+                    if vw is None:
+                        logs["val_loss"] = self._native.evaluate(vx, vy, eval_batch)
+                    else:
+                        logs["val_loss"] = self._weighted_loss(vx, vy, vw)
+                    if metric_fns:
+                        vpred = self._native.predict(vx, eval_batch)
+                        for name, fn in metric_fns:
+                            logs["val_" + name] = fn(
+                                vy, vpred, self.loss.name, self.loss.from_logits
+                            )
+                progress.finish(logs)
+                _call(cbs, "on_epoch_end", epoch, logs)
+                if self.stop_training:
+                    break
+        finally:
+            self._training_thread = None
         _call(cbs, "on_train_end", None)
         self.history = history
         return history
 
+    def _weighted_loss(self, x, y, w):
+        """Keras's weighted loss: ``sum(loss_i * w_i) / n`` over the samples (the sum over a
+        batch divided by the batch size, batches weighted by their sizes)."""
+        per_sample = np.array(
+            [self._native.evaluate(x[i : i + 1], y[i : i + 1], 1) for i in range(len(x))],
+            dtype=np.float64,
+        )
+        return float(np.dot(per_sample, w.astype(np.float64)) / len(x))
+
     def evaluate(self, x, y, batch_size=32, verbose=0, return_dict=False):
         """The loss (and metrics) on ``x, y``; a float, a list, or a dict."""
         self._check_compiled()
+        batch_size = _int_arg(32 if batch_size is None else batch_size, "batch_size", 1)
+        return self._call_keeping_state(
+            lambda: self._evaluate(x, y, batch_size, verbose, return_dict)
+        )
+
+    def _evaluate(self, x, y, batch_size, verbose, return_dict):
         x = self._prepare_x(x)
         y = self._prepare_y(y, len(x))
-        logs = {"loss": self._native.evaluate(x, y, int(batch_size))}
+        batch_size = min(batch_size, len(x))
+        logs = {"loss": self._native.evaluate(x, y, batch_size)}
         metric_fns = self._compiled[3]
         if metric_fns:
-            pred = self._native.predict(x, int(batch_size))
+            pred = self._native.predict(x, batch_size)
             for name, fn in metric_fns:
                 logs[name] = fn(y, pred, self.loss.name, self.loss.from_logits)
         if verbose:
@@ -321,20 +545,29 @@ class Sequential:
 
     def train_on_batch(self, x, y):
         """Keras's ``train_on_batch``: one optimizer step on ``x, y`` as a single batch, in the
-        given order; returns the batch's loss (before the step)."""
+        given order; returns the batch's loss (before the step). A step whose loss or weights
+        become NaN or infinite raises ``ValueError`` and is undone."""
         self._check_compiled()
-        x = self._prepare_x(x)
-        y = self._prepare_y(y, len(x))
-        if len(x) == 0:
-            raise ValueError("train_on_batch needs at least one sample")
-        return self._native.train_epoch(x, y, len(x), False, 0, None)
+        self._begin_training("train_on_batch")
+
+        def step():
+            xs = self._prepare_x(x)
+            ys = self._prepare_y(y, len(xs))
+            self._apply_trainable()
+            snapshot = self._native.snapshot()
+            return self._native.train_epoch(xs, ys, len(xs), False, 0, None, None, snapshot)
+
+        return self._call_keeping_state(step)
 
     def predict(self, x, batch_size=32, verbose=0):
         """Inference outputs (float32), dropout and noise off, running statistics used."""
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
-        x = self._prepare_x(x)
-        return self._native.predict(x, batch_size)
+        batch_size = _int_arg(32 if batch_size is None else batch_size, "batch_size", 1)
+
+        def run():
+            xs = self._prepare_x(x)
+            return self._native.predict(xs, min(batch_size, len(xs)))
+
+        return self._call_keeping_state(run)
 
     def __call__(self, x):
         return self.predict(x)
@@ -359,6 +592,29 @@ class Sequential:
         arrays = [np.ascontiguousarray(w, dtype=np.float32) for w in weights]
         self._built().set_weights(arrays)
 
+    def _weights_by_trainability(self):
+        """``(trainable, non_trainable)`` weight arrays as Keras lists them: a frozen layer's
+        weights and every layer's moving statistics are non-trainable."""
+        native = self._built()
+        arrays = native.get_weights()
+        names = native.weight_names()
+        trainable, frozen = [], []
+        it = iter(arrays)
+        for layer, layer_names in zip(self.layers, names):
+            on = bool(getattr(layer, "trainable", True))
+            for name in layer_names:
+                a = next(it)
+                (trainable if on and name not in _MOVING else frozen).append(a)
+        return trainable, frozen
+
+    @property
+    def trainable_weights(self):
+        return self._weights_by_trainability()[0]
+
+    @property
+    def non_trainable_weights(self):
+        return self._weights_by_trainability()[1]
+
     @property
     def learning_rate(self):
         self._check_compiled()
@@ -367,13 +623,16 @@ class Sequential:
     @learning_rate.setter
     def learning_rate(self, value):
         self._check_compiled()
-        self._built().learning_rate = float(value)
+        self._built()
+        # through the optimizer, so that model.optimizer.learning_rate reads it back
+        self.optimizer.learning_rate = value
 
     def count_params(self):
         return sum(row[3] for row in self._built().layer_summaries())
 
     def summary(self, print_fn=print):
         rows = self._built().layer_summaries()
+        trainable = sum(a.size for a in self.trainable_weights)
         header = f'Model: "{self.name}"'
         lines = [
             header,
@@ -384,8 +643,11 @@ class Sequential:
         for layer, (name, kind, shape, params) in zip(self.layers, rows):
             label = f"{layer.name or name} ({kind})"
             lines.append(f"{label:<30}{(None, *shape)!s:<22}{params:>12,}")
+        total = sum(r[3] for r in rows)
         lines.append("=" * 65)
-        lines.append(f"Total params: {sum(r[3] for r in rows):,}")
+        lines.append(f"Total params: {total:,}")
+        lines.append(f"Trainable params: {trainable:,}")
+        lines.append(f"Non-trainable params: {total - trainable:,}")
         lines.append("-" * 65)
         for line in lines:
             print_fn(line)
@@ -394,32 +656,64 @@ class Sequential:
         """One safetensors file: the weights as tensors, the architecture in its metadata."""
         native = self._built()
         meta = {"format": _FORMAT, "config": json.dumps(self.get_config())}
+        frozen = [i for i, layer in enumerate(self.layers) if not getattr(layer, "trainable", True)]
+        if frozen:
+            meta["frozen_layers"] = json.dumps(frozen)
         if self._compiled is not None:
-            meta["optimizer"] = self._compiled[0]
+            meta["optimizer"] = json.dumps(
+                {
+                    "class_name": _optimizer_class(self.optimizer).__name__,
+                    "config": self.optimizer.get_config(),
+                }
+            )
             meta["loss"] = self._compiled[1]
+            meta["metrics"] = json.dumps(self._metric_specs)
         _native.neural_network.save_safetensors(str(path), meta, native.get_weights())
 
     @classmethod
     def load(cls, path):
-        """Rebuild a model written by ``save``; predicts bit-identically."""
+        """Rebuild a model written by ``save``; predicts bit-identically. The compiled
+        optimizer, loss and (named) metrics come back with it."""
         meta, weights = _native.neural_network.load_safetensors(str(path))
         if meta.get("format") != _FORMAT or "config" not in meta:
             raise ValueError(f"{path} is not a rustyml Sequential file")
         try:
             config = json.loads(meta["config"])
             model = cls.from_config(config)
+            for i in json.loads(meta.get("frozen_layers", "[]")):
+                model.layers[i].trainable = False
             model.build()
             if "optimizer" in meta and "loss" in meta:
-                loss = losses_module.get(json.loads(meta["loss"]))
-                model._native.compile(meta["optimizer"], meta["loss"])
-                model._compiled = (meta["optimizer"], meta["loss"], loss, [])
-                model.loss = loss
-        except (ValueError, KeyError, TypeError) as exc:
+                metrics = json.loads(meta.get("metrics", "[]"))
+                model.compile(
+                    json.loads(meta["optimizer"]), json.loads(meta["loss"]), metrics=metrics
+                )
+        except (ValueError, KeyError, TypeError, IndexError) as exc:
             raise ValueError(
                 f"{path}: unreadable model architecture or compile state: {exc}"
             ) from None
         model.set_weights(weights)
         return model
+
+
+_MOVING = frozenset({"running_mean", "running_var"})
+
+
+def _check_callbacks(callbacks):
+    if callbacks is None:
+        return []
+    if isinstance(callbacks, (str, bytes)) or not isinstance(callbacks, (list, tuple)):
+        if hasattr(callbacks, "on_epoch_end") or isinstance(callbacks, callbacks_module.Callback):
+            callbacks = [callbacks]
+        else:
+            raise TypeError(f"callbacks must be a list of Callback objects, got {callbacks!r}")
+    hooks = ("on_train_begin", "on_train_end", "on_epoch_begin", "on_epoch_end", "set_model")
+    for cb in callbacks:
+        if isinstance(cb, (str, bytes, numbers.Number)) or not any(hasattr(cb, h) for h in hooks):
+            raise TypeError(
+                f"callbacks must be Callback objects (with on_epoch_end etc.), got {cb!r}"
+            )
+    return list(callbacks)
 
 
 class _RunningMetrics:

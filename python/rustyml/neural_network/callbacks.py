@@ -71,7 +71,9 @@ class EarlyStopping(Callback):
         if current is None or epoch < self.start_from_epoch:
             return
         if self.restore_best_weights and self.best_weights is None:
+            # never set yet: the current weights are the best so far
             self.best_weights = self.model.get_weights()
+            self.best_epoch = epoch
         self.wait += 1
         if self._is_improvement(current):
             self.best = current
@@ -85,7 +87,9 @@ class EarlyStopping(Callback):
             self.model.stop_training = True
 
     def on_train_end(self, logs=None):
-        if self.restore_best_weights and self.best_weights is not None and self.stopped_epoch:
+        # Keras restores the best epoch's weights whether training stopped early or ran to
+        # its last epoch
+        if self.restore_best_weights and self.best_weights is not None:
             self.model.set_weights(self.best_weights)
 
 

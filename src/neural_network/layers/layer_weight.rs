@@ -28,6 +28,10 @@ macro_rules! weight_structs {
                 vec![$((stringify!($field), self.$field.as_ref().clone().into_dyn())),+]
             }
 
+            fn all_finite(&self) -> bool {
+                true $(&& self.$field.iter().all(|v| v.is_finite()))+
+            }
+
             fn with_arrays(&self, next: &mut NextArray<'_>) -> RustymlResult<$name<'static>> {
                 Ok($name {
                     $($field: Cow::Owned(
@@ -89,6 +93,15 @@ macro_rules! layer_weight_enum {
                     $(LayerWeight::$before(w) => w.named_arrays(),)+
                     LayerWeight::Empty => Vec::new(),
                     $(LayerWeight::$after(w) => w.named_arrays(),)+
+                }
+            }
+
+            /// Whether every value of every array is finite (read in place).
+            pub fn all_finite(&self) -> bool {
+                match self {
+                    $(LayerWeight::$before(w) => w.all_finite(),)+
+                    LayerWeight::Empty => true,
+                    $(LayerWeight::$after(w) => w.all_finite(),)+
                 }
             }
 

@@ -12,7 +12,7 @@ use crate::neural_network::traits::{Layer, Optimizer};
 /// AdaGrad: `a += g²`, `p -= lr g / (sqrt(a) + eps)`, accumulators starting at 0. Weight decay is
 /// L2-coupled (`g + wd * p`); biases and normalisation parameters never decay. Builders choose
 /// the accumulators' starting value, epsilon inside the root and the decay rule.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct AdaGrad {
     learning_rate: f32,
     epsilon: f32,
@@ -115,5 +115,9 @@ impl Optimizer for AdaGrad {
 
     fn set_learning_rate(&mut self, learning_rate: f32) {
         self.learning_rate = learning_rate;
+    }
+
+    fn snapshot(&self) -> Option<Box<dyn Optimizer>> {
+        Some(Box::new(self.clone()))
     }
 }

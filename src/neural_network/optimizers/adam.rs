@@ -6,7 +6,7 @@ use crate::error::RustymlResult;
 use crate::neural_network::traits::{Layer, Optimizer};
 
 /// Adam (Kingma & Ba 2015) with L2-coupled weight decay: `g + wd * p` enters the moments. Biases and normalisation parameters never decay.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Adam {
     core: AdamCore,
 }
@@ -92,5 +92,9 @@ impl Optimizer for Adam {
 
     fn set_learning_rate(&mut self, learning_rate: f32) {
         self.core.learning_rate = learning_rate;
+    }
+
+    fn snapshot(&self) -> Option<Box<dyn Optimizer>> {
+        Some(Box::new(self.clone()))
     }
 }

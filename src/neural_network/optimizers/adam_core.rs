@@ -7,7 +7,7 @@ use super::validation::{self, non_negative, positive, unit_interval};
 use crate::error::RustymlResult;
 use crate::neural_network::traits::Layer;
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct AdamCore {
     pub(crate) learning_rate: f32,
     beta1: f32,

@@ -6,7 +6,7 @@ use crate::error::RustymlResult;
 use crate::neural_network::traits::{Layer, Optimizer};
 
 /// AdamW (Loshchilov & Hutter 2019): Adam with decoupled weight decay, `p *= 1 - lr * wd` beside the adaptive step. Biases and normalisation parameters never decay.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct AdamW {
     core: AdamCore,
 }
@@ -92,5 +92,9 @@ impl Optimizer for AdamW {
 
     fn set_learning_rate(&mut self, learning_rate: f32) {
         self.core.learning_rate = learning_rate;
+    }
+
+    fn snapshot(&self) -> Option<Box<dyn Optimizer>> {
+        Some(Box::new(self.clone()))
     }
 }

@@ -12,7 +12,7 @@ use crate::neural_network::traits::{Layer, Optimizer};
 /// RMSprop: `c = rho c + (1 - rho) g²`, `p -= lr g / (sqrt(c) + eps)`. Weight decay is L2-coupled
 /// (`g + wd * p`, as PyTorch does); biases and normalisation parameters never decay. Builders
 /// choose epsilon inside the root, centring (Graves 2013), momentum and the decay rule.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct RMSprop {
     learning_rate: f32,
     rho: f32,
@@ -158,5 +158,9 @@ impl Optimizer for RMSprop {
 
     fn set_learning_rate(&mut self, learning_rate: f32) {
         self.learning_rate = learning_rate;
+    }
+
+    fn snapshot(&self) -> Option<Box<dyn Optimizer>> {
+        Some(Box::new(self.clone()))
     }
 }

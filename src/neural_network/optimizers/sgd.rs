@@ -11,7 +11,7 @@ use crate::neural_network::traits::{Layer, Optimizer};
 /// `p += momentum v - lr g`). Weight decay is decoupled: kernels shrink by `1 - lr * wd`
 /// before the gradient step; biases and normalisation parameters never decay (see
 /// [`SGD::with_weight_decay_rule`]).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct SGD {
     learning_rate: f32,
     momentum: f32,
@@ -113,5 +113,9 @@ impl Optimizer for SGD {
 
     fn set_learning_rate(&mut self, learning_rate: f32) {
         self.learning_rate = learning_rate;
+    }
+
+    fn snapshot(&self) -> Option<Box<dyn Optimizer>> {
+        Some(Box::new(self.clone()))
     }
 }

@@ -8,7 +8,7 @@
 use crate::neural_network::traits::ParamGrad;
 
 /// `K` zero-initialised buffers per parameter, per layer.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct LayerSlots<const K: usize> {
     slots: Vec<Vec<[Vec<f32>; K]>>,
     cursor: usize,
