@@ -12,7 +12,6 @@ import operator
 import sys
 import threading
 import time
-import weakref
 
 import numpy as np
 
@@ -107,72 +106,6 @@ class _Progress:
         )
 
 
-# optimizer -> the models it is compiled into (weakly held, so neither keeps the other alive)
-_LINKS = weakref.WeakKeyDictionary()
-_LINKED_CLASSES = {}
-
-
-def _check_lr(value):
-    try:
-        lr = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"learning_rate must be a finite number > 0, got {value!r}") from None
-    if isinstance(value, (bool, np.bool_)) or not (0.0 < lr < float("inf")):
-        raise ValueError(f"learning_rate must be a finite number > 0, got {value!r}")
-    return lr
-
-
-def _linked_lr_get(opt):
-    return opt.__dict__["learning_rate"]
-
-
-def _linked_lr_set(opt, value):
-    lr = _check_lr(value)
-    for model in list(_LINKS.get(opt, ())):
-        native = model._native
-        if native is not None and model.optimizer is opt:
-            native.learning_rate = lr
-    opt.__dict__["learning_rate"] = lr
-
-
-def _rebuild_unlinked(cls, state):
-    opt = cls.__new__(cls)
-    opt.__dict__.update(state)
-    return opt
-
-
-def _link(opt, model):
-    """Makes ``opt.learning_rate`` live: setting it reaches the native optimizer of every
-    model ``opt`` is compiled into, as Keras's optimizer variable does. The object keeps its
-    class name, config and ``isinstance`` relations (its class becomes a subclass of its own
-    that adds the property)."""
-    base = type(opt)
-    if base.__dict__.get("_rustyml_linked"):
-        linked = base
-    else:
-        linked = _LINKED_CLASSES.get(base)
-        if linked is None:
-            linked = type(
-                base.__name__,
-                (base,),
-                {
-                    "_rustyml_linked": True,
-                    "__module__": base.__module__,
-                    "__qualname__": base.__qualname__,
-                    "learning_rate": property(_linked_lr_get, _linked_lr_set),
-                    "__reduce__": lambda self: (_rebuild_unlinked, (base, dict(self.__dict__))),
-                },
-            )
-            _LINKED_CLASSES[base] = linked
-        opt.__class__ = linked
-    _LINKS.setdefault(opt, weakref.WeakSet()).add(model)
-
-
-def _optimizer_class(opt):
-    cls = type(opt)
-    return cls.__mro__[1] if cls.__dict__.get("_rustyml_linked") else cls
-
-
 class Sequential:
     """A linear stack of layers, as in Keras.
 
@@ -262,9 +195,7 @@ class Sequential:
         opt = optimizers_module.get(optimizer)
         loss_obj = losses_module.get(loss)
         metric_fns = _metrics.resolve(metrics)
-        opt_json = json.dumps(
-            {"class_name": _optimizer_class(opt).__name__, "config": opt.get_config()}
-        )
+        opt_json = json.dumps(optimizers_module.serialize(opt))
         loss_json = json.dumps(loss_obj.get_config())
         if self._native is not None:
             self._native.compile(opt_json, loss_json)
@@ -275,7 +206,7 @@ class Sequential:
         self._trainable_mask = None
         self.optimizer = opt
         self.loss = loss_obj
-        _link(opt, self)
+        opt._compiled_into(self)
 
     def _check_compiled(self):
         if self._compiled is None:
@@ -627,6 +558,11 @@ class Sequential:
         # through the optimizer, so that model.optimizer.learning_rate reads it back
         self.optimizer.learning_rate = value
 
+    def _optimizer_learning_rate_changed(self, optimizer):
+        """Called by an optimizer compiled into this model when its learning rate is set."""
+        if self._native is not None and getattr(self, "optimizer", None) is optimizer:
+            self._native.learning_rate = optimizer.learning_rate
+
     def count_params(self):
         return sum(row[3] for row in self._built().layer_summaries())
 
@@ -660,12 +596,7 @@ class Sequential:
         if frozen:
             meta["frozen_layers"] = json.dumps(frozen)
         if self._compiled is not None:
-            meta["optimizer"] = json.dumps(
-                {
-                    "class_name": _optimizer_class(self.optimizer).__name__,
-                    "config": self.optimizer.get_config(),
-                }
-            )
+            meta["optimizer"] = json.dumps(optimizers_module.serialize(self.optimizer))
             meta["loss"] = self._compiled[1]
             meta["metrics"] = json.dumps(self._metric_specs)
         _native.neural_network.save_safetensors(str(path), meta, native.get_weights())

@@ -10,6 +10,7 @@ variable's gradient by its own norm, ``global_clipnorm`` all of them by their jo
 
 import math
 import numbers
+import weakref
 
 
 def _number(value, what, name):
@@ -50,7 +51,10 @@ class Optimizer:
         global_clipnorm=None,
     ):
         what = type(self).__name__
-        self.learning_rate = _check_lr(learning_rate, what)
+        # the models this optimizer is compiled into, weakly held: a learning rate set here
+        # reaches their native optimizers, as Keras's optimizer variable does
+        self._models = weakref.WeakSet()
+        self.learning_rate = learning_rate
         if weight_decay is not None:
             weight_decay = _number(weight_decay, what, "weight_decay")
             if not (weight_decay >= 0.0 and math.isfinite(weight_decay)):
@@ -67,8 +71,32 @@ class Optimizer:
                 f"clipnorm={clipnorm}, clipvalue={clipvalue}, global_clipnorm={global_clipnorm}"
             )
 
+    @property
+    def learning_rate(self):
+        return self._learning_rate
+
+    @learning_rate.setter
+    def learning_rate(self, value):
+        self._learning_rate = _check_lr(value, type(self).__name__)
+        for model in list(self._models):
+            model._optimizer_learning_rate_changed(self)
+
+    def _compiled_into(self, model):
+        self._models.add(model)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_models", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._models = weakref.WeakSet()
+
     def get_config(self):
-        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+        config = {"learning_rate": self.learning_rate}
+        config.update((k, v) for k, v in self.__dict__.items() if not k.startswith("_"))
+        return config
 
     @classmethod
     def from_config(cls, config):
