@@ -133,6 +133,11 @@ impl<D: Dimension> ConvNd<D> {
             grad_bias: None,
         };
         layer.geometry(&layer.input_shape[1..=rank])?;
+        crate::neural_network::layers::size_guard::check_f32_alloc(
+            name,
+            "kernel",
+            &layer.kernel_shape(),
+        )?;
         layer.draw_weights(None);
         Ok(layer)
     }
