@@ -256,6 +256,24 @@ impl ConvGeometry {
             dims.push(ch);
             crate::neural_network::layers::size_guard::check_f32_alloc(layer, what, &dims)?;
         }
+        // The patch matrix a pass may gather (the larger side's positions times the taps
+        // times the wider channel count): a bound on the workspace, checked the same way.
+        let positions = |v: &[usize]| v.iter().try_fold(1usize, |a, &d| a.checked_mul(d));
+        let taps = positions(kernel);
+        let widest = match (positions(input), positions(output)) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            _ => None,
+        };
+        let dims = [
+            widest.unwrap_or(usize::MAX),
+            taps.unwrap_or(usize::MAX),
+            in_channels.max(filters),
+        ];
+        crate::neural_network::layers::size_guard::check_f32_alloc(
+            layer,
+            "one sample's patch workspace",
+            &dims,
+        )?;
         Ok(Self {
             rank: input.len(),
             input: pad3(input, 1),
