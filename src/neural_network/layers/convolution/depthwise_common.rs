@@ -679,6 +679,15 @@ impl<K: ConvRank> SeparableConv<K> {
             depth_multiplier,
             padding,
         )?;
+        {
+            // the pointwise kernel [C*dm, filters] and one sample's output
+            // [positions.., filters], checked before the bias and kernel are drawn
+            use crate::neural_network::layers::size_guard::check_f32_alloc;
+            check_f32_alloc(K::SEPARABLE, "pointwise kernel", &[stage.lanes(), filters])?;
+            let mut out = stage.input_shape[1..=K::SPATIAL].to_vec();
+            out.push(filters);
+            check_f32_alloc(K::SEPARABLE, "one sample's output", &out)?;
+        }
         let mut layer = Self {
             pointwise: Array::zeros(K::zeros(K::SPATIAL + 2)),
             stage,
