@@ -100,13 +100,16 @@ pub fn matvec<T: GemmScalar>(
 }
 
 /// `act(a · b + bias)` in one fused pass (bias per output column).
-pub fn dot_bias_act<T: FusedScalar>(
+pub fn dot_bias_act<T>(
     a: ArrayView2<T>,
     b: ArrayView2<T>,
     bias: Option<ArrayView1<T>>,
     act: Option<Activation<T>>,
     par: Parallelism,
-) -> Result<Array2<T>> {
+) -> Result<Array2<T>>
+where
+    T: FusedScalar + PartialOrd + std::ops::Mul<Output = T>,
+{
     let mut c = Array2::from_elem((a.nrows(), b.ncols()), T::ZERO);
     dot_bias_act_into(a, b, bias, act, par, c.view_mut())?;
     Ok(c)
@@ -115,14 +118,24 @@ pub fn dot_bias_act<T: FusedScalar>(
 /// [`dot_bias_act`] written into `out` (`a.nrows() x b.ncols()`, any strides): every element
 /// is overwritten, none is read, so callers hand in a slice of their own output and skip the
 /// copy a fresh product would need.
-pub fn dot_bias_act_into<T: FusedScalar>(
+///
+/// The activation keeps NaN: gemmkit's fused `Relu`/`LeakyRelu` compute `max(v, 0)`, which
+/// maps a NaN pre-activation to 0 and hides it (and maps -0 to +0), so the product and bias
+/// are fused here and the activation runs as its own elementwise pass with the same
+/// comparisons as the activation layers (`v < 0 ? 0 : v`, `v >= 0 ? v : slope * v`). A
+/// select and one multiply are exact IEEE operations, so the bits do not depend on the ISA,
+/// the thread count or the chunking, and equal `Dense` followed by `ReLU()`/`LeakyReLU()`.
+pub fn dot_bias_act_into<T>(
     a: ArrayView2<T>,
     b: ArrayView2<T>,
     bias: Option<ArrayView1<T>>,
     act: Option<Activation<T>>,
     par: Parallelism,
     mut out: ArrayViewMut2<T>,
-) -> Result<()> {
+) -> Result<()>
+where
+    T: FusedScalar + PartialOrd + std::ops::Mul<Output = T>,
+{
     check_into(a.dim(), b.dim(), out.dim())?;
     let bias_slice = match &bias {
         Some(v) if v.len() != b.ncols() => {
@@ -153,9 +166,23 @@ pub fn dot_bias_act_into<T: FusedScalar>(
         T::ZERO,
         &mut out,
         bias_slice.as_deref().map(Bias::PerCol),
-        act,
+        None,
         par,
     );
+    match act {
+        None => {}
+        Some(Activation::Relu) => out.map_inplace(|v| {
+            if *v < T::ZERO {
+                *v = T::ZERO;
+            }
+        }),
+        Some(Activation::LeakyRelu(slope)) => out.map_inplace(|v| {
+            // NaN fails `>= 0` and becomes slope * NaN = NaN
+            if !(*v >= T::ZERO) {
+                *v = slope * *v;
+            }
+        }),
+    }
     Ok(())
 }
 
@@ -410,14 +437,61 @@ mod tests {
         .unwrap();
         let mut plain = dot_par(a.view(), b.view(), Parallelism::default()).unwrap();
         for mut row in plain.rows_mut() {
-            ndarray::Zip::from(&mut row)
-                .and(&bias)
-                .for_each(|v, &bj| *v = (*v + bj).max(0.0));
+            ndarray::Zip::from(&mut row).and(&bias).for_each(|v, &bj| {
+                let z = *v + bj;
+                *v = if z < 0.0 { 0.0 } else { z };
+            });
         }
         assert_eq!(
             fused.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
             plain.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
         );
+    }
+
+    #[test]
+    fn fused_activations_keep_nan_like_the_unfused_map() {
+        // A NaN in one row of `a` makes that row's products NaN; ReLU and LeakyReLU must
+        // keep it (gemmkit's max(v, 0) epilogue would turn it into 0), serial and parallel.
+        let mut a = matrix::<f32>(300, 64, 11);
+        a[[5, 3]] = f32::NAN;
+        let b = matrix::<f32>(64, 80, 12);
+        let bias = Array1::from_shape_fn(80, |j| (j as f32) * 0.01 - 0.4);
+        for act in [Activation::Relu, Activation::LeakyRelu(0.2)] {
+            let mut bits = Vec::new();
+            for par in [Parallelism::Serial, Parallelism::default()] {
+                let fused =
+                    dot_bias_act(a.view(), b.view(), Some(bias.view()), Some(act), par).unwrap();
+                assert!(fused.row(5).iter().all(|v| v.is_nan()), "{act:?}");
+                assert!(fused.row(4).iter().all(|v| v.is_finite()));
+                let mut plain = dot_par(a.view(), b.view(), par).unwrap();
+                for mut row in plain.rows_mut() {
+                    ndarray::Zip::from(&mut row).and(&bias).for_each(|v, &bj| {
+                        let z = *v + bj;
+                        *v = match act {
+                            Activation::Relu => {
+                                if z < 0.0 {
+                                    0.0
+                                } else {
+                                    z
+                                }
+                            }
+                            Activation::LeakyRelu(s) => {
+                                if z >= 0.0 {
+                                    z
+                                } else {
+                                    s * z
+                                }
+                            }
+                        };
+                    });
+                }
+                let f: Vec<u32> = fused.iter().map(|v| v.to_bits()).collect();
+                let p: Vec<u32> = plain.iter().map(|v| v.to_bits()).collect();
+                assert_eq!(f, p, "{act:?}");
+                bits.push(f);
+            }
+            assert_eq!(bits[0], bits[1]);
+        }
     }
 
     #[test]

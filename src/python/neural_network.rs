@@ -1351,6 +1351,51 @@ struct State {
     compiled: bool,
 }
 
+impl State {
+    /// Refuses a training batch whose activations could not fit: training keeps every
+    /// layer's output for the backward pass plus one gradient of the widest, for the whole
+    /// batch (inference runs in chunks and needs none of this). The bound is half the
+    /// machine's physical memory; the message names the widest layer, the bytes and the
+    /// largest batch_size that fits.
+    fn check_training_batch(&self, batch_size: usize) -> PyResult<()> {
+        use crate::neural_network::layers::size_guard::{describe_bytes, physical_memory_bytes};
+        let per_sample = |s: &[usize]| s.iter().fold(4u128, |a, &d| a.saturating_mul(d as u128));
+        let mut total = per_sample(&self.input_shape);
+        let mut widest = (0u128, 0usize);
+        for (i, shape) in self.output_shapes.iter().enumerate() {
+            let b = per_sample(shape);
+            total = total.saturating_add(b);
+            if b > widest.0 {
+                widest = (b, i);
+            }
+        }
+        // outputs kept for backward + the widest gradient in flight
+        let per_sample_total = total.saturating_add(widest.0.saturating_mul(2));
+        let need = per_sample_total.saturating_mul(batch_size as u128);
+        let limit = (physical_memory_bytes() / 2) as u128;
+        if need <= limit {
+            return Ok(());
+        }
+        let fits = (limit / per_sample_total.max(1)).min(usize::MAX as u128);
+        let layer = &self.model.layers()[widest.1];
+        Err(PyValueError::new_err(format!(
+            "training with batch_size={batch_size} needs about {} of activations and gradients per batch \
+             (layer {} ({}) alone outputs {} per sample), more than half of this machine's memory ({}); \
+             use a smaller batch_size{}",
+            describe_bytes(need),
+            widest.1,
+            layer.layer_type(),
+            describe_bytes(widest.0),
+            describe_bytes(physical_memory_bytes() as u128),
+            if fits >= 1 {
+                format!(" (at most {fits})")
+            } else {
+                " or smaller layers: not even one sample fits".to_string()
+            }
+        )))
+    }
+}
+
 /// The rows `idx` of `a` as a new tensor: one copy of each row's contiguous run when `a` is
 /// C-ordered (what the Python front hands in), else ndarray's general `select`.
 fn gather(a: &ndarray::ArrayViewD<'_, f32>, idx: &[usize]) -> Tensor {
@@ -1469,6 +1514,31 @@ fn check_batch(batch_size: usize) -> PyResult<usize> {
     Ok(batch_size)
 }
 
+/// A weight array must hold finite values (NaN or infinity reaches every prediction; a
+/// float64 value beyond float32's range arrives here as infinity), and a BatchNormalization
+/// moving variance must not be negative (its square root would be NaN).
+fn check_weight_values(
+    index: usize,
+    layer: &str,
+    name: &str,
+    a: &ndarray::ArrayD<f32>,
+) -> PyResult<()> {
+    if let Some(v) = a.iter().find(|v| !v.is_finite()) {
+        return Err(PyValueError::new_err(format!(
+            "set_weights: layer {index} ({layer}) {name} holds {v} (weights must be finite; \
+             a float64 value beyond float32's range of ±3.4e38 becomes infinity)"
+        )));
+    }
+    if name == "running_var" {
+        if let Some(v) = a.iter().find(|v| **v < 0.0) {
+            return Err(PyValueError::new_err(format!(
+                "set_weights: layer {index} ({layer}) moving variance (running_var) holds the negative value {v}; a variance must be >= 0"
+            )));
+        }
+    }
+    Ok(())
+}
+
 #[pymethods]
 impl PySequential {
     /// Builds every layer for samples of `input_shape`; a layer that does not fit its
@@ -1486,6 +1556,7 @@ impl PySequential {
         let mut shape = input_shape.clone();
         let mut output_shapes = Vec::with_capacity(specs.len());
         let mut previous = String::from("the input");
+        let mut total_params: u128 = 0;
         for (i, raw) in specs.into_iter().enumerate() {
             let class = raw
                 .get("class_name")
@@ -1506,8 +1577,32 @@ impl PySequential {
                     e
                 ))
             };
+            // the probe (one sample of the layer's input) is checked before it is allocated
+            let probe_shape = [&[1usize][..], &shape[..]].concat();
+            crate::neural_network::layers::size_guard::check_f32_alloc(
+                &class,
+                "one sample's input",
+                &probe_shape,
+            )
+            .map_err(fail)?;
             let layer = spec.build(&shape, layer_seed).map_err(fail)?;
-            let probe = ArrayD::<f32>::zeros(IxDyn(&[&[1usize][..], &shape[..]].concat()));
+            // Each layer's weights passed the one-array bound; together they must too.
+            {
+                use crate::neural_network::layers::size_guard::{array_byte_limit, describe_bytes};
+                use crate::neural_network::layers::TrainingParameters;
+                let own = match layer.param_count() {
+                    TrainingParameters::Trainable(n) | TrainingParameters::NonTrainable(n) => n,
+                    TrainingParameters::NoTrainable => 0,
+                };
+                total_params = total_params.saturating_add(own as u128);
+                if total_params * 4 > array_byte_limit() as u128 {
+                    return Err(PyValueError::new_err(format!(
+                        "layer {i} ({class}): the model's weights would need {}, more than half of this machine's memory; use smaller layers",
+                        describe_bytes(total_params * 4)
+                    )));
+                }
+            }
+            let probe = ArrayD::<f32>::zeros(IxDyn(&probe_shape));
             let out = layer.predict(&probe).map_err(fail)?;
             shape = out.shape()[1..].to_vec();
             output_shapes.push(shape.clone());
@@ -1617,6 +1712,7 @@ impl PySequential {
                     "the model must be compiled before training",
                 ));
             }
+            st.check_training_batch(batch_size.min(n.max(1)))?;
             st.shuffle_seed
         };
         let mut order: Vec<usize> = (0..n).collect();
@@ -1768,6 +1864,25 @@ impl PySequential {
         Ok(out.into_pyarray(py))
     }
 
+    /// The first layer whose inference output holds NaN or infinity for the samples `x`
+    /// (index and type), or `None`: how `predict` names the layer where finite input went
+    /// non-finite. Runs layer by layer, so the caller passes only the offending samples.
+    fn first_non_finite_layer(
+        &self,
+        py: Python<'_>,
+        x: PyReadonlyArrayDyn<'_, f32>,
+    ) -> PyResult<Option<(usize, String)>> {
+        let st = self.lock(py)?;
+        let mut t: Tensor = x.as_array().to_owned();
+        for (i, layer) in st.model.layers().iter().enumerate() {
+            t = layer.predict(&t).map_err(to_py_err)?;
+            if t.iter().any(|v| !v.is_finite()) {
+                return Ok(Some((i, layer.layer_type().to_string())));
+            }
+        }
+        Ok(None)
+    }
+
     /// Every layer's weights in Keras's order and shapes.
     fn get_weights<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyArrayDyn<f32>>>> {
         let mut st = self.lock(py)?;
@@ -1832,6 +1947,7 @@ impl PySequential {
                         a.shape()
                     )));
                 }
+                check_weight_values(i, layer.layer_type(), name, &a)?;
                 arrays.push(a);
             }
             let arrays = from_keras_arrays(layer.as_ref(), arrays, &current.named_arrays());
@@ -1871,13 +1987,158 @@ impl PySequential {
     }
 }
 
+/// The metadata key holding the file's digest.
+const DIGEST_KEY: &str = "rustyml.sha256";
+
+/// SHA-256 over the metadata (every key but [`DIGEST_KEY`], sorted) and the tensors (sorted
+/// by name: name, dtype, shape, bytes), each field length-prefixed so no two different
+/// files hash the same byte stream. safetensors has no checksum of its own: without this a
+/// flipped byte in a weight loads silently and changes every prediction.
+fn file_digest<'a>(
+    metadata: &HashMap<String, String>,
+    tensors: impl IntoIterator<Item = (&'a str, String, &'a [usize], &'a [u8])>,
+) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    let mut field = |bytes: &[u8]| {
+        h.update((bytes.len() as u64).to_le_bytes());
+        h.update(bytes);
+    };
+    field(b"rustyml.safetensors.sha256/1");
+    let mut keys: Vec<&String> = metadata.keys().filter(|k| *k != DIGEST_KEY).collect();
+    keys.sort();
+    field(&(keys.len() as u64).to_le_bytes());
+    for k in keys {
+        field(k.as_bytes());
+        field(metadata[k].as_bytes());
+    }
+    let mut tensors: Vec<_> = tensors.into_iter().collect();
+    tensors.sort_by(|a, b| a.0.cmp(b.0));
+    field(&(tensors.len() as u64).to_le_bytes());
+    for (name, dtype, shape, bytes) in tensors {
+        field(name.as_bytes());
+        field(dtype.as_bytes());
+        let dims: Vec<u8> = shape
+            .iter()
+            .flat_map(|d| (*d as u64).to_le_bytes())
+            .collect();
+        field(&dims);
+        field(bytes);
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Where a save to `path` writes: the final target of a chain of symlinks (so the link is
+/// kept and its target updated), refused when that is not a regular file (a FIFO, a device,
+/// a directory) or cannot be resolved.
+fn save_target(path: &std::path::Path) -> PyResult<std::path::PathBuf> {
+    let mut target = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&target) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(target),
+            Err(e) => {
+                return Err(PyOSError::new_err(format!(
+                    "cannot write {}: {e}",
+                    path.display()
+                )))
+            }
+            Ok(m) if m.file_type().is_symlink() => {
+                let link = std::fs::read_link(&target).map_err(|e| {
+                    PyOSError::new_err(format!("cannot write {}: {e}", path.display()))
+                })?;
+                target = match target.parent() {
+                    Some(dir) if link.is_relative() => dir.join(link),
+                    _ => link,
+                };
+            }
+            Ok(m) if m.is_file() => return Ok(target),
+            Ok(m) => {
+                let kind = if m.is_dir() {
+                    "a directory"
+                } else {
+                    "not a regular file (a FIFO, socket or device)"
+                };
+                return Err(PyValueError::new_err(format!(
+                    "cannot save to {}: {} is {kind}; give the path of a regular file",
+                    path.display(),
+                    target.display()
+                )));
+            }
+        }
+    }
+    Err(PyOSError::new_err(format!(
+        "cannot write {}: too many levels of symbolic links",
+        path.display()
+    )))
+}
+
+/// Writes `bytes` to `target` atomically: a temporary file in the same directory, flushed to
+/// disk, then renamed over `target`, so a failed save leaves any earlier file whole.
+fn write_atomically(
+    path: &std::path::Path,
+    target: &std::path::Path,
+    bytes: &[u8],
+) -> PyResult<()> {
+    use std::io::Write;
+    let err =
+        |e: std::io::Error| PyOSError::new_err(format!("cannot write {}: {e}", path.display()));
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "model".to_string());
+    let mut tmp = None;
+    for attempt in 0..100u32 {
+        let candidate = dir.join(format!(".{name}.{}.{attempt}.tmp", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&candidate)
+        {
+            Ok(f) => {
+                tmp = Some((candidate, f));
+                break;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(err(e)),
+        }
+    }
+    let Some((tmp_path, mut file)) = tmp else {
+        return Err(PyOSError::new_err(format!(
+            "cannot write {}: no free temporary name in {}",
+            path.display(),
+            dir.display()
+        )));
+    };
+    let result = (|| {
+        // keep the permissions of the file being replaced
+        if let Ok(m) = std::fs::metadata(target) {
+            file.set_permissions(m.permissions())?;
+        }
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&tmp_path, target)
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp_path);
+        return Err(err(e));
+    }
+    Ok(())
+}
+
 /// Writes `arrays` (named `weight_000`, `weight_001`, ... to keep their order) and `metadata`
-/// as a safetensors file that any safetensors reader can open.
+/// as a safetensors file that any safetensors reader can open, with the SHA-256 of both in
+/// the metadata (key `rustyml.sha256`). `path` may be a symlink (its target is written); a
+/// FIFO, device or directory there is refused; the file is replaced atomically.
 #[pyfunction]
 fn save_safetensors(
     py: Python<'_>,
     path: std::path::PathBuf,
-    metadata: HashMap<String, String>,
+    mut metadata: HashMap<String, String>,
     arrays: Vec<PyReadonlyArrayDyn<'_, f32>>,
 ) -> PyResult<()> {
     let owned: Vec<(String, Vec<usize>, Vec<u8>)> = arrays
@@ -1889,6 +2150,18 @@ fn save_safetensors(
         })
         .collect();
     py.detach(|| {
+        let digest = file_digest(
+            &metadata,
+            owned.iter().map(|(n, s, b)| {
+                (
+                    n.as_str(),
+                    format!("{:?}", safetensors::Dtype::F32),
+                    s.as_slice(),
+                    b.as_slice(),
+                )
+            }),
+        );
+        metadata.insert(DIGEST_KEY.to_string(), digest);
         let views = owned
             .iter()
             .map(|(name, shape, bytes)| {
@@ -1897,20 +2170,23 @@ fn save_safetensors(
             })
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| PyValueError::new_err(format!("cannot encode weights: {e}")))?;
-        safetensors::tensor::serialize_to_file(views, Some(metadata), &path)
-            .map_err(|e| PyOSError::new_err(format!("cannot write {}: {e}", path.display())))
+        let bytes = safetensors::tensor::serialize(views, Some(metadata))
+            .map_err(|e| PyValueError::new_err(format!("cannot encode weights: {e}")))?;
+        let target = save_target(&path)?;
+        write_atomically(&path, &target, &bytes)
     })
 }
 
-/// Reads a file written by [`save_safetensors`]: its metadata and its f32 arrays in order.
-/// A truncated or altered file, or a tensor holding NaN or infinity, is a `ValueError` that
-/// says so.
+/// Reads a file written by [`save_safetensors`]: its metadata, its f32 arrays in order, and
+/// whether it carried a digest (files written before digests were stored do not; the caller
+/// warns that they cannot be verified). A truncated or altered file (a digest mismatch), or
+/// a tensor holding NaN or infinity, is a `ValueError` that says so.
 #[pyfunction]
 #[allow(clippy::type_complexity)]
 fn load_safetensors<'py>(
     py: Python<'py>,
     path: std::path::PathBuf,
-) -> PyResult<(Bound<'py, PyDict>, Vec<Bound<'py, PyArrayDyn<f32>>>)> {
+) -> PyResult<(Bound<'py, PyDict>, Vec<Bound<'py, PyArrayDyn<f32>>>, bool)> {
     let bytes = std::fs::read(&path)
         .map_err(|e| PyOSError::new_err(format!("cannot read {}: {e}", path.display())))?;
     let bad = |e: &dyn std::fmt::Display| {
@@ -1921,13 +2197,32 @@ fn load_safetensors<'py>(
     };
     let (_, header) = safetensors::SafeTensors::read_metadata(&bytes).map_err(|e| bad(&e))?;
     let tensors = safetensors::SafeTensors::deserialize(&bytes).map_err(|e| bad(&e))?;
+    let metadata: HashMap<String, String> = header.metadata().clone().unwrap_or_default();
+    let named = tensors.tensors();
+    let verified = match metadata.get(DIGEST_KEY) {
+        Some(stored) => {
+            let actual = file_digest(
+                &metadata,
+                named
+                    .iter()
+                    .map(|(n, v)| (n.as_str(), format!("{:?}", v.dtype()), v.shape(), v.data())),
+            );
+            if *stored != actual {
+                return Err(bad(
+                    &"its contents do not match the SHA-256 digest stored in it",
+                ));
+            }
+            true
+        }
+        None => false,
+    };
     let meta = PyDict::new(py);
-    if let Some(m) = header.metadata() {
-        for (k, v) in m {
+    for (k, v) in &metadata {
+        if k != DIGEST_KEY {
             meta.set_item(k, v)?;
         }
     }
-    let mut named = tensors.tensors();
+    let mut named = named;
     named.sort_by(|a, b| a.0.cmp(&b.0));
     let mut out = Vec::with_capacity(named.len());
     for (name, view) in named {
@@ -1950,7 +2245,7 @@ fn load_safetensors<'py>(
         let arr = ArrayD::from_shape_vec(IxDyn(view.shape()), values).map_err(|e| bad(&e))?;
         out.push(arr.into_pyarray(py));
     }
-    Ok((meta, out))
+    Ok((meta, out, verified))
 }
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -9,9 +9,11 @@ batches) and hands weights back in Keras's shapes and order. Epoch-level orchest
 import json
 import numbers
 import operator
+import os
 import sys
 import threading
 import time
+import warnings
 
 import numpy as np
 
@@ -151,13 +153,32 @@ class Sequential:
 
     @classmethod
     def from_config(cls, config):
-        model = cls(
-            [layers_module.deserialize(spec) for spec in config["layers"]],
-            seed=config.get("seed"),
-            name=config.get("name"),
-        )
-        if config.get("input_shape") is not None:
-            model._input_shape = tuple(config["input_shape"])
+        """The model ``get_config`` describes; a malformed config is a ``ValueError``."""
+        # a malformed config is bad data (a file's contents), so ValueError, as Keras raises
+        if not isinstance(config, dict) or not isinstance(config.get("layers"), list):
+            raise ValueError(  # noqa: TRY004
+                "Sequential.from_config needs a dict with a 'layers' list, got "
+                f"{type(config).__name__}"
+            )
+        specs = config["layers"]
+        for i, spec in enumerate(specs):
+            if not isinstance(spec, dict) or not isinstance(spec.get("config", {}), dict):
+                raise ValueError(  # noqa: TRY004
+                    f"Sequential.from_config: layer {i} must be a dict "
+                    f"{{'class_name': ..., 'config': {{...}}}}, got {type(spec).__name__}"
+                )
+        try:
+            model = cls(
+                [layers_module.deserialize(spec) for spec in specs],
+                seed=config.get("seed"),
+                name=config.get("name"),
+            )
+            if config.get("input_shape") is not None:
+                model._input_shape = layers_module._shape_tuple(
+                    config["input_shape"], "input_shape", "Sequential"
+                )
+        except (TypeError, AttributeError, RecursionError, OverflowError) as exc:
+            raise ValueError(f"Sequential.from_config: invalid layer config: {exc}") from None
         return model
 
     def build(self, input_shape=None):
@@ -496,7 +517,7 @@ class Sequential:
 
         def run():
             xs = self._prepare_x(x)
-            return self._native.predict(xs, min(batch_size, len(xs)))
+            return _warn_non_finite(self, xs, self._native.predict(xs, min(batch_size, len(xs))))
 
         return self._call_keeping_state(run)
 
@@ -519,8 +540,25 @@ class Sequential:
         return self._built().get_weights()
 
     def set_weights(self, weights):
-        """Load weights in Keras's shapes and order; on error nothing changes."""
-        arrays = [np.ascontiguousarray(w, dtype=np.float32) for w in weights]
+        """Load weights in Keras's shapes and order; on error nothing changes.
+
+        Every value must be a finite real number within float32's range (a float64 value
+        beyond it would become infinity) and a BatchNormalization moving variance must be
+        >= 0; anything else is a ValueError naming the layer and the weight."""
+        arrays = []
+        for i, w in enumerate(weights):
+            a = np.asarray(w)
+            if np.iscomplexobj(a):
+                raise ValueError(
+                    f"set_weights: weight array {i} is complex ({a.dtype}); weights are real"
+                )
+            if a.dtype.kind not in "fiub":
+                raise ValueError(
+                    f"set_weights: weight array {i} has dtype {a.dtype}, not a real number type"
+                )
+            # out-of-range float64 values become infinity here and are named by the native check
+            with np.errstate(over="ignore", invalid="ignore"):
+                arrays.append(np.ascontiguousarray(a, dtype=np.float32))
         self._built().set_weights(arrays)
 
     def _weights_by_trainability(self):
@@ -589,7 +627,12 @@ class Sequential:
             print_fn(line)
 
     def save(self, path):
-        """One safetensors file: the weights as tensors, the architecture in its metadata."""
+        """One safetensors file: the weights as tensors, the architecture in its metadata and
+        a SHA-256 digest of both (checked by ``load``).
+
+        ``path`` may be a symlink (its target is written); a FIFO, device or directory there
+        is refused. The file is written to a temporary file beside it and renamed into place,
+        so a failed save leaves an earlier file whole."""
         native = self._built()
         meta = {"format": _FORMAT, "config": json.dumps(self.get_config())}
         frozen = [i for i, layer in enumerate(self.layers) if not getattr(layer, "trainable", True)]
@@ -599,15 +642,26 @@ class Sequential:
             meta["optimizer"] = json.dumps(optimizers_module.serialize(self.optimizer))
             meta["loss"] = self._compiled[1]
             meta["metrics"] = json.dumps(self._metric_specs)
-        _native.neural_network.save_safetensors(str(path), meta, native.get_weights())
+        _native.neural_network.save_safetensors(os.fspath(path), meta, native.get_weights())
 
     @classmethod
     def load(cls, path):
         """Rebuild a model written by ``save``; predicts bit-identically. The compiled
-        optimizer, loss and (named) metrics come back with it."""
-        meta, weights = _native.neural_network.load_safetensors(str(path))
+        optimizer, loss and (named) metrics come back with it.
+
+        A file whose contents do not match its stored digest, whose architecture or weights
+        are invalid, is a ``ValueError``; a file written before digests were stored loads
+        with a ``UserWarning`` that it cannot be verified."""
+        meta, weights, verified = _native.neural_network.load_safetensors(os.fspath(path))
         if meta.get("format") != _FORMAT or "config" not in meta:
             raise ValueError(f"{path} is not a rustyml Sequential file")
+        if not verified:
+            warnings.warn(
+                f"{path} holds no digest (written by an older rustyml): its contents cannot "
+                "be verified; save it again to add one",
+                UserWarning,
+                stacklevel=2,
+            )
         try:
             config = json.loads(meta["config"])
             model = cls.from_config(config)
@@ -619,11 +673,11 @@ class Sequential:
                 model.compile(
                     json.loads(meta["optimizer"]), json.loads(meta["loss"]), metrics=metrics
                 )
-        except (ValueError, KeyError, TypeError, IndexError) as exc:
+            model.set_weights(weights)
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError) as exc:
             raise ValueError(
-                f"{path}: unreadable model architecture or compile state: {exc}"
+                f"{path}: unreadable model architecture, compile state or weights: {exc}"
             ) from None
-        model.set_weights(weights)
         return model
 
 
@@ -645,6 +699,34 @@ def _check_callbacks(callbacks):
                 f"callbacks must be Callback objects (with on_epoch_end etc.), got {cb!r}"
             )
     return list(callbacks)
+
+
+def _warn_non_finite(model, x, out):
+    """``out`` unchanged; a ``RuntimeWarning`` naming the first layer whose output went
+    non-finite when ``out`` holds NaN or infinity (the input is finite: ``_prepare_x`` refuses
+    anything else), e.g. weights near float32's limit overflowing. The check is one pass over
+    the output; the layer search reruns only the first offending sample."""
+    bad = ~np.isfinite(out)
+    if not bad.any():
+        return out
+    row = int(np.argmax(bad.reshape(len(out), -1).any(axis=1)))
+    where = "a layer"
+    try:
+        found = model._native.first_non_finite_layer(x[row : row + 1])
+    except ValueError:
+        found = None
+    if found is not None:
+        index, kind = found
+        name = model.layers[index].name if index < len(model.layers) else None
+        where = f"layer {index} ({name or kind})"
+    warnings.warn(
+        f"predict: finite input gave {int(bad.sum())} NaN or infinite outputs; the first "
+        f"sample affected ({row}) becomes non-finite at {where} (weights or activations "
+        "beyond float32's range?)",
+        RuntimeWarning,
+        stacklevel=3,
+    )
+    return out
 
 
 class _RunningMetrics:

@@ -6,7 +6,14 @@ which builds the Rust layers; a saved file stores the same configs. Adding a lay
 below (its Keras arguments) plus one entry in the native builder.
 """
 
+import functools
+
 _REGISTRY = {}
+
+# The largest size or seed any native layer can take (Rust's u64). Larger values are refused
+# here with a ValueError; sizes below it that no machine can hold are refused natively, before
+# anything is allocated, naming the layer and the bytes.
+_MAX_U64 = 2**64 - 1
 
 
 def _register(cls):
@@ -17,7 +24,19 @@ def _register(cls):
 def _check_positive_int(value, name, layer):
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"{layer}: {name} must be a positive integer, got {value!r}")
+    if value > _MAX_U64:
+        raise ValueError(f"{layer}: {name}={value} is too large (at most 2**64 - 1)")
     return value
+
+
+def _check_seed(seed, layer):
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= _MAX_U64:
+        raise ValueError(
+            f"{layer}: seed must be None or an integer in [0, 2**64 - 1], got {seed!r}"
+        )
+    return seed
 
 
 def _shape_tuple(value, name, layer):
@@ -27,8 +46,8 @@ def _shape_tuple(value, name, layer):
         shape = tuple(int(v) for v in value)
     except TypeError:
         shape = (int(value),)
-    if any(v < 1 for v in shape):
-        raise ValueError(f"{layer}: {name} must hold positive sizes, got {value!r}")
+    if any(v < 1 or v > _MAX_U64 for v in shape):
+        raise ValueError(f"{layer}: {name} must hold positive sizes below 2**64, got {value!r}")
     return shape
 
 
@@ -41,10 +60,17 @@ def _positive_ints(value, rank, name, layer):
     except TypeError:
         raise ValueError(f"{layer}: {name} must be an int or {rank} ints, got {value!r}") from None
     if len(values) != rank or any(
-        isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in values
+        isinstance(v, bool) or not isinstance(v, int) or v < 1 or v > _MAX_U64 for v in values
     ):
         raise ValueError(f"{layer}: {name} must be an int or {rank} positive ints, got {value!r}")
     return values
+
+
+def _optional_str(value, name, layer):
+    """A name-like argument (``name``, ``activation``, ``padding``, ...): ``None`` or a str."""
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"{layer}: {name} must be None or a string, got {type(value).__name__}")
+    return value
 
 
 def _channels_last(data_format, layer):
@@ -59,8 +85,26 @@ def _channels_last(data_format, layer):
 class Layer:
     """Base class: Keras's ``name``, ``input_shape`` (without the batch axis) and config."""
 
+    def __init_subclass__(cls, **kwargs):
+        # A constructor argument out of any representable range (``float(10**400)``,
+        # ``int(float("inf"))``) is a bad value, so a ValueError as for any other bad value,
+        # not Python's OverflowError.
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is None:
+            return
+
+        @functools.wraps(init)
+        def checked_init(self, *args, **kw):
+            try:
+                init(self, *args, **kw)
+            except OverflowError as exc:
+                raise ValueError(f"{cls.__name__}: argument out of range: {exc}") from None
+
+        cls.__init__ = checked_init
+
     def __init__(self, name=None, input_shape=None):
-        self.name = name
+        self.name = _optional_str(name, "name", type(self).__name__)
         self.input_shape = _shape_tuple(input_shape, "input_shape", type(self).__name__)
 
     def _own_config(self):
@@ -106,9 +150,9 @@ class Dense(Layer):
     ):
         super().__init__(name, input_shape)
         self.units = _check_positive_int(units, "units", "Dense")
-        self.activation = activation
+        self.activation = _optional_str(activation, "activation", type(self).__name__)
         self.use_bias = bool(use_bias)
-        self.seed = seed
+        self.seed = _check_seed(seed, type(self).__name__)
 
     def _own_config(self):
         return {
@@ -127,7 +171,7 @@ class Embedding(Layer):
         super().__init__(name, input_shape)
         self.input_dim = _check_positive_int(input_dim, "input_dim", "Embedding")
         self.output_dim = _check_positive_int(output_dim, "output_dim", "Embedding")
-        self.seed = seed
+        self.seed = _check_seed(seed, type(self).__name__)
 
     def _own_config(self):
         return {"input_dim": self.input_dim, "output_dim": self.output_dim, "seed": self.seed}
@@ -185,7 +229,7 @@ class Activation(Layer):
 
     def __init__(self, activation, name=None, input_shape=None):
         super().__init__(name, input_shape)
-        self.activation = activation
+        self.activation = _optional_str(activation, "activation", type(self).__name__)
 
     def _own_config(self):
         return {"activation": self.activation}
@@ -253,7 +297,7 @@ class Dropout(Layer):
         if not 0.0 <= rate < 1.0:
             raise ValueError(f"Dropout: rate must be in [0, 1), got {rate}")
         self.rate = rate
-        self.seed = seed
+        self.seed = _check_seed(seed, type(self).__name__)
 
     def _own_config(self):
         return {"rate": self.rate, "seed": self.seed}
@@ -266,7 +310,7 @@ def _spatial_dropout(class_name, rank):
         if not 0.0 <= rate < 1.0:
             raise ValueError(f"{class_name}: rate must be in [0, 1), got {rate}")
         self.rate = rate
-        self.seed = seed
+        self.seed = _check_seed(seed, type(self).__name__)
 
     def _own_config(self):
         return {"rate": self.rate, "seed": self.seed}
@@ -291,7 +335,7 @@ class GaussianNoise(Layer):
     def __init__(self, stddev, seed=None, name=None, input_shape=None):
         super().__init__(name, input_shape)
         self.stddev = float(stddev)
-        self.seed = seed
+        self.seed = _check_seed(seed, type(self).__name__)
 
     def _own_config(self):
         return {"stddev": self.stddev, "seed": self.seed}
@@ -304,7 +348,7 @@ class GaussianDropout(Layer):
     def __init__(self, rate, seed=None, name=None, input_shape=None):
         super().__init__(name, input_shape)
         self.rate = float(rate)
-        self.seed = seed
+        self.seed = _check_seed(seed, type(self).__name__)
 
     def _own_config(self):
         return {"rate": self.rate, "seed": self.seed}
@@ -382,9 +426,9 @@ def _border_pairs(value, rank, name, layer):
     ``rank``-tuple of pairs."""
 
     def amount(v):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= _MAX_U64:
             raise ValueError(
-                f"{layer}: {name} amounts must be non-negative integers, got {value!r}"
+                f"{layer}: {name} amounts must be integers in [0, 2**64 - 1], got {value!r}"
             )
         return v
 
@@ -526,7 +570,7 @@ class UpSampling2D(Layer):
             raise ValueError(
                 f"UpSampling2D: interpolation must be one of {_INTERPOLATIONS}, got {interpolation!r}"
             )
-        self.interpolation = interpolation
+        self.interpolation = _optional_str(interpolation, "interpolation", type(self).__name__)
 
     def _own_config(self):
         return {"size": list(self.size), "interpolation": self.interpolation}
@@ -616,7 +660,7 @@ class _Pooling(Layer):
         padding = str(padding).lower()
         if padding not in ("valid", "same"):
             raise ValueError(f"{layer}: padding must be 'valid' or 'same', got {padding!r}")
-        self.padding = padding
+        self.padding = _optional_str(padding, "padding", type(self).__name__)
         self.data_format = _channels_last(data_format, layer)
 
     def _own_config(self):
@@ -805,9 +849,9 @@ class _Conv(Layer):
             allowed = " or ".join(repr(p) for p in self._paddings)
             raise ValueError(f"{layer}: padding must be {allowed}, got {padding!r}")
         self.padding = padding.lower()
-        self.activation = activation
+        self.activation = _optional_str(activation, "activation", type(self).__name__)
         self.use_bias = bool(use_bias)
-        self.seed = seed
+        self.seed = _check_seed(seed, type(self).__name__)
 
     def _own_config(self):
         return {
@@ -918,12 +962,12 @@ class _DepthwiseFamily(Layer):
         padding = str(padding).lower()
         if padding not in ("valid", "same"):
             raise ValueError(f"{layer}: padding must be 'valid' or 'same', got {padding!r}")
-        self.padding = padding
+        self.padding = _optional_str(padding, "padding", type(self).__name__)
         _channels_last(data_format, layer)
         self.depth_multiplier = _check_positive_int(depth_multiplier, "depth_multiplier", layer)
-        self.activation = activation
+        self.activation = _optional_str(activation, "activation", type(self).__name__)
         self.use_bias = bool(use_bias)
-        self.seed = seed
+        self.seed = _check_seed(seed, type(self).__name__)
 
     def _own_config(self):
         config = {"filters": self.filters} if self._SEPARABLE else {}
@@ -1127,13 +1171,15 @@ class _Recurrent(Layer):
         super().__init__(name, input_shape)
         layer = type(self).__name__
         self.units = _check_positive_int(units, "units", layer)
-        self.activation = activation
-        self.recurrent_activation = recurrent_activation
+        self.activation = _optional_str(activation, "activation", type(self).__name__)
+        self.recurrent_activation = _optional_str(
+            recurrent_activation, "recurrent_activation", type(self).__name__
+        )
         self.use_bias = bool(use_bias)
         self.return_sequences = bool(return_sequences)
         self.return_state = bool(return_state)
         self.go_backwards = bool(go_backwards)
-        self.seed = seed
+        self.seed = _check_seed(seed, type(self).__name__)
         if self.return_state:
             raise ValueError(
                 f"{layer}: return_state=True returns several tensors, which a Sequential model "
@@ -1289,7 +1335,7 @@ class Bidirectional(Layer):
                 f"cannot feed a Sequential model), got {merge_mode!r}"
             )
         self.layer = layer
-        self.merge_mode = merge_mode
+        self.merge_mode = _optional_str(merge_mode, "merge_mode", type(self).__name__)
 
     def _own_config(self):
         return {"layer": serialize(self.layer), "merge_mode": self.merge_mode}

@@ -74,6 +74,11 @@ impl Dense {
         }
         let activation = activation.into();
         activation.validate()?;
+        crate::neural_network::layers::size_guard::check_f32_alloc(
+            "Dense",
+            "kernel",
+            &[input_dim, units],
+        )?;
         Ok(Self {
             input_dim,
             units,
@@ -369,7 +374,36 @@ mod tests {
         let relu = layer(Activation::ReLU).predict(&x).unwrap();
         let linear = layer(Activation::Linear).predict(&x).unwrap();
         for (r, l) in relu.iter().zip(linear.iter()) {
-            assert_eq!(r.to_bits(), l.max(0.0).to_bits());
+            let want = if *l < 0.0 { 0.0 } else { *l };
+            assert_eq!(r.to_bits(), want.to_bits());
+        }
+    }
+
+    #[test]
+    fn fused_activations_keep_nan_like_the_activation_layers() {
+        use crate::neural_network::layers::activation::{LeakyReLU, ReLU};
+        let mut x = input();
+        x[[0, 1]] = f32::NAN;
+        let linear = layer(Activation::Linear).predict(&x).unwrap();
+        let relu_layer: Box<dyn Layer> = Box::new(ReLU::new());
+        let leaky_layer: Box<dyn Layer> = Box::new(LeakyReLU::new(0.1).unwrap());
+        for (act, unfused) in [
+            (Activation::ReLU, relu_layer.predict(&linear).unwrap()),
+            (
+                Activation::LeakyReLU {
+                    negative_slope: 0.1,
+                },
+                leaky_layer.predict(&linear).unwrap(),
+            ),
+        ] {
+            let fused = layer(act).predict(&x).unwrap();
+            assert!(fused
+                .index_axis(ndarray::Axis(0), 0)
+                .iter()
+                .all(|v| v.is_nan()));
+            let f: Vec<u32> = fused.iter().map(|v| v.to_bits()).collect();
+            let u: Vec<u32> = unfused.iter().map(|v| v.to_bits()).collect();
+            assert_eq!(f, u, "{act:?}");
         }
     }
 

@@ -37,6 +37,11 @@ impl Embedding {
                 return Err(Error::invalid_parameter(name, "must be >= 1"));
             }
         }
+        crate::neural_network::layers::size_guard::check_f32_alloc(
+            "Embedding",
+            "embedding table",
+            &[input_dim, output_dim],
+        )?;
         Ok(Self {
             embeddings: Self::initial_table(input_dim, output_dim, None),
             grad: None,
@@ -92,6 +97,14 @@ impl Embedding {
             .collect()
     }
 
+    /// The output (`input`'s shape plus the row width) must be allocatable.
+    fn check_output(&self, input: &Tensor) -> RustymlResult<()> {
+        let mut shape = input.shape().to_vec();
+        shape.push(self.embeddings.ncols());
+        crate::neural_network::layers::size_guard::check_f32_alloc("Embedding", "output", &shape)
+            .map(drop)
+    }
+
     /// Gathers one table row per index, rows in parallel behind [`CHEAP_MAP_F32`] (a copy, so
     /// the path never changes a bit).
     fn gather(&self, indices: &[usize], input_shape: &[usize]) -> Tensor {
@@ -117,6 +130,7 @@ impl Embedding {
 
 impl Layer for Embedding {
     fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+        self.check_output(input)?;
         let indices = self.indices(input)?;
         let out = self.gather(&indices, input.shape());
         self.cache = Some((indices, input.shape().to_vec()));
@@ -124,6 +138,7 @@ impl Layer for Embedding {
     }
 
     fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+        self.check_output(input)?;
         let indices = self.indices(input)?;
         Ok(self.gather(&indices, input.shape()))
     }

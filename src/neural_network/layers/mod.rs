@@ -22,6 +22,7 @@ pub(crate) mod layer_util;
 pub mod permute;
 pub mod repeat_vector;
 pub mod reshape;
+pub mod size_guard;
 
 pub use embedding::*;
 pub use identity::*;

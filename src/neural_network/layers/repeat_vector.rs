@@ -35,6 +35,11 @@ impl RepeatVector {
         })?;
         require_non_empty(input)?;
         let (batch, features) = x.dim();
+        crate::neural_network::layers::size_guard::check_f32_alloc(
+            "RepeatVector",
+            "output",
+            &[batch, self.n, features],
+        )?;
         let out = x
             .insert_axis(Axis(1))
             .broadcast((batch, self.n, features))

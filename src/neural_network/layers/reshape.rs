@@ -43,12 +43,18 @@ impl Reshape {
     /// The output shape for an input of `shape`, with the -1 entry resolved.
     fn resolve(&self, shape: &[usize]) -> RustymlResult<Vec<usize>> {
         let per_sample: usize = shape[1..].iter().product();
-        let known: usize = self
+        // checked: a target whose sizes overflow cannot match a real input
+        let known = self
             .target_shape
             .iter()
             .filter(|&&d| d > 0)
-            .map(|&d| d as usize)
-            .product();
+            .try_fold(1usize, |a, &d| a.checked_mul(d as usize))
+            .ok_or_else(|| {
+                Error::invalid_input(format!(
+                    "cannot reshape {shape:?} to (batch, {:?}): the target's sizes overflow, far more than the input's {per_sample} elements per sample",
+                    self.target_shape
+                ))
+            })?;
         let inferred = if self.target_shape.contains(&-1) {
             if !per_sample.is_multiple_of(known) {
                 return Err(Error::invalid_input(format!(
@@ -68,7 +74,8 @@ impl Reshape {
                     .map(|&d| if d == -1 { inferred } else { d as usize }),
             )
             .collect();
-        if out[1..].iter().product::<usize>() != per_sample {
+        if crate::neural_network::layers::size_guard::checked_product(&out[1..]) != Some(per_sample)
+        {
             return Err(Error::shape_mismatch(out, shape));
         }
         Ok(out)

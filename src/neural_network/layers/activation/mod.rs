@@ -595,6 +595,19 @@ mod tests {
     }
 
     #[test]
+    fn every_activation_keeps_nan() {
+        // max(x, 0)-style code maps NaN to a number and hides it; every activation, scalar
+        // and at the widest vector width (a length with a remainder for every width), keeps
+        // a NaN input NaN.
+        for act in ALL.iter().filter(|a| !matches!(a, Activation::Softmax)) {
+            assert!(act.apply_scalar(f32::NAN).is_nan(), "{act:?}");
+            let mut xs = vec![f32::NAN; 37];
+            act.apply_slice(&mut xs);
+            assert!(xs.iter().all(|v| v.is_nan()), "{act:?}");
+        }
+    }
+
+    #[test]
     fn the_widest_instruction_set_gives_the_scalar_bits() {
         // Every float class (zeros, subnormals, the exp clamps, huge, inf, NaN) and a ramp;
         // a length that leaves a remainder for every vector width.

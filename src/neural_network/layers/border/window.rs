@@ -111,6 +111,7 @@ impl BorderCore {
                 self.name
             )));
         }
+        crate::neural_network::layers::size_guard::check_f32_alloc(self.name, "output", &shape)?;
         Ok(shape)
     }
 

@@ -114,6 +114,8 @@ impl<D: Dimension> ConvNd<D> {
                 "{name}: input_shape {input_shape:?} has an empty axis"
             )));
         }
+        // the bias (and below the kernel) only once their sizes are known to fit
+        crate::neural_network::layers::size_guard::check_f32_alloc(name, "bias", &[filters])?;
         let mut layer = Self {
             name,
             transposed,
@@ -126,13 +128,18 @@ impl<D: Dimension> ConvNd<D> {
             activation,
             use_bias,
             weights: Array::zeros(D::zeros(rank + 2)),
-            bias: Array1::zeros(filters),
+            bias: Array1::zeros(0),
             input_cache: None,
             output_cache: None,
             grad_weights: None,
             grad_bias: None,
         };
         layer.geometry(&layer.input_shape[1..=rank])?;
+        crate::neural_network::layers::size_guard::check_f32_alloc(
+            name,
+            "kernel",
+            &layer.kernel_shape(),
+        )?;
         layer.draw_weights(None);
         Ok(layer)
     }

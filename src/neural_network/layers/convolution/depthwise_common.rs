@@ -202,6 +202,7 @@ impl<K: ConvRank> DepthwiseStage<K> {
                 "{name}: input_shape {input_shape:?} has a zero-sized axis"
             )));
         }
+        Self::check_sizes(name, &kernel_size, &input_shape, multiplier)?;
         let stage = Self {
             name,
             input_shape,
@@ -216,6 +217,30 @@ impl<K: ConvRank> DepthwiseStage<K> {
         };
         stage.check_window()?;
         Ok(stage)
+    }
+
+    /// The kernel and one sample's output (at most the input's positions times the lanes)
+    /// must be allocatable; checked before the kernel is drawn.
+    fn check_sizes(
+        name: &str,
+        kernel_size: &[usize],
+        input_shape: &[usize],
+        multiplier: usize,
+    ) -> RustymlResult<()> {
+        use crate::neural_network::layers::size_guard::{check_f32_alloc, mul_size};
+        let channels = input_shape[K::SPATIAL + 1];
+        let mut kernel = kernel_size.to_vec();
+        kernel.extend([channels, multiplier]);
+        check_f32_alloc(name, "depthwise kernel", &kernel)?;
+        let mut out = input_shape[1..=K::SPATIAL].to_vec();
+        out.push(mul_size(
+            name,
+            "channels * depth_multiplier",
+            channels,
+            multiplier,
+        )?);
+        check_f32_alloc(name, "one sample's output", &out)?;
+        Ok(())
     }
 
     fn channels(&self) -> usize {
@@ -442,6 +467,12 @@ impl<K: ConvRank> DepthwiseConv<K> {
         if depth_multiplier == 0 {
             return Err(Error::invalid_parameter("depth_multiplier", "must be > 0"));
         }
+        DepthwiseStage::<K>::check_sizes(
+            self.stage.name,
+            &self.stage.kernel_size,
+            &self.stage.input_shape,
+            depth_multiplier,
+        )?;
         self.stage.multiplier = depth_multiplier;
         self.init_weights();
         Ok(self)
@@ -648,6 +679,15 @@ impl<K: ConvRank> SeparableConv<K> {
             depth_multiplier,
             padding,
         )?;
+        {
+            // the pointwise kernel [C*dm, filters] and one sample's output
+            // [positions.., filters], checked before the bias and kernel are drawn
+            use crate::neural_network::layers::size_guard::check_f32_alloc;
+            check_f32_alloc(K::SEPARABLE, "pointwise kernel", &[stage.lanes(), filters])?;
+            let mut out = stage.input_shape[1..=K::SPATIAL].to_vec();
+            out.push(filters);
+            check_f32_alloc(K::SEPARABLE, "one sample's output", &out)?;
+        }
         let mut layer = Self {
             pointwise: Array::zeros(K::zeros(K::SPATIAL + 2)),
             stage,

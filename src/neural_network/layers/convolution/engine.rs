@@ -127,6 +127,27 @@ fn check_axes(
             tuple(input)
         )));
     }
+    // Every length derived below (the dilated span, a transposed or padded extent
+    // `input * stride + span`) must fit usize: checked here once, so the formulas after it
+    // cannot overflow.
+    for a in 0..rank {
+        let span = dilation[a]
+            .checked_mul(kernel[a] - 1)
+            .and_then(|v| v.checked_add(1));
+        let extent = span.and_then(|s| input[a].checked_mul(strides[a])?.checked_add(s));
+        if extent.is_none_or(|e| e > isize::MAX as usize) {
+            return Err(Error::invalid_parameter(
+                layer,
+                format!(
+                    "{layer}: kernel_size {}, strides {} and dilation_rate {} on input {} overflow the largest array size",
+                    tuple(kernel),
+                    tuple(strides),
+                    tuple(dilation),
+                    tuple(input)
+                ),
+            ));
+        }
+    }
     Ok(())
 }
 
@@ -164,6 +185,7 @@ impl ConvGeometry {
             pad.push(padding.pad_before(input[a], kernel[a], strides[a], dilation[a]));
         }
         Self::build(
+            layer,
             input,
             &output,
             kernel,
@@ -204,12 +226,13 @@ impl ConvGeometry {
             pad.push(padding.pad_before(n, kernel[a], strides[a], dilation[a]));
         }
         Self::build(
-            &full, input, kernel, strides, dilation, &pad, filters, channels,
+            layer, &full, input, kernel, strides, dilation, &pad, filters, channels,
         )
     }
 
     #[allow(clippy::too_many_arguments)]
     fn build(
+        layer: &str,
         input: &[usize],
         output: &[usize],
         kernel: &[usize],
@@ -224,6 +247,33 @@ impl ConvGeometry {
                 "convolution with {in_channels} input channels and {filters} filters"
             )));
         }
+        // One sample's input and output must be allocatable before any pass runs.
+        for (what, spatial, ch) in [
+            ("one sample's input", input, in_channels),
+            ("one sample's output", output, filters),
+        ] {
+            let mut dims = spatial.to_vec();
+            dims.push(ch);
+            crate::neural_network::layers::size_guard::check_f32_alloc(layer, what, &dims)?;
+        }
+        // The patch matrix a pass may gather (the larger side's positions times the taps
+        // times the wider channel count): a bound on the workspace, checked the same way.
+        let positions = |v: &[usize]| v.iter().try_fold(1usize, |a, &d| a.checked_mul(d));
+        let taps = positions(kernel);
+        let widest = match (positions(input), positions(output)) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            _ => None,
+        };
+        let dims = [
+            widest.unwrap_or(usize::MAX),
+            taps.unwrap_or(usize::MAX),
+            in_channels.max(filters),
+        ];
+        crate::neural_network::layers::size_guard::check_f32_alloc(
+            layer,
+            "one sample's patch workspace",
+            &dims,
+        )?;
         Ok(Self {
             rank: input.len(),
             input: pad3(input, 1),

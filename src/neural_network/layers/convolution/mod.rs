@@ -26,7 +26,11 @@ impl PaddingType {
         stride: usize,
         dilation: usize,
     ) -> Option<usize> {
-        let span = dilation * (kernel - 1) + 1;
+        // saturating: a span past usize::MAX is larger than any input (the layers refuse
+        // such sizes before they get here)
+        let span = dilation
+            .saturating_mul(kernel.saturating_sub(1))
+            .saturating_add(1);
         match self {
             PaddingType::Valid => (input >= span).then(|| (input - span) / stride + 1),
             // Causal: valid over `span - 1 + input` cells, `(input - 1) / stride + 1`.
@@ -39,11 +43,17 @@ impl PaddingType {
     pub fn pad_before(self, input: usize, kernel: usize, stride: usize, dilation: usize) -> usize {
         match self {
             PaddingType::Valid => 0,
-            PaddingType::Causal => dilation * (kernel - 1),
+            PaddingType::Causal => dilation.saturating_mul(kernel.saturating_sub(1)),
             PaddingType::Same => {
-                let span = dilation * (kernel - 1) + 1;
+                let span = dilation
+                    .saturating_mul(kernel.saturating_sub(1))
+                    .saturating_add(1);
                 let out = input.div_ceil(stride);
-                ((out.saturating_sub(1)) * stride + span).saturating_sub(input) / 2
+                (out.saturating_sub(1)
+                    .saturating_mul(stride)
+                    .saturating_add(span))
+                .saturating_sub(input)
+                    / 2
             }
         }
     }

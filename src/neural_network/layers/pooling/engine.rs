@@ -40,16 +40,17 @@ impl AxisPlan {
                 // window [o*s - pad, o*s - pad + k) clipped to the input: padding is virtual
                 let start = o * stride;
                 let lo = start.saturating_sub(pad).min(input);
-                let hi = (start + pool).saturating_sub(pad).min(input);
+                let hi = start.saturating_add(pool).saturating_sub(pad).min(input);
                 (lo, hi)
             })
             .collect();
         let covers = (0..input)
             .map(|i| {
                 // o covers i  <=>  o*s <= i + pad < o*s + k
-                let p = i + pad;
-                let lo = if p + 1 > pool {
-                    (p + 1 - pool).div_ceil(stride)
+                // saturating: a window or padding past usize::MAX covers every input
+                let p = i.saturating_add(pad);
+                let lo = if p.saturating_add(1) > pool {
+                    (p - pool + 1).div_ceil(stride)
                 } else {
                     0
                 };

@@ -235,6 +235,13 @@ impl Recurrent {
     ) -> RustymlResult<Self> {
         validate_dimensions(input_dim, units)?;
         check_elementwise(activation, "activation", cell.name())?;
+        {
+            use crate::neural_network::layers::size_guard::{check_alloc_bytes, mul_size};
+            let width = mul_size(cell.name(), "gates * units", cell.gates(), units)?;
+            check_alloc_bytes(cell.name(), "kernel", &[input_dim, width], 4)?;
+            // the orthogonal draw of the recurrent kernel works in f64
+            check_alloc_bytes(cell.name(), "recurrent kernel", &[units, width], 8)?;
+        }
         let gates = Self::init_gates(cell, input_dim, units, random_state)?;
         Ok(Self {
             cell,

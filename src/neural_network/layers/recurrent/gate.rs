@@ -41,7 +41,13 @@ impl FusedGates {
                 "needs one entry per gate, got none",
             ));
         }
-        let width = bias_init.len() * units;
+        use crate::neural_network::layers::size_guard::{
+            check_alloc_bytes, check_f32_alloc, mul_size,
+        };
+        let width = mul_size("recurrent layer", "gates * units", bias_init.len(), units)?;
+        check_f32_alloc("recurrent layer", "kernel", &[input_dim, width])?;
+        // the orthogonal draw works in f64
+        check_alloc_bytes("recurrent layer", "recurrent kernel", &[units, width], 8)?;
         let kernel = glorot_uniform(input_dim, width, rng);
         let recurrent_kernel = orthogonal(units, width, rng);
         let bias = Array2::from_shape_fn((1, width), |(_, j)| bias_init[j / units]);

@@ -348,14 +348,17 @@ impl UpSamplingCore {
                 input.shape()
             )));
         }
-        if self.resize.output_shape(input.shape()).is_none() {
+        let Some(out_shape) = self.resize.output_shape(input.shape()) else {
             return Err(Error::invalid_input(format!(
                 "{}: input {:?} enlarged by {:?} does not fit in usize",
                 self.name,
                 input.shape(),
                 self.resize.factors
             )));
-        }
+        };
+        crate::neural_network::layers::size_guard::check_f32_alloc(
+            self.name, "output", &out_shape,
+        )?;
         Ok(self.resize.forward(input))
     }
 

@@ -82,6 +82,12 @@ impl BatchNormalization {
         let shape = self.running_mean.shape().to_vec();
         check_weight("running_mean", &shape, &running_mean)?;
         check_weight("running_var", &shape, &running_var)?;
+        if running_var.iter().any(|v| !(v.is_finite() && *v >= 0.0)) {
+            return Err(Error::invalid_parameter(
+                "running_var",
+                "BatchNormalization: a moving variance must be finite and >= 0",
+            ));
+        }
         self.params.set(gamma, beta)?;
         self.running_mean = running_mean.as_standard_layout().into_owned();
         self.running_var = running_var.as_standard_layout().into_owned();
