@@ -479,14 +479,22 @@ def test_a_file_with_huge_units_is_a_value_error(tmp_path):
 
 # --- 8: property-based: any argument value gives a layer or a ValueError/TypeError ----------
 
+# Integers come in the two classes the property is about: small sizes, which must build and
+# run, and sizes from 2**40 up, which need terabytes (or overflow) and must be refused on any
+# host. Sizes in between are valid but need gigabytes or hours (a GRU of 10**4 units): whether
+# they fit depends on the machine, so they are left to the deterministic tests above.
+_ints = st.one_of(
+    st.integers(min_value=-(2**70), max_value=64),
+    st.integers(min_value=2**40, max_value=2**70),
+)
 _values = st.one_of(
     st.none(),
     st.booleans(),
-    st.integers(min_value=-(2**70), max_value=2**70),
-    st.sampled_from([0, 1, 2**31, 2**32, 2**62, 2**63, 2**64 - 1, 2**64, 10**9, 10**12]),
+    _ints,
+    st.sampled_from([-1, 0, 1, 2**62, 2**63, 2**64 - 1, 2**64, 10**12]),
     st.floats(allow_nan=True, allow_infinity=True),
     st.text(max_size=5),
-    st.tuples(st.integers(-3, 2**64 + 1), st.integers(-3, 2**64 + 1)),
+    st.tuples(_ints, _ints),
 )
 
 # (constructor taking the fuzzed value, a per-sample input shape it can be built on)

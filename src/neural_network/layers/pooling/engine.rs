@@ -122,7 +122,13 @@ impl PoolGeometry {
             channels,
             rank,
             axes,
-            window_taps: pool.iter().product(),
+            // a window never holds more taps than the input has cells (a pool wider than
+            // its axis under same padding is clipped), so this cannot overflow
+            window_taps: pool
+                .iter()
+                .zip(&input_shape[1..=rank])
+                .map(|(&p, &n)| p.min(n))
+                .product(),
         })
     }
 
@@ -448,6 +454,16 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A pool far wider than its axis under same padding is one clipped window per axis: the
+    /// geometry is built without overflow and its work counts the taps that exist.
+    #[test]
+    fn a_pool_wider_than_the_input_is_clipped_without_overflow() {
+        let huge = 1usize << 40;
+        let g = PoolGeometry::new(&[1, 8, 8, 2], &[huge, huge], &[huge, huge], Same).unwrap();
+        assert_eq!(g.output_shape(), vec![1, 1, 1, 2]);
+        assert_eq!(g.work(), 2 * 64);
     }
 
     #[test]
