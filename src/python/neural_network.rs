@@ -1972,9 +1972,10 @@ impl PySequential {
 
     #[setter]
     fn set_learning_rate(&self, py: Python<'_>, value: f32) -> PyResult<()> {
-        if !(value.is_finite() && value > 0.0) {
+        // 0 is a learning rate Keras accepts (warm-up schedules start there)
+        if !(value.is_finite() && value >= 0.0) {
             return Err(PyValueError::new_err(format!(
-                "learning_rate must be a finite number > 0, got {value}"
+                "learning_rate must be a finite number >= 0, got {value}"
             )));
         }
         self.lock(py)?.model.set_learning_rate(value);

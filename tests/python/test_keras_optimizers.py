@@ -29,7 +29,7 @@ import pytest
 os.environ.setdefault("KERAS_BACKEND", "jax")
 keras = pytest.importorskip("keras")
 
-from rustyml.neural_network import Sequential, layers, losses, optimizers
+from rustyml.neural_network import Sequential, callbacks, layers, losses, optimizers
 
 RTOL, ATOL = 2e-5, 1e-6
 
@@ -260,3 +260,38 @@ def test_optimizer_config_without_new_fields_still_compiles():
     model._native.compile(
         json.dumps(old), json.dumps({"name": "mean_squared_error", "from_logits": False})
     )
+
+
+def test_a_warm_up_schedule_may_start_at_zero_as_in_keras():
+    """A LearningRateScheduler whose first epoch sets 0 (a linear warm-up) runs and trains as
+    Keras's does."""
+
+    def warm_up(epoch, lr):
+        return 0.05 * epoch
+
+    x, y = _data()
+    theirs, ours = _pair(keras.optimizers.SGD(learning_rate=0.1), optimizers.SGD(learning_rate=0.1))
+    h_theirs = theirs.fit(
+        x,
+        y,
+        epochs=3,
+        batch_size=4,
+        shuffle=False,
+        verbose=0,
+        callbacks=[keras.callbacks.LearningRateScheduler(warm_up)],
+    )
+    h_ours = ours.fit(
+        x,
+        y,
+        epochs=3,
+        batch_size=4,
+        shuffle=False,
+        verbose=0,
+        callbacks=[callbacks.LearningRateScheduler(warm_up)],
+    )
+    np.testing.assert_allclose(
+        h_ours.history["loss"], h_theirs.history["loss"], rtol=RTOL, atol=ATOL
+    )
+    for got, want in zip(ours.get_weights(), theirs.get_weights()):
+        np.testing.assert_allclose(got, np.asarray(want), rtol=RTOL, atol=ATOL)
+    assert ours.learning_rate == pytest.approx(0.1)

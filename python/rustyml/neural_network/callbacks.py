@@ -126,7 +126,7 @@ class LearningRateScheduler(Callback):
 
     def on_epoch_begin(self, epoch, logs=None):
         lr = float(self.schedule(epoch, self.model.learning_rate))
-        if not (lr > 0.0 and math.isfinite(lr)):
+        if not (lr >= 0.0 and math.isfinite(lr)):
             raise ValueError(f"LearningRateScheduler: schedule returned {lr!r} for epoch {epoch}")
         self.model.learning_rate = lr
         if self.verbose:
