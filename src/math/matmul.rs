@@ -177,8 +177,11 @@ where
             }
         }),
         Some(Activation::LeakyRelu(slope)) => out.map_inplace(|v| {
-            // NaN fails `>= 0` and becomes slope * NaN = NaN
-            if !(*v >= T::ZERO) {
+            // NaN is not >= 0 and becomes slope * NaN = NaN
+            if !matches!(
+                (*v).partial_cmp(&T::ZERO),
+                Some(std::cmp::Ordering::Greater | std::cmp::Ordering::Equal)
+            ) {
                 *v = slope * *v;
             }
         }),
