@@ -30,7 +30,7 @@ use crate::neural_network::losses::{
     BinaryCrossEntropy, CategoricalCrossEntropy, MeanAbsoluteError, MeanSquaredError,
     SparseCategoricalCrossEntropy,
 };
-use crate::neural_network::optimizers::{AdaGrad, Adam, AdamW, RMSprop, SGD};
+use crate::neural_network::optimizers::{AdaGrad, Adam, RMSprop, SGD};
 use crate::neural_network::sequential::{Sequential, TrainingSnapshot};
 use crate::neural_network::traits::{Layer, Loss, Optimizer};
 use crate::neural_network::Tensor;
@@ -1125,16 +1125,10 @@ enum OptimizerSpec {
         momentum: f32,
         nesterov: bool,
     },
+    // Keras's AdamW is its Adam with a default weight decay: the door sets the same rules on
+    // both, so one spec and one engine serve them.
+    #[serde(alias = "AdamW")]
     Adam {
-        #[serde(flatten)]
-        common: CommonSpec,
-        beta_1: f32,
-        beta_2: f32,
-        epsilon: f32,
-        #[serde(default)]
-        amsgrad: bool,
-    },
-    AdamW {
         #[serde(flatten)]
         common: CommonSpec,
         beta_1: f32,
@@ -1226,29 +1220,6 @@ impl OptimizerSpec {
                 common,
                 Adam::with_gradient_clip,
                 Adam::with_global_clipnorm,
-            ),
-            // Keras's AdamW is its Adam with a default weight decay: the same rules.
-            OptimizerSpec::AdamW {
-                common,
-                beta_1,
-                beta_2,
-                epsilon,
-                amsgrad,
-            } => finish(
-                AdamW::new(
-                    PROVISIONAL_LR,
-                    *beta_1,
-                    *beta_2,
-                    *epsilon,
-                    common.weight_decay,
-                )?
-                .with_learning_rate(common.learning_rate)?
-                .with_weight_decay_rule(common.weight_decay_rule.rule())
-                .with_epsilon_placement(AdamEpsilon::UncorrectedRoot)
-                .with_amsgrad(*amsgrad),
-                common,
-                AdamW::with_gradient_clip,
-                AdamW::with_global_clipnorm,
             ),
             OptimizerSpec::RMSprop {
                 common,
