@@ -15,8 +15,10 @@ pub(crate) mod labels;
 mod machine_learning;
 mod math;
 mod metrics;
+mod model;
 mod neural_network;
 mod parallel;
+mod params;
 mod tuning;
 mod utils;
 

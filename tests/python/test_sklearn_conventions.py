@@ -87,7 +87,8 @@ def test_not_fitted_error_is_caught_as_scikit_learns():
         ml.KMeans(n_clusters=2).predict(X)  # raised in Python
     assert isinstance(info.value, NotFittedError)
     with pytest.raises(SkNotFitted, match="not fitted yet"):
-        ml.KMeans._native_class().predict(X)  # raised in Rust
+        # raised in Rust: the native class takes every hyper-parameter by keyword
+        ml.KMeans._native_class(**ml.KMeans(n_clusters=2).get_params()).predict(X)
     with pytest.raises(NotFittedError):
         ml.SVC().decision_function(X)
 

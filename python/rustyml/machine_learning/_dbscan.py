@@ -1,6 +1,13 @@
+from __future__ import annotations
+
+from typing import Literal
+
 from rustyml import _native
 from rustyml._base import BaseEstimator, ClusterMixin, param_constraints
 from rustyml._validation import fit_array
+from rustyml.machine_learning._fitted import F64, I64, ArrayLike, Fitted
+
+Metric = Literal["euclidean", "manhattan", "cityblock", "l1", "l2", "minkowski", "sqeuclidean"]
 
 
 class DBSCAN(ClusterMixin, BaseEstimator):
@@ -22,13 +29,20 @@ class DBSCAN(ClusterMixin, BaseEstimator):
         }
     )
 
-    def __init__(self, eps=0.5, *, min_samples=5, metric="euclidean", p=None):
+    def __init__(
+        self,
+        eps: float = 0.5,
+        *,
+        min_samples: int = 5,
+        metric: Metric = "euclidean",
+        p: float | None = None,
+    ) -> None:
         self.eps = eps
         self.min_samples = min_samples
         self.metric = metric
         self.p = p
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> DBSCAN:
         """Cluster ``X`` (n_samples, n_features). Returns ``self``."""
         X = fit_array(X)
         native = self._build_native(**self.get_params())
@@ -37,14 +51,6 @@ class DBSCAN(ClusterMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         return self
 
-    @property
-    def labels_(self):
-        return self._check_fitted().labels_
-
-    @property
-    def core_sample_indices_(self):
-        return self._check_fitted().core_sample_indices_
-
-    @property
-    def components_(self):
-        return self._check_fitted().components_
+    labels_ = Fitted[I64]()
+    core_sample_indices_ = Fitted[I64]()
+    components_ = Fitted[F64]()

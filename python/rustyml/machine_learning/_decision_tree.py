@@ -1,3 +1,9 @@
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
 from rustyml import _native
 from rustyml._base import (
     BaseEstimator,
@@ -7,6 +13,7 @@ from rustyml._base import (
     param_constraints,
 )
 from rustyml._validation import as_float_array, fit_array, target_array
+from rustyml.machine_learning._fitted import F64, ArrayLike, Fitted
 from rustyml.machine_learning._labels import decode_labels, fitted_classes, prepare_labels
 
 
@@ -33,13 +40,13 @@ class DecisionTree(BaseEstimator):
 
     def __init__(
         self,
-        algorithm="cart",
-        is_classifier=True,
-        max_depth=None,
-        min_samples_split=2,
-        min_samples_leaf=1,
-        random_state=None,
-    ):
+        algorithm: Literal["cart", "id3", "c45"] = "cart",
+        is_classifier: bool = True,
+        max_depth: int | None = None,
+        min_samples_split: int = 2,
+        min_samples_leaf: int = 1,
+        random_state: int | None = None,
+    ) -> None:
         self.algorithm = algorithm
         self.is_classifier = is_classifier
         self.max_depth = max_depth
@@ -48,20 +55,13 @@ class DecisionTree(BaseEstimator):
         self.random_state = random_state
 
     @property
-    def _estimator_type(self):
+    def _estimator_type(self) -> str:
         return "classifier" if self.is_classifier else "regressor"
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> DecisionTree:
         """Fit to ``X`` (n_samples, n_features) and ``y`` (labels or targets). Returns ``self``."""
         X = fit_array(X)
-        native = self._build_native(
-            self.algorithm,
-            self.is_classifier,
-            self.max_depth,
-            self.min_samples_split,
-            self.min_samples_leaf,
-            self.random_state,
-        )
+        native = self._build_native(**self.get_params())
         if self.is_classifier:
             y_native, encoded = prepare_labels(y, self)
             native.fit(X, y_native)
@@ -74,7 +74,7 @@ class DecisionTree(BaseEstimator):
         self.n_features_in_ = X.shape[1]
         return self
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Predicted class labels (classifier) or values (regressor)."""
         native = self._check_fitted()
         pred = native.predict(as_float_array(X, "X", 2))
@@ -83,29 +83,27 @@ class DecisionTree(BaseEstimator):
         return pred
 
     @available_if(lambda self: self.is_classifier, "only when is_classifier=True")
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> F64:
         """Class probabilities (n_samples, n_classes), columns in ``classes_`` order (only
         when ``is_classifier=True``)."""
         native = self._check_fitted()
         return native.predict_proba(as_float_array(X, "X", 2))
 
-    def score(self, X, y):
+    def score(self, X: ArrayLike, y: ArrayLike) -> float:
         """Accuracy (classifier) or R² (regressor) of ``predict(X)`` against ``y``."""
         mixin = ClassifierMixin if self.is_classifier else RegressorMixin
         return mixin.score(self, X, y)
 
-    def get_depth(self):
+    def get_depth(self) -> int:
         """Depth of the tree (0 for a single leaf)."""
         return self._check_fitted().get_depth()
 
-    def get_n_leaves(self):
+    def get_n_leaves(self) -> int:
         """Number of leaves."""
         return self._check_fitted().get_n_leaves()
 
     @property
-    def node_count_(self):
+    def node_count_(self) -> int:
         return self._check_fitted().node_count
 
-    @property
-    def feature_importances_(self):
-        return self._check_fitted().feature_importances_
+    feature_importances_ = Fitted[F64]()

@@ -1,6 +1,11 @@
+from __future__ import annotations
+
+from typing import Literal
+
 from rustyml import _native
 from rustyml._base import BaseEstimator, param_constraints
 from rustyml._validation import as_float_array, fit_array
+from rustyml.machine_learning._fitted import F64, I64, ArrayLike, Fitted
 
 
 class IsolationForest(BaseEstimator):
@@ -27,44 +32,41 @@ class IsolationForest(BaseEstimator):
     )
 
     def __init__(
-        self, n_estimators=100, max_samples="auto", contamination="auto", random_state=None
-    ):
+        self,
+        n_estimators: int = 100,
+        max_samples: Literal["auto"] | float = "auto",
+        contamination: Literal["auto"] | float = "auto",
+        random_state: int | None = None,
+    ) -> None:
         self.n_estimators = n_estimators
         self.max_samples = max_samples
         self.contamination = contamination
         self.random_state = random_state
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> IsolationForest:
         """Grow the forest on ``X`` (``y`` is ignored). Returns ``self``."""
         X = fit_array(X)
-        native = self._build_native(
-            self.n_estimators, self.max_samples, self.contamination, self.random_state
-        )
+        native = self._build_native(**self.get_params())
         native.fit(X)
         self._native = native
         self.n_features_in_ = X.shape[1]
         return self
 
-    def score_samples(self, X):
+    def score_samples(self, X: ArrayLike) -> F64:
         """Opposite of the anomaly score: in [-1, 0), lower is more abnormal."""
         return self._check_fitted().score_samples(as_float_array(X, "X", 2))
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> F64:
         """``score_samples(X) - offset_``: negative for outliers."""
         return self._check_fitted().decision_function(as_float_array(X, "X", 2))
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> I64:
         """1 for inliers, -1 for outliers."""
         return self._check_fitted().predict(as_float_array(X, "X", 2))
 
-    def fit_predict(self, X, y=None):
+    def fit_predict(self, X: ArrayLike, y: object = None) -> I64:
         """``fit(X)`` then ``predict(X)``."""
         return self.fit(X).predict(X)
 
-    @property
-    def offset_(self):
-        return self._check_fitted().offset_
-
-    @property
-    def max_samples_(self):
-        return self._check_fitted().max_samples_
+    offset_ = Fitted[float]()
+    max_samples_ = Fitted[int]()

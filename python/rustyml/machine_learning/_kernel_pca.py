@@ -1,6 +1,11 @@
+from __future__ import annotations
+
+from typing import Any, Literal, Optional
+
 from rustyml import _native
 from rustyml._base import BaseEstimator, param_constraints
 from rustyml._validation import as_float_array, fit_array
+from rustyml.machine_learning._fitted import F64, ArrayLike, Fitted
 
 
 class KernelPCA(BaseEstimator):
@@ -22,14 +27,21 @@ class KernelPCA(BaseEstimator):
         }
     )
 
-    def __init__(self, n_components=None, kernel="linear", gamma=None, degree=3, coef0=1):
+    def __init__(
+        self,
+        n_components: int | None = None,
+        kernel: Literal["linear", "poly", "rbf", "sigmoid", "cosine"] = "linear",
+        gamma: float | None = None,
+        degree: int = 3,
+        coef0: float = 1,
+    ) -> None:
         self.n_components = n_components
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
 
-    def _new_native(self):
+    def _new_native(self) -> Any:
         if not isinstance(self.kernel, str):
             raise TypeError(
                 f"kernel must be one of 'linear', 'poly', 'rbf', 'sigmoid', 'cosine', got "
@@ -37,7 +49,7 @@ class KernelPCA(BaseEstimator):
             )
         return self._build_native(**self.get_params())
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> KernelPCA:
         """Fit to ``X`` (n_samples, n_features). Returns ``self``."""
         X = fit_array(X)
         native = self._new_native()
@@ -46,7 +58,7 @@ class KernelPCA(BaseEstimator):
         self.n_features_in_ = X.shape[1]
         return self
 
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X: ArrayLike, y: object = None) -> F64:
         """Fit, then return ``eigenvectors_ * sqrt(eigenvalues_)``."""
         X = fit_array(X)
         native = self._new_native()
@@ -55,22 +67,11 @@ class KernelPCA(BaseEstimator):
         self.n_features_in_ = X.shape[1]
         return out
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> F64:
         """Project ``X`` onto the fitted components."""
         return self._check_fitted().transform(as_float_array(X, "X", 2))
 
-    @property
-    def eigenvalues_(self):
-        return self._check_fitted().eigenvalues_
-
-    @property
-    def eigenvectors_(self):
-        return self._check_fitted().eigenvectors_
-
-    @property
-    def X_fit_(self):
-        return self._check_fitted().X_fit_
-
-    @property
-    def gamma_(self):
-        return self._check_fitted().gamma_
+    eigenvalues_ = Fitted[F64]()
+    eigenvectors_ = Fitted[F64]()
+    X_fit_ = Fitted[F64]()
+    gamma_ = Fitted[Optional[float]]()

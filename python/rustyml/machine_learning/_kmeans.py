@@ -1,6 +1,11 @@
+from __future__ import annotations
+
+from typing import Literal
+
 from rustyml import _native
 from rustyml._base import BaseEstimator, ClusterMixin, param_constraints
 from rustyml._validation import as_float_array, fit_array
+from rustyml.machine_learning._fitted import F64, I32, ArrayLike, Fitted
 
 
 class KMeans(ClusterMixin, BaseEstimator):
@@ -26,14 +31,14 @@ class KMeans(ClusterMixin, BaseEstimator):
 
     def __init__(
         self,
-        n_clusters=8,
+        n_clusters: int = 8,
         *,
-        init="k-means++",
-        n_init=10,
-        max_iter=300,
-        tol=1e-4,
-        random_state=None,
-    ):
+        init: Literal["k-means++", "random"] | ArrayLike = "k-means++",
+        n_init: int | Literal["auto"] = 10,
+        max_iter: int = 300,
+        tol: float = 1e-4,
+        random_state: int | None = None,
+    ) -> None:
         self.n_clusters = n_clusters
         self.init = init
         self.n_init = n_init
@@ -41,7 +46,7 @@ class KMeans(ClusterMixin, BaseEstimator):
         self.tol = tol
         self.random_state = random_state
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> KMeans:
         """Cluster ``X`` (n_samples, n_features). Returns ``self``."""
         X = fit_array(X)
         params = self.get_params()
@@ -53,34 +58,23 @@ class KMeans(ClusterMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         return self
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> I32:
         """Index of the closest center for each row of ``X``."""
         return self._check_fitted().predict(as_float_array(X, "X", 2))
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> F64:
         """Euclidean distances of each row of ``X`` to each center."""
         return self._check_fitted().transform(as_float_array(X, "X", 2))
 
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X: ArrayLike, y: object = None) -> F64:
         """Fit to ``X`` and return its distances to the centers."""
         return self.fit(X).transform(X)
 
-    def score(self, X, y=None):
+    def score(self, X: ArrayLike, y: object = None) -> float:
         """Opposite of the inertia of ``X`` against the fitted centers."""
         return self._check_fitted().score(as_float_array(X, "X", 2))
 
-    @property
-    def cluster_centers_(self):
-        return self._check_fitted().cluster_centers_
-
-    @property
-    def labels_(self):
-        return self._check_fitted().labels_
-
-    @property
-    def inertia_(self):
-        return self._check_fitted().inertia_
-
-    @property
-    def n_iter_(self):
-        return self._check_fitted().n_iter_
+    cluster_centers_ = Fitted[F64]()
+    labels_ = Fitted[I32]()
+    inertia_ = Fitted[float]()
+    n_iter_ = Fitted[int]()

@@ -1,7 +1,18 @@
+from __future__ import annotations
+
+from typing import Literal, overload
+
+import numpy as np
+
 from rustyml import _native
 from rustyml._base import BaseEstimator, ClassifierMixin, param_constraints
 from rustyml._validation import as_float_array, fit_array
+from rustyml.machine_learning._fitted import F64, I64, ArrayLike, Fitted
 from rustyml.machine_learning._labels import decode_labels, fitted_classes, prepare_labels
+
+Metric = Literal[
+    "minkowski", "euclidean", "manhattan", "chebyshev", "l1", "l2", "cityblock", "infinity"
+]
 
 
 class KNN(ClassifierMixin, BaseEstimator):
@@ -23,17 +34,23 @@ class KNN(ClassifierMixin, BaseEstimator):
         }
     )
 
-    def __init__(self, n_neighbors=5, weights="uniform", metric="minkowski", p=2):
+    def __init__(
+        self,
+        n_neighbors: int = 5,
+        weights: Literal["uniform", "distance"] = "uniform",
+        metric: Metric = "minkowski",
+        p: float = 2,
+    ) -> None:
         self.n_neighbors = n_neighbors
         self.weights = weights
         self.metric = metric
         self.p = p
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> KNN:
         """Store the training set. Returns ``self``."""
         X = fit_array(X)
         y_native, encoded = prepare_labels(y, self)
-        native = self._build_native(self.n_neighbors, self.weights, self.metric, self.p)
+        native = self._build_native(**self.get_params())
         native.fit(X, y_native)
         self._native = native
         self.classes_ = fitted_classes(y, native.classes_, encoded)
@@ -41,17 +58,33 @@ class KNN(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         return self
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Predicted class labels."""
         native = self._check_fitted()
         pred = native.predict(as_float_array(X, "X", 2))
         return decode_labels(pred, self.classes_, self._encoded_labels)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> F64:
         """Class probabilities (n_samples, n_classes), columns in ``classes_`` order."""
         return self._check_fitted().predict_proba(as_float_array(X, "X", 2))
 
-    def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
+    @overload
+    def kneighbors(
+        self,
+        X: ArrayLike | None = None,
+        n_neighbors: int | None = None,
+        return_distance: Literal[True] = True,
+    ) -> tuple[F64, I64]: ...
+    @overload
+    def kneighbors(
+        self, X: ArrayLike | None, n_neighbors: int | None, return_distance: Literal[False]
+    ) -> I64: ...
+    def kneighbors(
+        self,
+        X: ArrayLike | None = None,
+        n_neighbors: int | None = None,
+        return_distance: bool = True,
+    ) -> tuple[F64, I64] | I64:
         """Distances and indices of the nearest training samples, nearest first.
 
         ``X=None`` queries the training set, each sample excluded from its own neighbours.
@@ -61,6 +94,4 @@ class KNN(ClassifierMixin, BaseEstimator):
         dist, ind = native.kneighbors(X, n_neighbors)
         return (dist, ind) if return_distance else ind
 
-    @property
-    def n_samples_fit_(self):
-        return self._check_fitted().n_samples_fit_
+    n_samples_fit_ = Fitted[int]()

@@ -1,6 +1,11 @@
+from __future__ import annotations
+
+from typing import Literal
+
 from rustyml import _native
 from rustyml._base import BaseEstimator, RegressorMixin, param_constraints
 from rustyml._validation import as_float_array, fit_array, target_array
+from rustyml.machine_learning._fitted import F64, ArrayLike, Fitted
 
 
 class LinearRegression(RegressorMixin, BaseEstimator):
@@ -25,14 +30,14 @@ class LinearRegression(RegressorMixin, BaseEstimator):
 
     def __init__(
         self,
-        fit_intercept=True,
-        solver="normal",
-        penalty=None,
-        alpha=0.0,
-        learning_rate=0.01,
-        max_iter=1000,
-        tol=1e-6,
-    ):
+        fit_intercept: bool = True,
+        solver: Literal["normal", "gradient_descent"] = "normal",
+        penalty: Literal["l1", "l2"] | None = None,
+        alpha: float = 0.0,
+        learning_rate: float = 0.01,
+        max_iter: int = 1000,
+        tol: float = 1e-6,
+    ) -> None:
         self.fit_intercept = fit_intercept
         self.solver = solver
         self.penalty = penalty
@@ -41,7 +46,7 @@ class LinearRegression(RegressorMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> LinearRegression:
         """Fit to ``X`` (n_samples, n_features) and ``y`` (n_samples,). Returns ``self``."""
         X = fit_array(X)
         y = target_array(y, self)
@@ -51,21 +56,16 @@ class LinearRegression(RegressorMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         return self
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> F64:
         """Predicted targets for ``X``."""
         native = self._check_fitted()
         return native.predict(as_float_array(X, "X", 2))
 
-    @property
-    def coef_(self):
-        return self._check_fitted().coef_
+    coef_ = Fitted[F64]()
+    intercept_ = Fitted[float]()
 
     @property
-    def intercept_(self):
-        return self._check_fitted().intercept_
-
-    @property
-    def n_iter_(self):
+    def n_iter_(self) -> int:
         """Gradient-descent iterations run; 1 for the closed-form solvers, which solve once
         (scikit-learn's convention: an estimator with ``max_iter`` reports at least one)."""
         native = self._check_fitted()

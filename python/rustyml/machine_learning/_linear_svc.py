@@ -1,6 +1,13 @@
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
 from rustyml import _native
 from rustyml._base import BaseEstimator, ClassifierMixin, param_constraints
 from rustyml._validation import as_float_array, fit_array
+from rustyml.machine_learning._fitted import F64, ArrayLike, Fitted
 from rustyml.machine_learning._labels import decode_labels, fitted_classes, prepare_labels
 
 
@@ -27,13 +34,13 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
 
     def __init__(
         self,
-        penalty="l2",
-        C=1.0,
-        fit_intercept=True,
-        intercept_scaling=1.0,
-        max_iter=1000,
-        tol=1e-4,
-    ):
+        penalty: Literal["l1", "l2"] = "l2",
+        C: float = 1.0,
+        fit_intercept: bool = True,
+        intercept_scaling: float = 1.0,
+        max_iter: int = 1000,
+        tol: float = 1e-4,
+    ) -> None:
         self.penalty = penalty
         self.C = C
         self.fit_intercept = fit_intercept
@@ -41,19 +48,12 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> LinearSVC:
         """Fit to ``X`` (n_samples, n_features) and labels ``y``. Returns ``self``."""
         X = fit_array(X)
         y_labels = y
         y, classes = prepare_labels(y, self)
-        native = self._build_native(
-            self.penalty,
-            self.C,
-            self.fit_intercept,
-            self.intercept_scaling,
-            self.max_iter,
-            self.tol,
-        )
+        native = self._build_native(**self.get_params())
         native.fit(X, y)
         self._native = native
         self.classes_ = fitted_classes(y_labels, native.classes_, classes)
@@ -61,25 +61,17 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         return self
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> F64:
         """Signed distances: shape (n,) for two classes (positive favours ``classes_[1]``),
         (n, n_classes) otherwise."""
         scores = self._check_fitted().decision_function(as_float_array(X, "X", 2))
         return scores.ravel() if scores.shape[1] == 1 else scores
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Predicted labels for ``X``."""
         pred = self._check_fitted().predict(as_float_array(X, "X", 2))
         return decode_labels(pred, self.classes_, self._encoded)
 
-    @property
-    def coef_(self):
-        return self._check_fitted().coef_
-
-    @property
-    def intercept_(self):
-        return self._check_fitted().intercept_
-
-    @property
-    def n_iter_(self):
-        return self._check_fitted().n_iter_
+    coef_ = Fitted[F64]()
+    intercept_ = Fitted[F64]()
+    n_iter_ = Fitted[int]()

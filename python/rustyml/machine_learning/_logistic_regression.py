@@ -1,8 +1,13 @@
+from __future__ import annotations
+
+from typing import Literal
+
 import numpy as np
 
 from rustyml import _native
 from rustyml._base import BaseEstimator, ClassifierMixin, param_constraints
 from rustyml._validation import as_float_array, fit_array
+from rustyml.machine_learning._fitted import F64, I64, ArrayLike, Fitted
 from rustyml.machine_learning._labels import decode_labels, fitted_classes, prepare_labels
 
 
@@ -29,14 +34,14 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
 
     def __init__(
         self,
-        penalty="l2",
-        C=1.0,
-        fit_intercept=True,
-        max_iter=100,
-        tol=1e-4,
-        solver="lbfgs",
-        learning_rate=0.1,
-    ):
+        penalty: Literal["l1", "l2"] | None = "l2",
+        C: float = 1.0,
+        fit_intercept: bool = True,
+        max_iter: int = 100,
+        tol: float = 1e-4,
+        solver: Literal["lbfgs", "gradient_descent"] = "lbfgs",
+        learning_rate: float = 0.1,
+    ) -> None:
         self.penalty = penalty
         self.C = C
         self.fit_intercept = fit_intercept
@@ -45,20 +50,12 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         self.solver = solver
         self.learning_rate = learning_rate
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> LogisticRegression:
         """Fit to ``X`` (n_samples, n_features) and labels ``y``. Returns ``self``."""
         X = fit_array(X)
         y_labels = y
         y, classes = prepare_labels(y, self)
-        native = self._build_native(
-            self.penalty,
-            self.C,
-            self.fit_intercept,
-            self.max_iter,
-            self.tol,
-            self.solver,
-            self.learning_rate,
-        )
+        native = self._build_native(**self.get_params())
         native.fit(X, y)
         self._native = native
         self.classes_ = fitted_classes(y_labels, native.classes_, classes)
@@ -66,34 +63,28 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         return self
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> F64:
         """Scores ``X @ coef_.T + intercept_``: shape (n,) for two classes (positive favours
         ``classes_[1]``), (n, n_classes) otherwise."""
         scores = self._check_fitted().decision_function(as_float_array(X, "X", 2))
         return scores.ravel() if scores.shape[1] == 1 else scores
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> F64:
         """Class probabilities, shape (n, n_classes), columns in ``classes_`` order."""
         return self._check_fitted().predict_proba(as_float_array(X, "X", 2))
 
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X: ArrayLike) -> F64:
         """Natural log of ``predict_proba``."""
         return np.log(self.predict_proba(X))
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Predicted labels for ``X``."""
         pred = self._check_fitted().predict(as_float_array(X, "X", 2))
         return decode_labels(pred, self.classes_, self._encoded)
 
-    @property
-    def coef_(self):
-        """Shape (1, n_features) for two classes, (n_classes, n_features) otherwise."""
-        return self._check_fitted().coef_
+    coef_ = Fitted[F64]("Shape (1, n_features) for two classes, (n_classes, n_features) otherwise.")
+    intercept_ = Fitted[F64]()
 
     @property
-    def intercept_(self):
-        return self._check_fitted().intercept_
-
-    @property
-    def n_iter_(self):
+    def n_iter_(self) -> I64:
         return np.array([self._check_fitted().n_iter_])

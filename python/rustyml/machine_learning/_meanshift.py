@@ -1,6 +1,9 @@
+from __future__ import annotations
+
 from rustyml import _native
 from rustyml._base import BaseEstimator, ClusterMixin, param_constraints
 from rustyml._validation import as_float_array, fit_array
+from rustyml.machine_learning._fitted import F64, I64, ArrayLike, Fitted
 
 
 class MeanShift(ClusterMixin, BaseEstimator):
@@ -24,13 +27,13 @@ class MeanShift(ClusterMixin, BaseEstimator):
     def __init__(
         self,
         *,
-        bandwidth=None,
-        seeds=None,
-        bin_seeding=False,
-        min_bin_freq=1,
-        cluster_all=True,
-        max_iter=300,
-    ):
+        bandwidth: float | None = None,
+        seeds: ArrayLike | None = None,
+        bin_seeding: bool = False,
+        min_bin_freq: int = 1,
+        cluster_all: bool = True,
+        max_iter: int = 300,
+    ) -> None:
         self.bandwidth = bandwidth
         self.seeds = seeds
         self.bin_seeding = bin_seeding
@@ -38,7 +41,7 @@ class MeanShift(ClusterMixin, BaseEstimator):
         self.cluster_all = cluster_all
         self.max_iter = max_iter
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> MeanShift:
         """Cluster ``X`` (n_samples, n_features). Returns ``self``."""
         X = fit_array(X)
         params = self.get_params()
@@ -50,29 +53,17 @@ class MeanShift(ClusterMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         return self
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> I64:
         """Index of the closest center for each row of ``X``."""
         return self._check_fitted().predict(as_float_array(X, "X", 2))
 
-    @property
-    def cluster_centers_(self):
-        return self._check_fitted().cluster_centers_
-
-    @property
-    def labels_(self):
-        return self._check_fitted().labels_
-
-    @property
-    def n_iter_(self):
-        return self._check_fitted().n_iter_
-
-    @property
-    def bandwidth_(self):
-        """The bandwidth the fit used (given or estimated)."""
-        return self._check_fitted().bandwidth_
+    cluster_centers_ = Fitted[F64]()
+    labels_ = Fitted[I64]()
+    n_iter_ = Fitted[int]()
+    bandwidth_ = Fitted[float]("The bandwidth the fit used (given or estimated).")
 
 
-def estimate_bandwidth(X, *, quantile=0.3):
+def estimate_bandwidth(X: ArrayLike, *, quantile: float = 0.3) -> float:
     """Mean distance of each sample to its ``max(1, int(n * quantile))``-th nearest sample
     (itself first), as scikit-learn's ``estimate_bandwidth`` on all samples."""
     return _native.machine_learning.estimate_bandwidth(as_float_array(X, "X", 2), quantile)

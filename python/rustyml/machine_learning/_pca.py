@@ -1,6 +1,11 @@
+from __future__ import annotations
+
+from typing import Any
+
 from rustyml import _native
 from rustyml._base import BaseEstimator, param_constraints
 from rustyml._validation import as_float_array, fit_array
+from rustyml.machine_learning._fitted import F64, ArrayLike, Fitted
 
 
 class PCA(BaseEstimator):
@@ -20,15 +25,14 @@ class PCA(BaseEstimator):
         }
     )
 
-    def __init__(self, n_components=None, whiten=False):
+    def __init__(self, n_components: float | None = None, whiten: bool = False) -> None:
         self.n_components = n_components
         self.whiten = whiten
 
-    def _new_native(self):
-        native = self._build_native(**self.get_params())
-        return native
+    def _new_native(self) -> Any:
+        return self._build_native(**self.get_params())
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> PCA:
         """Fit the components to ``X`` (n_samples, n_features). Returns ``self``."""
         X = fit_array(X)
         native = self._new_native()
@@ -37,7 +41,7 @@ class PCA(BaseEstimator):
         self.n_features_in_ = X.shape[1]
         return self
 
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X: ArrayLike, y: object = None) -> F64:
         """Fit, then return the projections of ``X``."""
         X = fit_array(X)
         native = self._new_native()
@@ -46,42 +50,19 @@ class PCA(BaseEstimator):
         self.n_features_in_ = X.shape[1]
         return out
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> F64:
         """Project ``X`` onto the components (whitened if ``whiten``)."""
         return self._check_fitted().transform(as_float_array(X, "X", 2))
 
-    def inverse_transform(self, X):
+    def inverse_transform(self, X: ArrayLike) -> F64:
         """Map projections back to feature space."""
         return self._check_fitted().inverse_transform(as_float_array(X, "X", 2))
 
-    @property
-    def components_(self):
-        return self._check_fitted().components_
-
-    @property
-    def explained_variance_(self):
-        return self._check_fitted().explained_variance_
-
-    @property
-    def explained_variance_ratio_(self):
-        return self._check_fitted().explained_variance_ratio_
-
-    @property
-    def singular_values_(self):
-        return self._check_fitted().singular_values_
-
-    @property
-    def mean_(self):
-        return self._check_fitted().mean_
-
-    @property
-    def n_components_(self):
-        return self._check_fitted().n_components_
-
-    @property
-    def noise_variance_(self):
-        return self._check_fitted().noise_variance_
-
-    @property
-    def n_samples_(self):
-        return self._check_fitted().n_samples_
+    components_ = Fitted[F64]()
+    explained_variance_ = Fitted[F64]()
+    explained_variance_ratio_ = Fitted[F64]()
+    singular_values_ = Fitted[F64]()
+    mean_ = Fitted[F64]()
+    n_components_ = Fitted[int]()
+    noise_variance_ = Fitted[float]()
+    n_samples_ = Fitted[int]()

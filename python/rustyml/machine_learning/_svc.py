@@ -1,6 +1,13 @@
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
 from rustyml import _native
 from rustyml._base import BaseEstimator, ClassifierMixin, param_constraints
 from rustyml._validation import as_float_array, fit_array
+from rustyml.machine_learning._fitted import F64, I64, ArrayLike, Fitted
 from rustyml.machine_learning._labels import decode_labels, fitted_classes, prepare_labels
 
 
@@ -30,16 +37,16 @@ class SVC(ClassifierMixin, BaseEstimator):
 
     def __init__(
         self,
-        C=1.0,
-        kernel="rbf",
-        degree=3,
-        gamma="scale",
-        coef0=0.0,
-        tol=1e-3,
-        cache_size=200.0,
-        max_iter=-1,
-        decision_function_shape="ovr",
-    ):
+        C: float = 1.0,
+        kernel: Literal["linear", "poly", "rbf", "sigmoid"] = "rbf",
+        degree: int = 3,
+        gamma: Literal["scale", "auto"] | float = "scale",
+        coef0: float = 0.0,
+        tol: float = 1e-3,
+        cache_size: float = 200.0,
+        max_iter: int = -1,
+        decision_function_shape: Literal["ovr", "ovo"] = "ovr",
+    ) -> None:
         self.C = C
         self.kernel = kernel
         self.degree = degree
@@ -50,22 +57,12 @@ class SVC(ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.decision_function_shape = decision_function_shape
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> SVC:
         """Fit to ``X`` (n_samples, n_features) and labels ``y``. Returns ``self``."""
         X = fit_array(X)
         y_labels = y
         y, classes = prepare_labels(y, self)
-        native = self._build_native(
-            self.C,
-            self.kernel,
-            self.degree,
-            self.gamma,
-            self.coef0,
-            self.tol,
-            self.cache_size,
-            self.max_iter,
-            self.decision_function_shape,
-        )
+        native = self._build_native(**self.get_params())
         native.fit(X, y)
         self._native = native
         self.classes_ = fitted_classes(y_labels, native.classes_, classes)
@@ -73,40 +70,27 @@ class SVC(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         return self
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> F64:
         """Shape (n,) for two classes (positive favours ``classes_[1]``); otherwise
         (n, n_classes) for ``"ovr"`` (votes plus a bounded confidence, as scikit-learn) or
         (n, n_classes * (n_classes - 1) / 2) for ``"ovo"``."""
         scores = self._check_fitted().decision_function(as_float_array(X, "X", 2))
         return scores.ravel() if scores.shape[1] == 1 else scores
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Predicted labels for ``X`` (one-vs-one voting)."""
         pred = self._check_fitted().predict(as_float_array(X, "X", 2))
         return decode_labels(pred, self.classes_, self._encoded)
 
-    @property
-    def support_(self):
-        return self._check_fitted().support_
+    support_ = Fitted[I64]()
+    support_vectors_ = Fitted[F64]()
+    n_support_ = Fitted[I64]()
+    dual_coef_ = Fitted[F64]()
+    intercept_ = Fitted[F64]()
+    n_iter_ = Fitted[I64]()
 
     @property
-    def support_vectors_(self):
-        return self._check_fitted().support_vectors_
-
-    @property
-    def n_support_(self):
-        return self._check_fitted().n_support_
-
-    @property
-    def dual_coef_(self):
-        return self._check_fitted().dual_coef_
-
-    @property
-    def intercept_(self):
-        return self._check_fitted().intercept_
-
-    @property
-    def coef_(self):
+    def coef_(self) -> F64:
         """Primal weights; only for ``kernel="linear"``."""
         coef = self._check_fitted().coef_
         if coef is None:
@@ -114,9 +98,5 @@ class SVC(ClassifierMixin, BaseEstimator):
         return coef
 
     @property
-    def n_iter_(self):
-        return self._check_fitted().n_iter_
-
-    @property
-    def _gamma(self):
+    def _gamma(self) -> float | None:
         return self._check_fitted().gamma_

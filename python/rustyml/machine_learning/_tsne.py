@@ -1,6 +1,11 @@
+from __future__ import annotations
+
+from typing import Literal
+
 from rustyml import _native
 from rustyml._base import BaseEstimator, param_constraints
 from rustyml._validation import fit_array
+from rustyml.machine_learning._fitted import F64, ArrayLike, Fitted
 
 
 class TSNE(BaseEstimator):
@@ -31,18 +36,18 @@ class TSNE(BaseEstimator):
 
     def __init__(
         self,
-        n_components=2,
-        perplexity=30.0,
-        early_exaggeration=12.0,
-        learning_rate="auto",
-        max_iter=1000,
-        n_iter_without_progress=300,
-        min_grad_norm=1e-7,
-        method="barnes_hut",
-        init="pca",
-        angle=0.5,
-        random_state=None,
-    ):
+        n_components: int = 2,
+        perplexity: float = 30.0,
+        early_exaggeration: float = 12.0,
+        learning_rate: float | Literal["auto"] = "auto",
+        max_iter: int = 1000,
+        n_iter_without_progress: int = 300,
+        min_grad_norm: float = 1e-7,
+        method: Literal["barnes_hut", "exact"] = "barnes_hut",
+        init: Literal["pca", "random"] = "pca",
+        angle: float = 0.5,
+        random_state: int | None = None,
+    ) -> None:
         self.n_components = n_components
         self.perplexity = perplexity
         self.early_exaggeration = early_exaggeration
@@ -55,12 +60,12 @@ class TSNE(BaseEstimator):
         self.angle = angle
         self.random_state = random_state
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> TSNE:
         """Fit the embedding of ``X``. Returns ``self``."""
         self.fit_transform(X)
         return self
 
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X: ArrayLike, y: object = None) -> F64:
         """Fit and return the embedding (n_samples, n_components)."""
         X = fit_array(X)
         native = self._build_native(**self.get_params())
@@ -69,18 +74,10 @@ class TSNE(BaseEstimator):
         self.n_features_in_ = X.shape[1]
         return out
 
-    @property
-    def embedding_(self):
-        return self._check_fitted().embedding_
+    embedding_ = Fitted[F64]()
 
-    @property
-    def kl_divergence_(self):
-        return self._check_fitted().kl_divergence_
+    kl_divergence_ = Fitted[float]()
 
-    @property
-    def n_iter_(self):
-        return self._check_fitted().n_iter_
+    n_iter_ = Fitted[int]()
 
-    @property
-    def learning_rate_(self):
-        return self._check_fitted().learning_rate_
+    learning_rate_ = Fitted[float]()

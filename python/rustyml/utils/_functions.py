@@ -1,7 +1,14 @@
+from __future__ import annotations
+
+from typing import Any, Literal, Union
+
 import numpy as np
 
 from rustyml import _native
 from rustyml._validation import as_float_array
+from rustyml.machine_learning._fitted import F64, ArrayLike
+
+Axis = Union[Literal["row", "column", "global", 0, 1], None]
 
 _AXES = {
     "row": "row",
@@ -22,14 +29,16 @@ def _axis(axis):
         ) from None
 
 
-def standardize(x, axis="column"):
+def standardize(x: ArrayLike, axis: Axis = "column") -> F64:
     """Zero mean, unit variance per ``"column"`` (axis 0, like ``StandardScaler``), per
     ``"row"`` (axis 1) or over the ``"global"`` matrix (None). Constant lanes are only
     centred."""
     return _native.utils.standardize(as_float_array(x, "x", 2), _axis(axis))
 
 
-def normalize(x, axis="row", order="l2"):
+def normalize(
+    x: ArrayLike, axis: Axis = "row", order: Literal["l1", "l2", "max"] | float = "l2"
+) -> F64:
     """Divide each ``"row"`` (axis 1), ``"column"`` (axis 0) or the ``"global"`` matrix (None)
     by its norm: ``order`` is ``"l1"``, ``"l2"``, ``"max"`` or a number ``p > 0``. Zero lanes
     are left unchanged."""
@@ -71,8 +80,13 @@ def _random_state(random_state):
 
 
 def train_test_split(
-    *arrays, test_size=None, train_size=None, random_state=None, shuffle=True, stratify=None
-):
+    *arrays: Any,
+    test_size: float | None = None,
+    train_size: float | None = None,
+    random_state: int | None = None,
+    shuffle: bool = True,
+    stratify: ArrayLike | None = None,
+) -> list[Any]:
     """Split arrays into random train and test subsets (scikit-learn's size rules).
 
     Returns ``[a_train, a_test, b_train, b_test, ...]``. Sizes: floats are fractions (test

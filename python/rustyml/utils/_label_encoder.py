@@ -1,7 +1,10 @@
+from __future__ import annotations
+
 import numpy as np
 
 from rustyml import _native
 from rustyml._base import BaseEstimator
+from rustyml.machine_learning._fitted import F64, I64, ArrayLike
 
 _ENCODERS = {
     "int": _native.utils.LabelEncoderI64,
@@ -67,7 +70,7 @@ class LabelEncoder(BaseEstimator):
     ``ValueError`` listing them.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         pass
 
     def _fit_native(self, y, transform):
@@ -85,16 +88,16 @@ class LabelEncoder(BaseEstimator):
         self._native = native
         return codes
 
-    def fit(self, y):
+    def fit(self, y: ArrayLike) -> LabelEncoder:
         """Learn the sorted distinct labels of ``y``. Returns ``self``."""
         self._fit_native(y, transform=False)
         return self
 
-    def fit_transform(self, y):
+    def fit_transform(self, y: ArrayLike) -> I64:
         """``fit(y).transform(y)`` in one pass."""
         return self._fit_native(y, transform=True)
 
-    def transform(self, y):
+    def transform(self, y: ArrayLike) -> I64:
         """The code of every label (int64)."""
         native = self._check_fitted()
         y = _column(y)
@@ -107,7 +110,7 @@ class LabelEncoder(BaseEstimator):
             return np.array(values, dtype=self._dtype if self._dtype.kind == "O" else None)
         return values.astype(self._dtype, copy=False)
 
-    def inverse_transform(self, y):
+    def inverse_transform(self, y: ArrayLike) -> np.ndarray:
         """The labels of codes ``y``; codes outside ``0..n_classes-1`` raise ``ValueError``."""
         native = self._check_fitted()
         y = _column(y)
@@ -118,7 +121,7 @@ class LabelEncoder(BaseEstimator):
         return self._restore_dtype(native.inverse_transform(y.astype(np.int64)))
 
     @property
-    def classes_(self):
+    def classes_(self) -> np.ndarray:
         """The sorted distinct labels seen at fit."""
         return self._restore_dtype(self._check_fitted().classes_)
 
@@ -131,7 +134,7 @@ class LabelEncoder(BaseEstimator):
         return tags
 
 
-def to_categorical(y, num_classes=None):
+def to_categorical(y: ArrayLike, num_classes: int | None = None) -> F64:
     """One-hot rows (float64) for non-negative integer labels; ``num_classes`` defaults to the
     largest label + 1."""
     y = _column(y)
@@ -150,7 +153,7 @@ def to_categorical(y, num_classes=None):
     return _native.utils.to_categorical(y, num_classes)
 
 
-def to_sparse_categorical(categorical):
+def to_sparse_categorical(categorical: ArrayLike) -> I64:
     """Index (int64) of the largest value of every row, the first on ties: undoes
     ``to_categorical`` and turns class probabilities into labels."""
     from rustyml._validation import as_float_array

@@ -1,10 +1,8 @@
+from __future__ import annotations
+
 from rustyml import _native
-from rustyml.utils._scaler_base import (
-    InverseMixin,
-    PartialFitMixin,
-    TransformerBase,
-    fitted_attribute,
-)
+from rustyml.machine_learning._fitted import F64, Fitted
+from rustyml.utils._scaler_base import InverseMixin, PartialFitMixin, TransformerBase
 
 
 class MaxAbsScaler(PartialFitMixin, InverseMixin, TransformerBase):
@@ -12,9 +10,9 @@ class MaxAbsScaler(PartialFitMixin, InverseMixin, TransformerBase):
 
     _native_class = _native.utils.MaxAbsScaler
 
-    def __init__(self, *, copy=True):
+    def __init__(self, *, copy: bool = True) -> None:
         self.copy = copy
 
-    max_abs_ = fitted_attribute("max_abs_", "Per-feature maximum absolute value.")
-    scale_ = fitted_attribute("scale_", "Per-feature divisor.")
-    n_samples_seen_ = fitted_attribute("n_samples_seen_", "Samples seen by the fits.")
+    max_abs_ = Fitted[F64]("Per-feature maximum absolute value.")
+    scale_ = Fitted[F64]("Per-feature divisor.")
+    n_samples_seen_ = Fitted[int]("Samples seen by the fits.")

@@ -1,10 +1,10 @@
+from __future__ import annotations
+
+from typing import Any
+
 from rustyml import _native
-from rustyml.utils._scaler_base import (
-    InverseMixin,
-    PartialFitMixin,
-    TransformerBase,
-    fitted_attribute,
-)
+from rustyml.machine_learning._fitted import F64, Fitted
+from rustyml.utils._scaler_base import InverseMixin, PartialFitMixin, TransformerBase
 
 
 class MinMaxScaler(PartialFitMixin, InverseMixin, TransformerBase):
@@ -15,20 +15,21 @@ class MinMaxScaler(PartialFitMixin, InverseMixin, TransformerBase):
     """
 
     _native_class = _native.utils.MinMaxScaler
-    _native_params = ("feature_range", "clip")
 
-    def __init__(self, feature_range=(0, 1), *, copy=True, clip=False):
+    def __init__(
+        self, feature_range: tuple[float, float] = (0, 1), *, copy: bool = True, clip: bool = False
+    ) -> None:
         self.feature_range = feature_range
         self.copy = copy
         self.clip = clip
 
-    def _new_native(self):
+    def _native_kwargs(self) -> dict[str, Any]:
         lo, hi = self.feature_range
-        return self._build_native((float(lo), float(hi)), bool(self.clip))
+        return {"feature_range": (float(lo), float(hi)), "clip": bool(self.clip)}
 
-    data_min_ = fitted_attribute("data_min_", "Per-feature minimum seen.")
-    data_max_ = fitted_attribute("data_max_", "Per-feature maximum seen.")
-    data_range_ = fitted_attribute("data_range_", "data_max_ - data_min_.")
-    scale_ = fitted_attribute("scale_", "Per-feature factor.")
-    min_ = fitted_attribute("min_", "Per-feature offset.")
-    n_samples_seen_ = fitted_attribute("n_samples_seen_", "Samples seen by the fits.")
+    data_min_ = Fitted[F64]("Per-feature minimum seen.")
+    data_max_ = Fitted[F64]("Per-feature maximum seen.")
+    data_range_ = Fitted[F64]("data_max_ - data_min_.")
+    scale_ = Fitted[F64]("Per-feature factor.")
+    min_ = Fitted[F64]("Per-feature offset.")
+    n_samples_seen_ = Fitted[int]("Samples seen by the fits.")

@@ -1,3 +1,7 @@
+from __future__ import annotations
+
+from typing import Literal
+
 from rustyml import _native
 from rustyml.utils._scaler_base import TransformerBase
 
@@ -9,6 +13,6 @@ class Normalizer(TransformerBase):
     _native_class = _native.utils.Normalizer
     _native_params = ("norm",)
 
-    def __init__(self, norm="l2", *, copy=True):
+    def __init__(self, norm: Literal["l1", "l2", "max"] = "l2", *, copy: bool = True) -> None:
         self.norm = norm
         self.copy = copy

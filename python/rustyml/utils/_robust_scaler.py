@@ -1,5 +1,10 @@
+from __future__ import annotations
+
+from typing import Any, Optional
+
 from rustyml import _native
-from rustyml.utils._scaler_base import InverseMixin, TransformerBase, fitted_attribute
+from rustyml.machine_learning._fitted import F64, Fitted
+from rustyml.utils._scaler_base import InverseMixin, TransformerBase
 
 
 class RobustScaler(InverseMixin, TransformerBase):
@@ -9,18 +14,25 @@ class RobustScaler(InverseMixin, TransformerBase):
     _native_class = _native.utils.RobustScaler
 
     def __init__(
-        self, *, with_centering=True, with_scaling=True, quantile_range=(25.0, 75.0), copy=True
-    ):
+        self,
+        *,
+        with_centering: bool = True,
+        with_scaling: bool = True,
+        quantile_range: tuple[float, float] = (25.0, 75.0),
+        copy: bool = True,
+    ) -> None:
         self.with_centering = with_centering
         self.with_scaling = with_scaling
         self.quantile_range = quantile_range
         self.copy = copy
 
-    def _new_native(self):
+    def _native_kwargs(self) -> dict[str, Any]:
         q_min, q_max = self.quantile_range
-        return self._build_native(
-            bool(self.with_centering), bool(self.with_scaling), (float(q_min), float(q_max))
-        )
+        return {
+            "with_centering": bool(self.with_centering),
+            "with_scaling": bool(self.with_scaling),
+            "quantile_range": (float(q_min), float(q_max)),
+        }
 
-    center_ = fitted_attribute("center_", "Per-feature median (None without centring).")
-    scale_ = fitted_attribute("scale_", "Per-feature quantile range (None without scaling).")
+    center_ = Fitted[Optional[F64]]("Per-feature median (None without centring).")
+    scale_ = Fitted[Optional[F64]]("Per-feature quantile range (None without scaling).")

@@ -1,10 +1,10 @@
+from __future__ import annotations
+
+from typing import Optional
+
 from rustyml import _native
-from rustyml.utils._scaler_base import (
-    InverseMixin,
-    PartialFitMixin,
-    TransformerBase,
-    fitted_attribute,
-)
+from rustyml.machine_learning._fitted import F64, Fitted
+from rustyml.utils._scaler_base import InverseMixin, PartialFitMixin, TransformerBase
 
 
 class StandardScaler(PartialFitMixin, InverseMixin, TransformerBase):
@@ -19,12 +19,12 @@ class StandardScaler(PartialFitMixin, InverseMixin, TransformerBase):
     _native_class = _native.utils.StandardScaler
     _native_params = ("with_mean", "with_std")
 
-    def __init__(self, *, copy=True, with_mean=True, with_std=True):
+    def __init__(self, *, copy: bool = True, with_mean: bool = True, with_std: bool = True) -> None:
         self.copy = copy
         self.with_mean = with_mean
         self.with_std = with_std
 
-    mean_ = fitted_attribute("mean_", "Per-feature mean (None without centring or scaling).")
-    var_ = fitted_attribute("var_", "Per-feature population variance (None unless with_std).")
-    scale_ = fitted_attribute("scale_", "Per-feature divisor (None unless with_std).")
-    n_samples_seen_ = fitted_attribute("n_samples_seen_", "Samples seen by the fits.")
+    mean_ = Fitted[Optional[F64]]("Per-feature mean (None without centring or scaling).")
+    var_ = Fitted[Optional[F64]]("Per-feature population variance (None unless with_std).")
+    scale_ = Fitted[Optional[F64]]("Per-feature divisor (None unless with_std).")
+    n_samples_seen_ = Fitted[int]("Samples seen by the fits.")

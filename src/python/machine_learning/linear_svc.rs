@@ -2,124 +2,33 @@
 
 use super::logistic_regression::parse_penalty;
 use crate::machine_learning::LinearSVC;
-use crate::persistence::Persist;
-use crate::python::{f64_array, to_py_err};
-use ndarray::{Ix1, Ix2};
-use numpy::{IntoPyArray, PyArray1, PyArray2};
+use crate::python::model::native_estimator;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
 
-#[pyclass(name = "LinearSVC", module = "rustyml._native.machine_learning")]
-pub(crate) struct PyLinearSVC {
-    inner: LinearSVC,
-}
-
-fn not_fitted() -> PyErr {
-    to_py_err(crate::RustymlError::not_fitted("LinearSVC"))
-}
-
-#[pymethods]
-impl PyLinearSVC {
-    #[new]
-    #[pyo3(signature = (penalty = Some("l2"), C = 1.0, fit_intercept = true, intercept_scaling = 1.0, max_iter = 1000, tol = 1e-4))]
-    #[allow(non_snake_case)]
-    fn new(
+native_estimator! {
+    PyLinearSVC(LinearSVC, "LinearSVC");
+    new(
         penalty: Option<&str>,
         C: f64,
         fit_intercept: bool,
         intercept_scaling: f64,
         max_iter: usize,
         tol: f64,
-    ) -> PyResult<Self> {
-        let inner = LinearSVC::with_defaults()
+    ) {
+        Ok(LinearSVC::with_defaults()
             .with_penalty(parse_penalty(penalty, false)?)
             .with_c(C)
             .with_fit_intercept(fit_intercept)
             .with_intercept_scaling(intercept_scaling)
             .with_max_iter(max_iter)
-            .with_tol(tol);
-        Ok(Self { inner })
+            .with_tol(tol))
     }
-
-    fn fit(&mut self, py: Python<'_>, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<()> {
-        let x = f64_array::<Ix2>(x, "X")?;
-        let y = f64_array::<Ix1>(y, "y")?;
-        let (xv, yv) = (x.view(), y.view());
-        let model = &mut self.inner;
-        py.detach(|| model.fit(&xv, &yv).map(|_| ()))
-            .map_err(to_py_err)
-    }
-
-    fn predict<'py>(
-        &self,
-        py: Python<'py>,
-        x: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let x = f64_array::<Ix2>(x, "X")?;
-        let xv = x.view();
-        let model = &self.inner;
-        Ok(py
-            .detach(|| model.predict(&xv))
-            .map_err(to_py_err)?
-            .into_pyarray(py))
-    }
-
-    fn decision_function<'py>(
-        &self,
-        py: Python<'py>,
-        x: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let x = f64_array::<Ix2>(x, "X")?;
-        let xv = x.view();
-        let model = &self.inner;
-        Ok(py
-            .detach(|| model.decision_scores(xv))
-            .map_err(to_py_err)?
-            .into_pyarray(py))
-    }
-
-    #[getter]
-    fn classes_<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        self.inner
-            .classes()
-            .map(|c| c.clone().into_pyarray(py))
-            .ok_or_else(not_fitted)
-    }
-
-    #[getter]
-    fn coef_<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        self.inner
-            .coefficients()
-            .map(|c| c.clone().into_pyarray(py))
-            .ok_or_else(not_fitted)
-    }
-
-    #[getter]
-    fn intercept_<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        self.inner
-            .intercept()
-            .map(|c| c.clone().into_pyarray(py))
-            .ok_or_else(not_fitted)
-    }
-
-    #[getter]
-    fn n_iter_(&self) -> PyResult<usize> {
-        self.inner.n_iter().ok_or_else(not_fitted)
-    }
-
-    #[getter]
-    fn converged_(&self) -> PyResult<bool> {
-        self.inner.converged().ok_or_else(not_fitted)
-    }
-
-    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        Ok(PyBytes::new(py, &self.inner.to_bytes().map_err(to_py_err)?))
-    }
-
-    #[staticmethod]
-    fn from_bytes(data: &[u8]) -> PyResult<Self> {
-        Ok(Self {
-            inner: LinearSVC::from_bytes(data).map_err(to_py_err)?,
-        })
-    }
+    fit(x, y) => |m, x, y| m.fit(&x, &y).map(|_| ());
+    read predict => |m, x| m.predict(&x);
+    read decision_function => |m, x| m.decision_scores(x);
+    fitted classes_ => |m| m.classes().cloned();
+    fitted coef_ => |m| m.coefficients().cloned();
+    fitted intercept_ => |m| m.intercept().cloned();
+    fitted n_iter_ => |m| m.n_iter();
+    fitted converged_ => |m| m.converged();
 }

@@ -1,18 +1,16 @@
 //! Native label encoders, one class per label type (int64, float64, str); the Python
 //! `LabelEncoder` picks one at fit from the labels' dtype.
 //!
-//! Each native encoder keeps its model behind a mutex taken with the GIL released (see
-//! [`with_model`]), so one encoder can be shared between Python threads.
+//! Each native encoder keeps its model in a [`SharedModel`]: encoding and decoding share the
+//! lock, fits take it alone, all with the GIL released.
 
-use super::with_model;
-use crate::persistence::Persist;
+use crate::python::model::SharedModel;
 use crate::python::to_py_err;
 use crate::utils::label_encoding::LabelEncoder;
 use ndarray::ArrayView1;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyModule};
-use std::sync::Mutex;
 
 fn codes_out(codes: ndarray::Array1<usize>) -> ndarray::Array1<i64> {
     codes.mapv(|c| c as i64)
@@ -20,9 +18,9 @@ fn codes_out(codes: ndarray::Array1<usize>) -> ndarray::Array1<i64> {
 
 macro_rules! numeric_encoder {
     ($py_name:ident, $name:literal, $t:ty) => {
-        #[pyclass(name = $name, module = "rustyml._native.utils")]
+        #[pyclass(name = $name, module = "rustyml._native.utils", frozen)]
         pub(crate) struct $py_name {
-            inner: Mutex<LabelEncoder<$t>>,
+            inner: SharedModel<LabelEncoder<$t>>,
         }
 
         #[pymethods]
@@ -30,13 +28,15 @@ macro_rules! numeric_encoder {
             #[new]
             fn new() -> Self {
                 Self {
-                    inner: Mutex::new(LabelEncoder::new()),
+                    inner: SharedModel::new(LabelEncoder::new()),
                 }
             }
 
             fn fit(&self, py: Python<'_>, y: PyReadonlyArray1<'_, $t>) -> PyResult<()> {
                 let y = y.as_array();
-                with_model(py, &self.inner, |m| m.fit(y).map(|_| ())).map_err(to_py_err)
+                self.inner
+                    .write(py, |m| m.fit(y).map(|_| ()))
+                    .map_err(to_py_err)
             }
 
             fn transform<'py>(
@@ -45,7 +45,7 @@ macro_rules! numeric_encoder {
                 y: PyReadonlyArray1<'py, $t>,
             ) -> PyResult<Bound<'py, PyArray1<i64>>> {
                 let y = y.as_array();
-                let codes = with_model(py, &self.inner, |m| m.transform(y)).map_err(to_py_err)?;
+                let codes = self.inner.read(py, |m| m.transform(y)).map_err(to_py_err)?;
                 Ok(codes_out(codes).into_pyarray(py))
             }
 
@@ -55,8 +55,10 @@ macro_rules! numeric_encoder {
                 y: PyReadonlyArray1<'py, $t>,
             ) -> PyResult<Bound<'py, PyArray1<i64>>> {
                 let y = y.as_array();
-                let codes =
-                    with_model(py, &self.inner, |m| m.fit_transform(y)).map_err(to_py_err)?;
+                let codes = self
+                    .inner
+                    .write(py, |m| m.fit_transform(y))
+                    .map_err(to_py_err)?;
                 Ok(codes_out(codes).into_pyarray(py))
             }
 
@@ -66,26 +68,28 @@ macro_rules! numeric_encoder {
                 codes: PyReadonlyArray1<'py, i64>,
             ) -> PyResult<Bound<'py, PyArray1<$t>>> {
                 let codes = codes.as_array();
-                let labels = with_model(py, &self.inner, |m| m.inverse_transform(codes))
+                let labels = self
+                    .inner
+                    .read(py, |m| m.inverse_transform(codes))
                     .map_err(to_py_err)?;
                 Ok(ndarray::Array1::from(labels).into_pyarray(py))
             }
 
             #[getter]
             fn classes_<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<$t>>> {
-                with_model(py, &self.inner, |m| m.classes().map(<[$t]>::to_vec))
+                self.inner
+                    .read(py, |m| m.classes().map(<[$t]>::to_vec))
                     .map(|c| ndarray::Array1::from(c).into_pyarray(py))
             }
 
             fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-                let bytes = with_model(py, &self.inner, |m| m.to_bytes()).map_err(to_py_err)?;
-                Ok(PyBytes::new(py, &bytes))
+                self.inner.to_bytes(py)
             }
 
             #[staticmethod]
             fn from_bytes(data: &[u8]) -> PyResult<Self> {
                 Ok(Self {
-                    inner: Mutex::new(LabelEncoder::from_bytes(data).map_err(to_py_err)?),
+                    inner: SharedModel::from_bytes(data)?,
                 })
             }
         }
@@ -96,9 +100,9 @@ numeric_encoder!(PyLabelEncoderI64, "LabelEncoderI64", i64);
 numeric_encoder!(PyLabelEncoderF64, "LabelEncoderF64", f64);
 
 /// String labels (passed as a list of `str`).
-#[pyclass(name = "LabelEncoderStr", module = "rustyml._native.utils")]
+#[pyclass(name = "LabelEncoderStr", module = "rustyml._native.utils", frozen)]
 pub(crate) struct PyLabelEncoderStr {
-    inner: Mutex<LabelEncoder<String>>,
+    inner: SharedModel<LabelEncoder<String>>,
 }
 
 #[pymethods]
@@ -106,15 +110,14 @@ impl PyLabelEncoderStr {
     #[new]
     fn new() -> Self {
         Self {
-            inner: Mutex::new(LabelEncoder::new()),
+            inner: SharedModel::new(LabelEncoder::new()),
         }
     }
 
     fn fit(&self, py: Python<'_>, y: Vec<String>) -> PyResult<()> {
-        with_model(py, &self.inner, |m| {
-            m.fit(ArrayView1::from(&y[..])).map(|_| ())
-        })
-        .map_err(to_py_err)
+        self.inner
+            .write(py, |m| m.fit(ArrayView1::from(&y[..])).map(|_| ()))
+            .map_err(to_py_err)
     }
 
     fn transform<'py>(
@@ -122,7 +125,9 @@ impl PyLabelEncoderStr {
         py: Python<'py>,
         y: Vec<String>,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-        let codes = with_model(py, &self.inner, |m| m.transform(ArrayView1::from(&y[..])))
+        let codes = self
+            .inner
+            .read(py, |m| m.transform(ArrayView1::from(&y[..])))
             .map_err(to_py_err)?;
         Ok(codes_out(codes).into_pyarray(py))
     }
@@ -132,10 +137,10 @@ impl PyLabelEncoderStr {
         py: Python<'py>,
         y: Vec<String>,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-        let codes = with_model(py, &self.inner, |m| {
-            m.fit_transform(ArrayView1::from(&y[..]))
-        })
-        .map_err(to_py_err)?;
+        let codes = self
+            .inner
+            .write(py, |m| m.fit_transform(ArrayView1::from(&y[..])))
+            .map_err(to_py_err)?;
         Ok(codes_out(codes).into_pyarray(py))
     }
 
@@ -145,23 +150,24 @@ impl PyLabelEncoderStr {
         codes: PyReadonlyArray1<'_, i64>,
     ) -> PyResult<Vec<String>> {
         let codes = codes.as_array();
-        with_model(py, &self.inner, |m| m.inverse_transform(codes)).map_err(to_py_err)
+        self.inner
+            .read(py, |m| m.inverse_transform(codes))
+            .map_err(to_py_err)
     }
 
     #[getter]
     fn classes_(&self, py: Python<'_>) -> Option<Vec<String>> {
-        with_model(py, &self.inner, |m| m.classes().map(<[String]>::to_vec))
+        self.inner.read(py, |m| m.classes().map(<[String]>::to_vec))
     }
 
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let bytes = with_model(py, &self.inner, |m| m.to_bytes()).map_err(to_py_err)?;
-        Ok(PyBytes::new(py, &bytes))
+        self.inner.to_bytes(py)
     }
 
     #[staticmethod]
     fn from_bytes(data: &[u8]) -> PyResult<Self> {
         Ok(Self {
-            inner: Mutex::new(LabelEncoder::from_bytes(data).map_err(to_py_err)?),
+            inner: SharedModel::from_bytes(data)?,
         })
     }
 }

@@ -1,19 +1,12 @@
 //! Native `MaxAbsScaler`.
 
-use super::{native_scaler, read_vector, with_model};
+use super::{native_scaler, read_vector};
 use crate::utils::MaxAbsScaler;
 use numpy::PyArray1;
 use pyo3::prelude::*;
-use std::sync::Mutex;
-
-#[pyclass(name = "MaxAbsScaler", module = "rustyml._native.utils")]
-pub(crate) struct PyMaxAbsScaler {
-    inner: Mutex<MaxAbsScaler>,
-}
 
 native_scaler!(
-    PyMaxAbsScaler,
-    MaxAbsScaler,
+    PyMaxAbsScaler(MaxAbsScaler, "MaxAbsScaler"),
     partial_fit = "Raise the fitted maxima with one more batch.",
     inverse_transform = "`x * scale_`.",
     {
@@ -34,9 +27,8 @@ native_scaler!(
 
         #[getter]
         fn n_samples_seen_(&self, py: Python<'_>) -> Option<usize> {
-            with_model(py, &self.inner, |m| {
-                m.get_n_features().map(|_| m.get_n_samples_seen())
-            })
+            self.inner
+                .read(py, |m| m.get_n_features().map(|_| m.get_n_samples_seen()))
         }
     }
 );

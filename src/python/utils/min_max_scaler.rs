@@ -1,25 +1,18 @@
 //! Native `MinMaxScaler`.
 
-use super::{native_scaler, read_vector, with_model};
+use super::{native_scaler, read_vector};
 use crate::python::to_py_err;
 use crate::utils::MinMaxScaler;
 use numpy::PyArray1;
 use pyo3::prelude::*;
-use std::sync::Mutex;
-
-#[pyclass(name = "MinMaxScaler", module = "rustyml._native.utils")]
-pub(crate) struct PyMinMaxScaler {
-    inner: Mutex<MinMaxScaler>,
-}
 
 native_scaler!(
-    PyMinMaxScaler,
-    MinMaxScaler,
+    PyMinMaxScaler(MinMaxScaler, "MinMaxScaler"),
     partial_fit = "Widen the fitted minima and maxima with one more batch.",
     inverse_transform = "Undo `transform` (without clipping).",
     {
         #[new]
-        #[pyo3(signature = (feature_range = (0.0, 1.0), clip = false))]
+        #[pyo3(signature = (*, feature_range, clip))]
         fn new(feature_range: (f64, f64), clip: bool) -> PyResult<Self> {
             let (lo, hi) = feature_range;
             let model = MinMaxScaler::new()
@@ -56,9 +49,8 @@ native_scaler!(
 
         #[getter]
         fn n_samples_seen_(&self, py: Python<'_>) -> Option<usize> {
-            with_model(py, &self.inner, |m| {
-                m.get_n_features().map(|_| m.get_n_samples_seen())
-            })
+            self.inner
+                .read(py, |m| m.get_n_features().map(|_| m.get_n_samples_seen()))
         }
     }
 );

@@ -3,12 +3,12 @@
 //! attributes, pickling) live in the Python wrappers of `rustyml.utils`.
 
 use crate::python::labels::maybe_detach;
+use crate::python::model::SharedModel;
 use crate::python::{f64_array, to_py_err};
 use ndarray::{Array2, ArrayView2, Ix2};
 use numpy::{IntoPyArray, PyArray2};
 use pyo3::prelude::*;
 use pyo3::types::PyModule;
-use std::sync::{Mutex, MutexGuard, PoisonError};
 
 mod functions;
 mod label_encoder;
@@ -18,48 +18,14 @@ mod normalizer;
 mod robust_scaler;
 mod standard_scaler;
 
-/// Lock a model shared between Python threads. A poisoned lock still holds a consistent model:
-/// every method builds its result first and assigns it only on success.
-pub(crate) fn lock<M>(model: &Mutex<M>) -> MutexGuard<'_, M> {
-    model.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// Run `f` on the model with the GIL released and the lock taken inside, so concurrent calls
-/// from several Python threads queue on the lock instead of failing (a `&mut self` pyclass
-/// method raises "Already mutably borrowed"), and no thread waits for the lock while holding
-/// the GIL.
-pub(crate) fn with_model<M: Send, R: Send>(
-    py: Python<'_>,
-    model: &Mutex<M>,
-    f: impl FnOnce(&mut M) -> R + Send,
-) -> R {
-    py.detach(|| f(&mut lock(model)))
-}
-
-/// Run a fit of `model` on a 2-D float array.
-pub(crate) fn fit_2d<M: Send>(
+/// Run a fit of `model` on a 2-D float array (alone on the model).
+pub(crate) fn fit_2d<M: Send + Sync>(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
-    model: &Mutex<M>,
+    model: &SharedModel<M>,
     fit: impl FnOnce(&mut M, ArrayView2<f64>) -> crate::Result<()> + Send,
 ) -> PyResult<()> {
-    let x = f64_array::<Ix2>(x, "X")?;
-    let xv = x.view();
-    with_model(py, model, |m| fit(m, xv)).map_err(to_py_err)
-}
-
-/// Map a 2-D float array through `model` into a new array handed to NumPy without a copy.
-pub(crate) fn map_2d<'py, M: Send>(
-    py: Python<'py>,
-    x: &Bound<'py, PyAny>,
-    model: &Mutex<M>,
-    map: impl FnOnce(&mut M, ArrayView2<f64>) -> crate::Result<Array2<f64>> + Send,
-) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let x = f64_array::<Ix2>(x, "X")?;
-    let xv = x.view();
-    Ok(with_model(py, model, |m| map(m, xv))
-        .map_err(to_py_err)?
-        .into_pyarray(py))
+    model.write_x(py, x, fit).map(|_| ())
 }
 
 /// Map a 2-D float array with a stateless function (GIL released for large inputs).
@@ -93,29 +59,33 @@ pub(crate) fn check_width(
     }
 }
 
-/// A fitted vector copied out of the locked model (so NumPy takes it after the lock is
-/// released), `None` where scikit-learn has no such attribute.
-pub(crate) fn read_vector<'py, M: Send>(
+/// A fitted vector copied out of the model under its shared lock (so NumPy takes it after
+/// the lock is released), `None` where scikit-learn has no such attribute.
+pub(crate) fn read_vector<'py, M: Send + Sync>(
     py: Python<'py>,
-    model: &Mutex<M>,
+    model: &SharedModel<M>,
     get: impl FnOnce(&M) -> Option<ndarray::Array1<f64>> + Send,
 ) -> Option<Bound<'py, numpy::PyArray1<f64>>> {
-    with_model(py, model, |m| get(m)).map(|a| a.into_pyarray(py))
+    model.read(py, get).map(|a| a.into_pyarray(py))
 }
 
-/// A native scaler class: `#[pymethods]` with the methods every scaler shares (`fit`,
-/// `transform`, `fit_transform`, `n_features_in_`, `to_bytes`, `from_bytes`), `partial_fit`
-/// and `inverse_transform` when given a doc line, plus the class's own items (constructor,
-/// fitted getters). The model sits behind a mutex taken with the GIL released, so one scaler
-/// can be used from several Python threads.
+/// A native scaler class: the `frozen` pyclass holding the model in a
+/// [`SharedModel`] (reads share the lock, fits take it alone, GIL released), and
+/// `#[pymethods]` with the methods every scaler shares (`fit`, `transform`, `fit_transform`,
+/// `n_features_in_`, `to_bytes`, `from_bytes`), `partial_fit` and `inverse_transform` when
+/// given a doc line, plus the class's own items (constructor, fitted getters).
 macro_rules! native_scaler {
     (
-        $py_name:ident,
-        $model:ty,
+        $py_name:ident($model:ty, $name:literal),
         $(partial_fit = $pf_doc:literal,)?
         $(inverse_transform = $inv_doc:literal,)?
         { $($own:tt)* }
     ) => {
+        #[pyclass(name = $name, module = "rustyml._native.utils", frozen)]
+        pub(crate) struct $py_name {
+            inner: $crate::python::model::SharedModel<$model>,
+        }
+
         #[pymethods]
         impl $py_name {
             $($own)*
@@ -136,8 +106,8 @@ macro_rules! native_scaler {
                     &self,
                     py: Python<'py>,
                     x: &Bound<'py, PyAny>,
-                ) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
-                    $crate::python::utils::map_2d(py, x, &self.inner, |m, xv| {
+                ) -> PyResult<Bound<'py, PyAny>> {
+                    self.inner.read_x(py, x, |m, xv| {
                         $crate::python::utils::check_width(m.get_n_features(), &xv, Self::NAME)?;
                         m.inverse_transform(&xv)
                     })
@@ -152,8 +122,8 @@ macro_rules! native_scaler {
                 &self,
                 py: Python<'py>,
                 x: &Bound<'py, PyAny>,
-            ) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
-                $crate::python::utils::map_2d(py, x, &self.inner, |m, xv| {
+            ) -> PyResult<Bound<'py, PyAny>> {
+                self.inner.read_x(py, x, |m, xv| {
                     $crate::python::utils::check_width(m.get_n_features(), &xv, Self::NAME)?;
                     m.transform(&xv)
                 })
@@ -163,20 +133,25 @@ macro_rules! native_scaler {
                 &self,
                 py: Python<'py>,
                 x: &Bound<'py, PyAny>,
-            ) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
-                $crate::python::utils::map_2d(py, x, &self.inner, |m, xv| m.fit_transform(&xv))
+            ) -> PyResult<Bound<'py, PyAny>> {
+                self.inner.write_x(py, x, |m, xv| m.fit_transform(&xv))
             }
 
             #[getter]
             fn n_features_in_(&self, py: Python<'_>) -> Option<usize> {
-                $crate::python::utils::with_model(py, &self.inner, |m| m.get_n_features())
+                self.inner.read(py, |m| m.get_n_features())
             }
 
             fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
-                use $crate::persistence::Persist;
-                let bytes = $crate::python::utils::with_model(py, &self.inner, |m| m.to_bytes())
-                    .map_err($crate::python::to_py_err)?;
-                Ok(pyo3::types::PyBytes::new(py, &bytes))
+                self.inner.to_bytes(py)
+            }
+
+            /// Call `f()` holding the model's shared lock (tests of concurrent reads).
+            fn _call_while_reading<'py>(
+                &self,
+                f: &Bound<'py, PyAny>,
+            ) -> PyResult<Bound<'py, PyAny>> {
+                self.inner.call_while_reading(f)
             }
 
             /// Decode a model written by `to_bytes`; an inconsistent fitted state is refused.
@@ -193,7 +168,7 @@ macro_rules! native_scaler {
 
             fn wrap(model: $model) -> Self {
                 Self {
-                    inner: std::sync::Mutex::new(model),
+                    inner: $crate::python::model::SharedModel::new(model),
                 }
             }
         }

@@ -4,17 +4,11 @@ use super::native_scaler;
 use crate::utils::{NormalizationOrder, Normalizer};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use std::sync::Mutex;
 
-#[pyclass(name = "Normalizer", module = "rustyml._native.utils")]
-pub(crate) struct PyNormalizer {
-    inner: Mutex<Normalizer>,
-}
-
-native_scaler!(PyNormalizer, Normalizer, {
+native_scaler!(PyNormalizer(Normalizer, "Normalizer"), {
     /// scikit-learn's norms only: 'l1', 'l2' or 'max'.
     #[new]
-    #[pyo3(signature = (norm = "l2"))]
+    #[pyo3(signature = (*, norm))]
     fn new(norm: &str) -> PyResult<Self> {
         let order = match norm {
             "l1" => NormalizationOrder::L1,

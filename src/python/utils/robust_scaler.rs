@@ -5,21 +5,14 @@ use crate::python::to_py_err;
 use crate::utils::RobustScaler;
 use numpy::PyArray1;
 use pyo3::prelude::*;
-use std::sync::Mutex;
-
-#[pyclass(name = "RobustScaler", module = "rustyml._native.utils")]
-pub(crate) struct PyRobustScaler {
-    inner: Mutex<RobustScaler>,
-}
 
 native_scaler!(
-    PyRobustScaler,
-    RobustScaler,
+    PyRobustScaler(RobustScaler, "RobustScaler"),
     inverse_transform = "`x * scale_ + center_`.",
     {
         /// scikit-learn's quantile rule (`0 <= q_min <= q_max <= 100`, equal bounds allowed).
         #[new]
-        #[pyo3(signature = (with_centering = true, with_scaling = true, quantile_range = (25.0, 75.0)))]
+        #[pyo3(signature = (*, with_centering, with_scaling, quantile_range))]
         fn new(
             with_centering: bool,
             with_scaling: bool,

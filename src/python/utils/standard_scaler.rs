@@ -1,24 +1,17 @@
 //! Native `StandardScaler`.
 
-use super::{native_scaler, read_vector, with_model};
+use super::{native_scaler, read_vector};
 use crate::utils::StandardScaler;
 use numpy::PyArray1;
 use pyo3::prelude::*;
-use std::sync::Mutex;
-
-#[pyclass(name = "StandardScaler", module = "rustyml._native.utils")]
-pub(crate) struct PyStandardScaler {
-    inner: Mutex<StandardScaler>,
-}
 
 native_scaler!(
-    PyStandardScaler,
-    StandardScaler,
+    PyStandardScaler(StandardScaler, "StandardScaler"),
     partial_fit = "Merge the statistics of one more batch.",
     inverse_transform = "`x * scale_ + mean_`.",
     {
         #[new]
-        #[pyo3(signature = (with_mean = true, with_std = true))]
+        #[pyo3(signature = (*, with_mean, with_std))]
         fn new(with_mean: bool, with_std: bool) -> Self {
             Self::wrap(
                 StandardScaler::new()
@@ -54,9 +47,8 @@ native_scaler!(
 
         #[getter]
         fn n_samples_seen_(&self, py: Python<'_>) -> Option<usize> {
-            with_model(py, &self.inner, |m| {
-                m.get_n_features().map(|_| m.get_n_samples_seen())
-            })
+            self.inner
+                .read(py, |m| m.get_n_features().map(|_| m.get_n_samples_seen()))
         }
     }
 );

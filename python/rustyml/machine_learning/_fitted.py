@@ -1,0 +1,42 @@
+"""What every wrapper of a native model shares: fitted attributes declared once, with their
+type, and the array types the estimators take and return."""
+
+from __future__ import annotations
+
+from typing import Any, Generic, TypeVar, overload
+
+import numpy as np
+import numpy.typing as npt
+
+ArrayLike = npt.ArrayLike
+F64 = npt.NDArray[np.float64]
+I32 = npt.NDArray[np.int32]
+I64 = npt.NDArray[np.int64]
+
+T = TypeVar("T")
+
+
+class Fitted(Generic[T]):
+    """A fitted attribute read from the native model under the same name, e.g.
+    ``coef_ = Fitted[F64]("doc")``: before ``fit`` it raises ``NotFittedError``; type checkers
+    see ``T`` on an instance."""
+
+    def __init__(self, doc: str = "") -> None:
+        self.__doc__ = doc
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> Fitted[T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> T: ...
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        return getattr(obj._check_fitted(), self.name)
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        # read-only, as the properties it replaces: a fitted attribute comes from the model
+        raise AttributeError(f"can't set attribute {self.name!r}: it is read from the fitted model")
