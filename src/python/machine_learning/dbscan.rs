@@ -16,6 +16,6 @@ native_estimator! {
     }
     fit(x) => |m, x| m.fit_checked(&x).map(|_| ());
     fitted labels_ => |m| m.labels().map(|l| l.mapv(|v| v as i64));
-    fitted core_sample_indices_ => |m| m.core_sample_indices().map(|c| index_array(c));
+    fitted core_sample_indices_ => |m| m.core_sample_indices().map(index_array);
     fitted components_ => |m| m.components().cloned();
 }

@@ -68,14 +68,14 @@ native_estimator! {
     read predict => |m, x| m.predict(&x);
     read decision_function => |m, x| m.decision_scores(x);
     fitted classes_ => |m| m.classes().cloned();
-    fitted support_ => |m| m.support().map(|s| index_array(s));
+    fitted support_ => |m| m.support().map(index_array);
     fitted support_vectors_ => |m| m.support_vectors().cloned();
-    fitted n_support_ => |m| m.n_support().map(|s| index_array(s));
+    fitted n_support_ => |m| m.n_support().map(index_array);
     fitted dual_coef_ => |m| m.dual_coef();
     fitted intercept_ => |m| m.intercept();
     // primal weights for the linear kernel; None for the other kernels
     fitted coef_ => |m| m.classes().map(|_| m.coefficients());
-    fitted n_iter_ => |m| m.n_iter().map(|s| index_array(s));
+    fitted n_iter_ => |m| m.n_iter().map(index_array);
     fitted converged_ => |m| m.converged();
     // the numeric gamma the fitted kernel uses (`_gamma` in scikit-learn)
     fitted gamma_ => |m| m.fitted_kernel().map(|k| match k {
