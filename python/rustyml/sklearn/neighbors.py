@@ -1,0 +1,131 @@
+"""``sklearn.neighbors`` with rustyml's k-nearest engine behind the classifier.
+
+``KNeighborsClassifier`` keeps scikit-learn's fit (it only stores the data, or builds a
+tree: cheap next to the queries), so every fitted attribute, ``radius_neighbors`` and
+``kneighbors_graph`` stay scikit-learn's own; the native engine answers ``predict``,
+``predict_proba`` and ``kneighbors`` for Minkowski distances (``p >= 1``, or the
+euclidean / manhattan / chebyshev names) with uniform or inverse-distance weights on a
+single-output target.
+"""
+
+import numpy as np
+from sklearn import neighbors as _sk
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from rustyml.machine_learning import KNN as _KNN
+from rustyml.sklearn._dispatch import Unsupported, engine, native_path, record, require
+
+__all__ = ["KNeighborsClassifier"]
+
+_METRIC_P = {
+    "euclidean": 2,
+    "l2": 2,
+    "manhattan": 1,
+    "cityblock": 1,
+    "l1": 1,
+    "chebyshev": np.inf,
+    "infinity": np.inf,
+}
+
+
+def _minkowski_p(est):
+    """The Minkowski exponent of the estimator's metric, or Unsupported."""
+    require(est.metric_params in (None, {}), "metric_params")
+    if est.metric == "minkowski":
+        p = est.p
+        require(p is not None and not isinstance(p, bool), f"p={p!r}")
+        require(p >= 1, f"p={p!r} < 1")
+        return float(p)
+    require(isinstance(est.metric, str) and est.metric in _METRIC_P, f"metric={est.metric!r}")
+    return float(_METRIC_P[est.metric])
+
+
+_SkKNeighborsClassifier = _sk.KNeighborsClassifier
+
+
+class KNeighborsClassifier(_SkKNeighborsClassifier):
+    __doc__ = _SkKNeighborsClassifier.__doc__
+
+    def fit(self, X, y):
+        self.__dict__.pop("_rustyml_engine", None)
+        super().fit(X, y)
+        # From here on scikit-learn's fitted state stands whatever happens: a query the
+        # engine cannot answer goes to scikit-learn's methods, which use it.
+        try:
+            p = _minkowski_p(self)
+            require(self.weights in ("uniform", "distance"), f"weights={self.weights!r}")
+            require(isinstance(self._fit_X, np.ndarray), "sparse training data")
+            require(np.isfinite(self._fit_X).all(), "non-finite training data")
+        except Unsupported as why:
+            record(self, "fit", "scikit-learn", str(why))
+            return self  # fitted by scikit-learn alone: later queries fall back
+        metric = "chebyshev" if p == np.inf else "minkowski"
+        native = _KNN(self.n_neighbors, self.weights, metric, 2 if p == np.inf else p)
+        # The engine only searches: the votes are counted here, per output, from its
+        # neighbours, so the labels it is given are placeholders.
+        native.fit(np.asarray(self._fit_X, dtype=np.float64), np.zeros(self.n_samples_fit_))
+        self._rustyml_engine = native
+        record(self, "fit", "rustyml")
+        return self
+
+    def _native_query(self, X):
+        native = engine(self)
+        require(X is not None, "queries on the training set")
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=None, accept_sparse=True)
+        require(isinstance(X, np.ndarray) and X.dtype.kind == "f", "sparse or non-float X")
+        require(X.ndim == 2 and X.shape[0] > 0, f"X of shape {X.shape}")
+        require(np.isfinite(X).all(), "non-finite X")
+        return native, np.asarray(X, dtype=np.float64)
+
+    def _neighbour_votes(self, X):
+        """Per output, the class votes of each query's neighbours, summed in neighbour order
+        as scikit-learn sums them (so multi-output and single-output fits agree bit for
+        bit): a list of (n_queries, n_classes) arrays."""
+        native, Xq = self._native_query(X)
+        dist, ind = native.kneighbors(Xq, int(self.n_neighbors))
+        if self.weights == "distance":
+            with np.errstate(divide="ignore"):
+                weights = 1.0 / dist
+            exact = np.isinf(weights)
+            rows = exact.any(axis=1)
+            weights[rows] = exact[rows]
+        else:
+            weights = np.ones_like(dist)
+        y = self._y.reshape(-1, 1) if self._y.ndim == 1 else self._y
+        classes = self.classes_ if self.outputs_2d_ else [self.classes_]
+        rows = np.arange(Xq.shape[0])
+        votes = []
+        for k, classes_k in enumerate(classes):
+            codes = y[ind, k]
+            sums = np.zeros((Xq.shape[0], len(classes_k)))
+            for i in range(codes.shape[1]):
+                sums[rows, codes[:, i]] += weights[:, i]
+            votes.append(sums)
+        return votes
+
+    @native_path(_SkKNeighborsClassifier.predict)
+    def predict(self, X):
+        votes = self._neighbour_votes(X)
+        classes = self.classes_ if self.outputs_2d_ else [self.classes_]
+        out = [c[np.argmax(v, axis=1)] for c, v in zip(classes, votes)]
+        return np.stack(out, axis=1) if self.outputs_2d_ else out[0]
+
+    @native_path(_SkKNeighborsClassifier.predict_proba)
+    def predict_proba(self, X):
+        probas = []
+        for sums in self._neighbour_votes(X):
+            normalizer = sums.sum(axis=1)[:, np.newaxis]
+            normalizer[normalizer == 0.0] = 1.0
+            probas.append(sums / normalizer)
+        return probas if self.outputs_2d_ else probas[0]
+
+    @native_path(_SkKNeighborsClassifier.kneighbors)
+    def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
+        native, Xq = self._native_query(X)
+        require(np.asarray(X).dtype == np.float64, "float32 queries (scikit-learn keeps float32)")
+        k = self.n_neighbors if n_neighbors is None else n_neighbors
+        require(isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k > 0, "n_neighbors")
+        require(k <= self.n_samples_fit_, "n_neighbors larger than the training set")
+        dist, ind = native.kneighbors(Xq, int(k))
+        return (dist, ind) if return_distance else ind
