@@ -14,7 +14,7 @@ patch_sklearn()
 _per_module = collections.defaultdict(collections.Counter)
 
 
-def pytest_runtest_call(item):
+def pytest_runtest_setup(item):
     dispatch_stats(reset=True)
 
 

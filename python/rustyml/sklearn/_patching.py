@@ -16,6 +16,9 @@ from rustyml.sklearn._dispatch import logger
 
 # (scikit-learn module, attribute) -> (door module, attribute)
 _DOORS = {
+    ("sklearn.cluster", "DBSCAN"): ("rustyml.sklearn.cluster", "DBSCAN"),
+    ("sklearn.cluster", "KMeans"): ("rustyml.sklearn.cluster", "KMeans"),
+    ("sklearn.decomposition", "PCA"): ("rustyml.sklearn.decomposition", "PCA"),
     ("sklearn.neighbors", "KNeighborsClassifier"): ("rustyml.sklearn.neighbors", "KNeighborsClassifier"),
 }
 
