@@ -13,9 +13,7 @@ Requires scikit-learn.
 try:
     import sklearn  # noqa: F401
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "rustyml.sklearn needs scikit-learn: pip install scikit-learn"
-    ) from exc
+    raise ImportError("rustyml.sklearn needs scikit-learn: pip install scikit-learn") from exc
 
 from rustyml.sklearn._dispatch import dispatch_stats
 from rustyml.sklearn._patching import (

@@ -19,7 +19,10 @@ _DOORS = {
     ("sklearn.cluster", "DBSCAN"): ("rustyml.sklearn.cluster", "DBSCAN"),
     ("sklearn.cluster", "KMeans"): ("rustyml.sklearn.cluster", "KMeans"),
     ("sklearn.decomposition", "PCA"): ("rustyml.sklearn.decomposition", "PCA"),
-    ("sklearn.neighbors", "KNeighborsClassifier"): ("rustyml.sklearn.neighbors", "KNeighborsClassifier"),
+    ("sklearn.neighbors", "KNeighborsClassifier"): (
+        "rustyml.sklearn.neighbors",
+        "KNeighborsClassifier",
+    ),
 }
 
 _lock = threading.Lock()
@@ -70,7 +73,9 @@ def patch_sklearn(names=None, *, verbose=False):
     with _lock:
         # Import every door before touching scikit-learn: a door module binds the class it
         # subclasses at import, and must bind scikit-learn's, not itself.
-        doors = {key: getattr(importlib.import_module(_DOORS[key][0]), _DOORS[key][1]) for key in keys}
+        doors = {
+            key: getattr(importlib.import_module(_DOORS[key][0]), _DOORS[key][1]) for key in keys
+        }
         for (mod_name, attr), door in doors.items():
             module = importlib.import_module(mod_name)
             if (mod_name, attr) not in _saved:

@@ -88,9 +88,7 @@ class KMeans(_SkKMeans):
         require(not self.verbose, "verbose output")
         self._validate_params()
         require(not issparse(X), "sparse X")
-        X = validate_data(
-            self, X, dtype=[np.float64, np.float32], order="C", copy=True
-        )
+        X = validate_data(self, X, dtype=[np.float64, np.float32], order="C", copy=True)
         require(X.dtype == np.float64, "float32 X (scikit-learn iterates in float32)")
         self._check_params_vs_input(X)
         self._n_threads = _openmp_effective_n_threads()  # read by scikit-learn's predict

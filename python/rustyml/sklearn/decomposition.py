@@ -59,7 +59,9 @@ class PCA(_SkPCA):
         require(isinstance(X, np.ndarray), "sparse X")
         n_samples, n_features = X.shape
         solver = _exact_solver(self, X)
-        require(solver is not None, f"svd_solver={self.svd_solver!r} resolves to an approximate solver")
+        require(
+            solver is not None, f"svd_solver={self.svd_solver!r} resolves to an approximate solver"
+        )
         require(n_samples >= n_features, "fewer samples than features")
         require(n_samples >= 2, "a single sample")
         n_components = min(X.shape) if self.n_components is None else self.n_components

@@ -125,7 +125,9 @@ class KNeighborsClassifier(_SkKNeighborsClassifier):
         native, Xq = self._native_query(X)
         require(np.asarray(X).dtype == np.float64, "float32 queries (scikit-learn keeps float32)")
         k = self.n_neighbors if n_neighbors is None else n_neighbors
-        require(isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k > 0, "n_neighbors")
+        require(
+            isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k > 0, "n_neighbors"
+        )
         require(k <= self.n_samples_fit_, "n_neighbors larger than the training set")
         dist, ind = native.kneighbors(Xq, int(k))
         return (dist, ind) if return_distance else ind
