@@ -22,6 +22,7 @@ import rustyml.sklearn as door
 from rustyml.sklearn import cluster as door_cluster
 from rustyml.sklearn import decomposition as door_decomposition
 from rustyml.sklearn import neighbors as door_neighbors
+from rustyml.sklearn import preprocessing as door_preprocessing
 
 EPS = np.finfo(np.float64).eps
 PLUGIN_DIR = pathlib.Path(__file__).resolve().parents[1] / "sklearn_patched"
@@ -198,6 +199,27 @@ def test_pca_matches_scikit_learn(n_components):
     assert door.dispatch_stats()[("PCA", "fit", "rustyml")] > 0
 
 
+def test_standard_scaler_matches_scikit_learn_and_keeps_feature_names():
+    pd = pytest.importorskip("pandas")
+    from sklearn.preprocessing import StandardScaler
+
+    rng = np.random.default_rng(4)
+    X = rng.random((500, 4)) * 1e3 + 1e6
+    X[:, 2] = 0.1  # a constant column: scale 1, centred to exactly 0
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    ours = door_preprocessing.StandardScaler().fit(frame)
+    stock = StandardScaler().fit(frame)
+    np.testing.assert_array_equal(ours.feature_names_in_, stock.feature_names_in_)
+    assert ours.n_samples_seen_ == stock.n_samples_seen_
+    # Two summation orders of n values of size ~1e6: within n * eps relative.
+    np.testing.assert_allclose(ours.mean_, stock.mean_, rtol=X.shape[0] * EPS)
+    # The variance's error is relative to mean^2 (the spread here is ~1e3 on ~1e6):
+    # n * eps * (mean / std)^2 relative at worst for the centred two-pass sums.
+    np.testing.assert_allclose(ours.var_, stock.var_, rtol=X.shape[0] * EPS * 1e6)
+    assert ours.scale_[2] == stock.scale_[2] == 1.0
+    np.testing.assert_array_equal(ours.transform(frame)[:, 2], 0.0)
+
+
 def test_natively_fitted_doors_pickle_and_predict_bit_identically():
     X, y = _blobs()
     for model in (
@@ -239,6 +261,7 @@ SKLEARN_SUITES = [
     ("sklearn.cluster.tests.test_k_means", None),
     ("sklearn.cluster.tests.test_dbscan", None),
     ("sklearn.decomposition.tests.test_pca", "not sparse"),
+    ("sklearn.preprocessing.tests.test_data", None),
 ]
 
 

@@ -58,6 +58,9 @@ def native_path(fallback, *, fits=False):
         @functools.wraps(fallback)
         def method(self, *args, **kwargs):
             try:
+                # scikit-learn's fit callbacks observe its own fit loop: keep it.
+                if getattr(self, "_skl_callbacks", None):
+                    raise Unsupported("fit callbacks are set")
                 out = native(self, *args, **kwargs)
             except Unsupported as why:
                 record(self, native.__name__, "scikit-learn", str(why))

@@ -14,15 +14,18 @@ import threading
 
 from rustyml.sklearn._dispatch import logger
 
-# (scikit-learn module, attribute) -> (door module, attribute)
+# The scikit-learn names with a door; the door of ``sklearn.X.Name`` is
+# ``rustyml.sklearn.X.Name``.
+_PATCHABLE = (
+    "sklearn.cluster.DBSCAN",
+    "sklearn.cluster.KMeans",
+    "sklearn.decomposition.PCA",
+    "sklearn.neighbors.KNeighborsClassifier",
+    "sklearn.preprocessing.StandardScaler",
+)
 _DOORS = {
-    ("sklearn.cluster", "DBSCAN"): ("rustyml.sklearn.cluster", "DBSCAN"),
-    ("sklearn.cluster", "KMeans"): ("rustyml.sklearn.cluster", "KMeans"),
-    ("sklearn.decomposition", "PCA"): ("rustyml.sklearn.decomposition", "PCA"),
-    ("sklearn.neighbors", "KNeighborsClassifier"): (
-        "rustyml.sklearn.neighbors",
-        "KNeighborsClassifier",
-    ),
+    tuple(name.rsplit(".", 1)): ("rustyml." + name.rsplit(".", 1)[0], name.rsplit(".", 1)[1])
+    for name in _PATCHABLE
 }
 
 _lock = threading.Lock()
