@@ -20,6 +20,7 @@ _PATCHABLE = (
     "sklearn.cluster.DBSCAN",
     "sklearn.cluster.KMeans",
     "sklearn.decomposition.PCA",
+    "sklearn.linear_model.LogisticRegression",
     "sklearn.neighbors.KNeighborsClassifier",
     "sklearn.preprocessing.StandardScaler",
 )
