@@ -107,6 +107,27 @@ def test_knn_classifier_matches_scikit_learn(params):
     assert door.dispatch_stats()[("KNeighborsClassifier", "predict", "rustyml")] > 0
 
 
+@pytest.mark.parametrize("weights", ["uniform", "distance"])
+def test_knn_regressor_and_nearest_neighbors_match_scikit_learn(weights):
+    from sklearn.neighbors import KNeighborsRegressor, NearestNeighbors
+
+    rng = np.random.default_rng(5)
+    X = rng.random((500, 8))
+    Y = np.column_stack([X.sum(axis=1), np.sin(X[:, 0])])  # two outputs
+    Q = rng.random((100, 8))
+    ours = door_neighbors.KNeighborsRegressor(n_neighbors=6, weights=weights).fit(X, Y)
+    stock = KNeighborsRegressor(n_neighbors=6, weights=weights).fit(X, Y)
+    # Same neighbours (checked through the search below), the average formed by
+    # scikit-learn's own code: the weights differ only by the distance rounding.
+    np.testing.assert_allclose(ours.predict(Q), stock.predict(Q), rtol=1e-12)
+    assert door.dispatch_stats()[("KNeighborsRegressor", "kneighbors", "rustyml")] > 0
+    nn = door_neighbors.NearestNeighbors(n_neighbors=4).fit(X)
+    dist, ind = nn.kneighbors(Q)
+    sdist, sind = NearestNeighbors(n_neighbors=4).fit(X).kneighbors(Q)
+    np.testing.assert_array_equal(ind, sind)
+    np.testing.assert_allclose(dist, sdist, rtol=0, atol=8 * X.shape[1] * EPS)
+
+
 def test_knn_multi_output_votes_match_per_output_fits_bit_for_bit():
     rng = np.random.default_rng(2)
     X = rng.random((300, 4))

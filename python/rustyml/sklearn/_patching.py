@@ -22,6 +22,8 @@ _PATCHABLE = (
     "sklearn.decomposition.PCA",
     "sklearn.linear_model.LogisticRegression",
     "sklearn.neighbors.KNeighborsClassifier",
+    "sklearn.neighbors.KNeighborsRegressor",
+    "sklearn.neighbors.NearestNeighbors",
     "sklearn.preprocessing.StandardScaler",
 )
 _DOORS = {

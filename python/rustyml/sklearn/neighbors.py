@@ -1,21 +1,23 @@
-"""``sklearn.neighbors`` with rustyml's k-nearest engine behind the classifier.
+"""``sklearn.neighbors`` with rustyml's k-nearest engine behind the k-neighbour search.
 
-``KNeighborsClassifier`` keeps scikit-learn's fit (it only stores the data, or builds a
-tree: cheap next to the queries), so every fitted attribute, ``radius_neighbors`` and
-``kneighbors_graph`` stay scikit-learn's own; the native engine answers ``predict``,
-``predict_proba`` and ``kneighbors`` for Minkowski distances (``p >= 1``, or the
-euclidean / manhattan / chebyshev names) with uniform or inverse-distance weights on a
-single-output target.
+``NearestNeighbors``, ``KNeighborsClassifier`` and ``KNeighborsRegressor`` keep
+scikit-learn's fit (it only stores the data, or builds a tree: cheap next to the queries),
+so every fitted attribute, ``radius_neighbors`` and ``kneighbors_graph`` stay
+scikit-learn's own; the native engine answers ``kneighbors`` (and so the regressor's
+``predict``, which scikit-learn builds on it) and the classifier's ``predict`` /
+``predict_proba`` for Minkowski distances (``p >= 1``, or the euclidean / manhattan /
+chebyshev names) with uniform or inverse-distance weights, single- or multi-output.
 """
 
 import numpy as np
 from sklearn import neighbors as _sk
+from sklearn.neighbors._base import KNeighborsMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rustyml.machine_learning import KNN as _KNN
 from rustyml.sklearn._dispatch import Unsupported, engine, native_path, record, require
 
-__all__ = ["KNeighborsClassifier"]
+__all__ = ["KNeighborsClassifier", "KNeighborsRegressor", "NearestNeighbors"]
 
 _METRIC_P = {
     "euclidean": 2,
@@ -41,27 +43,33 @@ def _minkowski_p(est):
 
 
 _SkKNeighborsClassifier = _sk.KNeighborsClassifier
+_SkKNeighborsRegressor = _sk.KNeighborsRegressor
+_SkNearestNeighbors = _sk.NearestNeighbors
 
 
-class KNeighborsClassifier(_SkKNeighborsClassifier):
-    __doc__ = _SkKNeighborsClassifier.__doc__
+class _NativeSearch:
+    """The k-nearest search of the three neighbour estimators: scikit-learn's fit (it only
+    stores the data, or builds a tree: cheap next to the queries) plus the native engine
+    over the same data, which answers ``kneighbors`` for queries it supports."""
 
-    def fit(self, X, y):
+    def fit(self, X, y=None):
         self.__dict__.pop("_rustyml_engine", None)
         super().fit(X, y)
         # From here on scikit-learn's fitted state stands whatever happens: a query the
         # engine cannot answer goes to scikit-learn's methods, which use it.
         try:
             p = _minkowski_p(self)
-            require(self.weights in ("uniform", "distance"), f"weights={self.weights!r}")
+            weights = getattr(self, "weights", "uniform")
+            require(weights in ("uniform", "distance"), f"weights={weights!r}")
             require(isinstance(self._fit_X, np.ndarray), "sparse training data")
             require(np.isfinite(self._fit_X).all(), "non-finite training data")
         except Unsupported as why:
             record(self, "fit", "scikit-learn", str(why))
             return self  # fitted by scikit-learn alone: later queries fall back
         metric = "chebyshev" if p == np.inf else "minkowski"
-        native = _KNN(self.n_neighbors, self.weights, metric, 2 if p == np.inf else p)
-        # The engine only searches: the votes are counted here, per output, from its
+        # k is given per query; the engine's own default only has to be valid.
+        native = _KNN(1, "uniform", metric, 2 if p == np.inf else p)
+        # The engine only searches: votes and averages are formed here from its
         # neighbours, so the labels it is given are placeholders.
         native.fit(np.asarray(self._fit_X, dtype=np.float64), np.zeros(self.n_samples_fit_))
         self._rustyml_engine = native
@@ -77,6 +85,33 @@ class KNeighborsClassifier(_SkKNeighborsClassifier):
         require(X.ndim == 2 and X.shape[0] > 0, f"X of shape {X.shape}")
         require(np.isfinite(X).all(), "non-finite X")
         return native, np.asarray(X, dtype=np.float64)
+
+    @native_path(KNeighborsMixin.kneighbors)
+    def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
+        native, Xq = self._native_query(X)
+        require(np.asarray(X).dtype == np.float64, "float32 queries (scikit-learn keeps float32)")
+        k = self.n_neighbors if n_neighbors is None else n_neighbors
+        require(
+            isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k > 0, "n_neighbors"
+        )
+        require(k <= self.n_samples_fit_, "n_neighbors larger than the training set")
+        dist, ind = native.kneighbors(Xq, int(k))
+        return (dist, ind) if return_distance else ind
+
+
+class NearestNeighbors(_NativeSearch, _SkNearestNeighbors):
+    __doc__ = _SkNearestNeighbors.__doc__
+
+
+class KNeighborsRegressor(_NativeSearch, _SkKNeighborsRegressor):
+    """scikit-learn's KNeighborsRegressor; its ``predict`` averages the neighbours that
+    the native ``kneighbors`` finds (scikit-learn's own averaging)."""
+
+    __doc__ = _SkKNeighborsRegressor.__doc__
+
+
+class KNeighborsClassifier(_NativeSearch, _SkKNeighborsClassifier):
+    __doc__ = _SkKNeighborsClassifier.__doc__
 
     def _neighbour_votes(self, X):
         """Per output, the class votes of each query's neighbours, summed in neighbour order
@@ -119,15 +154,3 @@ class KNeighborsClassifier(_SkKNeighborsClassifier):
             normalizer[normalizer == 0.0] = 1.0
             probas.append(sums / normalizer)
         return probas if self.outputs_2d_ else probas[0]
-
-    @native_path(_SkKNeighborsClassifier.kneighbors)
-    def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
-        native, Xq = self._native_query(X)
-        require(np.asarray(X).dtype == np.float64, "float32 queries (scikit-learn keeps float32)")
-        k = self.n_neighbors if n_neighbors is None else n_neighbors
-        require(
-            isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k > 0, "n_neighbors"
-        )
-        require(k <= self.n_samples_fit_, "n_neighbors larger than the training set")
-        dist, ind = native.kneighbors(Xq, int(k))
-        return (dist, ind) if return_distance else ind
