@@ -202,6 +202,22 @@ def test_dbscan_matches_scikit_learn():
         np.testing.assert_array_equal(ours.components_, stock.components_)
 
 
+@pytest.mark.parametrize(
+    "params", [{}, {"bin_seeding": True}, {"bandwidth": 1.5, "cluster_all": False}]
+)
+def test_mean_shift_matches_scikit_learn(params):
+    from sklearn.cluster import MeanShift
+
+    X, _ = _blobs(400, d=2, centers=3, seed=1)
+    ours = door_cluster.MeanShift(**params).fit(X)
+    stock = MeanShift(**params).fit(X)
+    np.testing.assert_array_equal(ours.labels_, stock.labels_)
+    # Each center is the mean of the same window of points, summed in another order.
+    bound = X.shape[0] * EPS * np.abs(X).max()
+    np.testing.assert_allclose(ours.cluster_centers_, stock.cluster_centers_, atol=bound)
+    assert door.dispatch_stats()[("MeanShift", "fit", "rustyml")] > 0
+
+
 @pytest.mark.parametrize("n_components", [None, 3, 0.9, "mle"])
 def test_pca_matches_scikit_learn(n_components):
     from sklearn.decomposition import PCA
@@ -315,6 +331,7 @@ SKLEARN_SUITES = [
     ("sklearn.neighbors.tests.test_neighbors", None),
     ("sklearn.cluster.tests.test_k_means", None),
     ("sklearn.cluster.tests.test_dbscan", None),
+    ("sklearn.cluster.tests.test_mean_shift", None),
     ("sklearn.decomposition.tests.test_pca", "not sparse"),
     ("sklearn.preprocessing.tests.test_data", None),
     # Known difference, left out: the callback test compares a run cut at max_iter one

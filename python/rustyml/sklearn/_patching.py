@@ -19,6 +19,7 @@ from rustyml.sklearn._dispatch import logger
 _PATCHABLE = (
     "sklearn.cluster.DBSCAN",
     "sklearn.cluster.KMeans",
+    "sklearn.cluster.MeanShift",
     "sklearn.decomposition.PCA",
     "sklearn.linear_model.LogisticRegression",
     "sklearn.neighbors.KNeighborsClassifier",

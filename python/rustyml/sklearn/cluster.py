@@ -1,4 +1,7 @@
-"""``sklearn.cluster`` with rustyml's engines behind KMeans and DBSCAN.
+"""``sklearn.cluster`` with rustyml's engines behind KMeans, DBSCAN and MeanShift.
+
+``MeanShift`` runs natively on dense float64 input: the same bandwidth estimate (when none
+is given), seeds, flat-kernel shifts, intensity ordering and de-duplication as scikit-learn.
 
 ``KMeans`` runs Lloyd's iterations natively on dense float64 input without
 ``sample_weight``: each of the ``n_init`` starts is drawn by scikit-learn's own
@@ -28,12 +31,14 @@ from sklearn.utils.validation import check_array, validate_data
 
 from rustyml.machine_learning import DBSCAN as _DBSCAN
 from rustyml.machine_learning import KMeans as _KMeans
+from rustyml.machine_learning import MeanShift as _MeanShift
 from rustyml.sklearn._dispatch import native_path, require
 
-__all__ = ["DBSCAN", "KMeans"]
+__all__ = ["DBSCAN", "KMeans", "MeanShift"]
 
 _SkDBSCAN = _sk.DBSCAN
 _SkKMeans = _sk.KMeans
+_SkMeanShift = _sk.MeanShift
 
 _DBSCAN_METRICS = {"euclidean": 2.0, "l2": 2.0, "manhattan": 1.0, "cityblock": 1.0, "l1": 1.0}
 
@@ -136,4 +141,33 @@ class KMeans(_SkKMeans):
         self.labels_ = labels
         self.inertia_ = float(inertia)
         self.n_iter_ = int(n_iter)
+        return self
+
+
+class MeanShift(_SkMeanShift):
+    __doc__ = _SkMeanShift.__doc__
+
+    @native_path(_SkMeanShift.fit, fits=True)
+    def fit(self, X, y=None):
+        self._validate_params()
+        require(not issparse(X), "sparse X")
+        X = validate_data(self, X)
+        require(X.dtype == np.float64, f"X of dtype {X.dtype}")
+        seeds = self.seeds
+        if seeds is not None:
+            seeds = np.asarray(seeds, dtype=np.float64)
+            require(seeds.ndim == 2 and seeds.shape[1] == X.shape[1], "seeds of another shape")
+        bandwidth = self.bandwidth
+        require(bandwidth is None or bandwidth > 0, f"bandwidth={bandwidth!r}")
+        native = _MeanShift(
+            bandwidth=None if bandwidth is None else float(bandwidth),
+            seeds=seeds,
+            bin_seeding=bool(self.bin_seeding),
+            min_bin_freq=int(self.min_bin_freq),
+            cluster_all=bool(self.cluster_all),
+            max_iter=int(self.max_iter),
+        ).fit(X)
+        self.cluster_centers_ = np.asarray(native.cluster_centers_, dtype=np.float64)
+        self.labels_ = np.asarray(native.labels_, dtype=int)
+        self.n_iter_ = int(native.n_iter_)
         return self
