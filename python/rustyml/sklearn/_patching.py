@@ -21,6 +21,7 @@ _PATCHABLE = (
     "sklearn.cluster.KMeans",
     "sklearn.cluster.MeanShift",
     "sklearn.decomposition.PCA",
+    "sklearn.linear_model.LinearRegression",
     "sklearn.linear_model.LogisticRegression",
     "sklearn.neighbors.KNeighborsClassifier",
     "sklearn.neighbors.KNeighborsRegressor",
