@@ -120,7 +120,11 @@ class KMeans(_SkKMeans):
                 sample_weight=weights,
             )
             run = _KMeans(
-                self.n_clusters, init=start + mean, n_init=1, max_iter=self.max_iter, tol=self.tol
+                n_clusters=self.n_clusters,
+                init=start + mean,
+                n_init=1,
+                max_iter=self.max_iter,
+                tol=self.tol,
             ).fit(X)
             labels = np.asarray(run.labels_, dtype=np.int32)
             if best is None or (

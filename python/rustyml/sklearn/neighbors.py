@@ -68,7 +68,7 @@ class _NativeSearch:
             return self  # fitted by scikit-learn alone: later queries fall back
         metric = "chebyshev" if p == np.inf else "minkowski"
         # k is given per query; the engine's own default only has to be valid.
-        native = _KNN(1, "uniform", metric, 2 if p == np.inf else p)
+        native = _KNN(n_neighbors=1, weights="uniform", metric=metric, p=2 if p == np.inf else p)
         # The engine only searches: votes and averages are formed here from its
         # neighbours, so the labels it is given are placeholders.
         native.fit(np.asarray(self._fit_X, dtype=np.float64), np.zeros(self.n_samples_fit_))
