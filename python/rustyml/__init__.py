@@ -20,6 +20,23 @@ from rustyml.exceptions import NotFittedError
 
 __version__ = _native.__version__
 
+
+def patch_sklearn(names=None, *, verbose=False):
+    """Make code that imports from ``sklearn`` afterwards use rustyml's engines where they
+    give scikit-learn's answers (scikit-learn's own code runs for everything else); see
+    :mod:`rustyml.sklearn`. Needs scikit-learn."""
+    from rustyml.sklearn import patch_sklearn as patch
+
+    patch(names, verbose=verbose)
+
+
+def unpatch_sklearn(names=None):
+    """Put scikit-learn's own classes back (see :func:`patch_sklearn`)."""
+    from rustyml.sklearn import unpatch_sklearn as unpatch
+
+    unpatch(names)
+
+
 __all__ = [
     "NotFittedError",
     "__version__",
@@ -29,6 +46,8 @@ __all__ = [
     "metrics",
     "neural_network",
     "parallel",
+    "patch_sklearn",
     "tuning",
+    "unpatch_sklearn",
     "utils",
 ]

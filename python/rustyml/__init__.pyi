@@ -8,3 +8,6 @@ from . import utils as utils
 from .exceptions import NotFittedError as NotFittedError
 
 __version__: str
+
+def patch_sklearn(names: str | list[str] | None = None, *, verbose: bool = False) -> None: ...
+def unpatch_sklearn(names: str | list[str] | None = None) -> None: ...

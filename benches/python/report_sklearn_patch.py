@@ -1,0 +1,122 @@
+"""Unmodified scikit-learn scripts, run stock and with ``python -m rustyml.patch``.
+
+Each script below is plain scikit-learn code; it times its own work (data generation
+excluded) and prints ``seconds=<t>``. Both variants run as fresh processes, interleaved,
+``--repeats`` times each; the table gives the best time of each and stock / patched (above 1
+means the patched run is faster), plus the share of door calls that ran natively.
+
+    python benches/python/report_sklearn_patch.py [--repeats 3]
+"""
+
+import argparse
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+SCRIPTS = {
+    "KMeans 200,000 x 8, k=16, n_init=1": """
+        from sklearn.cluster import KMeans
+        X = rng.random((200_000, 8))
+        start()
+        KMeans(n_clusters=16, n_init=1, random_state=0).fit(X)
+    """,
+    "KNeighborsClassifier 10,000 x 10,000 queries, d=64, k=5": """
+        from sklearn.neighbors import KNeighborsClassifier
+        X = rng.random((10_000, 64)); y = rng.integers(0, 5, 10_000); Q = rng.random((10_000, 64))
+        start()
+        KNeighborsClassifier(n_neighbors=5).fit(X, y).predict(Q)
+    """,
+    "DBSCAN 20,000 x 3": """
+        from sklearn.cluster import DBSCAN
+        from sklearn.datasets import make_blobs
+        X, _ = make_blobs(20_000, n_features=3, centers=8, random_state=0)
+        start()
+        DBSCAN(eps=0.3, min_samples=10).fit(X)
+    """,
+    "PCA 100,000 x 50 -> 10": """
+        from sklearn.decomposition import PCA
+        X = rng.random((100_000, 50))
+        start()
+        PCA(n_components=10).fit_transform(X)
+    """,
+    "StandardScaler + LogisticRegression 100,000 x 20": """
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+        X = rng.standard_normal((100_000, 20)); y = (X @ rng.standard_normal(20) > 0).astype(int)
+        start()
+        make_pipeline(StandardScaler(), LogisticRegression()).fit(X, y)
+    """,
+}
+
+PRELUDE = """
+import time
+import numpy as np
+rng = np.random.default_rng(0)
+_t0 = [0.0]
+def start():
+    _t0[0] = time.perf_counter()
+"""
+
+EPILOGUE = """
+print(f"seconds={time.perf_counter() - _t0[0]:.6f}")
+try:
+    from rustyml.sklearn import dispatch_stats
+    stats = dispatch_stats()
+    native = sum(n for (_, _, path), n in stats.items() if path == "rustyml")
+    print(f"native={native} fallback={sum(stats.values()) - native}")
+except ImportError:
+    pass
+"""
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def run(path, patched):
+    cmd = [sys.executable, "-m", "rustyml.patch", path] if patched else [sys.executable, path]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    seconds = float(re.search(r"seconds=([0-9.]+)", out.stdout).group(1))
+    calls = re.search(r"native=(\d+) fallback=(\d+)", out.stdout)
+    return seconds, calls.groups() if calls else None
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    print(f"CPU: {cpu_name()}, {os.cpu_count()} logical cores; Python {platform.python_version()}")
+    print()
+    print("| script | stock (s) | patched (s) | stock / patched | door calls native |")
+    print("|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, body in SCRIPTS.items():
+            path = os.path.join(tmp, "script.py")
+            with open(path, "w") as f:
+                f.write(PRELUDE + textwrap.dedent(body) + EPILOGUE)
+            stock, patched, calls = [], [], None
+            for _ in range(args.repeats):
+                stock.append(run(path, False)[0])
+                seconds, calls = run(path, True)
+                patched.append(seconds)
+            share = f"{calls[0]} of {int(calls[0]) + int(calls[1])}" if calls else "-"
+            print(
+                f"| {name} | {min(stock):.3f} | {min(patched):.3f} | "
+                f"{min(stock) / min(patched):.2f} | {share} |"
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,106 @@
+"""How a door method chooses between rustyml's engine and scikit-learn's own code.
+
+A door class subclasses the scikit-learn estimator it stands in for. Each accelerated
+method is written as a native path decorated with :func:`native_path`, naming the
+scikit-learn method it replaces. The native path first checks that the call is one the
+engine answers exactly as scikit-learn would (dense numeric input, supported parameters,
+no ``sample_weight``...); if not, it raises :class:`Unsupported` *before changing
+anything*, and scikit-learn's method runs instead. Every decision is counted
+(:func:`dispatch_stats`) and logged on the ``rustyml.sklearn`` logger at INFO, with the
+reason for each fallback, so ``logging.basicConfig(level=logging.INFO)`` (or
+``patch_sklearn(verbose=True)``) shows per call which path ran and why.
+"""
+
+import collections
+import functools
+import logging
+import threading
+
+import numpy as np
+
+logger = logging.getLogger("rustyml.sklearn")
+
+_stats_lock = threading.Lock()
+_stats = collections.Counter()
+
+
+class Unsupported(Exception):
+    """A call the native engine does not answer like scikit-learn: run scikit-learn's."""
+
+
+def record(estimator, method, path, reason=None):
+    name = type(estimator).__name__
+    with _stats_lock:
+        _stats[(name, method, path)] += 1
+    if logger.isEnabledFor(logging.INFO):
+        if reason is None:
+            logger.info("%s.%s: rustyml", name, method)
+        else:
+            logger.info("%s.%s: scikit-learn (%s)", name, method, reason)
+
+
+def dispatch_stats(reset=False):
+    """Counts of door calls as ``{(class, method, "rustyml" | "scikit-learn"): n}``."""
+    with _stats_lock:
+        out = dict(_stats)
+        if reset:
+            _stats.clear()
+    return out
+
+
+def native_path(fallback, *, fits=False):
+    """Make the decorated function the native path of a method whose scikit-learn version
+    is ``fallback``. ``fits=True`` marks a method that (re)fits the estimator: when
+    scikit-learn's version runs, any engine left by an earlier native fit is dropped so
+    later calls cannot mix the two fitted states."""
+
+    def decorate(native):
+        @functools.wraps(fallback)
+        def method(self, *args, **kwargs):
+            try:
+                # scikit-learn's fit callbacks observe its own fit loop: keep it.
+                if getattr(self, "_skl_callbacks", None):
+                    raise Unsupported("fit callbacks are set")
+                out = native(self, *args, **kwargs)
+            except Unsupported as why:
+                record(self, native.__name__, "scikit-learn", str(why))
+                out = fallback(self, *args, **kwargs)
+                if fits:
+                    self.__dict__.pop("_rustyml_engine", None)
+                return out
+            record(self, native.__name__, "rustyml")
+            return out
+
+        method.__rustyml_native__ = native
+        return method
+
+    return decorate
+
+
+def engine(estimator):
+    """The native model a native fit left, or :class:`Unsupported` (fitted by scikit-learn,
+    or not fitted: scikit-learn's method then raises its own NotFittedError)."""
+    found = estimator.__dict__.get("_rustyml_engine")
+    if found is None:
+        raise Unsupported("fitted by scikit-learn")
+    return found
+
+
+def require(condition, reason):
+    if not condition:
+        raise Unsupported(reason)
+
+
+def dense_float(X, what="X"):
+    """``X`` as a C- or F-ordered float64/float32 ndarray without NaN or infinity, or
+    :class:`Unsupported` (sparse matrices, object arrays, pandas extension types and
+    non-finite values are left to scikit-learn, which has its own rules for them)."""
+    if not isinstance(X, np.ndarray):
+        raise Unsupported(f"{what} is a {type(X).__name__}, not an ndarray")
+    if X.dtype not in (np.float64, np.float32):
+        raise Unsupported(f"{what} has dtype {X.dtype}")
+    if X.ndim != 2 or X.size == 0:
+        raise Unsupported(f"{what} has shape {X.shape}")
+    if not np.isfinite(X).all():
+        raise Unsupported(f"{what} has NaN or infinity")
+    return X

@@ -1,0 +1,112 @@
+"""``patch_sklearn`` / ``unpatch_sklearn``: scikit-learn's public names point at the doors.
+
+Patching replaces attributes of scikit-learn's public modules (``sklearn.neighbors.
+KNeighborsClassifier`` ...), so code that imports from ``sklearn`` *after* the patch gets
+the door classes; names bound before it keep scikit-learn's. Each door subclasses the class
+it replaces, so ``isinstance`` checks, ``clone``, pickles and scikit-learn's own methods keep
+working. Unpatching puts back the very objects that were there.
+"""
+
+import importlib
+import logging
+import sys
+import threading
+
+from rustyml.sklearn._dispatch import logger
+
+# The scikit-learn names with a door; the door of ``sklearn.X.Name`` is
+# ``rustyml.sklearn.X.Name``.
+_PATCHABLE = (
+    "sklearn.cluster.DBSCAN",
+    "sklearn.cluster.KMeans",
+    "sklearn.cluster.MeanShift",
+    "sklearn.decomposition.PCA",
+    "sklearn.linear_model.LinearRegression",
+    "sklearn.linear_model.LogisticRegression",
+    "sklearn.neighbors.KNeighborsClassifier",
+    "sklearn.neighbors.KNeighborsRegressor",
+    "sklearn.neighbors.NearestNeighbors",
+    "sklearn.preprocessing.StandardScaler",
+)
+_DOORS = {
+    tuple(name.rsplit(".", 1)): ("rustyml." + name.rsplit(".", 1)[0], name.rsplit(".", 1)[1])
+    for name in _PATCHABLE
+}
+
+_lock = threading.Lock()
+_saved = {}  # (module, attribute) -> the object scikit-learn had there
+_handler = None
+
+
+def get_patch_names():
+    """The scikit-learn names :func:`patch_sklearn` can replace, as ``"module.Name"``."""
+    return sorted(f"{mod}.{attr}" for mod, attr in _DOORS)
+
+
+def _select(names):
+    if names is None:
+        return list(_DOORS)
+    if isinstance(names, str):
+        names = [names]
+    chosen = []
+    for name in names:
+        hits = [key for key in _DOORS if name in (key[1], f"{key[0]}.{key[1]}")]
+        if not hits:
+            raise ValueError(
+                f"{name!r} is not a name rustyml can patch; patchable names: "
+                f"{', '.join(get_patch_names())}"
+            )
+        chosen.extend(hits)
+    return chosen
+
+
+def _set_verbose(verbose):
+    global _handler
+    if verbose and _handler is None:
+        _handler = logging.StreamHandler(sys.stderr)
+        _handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+        logger.addHandler(_handler)
+        logger.setLevel(logging.INFO)
+    elif not verbose and _handler is not None:
+        logger.removeHandler(_handler)
+        logger.setLevel(logging.NOTSET)
+        _handler = None
+
+
+def patch_sklearn(names=None, *, verbose=False):
+    """Point scikit-learn's public names at rustyml's doors (all of them, or ``names``:
+    class names such as ``"KMeans"`` or ``"sklearn.cluster.KMeans"``). With
+    ``verbose=True`` every door call logs to stderr which path ran and why."""
+    keys = _select(names)
+    with _lock:
+        # Import every door before touching scikit-learn: a door module binds the class it
+        # subclasses at import, and must bind scikit-learn's, not itself.
+        doors = {
+            key: getattr(importlib.import_module(_DOORS[key][0]), _DOORS[key][1]) for key in keys
+        }
+        for (mod_name, attr), door in doors.items():
+            module = importlib.import_module(mod_name)
+            if (mod_name, attr) not in _saved:
+                _saved[(mod_name, attr)] = getattr(module, attr)
+            setattr(module, attr, door)
+    _set_verbose(verbose)
+
+
+def unpatch_sklearn(names=None):
+    """Restore scikit-learn's own objects (all patched names, or ``names``)."""
+    keys = _select(names)
+    with _lock:
+        for key in keys:
+            original = _saved.pop(key, None)
+            if original is not None:
+                setattr(importlib.import_module(key[0]), key[1], original)
+        if not _saved:
+            _set_verbose(False)
+
+
+def sklearn_is_patched(name=None):
+    """Whether ``name`` (or, without one, any name) is currently patched."""
+    with _lock:
+        if name is None:
+            return bool(_saved)
+        return any(key in _saved for key in _select(name))

@@ -1,0 +1,177 @@
+"""``sklearn.cluster`` with rustyml's engines behind KMeans, DBSCAN and MeanShift.
+
+``MeanShift`` runs natively on dense float64 input: the same bandwidth estimate (when none
+is given), seeds, flat-kernel shifts, intensity ordering and de-duplication as scikit-learn.
+
+``KMeans`` runs Lloyd's iterations natively on dense float64 input without
+``sample_weight``: each of the ``n_init`` starts is drawn by scikit-learn's own
+initialisation (so a ``random_state`` picks the same starting centers), the engine iterates
+with scikit-learn's rule (stop on unchanged labels or a total squared center shift within
+``tol`` times the mean feature variance; labels recomputed against the final centers), and
+the best run is kept by scikit-learn's criterion. ``elkan`` reaches the same fixed point as
+``lloyd`` and runs as Lloyd here.
+
+``DBSCAN`` runs natively for euclidean and manhattan (Minkowski ``p`` of 2 or 1) distances on
+dense input without ``sample_weight``: the engine finds the same exact radius neighbourhoods
+and labels clusters in scikit-learn's order (a cluster grows from the lowest-index
+unlabelled core sample; a border sample joins the first cluster that reaches it).
+"""
+
+import warnings
+
+import numpy as np
+from scipy.sparse import issparse
+from sklearn import cluster as _sk
+from sklearn.cluster._kmeans import _is_same_clustering
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils._openmp_helpers import _openmp_effective_n_threads
+from sklearn.utils.extmath import row_norms
+from sklearn.utils.validation import check_array, validate_data
+
+from rustyml.machine_learning import DBSCAN as _DBSCAN
+from rustyml.machine_learning import KMeans as _KMeans
+from rustyml.machine_learning import MeanShift as _MeanShift
+from rustyml.sklearn._dispatch import native_path, require
+
+__all__ = ["DBSCAN", "KMeans", "MeanShift"]
+
+_SkDBSCAN = _sk.DBSCAN
+_SkKMeans = _sk.KMeans
+_SkMeanShift = _sk.MeanShift
+
+_DBSCAN_METRICS = {"euclidean": 2.0, "l2": 2.0, "manhattan": 1.0, "cityblock": 1.0, "l1": 1.0}
+
+
+def _dbscan_p(est):
+    require(est.metric_params in (None, {}), "metric_params")
+    if est.metric == "minkowski":
+        p = 2.0 if est.p is None else est.p
+        require(p in (1, 2), f"minkowski p={p!r}")
+        return float(p)
+    require(isinstance(est.metric, str) and est.metric in _DBSCAN_METRICS, f"metric={est.metric!r}")
+    require(est.p in (None, _DBSCAN_METRICS[est.metric]), f"p={est.p!r} with metric={est.metric!r}")
+    return _DBSCAN_METRICS[est.metric]
+
+
+class DBSCAN(_SkDBSCAN):
+    __doc__ = _SkDBSCAN.__doc__
+
+    @native_path(_SkDBSCAN.fit, fits=True)
+    def fit(self, X, y=None, sample_weight=None):
+        require(sample_weight is None, "sample_weight")
+        self._validate_params()
+        p = _dbscan_p(self)
+        X = validate_data(self, X, accept_sparse="csr")
+        require(isinstance(X, np.ndarray) and X.dtype.kind == "f", "sparse or non-float X")
+        native = _DBSCAN(
+            eps=float(self.eps),
+            min_samples=int(self.min_samples),
+            metric="manhattan" if p == 1.0 else "euclidean",
+        )
+        native.fit(np.asarray(X, dtype=np.float64))
+        self.core_sample_indices_ = np.asarray(native.core_sample_indices_, dtype=np.intp)
+        self.labels_ = np.asarray(native.labels_, dtype=np.intp)
+        if len(self.core_sample_indices_):
+            self.components_ = X[self.core_sample_indices_].copy()
+        else:
+            self.components_ = np.empty((0, X.shape[1]))
+        return self
+
+    def fit_predict(self, X, y=None, sample_weight=None):
+        self.fit(X, sample_weight=sample_weight)
+        return self.labels_
+
+
+class KMeans(_SkKMeans):
+    __doc__ = _SkKMeans.__doc__
+
+    @native_path(_SkKMeans.fit, fits=True)
+    def fit(self, X, y=None, sample_weight=None):
+        require(sample_weight is None, "sample_weight")
+        require(not callable(self.init), "a callable init")
+        require(not self.verbose, "verbose output")
+        self._validate_params()
+        require(not issparse(X), "sparse X")
+        X = validate_data(self, X, dtype=[np.float64, np.float32], order="C", copy=True)
+        require(X.dtype == np.float64, "float32 X (scikit-learn iterates in float32)")
+        self._check_params_vs_input(X)
+        self._n_threads = _openmp_effective_n_threads()  # read by scikit-learn's predict
+        random_state = check_random_state(self.random_state)
+        init = self.init
+        if not isinstance(init, str):
+            init = check_array(init, dtype=X.dtype, copy=True, order="C")
+            self._validate_center_shape(X, init)
+        # scikit-learn draws its starting centers on centered data; draw them the same way
+        # so a random_state gives the same starts, then hand them back uncentered.
+        mean = X.mean(axis=0)
+        centered = X - mean
+        if not isinstance(init, str):
+            init = init - mean
+        norms = row_norms(centered, squared=True)
+        weights = np.ones(X.shape[0], dtype=X.dtype)
+        best = None
+        for _ in range(self._n_init):
+            start = self._init_centroids(
+                centered,
+                x_squared_norms=norms,
+                init=init,
+                random_state=random_state,
+                sample_weight=weights,
+            )
+            run = _KMeans(
+                n_clusters=self.n_clusters,
+                init=start + mean,
+                n_init=1,
+                max_iter=self.max_iter,
+                tol=self.tol,
+            ).fit(X)
+            labels = np.asarray(run.labels_, dtype=np.int32)
+            if best is None or (
+                run.inertia_ < best[1] and not _is_same_clustering(labels, best[0], self.n_clusters)
+            ):
+                best = (labels, run.inertia_, np.asarray(run.cluster_centers_), run.n_iter_)
+        labels, inertia, centers, n_iter = best
+        distinct = len(set(labels))
+        if distinct < self.n_clusters:
+            warnings.warn(
+                f"Number of distinct clusters ({distinct}) found smaller than "
+                f"n_clusters ({self.n_clusters}). Possibly due to duplicate points in X.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        self.cluster_centers_ = centers
+        self._n_features_out = centers.shape[0]
+        self.labels_ = labels
+        self.inertia_ = float(inertia)
+        self.n_iter_ = int(n_iter)
+        return self
+
+
+class MeanShift(_SkMeanShift):
+    __doc__ = _SkMeanShift.__doc__
+
+    @native_path(_SkMeanShift.fit, fits=True)
+    def fit(self, X, y=None):
+        self._validate_params()
+        require(not issparse(X), "sparse X")
+        X = validate_data(self, X)
+        require(X.dtype == np.float64, f"X of dtype {X.dtype}")
+        seeds = self.seeds
+        if seeds is not None:
+            seeds = np.asarray(seeds, dtype=np.float64)
+            require(seeds.ndim == 2 and seeds.shape[1] == X.shape[1], "seeds of another shape")
+        bandwidth = self.bandwidth
+        require(bandwidth is None or bandwidth > 0, f"bandwidth={bandwidth!r}")
+        native = _MeanShift(
+            bandwidth=None if bandwidth is None else float(bandwidth),
+            seeds=seeds,
+            bin_seeding=bool(self.bin_seeding),
+            min_bin_freq=int(self.min_bin_freq),
+            cluster_all=bool(self.cluster_all),
+            max_iter=int(self.max_iter),
+        ).fit(X)
+        self.cluster_centers_ = np.asarray(native.cluster_centers_, dtype=np.float64)
+        self.labels_ = np.asarray(native.labels_, dtype=int)
+        self.n_iter_ = int(native.n_iter_)
+        return self

@@ -1,0 +1,139 @@
+"""``sklearn.linear_model`` with rustyml's engines behind LinearRegression and
+LogisticRegression.
+
+``LinearRegression`` fits natively on dense float64 input (``positive=False``), with or
+without ``sample_weight``, one or several targets, when the centred data are well enough
+conditioned for the normal equations: ``X^T X`` and ``X^T y`` come from rustyml's product
+engine (the O(n d^2) part), the d x d system is solved by its eigendecomposition and
+refined once with the residual, which brings the error down to the least-squares solver's
+order (cond(X) * eps) while cond(X)^2 * eps stays below 1e-3. A rank-deficient or
+ill-conditioned ``X`` (``cond(X) > 1 / tol``, or past that bound) runs scikit-learn's
+``lstsq``. ``singular_`` is the square root of the Gram matrix's eigenvalues.
+
+``LogisticRegression`` fits natively with the ``lbfgs`` solver and an L2 penalty (``C``
+finite, ``l1_ratio`` 0) on a binary target, dense float64 input without ``sample_weight`` or
+``class_weight``, when it converges within ``max_iter`` (else scikit-learn's run is kept):
+the same objective (``C`` times the summed log-loss plus half the squared norm of the
+coefficients, the intercept unpenalised), the same L-BFGS stopping rule, and scikit-learn's
+coefficient layout (one row for two classes). Prediction is scikit-learn's own, from
+``coef_`` and ``intercept_``.
+"""
+
+import warnings
+
+import numpy as np
+from scipy.sparse import issparse
+from sklearn import linear_model as _sk
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model._base import _preprocess_data
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, validate_data
+
+from rustyml.machine_learning import LogisticRegression as _LogisticRegression
+from rustyml.math.matmul import dot as _dot
+from rustyml.sklearn._dispatch import native_path, require
+
+__all__ = ["LinearRegression", "LogisticRegression"]
+
+_SkLogisticRegression = _sk.LogisticRegression
+_SkLinearRegression = _sk.LinearRegression
+
+# cond(X)^2 * eps below this keeps the refined normal-equation solution at the accuracy of
+# a least-squares solver (one refinement step contracts the error by about cond^2 * eps).
+_NORMAL_EQUATIONS_LIMIT = 1e-3
+
+
+class LinearRegression(_SkLinearRegression):
+    __doc__ = _SkLinearRegression.__doc__
+
+    @native_path(_SkLinearRegression.fit, fits=True)
+    def fit(self, X, y, sample_weight=None):
+        require(not self.positive, "positive=True")
+        require(not issparse(X), "sparse X")
+        self._validate_params()
+        X, y = validate_data(self, X, y, y_numeric=True, multi_output=True, force_writeable=True)
+        require(X.dtype == np.float64, f"X of dtype {X.dtype}")
+        require(X.shape[0] > X.shape[1], "no more samples than features")
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(
+                sample_weight, X, dtype=X.dtype, ensure_non_negative=True
+            )
+        Xc, yc, X_offset, y_offset, _, _ = _preprocess_data(
+            X, y, fit_intercept=self.fit_intercept, copy=self.copy_X, sample_weight=sample_weight
+        )
+        Xc = np.ascontiguousarray(Xc, dtype=np.float64)
+        rhs = np.ascontiguousarray(yc.reshape(len(yc), -1), dtype=np.float64)
+        gram = _dot(Xc.T, Xc)
+        values, vectors = np.linalg.eigh((gram + gram.T) / 2)
+        top = values[-1]
+        require(top > 0 and values[0] > 0, "rank-deficient X")
+        require(values[0] > (self.tol**2) * top, "singular values below tol (rank-deficient)")
+        require(
+            top / values[0] * np.finfo(np.float64).eps < _NORMAL_EQUATIONS_LIMIT,
+            "X too ill-conditioned for the normal equations",
+        )
+
+        def solve(b):
+            return vectors @ ((vectors.T @ b) / values[:, None])
+
+        coef = solve(_dot(Xc.T, rhs))
+        residual = rhs - _dot(Xc, coef)
+        coef += solve(_dot(Xc.T, residual))
+        self.rank_ = X.shape[1]
+        self.singular_ = np.sqrt(values[::-1])
+        self.coef_ = coef.T
+        if yc.ndim == 1:
+            self.coef_ = np.ravel(self.coef_)
+        self._set_intercept(X_offset, y_offset)
+        return self
+
+
+class LogisticRegression(_SkLogisticRegression):
+    __doc__ = _SkLogisticRegression.__doc__
+
+    @native_path(_SkLogisticRegression.fit, fits=True)
+    def fit(self, X, y, sample_weight=None):
+        require(sample_weight is None, "sample_weight")
+        require(self.solver == "lbfgs", f"solver={self.solver!r}")
+        # scikit-learn warns about these spellings in its fit: let it.
+        require(self.penalty == "deprecated", f"penalty={self.penalty!r}")
+        require(self.l1_ratio is not None and self.l1_ratio == 0, f"l1_ratio={self.l1_ratio!r}")
+        require(self.n_jobs is None, "n_jobs")
+        require(self.max_iter >= 1, "max_iter=0")
+        require(np.isfinite(self.C), "C=inf (no penalty)")
+        require(self.class_weight is None, "class_weight")
+        require(not self.warm_start, "warm_start")
+        require(not self.verbose, "verbose output")
+        require(not self.dual, "dual=True")
+        require(not issparse(X), "sparse X")
+        self._validate_params()
+        X, y = validate_data(
+            self, X, y, dtype=[np.float64, np.float32], order="C", accept_large_sparse=False
+        )
+        require(X.dtype == np.float64, "float32 X")
+        check_classification_targets(y)
+        classes = np.unique(y)
+        require(len(classes) >= 2, "a single class (scikit-learn's error)")
+        require(len(classes) == 2, "more than two classes")
+        codes = np.searchsorted(classes, y).astype(np.float64)
+        native = _LogisticRegression(
+            penalty="l2",
+            C=float(self.C),
+            fit_intercept=bool(self.fit_intercept),
+            max_iter=int(self.max_iter),
+            tol=float(self.tol),
+            solver="lbfgs",
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            native.fit(X, codes)
+        n_iter = int(np.max(native.n_iter_))
+        # Converged, both L-BFGS runs stop at the same optimum within the tolerance; cut
+        # short, their iterates differ (other line searches): keep scikit-learn's then.
+        require(n_iter < self.max_iter, "not converged within max_iter")
+        self.classes_ = classes
+        self.coef_ = np.asarray(native.coef_, dtype=np.float64).reshape(-1, X.shape[1])
+        intercept = np.asarray(native.intercept_, dtype=np.float64).reshape(-1)
+        self.intercept_ = intercept if self.fit_intercept else np.zeros_like(intercept)
+        self.n_iter_ = np.array([n_iter], dtype=np.int32)
+        return self

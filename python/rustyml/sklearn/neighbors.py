@@ -1,0 +1,156 @@
+"""``sklearn.neighbors`` with rustyml's k-nearest engine behind the k-neighbour search.
+
+``NearestNeighbors``, ``KNeighborsClassifier`` and ``KNeighborsRegressor`` keep
+scikit-learn's fit (it only stores the data, or builds a tree: cheap next to the queries),
+so every fitted attribute, ``radius_neighbors`` and ``kneighbors_graph`` stay
+scikit-learn's own; the native engine answers ``kneighbors`` (and so the regressor's
+``predict``, which scikit-learn builds on it) and the classifier's ``predict`` /
+``predict_proba`` for Minkowski distances (``p >= 1``, or the euclidean / manhattan /
+chebyshev names) with uniform or inverse-distance weights, single- or multi-output.
+"""
+
+import numpy as np
+from sklearn import neighbors as _sk
+from sklearn.neighbors._base import KNeighborsMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from rustyml.machine_learning import KNN as _KNN
+from rustyml.sklearn._dispatch import Unsupported, engine, native_path, record, require
+
+__all__ = ["KNeighborsClassifier", "KNeighborsRegressor", "NearestNeighbors"]
+
+_METRIC_P = {
+    "euclidean": 2,
+    "l2": 2,
+    "manhattan": 1,
+    "cityblock": 1,
+    "l1": 1,
+    "chebyshev": np.inf,
+    "infinity": np.inf,
+}
+
+
+def _minkowski_p(est):
+    """The Minkowski exponent of the estimator's metric, or Unsupported."""
+    require(est.metric_params in (None, {}), "metric_params")
+    if est.metric == "minkowski":
+        p = est.p
+        require(p is not None and not isinstance(p, bool), f"p={p!r}")
+        require(p >= 1, f"p={p!r} < 1")
+        return float(p)
+    require(isinstance(est.metric, str) and est.metric in _METRIC_P, f"metric={est.metric!r}")
+    return float(_METRIC_P[est.metric])
+
+
+_SkKNeighborsClassifier = _sk.KNeighborsClassifier
+_SkKNeighborsRegressor = _sk.KNeighborsRegressor
+_SkNearestNeighbors = _sk.NearestNeighbors
+
+
+class _NativeSearch:
+    """The k-nearest search of the three neighbour estimators: scikit-learn's fit (it only
+    stores the data, or builds a tree: cheap next to the queries) plus the native engine
+    over the same data, which answers ``kneighbors`` for queries it supports."""
+
+    def fit(self, X, y=None):
+        self.__dict__.pop("_rustyml_engine", None)
+        super().fit(X, y)
+        # From here on scikit-learn's fitted state stands whatever happens: a query the
+        # engine cannot answer goes to scikit-learn's methods, which use it.
+        try:
+            p = _minkowski_p(self)
+            weights = getattr(self, "weights", "uniform")
+            require(weights in ("uniform", "distance"), f"weights={weights!r}")
+            require(isinstance(self._fit_X, np.ndarray), "sparse training data")
+            require(np.isfinite(self._fit_X).all(), "non-finite training data")
+        except Unsupported as why:
+            record(self, "fit", "scikit-learn", str(why))
+            return self  # fitted by scikit-learn alone: later queries fall back
+        metric = "chebyshev" if p == np.inf else "minkowski"
+        # k is given per query; the engine's own default only has to be valid.
+        native = _KNN(n_neighbors=1, weights="uniform", metric=metric, p=2 if p == np.inf else p)
+        # The engine only searches: votes and averages are formed here from its
+        # neighbours, so the labels it is given are placeholders.
+        native.fit(np.asarray(self._fit_X, dtype=np.float64), np.zeros(self.n_samples_fit_))
+        self._rustyml_engine = native
+        record(self, "fit", "rustyml")
+        return self
+
+    def _native_query(self, X):
+        native = engine(self)
+        require(X is not None, "queries on the training set")
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=None, accept_sparse=True)
+        require(isinstance(X, np.ndarray) and X.dtype.kind == "f", "sparse or non-float X")
+        require(X.ndim == 2 and X.shape[0] > 0, f"X of shape {X.shape}")
+        require(np.isfinite(X).all(), "non-finite X")
+        return native, np.asarray(X, dtype=np.float64)
+
+    @native_path(KNeighborsMixin.kneighbors)
+    def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
+        native, Xq = self._native_query(X)
+        require(np.asarray(X).dtype == np.float64, "float32 queries (scikit-learn keeps float32)")
+        k = self.n_neighbors if n_neighbors is None else n_neighbors
+        require(
+            isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k > 0, "n_neighbors"
+        )
+        require(k <= self.n_samples_fit_, "n_neighbors larger than the training set")
+        dist, ind = native.kneighbors(Xq, int(k))
+        return (dist, ind) if return_distance else ind
+
+
+class NearestNeighbors(_NativeSearch, _SkNearestNeighbors):
+    __doc__ = _SkNearestNeighbors.__doc__
+
+
+class KNeighborsRegressor(_NativeSearch, _SkKNeighborsRegressor):
+    """scikit-learn's KNeighborsRegressor; its ``predict`` averages the neighbours that
+    the native ``kneighbors`` finds (scikit-learn's own averaging)."""
+
+    __doc__ = _SkKNeighborsRegressor.__doc__
+
+
+class KNeighborsClassifier(_NativeSearch, _SkKNeighborsClassifier):
+    __doc__ = _SkKNeighborsClassifier.__doc__
+
+    def _neighbour_votes(self, X):
+        """Per output, the class votes of each query's neighbours, summed in neighbour order
+        as scikit-learn sums them (so multi-output and single-output fits agree bit for
+        bit): a list of (n_queries, n_classes) arrays."""
+        native, Xq = self._native_query(X)
+        dist, ind = native.kneighbors(Xq, int(self.n_neighbors))
+        if self.weights == "distance":
+            with np.errstate(divide="ignore"):
+                weights = 1.0 / dist
+            exact = np.isinf(weights)
+            rows = exact.any(axis=1)
+            weights[rows] = exact[rows]
+        else:
+            weights = np.ones_like(dist)
+        y = self._y.reshape(-1, 1) if self._y.ndim == 1 else self._y
+        classes = self.classes_ if self.outputs_2d_ else [self.classes_]
+        rows = np.arange(Xq.shape[0])
+        votes = []
+        for k, classes_k in enumerate(classes):
+            codes = y[ind, k]
+            sums = np.zeros((Xq.shape[0], len(classes_k)))
+            for i in range(codes.shape[1]):
+                sums[rows, codes[:, i]] += weights[:, i]
+            votes.append(sums)
+        return votes
+
+    @native_path(_SkKNeighborsClassifier.predict)
+    def predict(self, X):
+        votes = self._neighbour_votes(X)
+        classes = self.classes_ if self.outputs_2d_ else [self.classes_]
+        out = [c[np.argmax(v, axis=1)] for c, v in zip(classes, votes)]
+        return np.stack(out, axis=1) if self.outputs_2d_ else out[0]
+
+    @native_path(_SkKNeighborsClassifier.predict_proba)
+    def predict_proba(self, X):
+        probas = []
+        for sums in self._neighbour_votes(X):
+            normalizer = sums.sum(axis=1)[:, np.newaxis]
+            normalizer[normalizer == 0.0] = 1.0
+            probas.append(sums / normalizer)
+        return probas if self.outputs_2d_ else probas[0]
