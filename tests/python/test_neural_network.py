@@ -581,3 +581,35 @@ def test_dense_without_bias_matches_keras_and_never_grows_one():
     (w,) = ours.get_weights()
     np.testing.assert_allclose(ours.predict(x), x @ w, rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(ours.predict(np.zeros((1, 4), np.float32)), 0.0)
+
+
+def test_the_python_and_rust_epoch_loops_train_on_the_same_shuffled_batches():
+    """``Sequential.fit(shuffle=True)`` (epochs run here, batches in the native step loop) and
+    the crate's ``Sequential::fit_with_batches`` take their batches from one epoch order, so
+    the same model, data and seed end with the same weights, bit for bit, whichever door."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((37, 4)).astype(np.float32)
+    y = np.eye(3, dtype=np.float32)[rng.integers(0, 3, 37)]
+
+    def model():
+        m = _mlp(seed=11)
+        m.compile(optimizer=optimizers.SGD(learning_rate=0.1, momentum=0.9), loss="mse")
+        m.build()
+        return m
+
+    python_door = model()
+    history = python_door.fit(x, y, batch_size=8, epochs=3, shuffle=True, verbose=0)
+    rust_door = model()
+    losses = rust_door._native.fit_with_batches(x, y, 3, 8)
+    for a, b in zip(python_door.get_weights(), rust_door.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(
+        np.float32(history.history["loss"]), np.float32(losses)
+    )
+    # the order is really shuffled: in-order batches train to other weights
+    in_order = model()
+    in_order.fit(x, y, batch_size=8, epochs=3, shuffle=False, verbose=0)
+    assert any(
+        not np.array_equal(a, b)
+        for a, b in zip(in_order.get_weights(), python_door.get_weights())
+    )
