@@ -6,6 +6,7 @@ use super::layers::serialize_model::{
     MODEL_FORMAT_VERSION, MODEL_MAGIC,
 };
 use super::layers::TrainingParameters;
+use super::optimizers::OptimizerState;
 use super::traits::{Layer, Loss, Optimizer};
 use super::{NnError, Tensor, TensorView};
 use crate::error::{Error, IoError, RustymlResult};
@@ -196,6 +197,43 @@ impl Sequential {
         }
         let yb = gather_rows(&y, rows);
         self.step_with_output(Cow::Owned(gather_rows(&x, rows)), &yb)
+    }
+
+    /// The shuffling seed (`None`: unseeded and not drawn yet).
+    pub fn seed(&self) -> Option<u64> {
+        self.seed
+    }
+
+    /// Epochs run by `fit_with_batches` since the seed was set.
+    pub fn epochs_trained(&self) -> u64 {
+        self.epochs_trained
+    }
+
+    /// Puts back the shuffling position of a saved model: its seed and epochs run.
+    pub fn resume_shuffling(&mut self, seed: Option<u64>, epochs_trained: u64) {
+        self.seed = seed;
+        self.epochs_trained = epochs_trained;
+    }
+
+    /// The optimizer's running state (see `Optimizer::export_state`); `None` before `compile`
+    /// or for an optimizer that cannot export it.
+    pub fn optimizer_state(&self) -> Option<OptimizerState> {
+        self.optimizer.as_ref()?.export_state()
+    }
+
+    /// Puts back an optimizer state from [`Self::optimizer_state`]; on error the optimizer is
+    /// unchanged.
+    pub fn load_optimizer_state(&mut self, state: &OptimizerState) -> RustymlResult<()> {
+        let current = self
+            .optimizer
+            .as_ref()
+            .ok_or(NnError::NotCompiled("optimizer"))?;
+        let mut next = current.snapshot().ok_or_else(|| {
+            Error::invalid_input("this optimizer cannot copy itself to take a saved state")
+        })?;
+        next.import_state(state)?;
+        self.optimizer = Some(next);
+        Ok(())
     }
 
     /// Sets the optimizer's learning rate (no-op before `compile`).

@@ -288,6 +288,41 @@ impl PySequential {
             .map(|inner| PySnapshot { inner }))
     }
 
+    /// The whole training state (weights, optimizer state, shuffling position) as bytes
+    /// for pickling, with a SHA-256 digest of it in front: [`STATE_HEADER`], the digest in
+    /// hex, then the crate's `KerasSequential::state_bytes`.
+    fn state_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+        let body = self.lock(py)?.state_bytes().map_err(to_py_err)?;
+        let mut out = STATE_HEADER.to_vec();
+        out.extend_from_slice(state_digest(&body).as_bytes());
+        out.extend_from_slice(&body);
+        Ok(pyo3::types::PyBytes::new(py, &out))
+    }
+
+    /// Puts back a state from `state_bytes` of a model built from the same configs and
+    /// compiled alike; a damaged state (its digest does not match) is a `ValueError`, and on
+    /// any error the model is unchanged.
+    fn load_state_bytes(&self, py: Python<'_>, data: &[u8]) -> PyResult<()> {
+        let damaged = |why: &str| {
+            PyValueError::new_err(format!(
+                "the pickled Sequential state is damaged (truncated or altered?): {why}"
+            ))
+        };
+        let rest = data
+            .strip_prefix(STATE_HEADER)
+            .ok_or_else(|| damaged("it does not start with rustyml's state header"))?;
+        if rest.len() < 64 {
+            return Err(damaged("it is shorter than its digest"));
+        }
+        let (digest, body) = rest.split_at(64);
+        if digest != state_digest(body).as_bytes() {
+            return Err(damaged(
+                "its contents do not match the SHA-256 digest stored with it",
+            ));
+        }
+        self.lock(py)?.load_state_bytes(body).map_err(to_py_err)
+    }
+
     /// Puts back the weights and optimizer state of `snapshot`.
     fn restore(&self, py: Python<'_>, snapshot: PyRef<'_, PySnapshot>) -> PyResult<()> {
         self.lock(py)?
@@ -437,6 +472,17 @@ impl PySequential {
     fn input_shape(&self, py: Python<'_>) -> PyResult<Vec<usize>> {
         Ok(self.lock(py)?.input_shape().to_vec())
     }
+}
+
+/// Leads a pickled model state (the version is the last byte).
+const STATE_HEADER: &[u8] = b"rustyml.NativeSequential.state\x01";
+
+/// The SHA-256 (hex) of a model state: [`file_digest`] of it as one byte tensor.
+fn state_digest(body: &[u8]) -> String {
+    file_digest(
+        &HashMap::new(),
+        [("state", "U8".to_string(), &[body.len()][..], body)],
+    )
 }
 
 /// The metadata key holding the file's digest.

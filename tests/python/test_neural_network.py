@@ -603,13 +603,10 @@ def test_the_python_and_rust_epoch_loops_train_on_the_same_shuffled_batches():
     losses = rust_door._native.fit_with_batches(x, y, 3, 8)
     for a, b in zip(python_door.get_weights(), rust_door.get_weights()):
         np.testing.assert_array_equal(a, b)
-    np.testing.assert_array_equal(
-        np.float32(history.history["loss"]), np.float32(losses)
-    )
+    np.testing.assert_array_equal(np.float32(history.history["loss"]), np.float32(losses))
     # the order is really shuffled: in-order batches train to other weights
     in_order = model()
     in_order.fit(x, y, batch_size=8, epochs=3, shuffle=False, verbose=0)
     assert any(
-        not np.array_equal(a, b)
-        for a, b in zip(in_order.get_weights(), python_door.get_weights())
+        not np.array_equal(a, b) for a, b in zip(in_order.get_weights(), python_door.get_weights())
     )

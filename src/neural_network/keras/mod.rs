@@ -33,6 +33,7 @@ mod loss_spec;
 mod optimizer_spec;
 mod pooling;
 mod recurrent;
+mod training_state;
 pub mod weight_layout;
 
 pub use convolution::{ConvSpec, DepthwiseSpec};

@@ -239,3 +239,84 @@ fn fit_with_batches_in_two_calls_is_one_call() {
     assert_eq!(train(&[1, 2]), train(&[3]));
     assert_ne!(train(&[1, 1, 1]), train(&[1]));
 }
+
+/// The state bytes carry weights, optimizer moments and step count, and the shuffling
+/// position: a copy built from the same config continues training with the original's bits,
+/// and one built without them (a fresh optimizer) does not.
+#[test]
+fn a_model_rebuilt_from_its_state_continues_training_with_the_same_bits() {
+    const ADAM: &str = r#"{"class_name": "Adam", "config": {"learning_rate": 0.01,
+        "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}}"#;
+    let (x, y) = data(11);
+    let mut original = model_from_config(TWO_DENSE).unwrap();
+    original.compile_json(ADAM, MSE).unwrap();
+    original.model_mut().fit_with_batches(&x, &y, 2, 4).unwrap();
+    let bytes = original.state_bytes().unwrap();
+
+    let rebuilt = || {
+        // another seed: every weight must come from the state
+        let config = TWO_DENSE.replace("\"seed\": 7", "\"seed\": 8");
+        let mut net = model_from_config(&config).unwrap();
+        net.compile_json(ADAM, MSE).unwrap();
+        net
+    };
+    let mut copy = rebuilt();
+    copy.load_state_bytes(&bytes).unwrap();
+    assert_eq!(bits(&copy.get_weights()), bits(&original.get_weights()));
+    assert_eq!(copy.model().epochs_trained(), 2);
+
+    let mut without_optimizer_state = rebuilt();
+    without_optimizer_state
+        .set_weights(original.get_weights())
+        .unwrap();
+    without_optimizer_state
+        .model_mut()
+        .resume_shuffling(original.model().seed(), 2);
+
+    for net in [&mut original, &mut copy, &mut without_optimizer_state] {
+        net.model_mut().fit_with_batches(&x, &y, 1, 4).unwrap();
+    }
+    assert_eq!(bits(&copy.get_weights()), bits(&original.get_weights()));
+    assert_ne!(
+        bits(&without_optimizer_state.get_weights()),
+        bits(&original.get_weights())
+    );
+}
+
+#[test]
+fn a_state_that_does_not_fit_is_refused_and_changes_nothing() {
+    let mut trained = model_from_config(TWO_DENSE).unwrap();
+    trained.compile_json(SGD, MSE).unwrap();
+    let (x, y) = data(6);
+    trained.model_mut().fit_with_batches(&x, &y, 1, 3).unwrap();
+    let bytes = trained.state_bytes().unwrap();
+
+    let mut target = model_from_config(TWO_DENSE).unwrap();
+    // saved compiled, loaded into an uncompiled model
+    let e = target.load_state_bytes(&bytes).unwrap_err().to_string();
+    assert!(e.contains("saved from a model compiled"), "{e}");
+    target.compile_json(SGD, MSE).unwrap();
+    let before = bits(&target.get_weights());
+    for bad in [&bytes[..bytes.len() / 2], &bytes[1..], &b"RMLNNST\x01"[..]] {
+        assert!(target.load_state_bytes(bad).is_err());
+        assert_eq!(bits(&target.get_weights()), before);
+    }
+    // another architecture: refused by the weight checks, optimizer state left as it was
+    let other = r#"{"seed": 7, "input_shape": [3], "layers": [
+        {"class_name": "Dense", "config": {"units": 3}},
+        {"class_name": "Dense", "config": {"units": 1}}]}"#;
+    let mut other = model_from_config(other).unwrap();
+    other.compile_json(SGD, MSE).unwrap();
+    let e = other.load_state_bytes(&bytes).unwrap_err().to_string();
+    assert!(e.contains("set_weights"), "{e}");
+    assert_eq!(other.model().optimizer_state().unwrap().groups[0].len(), 0);
+    let e = model_from_config(
+        r#"{"input_shape": [3], "layers": [
+        {"class_name": "Dense", "config": {"units": 2}}]}"#,
+    )
+    .unwrap()
+    .load_state_bytes(&bytes)
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("it holds 2 layers, this model has 1"), "{e}");
+}
