@@ -18,7 +18,7 @@ use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
 
 /// One network: the Rust `Sequential` plus the shapes the Python front asks about.
 #[pyclass(
@@ -27,7 +27,9 @@ use std::sync::Mutex;
     frozen
 )]
 pub(crate) struct PySequential {
-    state: Mutex<KerasSequential>,
+    /// Read by inference and queries (any number at once), written by training steps and
+    /// setters (alone).
+    state: RwLock<KerasSequential>,
     /// Held by a training call for its whole length (the state lock is held only during each
     /// step, never while Python runs): a second training call from another thread waits its
     /// turn, one from the training thread itself (a metric or callback) is refused.
@@ -60,20 +62,34 @@ impl Drop for Training<'_> {
     }
 }
 
+fn poisoned() -> PyErr {
+    PyValueError::new_err("the model was poisoned by an earlier failure")
+}
+
 impl PySequential {
-    /// The model's state, for one call. The lock is waited for with the GIL released: a
-    /// thread holding it may need the GIL to finish (it reattaches after its own detached
-    /// work), so waiting for it while holding the GIL would deadlock the two.
-    fn lock(&self, py: Python<'_>) -> PyResult<std::sync::MutexGuard<'_, KerasSequential>> {
-        let poisoned = || PyValueError::new_err("the model was poisoned by an earlier failure");
+    /// The model's state to read, for one call; any number of readers hold it at once
+    /// (predictions from several threads run side by side). Waited for with the GIL
+    /// released: a thread holding the lock may need the GIL to finish (it reattaches after
+    /// its own detached work), so waiting for it while holding the GIL would deadlock the two.
+    fn read(&self, py: Python<'_>) -> PyResult<RwLockReadGuard<'_, KerasSequential>> {
         loop {
-            match self.state.try_lock() {
+            match self.state.try_read() {
                 Ok(guard) => return Ok(guard),
-                Err(std::sync::TryLockError::Poisoned(_)) => return Err(poisoned()),
-                Err(std::sync::TryLockError::WouldBlock) => {
-                    // wait until the holder is done, then try again with the GIL back
-                    py.detach(|| drop(self.state.lock()));
-                }
+                Err(TryLockError::Poisoned(_)) => return Err(poisoned()),
+                // wait until the writer is done, then try again with the GIL back
+                Err(TryLockError::WouldBlock) => py.detach(|| drop(self.state.read())),
+            }
+        }
+    }
+
+    /// The model's state to change, for one call (one step of training, a setter): waits,
+    /// GIL released, until no other call reads or writes it.
+    fn write(&self, py: Python<'_>) -> PyResult<RwLockWriteGuard<'_, KerasSequential>> {
+        loop {
+            match self.state.try_write() {
+                Ok(guard) => return Ok(guard),
+                Err(TryLockError::Poisoned(_)) => return Err(poisoned()),
+                Err(TryLockError::WouldBlock) => py.detach(|| drop(self.state.write())),
             }
         }
     }
@@ -132,7 +148,7 @@ impl PySequential {
         let model = KerasSequential::from_layers_json(layers_json, &input_shape, seed)
             .map_err(to_py_err)?;
         Ok(Self {
-            state: Mutex::new(model),
+            state: RwLock::new(model),
             train_gate: Mutex::new(()),
             trainer: Mutex::new(None),
         })
@@ -140,14 +156,14 @@ impl PySequential {
 
     /// Sets the optimizer and the loss from their configs.
     fn compile(&self, py: Python<'_>, optimizer_json: &str, loss_json: &str) -> PyResult<()> {
-        self.lock(py)?
+        self.write(py)?
             .compile_json(optimizer_json, loss_json)
             .map_err(to_py_err)
     }
 
     /// The per-sample output shape of the last layer.
     fn output_shape(&self, py: Python<'_>) -> PyResult<Vec<usize>> {
-        Ok(self.lock(py)?.output_shape().to_vec())
+        Ok(self.read(py)?.output_shape().to_vec())
     }
 
     /// `(layer type, kind, per-sample output shape, parameter count)` per layer.
@@ -157,7 +173,7 @@ impl PySequential {
         py: Python<'_>,
     ) -> PyResult<Vec<(String, String, Vec<usize>, usize)>> {
         Ok(self
-            .lock(py)?
+            .read(py)?
             .layer_summaries()
             .into_iter()
             .map(|(kind, shape, params)| (kind.to_lowercase(), kind, shape, params))
@@ -199,7 +215,7 @@ impl PySequential {
         }
         let _training = self.begin_training(py)?;
         let order = {
-            let mut st = self.lock(py)?;
+            let mut st = self.write(py)?;
             if !st.is_compiled() {
                 return Err(PyValueError::new_err(
                     "the model must be compiled before training",
@@ -215,7 +231,7 @@ impl PySequential {
         let mut seen = 0usize;
         for (b, idx) in order.chunks(batch_size).enumerate() {
             let out = {
-                let mut st = self.lock(py)?;
+                let mut st = self.write(py)?;
                 let model = st.model_mut();
                 py.detach(|| -> PyResult<Tensor> {
                     let (loss, out) = model
@@ -271,7 +287,7 @@ impl PySequential {
     ) -> PyResult<Vec<f32>> {
         let _training = self.begin_training(py)?;
         let (x, y) = (x.as_array().to_owned(), y.as_array().to_owned());
-        let mut st = self.lock(py)?;
+        let mut st = self.write(py)?;
         let model = st.model_mut();
         py.detach(|| model.fit_with_batches(&x, &y, epochs, batch_size))
             .map(|h| h.loss().to_vec())
@@ -282,7 +298,7 @@ impl PySequential {
     /// its state.
     fn snapshot(&self, py: Python<'_>) -> PyResult<Option<PySnapshot>> {
         Ok(self
-            .lock(py)?
+            .read(py)?
             .model()
             .snapshot()
             .map(|inner| PySnapshot { inner }))
@@ -292,7 +308,7 @@ impl PySequential {
     /// for pickling, with a SHA-256 digest of it in front: [`STATE_HEADER`], the digest in
     /// hex, then the crate's `KerasSequential::state_bytes`.
     fn state_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
-        let body = self.lock(py)?.state_bytes().map_err(to_py_err)?;
+        let body = self.read(py)?.state_bytes().map_err(to_py_err)?;
         let mut out = STATE_HEADER.to_vec();
         out.extend_from_slice(state_digest(&body).as_bytes());
         out.extend_from_slice(&body);
@@ -320,12 +336,12 @@ impl PySequential {
                 "its contents do not match the SHA-256 digest stored with it",
             ));
         }
-        self.lock(py)?.load_state_bytes(body).map_err(to_py_err)
+        self.write(py)?.load_state_bytes(body).map_err(to_py_err)
     }
 
     /// Puts back the weights and optimizer state of `snapshot`.
     fn restore(&self, py: Python<'_>, snapshot: PyRef<'_, PySnapshot>) -> PyResult<()> {
-        self.lock(py)?
+        self.write(py)?
             .model_mut()
             .restore(&snapshot.inner)
             .map_err(to_py_err)
@@ -333,7 +349,7 @@ impl PySequential {
 
     /// Which layers get optimizer updates (Keras's `trainable`), one flag per layer.
     fn set_trainable(&self, py: Python<'_>, flags: Vec<bool>) -> PyResult<()> {
-        let mut st = self.lock(py)?;
+        let mut st = self.write(py)?;
         if flags.len() != st.model().layers().len() {
             return Err(PyValueError::new_err(format!(
                 "set_trainable: the model has {} layers, got {} flags",
@@ -359,7 +375,7 @@ impl PySequential {
         let batch_size = check_batch(batch_size)?;
         let (xv, yv) = (x.as_array(), y.as_array());
         let n = xv.shape()[0];
-        let st = self.lock(py)?;
+        let st = self.read(py)?;
         if !st.is_compiled() {
             return Err(PyValueError::new_err(
                 "the model must be compiled before evaluate",
@@ -389,7 +405,7 @@ impl PySequential {
         let batch_size = check_batch(batch_size)?;
         let xv = x.as_array();
         let n = xv.shape()[0];
-        let st = self.lock(py)?;
+        let st = self.read(py)?;
         let out = py
             .detach(|| -> RustymlResult<Tensor> {
                 let mut parts = Vec::new();
@@ -418,7 +434,7 @@ impl PySequential {
         py: Python<'_>,
         x: PyReadonlyArrayDyn<'_, f32>,
     ) -> PyResult<Option<(usize, String)>> {
-        let st = self.lock(py)?;
+        let st = self.read(py)?;
         let mut t: Tensor = x.as_array().to_owned();
         for (i, layer) in st.model().layers().iter().enumerate() {
             t = layer.predict(&t).map_err(to_py_err)?;
@@ -431,14 +447,14 @@ impl PySequential {
 
     /// Every layer's weights in Keras's order and shapes.
     fn get_weights<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyArrayDyn<f32>>>> {
-        let weights = self.lock(py)?.get_weights();
+        let weights = self.read(py)?.get_weights();
         Ok(weights.into_iter().map(|a| a.into_pyarray(py)).collect())
     }
 
     /// The names of each layer's weight arrays, in `get_weights` order (e.g. `kernel`... as
     /// this crate names them: `weight`, `bias`, `running_mean`).
     fn weight_names(&self, py: Python<'_>) -> PyResult<Vec<Vec<String>>> {
-        Ok(self.lock(py)?.weight_names())
+        Ok(self.read(py)?.weight_names())
     }
 
     /// Loads weights given in Keras's order and shapes; all are checked before any is set.
@@ -448,12 +464,12 @@ impl PySequential {
         weights: Vec<PyReadonlyArrayDyn<'_, f32>>,
     ) -> PyResult<()> {
         let arrays = weights.iter().map(|w| w.as_array().to_owned()).collect();
-        self.lock(py)?.set_weights(arrays).map_err(to_py_err)
+        self.write(py)?.set_weights(arrays).map_err(to_py_err)
     }
 
     #[getter]
     fn learning_rate(&self, py: Python<'_>) -> PyResult<Option<f32>> {
-        Ok(self.lock(py)?.model().learning_rate())
+        Ok(self.read(py)?.model().learning_rate())
     }
 
     #[setter]
@@ -464,13 +480,22 @@ impl PySequential {
                 "learning_rate must be a finite number >= 0, got {value}"
             )));
         }
-        self.lock(py)?.model_mut().set_learning_rate(value);
+        self.write(py)?.model_mut().set_learning_rate(value);
         Ok(())
+    }
+
+    /// Calls `callback` while holding the model's read lock, as a prediction does, and
+    /// returns its result: lets a test hold the lock at a known moment to show that other
+    /// reads proceed meanwhile. `callback` must not change the model (a write would wait for
+    /// this very lock).
+    fn _hold_read_lock(&self, py: Python<'_>, callback: Py<PyAny>) -> PyResult<Py<PyAny>> {
+        let _guard = self.read(py)?;
+        callback.call0(py)
     }
 
     /// Per-sample input shape the model was built for.
     fn input_shape(&self, py: Python<'_>) -> PyResult<Vec<usize>> {
-        Ok(self.lock(py)?.input_shape().to_vec())
+        Ok(self.read(py)?.input_shape().to_vec())
     }
 }
 

@@ -610,3 +610,61 @@ def test_the_python_and_rust_epoch_loops_train_on_the_same_shuffled_batches():
     assert any(
         not np.array_equal(a, b) for a, b in zip(in_order.get_weights(), python_door.get_weights())
     )
+
+
+def test_predictions_from_two_threads_do_not_wait_for_each_other_but_writes_do():
+    """Inference takes the model's read lock: a predict started while another call holds it
+    completes (behind an exclusive lock it would wait until the holder gives up); a write
+    (set_weights) never runs while a reader holds the lock, and completes once it lets go."""
+    import threading
+
+    model = _mlp(seed=2)
+    model.build()
+    x = np.ones((5, 4), dtype=np.float32)
+    expected = model.predict(x)
+    weights = model.get_weights()
+    holding, predicted, wrote, release = (threading.Event() for _ in range(4))
+    results, errors = {}, []
+
+    def hold():
+        def inside():
+            holding.set()
+            # the other reader finishes while this one holds the lock
+            results["predicted_meanwhile"] = predicted.wait(timeout=60)
+            release.wait(timeout=60)
+            results["wrote_meanwhile"] = wrote.is_set()
+
+        model._native._hold_read_lock(inside)
+
+    def read():
+        holding.wait(timeout=60)
+        results["prediction"] = model.predict(x)
+        predicted.set()
+
+    def write():
+        predicted.wait(timeout=60)
+        model.set_weights(weights)
+        wrote.set()
+
+    def guarded(fn):
+        def run():
+            try:
+                fn()
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+                predicted.set()
+                release.set()
+
+        return run
+
+    threads = [threading.Thread(target=guarded(f)) for f in (hold, read, write)]
+    for t in threads:
+        t.start()
+    predicted.wait(timeout=60)
+    release.set()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors, errors
+    assert results["predicted_meanwhile"]
+    assert not results["wrote_meanwhile"] and wrote.is_set()
+    np.testing.assert_array_equal(results["prediction"], expected)
