@@ -12,6 +12,7 @@ pub mod layers;
 pub mod traits;
 
 pub use error::NnError;
+pub mod keras;
 pub mod losses;
 pub mod optimizers;
 pub mod sequential;

@@ -6,11 +6,13 @@ use super::layers::serialize_model::{
     MODEL_FORMAT_VERSION, MODEL_MAGIC,
 };
 use super::layers::TrainingParameters;
+use super::optimizers::OptimizerState;
 use super::traits::{Layer, Loss, Optimizer};
 use super::{NnError, Tensor, TensorView};
 use crate::error::{Error, IoError, RustymlResult};
 use ndarray::Axis;
 use rand::seq::SliceRandom;
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::borrow::Cow;
 use std::path::Path;
@@ -38,14 +40,18 @@ const INFERENCE_MIN_CHUNK: usize = 16;
 /// A linear stack of layers.
 ///
 /// `compile` attaches an optimizer and a loss; `train_batch` is one forward/backward/update
-/// step; `fit` repeats it on the whole data, `fit_with_batches` on mini-batches reshuffled every
-/// epoch from the model's seed (`new_with_seed` / `set_seed`, else the global seed stream).
+/// step; `fit` repeats it on the whole data, `fit_with_batches` on mini-batches in the order
+/// [`Sequential::epoch_order`] gives each epoch (from the model's seed: `new_with_seed` /
+/// `set_seed`, else one draw of the global seed stream).
 pub struct Sequential {
     layers: Vec<Box<dyn Layer>>,
     optimizer: Option<Box<dyn Optimizer>>,
     loss: Option<Box<dyn Loss>>,
+    /// The shuffling seed; an unseeded model draws one from the global stream on first use.
     seed: Option<u64>,
-    shuffle_rng: Option<ChaCha8Rng>,
+    /// Epochs run by `fit_with_batches` since the seed was set: the next call continues the
+    /// sequence of epoch orders there, as Keras's `initial_epoch` does.
+    epochs_trained: u64,
     /// `frozen[i]`: layer `i` gets no optimizer update (Keras's `trainable = False`); layers
     /// past the end of the list train.
     frozen: Vec<bool>,
@@ -71,7 +77,7 @@ impl Sequential {
             optimizer: None,
             loss: None,
             seed: None,
-            shuffle_rng: None,
+            epochs_trained: 0,
             frozen: Vec::new(),
         }
     }
@@ -149,8 +155,85 @@ impl Sequential {
     /// Fixes (and restarts) the mini-batch shuffling.
     pub fn set_seed(&mut self, seed: u64) -> &mut Self {
         self.seed = Some(seed);
-        self.shuffle_rng = None;
+        self.epochs_trained = 0;
         self
+    }
+
+    /// The sample order of epoch `epoch` (numbered from 0) over `n` samples: `0..n` when
+    /// `shuffle` is false, else a permutation that depends on the model's seed and `epoch`
+    /// only (not on earlier calls, the thread count or the door the training came through).
+    /// Every mini-batch loop takes its batches as consecutive chunks of this order:
+    /// `fit_with_batches` here, and the Keras-style front ends, which run their own epoch loop
+    /// around callbacks; so one model, data and seed train on the same batches either way.
+    pub fn epoch_order(&mut self, n: usize, shuffle: bool, epoch: u64) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..n).collect();
+        if shuffle {
+            let seed = *self
+                .seed
+                .get_or_insert_with(|| crate::random::resolve_seed(None));
+            let mut rng =
+                ChaCha8Rng::seed_from_u64(seed ^ epoch.wrapping_mul(0xA076_1D64_78BD_642F));
+            order.shuffle(&mut rng);
+        }
+        order
+    }
+
+    /// One training step on the rows `rows` of `x` and `y` (a mini-batch of an epoch order),
+    /// gathered into one copy that the first layer keeps as its cache. Returns the loss and
+    /// the training-mode output, as [`Self::train_batch_with_output`].
+    pub fn train_rows(
+        &mut self,
+        x: TensorView<'_>,
+        y: TensorView<'_>,
+        rows: &[usize],
+    ) -> RustymlResult<(f32, Tensor)> {
+        self.check_trainable()?;
+        Self::check_pair(x.shape(), y.shape())?;
+        if let Some(&bad) = rows.iter().find(|&&r| r >= x.shape()[0]) {
+            return Err(Error::invalid_input(format!(
+                "row {bad} is out of range for {} samples",
+                x.shape()[0]
+            )));
+        }
+        let yb = gather_rows(&y, rows);
+        self.step_with_output(Cow::Owned(gather_rows(&x, rows)), &yb)
+    }
+
+    /// The shuffling seed (`None`: unseeded and not drawn yet).
+    pub fn seed(&self) -> Option<u64> {
+        self.seed
+    }
+
+    /// Epochs run by `fit_with_batches` since the seed was set.
+    pub fn epochs_trained(&self) -> u64 {
+        self.epochs_trained
+    }
+
+    /// Puts back the shuffling position of a saved model: its seed and epochs run.
+    pub fn resume_shuffling(&mut self, seed: Option<u64>, epochs_trained: u64) {
+        self.seed = seed;
+        self.epochs_trained = epochs_trained;
+    }
+
+    /// The optimizer's running state (see `Optimizer::export_state`); `None` before `compile`
+    /// or for an optimizer that cannot export it.
+    pub fn optimizer_state(&self) -> Option<OptimizerState> {
+        self.optimizer.as_ref()?.export_state()
+    }
+
+    /// Puts back an optimizer state from [`Self::optimizer_state`]; on error the optimizer is
+    /// unchanged.
+    pub fn load_optimizer_state(&mut self, state: &OptimizerState) -> RustymlResult<()> {
+        let current = self
+            .optimizer
+            .as_ref()
+            .ok_or(NnError::NotCompiled("optimizer"))?;
+        let mut next = current.snapshot().ok_or_else(|| {
+            Error::invalid_input("this optimizer cannot copy itself to take a saved state")
+        })?;
+        next.import_state(state)?;
+        self.optimizer = Some(next);
+        Ok(())
     }
 
     /// Sets the optimizer's learning rate (no-op before `compile`).
@@ -302,8 +385,9 @@ impl Sequential {
         Ok(History { loss })
     }
 
-    /// Mini-batch training: every epoch reshuffles the samples (from the model's seed) and
-    /// steps on consecutive batches of `batch_size`, the last one possibly shorter. An epoch's
+    /// Mini-batch training: every epoch steps on consecutive batches of `batch_size` (the last
+    /// one possibly shorter) of [`Self::epoch_order`], the epochs numbered on from those this
+    /// model has already run (restarted by `set_seed`). An epoch's
     /// loss is the sample-weighted mean of its batch losses, as Keras reports it.
     pub fn fit_with_batches(
         &mut self,
@@ -321,20 +405,16 @@ impl Sequential {
             ));
         }
         let mut history = History::default();
-        let mut order: Vec<usize> = (0..n).collect();
         for _ in 0..epochs {
-            let seed = self.seed;
-            let rng = self
-                .shuffle_rng
-                .get_or_insert_with(|| crate::random::rng_from(seed));
-            order.shuffle(rng);
+            let order = self.epoch_order(n, true, self.epochs_trained);
             let mut weighted = 0.0f64;
             for batch in order.chunks(batch_size) {
-                let xb = x.select(Axis(0), batch);
-                let yb = y.select(Axis(0), batch);
+                let xb = gather_rows(&x.view(), batch);
+                let yb = gather_rows(&y.view(), batch);
                 let loss = self.step_with_output(Cow::Owned(xb), &yb)?.0;
                 weighted += loss as f64 * batch.len() as f64;
             }
+            self.epochs_trained += 1;
             history.loss.push((weighted / n as f64) as f32);
         }
         Ok(history)
@@ -571,6 +651,22 @@ impl Sequential {
 
 /// The factor that brings the gradients' global L2 norm down to `max_norm` (1 when it is
 /// already there), from a deterministic blocked sum of squares.
+/// The rows `rows` of `a` as a new tensor: one copy of each row's contiguous run when `a` is
+/// C-ordered (what the front ends hand in), else ndarray's general `select`.
+pub fn gather_rows(a: &TensorView<'_>, rows: &[usize]) -> Tensor {
+    let Some(data) = a.as_slice() else {
+        return a.select(Axis(0), rows);
+    };
+    let row = a.shape()[1..].iter().product::<usize>();
+    let mut out = Vec::with_capacity(rows.len() * row);
+    for &i in rows {
+        out.extend_from_slice(&data[i * row..(i + 1) * row]);
+    }
+    let mut shape = a.shape().to_vec();
+    shape[0] = rows.len();
+    Tensor::from_shape_vec(ndarray::IxDyn(&shape), out).expect("rows of the source's shape")
+}
+
 fn clip_scale(layers: &mut [Box<dyn Layer>], max_norm: f32, trains: impl Fn(usize) -> bool) -> f32 {
     let sq: f64 = layers
         .iter_mut()

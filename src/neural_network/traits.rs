@@ -34,6 +34,35 @@ impl<'a> ParamGrad<'a> {
 }
 
 /// A network layer.
+/// Where a layer's random stream (dropout masks, noise) stands: the generator's seed, stream
+/// and word position, so that a saved model continues drawing where the original would.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct RandomStream {
+    pub seed: [u8; 32],
+    pub stream: u64,
+    pub word_pos: u128,
+}
+
+impl RandomStream {
+    /// The position of `rng`.
+    pub fn of(rng: &rand_chacha::ChaCha8Rng) -> Self {
+        Self {
+            seed: rng.get_seed(),
+            stream: rng.get_stream(),
+            word_pos: rng.get_word_pos(),
+        }
+    }
+
+    /// A generator at this position.
+    pub fn generator(&self) -> rand_chacha::ChaCha8Rng {
+        use rand::SeedableRng;
+        let mut rng = rand_chacha::ChaCha8Rng::from_seed(self.seed);
+        rng.set_stream(self.stream);
+        rng.set_word_pos(self.word_pos);
+        rng
+    }
+}
+
 pub trait Layer: std::any::Any + Send + Sync {
     /// Training pass: computes the output and keeps what `backward` needs.
     fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor>;
@@ -76,6 +105,14 @@ pub trait Layer: std::any::Any + Send + Sync {
         true
     }
     fn set_training_if_mode_dependent(&mut self, _is_training: bool) {}
+    /// The position of the layer's random stream, for saving a model that will continue
+    /// training; `None` for a layer that draws nothing.
+    fn random_stream(&self) -> Option<RandomStream> {
+        None
+    }
+    /// Puts back a position from [`Layer::random_stream`] (a layer that draws nothing
+    /// ignores it).
+    fn set_random_stream(&mut self, _stream: &RandomStream) {}
 
     /// Loads weights of the layer's own kind (used by model loading). Layers with weights
     /// override this; the default accepts only `LayerWeight::Empty`.
@@ -113,6 +150,20 @@ pub trait Optimizer: Send + Sync {
     /// training call is undone; `None` where the optimizer cannot copy itself.
     fn snapshot(&self) -> Option<Box<dyn Optimizer>> {
         None
+    }
+    /// The running state (step counters, moments, accumulators), for saving a model that
+    /// will continue training; `None` where the optimizer cannot export it.
+    fn export_state(&self) -> Option<crate::neural_network::optimizers::OptimizerState> {
+        None
+    }
+    /// Puts back a state from `export_state` of an optimizer of the same kind.
+    fn import_state(
+        &mut self,
+        _state: &crate::neural_network::optimizers::OptimizerState,
+    ) -> RustymlResult<()> {
+        Err(crate::error::Error::invalid_input(
+            "this optimizer cannot import a saved state",
+        ))
     }
 }
 
@@ -163,6 +214,12 @@ impl Layer for Box<dyn Layer> {
     fn set_training_if_mode_dependent(&mut self, is_training: bool) {
         (**self).set_training_if_mode_dependent(is_training)
     }
+    fn random_stream(&self) -> Option<RandomStream> {
+        (**self).random_stream()
+    }
+    fn set_random_stream(&mut self, stream: &RandomStream) {
+        (**self).set_random_stream(stream)
+    }
     fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> RustymlResult<()> {
         (**self).apply_weights(weights)
     }
@@ -195,6 +252,15 @@ impl Optimizer for Box<dyn Optimizer> {
     }
     fn snapshot(&self) -> Option<Box<dyn Optimizer>> {
         (**self).snapshot()
+    }
+    fn export_state(&self) -> Option<crate::neural_network::optimizers::OptimizerState> {
+        (**self).export_state()
+    }
+    fn import_state(
+        &mut self,
+        state: &crate::neural_network::optimizers::OptimizerState,
+    ) -> RustymlResult<()> {
+        (**self).import_state(state)
     }
 }
 

@@ -581,3 +581,90 @@ def test_dense_without_bias_matches_keras_and_never_grows_one():
     (w,) = ours.get_weights()
     np.testing.assert_allclose(ours.predict(x), x @ w, rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(ours.predict(np.zeros((1, 4), np.float32)), 0.0)
+
+
+def test_the_python_and_rust_epoch_loops_train_on_the_same_shuffled_batches():
+    """``Sequential.fit(shuffle=True)`` (epochs run here, batches in the native step loop) and
+    the crate's ``Sequential::fit_with_batches`` take their batches from one epoch order, so
+    the same model, data and seed end with the same weights, bit for bit, whichever door."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((37, 4)).astype(np.float32)
+    y = np.eye(3, dtype=np.float32)[rng.integers(0, 3, 37)]
+
+    def model():
+        m = _mlp(seed=11)
+        m.compile(optimizer=optimizers.SGD(learning_rate=0.1, momentum=0.9), loss="mse")
+        m.build()
+        return m
+
+    python_door = model()
+    history = python_door.fit(x, y, batch_size=8, epochs=3, shuffle=True, verbose=0)
+    rust_door = model()
+    losses = rust_door._native.fit_with_batches(x, y, 3, 8)
+    for a, b in zip(python_door.get_weights(), rust_door.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(np.float32(history.history["loss"]), np.float32(losses))
+    # the order is really shuffled: in-order batches train to other weights
+    in_order = model()
+    in_order.fit(x, y, batch_size=8, epochs=3, shuffle=False, verbose=0)
+    assert any(
+        not np.array_equal(a, b) for a, b in zip(in_order.get_weights(), python_door.get_weights())
+    )
+
+
+def test_predictions_from_two_threads_do_not_wait_for_each_other_but_writes_do():
+    """Inference takes the model's read lock: a predict started while another call holds it
+    completes (behind an exclusive lock it would wait until the holder gives up); a write
+    (set_weights) never runs while a reader holds the lock, and completes once it lets go."""
+    import threading
+
+    model = _mlp(seed=2)
+    model.build()
+    x = np.ones((5, 4), dtype=np.float32)
+    expected = model.predict(x)
+    weights = model.get_weights()
+    holding, predicted, wrote, release = (threading.Event() for _ in range(4))
+    results, errors = {}, []
+
+    def hold():
+        def inside():
+            holding.set()
+            # the other reader finishes while this one holds the lock
+            results["predicted_meanwhile"] = predicted.wait(timeout=60)
+            release.wait(timeout=60)
+            results["wrote_meanwhile"] = wrote.is_set()
+
+        model._native._hold_read_lock(inside)
+
+    def read():
+        holding.wait(timeout=60)
+        results["prediction"] = model.predict(x)
+        predicted.set()
+
+    def write():
+        predicted.wait(timeout=60)
+        model.set_weights(weights)
+        wrote.set()
+
+    def guarded(fn):
+        def run():
+            try:
+                fn()
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+                predicted.set()
+                release.set()
+
+        return run
+
+    threads = [threading.Thread(target=guarded(f)) for f in (hold, read, write)]
+    for t in threads:
+        t.start()
+    predicted.wait(timeout=60)
+    release.set()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors, errors
+    assert results["predicted_meanwhile"]
+    assert not results["wrote_meanwhile"] and wrote.is_set()
+    np.testing.assert_array_equal(results["prediction"], expected)

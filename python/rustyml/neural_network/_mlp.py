@@ -94,21 +94,19 @@ class _BaseMLP(BaseEstimator):
         return self.__dict__.get("model_") is not None
 
     def __getstate__(self):
-        state = dict(self.__dict__)
-        model = state.pop("model_", None)
-        if model is not None:
-            state["_model_config"] = model.get_config()
-            state["_model_weights"] = model.get_weights()
-            state["_model_compile"] = model._compiled[:2]
-        return state
+        # the fitted network pickles itself (weights, optimizer state, compile settings)
+        return dict(self.__dict__)
 
     def __setstate__(self, state):
         state = dict(state)
+        state.pop("_native_bytes", None)
         config = state.pop("_model_config", None)
         weights = state.pop("_model_weights", None)
         compiled = state.pop("_model_compile", None)
         self.__dict__.update(state)
         if config is not None:
+            # Pickled by an older rustyml, which kept the network's config, weights and
+            # compile settings (no optimizer state); today ``model_`` pickles itself.
             model = Sequential.from_config(config)
             model.build()
             model.set_weights(weights)

@@ -26,6 +26,7 @@ from rustyml.neural_network import losses as losses_module
 from rustyml.neural_network import optimizers as optimizers_module
 
 _FORMAT = "rustyml.Sequential/1"
+_PICKLE_FORMAT = "rustyml.Sequential.pickle/1"
 
 
 _MAX_INT = 2**63 - 1
@@ -126,6 +127,7 @@ class Sequential:
         self._input_shape = None
         self._compiled = None
         self._metric_specs = []
+        self._metrics_arg = None
         self._trainable_mask = None
         self._training_thread = None
         self.stop_training = False
@@ -224,6 +226,7 @@ class Sequential:
         if isinstance(metrics, str):
             metrics = [metrics]
         self._metric_specs = [m for m in metrics or [] if isinstance(m, str)]
+        self._metrics_arg = None if metrics is None else list(metrics)
         self._trainable_mask = None
         self.optimizer = opt
         self.loss = loss_obj
@@ -525,6 +528,64 @@ class Sequential:
         return self.predict(x)
 
     # -- weights, summary, persistence -----------------------------------------------------
+    def __getstate__(self):
+        """What ``pickle``, ``copy`` and ``joblib`` keep: the architecture config, the
+        compile settings (optimizer config at its current learning rate, loss, metrics), each
+        layer's ``trainable`` flag and, once built, the native training state (weights,
+        optimizer moments and step counters, shuffling position) behind a SHA-256 digest, so
+        that a copy predicts and continues ``fit`` with the original's bits. The training
+        history and callbacks are not kept."""
+        if self._training_thread is not None:
+            raise RuntimeError("cannot pickle or copy a model while it is training")
+        compiled = None
+        if self._compiled is not None:
+            compiled = {
+                "optimizer": optimizers_module.serialize(self.optimizer),
+                "loss": self._compiled[1],
+                "metrics": self._metrics_arg,
+            }
+        native = self._native
+        return {
+            "format": _PICKLE_FORMAT,
+            "config": self.get_config(),
+            "trainable": [bool(getattr(layer, "trainable", True)) for layer in self.layers],
+            "compiled": compiled,
+            "trainable_mask": self._trainable_mask,
+            "learning_rate": None if native is None or compiled is None else native.learning_rate,
+            "state": None if native is None else bytes(native.state_bytes()),
+        }
+
+    def __setstate__(self, state):
+        """Rebuilds from ``__getstate__``'s dict; a damaged or foreign state is a
+        ``ValueError``."""
+        if not isinstance(state, dict) or state.get("format") != _PICKLE_FORMAT:
+            raise ValueError(
+                "not a pickled rustyml Sequential (damaged, or written by a newer rustyml)"
+            )
+        try:
+            fresh = type(self).from_config(state["config"])
+            self.__dict__.update(fresh.__dict__)
+            for layer, flag in zip(self.layers, state["trainable"]):
+                layer.trainable = bool(flag)
+            data = state["state"]
+            if data is not None:
+                self.build()
+            compiled = state["compiled"]
+            if compiled is not None:
+                self.compile(
+                    compiled["optimizer"], json.loads(compiled["loss"]), metrics=compiled["metrics"]
+                )
+            if data is not None:
+                if state["learning_rate"] is not None:
+                    self._native.learning_rate = state["learning_rate"]
+                mask = state["trainable_mask"]
+                if mask is not None:
+                    self._native.set_trainable(list(mask))
+                    self._trainable_mask = list(mask)
+                self._native.load_state_bytes(data)
+        except (KeyError, TypeError, AttributeError, IndexError, json.JSONDecodeError) as exc:
+            raise ValueError(f"unreadable pickled Sequential: {exc!r}") from None
+
     def _built(self):
         if self._native is None:
             if self._input_shape is None:

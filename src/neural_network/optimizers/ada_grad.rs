@@ -4,7 +4,7 @@ use super::kernels::adagrad_step_with;
 use super::rules::{
     prepare_grad, DecayCoupling, DecayScope, EpsilonPlacement, GradientClip, WeightDecayRule,
 };
-use super::state::LayerSlots;
+use super::state::{LayerSlots, OptimizerState};
 use super::validation::{self, non_negative, positive};
 use crate::error::RustymlResult;
 use crate::neural_network::traits::{Layer, Optimizer};
@@ -119,5 +119,17 @@ impl Optimizer for AdaGrad {
 
     fn snapshot(&self) -> Option<Box<dyn Optimizer>> {
         Some(Box::new(self.clone()))
+    }
+
+    fn export_state(&self) -> Option<OptimizerState> {
+        Some(OptimizerState {
+            steps: Vec::new(),
+            groups: vec![self.accumulators.export()],
+        })
+    }
+
+    fn import_state(&mut self, state: &OptimizerState) -> RustymlResult<()> {
+        state.check("AdaGrad", 0, 1)?;
+        self.accumulators.import(&state.groups[0])
     }
 }

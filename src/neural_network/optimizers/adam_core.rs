@@ -2,7 +2,7 @@
 
 use super::kernels::{adam_step, adam_step_with};
 use super::rules::{prepare_grad, AdamEpsilon, GradientClip, WeightDecayRule};
-use super::state::LayerSlots;
+use super::state::{LayerSlots, OptimizerState};
 use super::validation::{self, non_negative, positive, unit_interval};
 use crate::error::RustymlResult;
 use crate::neural_network::traits::Layer;
@@ -48,6 +48,22 @@ impl AdamCore {
             moments: LayerSlots::default(),
             max_second_moments: LayerSlots::default(),
         })
+    }
+
+    /// The step count and both moment groups (see `Optimizer::export_state`).
+    pub(crate) fn export_state(&self) -> OptimizerState {
+        OptimizerState {
+            steps: vec![self.t],
+            groups: vec![self.moments.export(), self.max_second_moments.export()],
+        }
+    }
+
+    pub(crate) fn import_state(&mut self, state: &OptimizerState) -> RustymlResult<()> {
+        state.check("Adam", 1, 2)?;
+        self.moments.import(&state.groups[0])?;
+        self.max_second_moments.import(&state.groups[1])?;
+        self.t = state.steps[0];
+        Ok(())
     }
 
     pub(crate) fn set_global_clipnorm(&mut self, global_clipnorm: f32) -> RustymlResult<()> {

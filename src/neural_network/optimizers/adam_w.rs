@@ -2,6 +2,7 @@
 
 use super::adam_core::AdamCore;
 use super::rules::{AdamEpsilon, DecayCoupling, DecayScope, GradientClip, WeightDecayRule};
+use super::state::OptimizerState;
 use crate::error::RustymlResult;
 use crate::neural_network::traits::{Layer, Optimizer};
 
@@ -96,5 +97,13 @@ impl Optimizer for AdamW {
 
     fn snapshot(&self) -> Option<Box<dyn Optimizer>> {
         Some(Box::new(self.clone()))
+    }
+
+    fn export_state(&self) -> Option<OptimizerState> {
+        Some(self.core.export_state())
+    }
+
+    fn import_state(&mut self, state: &OptimizerState) -> RustymlResult<()> {
+        self.core.import_state(state)
     }
 }

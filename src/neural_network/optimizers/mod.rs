@@ -23,6 +23,7 @@ pub use rules::{
     AdamEpsilon, DecayCoupling, DecayScope, EpsilonPlacement, GradientClip, WeightDecayRule,
 };
 pub use sgd::SGD;
+pub use state::OptimizerState;
 
 #[cfg(test)]
 mod tests {
@@ -141,6 +142,68 @@ mod tests {
         // v1 = -0.1 g, v2 = 0.9 v1 - 0.1 g = -0.19 g; p2 = v1 + v2 = -0.29 g.
         assert!(close(a.w[0] as f64, -0.29));
         assert!(close(b.w[0] as f64, 0.58));
+    }
+
+    /// Every optimizer's exported state (buffers and step count), imported into a fresh one
+    /// of the same options, continues with the original's bits; a fresh one without it does
+    /// not, and a state of another kind is refused.
+    #[test]
+    fn an_imported_state_continues_where_the_exported_one_stopped() {
+        let makers: Vec<fn() -> Box<dyn Optimizer>> = vec![
+            || Box::new(SGD::new(0.1, 0.9, true, 0.0).unwrap()),
+            || {
+                Box::new(
+                    Adam::new(0.1, 0.9, 0.99, 1e-3, 0.0)
+                        .unwrap()
+                        .with_amsgrad(true),
+                )
+            },
+            || Box::new(AdamW::new(0.1, 0.9, 0.99, 1e-3, 0.1).unwrap()),
+            || {
+                Box::new(
+                    RMSprop::new(0.1, 0.9, 1e-3, 0.0)
+                        .unwrap()
+                        .with_momentum(0.5)
+                        .unwrap()
+                        .with_centered(true),
+                )
+            },
+            || Box::new(AdaGrad::new(0.1, 1e-3, 0.0).unwrap()),
+        ];
+        let run = |opt: &mut dyn Optimizer, layer: &mut Two, steps: usize| {
+            for k in 0..steps {
+                layer.gw[0] = 0.5 - k as f32;
+                layer.gb[0] = 0.25 * k as f32;
+                opt.step();
+                opt.update(layer, 1.0);
+            }
+        };
+        for (i, make) in makers.iter().enumerate() {
+            let mut original = make();
+            let mut layer = Two::new(1.0, -1.0, 0.0, 0.0);
+            run(original.as_mut(), &mut layer, 3);
+            let state = original.export_state().unwrap();
+            let mut imported = make();
+            imported.import_state(&state).unwrap();
+            assert_eq!(imported.export_state().unwrap(), state);
+            let (mut a, mut b, mut c) = (
+                Two::new(layer.w[0], layer.b[0], 0.0, 0.0),
+                Two::new(layer.w[0], layer.b[0], 0.0, 0.0),
+                Two::new(layer.w[0], layer.b[0], 0.0, 0.0),
+            );
+            run(original.as_mut(), &mut a, 2);
+            run(imported.as_mut(), &mut b, 2);
+            run(make().as_mut(), &mut c, 2);
+            assert_eq!(
+                (a.w[0].to_bits(), a.b[0].to_bits()),
+                (b.w[0].to_bits(), b.b[0].to_bits())
+            );
+            assert_ne!(a.w[0].to_bits(), c.w[0].to_bits(), "optimizer {i}");
+            let other = makers[(i + 1) % makers.len()]().export_state().unwrap();
+            if other.steps.len() != state.steps.len() || other.groups.len() != state.groups.len() {
+                assert!(make().import_state(&other).is_err());
+            }
+        }
     }
 
     const KERAS_DECAY: WeightDecayRule =

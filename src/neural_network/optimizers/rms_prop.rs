@@ -4,7 +4,7 @@ use super::kernels::{rmsprop_step, rmsprop_step_with};
 use super::rules::{
     prepare_grad, DecayCoupling, DecayScope, EpsilonPlacement, GradientClip, WeightDecayRule,
 };
-use super::state::LayerSlots;
+use super::state::{LayerSlots, OptimizerState};
 use super::validation::{self, non_negative, positive, unit_interval};
 use crate::error::RustymlResult;
 use crate::neural_network::traits::{Layer, Optimizer};
@@ -162,5 +162,23 @@ impl Optimizer for RMSprop {
 
     fn snapshot(&self) -> Option<Box<dyn Optimizer>> {
         Some(Box::new(self.clone()))
+    }
+
+    fn export_state(&self) -> Option<OptimizerState> {
+        Some(OptimizerState {
+            steps: Vec::new(),
+            groups: vec![
+                self.cache.export(),
+                self.mean_grad.export(),
+                self.velocity.export(),
+            ],
+        })
+    }
+
+    fn import_state(&mut self, state: &OptimizerState) -> RustymlResult<()> {
+        state.check("RMSprop", 0, 3)?;
+        self.cache.import(&state.groups[0])?;
+        self.mean_grad.import(&state.groups[1])?;
+        self.velocity.import(&state.groups[2])
     }
 }

@@ -2,7 +2,7 @@
 
 use super::kernels::{sgd_momentum_step, sgd_step};
 use super::rules::{prepare_grad, DecayCoupling, DecayScope, GradientClip, WeightDecayRule};
-use super::state::LayerSlots;
+use super::state::{LayerSlots, OptimizerState};
 use super::validation::{self, non_negative, positive};
 use crate::error::RustymlResult;
 use crate::neural_network::traits::{Layer, Optimizer};
@@ -117,5 +117,17 @@ impl Optimizer for SGD {
 
     fn snapshot(&self) -> Option<Box<dyn Optimizer>> {
         Some(Box::new(self.clone()))
+    }
+
+    fn export_state(&self) -> Option<OptimizerState> {
+        Some(OptimizerState {
+            steps: Vec::new(),
+            groups: vec![self.velocity.export()],
+        })
+    }
+
+    fn import_state(&mut self, state: &OptimizerState) -> RustymlResult<()> {
+        state.check("SGD", 0, 1)?;
+        self.velocity.import(&state.groups[0])
     }
 }

@@ -5,7 +5,47 @@
 //! k-th slot. A model always updates its layers in the same order, so each layer meets its own
 //! buffers again; a slot whose sizes no longer match its layer starts from zeros.
 
+use crate::error::{Error, RustymlResult};
 use crate::neural_network::traits::ParamGrad;
+use serde::{Deserialize, Serialize};
+
+/// An optimizer's running state, for saving and restoring a model mid-training: its step
+/// counters (Adam's `t`) and its buffer groups (velocities, moments, accumulators), each
+/// group per layer, per parameter, its buffers. From `Optimizer::export_state`, put back by
+/// `Optimizer::import_state` on an optimizer of the same kind and options.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+pub struct OptimizerState {
+    pub steps: Vec<u64>,
+    pub groups: Vec<Vec<Vec<Vec<Vec<f32>>>>>,
+}
+
+impl OptimizerState {
+    /// Refuses a state of another shape than `steps` counters and `groups` buffer groups.
+    pub(crate) fn check(&self, kind: &str, steps: usize, groups: usize) -> RustymlResult<()> {
+        if self.steps.len() != steps || self.groups.len() != groups {
+            return Err(Error::invalid_input(format!(
+                "the optimizer state does not belong to {kind} (expected {steps} step counters \
+                 and {groups} buffer groups, got {} and {})",
+                self.steps.len(),
+                self.groups.len()
+            )));
+        }
+        if self
+            .groups
+            .iter()
+            .flatten()
+            .flatten()
+            .flatten()
+            .flatten()
+            .any(|v| !v.is_finite())
+        {
+            return Err(Error::invalid_input(
+                "the optimizer state holds NaN or infinity",
+            ));
+        }
+        Ok(())
+    }
+}
 
 /// `K` zero-initialised buffers per parameter, per layer.
 #[derive(Debug, Clone, Default)]
@@ -18,6 +58,36 @@ impl<const K: usize> LayerSlots<K> {
     /// Starts a new batch: the next `claim` returns the first layer's slot.
     pub(crate) fn rewind(&mut self) {
         self.cursor = 0;
+    }
+
+    /// The buffers, per layer and parameter (see [`OptimizerState`]).
+    pub(crate) fn export(&self) -> Vec<Vec<Vec<Vec<f32>>>> {
+        self.slots
+            .iter()
+            .map(|layer| layer.iter().map(|bufs| bufs.to_vec()).collect())
+            .collect()
+    }
+
+    /// Puts back buffers from [`Self::export`]; a slot whose sizes do not match its layer
+    /// when it is next claimed starts from zeros, as a new one would.
+    pub(crate) fn import(&mut self, layers: &[Vec<Vec<Vec<f32>>>]) -> RustymlResult<()> {
+        let mut slots = Vec::with_capacity(layers.len());
+        for layer in layers {
+            let mut params = Vec::with_capacity(layer.len());
+            for bufs in layer {
+                let bufs: [Vec<f32>; K] = bufs.clone().try_into().map_err(|_| {
+                    Error::invalid_input(format!(
+                        "the optimizer state has {} buffers per parameter where {K} are kept",
+                        bufs.len()
+                    ))
+                })?;
+                params.push(bufs);
+            }
+            slots.push(params);
+        }
+        self.slots = slots;
+        self.cursor = 0;
+        Ok(())
     }
 
     /// The next layer's buffers, sized to `params`.

@@ -89,7 +89,7 @@ pub(crate) struct Stochastic {
     /// The configured shape, batch axis included; empty means "any shape".
     input_shape: Vec<usize>,
     training: bool,
-    rng: ChaCha8Rng,
+    pub(crate) rng: ChaCha8Rng,
     replay: Option<Replay>,
 }
 
@@ -373,6 +373,16 @@ macro_rules! impl_stochastic_layer {
 
             fn set_training_if_mode_dependent(&mut self, is_training: bool) {
                 self.core.set_training(is_training);
+            }
+
+            fn random_stream(&self) -> Option<$crate::neural_network::traits::RandomStream> {
+                Some($crate::neural_network::traits::RandomStream::of(
+                    &self.core.rng,
+                ))
+            }
+
+            fn set_random_stream(&mut self, stream: &$crate::neural_network::traits::RandomStream) {
+                self.core.rng = stream.generator();
             }
         }
     };

@@ -1,0 +1,577 @@
+//! The layer registry: one [`LayerSpec`] variant per Keras class name, holding the arguments
+//! rustyml reads from its config, and [`LayerSpec::build`], which calls the layer's Rust
+//! constructor for the per-sample shape the previous layer produces.
+
+use super::convolution::{ConvSpec, DepthwiseSpec};
+use super::pooling::{GlobalPoolSpec, PoolSpec};
+use super::recurrent::{build_recurrent, BidirectionalSpec, RecurrentSpec};
+use crate::error::{Error, RustymlResult};
+use crate::neural_network::layers::activation::{
+    Activation, Exponential, HardSigmoid, LeakyReLU, Linear, ReLU, Sigmoid, Softmax, Softplus,
+    Softsign, Tanh, ELU, SELU,
+};
+use crate::neural_network::layers::border::{
+    Cropping1D, Cropping2D, Cropping3D, ZeroPadding1D, ZeroPadding2D, ZeroPadding3D,
+};
+use crate::neural_network::layers::convolution::{
+    Conv1D, Conv1DTranspose, Conv2D, Conv2DTranspose, Conv3D, Conv3DTranspose,
+};
+use crate::neural_network::layers::recurrent::MergeMode;
+use crate::neural_network::layers::regularization::{
+    BatchNormalization, Dropout, GaussianDropout, GaussianNoise, GroupNormalization,
+    InstanceNormalization, LayerNormalization, LayerNormalizationAxis, SpatialDropout1D,
+    SpatialDropout2D, SpatialDropout3D, UnitNormalization, UnitNormalizationAxis,
+};
+use crate::neural_network::layers::upsampling::{UpSampling1D, UpSampling2D, UpSampling3D};
+use crate::neural_network::layers::{
+    Dense, Embedding, Flatten, Identity, PReLU, Permute, RepeatVector, Reshape,
+};
+use crate::neural_network::traits::Layer;
+use serde::{Deserialize, Serialize};
+
+/// `axis` as Keras writes it: one integer or a list.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(untagged)]
+pub enum AxisSpec {
+    One(i64),
+    Many(Vec<i64>),
+}
+
+/// The layer registry: Keras's class names (spelled as Keras spells them, acronyms included) and the arguments rustyml reads from their configs
+/// (other keys, such as `name` and `input_shape`, are ignored here).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(tag = "class_name", content = "config")]
+#[allow(clippy::upper_case_acronyms)]
+pub enum LayerSpec {
+    Dense {
+        units: usize,
+        #[serde(default)]
+        activation: Option<String>,
+        #[serde(default = "default_true")]
+        use_bias: bool,
+        #[serde(default)]
+        seed: Option<u64>,
+    },
+    Embedding {
+        input_dim: usize,
+        output_dim: usize,
+        #[serde(default)]
+        seed: Option<u64>,
+    },
+    Flatten {},
+    Reshape {
+        target_shape: Vec<isize>,
+    },
+    Permute {
+        dims: Vec<usize>,
+    },
+    RepeatVector {
+        n: usize,
+    },
+    Identity {},
+    Activation {
+        activation: String,
+    },
+    ReLU {},
+    Softmax {},
+    Sigmoid {},
+    Tanh {},
+    LeakyReLU {
+        negative_slope: f32,
+    },
+    ELU {
+        alpha: f32,
+    },
+    PReLU {
+        alpha_initializer: f32,
+        #[serde(default)]
+        shared_axes: Option<Vec<usize>>,
+    },
+    Dropout {
+        rate: f32,
+        #[serde(default)]
+        seed: Option<u64>,
+    },
+    SpatialDropout1D {
+        rate: f32,
+        #[serde(default)]
+        seed: Option<u64>,
+    },
+    SpatialDropout2D {
+        rate: f32,
+        #[serde(default)]
+        seed: Option<u64>,
+    },
+    SpatialDropout3D {
+        rate: f32,
+        #[serde(default)]
+        seed: Option<u64>,
+    },
+    GaussianNoise {
+        stddev: f32,
+        #[serde(default)]
+        seed: Option<u64>,
+    },
+    GaussianDropout {
+        rate: f32,
+        #[serde(default)]
+        seed: Option<u64>,
+    },
+    BatchNormalization {
+        momentum: f32,
+        epsilon: f32,
+    },
+    LayerNormalization {
+        axis: AxisSpec,
+        epsilon: f32,
+    },
+    GroupNormalization {
+        groups: usize,
+        epsilon: f32,
+    },
+    InstanceNormalization {
+        epsilon: f32,
+    },
+    UnitNormalization {
+        axis: AxisSpec,
+    },
+    // pooling family
+    MaxPooling1D(PoolSpec),
+    MaxPooling2D(PoolSpec),
+    MaxPooling3D(PoolSpec),
+    AveragePooling1D(PoolSpec),
+    AveragePooling2D(PoolSpec),
+    AveragePooling3D(PoolSpec),
+    GlobalMaxPooling1D(GlobalPoolSpec),
+    GlobalMaxPooling2D(GlobalPoolSpec),
+    GlobalMaxPooling3D(GlobalPoolSpec),
+    GlobalAveragePooling1D(GlobalPoolSpec),
+    GlobalAveragePooling2D(GlobalPoolSpec),
+    GlobalAveragePooling3D(GlobalPoolSpec),
+    // the standard and transposed convolutions (one shared config)
+    Conv1D(ConvSpec),
+    Conv2D(ConvSpec),
+    Conv3D(ConvSpec),
+    Conv1DTranspose(ConvSpec),
+    Conv2DTranspose(ConvSpec),
+    Conv3DTranspose(ConvSpec),
+    // border and upsampling layers (channels-last; amounts as the Python
+    // classes normalise them: one `[before, after]` pair per spatial axis).
+    ZeroPadding1D {
+        padding: Vec<(usize, usize)>,
+    },
+    ZeroPadding2D {
+        padding: Vec<(usize, usize)>,
+    },
+    ZeroPadding3D {
+        padding: Vec<(usize, usize)>,
+    },
+    Cropping1D {
+        cropping: Vec<(usize, usize)>,
+    },
+    Cropping2D {
+        cropping: Vec<(usize, usize)>,
+    },
+    Cropping3D {
+        cropping: Vec<(usize, usize)>,
+    },
+    UpSampling1D {
+        size: usize,
+    },
+    UpSampling2D {
+        size: (usize, usize),
+        #[serde(default)]
+        interpolation: Option<String>,
+    },
+    UpSampling3D {
+        size: (usize, usize, usize),
+    },
+    // depthwise and separable convolutions
+    DepthwiseConv1D(DepthwiseSpec),
+    DepthwiseConv2D(DepthwiseSpec),
+    SeparableConv1D(DepthwiseSpec),
+    SeparableConv2D(DepthwiseSpec),
+    // recurrent layers
+    SimpleRNN(RecurrentSpec),
+    LSTM(RecurrentSpec),
+    GRU(RecurrentSpec),
+    Bidirectional(BidirectionalSpec),
+}
+
+/// A spatial argument as Keras writes it (kernel_size, strides, dilation_rate, pool_size):
+/// one integer for every axis, or one per axis.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(untagged)]
+pub enum SpatialArg {
+    One(usize),
+    Many(Vec<usize>),
+}
+
+impl SpatialArg {
+    pub(crate) fn per_axis(
+        &self,
+        rank: usize,
+        name: &str,
+        layer: &str,
+    ) -> RustymlResult<Vec<usize>> {
+        match self {
+            SpatialArg::One(v) => Ok(vec![*v; rank]),
+            SpatialArg::Many(v) if v.len() == rank => Ok(v.clone()),
+            SpatialArg::Many(v) => Err(Error::invalid_parameter(
+                name,
+                format!("{layer}: expected {rank} entries, got {v:?}"),
+            )),
+        }
+    }
+}
+
+pub(crate) fn default_one() -> SpatialArg {
+    SpatialArg::One(1)
+}
+
+pub(crate) fn default_true() -> bool {
+    true
+}
+
+pub(crate) fn default_valid() -> String {
+    "valid".to_string()
+}
+
+/// Keras's activation names.
+pub(crate) fn parse_activation(name: Option<&str>) -> RustymlResult<Activation> {
+    Ok(match name.unwrap_or("linear") {
+        "linear" | "None" => Activation::Linear,
+        "relu" => Activation::ReLU,
+        "sigmoid" => Activation::Sigmoid,
+        "tanh" => Activation::Tanh,
+        "softmax" => Activation::Softmax,
+        "leaky_relu" => Activation::LeakyReLU {
+            negative_slope: 0.2,
+        },
+        "elu" => Activation::ELU { alpha: 1.0 },
+        "selu" => Activation::SELU,
+        "softplus" => Activation::Softplus,
+        "softsign" => Activation::Softsign,
+        "hard_sigmoid" => Activation::HardSigmoid,
+        "exponential" => Activation::Exponential,
+        other => {
+            return Err(Error::invalid_parameter(
+                "activation",
+                format!(
+                    "unknown activation {other:?}; expected one of linear, relu, sigmoid, tanh, \
+                     softmax, leaky_relu, elu, selu, softplus, softsign, hard_sigmoid, exponential"
+                ),
+            ))
+        }
+    })
+}
+
+/// The layer that applies `activation` on its own.
+pub(crate) fn activation_layer(activation: Activation) -> RustymlResult<Box<dyn Layer>> {
+    Ok(match activation {
+        Activation::Linear => Box::new(Linear::new()),
+        Activation::ReLU => Box::new(ReLU::new()),
+        Activation::Sigmoid => Box::new(Sigmoid::new()),
+        Activation::Tanh => Box::new(Tanh::new()),
+        Activation::Softmax => Box::new(Softmax::new()),
+        Activation::LeakyReLU { negative_slope } => Box::new(LeakyReLU::new(negative_slope)?),
+        Activation::ELU { alpha } => Box::new(ELU::new(alpha)?),
+        Activation::SELU => Box::new(SELU::new()),
+        Activation::Softplus => Box::new(Softplus::new()),
+        Activation::Softsign => Box::new(Softsign::new()),
+        Activation::HardSigmoid => Box::new(HardSigmoid::new()),
+        Activation::Exponential => Box::new(Exponential::new()),
+    })
+}
+
+/// Keras's axis numbering (negative from the end, batch axis 0) to a non-negative index in a
+/// tensor of `rank` axes including the batch axis.
+pub(crate) fn resolve_axis(axis: i64, rank: usize) -> RustymlResult<usize> {
+    let a = if axis < 0 { axis + rank as i64 } else { axis };
+    if a < 1 || a >= rank as i64 {
+        return Err(Error::invalid_parameter(
+            "axis",
+            format!("axis {axis} is out of range for inputs of rank {rank} (the batch axis cannot be normalised)"),
+        ));
+    }
+    Ok(a as usize)
+}
+
+pub(crate) fn resolve_axes(spec: &AxisSpec, rank: usize) -> RustymlResult<Vec<usize>> {
+    match spec {
+        AxisSpec::One(a) => Ok(vec![resolve_axis(*a, rank)?]),
+        AxisSpec::Many(v) => v.iter().map(|&a| resolve_axis(a, rank)).collect(),
+    }
+}
+
+impl LayerSpec {
+    /// Keras's class name of this layer (`"Dense"`, `"Conv2D"`...).
+    pub fn class_name(&self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.get("class_name")?.as_str().map(str::to_string))
+            .unwrap_or_default()
+    }
+
+    /// Builds the Rust layer for samples of shape `sample` (no batch axis). `seed` is used
+    /// when the config has no `seed` of its own (`None`: the global seed stream).
+    pub fn build(&self, sample: &[usize], seed: Option<u64>) -> RustymlResult<Box<dyn Layer>> {
+        let with_batch = |s: &[usize]| {
+            let mut v = vec![1];
+            v.extend_from_slice(s);
+            v
+        };
+        let rng_seed = |own: &Option<u64>| {
+            own.or(seed)
+                .unwrap_or_else(|| crate::random::resolve_seed(None))
+        };
+        // One convolution layer from its Keras config: `$axes` turns the per-axis lists into
+        // the argument form of a layer with `$rank` spatial axes.
+        macro_rules! conv_layer {
+            ($c:expr, $layer:ident, $rank:literal, $axes:ident) => {{
+                let p = $c.resolve(stringify!($layer), $rank, sample)?;
+                Box::new(
+                    $layer::with_config(
+                        $c.filters,
+                        p.$axes(&p.kernel),
+                        with_batch(sample),
+                        p.$axes(&p.strides),
+                        p.activation,
+                        p.padding,
+                        Some(p.$axes(&p.dilation)),
+                        $c.use_bias,
+                    )?
+                    .with_random_state(rng_seed(&$c.seed)),
+                )
+            }};
+        }
+        Ok(match self {
+            LayerSpec::Dense {
+                units,
+                activation,
+                use_bias,
+                seed: own,
+            } => {
+                if sample.len() != 1 {
+                    return Err(Error::invalid_input(format!(
+                        "Dense expects inputs of shape (batch, features), but its input has per-sample shape {sample:?}; add a Flatten layer before it"
+                    )));
+                }
+                let act = parse_activation(activation.as_deref())?;
+                Box::new(
+                    Dense::new(sample[0], *units, act)?
+                        .with_use_bias(*use_bias)
+                        .with_random_state(rng_seed(own)),
+                )
+            }
+            LayerSpec::Embedding {
+                input_dim,
+                output_dim,
+                seed: own,
+            } => {
+                Box::new(Embedding::new(*input_dim, *output_dim)?.with_random_state(rng_seed(own)))
+            }
+            LayerSpec::Flatten {} => Box::new(Flatten::new(with_batch(sample))?),
+            LayerSpec::Reshape { target_shape } => Box::new(Reshape::new(target_shape.clone())?),
+            LayerSpec::Permute { dims } => Box::new(Permute::new(dims.clone())?),
+            LayerSpec::RepeatVector { n } => Box::new(RepeatVector::new(*n)?),
+            LayerSpec::Identity {} => Box::new(Identity::new()),
+            LayerSpec::Activation { activation } => {
+                activation_layer(parse_activation(Some(activation))?)?
+            }
+            LayerSpec::ReLU {} => Box::new(ReLU::new()),
+            LayerSpec::Softmax {} => Box::new(Softmax::new()),
+            LayerSpec::Sigmoid {} => Box::new(Sigmoid::new()),
+            LayerSpec::Tanh {} => Box::new(Tanh::new()),
+            LayerSpec::LeakyReLU { negative_slope } => Box::new(LeakyReLU::new(*negative_slope)?),
+            LayerSpec::ELU { alpha } => Box::new(ELU::new(*alpha)?),
+            LayerSpec::PReLU {
+                alpha_initializer,
+                shared_axes,
+            } => {
+                let layer = PReLU::new(with_batch(sample), *alpha_initializer)?;
+                Box::new(match shared_axes {
+                    Some(axes) => layer.with_shared_axes(axes.clone())?,
+                    None => layer,
+                })
+            }
+            LayerSpec::Dropout { rate, seed: own } => {
+                Box::new(Dropout::new(*rate, with_batch(sample))?.with_random_state(rng_seed(own)))
+            }
+            LayerSpec::SpatialDropout1D { rate, seed: own } => Box::new(
+                SpatialDropout1D::new(*rate, with_batch(sample))?.with_random_state(rng_seed(own)),
+            ),
+            LayerSpec::SpatialDropout2D { rate, seed: own } => Box::new(
+                SpatialDropout2D::new(*rate, with_batch(sample))?.with_random_state(rng_seed(own)),
+            ),
+            LayerSpec::SpatialDropout3D { rate, seed: own } => Box::new(
+                SpatialDropout3D::new(*rate, with_batch(sample))?.with_random_state(rng_seed(own)),
+            ),
+            LayerSpec::GaussianNoise { stddev, seed: own } => Box::new(
+                GaussianNoise::new(*stddev, with_batch(sample))?.with_random_state(rng_seed(own)),
+            ),
+            LayerSpec::GaussianDropout { rate, seed: own } => Box::new(
+                GaussianDropout::new(*rate, with_batch(sample))?.with_random_state(rng_seed(own)),
+            ),
+            LayerSpec::BatchNormalization { momentum, epsilon } => Box::new(
+                BatchNormalization::new(with_batch(sample), *momentum, *epsilon)?,
+            ),
+            LayerSpec::LayerNormalization { axis, epsilon } => {
+                let rank = sample.len() + 1;
+                let axes = resolve_axes(axis, rank)?;
+                let normalized = match axes.as_slice() {
+                    [a] if *a == rank - 1 => LayerNormalizationAxis::Default,
+                    [a] => LayerNormalizationAxis::Custom(*a),
+                    many => LayerNormalizationAxis::Multiple(many.to_vec()),
+                };
+                Box::new(
+                    LayerNormalization::new(with_batch(sample), *epsilon)?
+                        .with_normalized_axis(normalized)?,
+                )
+            }
+            LayerSpec::GroupNormalization { groups, epsilon } => Box::new(GroupNormalization::new(
+                with_batch(sample),
+                *groups,
+                *epsilon,
+            )?),
+            LayerSpec::InstanceNormalization { epsilon } => {
+                Box::new(InstanceNormalization::new(with_batch(sample), *epsilon)?)
+            }
+            LayerSpec::UnitNormalization { axis } => {
+                let rank = sample.len() + 1;
+                let axes = resolve_axes(axis, rank)?;
+                let normalized = match axes.as_slice() {
+                    [a] if *a == rank - 1 => UnitNormalizationAxis::Default,
+                    [a] => UnitNormalizationAxis::Custom(*a),
+                    many => UnitNormalizationAxis::Multiple(many.to_vec()),
+                };
+                Box::new(UnitNormalization::new(normalized)?)
+            }
+            // pooling family
+            LayerSpec::MaxPooling1D(p) => p.build::<1, true>(sample)?,
+            LayerSpec::MaxPooling2D(p) => p.build::<2, true>(sample)?,
+            LayerSpec::MaxPooling3D(p) => p.build::<3, true>(sample)?,
+            LayerSpec::AveragePooling1D(p) => p.build::<1, false>(sample)?,
+            LayerSpec::AveragePooling2D(p) => p.build::<2, false>(sample)?,
+            LayerSpec::AveragePooling3D(p) => p.build::<3, false>(sample)?,
+            LayerSpec::GlobalMaxPooling1D(p) => p.build::<1, true>(sample)?,
+            LayerSpec::GlobalMaxPooling2D(p) => p.build::<2, true>(sample)?,
+            LayerSpec::GlobalMaxPooling3D(p) => p.build::<3, true>(sample)?,
+            LayerSpec::GlobalAveragePooling1D(p) => p.build::<1, false>(sample)?,
+            LayerSpec::GlobalAveragePooling2D(p) => p.build::<2, false>(sample)?,
+            LayerSpec::GlobalAveragePooling3D(p) => p.build::<3, false>(sample)?,
+            // the standard and transposed convolutions
+            LayerSpec::Conv1D(c) => conv_layer!(c, Conv1D, 1, single),
+            LayerSpec::Conv2D(c) => conv_layer!(c, Conv2D, 2, pair),
+            LayerSpec::Conv3D(c) => conv_layer!(c, Conv3D, 3, triple),
+            LayerSpec::Conv1DTranspose(c) => conv_layer!(c, Conv1DTranspose, 1, single),
+            LayerSpec::Conv2DTranspose(c) => conv_layer!(c, Conv2DTranspose, 2, pair),
+            LayerSpec::Conv3DTranspose(c) => conv_layer!(c, Conv3DTranspose, 3, triple),
+            // border and upsampling
+            LayerSpec::ZeroPadding1D { padding } => Box::new(ZeroPadding1D::new(
+                shape_args::pairs::<1>(padding, "padding").map(|[a]| a)?,
+            )),
+            LayerSpec::ZeroPadding2D { padding } => Box::new(ZeroPadding2D::new(
+                shape_args::pairs::<2>(padding, "padding").map(|[a, b]| (a, b))?,
+            )),
+            LayerSpec::ZeroPadding3D { padding } => Box::new(ZeroPadding3D::new(
+                shape_args::pairs::<3>(padding, "padding").map(|[a, b, c]| (a, b, c))?,
+            )),
+            LayerSpec::Cropping1D { cropping } => Box::new(Cropping1D::new(
+                shape_args::pairs::<1>(cropping, "cropping").map(|[a]| a)?,
+            )),
+            LayerSpec::Cropping2D { cropping } => Box::new(Cropping2D::new(
+                shape_args::pairs::<2>(cropping, "cropping").map(|[a, b]| (a, b))?,
+            )),
+            LayerSpec::Cropping3D { cropping } => Box::new(Cropping3D::new(
+                shape_args::pairs::<3>(cropping, "cropping").map(|[a, b, c]| (a, b, c))?,
+            )),
+            LayerSpec::UpSampling1D { size } => Box::new(UpSampling1D::new(*size)?),
+            LayerSpec::UpSampling2D {
+                size,
+                interpolation,
+            } => Box::new(UpSampling2D::new(
+                *size,
+                shape_args::interpolation(interpolation.as_deref())?,
+            )?),
+            LayerSpec::UpSampling3D { size } => Box::new(UpSampling3D::new(*size)?),
+            // depthwise and separable convolutions
+            LayerSpec::DepthwiseConv1D(spec) => {
+                spec.build("DepthwiseConv1D", sample, rng_seed(&spec.seed))?
+            }
+            LayerSpec::DepthwiseConv2D(spec) => {
+                spec.build("DepthwiseConv2D", sample, rng_seed(&spec.seed))?
+            }
+            LayerSpec::SeparableConv1D(spec) => {
+                spec.build("SeparableConv1D", sample, rng_seed(&spec.seed))?
+            }
+            LayerSpec::SeparableConv2D(spec) => {
+                spec.build("SeparableConv2D", sample, rng_seed(&spec.seed))?
+            }
+            // recurrent layers
+            LayerSpec::SimpleRNN(_) | LayerSpec::LSTM(_) | LayerSpec::GRU(_) => {
+                build_recurrent(self, sample, seed)?.boxed()
+            }
+            LayerSpec::Bidirectional(spec) => {
+                let mode = match spec.merge_mode.as_deref() {
+                    Some("concat") => MergeMode::Concat,
+                    Some("sum") => MergeMode::Sum,
+                    Some("mul") => MergeMode::Mul,
+                    Some("ave") => MergeMode::Ave,
+                    other => {
+                        return Err(Error::invalid_parameter(
+                            "merge_mode",
+                            format!("Bidirectional: merge_mode must be one of 'concat', 'sum', 'mul', 'ave' (a list of outputs does not fit a Sequential), got {other:?}"),
+                        ))
+                    }
+                };
+                let inner = build_recurrent(&spec.layer, sample, seed)?;
+                let bi = inner.bidirectional(mode)?;
+                // The backward half's own stream, derived from the layer's seed.
+                let own = match &*spec.layer {
+                    LayerSpec::SimpleRNN(c) | LayerSpec::LSTM(c) | LayerSpec::GRU(c) => c.seed,
+                    _ => None,
+                };
+                Box::new(match own.or(seed) {
+                    Some(s) => bi.with_random_state(s),
+                    None => bi,
+                })
+            }
+        })
+    }
+}
+
+/// Config decoding for the border and upsampling layers.
+mod shape_args {
+    use crate::error::{Error, RustymlResult};
+    use crate::neural_network::layers::upsampling::Interpolation;
+
+    /// Exactly `N` `(before, after)` pairs.
+    pub(super) fn pairs<const N: usize>(
+        v: &[(usize, usize)],
+        name: &str,
+    ) -> RustymlResult<[(usize, usize); N]> {
+        <[(usize, usize); N]>::try_from(v).map_err(|_| {
+            Error::invalid_parameter(
+                name,
+                format!("expected {N} (before, after) pairs, got {v:?}"),
+            )
+        })
+    }
+
+    pub(super) fn interpolation(name: Option<&str>) -> RustymlResult<Interpolation> {
+        Ok(match name.unwrap_or("nearest") {
+            "nearest" => Interpolation::Nearest,
+            "bilinear" => Interpolation::Bilinear,
+            "bicubic" => Interpolation::Bicubic,
+            "lanczos3" => Interpolation::Lanczos3,
+            "lanczos5" => Interpolation::Lanczos5,
+            other => {
+                return Err(Error::invalid_parameter(
+                    "interpolation",
+                    format!("unknown interpolation {other:?}; expected nearest, bilinear, bicubic, lanczos3 or lanczos5"),
+                ))
+            }
+        })
+    }
+}

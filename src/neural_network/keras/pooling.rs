@@ -1,0 +1,97 @@
+//! Keras's pooling configs: `MaxPooling`/`AveragePooling` 1D-3D ([`PoolSpec`]) and their global
+//! forms ([`GlobalPoolSpec`]), channels-last only.
+
+use super::convolution::parse_padding;
+use super::layer_spec::SpatialArg;
+use crate::error::{Error, RustymlResult};
+use crate::neural_network::traits::Layer;
+use serde::{Deserialize, Serialize};
+
+// ---- pooling family -------------------------------------------------------------------------
+
+pub(crate) fn channels_last_only(data_format: &Option<String>, layer: &str) -> RustymlResult<()> {
+    match data_format.as_deref() {
+        None | Some("channels_last") => Ok(()),
+        Some(other) => Err(Error::invalid_parameter(
+            "data_format",
+            format!("{layer}: only channels_last is supported, got {other:?}"),
+        )),
+    }
+}
+
+/// A pooling input is `[spatial.., channels]` per sample.
+pub(crate) fn pool_sample_rank(sample: &[usize], rank: usize, layer: &str) -> RustymlResult<()> {
+    if sample.len() != rank + 1 {
+        return Err(Error::invalid_input(format!(
+            "{layer} expects inputs with {rank} spatial axes and a channel axis (per-sample rank {}), got per-sample shape {sample:?}",
+            rank + 1
+        )));
+    }
+    Ok(())
+}
+
+/// Config of MaxPooling / AveragePooling 1D-3D.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct PoolSpec {
+    pub pool_size: SpatialArg,
+    #[serde(default)]
+    pub strides: Option<SpatialArg>,
+    #[serde(default)]
+    pub padding: Option<String>,
+    #[serde(default)]
+    pub data_format: Option<String>,
+}
+
+impl PoolSpec {
+    pub(crate) fn build<const N: usize, const MAX: bool>(
+        &self,
+        sample: &[usize],
+    ) -> RustymlResult<Box<dyn Layer>> {
+        use crate::neural_network::layers::pooling::Pooling;
+        let name = Pooling::<N, MAX>::NAME;
+        channels_last_only(&self.data_format, name)?;
+        pool_sample_rank(sample, N, name)?;
+        let padding = parse_padding(self.padding.as_deref(), name)?;
+        let fixed = |arg: &SpatialArg, what: &str| -> RustymlResult<[usize; N]> {
+            Ok(arg
+                .per_axis(N, what, name)?
+                .try_into()
+                .expect("per_axis gives N entries"))
+        };
+        let pool = fixed(&self.pool_size, "pool_size")?;
+        let strides = self
+            .strides
+            .as_ref()
+            .map(|s| fixed(s, "strides"))
+            .transpose()?;
+        let mut shape = vec![1];
+        shape.extend_from_slice(sample);
+        Ok(Box::new(Pooling::<N, MAX>::with_config(
+            pool, strides, padding, shape,
+        )?))
+    }
+}
+
+/// Config of GlobalMaxPooling / GlobalAveragePooling 1D-3D.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct GlobalPoolSpec {
+    #[serde(default)]
+    pub keepdims: bool,
+    #[serde(default)]
+    pub data_format: Option<String>,
+}
+
+impl GlobalPoolSpec {
+    pub(crate) fn build<const N: usize, const MAX: bool>(
+        &self,
+        sample: &[usize],
+    ) -> RustymlResult<Box<dyn Layer>> {
+        use crate::neural_network::layers::pooling::GlobalPooling;
+        let name = GlobalPooling::<N, MAX>::NAME;
+        channels_last_only(&self.data_format, name)?;
+        pool_sample_rank(sample, N, name)?;
+        Ok(Box::new(
+            GlobalPooling::<N, MAX>::new().with_keepdims(self.keepdims),
+        ))
+    }
+}
