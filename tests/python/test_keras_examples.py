@@ -38,7 +38,7 @@ def _run(source, tmp_path, name, env):
 
 
 def test_there_are_examples():
-    assert len(SCRIPTS) >= 6
+    assert len(SCRIPTS) >= 8
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
