@@ -135,3 +135,78 @@ def test_saved_model_loads_through_keras_saving(tmp_path):
     model.save(path)
     again = rk.saving.load_model(path)
     np.testing.assert_array_equal(again.predict(x, verbose=0), expected)
+
+
+class _StubOptimizer:
+    def __init__(self, learning_rate):
+        self.learning_rate = learning_rate
+
+
+class _StubModel:
+    """What a callback sees of a model: Keras's reads ``optimizer.learning_rate``,
+    rustyml's ``learning_rate``; both views share one value."""
+
+    def __init__(self, learning_rate):
+        self.optimizer = _StubOptimizer(learning_rate)
+        self.stop_training = False
+
+    @property
+    def learning_rate(self):
+        return self.optimizer.learning_rate
+
+    @learning_rate.setter
+    def learning_rate(self, value):
+        self.optimizer.learning_rate = value
+
+
+def _drive(callback, values, monitor):
+    model = _StubModel(0.1)
+    callback.set_model(model)
+    callback.on_train_begin({})
+    rates, logged = [], []
+    for epoch, value in enumerate(values):
+        logs = {monitor: value, "loss": value + 1.0}
+        callback.on_epoch_end(epoch, logs)
+        rates.append(model.learning_rate)
+        logged.append(logs.get("learning_rate"))
+    callback.on_train_end({})
+    return rates, logged
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"patience": 2, "factor": 0.5},
+        {"patience": 1, "factor": 0.2, "cooldown": 2, "min_lr": 0.01},
+        {"patience": 3, "factor": 0.5, "min_delta": 0.05},
+        {"monitor": "val_accuracy", "mode": "max", "patience": 2, "factor": 0.5},
+    ],
+)
+def test_reduce_lr_on_plateau_follows_keras(keras, params):
+    monitor = params.get("monitor", "val_loss")
+    values = [1.0, 0.9, 0.95, 0.93, 0.96, 0.8, 0.81, 0.82, 0.79, 0.83, 0.84, 0.85, 0.78]
+    if monitor == "val_accuracy":
+        values = [1.0 - v for v in values]
+    ours = _drive(rk.callbacks.ReduceLROnPlateau(**params), values, monitor)
+    theirs = _drive(keras.callbacks.ReduceLROnPlateau(**params), values, monitor)
+    assert ours == theirs
+    with pytest.raises(ValueError, match="factor >= 1.0"):
+        rk.callbacks.ReduceLROnPlateau(factor=1.0)
+
+
+@pytest.mark.parametrize("append", [False, True])
+def test_csv_logger_writes_what_keras_writes(keras, tmp_path, append):
+    def run(cls, path):
+        if append:
+            path.write_text("epoch,loss,val_loss\n0,1.0,2.0\n")
+        logger = cls(str(path), append=append)
+        logger.set_model(_StubModel(0.1))
+        logger.on_train_begin({})
+        for epoch in range(3):
+            logger.on_epoch_end(epoch, {"loss": 1.0 / (epoch + 1), "accuracy": 0.5 + epoch / 10})
+        logger.on_train_end({})
+        return path.read_text()
+
+    ours = run(rk.callbacks.CSVLogger, tmp_path / "ours.csv")
+    theirs = run(keras.callbacks.CSVLogger, tmp_path / "theirs.csv")
+    assert ours == theirs

@@ -3,18 +3,18 @@
 from rustyml.keras._missing import stand_ins, unknown_attribute
 from rustyml.neural_network.callbacks import (
     Callback,
+    CSVLogger,
     EarlyStopping,
     History,
     LearningRateScheduler,
     ModelCheckpoint,
+    ReduceLROnPlateau,
 )
 
 globals().update(
     stand_ins(
         __name__,
         [
-            "ReduceLROnPlateau",
-            "CSVLogger",
             "TerminateOnNaN",
             "TensorBoard",
             "BackupAndRestore",
@@ -25,4 +25,12 @@ globals().update(
     )
 )
 __getattr__ = unknown_attribute(__name__)
-__all__ = ["Callback", "EarlyStopping", "History", "LearningRateScheduler", "ModelCheckpoint"]
+__all__ = [
+    "CSVLogger",
+    "Callback",
+    "EarlyStopping",
+    "History",
+    "LearningRateScheduler",
+    "ModelCheckpoint",
+    "ReduceLROnPlateau",
+]
