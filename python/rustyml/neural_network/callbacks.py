@@ -1,7 +1,11 @@
 """Keras-style training callbacks. Any object with Keras's hook methods works as a callback;
 these are the common ones."""
 
+import csv
 import math
+import os
+
+import numpy as np
 
 
 class Callback:
@@ -133,6 +137,144 @@ class LearningRateScheduler(Callback):
             print(f"Epoch {epoch + 1}: LearningRateScheduler setting learning rate to {lr}.")
 
 
+class ReduceLROnPlateau(Callback):
+    """Multiplies the learning rate by ``factor`` once ``monitor`` has not improved by
+    ``min_delta`` for ``patience`` epochs, then waits ``cooldown`` epochs; never below
+    ``min_lr``. Adds ``learning_rate`` to each epoch's logs, as Keras does."""
+
+    def __init__(
+        self,
+        monitor="val_loss",
+        factor=0.1,
+        patience=10,
+        verbose=0,
+        mode="auto",
+        min_delta=1e-4,
+        cooldown=0,
+        min_lr=0.0,
+    ):
+        if factor >= 1.0:
+            raise ValueError(
+                f"ReduceLROnPlateau does not support a factor >= 1.0. Received factor={factor}"
+            )
+        self.monitor = monitor
+        self.factor = float(factor)
+        self.patience = int(patience)
+        self.verbose = verbose
+        self.min_delta = abs(float(min_delta))
+        self.cooldown = int(cooldown)
+        self.min_lr = float(min_lr)
+        _, self.mode = _better(mode, monitor)
+        self._reset()
+
+    def _reset(self):
+        self.best = None
+        self.cooldown_counter = 0
+        self.wait = 0
+
+    def on_train_begin(self, logs=None):
+        self._reset()
+
+    def _is_improvement(self, current):
+        if self.best is None:
+            return True
+        if self.mode == "min":
+            return current + self.min_delta < self.best
+        return current - self.min_delta > self.best
+
+    def on_epoch_end(self, epoch, logs=None):
+        if logs is None:
+            logs = {}
+        logs["learning_rate"] = float(self.model.learning_rate)
+        current = logs.get(self.monitor)
+        if current is None:
+            return
+        if self.cooldown_counter > 0:
+            self.cooldown_counter -= 1
+            self.wait = 0
+        if self._is_improvement(current):
+            self.best = current
+            self.wait = 0
+        elif self.cooldown_counter <= 0:
+            self.wait += 1
+            if self.wait >= self.patience:
+                old_lr = float(self.model.learning_rate)
+                # Keras compares with min_lr rounded to float32 (its variables' type).
+                if old_lr > float(_as_float32(self.min_lr)):
+                    new_lr = max(old_lr * self.factor, self.min_lr)
+                    self.model.learning_rate = new_lr
+                    if self.verbose > 0:
+                        print(
+                            f"\nEpoch {epoch + 1}: ReduceLROnPlateau reducing learning rate "
+                            f"to {new_lr}."
+                        )
+                    self.cooldown_counter = self.cooldown
+                    self.wait = 0
+
+
+def _as_float32(value):
+    return np.float32(value)
+
+
+class CSVLogger(Callback):
+    """Writes one CSV row per epoch: ``epoch`` and the logs in sorted key order (with the
+    ``val_`` columns added when the first epoch has none), as Keras does; ``append``
+    continues an existing file without a second header."""
+
+    def __init__(self, filename, separator=",", append=False):
+        self.filename = os.fspath(filename)
+        self.sep = separator
+        self.append = bool(append)
+        self.csv_file = None
+        self.writer = None
+        self.keys = None
+        self.append_header = True
+
+    def on_train_begin(self, logs=None):
+        if self.append:
+            if os.path.exists(self.filename):
+                with open(self.filename) as f:
+                    self.append_header = not bool(len(f.readline()))
+            mode = "a"
+        else:
+            mode = "w"
+        if self.csv_file and not self.csv_file.closed:
+            self.csv_file.close()
+        self.csv_file = open(self.filename, mode, newline="")  # noqa: SIM115 - kept open per epoch
+        self.writer = None
+        self.keys = None
+
+    @staticmethod
+    def _cell(value):
+        if isinstance(value, str):
+            return value
+        if hasattr(value, "__iter__") and getattr(value, "ndim", 1) != 0:
+            return '"[' + ", ".join(map(str, value)) + ']"'
+        return value
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs or {}
+        if self.keys is None:
+            self.keys = sorted(logs)
+            if self.keys and not any(k.startswith("val_") for k in self.keys):
+                self.keys.extend([f"val_{k}" for k in self.keys])
+        if self.writer is None:
+            self.writer = csv.DictWriter(
+                self.csv_file, fieldnames=["epoch", *self.keys], delimiter=self.sep
+            )
+            if self.append_header:
+                self.writer.writeheader()
+        row = {"epoch": epoch}
+        row.update((key, self._cell(logs.get(key, "NA"))) for key in self.keys)
+        self.writer.writerow(row)
+        self.csv_file.flush()
+
+    def on_train_end(self, logs=None):
+        if self.csv_file and not self.csv_file.closed:
+            self.csv_file.close()
+        self.writer = None
+
+
 class History(Callback):
     """``history[name]`` is the list of per-epoch values of every logged quantity."""
 
@@ -146,4 +288,12 @@ class History(Callback):
             self.history.setdefault(key, []).append(value)
 
 
-__all__ = ["Callback", "EarlyStopping", "History", "LearningRateScheduler", "ModelCheckpoint"]
+__all__ = [
+    "CSVLogger",
+    "Callback",
+    "EarlyStopping",
+    "History",
+    "LearningRateScheduler",
+    "ModelCheckpoint",
+    "ReduceLROnPlateau",
+]

@@ -1,0 +1,61 @@
+"""Keras 3's namespace over rustyml's networks: ``import rustyml.keras as keras``.
+
+Laid out like ``keras`` (``layers``, ``models``, ``optimizers``, ``losses``, ``metrics``,
+``callbacks``, ``utils``, ``activations``, ``saving``, ``Input``, ``Sequential``) over the
+same engines as :mod:`rustyml.neural_network`. A Keras name rustyml does not have yet
+imports as a stand-in whose use raises ``NotImplementedError`` naming it (so a program fails
+where it needs the feature, with a message that says which); ``docs/KERAS.md`` lists what is
+provided and how it differs from Keras.
+"""
+
+from rustyml.keras import (
+    activations,
+    callbacks,
+    layers,
+    losses,
+    metrics,
+    models,
+    optimizers,
+    saving,
+    utils,
+)
+from rustyml.keras._missing import stand_ins, unknown_attribute
+from rustyml.keras.layers import Input
+from rustyml.keras.models import Sequential
+
+globals().update(
+    stand_ins(
+        __name__,
+        [
+            "Model",
+            "datasets",
+            "applications",
+            "ops",
+            "initializers",
+            "regularizers",
+            "constraints",
+            "preprocessing",
+            "mixed_precision",
+            "random",
+            "backend",
+        ],
+        {
+            "Model": "the functional API: use Sequential",
+            "datasets": "no downloads: load the data with NumPy or scikit-learn",
+        },
+    )
+)
+__getattr__ = unknown_attribute(__name__)
+__all__ = [
+    "Input",
+    "Sequential",
+    "activations",
+    "callbacks",
+    "layers",
+    "losses",
+    "metrics",
+    "models",
+    "optimizers",
+    "saving",
+    "utils",
+]

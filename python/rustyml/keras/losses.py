@@ -1,0 +1,40 @@
+"""``keras.losses``."""
+
+from rustyml.keras._missing import stand_ins, unknown_attribute
+from rustyml.neural_network.losses import (
+    BinaryCrossentropy,
+    CategoricalCrossentropy,
+    Loss,
+    MeanAbsoluteError,
+    MeanSquaredError,
+    SparseCategoricalCrossentropy,
+    get,
+)
+
+globals().update(
+    stand_ins(
+        __name__,
+        [
+            "Huber",
+            "KLDivergence",
+            "Hinge",
+            "SquaredHinge",
+            "CategoricalHinge",
+            "CosineSimilarity",
+            "LogCosh",
+            "Poisson",
+            "MeanSquaredLogarithmicError",
+            "MeanAbsolutePercentageError",
+        ],
+    )
+)
+__getattr__ = unknown_attribute(__name__)
+__all__ = [
+    "BinaryCrossentropy",
+    "CategoricalCrossentropy",
+    "Loss",
+    "MeanAbsoluteError",
+    "MeanSquaredError",
+    "SparseCategoricalCrossentropy",
+    "get",
+]

@@ -1,0 +1,10 @@
+"""``keras.saving``: ``load_model`` for rustyml's own files."""
+
+from rustyml.keras._missing import stand_ins, unknown_attribute
+from rustyml.keras.models import load_model
+
+globals().update(
+    stand_ins(__name__, ["save_model", "register_keras_serializable", "get_custom_objects"])
+)
+__getattr__ = unknown_attribute(__name__)
+__all__ = ["load_model"]
