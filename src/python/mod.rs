@@ -16,7 +16,7 @@ mod machine_learning;
 mod math;
 mod metrics;
 mod neural_network;
-mod parallel;
+pub(crate) mod parallel;
 mod tuning;
 mod utils;
 
