@@ -35,7 +35,7 @@ impl PyDBSCAN {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &mut self.inner;
-        py.detach(|| model.fit_checked(&xv).map(|_| ()))
+        crate::python::parallel::detach(py, || model.fit_checked(&xv).map(|_| ()))
             .map_err(to_py_err)
     }
 

@@ -99,7 +99,7 @@ impl PyIsolationForest {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &mut self.inner;
-        py.detach(|| model.fit_checked(&xv).map(|_| ()))
+        crate::python::parallel::detach(py, || model.fit_checked(&xv).map(|_| ()))
             .map_err(to_py_err)
     }
 
@@ -111,10 +111,11 @@ impl PyIsolationForest {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &self.inner;
-        Ok(py
-            .detach(|| model.score_samples_checked(&xv))
-            .map_err(to_py_err)?
-            .into_pyarray(py))
+        Ok(
+            crate::python::parallel::detach(py, || model.score_samples_checked(&xv))
+                .map_err(to_py_err)?
+                .into_pyarray(py),
+        )
     }
 
     fn decision_function<'py>(
@@ -125,10 +126,11 @@ impl PyIsolationForest {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &self.inner;
-        Ok(py
-            .detach(|| model.decision_function_checked(&xv))
-            .map_err(to_py_err)?
-            .into_pyarray(py))
+        Ok(
+            crate::python::parallel::detach(py, || model.decision_function_checked(&xv))
+                .map_err(to_py_err)?
+                .into_pyarray(py),
+        )
     }
 
     fn predict<'py>(
@@ -139,11 +141,12 @@ impl PyIsolationForest {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &self.inner;
-        Ok(py
-            .detach(|| model.predict_checked(&xv))
-            .map_err(to_py_err)?
-            .mapv(i64::from)
-            .into_pyarray(py))
+        Ok(
+            crate::python::parallel::detach(py, || model.predict_checked(&xv))
+                .map_err(to_py_err)?
+                .mapv(i64::from)
+                .into_pyarray(py),
+        )
     }
 
     #[getter]

@@ -59,7 +59,7 @@ impl PyKernelPCA {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &mut self.inner;
-        py.detach(|| model.fit_checked(&xv).map(|_| ()))
+        crate::python::parallel::detach(py, || model.fit_checked(&xv).map(|_| ()))
             .map_err(to_py_err)
     }
 
@@ -71,10 +71,11 @@ impl PyKernelPCA {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &mut self.inner;
-        Ok(py
-            .detach(|| model.fit_transform_checked(&xv))
-            .map_err(to_py_err)?
-            .into_pyarray(py))
+        Ok(
+            crate::python::parallel::detach(py, || model.fit_transform_checked(&xv))
+                .map_err(to_py_err)?
+                .into_pyarray(py),
+        )
     }
 
     fn transform<'py>(
@@ -85,10 +86,11 @@ impl PyKernelPCA {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &self.inner;
-        Ok(py
-            .detach(|| model.transform_checked(&xv))
-            .map_err(to_py_err)?
-            .into_pyarray(py))
+        Ok(
+            crate::python::parallel::detach(py, || model.transform_checked(&xv))
+                .map_err(to_py_err)?
+                .into_pyarray(py),
+        )
     }
 
     #[getter]

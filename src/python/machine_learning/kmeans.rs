@@ -119,7 +119,7 @@ impl PyKMeans {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &mut self.inner;
-        py.detach(|| model.fit_checked(&xv).map(|_| ()))
+        crate::python::parallel::detach(py, || model.fit_checked(&xv).map(|_| ()))
             .map_err(to_py_err)
     }
 
@@ -131,8 +131,7 @@ impl PyKMeans {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &self.inner;
-        let labels = py
-            .detach(|| model.predict_checked(&xv))
+        let labels = crate::python::parallel::detach(py, || model.predict_checked(&xv))
             .map_err(to_py_err)?;
         Ok(labels.mapv(|l| l as i32).into_pyarray(py))
     }
@@ -145,8 +144,7 @@ impl PyKMeans {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &self.inner;
-        Ok(py
-            .detach(|| model.transform(&xv))
+        Ok(crate::python::parallel::detach(py, || model.transform(&xv))
             .map_err(to_py_err)?
             .into_pyarray(py))
     }
@@ -155,7 +153,7 @@ impl PyKMeans {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &self.inner;
-        py.detach(|| model.score(&xv)).map_err(to_py_err)
+        crate::python::parallel::detach(py, || model.score(&xv)).map_err(to_py_err)
     }
 
     #[getter]

@@ -92,8 +92,7 @@ impl PyKNN {
         let y = f64_array::<Ix1>(y, "y")?;
         let (xv, yv) = (x.view(), y.view());
         let model = &mut self.inner;
-        py.detach(|| model.fit(&xv, &yv).map(|_| ()))
-            .map_err(to_py_err)
+        crate::python::parallel::detach(py, || model.fit(&xv, &yv).map(|_| ())).map_err(to_py_err)
     }
 
     fn predict<'py>(
@@ -104,8 +103,7 @@ impl PyKNN {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &self.inner;
-        Ok(py
-            .detach(|| model.predict(&xv))
+        Ok(crate::python::parallel::detach(py, || model.predict(&xv))
             .map_err(to_py_err)?
             .into_pyarray(py))
     }
@@ -118,10 +116,11 @@ impl PyKNN {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &self.inner;
-        Ok(py
-            .detach(|| model.predict_proba(&xv))
-            .map_err(to_py_err)?
-            .into_pyarray(py))
+        Ok(
+            crate::python::parallel::detach(py, || model.predict_proba(&xv))
+                .map_err(to_py_err)?
+                .into_pyarray(py),
+        )
     }
 
     /// `(distances, indices)` of the nearest training samples; `X=None` queries the training
@@ -139,9 +138,9 @@ impl PyKNN {
             Some(x) => {
                 let x = f64_array::<Ix2>(x, "X")?;
                 let xv = x.view();
-                py.detach(|| model.kneighbors(&xv, k))
+                crate::python::parallel::detach(py, || model.kneighbors(&xv, k))
             }
-            None => py.detach(|| model.kneighbors_of_training(k)),
+            None => crate::python::parallel::detach(py, || model.kneighbors_of_training(k)),
         }
         .map_err(to_py_err)?;
         Ok((

@@ -50,7 +50,7 @@ impl PyLDA {
         let y = f64_array::<Ix1>(y, "y")?;
         let (xv, yv) = (x.view(), y.view());
         let model = &mut self.inner;
-        py.detach(|| model.fit_labels(xv, yv)).map_err(to_py_err)
+        crate::python::parallel::detach(py, || model.fit_labels(xv, yv)).map_err(to_py_err)
     }
 
     fn predict<'py>(
@@ -61,10 +61,11 @@ impl PyLDA {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &self.inner;
-        Ok(py
-            .detach(|| model.predict_labels(xv))
-            .map_err(to_py_err)?
-            .into_pyarray(py))
+        Ok(
+            crate::python::parallel::detach(py, || model.predict_labels(xv))
+                .map_err(to_py_err)?
+                .into_pyarray(py),
+        )
     }
 
     fn predict_proba<'py>(
@@ -75,10 +76,11 @@ impl PyLDA {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &self.inner;
-        Ok(py
-            .detach(|| model.class_probabilities(xv))
-            .map_err(to_py_err)?
-            .into_pyarray(py))
+        Ok(
+            crate::python::parallel::detach(py, || model.class_probabilities(xv))
+                .map_err(to_py_err)?
+                .into_pyarray(py),
+        )
     }
 
     fn decision_function<'py>(
@@ -89,10 +91,11 @@ impl PyLDA {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &self.inner;
-        Ok(py
-            .detach(|| model.decision_scores(xv))
-            .map_err(to_py_err)?
-            .into_pyarray(py))
+        Ok(
+            crate::python::parallel::detach(py, || model.decision_scores(xv))
+                .map_err(to_py_err)?
+                .into_pyarray(py),
+        )
     }
 
     fn transform<'py>(
@@ -103,8 +106,7 @@ impl PyLDA {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &self.inner;
-        Ok(py
-            .detach(|| model.transform(&xv))
+        Ok(crate::python::parallel::detach(py, || model.transform(&xv))
             .map_err(to_py_err)?
             .into_pyarray(py))
     }

@@ -76,7 +76,7 @@ impl PyLinearRegression {
         let (xv, yv) = (x.view(), y.view());
         let model = &mut self.inner;
         let alpha = self.alpha;
-        py.detach(|| {
+        crate::python::parallel::detach(py, || {
             // scikit-learn's checks and messages first; the model's own then never fire.
             if !(alpha.is_finite() && alpha >= 0.0) {
                 return Err(crate::RustymlError::invalid(format!(
@@ -99,15 +99,14 @@ impl PyLinearRegression {
         let xv = x.view();
         let model = &self.inner;
         let width = model.get_coefficients().map_or(0, |c| c.len());
-        Ok(py
-            .detach(|| {
-                if model.get_coefficients().is_some() {
-                    check_n_features(&xv, width, "LinearRegression")?;
-                }
-                model.predict(&xv)
-            })
-            .map_err(to_py_err)?
-            .into_pyarray(py))
+        Ok(crate::python::parallel::detach(py, || {
+            if model.get_coefficients().is_some() {
+                check_n_features(&xv, width, "LinearRegression")?;
+            }
+            model.predict(&xv)
+        })
+        .map_err(to_py_err)?
+        .into_pyarray(py))
     }
 
     #[getter]

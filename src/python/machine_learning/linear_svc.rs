@@ -46,8 +46,7 @@ impl PyLinearSVC {
         let y = f64_array::<Ix1>(y, "y")?;
         let (xv, yv) = (x.view(), y.view());
         let model = &mut self.inner;
-        py.detach(|| model.fit(&xv, &yv).map(|_| ()))
-            .map_err(to_py_err)
+        crate::python::parallel::detach(py, || model.fit(&xv, &yv).map(|_| ())).map_err(to_py_err)
     }
 
     fn predict<'py>(
@@ -58,8 +57,7 @@ impl PyLinearSVC {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &self.inner;
-        Ok(py
-            .detach(|| model.predict(&xv))
+        Ok(crate::python::parallel::detach(py, || model.predict(&xv))
             .map_err(to_py_err)?
             .into_pyarray(py))
     }
@@ -72,10 +70,11 @@ impl PyLinearSVC {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &self.inner;
-        Ok(py
-            .detach(|| model.decision_scores(xv))
-            .map_err(to_py_err)?
-            .into_pyarray(py))
+        Ok(
+            crate::python::parallel::detach(py, || model.decision_scores(xv))
+                .map_err(to_py_err)?
+                .into_pyarray(py),
+        )
     }
 
     #[getter]

@@ -72,8 +72,7 @@ impl PyLogisticRegression {
         let y = f64_array::<Ix1>(y, "y")?;
         let (xv, yv) = (x.view(), y.view());
         let model = &mut self.inner;
-        py.detach(|| model.fit(&xv, &yv).map(|_| ()))
-            .map_err(to_py_err)
+        crate::python::parallel::detach(py, || model.fit(&xv, &yv).map(|_| ())).map_err(to_py_err)
     }
 
     fn predict<'py>(
@@ -84,8 +83,7 @@ impl PyLogisticRegression {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &self.inner;
-        Ok(py
-            .detach(|| model.predict(&xv))
+        Ok(crate::python::parallel::detach(py, || model.predict(&xv))
             .map_err(to_py_err)?
             .into_pyarray(py))
     }
@@ -98,10 +96,11 @@ impl PyLogisticRegression {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &self.inner;
-        Ok(py
-            .detach(|| model.class_probabilities(&xv))
-            .map_err(to_py_err)?
-            .into_pyarray(py))
+        Ok(
+            crate::python::parallel::detach(py, || model.class_probabilities(&xv))
+                .map_err(to_py_err)?
+                .into_pyarray(py),
+        )
     }
 
     fn decision_function<'py>(
@@ -112,10 +111,11 @@ impl PyLogisticRegression {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &self.inner;
-        Ok(py
-            .detach(|| model.decision_function(&xv))
-            .map_err(to_py_err)?
-            .into_pyarray(py))
+        Ok(
+            crate::python::parallel::detach(py, || model.decision_function(&xv))
+                .map_err(to_py_err)?
+                .into_pyarray(py),
+        )
     }
 
     #[getter]

@@ -46,7 +46,7 @@ impl PyMeanShift {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &mut self.inner;
-        py.detach(|| model.fit_checked(&xv).map(|_| ()))
+        crate::python::parallel::detach(py, || model.fit_checked(&xv).map(|_| ()))
             .map_err(to_py_err)
     }
 
@@ -58,10 +58,11 @@ impl PyMeanShift {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &self.inner;
-        Ok(py
-            .detach(|| model.predict_checked(&xv))
-            .map_err(to_py_err)?
-            .into_pyarray(py))
+        Ok(
+            crate::python::parallel::detach(py, || model.predict_checked(&xv))
+                .map_err(to_py_err)?
+                .into_pyarray(py),
+        )
     }
 
     #[getter]
@@ -112,6 +113,6 @@ pub(crate) fn estimate_bandwidth(
 ) -> PyResult<f64> {
     let x = f64_array::<Ix2>(x, "X")?;
     let xv = x.view();
-    py.detach(|| meanshift::estimate_bandwidth_all(&xv, quantile))
+    crate::python::parallel::detach(py, || meanshift::estimate_bandwidth_all(&xv, quantile))
         .map_err(to_py_err)
 }

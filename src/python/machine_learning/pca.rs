@@ -62,7 +62,7 @@ impl PyPCA {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &mut self.inner;
-        py.detach(|| model.fit_checked(&xv).map(|_| ()))
+        crate::python::parallel::detach(py, || model.fit_checked(&xv).map(|_| ()))
             .map_err(to_py_err)
     }
 
@@ -74,10 +74,11 @@ impl PyPCA {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &mut self.inner;
-        Ok(py
-            .detach(|| model.fit_transform_checked(&xv))
-            .map_err(to_py_err)?
-            .into_pyarray(py))
+        Ok(
+            crate::python::parallel::detach(py, || model.fit_transform_checked(&xv))
+                .map_err(to_py_err)?
+                .into_pyarray(py),
+        )
     }
 
     fn transform<'py>(
@@ -88,10 +89,11 @@ impl PyPCA {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &self.inner;
-        Ok(py
-            .detach(|| model.transform_checked(&xv))
-            .map_err(to_py_err)?
-            .into_pyarray(py))
+        Ok(
+            crate::python::parallel::detach(py, || model.transform_checked(&xv))
+                .map_err(to_py_err)?
+                .into_pyarray(py),
+        )
     }
 
     fn inverse_transform<'py>(
@@ -102,10 +104,11 @@ impl PyPCA {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &self.inner;
-        Ok(py
-            .detach(|| model.inverse_transform_checked(&xv))
-            .map_err(to_py_err)?
-            .into_pyarray(py))
+        Ok(
+            crate::python::parallel::detach(py, || model.inverse_transform_checked(&xv))
+                .map_err(to_py_err)?
+                .into_pyarray(py),
+        )
     }
 
     #[getter]

@@ -118,7 +118,7 @@ impl PyTSNE {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &mut self.inner;
-        py.detach(|| model.fit(&xv).map(|_| ())).map_err(to_py_err)
+        crate::python::parallel::detach(py, || model.fit(&xv).map(|_| ())).map_err(to_py_err)
     }
 
     fn fit_transform<'py>(
@@ -129,10 +129,11 @@ impl PyTSNE {
         let x = f64_array::<Ix2>(x, "X")?;
         let xv = x.view();
         let model = &mut self.inner;
-        Ok(py
-            .detach(|| model.fit_transform_checked(&xv))
-            .map_err(to_py_err)?
-            .into_pyarray(py))
+        Ok(
+            crate::python::parallel::detach(py, || model.fit_transform_checked(&xv))
+                .map_err(to_py_err)?
+                .into_pyarray(py),
+        )
     }
 
     #[getter]

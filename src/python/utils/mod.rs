@@ -27,13 +27,18 @@ pub(crate) fn lock<M>(model: &Mutex<M>) -> MutexGuard<'_, M> {
 /// Run `f` on the model with the GIL released and the lock taken inside, so concurrent calls
 /// from several Python threads queue on the lock instead of failing (a `&mut self` pyclass
 /// method raises "Already mutably borrowed"), and no thread waits for the lock while holding
-/// the GIL.
+/// the GIL. The lock is taken before the call moves into the worker pool
+/// (`crate::parallel::install`), so no pool thread ever waits for it.
 pub(crate) fn with_model<M: Send, R: Send>(
     py: Python<'_>,
     model: &Mutex<M>,
     f: impl FnOnce(&mut M) -> R + Send,
 ) -> R {
-    py.detach(|| f(&mut lock(model)))
+    py.detach(|| {
+        let mut guard = lock(model);
+        let model: &mut M = &mut guard;
+        crate::parallel::install(|| f(model))
+    })
 }
 
 /// Run a fit of `model` on a 2-D float array.
