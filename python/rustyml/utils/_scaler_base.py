@@ -19,6 +19,7 @@ class TransformerBase(BaseEstimator):
     """``fit`` returns ``self``; ``fit_transform`` fits and transforms in one native pass."""
 
     _native_params = ()
+    _feature_names_out = "one-to-one"
 
     def _new_native(self):
         return self._build_native(**{k: getattr(self, k) for k in self._native_params})
