@@ -201,17 +201,40 @@ def _data_method(method, name):
     first_call_only = name == "partial_fit"
     wraps_output = name in _OUTPUT
 
+    def failed(self, exc, X, args, kwargs):
+        y = args[0] if args else kwargs.get("y")
+        better = non_finite_error(X, "X", self, exc)
+        if better is None and y is not None:
+            better = non_finite_error(y, "y", self, exc)
+        return better
+
     @functools.wraps(method)
     def call(self, *args, **kwargs):
-        busy = _active.__dict__.setdefault("ids", set())
-        key = id(self)
-        if key in busy:
-            return method(self, *args, **kwargs)
         if args:
             X, args = args[0], args[1:]
         else:
             X = kwargs.pop("X", None)
         if X is None:
+            return method(self, X, *args, **kwargs)
+        if (
+            type(X) is np.ndarray
+            and not fitting
+            and not wraps_output
+            and "feature_names_in_" not in self.__dict__
+        ):
+            # the common small call: nothing to compare or wrap, so no bookkeeping
+            try:
+                return method(self, X, *args, **kwargs)
+            except InvalidParameterError:
+                raise
+            except ValueError as exc:
+                better = failed(self, exc, X, args, kwargs)
+                if better is not None:
+                    raise better from exc
+                raise
+        busy = _active.__dict__.setdefault("ids", set())
+        key = id(self)
+        if key in busy:
             return method(self, X, *args, **kwargs)
         names = feature_names(X)
         reset = fitting and not (first_call_only and "n_features_in_" in self.__dict__)
@@ -224,10 +247,7 @@ def _data_method(method, name):
         except InvalidParameterError:
             raise
         except ValueError as exc:
-            y = args[0] if args else kwargs.get("y")
-            better = non_finite_error(X, "X", self, exc)
-            if better is None and y is not None:
-                better = non_finite_error(y, "y", self, exc)
+            better = failed(self, exc, X, args, kwargs)
             if better is not None:
                 raise better from exc
             raise

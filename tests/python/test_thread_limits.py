@@ -149,7 +149,9 @@ def _worker_view():
     )
 
 
-def test_loky_workers_with_one_inner_thread_do_not_oversubscribe():
+def test_loky_workers_with_one_inner_thread_do_not_oversubscribe(monkeypatch):
+    # a RAYON_NUM_THREADS of the calling process would outrank what joblib sets
+    monkeypatch.delenv("RAYON_NUM_THREADS", raising=False)
     joblib = pytest.importorskip("joblib")
     cloudpickle = pytest.importorskip("cloudpickle")  # joblib's pickler for functions
 
@@ -164,7 +166,8 @@ def test_loky_workers_with_one_inner_thread_do_not_oversubscribe():
     assert views == [(1, "OMP_NUM_THREADS", 1)] * 2
 
 
-def test_dask_workers_do_not_oversubscribe():
+def test_dask_workers_do_not_oversubscribe(monkeypatch):
+    monkeypatch.delenv("RAYON_NUM_THREADS", raising=False)
     distributed = pytest.importorskip("distributed")
     cluster = distributed.LocalCluster(
         n_workers=2,
