@@ -168,11 +168,12 @@ impl Gate {
     /// Whether a kernel with this much estimated work should fork onto rayon.
     ///
     /// `work >= threshold`, except that a threshold of `usize::MAX` never forks, so
-    /// "force serial" holds even for a saturated work estimate.
+    /// "force serial" holds even for a saturated work estimate. With one worker requested
+    /// (`parallel::set_num_threads(1)`, or a host asking for one) nothing forks.
     #[inline]
     pub fn allows_parallel(&self, work: usize) -> bool {
         let threshold = self.get();
-        threshold != usize::MAX && work >= threshold
+        threshold != usize::MAX && work >= threshold && !crate::parallel::serial_only()
     }
 
     /// For size-cap knobs (`cache_resident_max_bytes`): whether `size` is within the cap.

@@ -6,6 +6,7 @@
 pub mod error;
 pub mod gate;
 mod isa;
+pub mod parallel;
 pub mod persistence;
 pub mod prelude;
 #[cfg(any(

@@ -6,12 +6,23 @@ A wrapper stores its hyper-parameters as plain attributes (so ``sklearn.base.clo
 encoding; ``save``/``load`` write the same to a file.
 """
 
+import functools
 import inspect
 import math
 import numbers
 import pickle
+import sys
+import threading
 import types
 
+import numpy as np
+
+from rustyml._validation import (
+    check_feature_names,
+    feature_names,
+    frame_values,
+    non_finite_error,
+)
 from rustyml.exceptions import InvalidParameterError, NotFittedError
 
 
@@ -112,6 +123,174 @@ def available_if(check, reason):
     return lambda method: _AvailableIf(check, method, reason)
 
 
+# -- data methods: feature names, missing values, pandas output ------------------------------
+#
+# Every estimator method that takes ``X`` first is wrapped once, when its class is created
+# (``BaseEstimator.__init_subclass__``), so the per-estimator wrappers need no code of their own
+# for scikit-learn's DataFrame conventions:
+#
+# * methods that (re)fit record ``feature_names_in_`` after they succeed (a DataFrame with
+#   string column names) or drop a stale one; ``partial_fit`` only on its first call;
+# * the others compare a DataFrame's columns with those names first (reordered or missing
+#   columns are a ValueError, names on one side only a UserWarning);
+# * a native call that fails on input holding NaN or infinity reports it in scikit-learn's
+#   words ("Input X contains NaN."); the check runs only after a failure, so it costs nothing;
+# * ``transform`` / ``fit_transform`` return a DataFrame under ``set_output(transform="pandas")``
+#   (or scikit-learn's global ``transform_output="pandas"``).
+#
+# A method calling another wrapped method of the same estimator (``fit_transform`` calling
+# ``fit``) runs the inner one unwrapped: only the outermost call checks and wraps.
+
+_FITTING = frozenset({"fit", "fit_transform", "fit_predict", "partial_fit"})
+_CHECKING = frozenset(
+    {
+        "predict",
+        "predict_proba",
+        "predict_log_proba",
+        "decision_function",
+        "transform",
+        "score",
+        "score_samples",
+        "kneighbors",
+    }
+)
+_OUTPUT = frozenset({"transform", "fit_transform"})
+_active = threading.local()
+
+
+def _takes_X(method):
+    try:
+        params = list(inspect.signature(method).parameters)
+    except (TypeError, ValueError):
+        return False
+    return len(params) >= 2 and params[1] == "X"
+
+
+def _output_config(estimator):
+    """``"pandas"`` or ``"default"``: the estimator's ``set_output`` choice, else
+    scikit-learn's global ``transform_output`` when scikit-learn is in use."""
+    chosen = estimator.__dict__.get("_sklearn_output_config", {}).get("transform")
+    if chosen is not None:
+        return chosen
+    sklearn = sys.modules.get("sklearn")
+    if sklearn is not None:
+        try:
+            return sklearn.get_config().get("transform_output", "default")
+        except Exception:  # noqa: BLE001 - a partial or foreign sklearn: no global choice
+            return "default"
+    return "default"
+
+
+def _as_frame(estimator, out, original):
+    import pandas as pd
+
+    try:
+        columns = estimator.get_feature_names_out()
+    except Exception:  # noqa: BLE001 - scikit-learn also falls back to positional columns
+        columns = None
+    index = original.index if isinstance(original, pd.DataFrame) else None
+    if isinstance(out, pd.DataFrame):
+        if columns is not None:
+            out.columns = columns
+        return out
+    return pd.DataFrame(out, index=index, columns=columns, copy=False)
+
+
+def _data_method(method, name):
+    fitting = name in _FITTING
+    first_call_only = name == "partial_fit"
+    wraps_output = name in _OUTPUT
+
+    def failed(self, exc, X, args, kwargs):
+        y = args[0] if args else kwargs.get("y")
+        better = non_finite_error(X, "X", self, exc)
+        if better is None and y is not None:
+            better = non_finite_error(y, "y", self, exc)
+        return better
+
+    @functools.wraps(method)
+    def call(self, *args, **kwargs):
+        if args:
+            X, args = args[0], args[1:]
+        else:
+            X = kwargs.pop("X", None)
+        if X is None:
+            return method(self, X, *args, **kwargs)
+        if (
+            type(X) is np.ndarray
+            and not fitting
+            and not wraps_output
+            and "feature_names_in_" not in self.__dict__
+        ):
+            # the common small call: nothing to compare or wrap, so no bookkeeping
+            try:
+                return method(self, X, *args, **kwargs)
+            except InvalidParameterError:
+                raise
+            except ValueError as exc:
+                better = failed(self, exc, X, args, kwargs)
+                if better is not None:
+                    raise better from exc
+                raise
+        busy = _active.__dict__.setdefault("ids", set())
+        key = id(self)
+        if key in busy:
+            return method(self, X, *args, **kwargs)
+        names = feature_names(X)
+        reset = fitting and not (first_call_only and "n_features_in_" in self.__dict__)
+        if not reset:
+            check_feature_names(self, names)
+        original, X = X, frame_values(X)
+        busy.add(key)
+        try:
+            out = method(self, X, *args, **kwargs)
+        except InvalidParameterError:
+            raise
+        except ValueError as exc:
+            better = failed(self, exc, X, args, kwargs)
+            if better is not None:
+                raise better from exc
+            raise
+        finally:
+            busy.discard(key)
+        if reset:
+            if names is not None:
+                self.feature_names_in_ = names
+            else:
+                self.__dict__.pop("feature_names_in_", None)
+        if wraps_output and _output_config(self) == "pandas":
+            out = _as_frame(self, out, original)
+        return out
+
+    call._rustyml_data_method = True
+    return call
+
+
+def _wrap_data_methods(cls):
+    """Wrap the ``X``-taking methods ``cls`` defines itself or takes from a mixin that is no
+    estimator (an estimator base class wrapped its own already; see the comment above)."""
+    for name in _FITTING | _CHECKING:
+        owner = next((k for k in cls.__mro__ if name in k.__dict__), None)
+        if owner is None or (owner is not cls and issubclass(owner, BaseEstimator)):
+            continue
+        method = owner.__dict__[name]
+        if isinstance(method, _AvailableIf):
+            inner = method.method
+            if _takes_X(inner) and not getattr(inner, "_rustyml_data_method", False):
+                method.method = _data_method(inner, name)
+        elif (
+            callable(method)
+            and not getattr(method, "_rustyml_data_method", False)
+            and _takes_X(method)
+        ):
+            setattr(cls, name, _data_method(method, name))
+
+
+def _is_transformer(estimator):
+    cls = type(estimator)
+    return any(_takes_X(getattr(cls, m, None)) for m in ("transform", "fit_transform"))
+
+
 class BaseEstimator:
     """get_params / set_params / repr / pickle / save / load for rustyml estimators."""
 
@@ -119,6 +298,77 @@ class BaseEstimator:
     _native_class = None
     # hyper-parameter name -> the constraints (any one suffices) checked before every fit
     _param_constraints = types.MappingProxyType({})
+    # output column names of a transformer: "one-to-one" keeps the input's names, "prefix"
+    # numbers the outputs after the class (scikit-learn's two conventions)
+    _feature_names_out = "prefix"
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _wrap_data_methods(cls)
+
+    # -- feature names and pandas output (transformers only) ------------------------------
+    def _names_in(self, input_features, generate):
+        fitted = self.__dict__.get("feature_names_in_")
+        n_in = self.__dict__.get("n_features_in_")
+        if input_features is not None:
+            input_features = np.asarray(input_features, dtype=object)
+            if fitted is not None and not np.array_equal(fitted, input_features):
+                raise ValueError("input_features is not equal to feature_names_in_")
+            if n_in is not None and len(input_features) != n_in:
+                raise ValueError(
+                    f"input_features should have length equal to number of features ({n_in}), "
+                    f"got {len(input_features)}"
+                )
+            return input_features
+        if fitted is not None:
+            return fitted
+        if generate:
+            return np.asarray([f"x{i}" for i in range(n_in)], dtype=object)
+        return None
+
+    @property
+    def _n_features_out(self):
+        """Output width of a "prefix" transformer, read from its fitted state."""
+        for attr, axis in (
+            ("cluster_centers_", 0),
+            ("embedding_", 1),
+            ("n_components_", None),
+            ("eigenvalues_", 0),
+            ("explained_variance_ratio_", 0),
+            ("components_", 0),
+        ):
+            value = getattr(self, attr, None)
+            if value is not None:
+                return int(value) if axis is None else np.shape(value)[axis]
+        raise AttributeError(f"{type(self).__name__} does not know its output width")
+
+    @available_if(_is_transformer, "only transformers name their output features")
+    def get_feature_names_out(self, input_features=None):
+        """Names of the output columns: the input's names for transformers that keep each
+        feature (scalers), ``<classname>0, <classname>1, ...`` for those that make new ones
+        (PCA: ``pca0, pca1, ...``). ``input_features`` must match ``feature_names_in_``."""
+        self._check_fitted()
+        if self._feature_names_out == "one-to-one":
+            return self._names_in(input_features, generate=True)
+        self._names_in(input_features, generate=False)
+        prefix = type(self).__name__.lower()
+        return np.asarray([f"{prefix}{i}" for i in range(self._n_features_out)], dtype=object)
+
+    @available_if(_is_transformer, "only transformers have an output container")
+    def set_output(self, *, transform=None):
+        """Choose what ``transform`` and ``fit_transform`` return: ``"pandas"`` a DataFrame
+        (columns from ``get_feature_names_out``, the input's index), ``"default"`` a NumPy
+        array, ``None`` leaves the choice unchanged. Returns ``self``."""
+        if transform is None:
+            return self
+        if transform not in ("default", "pandas"):
+            raise ValueError(
+                f"output config must be 'default', 'pandas' or None, got {transform!r}"
+            )
+        if transform == "pandas":
+            import pandas  # noqa: F401 - refuse now, not at the first transform
+        self._sklearn_output_config = {"transform": transform}
+        return self
 
     @classmethod
     def _param_names(cls):

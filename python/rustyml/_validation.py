@@ -129,3 +129,119 @@ def column_or_1d(y, estimator, name="y"):
 def target_array(y, estimator):
     """A regressor's ``y``: 1-D float64 (see :func:`column_or_1d`)."""
     return as_float_array(column_or_1d(y, estimator), "y", 1)
+
+
+# -- feature names (scikit-learn's ``feature_names_in_`` convention) -------------------------
+
+
+def feature_names(X):
+    """The column names of a DataFrame-like ``X`` as an object array, or ``None`` when ``X``
+    has no columns or none of its column names is a string (such names are positions, not
+    names). Mixed string and non-string names are a ``TypeError``, as in scikit-learn."""
+    if isinstance(X, np.ndarray):
+        return None
+    columns = getattr(X, "columns", None)
+    if columns is None or not hasattr(X, "shape"):
+        return None
+    names = np.asarray(list(columns), dtype=object)
+    if names.ndim != 1 or len(names) == 0:
+        return None
+    strings = sum(isinstance(n, str) for n in names)
+    if strings == len(names):
+        return names
+    if strings == 0:
+        return None
+    kinds = sorted({type(n).__name__ for n in names})
+    raise TypeError(
+        "Feature names are only supported if all input features have string names, but your "
+        f"input has {kinds} as feature name / column name types. If you want feature names to "
+        "be stored and validated, you must convert them all to strings, by using "
+        "X.columns = X.columns.astype(str) for example. Otherwise you can remove feature / "
+        "column names from your input data, or convert them all to a non-string data type."
+    )
+
+
+def _listed(names, limit=5):
+    shown = [f"- {n}" for n in names[:limit]]
+    if len(names) > limit:
+        shown.append("- ...")
+    return "".join(line + "\n" for line in shown)
+
+
+def check_feature_names(estimator, names, *, stacklevel=3):
+    """Compare the column names of a later ``X`` (``names``, from :func:`feature_names`) with
+    those seen by ``fit``: different or reordered names are a ``ValueError`` (the columns would
+    be read as other features); names on one side only are a ``UserWarning``."""
+    fitted = estimator.__dict__.get("feature_names_in_")
+    if fitted is None and names is None:
+        return
+    cls = type(estimator).__name__
+    if fitted is None:
+        if "n_features_in_" in estimator.__dict__:
+            warnings.warn(
+                f"X has feature names, but {cls} was fitted without feature names",
+                UserWarning,
+                stacklevel=stacklevel,
+            )
+        return
+    if names is None:
+        warnings.warn(
+            f"X does not have valid feature names, but {cls} was fitted with feature names",
+            UserWarning,
+            stacklevel=stacklevel,
+        )
+        return
+    if len(fitted) == len(names) and all(a == b for a, b in zip(fitted, names)):
+        return
+    seen = set(fitted)
+    given = set(names)
+    unseen = [n for n in names if n not in seen]
+    missing = [n for n in fitted if n not in given]
+    message = "The feature names should match those that were passed during fit.\n"
+    if unseen:
+        message += "Feature names unseen at fit time:\n" + _listed(unseen)
+    if missing:
+        message += "Feature names seen at fit time, yet now missing:\n" + _listed(missing)
+    if not unseen and not missing:
+        message += "Feature names must be in the same order as they were in fit.\n"
+    raise ValueError(message)
+
+
+def frame_values(X):
+    """A DataFrame with pandas' nullable (extension) dtypes as a float64 array with NaN for
+    missing values, so the missing-value check names NaN; other inputs unchanged."""
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is None or isinstance(X, np.ndarray) or not hasattr(X, "to_numpy"):
+        return X
+    try:
+        if all(isinstance(d, np.dtype) for d in dtypes):
+            return X
+        return X.to_numpy(dtype=np.float64, na_value=np.nan)
+    except (TypeError, ValueError):
+        return X
+
+
+def non_finite_error(value, name, estimator, native=None):
+    """A ``ValueError`` in scikit-learn's words when ``value`` holds NaN or infinity, else
+    ``None``; ``native`` (the native call's error, which says where) is quoted. Only called
+    after a native call failed, so a successful call never pays the extra pass over the
+    data."""
+    try:
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "fc":
+            arr = arr.astype(np.float64)
+    except (TypeError, ValueError):
+        return None
+    cls = type(estimator).__name__
+    where = "" if native is None else f" (native check: {native})"
+    if np.isnan(arr).any():
+        return ValueError(
+            f"Input {name} contains NaN. {cls} does not accept missing values encoded as NaN: "
+            "impute them (for example with sklearn.impute.SimpleImputer) or drop the samples "
+            f"that hold them{where}."
+        )
+    if np.isinf(arr).any():
+        return ValueError(
+            f"Input {name} contains infinity or a value too large for dtype('float64'){where}."
+        )
+    return None

@@ -65,7 +65,7 @@ pub fn dot_par<T: GemmScalar>(
     check_inner(a.dim(), b.dim())?;
     let mut c = Array2::from_elem((a.nrows(), b.ncols()), T::ZERO);
     if a.ncols() > 0 && !c.is_empty() {
-        gemmkit_ndarray::gemm(T::ONE, &a, &b, T::ZERO, &mut c, par);
+        gemmkit_ndarray::gemm(T::ONE, &a, &b, T::ZERO, &mut c, capped(par));
     }
     Ok(c)
 }
@@ -81,7 +81,7 @@ pub fn dot_acc_into<T: GemmScalar>(
 ) -> Result<()> {
     check_into(a.dim(), b.dim(), out.dim())?;
     if a.ncols() > 0 && !out.is_empty() {
-        gemmkit_ndarray::gemm(T::ONE, &a, &b, T::ONE, &mut out, par);
+        gemmkit_ndarray::gemm(T::ONE, &a, &b, T::ONE, &mut out, capped(par));
     }
     Ok(())
 }
@@ -167,7 +167,7 @@ where
         &mut out,
         bias_slice.as_deref().map(Bias::PerCol),
         None,
-        par,
+        capped(par),
     );
     match act {
         None => {}
@@ -306,12 +306,16 @@ where
         if a.ncols() == 0 {
             out.fill(T::ZERO);
         } else if !out.is_empty() {
-            gemmkit_ndarray::gemm(T::ONE, &block, &b, T::ZERO, &mut out, par);
+            gemmkit_ndarray::gemm(T::ONE, &block, &b, T::ZERO, &mut out, capped(par));
         }
         consume(start, out);
     };
     let b_bytes = b.len().saturating_mul(std::mem::size_of::<T>());
-    if chunks.len() > 1 && CACHE_RESIDENT_MAX_BYTES.admits(b_bytes) && !in_rayon_worker() {
+    if chunks.len() > 1
+        && CACHE_RESIDENT_MAX_BYTES.admits(b_bytes)
+        && !in_rayon_worker()
+        && !crate::parallel::serial_only()
+    {
         chunks
             .into_par_iter()
             .for_each_init(new_buffer, |buffer, s| {
@@ -330,9 +334,23 @@ where
 }
 
 /// Whether the caller already runs inside a rayon parallel region: products started there ask
-/// gemmkit for [`Parallelism::Serial`] so work does not fork twice.
+/// gemmkit for [`Parallelism::Serial`] so work does not fork twice. The top of a call that
+/// [`crate::parallel::install`] moved onto a pool's thread is not inside a region yet.
 pub fn in_rayon_worker() -> bool {
-    rayon::current_thread_index().is_some()
+    rayon::current_thread_index().is_some() && !crate::parallel::at_entry_root()
+}
+
+/// `par` within the worker count set in [`crate::parallel`]: gemmkit sizes its own pools from
+/// the core count, so below it the request becomes an explicit cap (one worker: serial).
+/// gemmkit's blocking does not depend on its worker count, so the cap never changes a bit.
+#[inline]
+pub fn capped(par: Parallelism) -> Parallelism {
+    match (par, crate::parallel::product_width_cap()) {
+        (Parallelism::Serial, _) | (_, None) => par,
+        (_, Some(1)) => Parallelism::Serial,
+        (Parallelism::Rayon(0), Some(n)) => Parallelism::Rayon(n),
+        (Parallelism::Rayon(req), Some(n)) => Parallelism::Rayon(req.min(n)),
+    }
 }
 
 /// The parallelism a product should request from where it is called.
@@ -340,7 +358,7 @@ pub fn nested_parallelism() -> Parallelism {
     if in_rayon_worker() {
         Parallelism::Serial
     } else {
-        Parallelism::default()
+        capped(Parallelism::default())
     }
 }
 

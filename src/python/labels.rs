@@ -95,7 +95,7 @@ pub(crate) fn maybe_detach<R: Send>(
     body: impl FnOnce() -> R + Send,
 ) -> R {
     if len >= DETACH_MIN_LEN {
-        py.detach(body)
+        crate::python::parallel::detach(py, body)
     } else {
         body()
     }

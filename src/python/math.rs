@@ -21,7 +21,7 @@ fn promote<'py, D: ndarray::Dimension>(a: &FloatArray<'py, D>) -> ndarray::Array
 macro_rules! run_product {
     ($py:expr, $work:expr, $body:expr) => {{
         if $work >= GIL_RELEASE_MIN_MNK {
-            $py.detach(|| $body)
+            crate::python::parallel::detach($py, || $body)
         } else {
             $body
         }
@@ -63,7 +63,7 @@ fn dot<'py>(
         }
         _ => {
             let (x, y) = (promote(&a), promote(&b));
-            py.detach(|| matmul::dot_par(x.view(), y.view(), par))
+            crate::python::parallel::detach(py, || matmul::dot_par(x.view(), y.view(), par))
                 .map_err(to_py_err)?
                 .into_pyarray(py)
                 .into_any()
@@ -103,7 +103,7 @@ fn matvec<'py>(
         }
         _ => {
             let (m, v) = (promote(&a), promote(&x));
-            py.detach(|| matmul::matvec(m.view(), v.view(), par))
+            crate::python::parallel::detach(py, || matmul::matvec(m.view(), v.view(), par))
                 .map_err(to_py_err)?
                 .into_pyarray(py)
                 .into_any()
@@ -124,16 +124,16 @@ fn reduce<'py, R: Send>(
     Ok(match view.as_slice() {
         Some(s) => {
             let flat = ndarray::ArrayView1::from(s);
-            py.detach(|| kernel(flat))
+            crate::python::parallel::detach(py, || kernel(flat))
         }
         None if view.ndim() == 1 => {
             let flat = view.into_dimensionality::<Ix1>().expect("1-D");
-            py.detach(|| kernel(flat))
+            crate::python::parallel::detach(py, || kernel(flat))
         }
         None => {
             let owned = ndarray::Array1::from_iter(view.iter().copied());
             debug_assert_eq!(owned.len(), flat_len);
-            py.detach(|| kernel(owned.view()))
+            crate::python::parallel::detach(py, || kernel(owned.view()))
         }
     })
 }
@@ -212,8 +212,7 @@ fn pairwise<'py>(
         a.view(),
         b.as_ref().map(|b| b.view()).unwrap_or_else(|| a.view()),
     );
-    let d = py
-        .detach(|| distance::pairwise(av, bv, metric))
+    let d = crate::python::parallel::detach(py, || distance::pairwise(av, bv, metric))
         .map_err(to_py_err)?;
     Ok(d.into_pyarray(py))
 }
@@ -232,8 +231,7 @@ fn rowwise<'py>(
     let a = f64_array::<Ix2>(a, "a")?;
     let b = f64_array::<Ix2>(b, "b")?;
     let (av, bv) = (a.view(), b.view());
-    let d = py
-        .detach(|| distance::rowwise(av, bv, metric))
+    let d = crate::python::parallel::detach(py, || distance::rowwise(av, bv, metric))
         .map_err(to_py_err)?;
     Ok(d.into_pyarray(py))
 }

@@ -17,7 +17,7 @@ mod math;
 mod metrics;
 mod model;
 mod neural_network;
-mod parallel;
+pub(crate) mod parallel;
 mod params;
 mod tuning;
 mod utils;

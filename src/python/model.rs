@@ -42,14 +42,22 @@ impl<M: Send + Sync> SharedModel<M> {
     }
 
     /// Run `f` on a shared borrow with the GIL released; the lock is taken after the GIL is
-    /// let go, so no thread waits for the lock while holding the GIL.
+    /// let go, so no thread waits for the lock while holding the GIL, and before the call
+    /// enters the worker pool (`crate::parallel`: a pool thread must never wait for a lock).
     pub(crate) fn read<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&M) -> R + Send) -> R {
-        py.detach(|| f(&self.read_guard()))
+        py.detach(|| {
+            let guard = self.read_guard();
+            crate::parallel::install(|| f(&guard))
+        })
     }
 
-    /// Run `f` on the model alone (fit and the like), GIL released.
+    /// Run `f` on the model alone (fit and the like), GIL released; locked as `read` is.
     pub(crate) fn write<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut M) -> R + Send) -> R {
-        py.detach(|| f(&mut self.0.write().unwrap_or_else(PoisonError::into_inner)))
+        py.detach(|| {
+            let mut guard = self.0.write().unwrap_or_else(PoisonError::into_inner);
+            let model: &mut M = &mut guard;
+            crate::parallel::install(|| f(model))
+        })
     }
 
     /// A read call on a 2-D float array `X`.

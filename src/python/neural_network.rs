@@ -233,7 +233,7 @@ impl PySequential {
             let out = {
                 let mut st = self.write(py)?;
                 let model = st.model_mut();
-                py.detach(|| -> PyResult<Tensor> {
+                crate::python::parallel::detach(py, || -> PyResult<Tensor> {
                     let (loss, out) = model
                         .train_rows(xv.view(), yv.view(), idx)
                         .map_err(to_py_err)?;
@@ -289,7 +289,7 @@ impl PySequential {
         let (x, y) = (x.as_array().to_owned(), y.as_array().to_owned());
         let mut st = self.write(py)?;
         let model = st.model_mut();
-        py.detach(|| model.fit_with_batches(&x, &y, epochs, batch_size))
+        crate::python::parallel::detach(py, || model.fit_with_batches(&x, &y, epochs, batch_size))
             .map(|h| h.loss().to_vec())
             .map_err(to_py_err)
     }
@@ -381,7 +381,7 @@ impl PySequential {
                 "the model must be compiled before evaluate",
             ));
         }
-        py.detach(|| {
+        crate::python::parallel::detach(py, || {
             let mut total = 0.0f64;
             for start in (0..n).step_by(batch_size) {
                 let end = (start + batch_size).min(n);
@@ -406,23 +406,22 @@ impl PySequential {
         let xv = x.as_array();
         let n = xv.shape()[0];
         let st = self.read(py)?;
-        let out = py
-            .detach(|| -> RustymlResult<Tensor> {
-                let mut parts = Vec::new();
-                for start in (0..n).step_by(batch_size) {
-                    let end = (start + batch_size).min(n);
-                    // the caller's rows, read in place
-                    let xb = xv.slice_axis(Axis(0), (start..end).into());
-                    parts.push(st.model().predict_view(xb)?);
-                }
-                if parts.len() == 1 {
-                    return Ok(parts.pop().expect("one part"));
-                }
-                let views: Vec<_> = parts.iter().map(|p| p.view()).collect();
-                ndarray::concatenate(Axis(0), &views)
-                    .map_err(|e| Error::computation(format!("joining batch outputs: {e}")))
-            })
-            .map_err(to_py_err)?;
+        let out = crate::python::parallel::detach(py, || -> RustymlResult<Tensor> {
+            let mut parts = Vec::new();
+            for start in (0..n).step_by(batch_size) {
+                let end = (start + batch_size).min(n);
+                // the caller's rows, read in place
+                let xb = xv.slice_axis(Axis(0), (start..end).into());
+                parts.push(st.model().predict_view(xb)?);
+            }
+            if parts.len() == 1 {
+                return Ok(parts.pop().expect("one part"));
+            }
+            let views: Vec<_> = parts.iter().map(|p| p.view()).collect();
+            ndarray::concatenate(Axis(0), &views)
+                .map_err(|e| Error::computation(format!("joining batch outputs: {e}")))
+        })
+        .map_err(to_py_err)?;
         Ok(out.into_pyarray(py))
     }
 

@@ -19,6 +19,7 @@ class TransformerBase(BaseEstimator):
     """``fit`` returns ``self``; ``fit_transform`` fits and transforms in one native pass."""
 
     _native_params: tuple[str, ...] = ()
+    _feature_names_out = "one-to-one"
 
     def _native_kwargs(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self._native_params}

@@ -46,6 +46,6 @@ pub(crate) fn estimate_bandwidth(
 ) -> PyResult<f64> {
     let x = f64_array::<Ix2>(x, "X")?;
     let xv = x.view();
-    py.detach(|| meanshift::estimate_bandwidth_all(&xv, quantile))
+    crate::python::parallel::detach(py, || meanshift::estimate_bandwidth_all(&xv, quantile))
         .map_err(to_py_err)
 }

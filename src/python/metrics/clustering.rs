@@ -90,8 +90,9 @@ fn silhouette_samples<'py>(
     let x = f64_array::<Ix2>(x, "X")?;
     let xv = x.view();
     let y = crate::python::labels::labels(labels, "labels")?;
-    let s = with_labels!(y, |l, T| py
-        .detach(|| clu::silhouette_samples(xv, l, metric)))
+    let s = with_labels!(y, |l, T| crate::python::parallel::detach(py, || {
+        clu::silhouette_samples(xv, l, metric)
+    }))
     .map_err(to_py_err)?;
     Ok(s.into_pyarray(py))
 }
@@ -109,7 +110,10 @@ fn silhouette_score(
     let x = f64_array::<Ix2>(x, "X")?;
     let xv = x.view();
     let y = crate::python::labels::labels(labels, "labels")?;
-    with_labels!(y, |l, T| py.detach(|| clu::silhouette_score(xv, l, metric))).map_err(to_py_err)
+    with_labels!(y, |l, T| crate::python::parallel::detach(py, || {
+        clu::silhouette_score(xv, l, metric)
+    }))
+    .map_err(to_py_err)
 }
 
 #[pyfunction]
