@@ -1,0 +1,78 @@
+"""Per-chunk kernels, run on the worker that holds the chunk (module-level, so they pickle
+by reference), and the fixed-order combination of their results.
+
+Every estimator here reduces a dask array row-chunk by row-chunk: a chunk's partial result
+is computed by rustyml's engines where the chunk lives, and the partials are combined on
+the client in chunk order. The combination order depends only on the chunking, never on
+how many workers there are or in which order they finish, so a fit is bit-identical
+whatever the cluster for a given chunking.
+"""
+
+import numpy as np
+
+from rustyml.math.distance import pairwise
+from rustyml.math.matmul import dot
+from rustyml.math.reduction import sum as native_sum
+
+
+def column_sums(x):
+    """(row count, per-column sums) of one chunk."""
+    x = np.asarray(x, dtype=np.float64)
+    return x.shape[0], np.array([native_sum(np.ascontiguousarray(c)) for c in x.T])
+
+
+def centred_moments(x, mean):
+    """Sum of squared deviations from ``mean`` per column, and their plain sum (the
+    correction term of the two-pass variance)."""
+    dev = np.asarray(x, dtype=np.float64) - mean
+    return (
+        np.array([native_sum(np.ascontiguousarray(c)) for c in dev.T]),
+        np.array([native_sum(np.ascontiguousarray(c * c)) for c in dev.T]),
+    )
+
+
+def centred_gram(x, mean):
+    """``Xc^T Xc`` of one chunk."""
+    xc = np.ascontiguousarray(np.asarray(x, dtype=np.float64) - mean)
+    return dot(xc.T, xc)
+
+
+def centred_cross_products(x, y, x_mean, y_mean):
+    """``Xc^T Xc`` and ``Xc^T yc`` of one chunk."""
+    xc = np.ascontiguousarray(np.asarray(x, dtype=np.float64) - x_mean)
+    yc = np.ascontiguousarray(np.asarray(y, dtype=np.float64).reshape(len(xc), -1) - y_mean)
+    return dot(xc.T, xc), dot(xc.T, yc)
+
+
+def residual_products(x, y, x_mean, y_mean, coef):
+    """``Xc^T (yc - Xc coef)`` of one chunk: the refinement step's right-hand side."""
+    xc = np.ascontiguousarray(np.asarray(x, dtype=np.float64) - x_mean)
+    yc = np.asarray(y, dtype=np.float64).reshape(len(xc), -1) - y_mean
+    residual = np.ascontiguousarray(yc - dot(xc, coef))
+    return dot(xc.T, residual)
+
+
+def lloyd_step(x, centers):
+    """Per-cluster sums and counts, and the inertia, of one chunk's nearest-center
+    assignment."""
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    d2 = pairwise(x, centers, metric="sqeuclidean")
+    labels = np.argmin(d2, axis=1)
+    k = centers.shape[0]
+    counts = np.bincount(labels, minlength=k)
+    sums = np.zeros_like(centers)
+    np.add.at(sums, labels, x)
+    return sums, counts, float(d2[np.arange(len(x)), labels].sum())
+
+
+def nearest_center(x, centers):
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    return np.argmin(pairwise(x, centers, metric="sqeuclidean"), axis=1).astype(np.int32)
+
+
+def ordered_sum(parts):
+    """Sum ``parts`` left to right: the order is the chunk order, so the rounding is."""
+    total = parts[0]
+    for part in parts[1:]:
+        total = total + part
+    return total

@@ -1,0 +1,149 @@
+"""rustyml.dask on a local distributed cluster: the same numbers as an in-memory fit
+(within the rounding of the reduction, derived per test), and the same bits whatever the
+number of workers, for a fixed chunking."""
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+dask = pytest.importorskip("dask")
+distributed = pytest.importorskip("distributed")
+sklearn = pytest.importorskip("sklearn")
+
+from rustyml import dask as rd
+
+EPS = np.finfo(np.float64).eps
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+        worker_class=distributed.Nanny,
+    )
+    with distributed.Client(cluster, timeout="60s") as c:
+        c.wait_for_workers(2, timeout=120)
+        yield c
+    cluster.close(timeout=60)
+
+
+def _data(n=24_000, d=6, chunk=5_000, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)) * np.arange(1, d + 1) + 3.0
+    y = X @ rng.standard_normal(d) + rng.standard_normal(n) + 2.0
+    return X, y, da.from_array(X, chunks=(chunk, d)), da.from_array(y, chunks=chunk)
+
+
+def _fit_everywhere(make, *args):
+    """The same fit on the cluster (two workers) and in this process (one thread)."""
+    on_cluster = make().fit(*args)
+    with dask.config.set(scheduler="synchronous"):
+        here = make().fit(*args)
+    return on_cluster, here
+
+
+def _same_bits(a, b, names):
+    for name in names:
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+
+
+def test_standard_scaler(client):
+    X, _, Xd, _ = _data()
+    from sklearn.preprocessing import StandardScaler
+
+    ours, here = _fit_everywhere(rd.StandardScaler, Xd)
+    _same_bits(ours, here, ["mean_", "var_", "scale_"])
+    stock = StandardScaler().fit(X)
+    # Means: n terms summed in two orders, within n * eps relative of the largest term.
+    np.testing.assert_allclose(ours.mean_, stock.mean_, atol=X.shape[0] * EPS * np.abs(X).max())
+    # Two-pass variances: n * eps relative to the second moment about the mean's rounding.
+    np.testing.assert_allclose(ours.var_, stock.var_, rtol=X.shape[0] * EPS * 10)
+    out = ours.transform(Xd)
+    assert out.chunks == Xd.chunks and out.dtype == np.float64
+    np.testing.assert_allclose(out.compute(), stock.transform(X), atol=1e-9)
+
+
+def test_linear_regression(client):
+    X, y, Xd, yd = _data()
+    from sklearn.linear_model import LinearRegression
+
+    ours, here = _fit_everywhere(rd.LinearRegression, Xd, yd)
+    _same_bits(ours, here, ["coef_", "intercept_"])
+    stock = LinearRegression().fit(X, y)
+    # Least squares solved two ways: each within about d * cond(X) * eps of the solution.
+    cond = stock.singular_[0] / stock.singular_[-1]
+    bound = 10 * X.shape[1] * cond * EPS
+    err = np.linalg.norm(ours.coef_ - stock.coef_) / np.linalg.norm(stock.coef_)
+    assert err <= bound, (err, bound)
+    pred = ours.predict(Xd)
+    assert pred.chunks == yd.chunks
+    np.testing.assert_allclose(pred.compute(), stock.predict(X), rtol=bound, atol=bound)
+
+
+def test_linear_regression_refuses_rank_deficient_data():
+    X, y, _, _ = _data(n=2_000)
+    X[:, 2] = X[:, 0]
+    with dask.config.set(scheduler="synchronous"), pytest.raises(ValueError, match="rank"):
+        rd.LinearRegression().fit(da.from_array(X, chunks=(500, 6)), y)
+
+
+def test_pca(client):
+    X, _, Xd, _ = _data()
+    from sklearn.decomposition import PCA
+
+    ours, here = _fit_everywhere(lambda: rd.PCA(n_components=3), Xd)
+    _same_bits(ours, here, ["components_", "explained_variance_", "mean_"])
+    stock = PCA(n_components=3, svd_solver="covariance_eigh").fit(X)
+    ev = stock.explained_variance_
+    # Eigenvectors of two roundings of one covariance: error ~ n eps |C| / gap.
+    gap = np.min(np.abs(np.diff(np.r_[ev, PCA().fit(X).explained_variance_[3]])))
+    bound = 100 * X.shape[0] * EPS * ev[0] / gap
+    np.testing.assert_allclose(ours.explained_variance_, ev, rtol=bound)
+    np.testing.assert_allclose(ours.components_, stock.components_, atol=bound)
+    out = ours.transform(Xd)
+    assert out.chunks[0] == Xd.chunks[0] and out.shape == (X.shape[0], 3)
+
+
+def test_kmeans(client):
+    from sklearn.cluster import KMeans
+    from sklearn.datasets import make_blobs
+
+    X, _ = make_blobs(30_000, n_features=3, centers=5, random_state=0)
+    Xd = da.from_array(X, chunks=(7_000, 3))
+    init = X[[0, 5000, 10000, 15000, 20000]]
+    ours, here = _fit_everywhere(lambda: rd.KMeans(5, init=init, tol=0.0), Xd)
+    _same_bits(ours, here, ["cluster_centers_", "inertia_", "n_iter_"])
+    # tol=0: both iterate until the assignment is stable; each center is then the mean of
+    # the same points, summed in another order.
+    stock = KMeans(5, init=init, n_init=1, tol=0.0).fit(X)
+    bound = X.shape[0] * EPS * np.abs(X).max()
+    np.testing.assert_allclose(ours.cluster_centers_, stock.cluster_centers_, atol=bound)
+    labels = ours.predict(Xd)
+    assert labels.chunks[0] == Xd.chunks[0]
+    np.testing.assert_array_equal(labels.compute(), stock.labels_)
+
+
+def test_kmeans_plus_plus_start_is_seeded(client):
+    _, _, Xd, _ = _data(n=12_000)
+    a = rd.KMeans(4, random_state=3).fit(Xd)
+    b = rd.KMeans(4, random_state=3).fit(Xd)
+    np.testing.assert_array_equal(a.cluster_centers_, b.cluster_centers_)
+    assert a.inertia_ > 0
+
+
+def test_unfitted_and_mismatched_inputs_are_clear_errors():
+    from rustyml.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        rd.PCA().transform(np.zeros((3, 2)))
+    X, y, _, _ = _data(n=1_000)
+    with pytest.raises(ValueError, match="rows"):
+        rd.LinearRegression().fit(X, y[:10])
+    with dask.config.set(scheduler="synchronous"):
+        model = rd.StandardScaler().fit(X)
+    with pytest.raises(ValueError, match="features"):
+        model.transform(X[:, :3])
