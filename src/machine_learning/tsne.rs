@@ -2,9 +2,9 @@
 //!
 //! * Affinities: per point, a binary search for the Gaussian precision that matches the
 //!   perplexity (100 steps, entropy tolerance 1e-5), over all other points (`exact`) or over
-//!   the `min(n - 1, floor(3 * perplexity + 1))` nearest neighbours (`barnes_hut`). Neighbours
-//!   come from row-chunks of `X Xᵀ` through [`matmul::tiled_product`] (so t-SNE follows the
-//!   `chunk_elems` / `cache_resident_max_bytes` knobs). `P = (P_cond + P_condᵀ) / sum`.
+//!   the `min(n - 1, floor(3 * perplexity + 1))` nearest neighbours (`barnes_hut`), found by
+//!   the crate's k-nearest engine ([`crate::math::k_nearest`]: row-chunks of `X Xᵀ`, exact
+//!   where the product form cancels). `P = (P_cond + P_condᵀ) / sum`.
 //! * Gradient: exact O(n²), or Barnes-Hut with a 2^d-ary space tree (quadtree in 2-D,
 //!   octree in 3-D) summarising far cells by their centre of mass when
 //!   `width² / distance² < angle²`.
@@ -23,14 +23,14 @@
 use crate::error::{Result, RustymlError};
 use crate::machine_learning::pca::{NComponents, PCA};
 use crate::machine_learning::validation::{check_features, require_data, require_positive};
-use crate::math::distance::{row_sq_norms, Metric, SCAN_F64};
-use crate::math::{matmul, reduction};
+use crate::math::distance::{Metric, SCAN_F64};
+use crate::math::k_nearest::{KNearest, Queries};
+use crate::math::reduction;
 use crate::persistence::Persist;
 use ndarray::{Array1, Array2, ArrayBase, ArrayView1, ArrayView2, Data, Ix2};
 use rand::Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::sync::Mutex;
 
 /// Iterations with early exaggeration (scikit-learn's `_EXPLORATION_MAX_ITER`).
 const EXPLORATION_ITER: usize = 250;
@@ -749,57 +749,23 @@ pub fn joint_probabilities_exact(x: ArrayView2<f64>, perplexity: f64) -> Result<
 }
 
 /// The `k` nearest neighbours of every row of `x` among the others (squared euclidean,
-/// ascending, ties by index), from row-chunks of `x xᵀ` computed through
-/// [`matmul::tiled_product`].
+/// ascending, ties by index; row-major `n x k` indices and squared distances), from the
+/// crate's k-nearest engine ([`k_nearest`](crate::math::k_nearest)): row-chunks of `x xᵀ`
+/// through [`tiled_product_capped`](crate::math::matmul::tiled_product_capped), exact where the product form cancels.
 pub fn nearest_neighbours(x: ArrayView2<f64>, k: usize) -> Result<(Vec<usize>, Vec<f64>)> {
-    let n = x.nrows();
-    let norms = row_sq_norms(x);
-    // (first row, neighbour indices, squared distances) of each row-chunk
-    type Chunk = (usize, Vec<usize>, Vec<f64>);
-    let chunks: Mutex<Vec<Chunk>> = Mutex::new(Vec::new());
-    matmul::tiled_product(x, x.t(), |start, dots| {
-        let rows = dots.nrows();
-        let mut idx = Vec::with_capacity(rows * k);
-        let mut d2 = Vec::with_capacity(rows * k);
-        let mut cand: Vec<(f64, usize)> = Vec::with_capacity(n);
-        for r in 0..rows {
-            let i = start + r;
-            cand.clear();
-            let ni = norms[i];
-            cand.extend(
-                dots.row(r)
-                    .iter()
-                    .zip(norms.iter())
-                    .enumerate()
-                    .filter(|&(j, _)| j != i)
-                    .map(|(j, (&dot, &nj))| ((ni + nj - 2.0 * dot).max(0.0), j)),
-            );
-            let order =
-                |a: &(f64, usize), b: &(f64, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
-            if k < cand.len() {
-                cand.select_nth_unstable_by(k, order);
-                cand.truncate(k);
-            }
-            cand.sort_unstable_by(order);
-            for &(d, j) in &cand {
-                d2.push(d);
-                idx.push(j);
-            }
-        }
-        chunks
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((start, idx, d2));
-    })?;
-    let mut chunks = chunks.into_inner().unwrap_or_else(|e| e.into_inner());
-    chunks.sort_unstable_by_key(|c| c.0);
-    let mut indices = Vec::with_capacity(n * k);
-    let mut distances = Vec::with_capacity(n * k);
-    for (_, idx, d2) in chunks {
-        indices.extend(idx);
-        distances.extend(d2);
+    if k == 0 {
+        return Ok((Vec::new(), Vec::new()));
     }
-    Ok((indices, distances))
+    let (distances, indices) = KNearest::new(x, Metric::SquaredEuclidean).search(
+        Queries::Reference {
+            include_self: false,
+        },
+        k,
+    )?;
+    Ok((
+        indices.into_iter().collect(),
+        distances.into_iter().collect(),
+    ))
 }
 
 /// Conditional probabilities of `n = rows.len() / k` points, each over its `k` neighbour
@@ -1340,6 +1306,7 @@ impl Descent {
 mod tests {
     use super::*;
     use crate::gate::serial_and_parallel;
+    use crate::math::matmul;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
