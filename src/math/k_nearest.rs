@@ -239,9 +239,9 @@ fn through_product(metric: Metric) -> bool {
     )
 }
 
-/// Run `body(row, product_row, scan_buffer, picked_row, selection_list)` for `rows` rows in tasks of
-/// [`ROWS_PER_TASK`], forking when there is more than one task and [`SCAN_F64`] allows
-/// `work`. `product` holds `rows x n_ref` product rows, or is empty (the body fills
+/// Run `body(row, product_row, scan_buffer, picked_row, selection_list)` for `rows` rows in
+/// tasks of [`ROWS_PER_TASK`], forking when there is more than one task and [`SCAN_F64`]
+/// allows `work`. `product` holds `rows x n_ref` product rows, or is empty (the body fills
 /// `scan_buffer`, `n_ref` long, itself); `picked` holds `width` selections per row.
 fn for_each_row_task<F>(
     rows: usize,

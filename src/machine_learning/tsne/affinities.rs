@@ -142,8 +142,8 @@ pub fn joint_probabilities_exact(x: ArrayView2<f64>, perplexity: f64) -> Result<
 
 /// The `k` nearest neighbours of every row of `x` among the others (squared euclidean,
 /// ascending, ties by index; row-major `n x k` indices and squared distances), from the
-/// crate's k-nearest engine ([`k_nearest`](crate::math::k_nearest)): row-chunks of `x xᵀ`
-/// through [`tiled_product_capped`](crate::math::matmul::tiled_product_capped), exact where the product form cancels.
+/// crate's k-nearest engine ([`k_nearest`](crate::math::k_nearest)): row-chunks of `x xᵀ`,
+/// exact where the product form cancels.
 pub fn nearest_neighbours(x: ArrayView2<f64>, k: usize) -> Result<(Vec<usize>, Vec<f64>)> {
     if k == 0 {
         return Ok((Vec::new(), Vec::new()));
