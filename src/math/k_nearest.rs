@@ -239,6 +239,10 @@ fn through_product(metric: Metric) -> bool {
     )
 }
 
+/// One task of [`for_each_row_task`]: its index, its product rows (or an empty slice) and its
+/// rows' selections.
+type RowTask<'a> = (usize, (&'a mut [f64], &'a mut [(f64, usize)]));
+
 /// Run `body(row, product_row, scan_buffer, picked_row, selection_list)` for `rows` rows in
 /// tasks of [`ROWS_PER_TASK`], forking when there is more than one task and [`SCAN_F64`]
 /// allows `work`. `product` holds `rows x n_ref` product rows, or is empty (the body fills
@@ -255,7 +259,7 @@ fn for_each_row_task<F>(
     F: Fn(usize, &mut [f64], &mut [f64], &mut [(f64, usize)], &mut Vec<(f64, usize)>) + Sync,
 {
     let with_product = !product.is_empty();
-    let task = |(t, (product, picked)): (usize, (&mut [f64], &mut [(f64, usize)]))| {
+    let task = |(t, (product, picked)): RowTask| {
         let mut list = Vec::new();
         let mut row_buf = if with_product {
             Vec::new()
