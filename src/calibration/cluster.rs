@@ -105,7 +105,8 @@ pub fn families(quick: bool) -> Vec<Family> {
     .map(|(n, d)| {
         Rung::new(
             format!("estimate_bandwidth n={n} d={d}"),
-            n * n * d,
+            // the k-nearest engine's work: finished and selected product entries
+            n * n,
             move || {
                 let x = blobs(n, d, 3);
                 move || {

@@ -1,26 +1,22 @@
 //! k-nearest-neighbours classification by brute force.
 //!
-//! Euclidean distances go through the product: the query block times the training set runs
-//! through [`matmul::tiled_product_capped`] (row-chunk tiling), each chunk row becomes squared
-//! distances with [`distance::finish_squared_euclidean`], and a per-row top-k selection keeps
-//! the neighbours, so the full distance matrix never exists. Other metrics scan rows. The
-//! selection runs over query rows in parallel behind `tuning::reduction::scan_f64`; every row
-//! is selected on its own, so the result does not depend on the gate or the thread count.
-//! Equal distances keep the lower training index first.
+//! The neighbours come from the crate's k-nearest engine ([`crate::math::k_nearest`]):
+//! euclidean distances through row-chunks of the product, finished exactly where the product
+//! form cancels, other metrics by scanning rows; query rows in parallel behind
+//! `tuning::reduction::scan_f64`, each selected on its own, so the result does not depend on
+//! the gate or the thread count. Equal distances keep the lower training index first.
 
 use crate::error::{Result, RustymlError};
 use crate::machine_learning::validation::{
     check_n_features, check_xy, encode_classes, require_data, require_data_width, require_nonzero,
 };
-use crate::math::distance::{self, DistanceCalculationMetric, Metric, SCAN_F64};
-use crate::math::matmul;
+use crate::math::distance::{self, DistanceCalculationMetric, Metric};
+use crate::math::k_nearest::{KNearest, Queries};
 use crate::persistence::Persist;
-use ndarray::{Array1, Array2, ArrayBase, ArrayView2, ArrayViewMut2, Axis, Data, Ix1, Ix2};
-use rayon::prelude::*;
+use ndarray::{Array1, Array2, ArrayBase, Data, Ix1, Ix2};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::hash::Hash;
-use std::sync::Mutex;
 
 /// How neighbours vote.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -109,19 +105,6 @@ impl Default for KnnClassifier {
         Self::new(5)
     }
 }
-
-/// Beyond this many neighbours the selection partitions the whole row instead of keeping a
-/// sorted short list.
-const SHORT_LIST_MAX: usize = 32;
-
-/// Largest product chunk of the euclidean search (8 MiB of f64): two chunks in flight stay
-/// in a shared L3, so each chunk's rows are selected from cache while it is hot. Measured on
-/// 5k queries x 20k training rows (d = 32): 64-row chunks take half the time of the default
-/// `chunk_elems` (1677-row, 268 MB chunks).
-const CHUNK_CAP_ELEMS: usize = 1 << 20;
-
-/// Query rows per rayon task of the selection.
-const ROWS_PER_TASK: usize = 8;
 
 impl KnnClassifier {
     /// `n_neighbors` neighbours, uniform weights, euclidean metric.
@@ -246,7 +229,7 @@ impl KnnClassifier {
         self.metric.check_range(&x, "X")?;
         let k = n_neighbors.unwrap_or(self.n_neighbors);
         Self::check_k(k, fitted.x.nrows())?;
-        Ok(self.search(fitted, x, k))
+        self.searcher(fitted).search(Queries::Rows(x), k)
     }
 
     /// Neighbours of the training samples themselves, each sample excluded from its own list
@@ -259,7 +242,9 @@ impl KnnClassifier {
         let fitted = self.fitted()?;
         let k = n_neighbors.unwrap_or(self.n_neighbors);
         Self::check_k(k, fitted.x.nrows().saturating_sub(1))?;
-        let (dist, ind) = self.search(fitted, fitted.x.view(), k + 1);
+        let (dist, ind) = self
+            .searcher(fitted)
+            .search(Queries::Reference { include_self: true }, k + 1)?;
         let n = fitted.x.nrows();
         let mut out_d = Array2::zeros((n, k));
         let mut out_i = Array2::zeros((n, k));
@@ -337,78 +322,9 @@ impl KnnClassifier {
         Ok(pred.iter().zip(y.iter()).filter(|(p, t)| p == t).count() as f64 / y.len() as f64)
     }
 
-    /// The `k` nearest training rows of every row of `q` (inputs already checked).
-    fn search(
-        &self,
-        fitted: &Fitted,
-        q: ArrayView2<f64>,
-        k: usize,
-    ) -> (Array2<f64>, Array2<usize>) {
-        let train = fitted.x.view();
-        let n_train = train.nrows();
-        let mut dist = Array2::zeros((q.nrows(), k));
-        let mut ind = Array2::zeros((q.nrows(), k));
-        match self.metric {
-            Metric::Euclidean | Metric::SquaredEuclidean | Metric::Minkowski(2.0) => {
-                let q_norms = distance::row_sq_norms(q);
-                {
-                    let out = Mutex::new((dist.view_mut(), ind.view_mut()));
-                    matmul::tiled_product_capped(
-                        q,
-                        train.t(),
-                        CHUNK_CAP_ELEMS,
-                        |start, mut chunk| {
-                            let rows = chunk.nrows();
-                            let norms = q_norms.slice(ndarray::s![start..start + rows]);
-                            distance::finish_squared_euclidean(
-                                chunk.view_mut(),
-                                q.slice(ndarray::s![start..start + rows, ..]),
-                                norms,
-                                train,
-                                fitted.sq_norms.view(),
-                            );
-                            let mut d = Array2::zeros((rows, k));
-                            let mut i = Array2::zeros((rows, k));
-                            select_rows(
-                                n_train,
-                                k,
-                                rows.saturating_mul(n_train),
-                                d.view_mut(),
-                                i.view_mut(),
-                                Rows::<fn(usize, &mut [f64])>::Ready(chunk.view()),
-                            );
-                            let mut guard = out.lock().unwrap_or_else(|e| e.into_inner());
-                            guard
-                                .0
-                                .slice_mut(ndarray::s![start..start + rows, ..])
-                                .assign(&d);
-                            guard
-                                .1
-                                .slice_mut(ndarray::s![start..start + rows, ..])
-                                .assign(&i);
-                        },
-                    )
-                    .expect("feature counts checked before the search");
-                }
-                if self.metric != Metric::SquaredEuclidean {
-                    dist.mapv_inplace(f64::sqrt);
-                }
-            }
-            metric => {
-                let work = q.nrows().saturating_mul(n_train).saturating_mul(q.ncols());
-                select_rows(
-                    n_train,
-                    k,
-                    work,
-                    dist.view_mut(),
-                    ind.view_mut(),
-                    Rows::Fill(|r, buf: &mut [f64]| {
-                        distance::row_to_rows(metric, q.row(r), train, buf)
-                    }),
-                );
-            }
-        }
-        (dist, ind)
+    /// The k-nearest engine over the training rows (their norms stored at `fit`).
+    fn searcher<'a>(&self, fitted: &'a Fitted) -> KNearest<'a> {
+        KNearest::with_sq_norms(fitted.x.view(), fitted.sq_norms.view(), self.metric)
     }
 }
 
@@ -588,118 +504,12 @@ where
     }
 }
 
-/// Where the distances of a query row come from.
-enum Rows<'a, F> {
-    /// Already computed: row `r` of the matrix.
-    Ready(ArrayView2<'a, f64>),
-    /// `fill(r, buf)` writes them into `buf`.
-    Fill(F),
-}
-
-/// For every row `r` of `dist`/`ind`: take the row's distances to all `n_train` training
-/// samples from `source`, and keep the `k` smallest, nearest first. Forks over rows when
-/// `SCAN_F64` allows `work`.
-fn select_rows<F>(
-    n_train: usize,
-    k: usize,
-    work: usize,
-    mut dist: ArrayViewMut2<f64>,
-    mut ind: ArrayViewMut2<usize>,
-    source: Rows<F>,
-) where
-    F: Fn(usize, &mut [f64]) + Sync,
-{
-    let task = |(t, (mut dc, mut ic)): (usize, (ArrayViewMut2<f64>, ArrayViewMut2<usize>))| {
-        let mut buf = vec![0.0; n_train];
-        let mut best = Vec::with_capacity(if k <= SHORT_LIST_MAX { k + 1 } else { n_train });
-        for r in 0..dc.nrows() {
-            let row = t * ROWS_PER_TASK + r;
-            let distances: &[f64] = match &source {
-                Rows::Ready(m) => match m.row(row).to_slice() {
-                    Some(slice) => slice,
-                    None => {
-                        buf.iter_mut().zip(m.row(row)).for_each(|(b, &v)| *b = v);
-                        &buf
-                    }
-                },
-                Rows::Fill(fill) => {
-                    fill(row, &mut buf);
-                    &buf
-                }
-            };
-            top_k(distances, k, &mut best);
-            for (c, &(d, j)) in best.iter().enumerate() {
-                dc[[r, c]] = d;
-                ic[[r, c]] = j;
-            }
-        }
-    };
-    let chunks = dist.axis_chunks_iter_mut(Axis(0), ROWS_PER_TASK);
-    let index_chunks = ind.axis_chunks_iter_mut(Axis(0), ROWS_PER_TASK);
-    if chunks.len() > 1 && SCAN_F64.allows_parallel(work) {
-        chunks
-            .into_par_iter()
-            .zip(index_chunks)
-            .enumerate()
-            .for_each(task);
-    } else {
-        chunks.zip(index_chunks).enumerate().for_each(task);
-    }
-}
-
-/// The `k` smallest of `d` as `(distance, index)`, ordered by distance then index (so equal
-/// distances keep the lower index first, and the result is the same whichever way it is
-/// found). `k <= d.len()`.
-fn top_k(d: &[f64], k: usize, best: &mut Vec<(f64, usize)>) {
-    best.clear();
-    let order = |a: &(f64, usize), b: &(f64, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
-    if k <= SHORT_LIST_MAX {
-        // Sorted short list by insertion. Indices arrive in increasing order, so a newcomer
-        // only passes strictly larger distances: it lands after every equal one kept.
-        let insert = |best: &mut Vec<(f64, usize)>, v: f64, j: usize| {
-            let mut pos = best.len() - 1;
-            while pos > 0 && best[pos - 1].0.total_cmp(&v).is_gt() {
-                best[pos] = best[pos - 1];
-                pos -= 1;
-            }
-            best[pos] = (v, j);
-        };
-        for (j, &v) in d[..k].iter().enumerate() {
-            best.push((v, j));
-            insert(best, v, j);
-        }
-        let mut worst = best[k - 1].0;
-        // Blocks of 8 are first screened with a branch-free `<` (vectorised); distances are
-        // never NaN or -0.0, where `<` and `total_cmp` would disagree.
-        const BLOCK: usize = 8;
-        let mut start = k;
-        while start < d.len() {
-            let end = (start + BLOCK).min(d.len());
-            let block = &d[start..end];
-            if block.iter().fold(false, |any, &v| any | (v < worst)) {
-                for (off, &v) in block.iter().enumerate() {
-                    if v.total_cmp(&worst).is_lt() {
-                        insert(best, v, start + off);
-                        worst = best[k - 1].0;
-                    }
-                }
-            }
-            start = end;
-        }
-    } else {
-        best.extend(d.iter().copied().zip(0..));
-        if k < best.len() {
-            best.select_nth_unstable_by(k - 1, order);
-            best.truncate(k);
-        }
-        best.sort_unstable_by(order);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::gate::serial_and_parallel;
+    use crate::math::distance::SCAN_F64;
+    use crate::math::matmul;
     use ndarray::array;
 
     fn blobs(n: usize, d: usize, seed: usize) -> (Array2<f64>, Array1<f64>) {
@@ -710,18 +520,6 @@ mod tests {
         });
         let y = Array1::from_shape_fn(n, |i| (i % 3) as f64);
         (x, y)
-    }
-
-    #[test]
-    fn top_k_short_list_and_partition_agree_with_a_full_sort() {
-        let d: Vec<f64> = (0..500).map(|i| ((i * 37) % 50) as f64).collect(); // many ties
-        let mut full: Vec<(f64, usize)> = d.iter().copied().zip(0..).collect();
-        full.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let mut best = Vec::new();
-        for k in [1, 5, SHORT_LIST_MAX, SHORT_LIST_MAX + 1, 200, 500] {
-            top_k(&d, k, &mut best);
-            assert_eq!(best, full[..k], "k={k}");
-        }
     }
 
     #[test]

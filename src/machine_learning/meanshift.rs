@@ -12,7 +12,8 @@
 //! [`SCAN_F64`]. Membership is exact: a pair whose product-form distance lies within its
 //! rounding bound of the bandwidth is re-measured feature by feature
 //! ([`radius::Screen`]), so the sets, and every mean, do not depend on the product's bits or
-//! on the path taken.
+//! on the path taken. The bandwidth estimate takes its neighbours from the crate's k-nearest
+//! engine ([`crate::math::k_nearest`]).
 
 use crate::error::{Result, RustymlError};
 use crate::machine_learning::validation::{
@@ -20,6 +21,7 @@ use crate::machine_learning::validation::{
     require_positive,
 };
 use crate::math::distance::{self, row_sq_norms, Metric, SCAN_F64};
+use crate::math::k_nearest::{KNearest, Queries};
 use crate::math::radius::{self, Screen};
 use crate::math::{matmul, reduction};
 use crate::persistence::Persist;
@@ -629,8 +631,9 @@ fn shift_seeds(
 /// scikit-learn's `estimate_bandwidth` on all samples: the mean over samples of the distance
 /// to their `max(1, floor(n * quantile))`-th nearest sample (the sample itself counts first).
 ///
-/// Distances come from the tiled product; the selected neighbour's distance is then
-/// re-measured feature by feature.
+/// The neighbour comes from the crate's k-nearest engine ([`crate::math::k_nearest`]) on the
+/// centered samples; its distance is then re-measured feature by feature on the original
+/// rows.
 pub fn estimate_bandwidth_all<S: Data<Elem = f64>>(
     x: &ArrayBase<S, Ix2>,
     quantile: f64,
@@ -645,19 +648,18 @@ pub fn estimate_bandwidth_all<S: Data<Elem = f64>>(
     let n = x.nrows();
     let k = ((n as f64 * quantile) as usize).clamp(1, n);
     let data = Samples::new(x);
-    let kth = map_distance_rows(data.centered.view(), &data, |i, dots| {
-        let ni = data.norms[i];
-        let mut candidates: Vec<(f64, usize)> = dots
-            .iter()
-            .zip(data.norms.iter())
-            .enumerate()
-            .map(|(j, (&dot, &nj))| ((ni + nj - 2.0 * dot).max(0.0), j))
-            .collect();
-        let (_, &mut (_, j), _) = candidates
-            .select_nth_unstable_by(k - 1, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        radius::reduced_slices(data.row(i), data.row(j), Metric::Euclidean).sqrt()
-    });
-    Ok(reduction::sum(Array1::from(kth).view()) / n as f64)
+    let kth = KNearest::with_sq_norms(
+        data.centered.view(),
+        data.norms.view(),
+        Metric::SquaredEuclidean,
+    )
+    .kth(Queries::Reference { include_self: true }, k)?;
+    let distances: Array1<f64> = kth
+        .iter()
+        .enumerate()
+        .map(|(i, &j)| radius::reduced_slices(data.row(i), data.row(j), Metric::Euclidean).sqrt())
+        .collect();
+    Ok(reduction::sum(distances.view()) / n as f64)
 }
 
 #[cfg(test)]

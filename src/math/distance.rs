@@ -330,8 +330,9 @@ pub fn pairwise_squared_euclidean(a: ArrayView2<f64>, b: ArrayView2<f64>) -> Res
 }
 
 /// Turn a block of `a·bᵀ` into squared distances in place: `|a_i|^2 + |b_j|^2 - 2 a_i·b_j`,
-/// NaN kept. Every product-based distance (pairwise, the chunked KNN and k-means scans) ends
-/// here.
+/// NaN kept. Every product-based distance (pairwise, the k-nearest search of
+/// [`crate::math::k_nearest`], k-means) ends here, a row at a time in
+/// [`finish_squared_euclidean_row`].
 ///
 /// The product form cancels catastrophically where the distance is small next to the norms:
 /// its absolute error is bounded by about `(k + 2) u (|a_i|^2 + |b_j|^2)` (`k` features, `u`
@@ -346,17 +347,19 @@ pub fn finish_squared_euclidean(
     b: ArrayView2<f64>,
     b_norms: ArrayView1<f64>,
 ) {
-    let bound = 8.0 * (a.ncols() as f64 + 2.0) * f64::EPSILON;
-    let finish = |(mut row, (ra, &na)): (ndarray::ArrayViewMut1<f64>, (ArrayView1<f64>, &f64))| {
-        for ((v, rb), &nb) in row.iter_mut().zip(b.outer_iter()).zip(&b_norms) {
-            let d = na + nb - 2.0 * *v;
-            *v = if d <= bound * (na + nb) {
-                squared_euclidean_unchecked(ra, rb)
-            } else {
-                d
-            };
-        }
-    };
+    let b_norms = b_norms.as_standard_layout();
+    let b_norms = b_norms.as_slice().expect("standard layout is contiguous");
+    let finish =
+        |(mut row, (ra, &na)): (ndarray::ArrayViewMut1<f64>, (ArrayView1<f64>, &f64))| match row
+            .as_slice_mut()
+        {
+            Some(row) => finish_squared_euclidean_row(row, ra, na, b, b_norms),
+            None => {
+                let mut owned = row.to_vec();
+                finish_squared_euclidean_row(&mut owned, ra, na, b, b_norms);
+                row.iter_mut().zip(owned).for_each(|(v, o)| *v = o);
+            }
+        };
     let work = dots.len();
     if SCAN_F64.allows_parallel(work) {
         dots.axis_iter_mut(Axis(0))
@@ -372,6 +375,55 @@ pub fn finish_squared_euclidean(
             .zip(a.outer_iter().zip(&a_norms))
             .for_each(finish);
     }
+}
+
+/// One row of [`finish_squared_euclidean`]: `row[j]` holds `a_row·b_j` and becomes the squared
+/// distance `|a_row - b_j|^2` (`na = |a_row|^2`, `b_norms[j] = |b_j|^2`). The product form is
+/// taken in one pass the compiler vectorises (on the widest vector unit the CPU has: the same
+/// operations in the same order, so the same bits on every host); entries within the
+/// cancellation bound, rare except for near-duplicate rows, are then re-measured from the
+/// differences.
+pub fn finish_squared_euclidean_row(
+    row: &mut [f64],
+    a_row: ArrayView1<f64>,
+    na: f64,
+    b: ArrayView2<f64>,
+    b_norms: &[f64],
+) {
+    let bound = settle_bound(a_row.len());
+    let mut cancelled = false;
+    product_form_row(row, b_norms, na, bound, &mut cancelled);
+    if cancelled {
+        for (j, (v, &nb)) in row.iter_mut().zip(b_norms).enumerate() {
+            if *v <= bound * (na + nb) {
+                *v = squared_euclidean_unchecked(a_row, b.row(j));
+            }
+        }
+    }
+}
+
+crate::isa::widest_isa! {
+    fn product_form_row(row: &mut [f64], b_norms: &[f64], na: f64, bound: f64, cancelled: &mut bool)
+        => product_form_row_inner
+}
+
+/// `row[j] = na + b_norms[j] - 2 row[j]`; `cancelled` is set when any entry lies within
+/// `bound * (na + b_norms[j])` (NaN never does). Branch-free, so it vectorises.
+#[inline(always)]
+fn product_form_row_inner(
+    row: &mut [f64],
+    b_norms: &[f64],
+    na: f64,
+    bound: f64,
+    cancelled: &mut bool,
+) {
+    let mut any = false;
+    for (v, &nb) in row.iter_mut().zip(b_norms) {
+        let d = na + nb - 2.0 * *v;
+        any |= d <= bound * (na + nb);
+        *v = d;
+    }
+    *cancelled = any;
 }
 
 /// Distances of every row of `a` to every row of `b` (`a.nrows() x b.nrows()`).

@@ -12,7 +12,7 @@
 //! not depend on its worker count, and every elementwise step runs in a fixed order, so the
 //! layer is bitwise reproducible at any thread count.
 
-use super::gate::{
+use super::fused_gates::{
     check_weight_shape, layer_rng, project_rows, take_cache, validate_dimensions, FusedGates,
 };
 use crate::declare_gate;
@@ -1167,6 +1167,74 @@ macro_rules! recurrent_layer {
 }
 pub(crate) use recurrent_layer;
 
+/// One LSTM step's backward operands, per sample row: the gate activations (`i f g o`, `4u`
+/// wide), the previous cell state, the activated cell state and the gradient reaching `h_t`.
+struct LstmStep<'a> {
+    u: usize,
+    acts: &'a [f32],
+    c_prev: &'a [f32],
+    act_c: &'a [f32],
+    dh: &'a [f32],
+}
+
+/// Gate pre-activation gradients of one LSTM step into `dp` (`i f g o` per row) and the cell
+/// gradient carried to the step before in `dc`; `da` and `dr` are the activation's and the
+/// recurrent activation's derivatives from their outputs.
+#[inline(always)]
+fn lstm_step_grads(
+    step: &LstmStep,
+    dp: &mut [f32],
+    dc: &mut [f32],
+    da: impl Fn(f32) -> f32,
+    dr: impl Fn(f32) -> f32,
+) {
+    let (u, gu) = (step.u, 4 * step.u);
+    for (b, (row, drow)) in step
+        .acts
+        .chunks_exact(gu)
+        .zip(dp.chunks_exact_mut(gu))
+        .enumerate()
+    {
+        let at = b * u..(b + 1) * u;
+        let (dc, dh) = (&mut dc[at.clone()], &step.dh[at.clone()]);
+        let (c_prev, ac) = (&step.c_prev[at.clone()], &step.act_c[at]);
+        let (gi, rest) = row.split_at(u);
+        let (gf, rest) = rest.split_at(u);
+        let (gg, go) = rest.split_at(u);
+        let (di, rest) = drow.split_at_mut(u);
+        let (df, rest) = rest.split_at_mut(u);
+        let (dg, dout) = rest.split_at_mut(u);
+        for j in 0..u {
+            let (i, f, g, o) = (gi[j], gf[j], gg[j], go[j]);
+            let dct = dc[j] + dh[j] * o * da(ac[j]);
+            di[j] = dct * g * dr(i);
+            df[j] = dct * c_prev[j] * dr(f);
+            dg[j] = dct * i * da(g);
+            dout[j] = dh[j] * ac[j] * dr(o);
+            dc[j] = dct * f;
+        }
+    }
+}
+
+#[inline(always)]
+fn lstm_step_grads_keras_default_inline(step: &LstmStep, dp: &mut [f32], dc: &mut [f32]) {
+    let (tanh, sigmoid) = (Activation::Tanh, Activation::Sigmoid);
+    lstm_step_grads(
+        step,
+        dp,
+        dc,
+        |v| tanh.derivative_from_output(v),
+        |v| sigmoid.derivative_from_output(v),
+    );
+}
+
+crate::isa::widest_isa! {
+    /// [`lstm_step_grads`] for Keras's default activations (tanh, sigmoid), the match on the
+    /// activation resolved once and the loop at the CPU's vector width.
+    fn lstm_step_grads_keras_default(step: &LstmStep, dp: &mut [f32], dc: &mut [f32])
+        => lstm_step_grads_keras_default_inline
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1615,72 +1683,4 @@ mod tests {
             "bias rows differ"
         );
     }
-}
-
-/// One LSTM step's backward operands, per sample row: the gate activations (`i f g o`, `4u`
-/// wide), the previous cell state, the activated cell state and the gradient reaching `h_t`.
-struct LstmStep<'a> {
-    u: usize,
-    acts: &'a [f32],
-    c_prev: &'a [f32],
-    act_c: &'a [f32],
-    dh: &'a [f32],
-}
-
-/// Gate pre-activation gradients of one LSTM step into `dp` (`i f g o` per row) and the cell
-/// gradient carried to the step before in `dc`; `da` and `dr` are the activation's and the
-/// recurrent activation's derivatives from their outputs.
-#[inline(always)]
-fn lstm_step_grads(
-    step: &LstmStep,
-    dp: &mut [f32],
-    dc: &mut [f32],
-    da: impl Fn(f32) -> f32,
-    dr: impl Fn(f32) -> f32,
-) {
-    let (u, gu) = (step.u, 4 * step.u);
-    for (b, (row, drow)) in step
-        .acts
-        .chunks_exact(gu)
-        .zip(dp.chunks_exact_mut(gu))
-        .enumerate()
-    {
-        let at = b * u..(b + 1) * u;
-        let (dc, dh) = (&mut dc[at.clone()], &step.dh[at.clone()]);
-        let (c_prev, ac) = (&step.c_prev[at.clone()], &step.act_c[at]);
-        let (gi, rest) = row.split_at(u);
-        let (gf, rest) = rest.split_at(u);
-        let (gg, go) = rest.split_at(u);
-        let (di, rest) = drow.split_at_mut(u);
-        let (df, rest) = rest.split_at_mut(u);
-        let (dg, dout) = rest.split_at_mut(u);
-        for j in 0..u {
-            let (i, f, g, o) = (gi[j], gf[j], gg[j], go[j]);
-            let dct = dc[j] + dh[j] * o * da(ac[j]);
-            di[j] = dct * g * dr(i);
-            df[j] = dct * c_prev[j] * dr(f);
-            dg[j] = dct * i * da(g);
-            dout[j] = dh[j] * ac[j] * dr(o);
-            dc[j] = dct * f;
-        }
-    }
-}
-
-#[inline(always)]
-fn lstm_step_grads_keras_default_inline(step: &LstmStep, dp: &mut [f32], dc: &mut [f32]) {
-    let (tanh, sigmoid) = (Activation::Tanh, Activation::Sigmoid);
-    lstm_step_grads(
-        step,
-        dp,
-        dc,
-        |v| tanh.derivative_from_output(v),
-        |v| sigmoid.derivative_from_output(v),
-    );
-}
-
-crate::isa::widest_isa! {
-    /// [`lstm_step_grads`] for Keras's default activations (tanh, sigmoid), the match on the
-    /// activation resolved once and the loop at the CPU's vector width.
-    fn lstm_step_grads_keras_default(step: &LstmStep, dp: &mut [f32], dc: &mut [f32])
-        => lstm_step_grads_keras_default_inline
 }

@@ -3,7 +3,7 @@
 
 pub mod bidirectional;
 pub(crate) mod engine;
-pub mod gate;
+pub mod fused_gates;
 pub mod gru;
 pub mod lstm;
 pub mod simple_rnn;
@@ -12,3 +12,8 @@ pub use bidirectional::*;
 pub use gru::*;
 pub use lstm::*;
 pub use simple_rnn::*;
+
+/// The original crate's path to the fused gate parameters (named apart from the crate's
+/// parallel gates, [`crate::gate`]).
+#[doc(hidden)]
+pub use fused_gates as gate;

@@ -1,0 +1,522 @@
+//! `TSNE`, scikit-learn's face: parameters, their checks, the initial embedding and the fit
+//! (affinities, exaggerated then plain descent).
+
+use super::affinities::{joint_probabilities_exact, joint_probabilities_knn, Affinities};
+use super::descent::{Descent, Schedule};
+use super::gradient::Objective;
+use crate::error::{Result, RustymlError};
+use crate::machine_learning::pca::{NComponents, PCA};
+use crate::machine_learning::validation::check_features;
+use crate::math::distance::Metric;
+use crate::math::reduction;
+use crate::persistence::Persist;
+use ndarray::{Array2, ArrayBase, ArrayView2, Data, Ix2};
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+/// Iterations with early exaggeration (scikit-learn's `_EXPLORATION_MAX_ITER`).
+pub(super) const EXPLORATION_ITER: usize = 250;
+/// Gradient algorithm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TsneMethod {
+    /// O(n log n) Barnes-Hut approximation on nearest-neighbour affinities (`n_components <= 3`).
+    BarnesHut,
+    /// O(n²) exact gradient on all pairs.
+    Exact,
+}
+
+impl TsneMethod {
+    /// `"barnes_hut"` or `"exact"`.
+    pub fn parse(name: &str) -> Result<Self> {
+        match name {
+            "barnes_hut" => Ok(Self::BarnesHut),
+            "exact" => Ok(Self::Exact),
+            other => Err(RustymlError::invalid(format!(
+                "unknown method {other:?}; expected 'barnes_hut' or 'exact'"
+            ))),
+        }
+    }
+}
+
+/// Initial embedding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TsneInit {
+    /// First principal components, scaled to a first-column standard deviation of 1e-4.
+    Pca,
+    /// Gaussian noise with standard deviation 1e-4.
+    Random,
+}
+
+impl TsneInit {
+    /// `"pca"` or `"random"`.
+    pub fn parse(name: &str) -> Result<Self> {
+        match name {
+            "pca" => Ok(Self::Pca),
+            "random" => Ok(Self::Random),
+            other => Err(RustymlError::invalid(format!(
+                "unknown init {other:?}; expected 'pca' or 'random'"
+            ))),
+        }
+    }
+}
+
+/// Gradient-descent step size.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum LearningRate {
+    /// `max(n_samples / early_exaggeration / 4, 50)`.
+    Auto,
+    Fixed(f64),
+}
+
+/// t-SNE embedding (`fit_transform`, `embedding_`, `kl_divergence_`, `n_iter_`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TSNE {
+    pub n_components: usize,
+    pub perplexity: f64,
+    pub early_exaggeration: f64,
+    pub learning_rate: LearningRate,
+    /// Total iterations, at least 250 (the exaggeration phase).
+    pub max_iter: usize,
+    /// Stop after this many iterations without a lower KL divergence (checked every 50).
+    pub n_iter_without_progress: usize,
+    /// Stop when the gradient norm falls to this.
+    pub min_grad_norm: f64,
+    pub method: TsneMethod,
+    pub init: TsneInit,
+    /// Barnes-Hut opening angle (theta), in `[0, 1]`.
+    pub angle: f64,
+    pub random_state: Option<u64>,
+    /// The original's schedule: fewer than 250 iterations allowed (the exaggeration phase is
+    /// cut short) and the final embedding centered on its column means.
+    #[serde(default)]
+    pub(super) original_schedule: bool,
+    pub(super) embedding: Option<Array2<f64>>,
+    pub(super) kl_divergence: f64,
+    pub(super) n_iter: usize,
+    pub(super) learning_rate_used: f64,
+}
+
+impl Default for TSNE {
+    /// The original's defaults: `new(2, 30.0, 200.0, 1000)`.
+    fn default() -> Self {
+        Self::new(2, 30.0, 200.0, 1000).expect("valid defaults")
+    }
+}
+
+impl TSNE {
+    /// scikit-learn's defaults: perplexity 30, early exaggeration 12, automatic learning rate,
+    /// 1000 iterations, Barnes-Hut with angle 0.5, PCA initialisation.
+    /// Unvalidated (checked at `fit`).
+    pub fn builder(n_components: usize) -> Self {
+        Self {
+            n_components,
+            perplexity: 30.0,
+            early_exaggeration: 12.0,
+            learning_rate: LearningRate::Auto,
+            max_iter: 1000,
+            n_iter_without_progress: 300,
+            min_grad_norm: 1e-7,
+            method: TsneMethod::BarnesHut,
+            init: TsneInit::Pca,
+            angle: 0.5,
+            random_state: None,
+            original_schedule: false,
+            embedding: None,
+            kl_divergence: f64::NAN,
+            n_iter: 0,
+            learning_rate_used: f64::NAN,
+        }
+    }
+
+    pub fn with_perplexity(mut self, perplexity: f64) -> Self {
+        self.perplexity = perplexity;
+        self
+    }
+
+    pub fn with_early_exaggeration(mut self, early_exaggeration: f64) -> Self {
+        self.early_exaggeration = early_exaggeration;
+        self
+    }
+
+    pub fn with_learning_rate(mut self, learning_rate: LearningRate) -> Self {
+        self.learning_rate = learning_rate;
+        self
+    }
+
+    pub fn with_max_iter(mut self, max_iter: usize) -> Self {
+        self.max_iter = max_iter;
+        self
+    }
+
+    pub fn with_n_iter_without_progress(mut self, n: usize) -> Self {
+        self.n_iter_without_progress = n;
+        self
+    }
+
+    pub fn with_min_grad_norm(mut self, min_grad_norm: f64) -> Self {
+        self.min_grad_norm = min_grad_norm;
+        self
+    }
+
+    pub fn with_tsne_method(mut self, method: TsneMethod) -> Self {
+        self.method = method;
+        self
+    }
+
+    pub fn with_tsne_init(mut self, init: TsneInit) -> Self {
+        self.init = init;
+        self
+    }
+
+    pub fn with_angle(mut self, angle: f64) -> Self {
+        self.angle = angle;
+        self
+    }
+
+    pub fn with_seed(mut self, random_state: Option<u64>) -> Self {
+        self.random_state = random_state;
+        self
+    }
+
+    /// The embedding of the training data (`embedding_`).
+    pub fn embedding(&self) -> Option<&Array2<f64>> {
+        self.embedding.as_ref()
+    }
+
+    /// KL divergence after optimisation (`kl_divergence_`).
+    pub fn kl_divergence(&self) -> Option<f64> {
+        self.embedding.as_ref().map(|_| self.kl_divergence)
+    }
+
+    /// Index of the last iteration run (`n_iter_`, as scikit-learn counts it).
+    pub fn n_iter(&self) -> Option<usize> {
+        self.embedding.as_ref().map(|_| self.n_iter)
+    }
+
+    /// The learning rate actually used (`learning_rate_`).
+    pub fn learning_rate_used(&self) -> Option<f64> {
+        self.embedding.as_ref().map(|_| self.learning_rate_used)
+    }
+
+    fn check_params(&self, n: usize, d: usize) -> Result<()> {
+        if n < 2 {
+            return Err(RustymlError::invalid(format!(
+                "t-SNE needs at least 2 samples, got n_samples = {n}"
+            )));
+        }
+        if self.n_components == 0 {
+            return Err(RustymlError::invalid("n_components must be at least 1"));
+        }
+        if self.method == TsneMethod::BarnesHut && self.n_components > 3 {
+            return Err(RustymlError::invalid(format!(
+                "n_components={} is too large for method='barnes_hut' (at most 3: it relies on a quadtree or octree); use method='exact'",
+                self.n_components
+            )));
+        }
+        if !(self.perplexity.is_finite() && self.perplexity > 0.0) {
+            return Err(RustymlError::invalid(format!(
+                "perplexity must be a finite number > 0, got {}",
+                self.perplexity
+            )));
+        }
+        if self.perplexity >= n as f64 {
+            return Err(RustymlError::invalid(format!(
+                "perplexity ({}) must be less than n_samples ({n})",
+                self.perplexity
+            )));
+        }
+        if !(self.early_exaggeration.is_finite() && self.early_exaggeration >= 1.0) {
+            return Err(RustymlError::invalid(format!(
+                "early_exaggeration must be a finite number >= 1, got {}",
+                self.early_exaggeration
+            )));
+        }
+        if let LearningRate::Fixed(lr) = self.learning_rate {
+            if !(lr.is_finite() && lr > 0.0) {
+                return Err(RustymlError::invalid(format!(
+                    "learning_rate must be 'auto' or a finite number > 0, got {lr}"
+                )));
+            }
+        }
+        if self.max_iter < EXPLORATION_ITER && !self.original_schedule {
+            return Err(RustymlError::invalid(format!(
+                "max_iter must be at least {EXPLORATION_ITER} (the early-exaggeration phase), got {}",
+                self.max_iter
+            )));
+        }
+        if !(self.angle.is_finite() && (0.0..=1.0).contains(&self.angle)) {
+            return Err(RustymlError::invalid(format!(
+                "angle must lie in [0, 1], got {}",
+                self.angle
+            )));
+        }
+        if !(self.min_grad_norm.is_finite() && self.min_grad_norm >= 0.0) {
+            return Err(RustymlError::invalid(format!(
+                "min_grad_norm must be a finite number >= 0, got {}",
+                self.min_grad_norm
+            )));
+        }
+        if self.n_iter_without_progress == 0 {
+            return Err(RustymlError::invalid(
+                "n_iter_without_progress must be at least 1",
+            ));
+        }
+        if self.init == TsneInit::Pca && self.n_components > n.min(d) {
+            return Err(RustymlError::invalid(format!(
+                "init='pca' needs n_components ({}) <= min(n_samples, n_features), got n_samples = {n} \
+                 and n_features = {d}; use init='random'",
+                self.n_components
+            )));
+        }
+        Ok(())
+    }
+
+    /// Fit the embedding of `x`.
+    pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+        self.fit_transform_checked(x)?;
+        Ok(self)
+    }
+
+    /// Fit and return the embedding (`n_samples x n_components`), scikit-learn's checks.
+    pub fn fit_transform_checked<S: Data<Elem = f64>>(
+        &mut self,
+        x: &ArrayBase<S, Ix2>,
+    ) -> Result<Array2<f64>> {
+        let x = x.view();
+        check_features(&x, "X")?;
+        Metric::Euclidean.check_range(&x, "X")?;
+        let (n, d) = x.dim();
+        self.check_params(n, d)?;
+        let learning_rate = match self.learning_rate {
+            LearningRate::Auto => (n as f64 / self.early_exaggeration / 4.0).max(50.0),
+            LearningRate::Fixed(lr) => lr,
+        };
+        let mut affinities = match self.method {
+            TsneMethod::Exact => Affinities::Dense(joint_probabilities_exact(x, self.perplexity)?),
+            TsneMethod::BarnesHut => {
+                let k = (n - 1).min((3.0 * self.perplexity + 1.0) as usize);
+                Affinities::Sparse(joint_probabilities_knn(x, self.perplexity, k)?)
+            }
+        };
+        let init = self.initial_embedding(x)?;
+        let objective = Objective { angle: self.angle };
+
+        affinities.scale(self.early_exaggeration);
+        let mut state = Descent::new(init);
+        let explore = Schedule {
+            start: 0,
+            max_iter: EXPLORATION_ITER.min(self.max_iter),
+            momentum: 0.5,
+            learning_rate,
+            n_iter_without_progress: EXPLORATION_ITER,
+            min_grad_norm: self.min_grad_norm,
+        };
+        let (mut error, mut last) = state.run(&objective, &affinities, &explore);
+        affinities.scale(1.0 / self.early_exaggeration);
+        if self.max_iter > EXPLORATION_ITER {
+            let main = Schedule {
+                start: last + 1,
+                max_iter: self.max_iter,
+                momentum: 0.8,
+                n_iter_without_progress: self.n_iter_without_progress,
+                ..explore
+            };
+            (error, last) = state.run(&objective, &affinities, &main);
+        }
+        if !state.y.iter().all(|v| v.is_finite())
+            || Metric::Euclidean
+                .check_range(&state.y.view(), "embedding")
+                .is_err()
+        {
+            // Finite data and parameters, yet the steps overflowed (or reached values whose
+            // squared distances do: the Student-t affinities are then meaningless): the step
+            // size or the exaggerated attraction is too large for f64.
+            return Err(RustymlError::invalid(format!(
+                "TSNE: the gradient descent overflowed (non-finite or overflowing embedding); \
+                 learning_rate ({learning_rate:e}) or early_exaggeration ({:e}) is too large",
+                self.early_exaggeration
+            )));
+        }
+        if self.original_schedule {
+            // The embedding is only defined up to a translation; the original returns it
+            // centered.
+            let mean = state.y.mean_axis(ndarray::Axis(0)).expect("n >= 2");
+            state.y -= &mean;
+        }
+
+        self.kl_divergence = error;
+        self.n_iter = last;
+        self.learning_rate_used = learning_rate;
+        self.embedding = Some(state.y.clone());
+        Ok(state.y)
+    }
+
+    fn initial_embedding(&self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
+        let (n, c) = (x.nrows(), self.n_components);
+        match self.init {
+            TsneInit::Pca => {
+                let mut y = PCA::builder(NComponents::Count(c)).fit_transform_checked(&x)?;
+                let std = reduction::moments(y.column(0)).variance().sqrt();
+                if !(std.is_finite() && std > 0.0) {
+                    return Err(RustymlError::invalid(
+                        "init='pca' failed: the data have no variance along the first principal component (constant X?); use init='random'",
+                    ));
+                }
+                y.mapv_inplace(|v| v / std * 1e-4);
+                Ok(y)
+            }
+            TsneInit::Random => {
+                let mut rng = crate::random::rng_from(self.random_state);
+                let mut values = Vec::with_capacity(n * c);
+                while values.len() < n * c {
+                    let (a, b) = standard_normal_pair(&mut rng);
+                    values.push(a);
+                    values.push(b);
+                }
+                values.truncate(n * c);
+                Ok(Array2::from_shape_vec((n, c), values)
+                    .expect("length n * c")
+                    .mapv(|v| v * 1e-4))
+            }
+        }
+    }
+}
+
+/// Two independent standard normal draws (Box-Muller).
+pub(super) fn standard_normal_pair(rng: &mut impl Rng) -> (f64, f64) {
+    // 1 - U lies in (0, 1], so the log is finite.
+    let u1: f64 = 1.0 - rng.random::<f64>();
+    let u2: f64 = rng.random::<f64>();
+    let r = (-2.0 * u1.ln()).sqrt();
+    let t = std::f64::consts::TAU * u2;
+    (r * t.cos(), r * t.sin())
+}
+
+impl Persist for TSNE {
+    const MODEL_NAME: &'static str = "TSNE";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::serial_and_parallel;
+    use crate::machine_learning::tsne::gradient::squared_distance;
+    use crate::machine_learning::tsne::test_data::blobs;
+    use crate::math::distance::SCAN_F64;
+
+    /// Fraction of points whose nearest embedded neighbour carries the same label.
+    fn one_nn_accuracy(y: &Array2<f64>, labels: &[usize]) -> f64 {
+        let n = y.nrows();
+        let hits = (0..n)
+            .filter(|&i| {
+                let nearest = (0..n)
+                    .filter(|&j| j != i)
+                    .min_by(|&a, &b| {
+                        squared_distance(y.view(), i, a).total_cmp(&squared_distance(
+                            y.view(),
+                            i,
+                            b,
+                        ))
+                    })
+                    .unwrap();
+                labels[nearest] == labels[i]
+            })
+            .count();
+        hits as f64 / n as f64
+    }
+
+    #[test]
+    fn separated_clusters_stay_separated_with_both_methods() {
+        let (x, labels) = blobs(3, 25, 5);
+        for method in [TsneMethod::BarnesHut, TsneMethod::Exact] {
+            let mut tsne = TSNE::builder(2)
+                .with_perplexity(10.0)
+                .with_tsne_method(method)
+                .with_max_iter(400);
+            let y = tsne.fit_transform_checked(&x).unwrap();
+            assert_eq!(y.dim(), (75, 2));
+            assert_eq!(one_nn_accuracy(&y, &labels), 1.0, "{method:?}");
+            assert!(
+                tsne.kl_divergence().unwrap().is_finite() && tsne.kl_divergence().unwrap() >= 0.0
+            );
+            assert!(tsne.n_iter().unwrap() < 400);
+            assert_eq!(tsne.learning_rate_used(), Some(50.0));
+        }
+    }
+
+    #[test]
+    fn same_seed_gives_identical_runs_and_gates_never_change_bits() {
+        let (x, _) = blobs(2, 20, 3);
+        for method in [TsneMethod::BarnesHut, TsneMethod::Exact] {
+            let run = || {
+                TSNE::builder(2)
+                    .with_perplexity(8.0)
+                    .with_tsne_method(method)
+                    .with_tsne_init(TsneInit::Random)
+                    .with_seed(Some(3))
+                    .with_max_iter(300)
+                    .fit_transform_checked(&x)
+                    .unwrap()
+            };
+            let (serial, parallel) = serial_and_parallel(&SCAN_F64, run);
+            let bits = |m: &Array2<f64>| m.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&serial), bits(&parallel), "{method:?}");
+            assert_eq!(bits(&run()), bits(&serial));
+            let other = TSNE::builder(2)
+                .with_perplexity(8.0)
+                .with_tsne_method(method)
+                .with_tsne_init(TsneInit::Random)
+                .with_seed(Some(4))
+                .with_max_iter(300)
+                .fit_transform_checked(&x)
+                .unwrap();
+            assert_ne!(bits(&other), bits(&serial));
+        }
+    }
+
+    #[test]
+    fn bad_input_is_refused_before_work() {
+        let (x, _) = blobs(2, 5, 3);
+        assert!(TSNE::builder(2).with_perplexity(10.0).fit(&x).is_err());
+        assert!(TSNE::builder(2).with_perplexity(0.0).fit(&x).is_err());
+        assert!(TSNE::builder(4).with_perplexity(3.0).fit(&x).is_err()); // barnes_hut, 4-D
+        assert!(TSNE::builder(2)
+            .with_perplexity(3.0)
+            .with_max_iter(100)
+            .fit(&x)
+            .is_err());
+        assert!(TSNE::builder(2)
+            .with_perplexity(3.0)
+            .with_learning_rate(LearningRate::Fixed(-1.0))
+            .fit(&x)
+            .is_err());
+        assert!(TSNE::builder(2)
+            .with_perplexity(3.0)
+            .with_early_exaggeration(0.5)
+            .fit(&x)
+            .is_err());
+        assert!(TSNE::builder(2)
+            .with_perplexity(3.0)
+            .with_angle(2.0)
+            .fit(&x)
+            .is_err());
+        assert!(TSNE::builder(0).fit(&x).is_err());
+        assert!(TSNE::builder(2)
+            .with_perplexity(0.5)
+            .fit(&ndarray::array![[1.0, 2.0]])
+            .is_err());
+        assert!(TSNE::builder(2)
+            .with_perplexity(1.0)
+            .fit(&ndarray::array![[1.0, f64::NAN], [1.0, 2.0], [3.0, 4.0]])
+            .is_err());
+        assert!(TSNE::builder(2).fit(&Array2::<f64>::zeros((0, 3))).is_err());
+        // init='pca' with fewer features than components
+        assert!(TSNE::builder(2)
+            .with_perplexity(3.0)
+            .fit(&Array2::from_shape_fn((10, 1), |(i, _)| i as f64))
+            .is_err());
+        assert!(TsneMethod::parse("fast").is_err());
+        assert!(TsneInit::parse("spectral").is_err());
+        assert!(TSNE::builder(2).embedding().is_none());
+    }
+}

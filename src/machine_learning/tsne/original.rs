@@ -1,0 +1,222 @@
+//! The original RustyML API (`TSNE::new`, `Init`, `TSNEMethod`, getters, `fit_transform` on
+//! `&self`) as a thin layer over the scikit-learn estimator.
+
+use super::estimator::{LearningRate, TsneMethod, TSNE};
+use super::TsneInit;
+use crate::error::{Result, RustymlError};
+use crate::machine_learning::validation::{require_data, require_positive};
+use crate::math::distance::Metric;
+use ndarray::{Array2, ArrayBase, Data, Ix2};
+use serde::{Deserialize, Serialize};
+
+/// The original's initial embedding choice.
+#[allow(clippy::upper_case_acronyms)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Init {
+    #[default]
+    PCA,
+    Random,
+}
+
+/// The original's gradient method.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum TSNEMethod {
+    /// Barnes-Hut with opening angle `angle` in `[0, 1)`.
+    BarnesHut {
+        angle: f64,
+    },
+    Exact,
+}
+
+impl Default for TSNEMethod {
+    fn default() -> Self {
+        TSNEMethod::BarnesHut { angle: 0.5 }
+    }
+}
+
+/// The original RustyML API: validated constructor and setters, getters, and `fit_transform`
+/// on `&self` (the model keeps no embedding).
+impl TSNE {
+    /// `n_components` and `n_iter` >= 1, `perplexity` and `learning_rate` finite and > 0 (else
+    /// `InvalidParameter`); PCA initialisation, early exaggeration 12, Barnes-Hut (angle 0.5)
+    /// up to 3 components and exact above.
+    pub fn new(
+        n_components: usize,
+        perplexity: f64,
+        learning_rate: f64,
+        n_iter: usize,
+    ) -> Result<Self> {
+        crate::machine_learning::validation::require_nonzero("n_components", n_components)?;
+        crate::machine_learning::validation::require_nonzero("n_iter", n_iter)?;
+        require_positive("perplexity", perplexity)?;
+        require_positive("learning_rate", learning_rate)?;
+        let mut model = Self::builder(n_components)
+            .with_perplexity(perplexity)
+            .with_learning_rate(LearningRate::Fixed(learning_rate))
+            .with_max_iter(n_iter);
+        if n_components > 3 {
+            model.method = TsneMethod::Exact;
+        }
+        model.original_schedule = true;
+        Ok(model)
+    }
+
+    pub fn with_random_state(mut self, seed: u64) -> Self {
+        self.random_state = Some(seed);
+        self
+    }
+
+    pub fn with_init(mut self, init: Init) -> Self {
+        self.init = match init {
+            Init::PCA => TsneInit::Pca,
+            Init::Random => TsneInit::Random,
+        };
+        self
+    }
+
+    /// Barnes-Hut needs `angle` in `[0, 1)` and at most 3 components (else
+    /// `InvalidParameter`).
+    pub fn with_method(mut self, method: TSNEMethod) -> Result<Self> {
+        match method {
+            TSNEMethod::BarnesHut { angle } => {
+                if !(angle.is_finite() && (0.0..1.0).contains(&angle)) {
+                    return Err(RustymlError::invalid_parameter(
+                        "angle",
+                        format!("must lie in [0, 1), got {angle}"),
+                    ));
+                }
+                if self.n_components > 3 {
+                    return Err(RustymlError::invalid_parameter(
+                        "method",
+                        format!(
+                            "Barnes-Hut supports at most 3 components, got {}",
+                            self.n_components
+                        ),
+                    ));
+                }
+                self.method = TsneMethod::BarnesHut;
+                self.angle = angle;
+            }
+            TSNEMethod::Exact => self.method = TsneMethod::Exact,
+        }
+        Ok(self)
+    }
+
+    pub fn get_n_components(&self) -> usize {
+        self.n_components
+    }
+
+    pub fn get_perplexity(&self) -> f64 {
+        self.perplexity
+    }
+
+    /// The fixed learning rate (`NaN` for scikit-learn's `Auto`, resolved only at fit).
+    pub fn get_learning_rate(&self) -> f64 {
+        match self.learning_rate {
+            LearningRate::Fixed(lr) => lr,
+            LearningRate::Auto => f64::NAN,
+        }
+    }
+
+    pub fn get_n_iter(&self) -> usize {
+        self.max_iter
+    }
+
+    pub fn get_random_state(&self) -> Option<u64> {
+        self.random_state
+    }
+
+    pub fn get_init(&self) -> Init {
+        match self.init {
+            TsneInit::Pca => Init::PCA,
+            TsneInit::Random => Init::Random,
+        }
+    }
+
+    pub fn get_method(&self) -> TSNEMethod {
+        match self.method {
+            TsneMethod::BarnesHut => TSNEMethod::BarnesHut { angle: self.angle },
+            TsneMethod::Exact => TSNEMethod::Exact,
+        }
+    }
+
+    pub fn get_min_grad_norm(&self) -> f64 {
+        self.min_grad_norm
+    }
+
+    /// Embed `x`; empty -> `EmptyInput`, NaN/inf -> `NonFinite`, fewer than 2 samples ->
+    /// `InvalidInput`, `perplexity >= n_samples` -> `InvalidParameter`.
+    pub fn fit_transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+        require_data(&x.view(), "TSNE data")?;
+        Metric::Euclidean.check_range(&x.view(), "TSNE data")?;
+        let n = x.nrows();
+        if n < 2 {
+            return Err(RustymlError::invalid_input(format!(
+                "t-SNE needs at least 2 samples, got n_samples = {n}"
+            )));
+        }
+        if self.perplexity >= n as f64 {
+            return Err(RustymlError::invalid_parameter(
+                "perplexity",
+                format!("{} must be less than n_samples ({n})", self.perplexity),
+            ));
+        }
+        // The fitted state of this run is dropped with the copy.
+        let mut run = self.clone();
+        run.embedding = None;
+        run.fit_transform_checked(x)
+    }
+}
+
+impl<'a, S: Data<Elem = f64>> crate::traits::FitTransform<&'a ArrayBase<S, Ix2>> for TSNE {
+    type Output = Array2<f64>;
+    fn fit_transform(&mut self, x: &'a ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+        TSNE::fit_transform(self, x)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn original_api_short_runs_centered_output_and_error_kinds() {
+        let x = ndarray::Array2::from_shape_fn((8, 3), |(i, j)| {
+            ((i * 3 + j) as f64).sin() + (i / 4) as f64 * 5.0
+        });
+        let tsne = TSNE::new(2, 3.0, 100.0, 60)
+            .unwrap()
+            .with_method(TSNEMethod::Exact)
+            .unwrap();
+        let y = tsne.fit_transform(&x).unwrap();
+        assert_eq!(y.dim(), (8, 2));
+        let mean = y.mean_axis(ndarray::Axis(0)).unwrap();
+        assert!(mean.iter().all(|m| m.abs() < 1e-12));
+        assert_eq!(
+            TSNE::default().get_method(),
+            TSNEMethod::BarnesHut { angle: 0.5 }
+        );
+        assert_eq!(
+            TSNE::new(4, 3.0, 1.0, 10).unwrap().get_method(),
+            TSNEMethod::Exact
+        );
+        assert!(matches!(
+            TSNE::new(4, 3.0, 1.0, 10)
+                .unwrap()
+                .with_method(TSNEMethod::BarnesHut { angle: 0.5 }),
+            Err(RustymlError::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            TSNE::new(2, 0.0, 1.0, 10),
+            Err(RustymlError::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            tsne.fit_transform(&x.slice(ndarray::s![..3, ..])),
+            Err(RustymlError::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            tsne.fit_transform(&x.slice(ndarray::s![..1, ..])),
+            Err(RustymlError::InvalidInput(_))
+        ));
+    }
+}
