@@ -45,11 +45,29 @@ fn check_ndim(arr: &Bound<'_, PyUntypedArray>, name: &str, ndim: Option<usize>) 
     Ok(())
 }
 
-/// Borrow a float32/float64 array of dimensionality `D` without copying.
+/// `obj` itself, or an aligned copy of it: NumPy allows arrays whose data or strides are not
+/// multiples of the element size (buffers unpickled by dask or joblib, `np.frombuffer` at an
+/// odd offset), which no Rust slice or view may point at.
+fn aligned<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    if obj
+        .getattr("flags")?
+        .getattr("aligned")?
+        .extract::<bool>()?
+    {
+        Ok(obj.clone())
+    } else {
+        obj.call_method0("copy")
+    }
+}
+
+/// Borrow a float32/float64 array of dimensionality `D` without copying (an unaligned array
+/// is copied once).
 pub(crate) fn float_array<'py, D: Dimension>(
     obj: &Bound<'py, PyAny>,
     name: &str,
 ) -> PyResult<FloatArray<'py, D>> {
+    untyped(obj, name)?;
+    let obj = &aligned(obj)?;
     let arr = untyped(obj, name)?;
     check_ndim(arr, name, D::NDIM)?;
     let dtype = arr.dtype();

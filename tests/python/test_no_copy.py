@@ -124,3 +124,38 @@ def test_a_training_step_copies_its_batch_once():
     # becomes the first layer's cache; a second copy would add 192 MB more
     extra = _extra_peak_mib(lambda: model.train_on_batch(x, y))
     assert extra < 300, extra
+
+
+def _unaligned(a):
+    """``a``'s values in a buffer offset by one byte: NumPy calls such an array unaligned
+    (it arrives so from pickled buffers and ``np.frombuffer`` at odd offsets)."""
+    raw = np.zeros(a.nbytes + 1, dtype=np.uint8)
+    out = np.frombuffer(raw.data, dtype=a.dtype, count=a.size, offset=1).reshape(a.shape)
+    out[...] = a
+    assert not out.flags.aligned
+    return out
+
+
+def test_unaligned_arrays_are_read_not_refused():
+    import rustyml
+    from rustyml.machine_learning import KNN
+    from rustyml.neural_network import Sequential, layers
+    from rustyml.utils import StandardScaler
+
+    rng = np.random.default_rng(0)
+    x = rng.random((40, 3))
+    y = rng.integers(0, 2, 40).astype(np.float64)
+    assert rustyml.math.reduction.sum(_unaligned(x[:, 0].copy())) == rustyml.math.reduction.sum(
+        x[:, 0].copy()
+    )
+    np.testing.assert_array_equal(
+        StandardScaler().fit(_unaligned(x)).mean_, StandardScaler().fit(x).mean_
+    )
+    np.testing.assert_array_equal(
+        KNN(3).fit(_unaligned(x), y).predict(_unaligned(x)), KNN(3).fit(x, y).predict(x)
+    )
+    model = Sequential([layers.Dense(2, input_shape=(3,))], seed=0)
+    x32 = x.astype(np.float32)
+    np.testing.assert_array_equal(
+        model.predict(_unaligned(x32), verbose=0), model.predict(x32, verbose=0)
+    )

@@ -8,6 +8,8 @@ how many workers there are or in which order they finish, so a fit is bit-identi
 whatever the cluster for a given chunking.
 """
 
+import functools
+
 import numpy as np
 
 from rustyml.math.distance import pairwise
@@ -15,12 +17,33 @@ from rustyml.math.matmul import dot
 from rustyml.math.reduction import sum as native_sum
 
 
+def _reported(kernel):
+    """Turn a failure that is not an ``Exception`` (a native panic surfaces as pyo3's
+    ``PanicException``, a ``BaseException``) into a ``RuntimeError``: dask reports an
+    ``Exception`` from a task to the client, where other kinds can leave the fit waiting."""
+
+    @functools.wraps(kernel)
+    def run(*args):
+        try:
+            return kernel(*args)
+        except Exception:
+            raise
+        except BaseException as exc:
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            raise RuntimeError(f"{kernel.__name__} failed on a chunk: {exc!r}") from exc
+
+    return run
+
+
+@_reported
 def column_sums(x):
     """(row count, per-column sums) of one chunk."""
     x = np.asarray(x, dtype=np.float64)
     return x.shape[0], np.array([native_sum(np.ascontiguousarray(c)) for c in x.T])
 
 
+@_reported
 def centred_moments(x, mean):
     """Sum of squared deviations from ``mean`` per column, and their plain sum (the
     correction term of the two-pass variance)."""
@@ -31,12 +54,14 @@ def centred_moments(x, mean):
     )
 
 
+@_reported
 def centred_gram(x, mean):
     """``Xc^T Xc`` of one chunk."""
     xc = np.ascontiguousarray(np.asarray(x, dtype=np.float64) - mean)
     return dot(xc.T, xc)
 
 
+@_reported
 def centred_cross_products(x, y, x_mean, y_mean):
     """``Xc^T Xc`` and ``Xc^T yc`` of one chunk."""
     xc = np.ascontiguousarray(np.asarray(x, dtype=np.float64) - x_mean)
@@ -44,6 +69,7 @@ def centred_cross_products(x, y, x_mean, y_mean):
     return dot(xc.T, xc), dot(xc.T, yc)
 
 
+@_reported
 def residual_products(x, y, x_mean, y_mean, coef):
     """``Xc^T (yc - Xc coef)`` of one chunk: the refinement step's right-hand side."""
     xc = np.ascontiguousarray(np.asarray(x, dtype=np.float64) - x_mean)
@@ -52,6 +78,7 @@ def residual_products(x, y, x_mean, y_mean, coef):
     return dot(xc.T, residual)
 
 
+@_reported
 def lloyd_step(x, centers):
     """Per-cluster sums and counts, and the inertia, of one chunk's nearest-center
     assignment."""
@@ -65,6 +92,7 @@ def lloyd_step(x, centers):
     return sums, counts, float(d2[np.arange(len(x)), labels].sum())
 
 
+@_reported
 def nearest_center(x, centers):
     x = np.ascontiguousarray(x, dtype=np.float64)
     return np.argmin(pairwise(x, centers, metric="sqeuclidean"), axis=1).astype(np.int32)

@@ -56,6 +56,8 @@ def _as_float32(a, name):
         arr = np.ascontiguousarray(raw, dtype=np.float32)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be numeric array-like: {exc}") from None
+    if not arr.flags.aligned:
+        arr = arr.copy()  # an unpickled or offset buffer: native views need aligned data
     if arr.ndim == 0:
         raise ValueError(f"{name} must have a batch axis, got a scalar")
     if arr.shape[0] == 0:
