@@ -7,25 +7,14 @@ seed (never held whole by the client).
 
 import argparse
 import os
-import platform
 import time
 
 import dask.array as da
 import numpy as np
+from _host import cpu_name
 from distributed import Client, LocalCluster
 
 from rustyml import dask as rd
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def data(rows, features):

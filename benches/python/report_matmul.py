@@ -15,23 +15,15 @@ Prints markdown tables (GFLOP/s and ratios rustyml / NumPy; > 1 means rustyml is
 
 import argparse
 import os
-import platform
 import time
-from pathlib import Path
 
 import numpy as np
+from _host import cpu_name
 from threadpoolctl import threadpool_info, threadpool_limits
 
 import rustyml
 from rustyml.math import matmul
 from rustyml.tuning.matmul import backend
-
-
-def cpu_model():
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return platform.processor()
 
 
 def cases(rng):
@@ -127,7 +119,7 @@ def main():
 
     blas = [i for i in threadpool_info() if i.get("user_api") == "blas"]
     print(
-        f"CPU: {cpu_model()}; os.cpu_count {os.cpu_count()}; host class {rustyml.tuning.host_class()}"
+        f"CPU: {cpu_name()}; os.cpu_count {os.cpu_count()}; host class {rustyml.tuning.host_class()}"
     )
     for info in blas:
         print(

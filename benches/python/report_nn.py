@@ -9,13 +9,13 @@ column. Each case interleaves the frameworks so they share the machine's noise.
 """
 
 import os
-import platform
 import sys
 import time
 
 os.environ.setdefault("KERAS_BACKEND", "jax")
 
 import numpy as np
+from _host import cpu_name
 
 import rustyml
 from rustyml.neural_network import Sequential, layers, losses, optimizers
@@ -42,17 +42,6 @@ def best(fn, repeat=REPEAT, number=1):
             fn()
         times.append((time.perf_counter() - start) / number)
     return min(times)
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 # -- models: the same architecture in each framework ------------------------------------------

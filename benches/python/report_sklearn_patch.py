@@ -17,6 +17,8 @@ import sys
 import tempfile
 import textwrap
 
+from _host import cpu_name
+
 SCRIPTS = {
     "KMeans 200,000 x 8, k=16, n_init=1": """
         from sklearn.cluster import KMeans
@@ -72,17 +74,6 @@ try:
 except ImportError:
     pass
 """
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def run(path, patched):

@@ -1,15 +1,8 @@
 """``keras.callbacks``."""
 
 from rustyml.keras._missing import stand_ins, unknown_attribute
-from rustyml.neural_network.callbacks import (
-    Callback,
-    CSVLogger,
-    EarlyStopping,
-    History,
-    LearningRateScheduler,
-    ModelCheckpoint,
-    ReduceLROnPlateau,
-)
+from rustyml.neural_network import callbacks as _callbacks
+from rustyml.neural_network.callbacks import *
 
 globals().update(
     stand_ins(
@@ -25,12 +18,4 @@ globals().update(
     )
 )
 __getattr__ = unknown_attribute(__name__)
-__all__ = [
-    "CSVLogger",
-    "Callback",
-    "EarlyStopping",
-    "History",
-    "LearningRateScheduler",
-    "ModelCheckpoint",
-    "ReduceLROnPlateau",
-]
+__all__ = list(_callbacks.__all__)

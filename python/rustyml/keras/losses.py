@@ -1,15 +1,8 @@
 """``keras.losses``."""
 
 from rustyml.keras._missing import stand_ins, unknown_attribute
-from rustyml.neural_network.losses import (
-    BinaryCrossentropy,
-    CategoricalCrossentropy,
-    Loss,
-    MeanAbsoluteError,
-    MeanSquaredError,
-    SparseCategoricalCrossentropy,
-    get,
-)
+from rustyml.neural_network import losses as _losses
+from rustyml.neural_network.losses import *
 
 globals().update(
     stand_ins(
@@ -29,12 +22,4 @@ globals().update(
     )
 )
 __getattr__ = unknown_attribute(__name__)
-__all__ = [
-    "BinaryCrossentropy",
-    "CategoricalCrossentropy",
-    "Loss",
-    "MeanAbsoluteError",
-    "MeanSquaredError",
-    "SparseCategoricalCrossentropy",
-    "get",
-]
+__all__ = list(_losses.__all__)
