@@ -87,8 +87,8 @@ def lloyd_step(x, centers):
     labels = np.argmin(d2, axis=1)
     k = centers.shape[0]
     counts = np.bincount(labels, minlength=k)
-    sums = np.zeros_like(centers)
-    np.add.at(sums, labels, x)
+    # per feature, the chunk's rows summed into their cluster in row order
+    sums = np.column_stack([np.bincount(labels, weights=col, minlength=k) for col in x.T])
     return sums, counts, float(d2[np.arange(len(x)), labels].sum())
 
 
