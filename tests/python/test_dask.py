@@ -147,3 +147,21 @@ def test_unfitted_and_mismatched_inputs_are_clear_errors():
         model = rd.StandardScaler().fit(X)
     with pytest.raises(ValueError, match="features"):
         model.transform(X[:, :3])
+
+
+def test_fitted_estimators_pickle_and_predict_the_same_bits():
+    import pickle
+
+    _, _, Xd, yd = _data(n=6_000, chunk=2_000)
+    with dask.config.set(scheduler="synchronous"):
+        for model, args in (
+            (rd.StandardScaler(), (Xd,)),
+            (rd.LinearRegression(), (Xd, yd)),
+            (rd.PCA(n_components=2), (Xd,)),
+            (rd.KMeans(3, random_state=0), (Xd,)),
+        ):
+            model.fit(*args)
+            again = pickle.loads(pickle.dumps(model))
+            out = model.predict(Xd) if hasattr(model, "predict") else model.transform(Xd)
+            out_again = again.predict(Xd) if hasattr(again, "predict") else again.transform(Xd)
+            np.testing.assert_array_equal(out.compute(), out_again.compute())
