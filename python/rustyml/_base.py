@@ -201,12 +201,21 @@ def _data_method(method, name):
     first_call_only = name == "partial_fit"
     wraps_output = name in _OUTPUT
 
-    def failed(self, exc, X, args, kwargs):
-        y = args[0] if args else kwargs.get("y")
-        better = non_finite_error(X, "X", self, exc)
-        if better is None and y is not None:
-            better = non_finite_error(y, "y", self, exc)
-        return better
+    def run(self, X, args, kwargs):
+        """``method`` on ``X``; a native ``ValueError`` caused by NaN or infinity in ``X`` or
+        ``y`` is re-raised in scikit-learn's words (checked only after a failure)."""
+        try:
+            return method(self, X, *args, **kwargs)
+        except InvalidParameterError:
+            raise
+        except ValueError as exc:
+            y = args[0] if args else kwargs.get("y")
+            better = non_finite_error(X, "X", self, exc)
+            if better is None and y is not None:
+                better = non_finite_error(y, "y", self, exc)
+            if better is not None:
+                raise better from exc
+            raise
 
     @functools.wraps(method)
     def call(self, *args, **kwargs):
@@ -223,15 +232,7 @@ def _data_method(method, name):
             and "feature_names_in_" not in self.__dict__
         ):
             # the common small call: nothing to compare or wrap, so no bookkeeping
-            try:
-                return method(self, X, *args, **kwargs)
-            except InvalidParameterError:
-                raise
-            except ValueError as exc:
-                better = failed(self, exc, X, args, kwargs)
-                if better is not None:
-                    raise better from exc
-                raise
+            return run(self, X, args, kwargs)
         busy = _active.__dict__.setdefault("ids", set())
         key = id(self)
         if key in busy:
@@ -243,14 +244,7 @@ def _data_method(method, name):
         original, X = X, frame_values(X)
         busy.add(key)
         try:
-            out = method(self, X, *args, **kwargs)
-        except InvalidParameterError:
-            raise
-        except ValueError as exc:
-            better = failed(self, exc, X, args, kwargs)
-            if better is not None:
-                raise better from exc
-            raise
+            out = run(self, X, args, kwargs)
         finally:
             busy.discard(key)
         if reset:
