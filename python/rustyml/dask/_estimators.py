@@ -4,6 +4,7 @@ import inspect
 
 import numpy as np
 
+from rustyml._normal_equations import NormalEquations
 from rustyml.dask import _chunks
 from rustyml.dask._base import aligned_target, map_rows, per_chunk, row_chunked
 from rustyml.exceptions import NotFittedError
@@ -129,26 +130,23 @@ class LinearRegression(_DaskEstimator):
         parts = per_chunk(_chunks.centred_cross_products, X, x_mean, y_mean, y=y)
         gram = _chunks.ordered_sum([p[0] for p in parts])
         xty = _chunks.ordered_sum([p[1] for p in parts])
-        values, vectors = np.linalg.eigh((gram + gram.T) / 2)
-        if not (values[0] > 0 and values[-1] / values[0] * _EPS < 1e-3):
+        equations = NormalEquations(gram)
+        why = equations.unsolvable()
+        if why is not None:
             raise ValueError(
-                "X is rank-deficient or too ill-conditioned for the chunked normal equations "
-                f"(cond(X)^2 = {values[-1] / max(values[0], 1e-300):.3g})"
+                f"X is rank-deficient or too ill-conditioned for the chunked normal equations "
+                f"({why})"
             )
-
-        def solve(b):
-            return vectors @ ((vectors.T @ b) / values[:, None])
-
-        coef = solve(xty)
+        coef = equations.solve(xty)
         correction = per_chunk(_chunks.residual_products, X, x_mean, y_mean, coef, y=y)
-        coef = coef + solve(_chunks.ordered_sum(correction))
+        coef = coef + equations.solve(_chunks.ordered_sum(correction))
         self.n_features_in_ = d
         self.coef_ = coef[:, 0] if y.ndim == 1 else coef.T
         intercept = y_mean - x_mean @ coef
         if not self.fit_intercept:
             intercept = np.zeros_like(intercept)
         self.intercept_ = float(intercept[0]) if y.ndim == 1 else intercept
-        self.singular_ = np.sqrt(np.maximum(values[::-1], 0.0))
+        self.singular_ = equations.singular_values()
         return self
 
     def predict(self, X):

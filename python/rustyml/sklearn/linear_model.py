@@ -29,6 +29,7 @@ from sklearn.linear_model._base import _preprocess_data
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
+from rustyml._normal_equations import NormalEquations
 from rustyml.machine_learning import LogisticRegression as _LogisticRegression
 from rustyml.math.matmul import dot as _dot
 from rustyml.sklearn._dispatch import native_path, require
@@ -37,10 +38,6 @@ __all__ = ["LinearRegression", "LogisticRegression"]
 
 _SkLogisticRegression = _sk.LogisticRegression
 _SkLinearRegression = _sk.LinearRegression
-
-# cond(X)^2 * eps below this keeps the refined normal-equation solution at the accuracy of
-# a least-squares solver (one refinement step contracts the error by about cond^2 * eps).
-_NORMAL_EQUATIONS_LIMIT = 1e-3
 
 
 class LinearRegression(_SkLinearRegression):
@@ -64,23 +61,14 @@ class LinearRegression(_SkLinearRegression):
         Xc = np.ascontiguousarray(Xc, dtype=np.float64)
         rhs = np.ascontiguousarray(yc.reshape(len(yc), -1), dtype=np.float64)
         gram = _dot(Xc.T, Xc)
-        values, vectors = np.linalg.eigh((gram + gram.T) / 2)
-        top = values[-1]
-        require(top > 0 and values[0] > 0, "rank-deficient X")
-        require(values[0] > (self.tol**2) * top, "singular values below tol (rank-deficient)")
-        require(
-            top / values[0] * np.finfo(np.float64).eps < _NORMAL_EQUATIONS_LIMIT,
-            "X too ill-conditioned for the normal equations",
-        )
-
-        def solve(b):
-            return vectors @ ((vectors.T @ b) / values[:, None])
-
-        coef = solve(_dot(Xc.T, rhs))
+        equations = NormalEquations(gram)
+        why = equations.unsolvable(self.tol)
+        require(why is None, why)
+        coef = equations.solve(_dot(Xc.T, rhs))
         residual = rhs - _dot(Xc, coef)
-        coef += solve(_dot(Xc.T, residual))
+        coef += equations.solve(_dot(Xc.T, residual))
         self.rank_ = X.shape[1]
-        self.singular_ = np.sqrt(values[::-1])
+        self.singular_ = equations.singular_values()
         self.coef_ = coef.T
         if yc.ndim == 1:
             self.coef_ = np.ravel(self.coef_)
