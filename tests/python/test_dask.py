@@ -67,6 +67,17 @@ def test_standard_scaler(client):
     np.testing.assert_allclose(out.compute(), stock.transform(X), atol=1e-9)
 
 
+def test_standard_scaler_constant_columns_scale_one_like_scikit_learn():
+    from sklearn.preprocessing import StandardScaler
+
+    X = np.column_stack([np.full(3_000, 0.1), np.full(3_000, 1e6), np.arange(3_000.0)])
+    with dask.config.set(scheduler="synchronous"):
+        ours = rd.StandardScaler().fit(da.from_array(X, chunks=(700, 3)))
+    stock = StandardScaler().fit(X)
+    np.testing.assert_array_equal(ours.scale_[:2], [1.0, 1.0])
+    np.testing.assert_array_equal(ours.scale_[:2], stock.scale_[:2])
+
+
 def test_linear_regression(client):
     X, y, Xd, yd = _data()
     from sklearn.linear_model import LinearRegression

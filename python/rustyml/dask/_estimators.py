@@ -78,8 +78,9 @@ class StandardScaler(_DaskEstimator):
         X = row_chunked(X)
         n, mean = _means(X)
         var = _variances(X, mean, n)
-        # scikit-learn's constant-feature bound: a variance below the rounding of the mean
-        bound = n * _EPS * mean * mean + (n * _EPS) ** 2 * mean * mean
+        # scikit-learn's constant-feature bound: a variance within the rounding of the
+        # variance and of the mean is zero
+        bound = n * _EPS * var + (n * mean * _EPS) ** 2
         scale = np.sqrt(var)
         scale[(var <= bound) | (scale == 0.0)] = 1.0
         self.n_features_in_ = X.shape[1]
