@@ -16,8 +16,6 @@ import functools
 import logging
 import threading
 
-import numpy as np
-
 logger = logging.getLogger("rustyml.sklearn")
 
 _stats_lock = threading.Lock()
@@ -89,18 +87,3 @@ def engine(estimator):
 def require(condition, reason):
     if not condition:
         raise Unsupported(reason)
-
-
-def dense_float(X, what="X"):
-    """``X`` as a C- or F-ordered float64/float32 ndarray without NaN or infinity, or
-    :class:`Unsupported` (sparse matrices, object arrays, pandas extension types and
-    non-finite values are left to scikit-learn, which has its own rules for them)."""
-    if not isinstance(X, np.ndarray):
-        raise Unsupported(f"{what} is a {type(X).__name__}, not an ndarray")
-    if X.dtype not in (np.float64, np.float32):
-        raise Unsupported(f"{what} has dtype {X.dtype}")
-    if X.ndim != 2 or X.size == 0:
-        raise Unsupported(f"{what} has shape {X.shape}")
-    if not np.isfinite(X).all():
-        raise Unsupported(f"{what} has NaN or infinity")
-    return X
