@@ -6,6 +6,7 @@ import numpy as np
 
 from rustyml.keras import _seeding
 from rustyml.keras._missing import stand_ins, unknown_attribute
+from rustyml.neural_network._batches import PyDataset
 from rustyml.utils import to_categorical as _to_categorical
 
 
@@ -67,8 +68,6 @@ globals().update(
         __name__,
         [
             "plot_model",
-            "PyDataset",
-            "Sequence",
             "image_dataset_from_directory",
             "text_dataset_from_directory",
             "timeseries_dataset_from_array",
@@ -77,4 +76,12 @@ globals().update(
     )
 )
 __getattr__ = unknown_attribute(__name__)
-__all__ = ["normalize", "pad_sequences", "set_random_seed", "to_categorical"]
+Sequence = PyDataset
+__all__ = [
+    "PyDataset",
+    "Sequence",
+    "normalize",
+    "pad_sequences",
+    "set_random_seed",
+    "to_categorical",
+]

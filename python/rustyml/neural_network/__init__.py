@@ -6,12 +6,14 @@ crate's ``neural_network`` module.
 """
 
 from rustyml.neural_network import callbacks, layers, losses, optimizers
+from rustyml.neural_network._batches import PyDataset
 from rustyml.neural_network._mlp import MLPClassifier, MLPRegressor
 from rustyml.neural_network._sequential import Sequential
 
 __all__ = [
     "MLPClassifier",
     "MLPRegressor",
+    "PyDataset",
     "Sequential",
     "callbacks",
     "layers",

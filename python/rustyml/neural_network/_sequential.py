@@ -19,7 +19,7 @@ import numpy as np
 
 from rustyml import _native
 from rustyml.exceptions import NotFittedError
-from rustyml.neural_network import _metrics
+from rustyml.neural_network import _batches, _metrics
 from rustyml.neural_network import callbacks as callbacks_module
 from rustyml.neural_network import layers as layers_module
 from rustyml.neural_network import losses as losses_module
@@ -83,12 +83,16 @@ class _Progress:
         if self.verbose != 1:
             return
         now = time.perf_counter()
-        if done < self.total and now - self.last_draw < 0.1:
+        if (self.total is None or done < self.total) and now - self.last_draw < 0.1:
             return
         self.last_draw = now
         elapsed = now - self.start
         width = 30
-        filled = int(width * done / self.total)
+        filled = int(width * done / (self.total or done))
+        if self.total is None:  # a generator's length is known only at its end
+            self.stream.write(f"\r{done}/Unknown - {now - self.start:.0f}s - loss: {loss:.4f}")
+            self.stream.flush()
+            return
         bar = (
             "=" * max(filled - 1, 0) + (">" if done < self.total else "=") + "." * (width - filled)
         )
@@ -98,9 +102,11 @@ class _Progress:
         )
         self.stream.flush()
 
-    def finish(self, logs):
+    def finish(self, logs, done=None):
         if not self.verbose:
             return
+        if self.total is None:
+            self.total = done
         elapsed = time.perf_counter() - self.start
         per_step = elapsed / max(self.total, 1) * 1e3
         items = " - ".join(f"{k}: {v:.4f}" for k, v in logs.items())
@@ -320,8 +326,8 @@ class Sequential:
 
     def fit(
         self,
-        x,
-        y,
+        x=None,
+        y=None,
         batch_size=32,
         epochs=1,
         verbose="auto",
@@ -330,9 +336,18 @@ class Sequential:
         validation_data=None,
         shuffle=True,
         initial_epoch=0,
+        steps_per_epoch=None,
+        validation_steps=None,
     ):
         """Keras's ``fit``; returns a ``History`` whose ``.history`` holds ``loss``, every
         metric and their ``val_`` counterparts per epoch.
+
+        ``x`` is an array (with ``y``), or data read batch by batch: a generator or any
+        iterable of ``(x, y)`` batches, a ``PyDataset``-like object (``__len__`` and
+        ``__getitem__``; ``shuffle`` permutes its batch order each epoch), or a dask array
+        (with ``y``; read block by block, never computed whole). ``steps_per_epoch`` and
+        ``validation_steps`` work as in Keras 3 (see ``rustyml.neural_network._batches``);
+        ``validation_data`` may be any of these kinds.
 
         A step whose loss or weights become NaN or infinite raises ``ValueError`` and puts the
         weights and optimizer state back to their values before this call."""
@@ -351,6 +366,47 @@ class Sequential:
             )
         verbose = 1 if verbose == "auto" else int(verbose)
         cbs = _check_callbacks(callbacks)
+        steps_per_epoch = _optional_steps(steps_per_epoch, "steps_per_epoch")
+        validation_steps = _optional_steps(validation_steps, "validation_steps")
+        streamed = _batches.is_batch_source(x) or _batches.is_dask_array(x)
+        val_streamed = _batches.is_batch_source(validation_data) or (
+            isinstance(validation_data, (tuple, list))
+            and len(validation_data) > 0
+            and _batches.is_dask_array(validation_data[0])
+        )
+        if streamed or val_streamed:
+            if validation_split:
+                raise ValueError(
+                    "validation_split is only supported for in-memory arrays (NumPy, lists, "
+                    "DataFrames); pass validation_data for a generator, PyDataset or dask array"
+                )
+            if not streamed and steps_per_epoch is not None:
+                raise ValueError(
+                    "steps_per_epoch applies to generators, PyDatasets, iterables and dask "
+                    "arrays; for in-memory arrays the epoch is the whole data"
+                )
+            return self._call_keeping_state(
+                lambda: self._fit_stream(
+                    x,
+                    y,
+                    batch_size,
+                    epochs,
+                    verbose,
+                    cbs,
+                    validation_data,
+                    shuffle,
+                    initial_epoch,
+                    steps_per_epoch,
+                    validation_steps,
+                )
+            )
+        if steps_per_epoch is not None:
+            raise ValueError(
+                "steps_per_epoch applies to generators, PyDatasets, iterables and dask arrays; "
+                "for in-memory arrays the epoch is the whole data"
+            )
+        if y is None:
+            raise ValueError("fit on arrays needs y (the targets)")
         if validation_data is not None and (
             not isinstance(validation_data, (tuple, list)) or len(validation_data) not in (2, 3)
         ):
@@ -467,6 +523,190 @@ class Sequential:
         self.history = history
         return history
 
+    def _stream_source(self, x, y, what, batch_size, shuffle):
+        if y is not None and not _batches.is_dask_array(x) and not _batches.is_batch_source(x):
+            raise ValueError(f"{what}: x and y must be of the same kind")
+        return _batches.source(
+            x, y, what=what, batch_size=batch_size, shuffle=shuffle, seed=self.seed
+        )
+
+    def _stream_batch(self, raw, kind, need_y):
+        """One batch of a source, checked and converted as an in-memory call's arrays are
+        (the model is built from the first batch's shape)."""
+        bx, by, bw = _batches.unpack(raw, kind)
+        xs = self._prepare_x(bx)
+        if not need_y:
+            return xs, None, None
+        if by is None:
+            raise ValueError(f"a {kind} batch for fit/evaluate must hold targets: (x, y)")
+        ys = self._prepare_y(by, len(xs))
+        if bw is not None:
+            bw = _as_float32(bw, "sample_weight")
+            if bw.shape != (len(xs),):
+                raise ValueError(
+                    f"a batch's sample_weight must hold one weight per sample ({len(xs)},), "
+                    f"got shape {bw.shape}"
+                )
+        return xs, ys, bw
+
+    def _fit_stream(
+        self,
+        x,
+        y,
+        batch_size,
+        epochs,
+        verbose,
+        cbs,
+        validation_data,
+        shuffle,
+        initial_epoch,
+        steps_per_epoch,
+        validation_steps,
+    ):
+        """``fit`` on data read batch by batch: only the batch training (and the one being
+        read) is held; each batch trains as one step of the native loop, so batches equal
+        to an in-memory epoch's give the same bits."""
+        if _batches.is_batch_source(x) or _batches.is_dask_array(x):
+            epochs_iter = _batches.Epochs(
+                self._stream_source(x, y, "fit", batch_size, shuffle), steps_per_epoch
+            )
+        else:
+            raise ValueError(
+                "fit: validation_data of a generator, PyDataset or dask array needs x of such "
+                "a kind too; for in-memory x give validation_data as arrays"
+            )
+        val_epochs = val_arrays = None
+        if validation_data is not None:
+            if _batches.is_batch_source(validation_data):
+                val_epochs = _batches.Epochs(
+                    self._stream_source(validation_data, None, "fit", batch_size, False),
+                    validation_steps,
+                )
+            elif isinstance(validation_data, (tuple, list)) and len(validation_data) in (2, 3):
+                if _batches.is_dask_array(validation_data[0]):
+                    val_epochs = _batches.Epochs(
+                        self._stream_source(
+                            validation_data[0], validation_data[1], "fit", batch_size, False
+                        ),
+                        validation_steps,
+                    )
+                else:
+                    val_arrays = validation_data
+            else:
+                raise ValueError(
+                    "validation_data must be a tuple (x_val, y_val[, val_sample_weight]), a "
+                    f"generator, a PyDataset or an iterable of batches, got {validation_data!r}"
+                )
+        kind = epochs_iter.src.kind
+        metric_fns = self._compiled[3]
+        history = callbacks_module.History()
+        cbs = cbs + [history]
+        for cb in cbs:
+            if hasattr(cb, "set_model"):
+                cb.set_model(self)
+            else:
+                cb.model = self
+        self.stop_training = False
+        snapshot = None
+        self._training_thread = threading.get_ident()
+        try:
+            _call(cbs, "on_train_begin", None)
+            for epoch in range(initial_epoch, epochs):
+                progress = None
+                total = 0.0
+                seen = 0
+                running = _RunningMetrics(metric_fns, None, self.loss) if metric_fns else None
+                for step, raw in enumerate(epochs_iter.epoch(epoch)):
+                    xs, ys, bw = self._stream_batch(raw, kind, True)
+                    if bw is not None:
+                        raise ValueError(
+                            "per-sample weights in training batches are not supported: yield "
+                            "(x, y) batches"
+                        )
+                    if step == 0:
+                        if snapshot is None:  # the model is built from the first batch
+                            self._apply_trainable()
+                            snapshot = self._native.snapshot()
+                        _call(cbs, "on_epoch_begin", epoch, None)
+                        progress = _Progress(verbose, epochs_iter.total, epoch, epochs)
+                    on_output = None
+                    if running is not None:
+                        on_output = running.batch_adder(ys)
+                    loss = self._native.train_epoch(
+                        xs, ys, len(xs), False, 0, None, on_output, snapshot
+                    )
+                    total += float(loss) * len(xs)
+                    seen += len(xs)
+                    progress.update(step + 1, total / seen)
+                if seen == 0:
+                    if epoch == initial_epoch:
+                        raise ValueError(
+                            f"fit: the {kind} yielded no batches (empty, or a generator "
+                            "already consumed)"
+                        )
+                    warnings.warn(_batches._RAN_OUT, UserWarning, stacklevel=3)
+                    break
+                logs = {"loss": float(np.float32(total / seen))}
+                if running:
+                    logs.update(running.results())
+                if val_epochs is not None:
+                    vlogs = self._evaluate_batches(val_epochs, epoch)
+                    if vlogs is None:
+                        warnings.warn(
+                            "validation_data ran out of batches: no val_ logs for epoch "
+                            f"{epoch + 1} (a generator can be read only once; use a PyDataset "
+                            "or an iterable to validate every epoch)",
+                            UserWarning,
+                            stacklevel=3,
+                        )
+                    else:
+                        logs.update({"val_" + k: v for k, v in vlogs.items()})
+                elif val_arrays is not None:
+                    vlogs = self._evaluate(
+                        val_arrays[0],
+                        val_arrays[1],
+                        max(batch_size, 256),
+                        0,
+                        True,
+                        None if len(val_arrays) < 3 else val_arrays[2],
+                    )
+                    logs.update({"val_" + k: v for k, v in vlogs.items()})
+                progress.finish(logs, step + 1)
+                _call(cbs, "on_epoch_end", epoch, logs)
+                if self.stop_training:
+                    break
+        finally:
+            self._training_thread = None
+        _call(cbs, "on_train_end", None)
+        self.history = history
+        return history
+
+    def _evaluate_batches(self, epochs_iter, index=0):
+        """Loss and metrics over one pass of a batch source, each batch's value weighted by
+        its size (Keras's mean metrics); ``None`` when the source yields no batch."""
+        kind = epochs_iter.src.kind
+        metric_fns = self._compiled[3]
+        total = 0.0
+        seen = 0
+        sums = dict.fromkeys((name for name, _ in metric_fns), 0.0)
+        for raw in epochs_iter.epoch(index):
+            xs, ys, bw = self._stream_batch(raw, kind, True)
+            n = len(xs)
+            if bw is None:
+                total += float(self._native.evaluate(xs, ys, n)) * n
+            else:
+                total += self._weighted_loss(xs, ys, bw) * n
+            if metric_fns:
+                pred = self._native.predict(xs, n)
+                for name, fn in metric_fns:
+                    sums[name] += fn(ys, pred, self.loss.name, self.loss.from_logits) * n
+            seen += n
+        if seen == 0:
+            return None
+        logs = {"loss": float(np.float32(total / seen))}
+        logs.update({name: v / seen for name, v in sums.items()})
+        return logs
+
     def _weighted_loss(self, x, y, w):
         """Keras's weighted loss: ``sum(loss_i * w_i) / n`` over the samples (the sum over a
         batch divided by the batch size, batches weighted by their sizes)."""
@@ -476,24 +716,55 @@ class Sequential:
         )
         return float(np.dot(per_sample, w.astype(np.float64)) / len(x))
 
-    def evaluate(self, x, y, batch_size=32, verbose=0, return_dict=False):
-        """The loss (and metrics) on ``x, y``; a float, a list, or a dict."""
+    def evaluate(self, x=None, y=None, batch_size=32, verbose=0, return_dict=False, steps=None):
+        """The loss (and metrics) on ``x, y``; a float, a list, or a dict. ``x`` may be data
+        read batch by batch, as for ``fit`` (``steps`` caps the batches read)."""
         self._check_compiled()
         batch_size = _int_arg(32 if batch_size is None else batch_size, "batch_size", 1)
+        steps = _optional_steps(steps, "steps")
+        if _batches.is_batch_source(x) or _batches.is_dask_array(x):
+
+            def run():
+                epochs_iter = _batches.Epochs(
+                    self._stream_source(x, y, "evaluate", batch_size, False), steps
+                )
+                logs = self._evaluate_batches(epochs_iter)
+                if logs is None:
+                    raise ValueError(f"evaluate: the {epochs_iter.src.kind} yielded no batches")
+                return self._report(logs, verbose, return_dict)
+
+            return self._call_keeping_state(run)
+        if steps is not None:
+            raise ValueError("steps applies to generators, PyDatasets, iterables and dask arrays")
+        if y is None:
+            raise ValueError("evaluate on arrays needs y (the targets)")
         return self._call_keeping_state(
-            lambda: self._evaluate(x, y, batch_size, verbose, return_dict)
+            lambda: self._report(self._evaluate(x, y, batch_size), verbose, return_dict)
         )
 
-    def _evaluate(self, x, y, batch_size, verbose, return_dict):
+    def _evaluate(self, x, y, batch_size, verbose=0, return_dict=True, weights=None):
         x = self._prepare_x(x)
         y = self._prepare_y(y, len(x))
         batch_size = min(batch_size, len(x))
-        logs = {"loss": self._native.evaluate(x, y, batch_size)}
+        if weights is None:
+            logs = {"loss": self._native.evaluate(x, y, batch_size)}
+        else:
+            w = _as_float32(weights, "val_sample_weight")
+            if w.shape != (len(x),):
+                raise ValueError(
+                    f"val_sample_weight must hold one weight per validation sample "
+                    f"({len(x)},), got shape {w.shape}"
+                )
+            logs = {"loss": self._weighted_loss(x, y, w)}
         metric_fns = self._compiled[3]
         if metric_fns:
             pred = self._native.predict(x, batch_size)
             for name, fn in metric_fns:
                 logs[name] = fn(y, pred, self.loss.name, self.loss.from_logits)
+        return logs
+
+    @staticmethod
+    def _report(logs, verbose, return_dict):
         if verbose:
             print(" - ".join(f"{k}: {v:.4f}" for k, v in logs.items()))
         if return_dict:
@@ -516,15 +787,37 @@ class Sequential:
 
         return self._call_keeping_state(step)
 
-    def predict(self, x, batch_size=32, verbose=0):
-        """Inference outputs (float32), dropout and noise off, running statistics used."""
+    def predict(self, x, batch_size=32, verbose=0, steps=None):
+        """Inference outputs (float32), dropout and noise off, running statistics used.
+
+        ``x`` may be data read batch by batch, as for ``fit`` (each batch's ``x`` is used, a
+        batch's targets ignored; ``steps`` caps the batches read); the outputs of every batch
+        come back as one array, as Keras returns them."""
         batch_size = _int_arg(32 if batch_size is None else batch_size, "batch_size", 1)
+        steps = _optional_steps(steps, "steps")
+        if _batches.is_batch_source(x) or _batches.is_dask_array(x):
+            return self._call_keeping_state(lambda: self._predict_batches(x, batch_size, steps))
+        if steps is not None:
+            raise ValueError("steps applies to generators, PyDatasets, iterables and dask arrays")
 
         def run():
             xs = self._prepare_x(x)
             return _warn_non_finite(self, xs, self._native.predict(xs, min(batch_size, len(xs))))
 
         return self._call_keeping_state(run)
+
+    def _predict_batches(self, x, batch_size, steps):
+        epochs_iter = _batches.Epochs(
+            self._stream_source(x, None, "predict", batch_size, False), steps
+        )
+        kind = epochs_iter.src.kind
+        outs = []
+        for raw in epochs_iter.epoch(0):
+            xs, _, _ = self._stream_batch(raw, kind, False)
+            outs.append(_warn_non_finite(self, xs, self._native.predict(xs, len(xs))))
+        if not outs:
+            raise ValueError(f"predict: the {kind} yielded no batches")
+        return outs[0] if len(outs) == 1 else np.concatenate(outs)
 
     def __call__(self, x):
         return self.predict(x)
@@ -747,6 +1040,10 @@ class Sequential:
 _MOVING = frozenset({"running_mean", "running_var"})
 
 
+def _optional_steps(value, name):
+    return None if value is None else _int_arg(value, name, 1)
+
+
 def _check_callbacks(callbacks):
     if callbacks is None:
         return []
@@ -803,11 +1100,16 @@ class _RunningMetrics:
         self.seen = 0
 
     def add(self, output, indices):
-        y = self.y[indices]
+        self._add(self.y[indices], output)
+
+    def batch_adder(self, y):
+        """``add`` for a batch trained on its own: its targets are ``y`` itself."""
+        return lambda output, indices: self._add(y[indices], output)
+
+    def _add(self, y, output):
         for name, fn in self.metric_fns:
-            value = fn(y, output, self.loss.name, self.loss.from_logits)
-            self.totals[name] += value * len(indices)
-        self.seen += len(indices)
+            self.totals[name] += fn(y, output, self.loss.name, self.loss.from_logits) * len(y)
+        self.seen += len(y)
 
     def results(self):
         return {name: total / max(self.seen, 1) for name, total in self.totals.items()}
