@@ -453,13 +453,18 @@ class BaseEstimator:
         state = {k: v for k, v in self.__dict__.items() if k != "_native"}
         native = self.__dict__.get("_native")
         state["_native_bytes"] = None if native is None else bytes(native.to_bytes())
+        if native is not None and type(native) is not self._native_class:
+            # fitted by partial_fit: the incremental engine's state
+            state["_native_kind"] = "partial"
         return state
 
     def __setstate__(self, state):
         state = dict(state)
         data = state.pop("_native_bytes", None)
+        kind = state.pop("_native_kind", None)
         self.__dict__.update(state)
-        self._native = None if data is None else self._native_class.from_bytes(data)
+        cls = self._partial_native_class if kind == "partial" else self._native_class
+        self._native = None if data is None else cls.from_bytes(data)
 
     def save(self, path):
         """Write the estimator (hyper-parameters and fitted state) to ``path``."""

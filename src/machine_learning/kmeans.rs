@@ -428,7 +428,7 @@ fn sq_distances_to(
 }
 
 /// Greedy k-means++ seeding (Arthur & Vassilvitskii, with scikit-learn's local trials).
-fn kmeans_plusplus(
+pub(crate) fn kmeans_plusplus(
     xc: ArrayView2<f64>,
     x_norms: ArrayView1<f64>,
     k: usize,

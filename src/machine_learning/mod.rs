@@ -3,6 +3,7 @@
 pub mod dbscan;
 pub mod decision_tree;
 pub mod error;
+pub mod incremental;
 pub mod isolation_forest;
 pub mod kernel_pca;
 pub mod kmeans;
@@ -26,6 +27,7 @@ pub use crate::traits::{Fit, FitTransform, Predict, Transform};
 pub use dbscan::DBSCAN;
 pub use decision_tree::{Algorithm, DecisionTree};
 pub use error::TreeError;
+pub use incremental::{IncrementalPCA, MiniBatchKMeans};
 pub use isolation_forest::{Contamination, IsolationForest, MaxSamples};
 pub use kernel_pca::KernelPCA;
 pub use kmeans::{KMeans, KMeansInit, NInit};

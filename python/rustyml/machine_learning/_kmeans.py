@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Literal
 
 from rustyml import _native
-from rustyml._base import BaseEstimator, ClusterMixin, param_constraints
+from rustyml._base import BaseEstimator, ClusterMixin, param_constraints, validate_params
 from rustyml._validation import as_float_array, fit_array
 from rustyml.machine_learning._fitted import F64, I32, ArrayLike, Fitted
 
@@ -19,6 +19,7 @@ class KMeans(ClusterMixin, BaseEstimator):
     """
 
     _native_class = _native.machine_learning.KMeans
+    _partial_native_class = _native.machine_learning.MiniBatchKMeans
     _param_constraints = param_constraints(
         {
             "n_clusters": ("int",),
@@ -58,6 +59,34 @@ class KMeans(ClusterMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         return self
 
+    def partial_fit(self, X: ArrayLike, y: object = None) -> KMeans:
+        """One mini-batch update with the batch ``X``, as scikit-learn's
+        ``MiniBatchKMeans.partial_fit``: the first call seeds the centers from ``X`` (``init``,
+        ``random_state``; after ``fit``, from its centers); each call labels ``X`` against the
+        current centers and moves every center to the mean of all the samples it has absorbed
+        so far. ``labels_`` and ``inertia_`` are the last batch's; ``n_steps_`` counts the
+        calls. Centers that attract few samples are not reassigned (scikit-learn's
+        ``reassignment_ratio=0``). Returns ``self``."""
+        native = self.__dict__.get("_native")
+        if isinstance(native, self._partial_native_class):
+            native.partial_fit(as_float_array(X, "X", 2))
+            return self
+        X = fit_array(X)
+        params = self.get_params()
+        init = params["init"]
+        if native is not None:
+            init = native.cluster_centers_
+        elif not isinstance(init, str):
+            init = as_float_array(init, "init", 2)
+        validate_params(self)
+        fresh = self._partial_native_class(
+            n_clusters=params["n_clusters"], init=init, random_state=params["random_state"]
+        )
+        fresh.partial_fit(X)
+        self._native = fresh
+        self.n_features_in_ = X.shape[1]
+        return self
+
     def predict(self, X: ArrayLike) -> I32:
         """Index of the closest center for each row of ``X``."""
         return self._check_fitted().predict(as_float_array(X, "X", 2))
@@ -78,3 +107,4 @@ class KMeans(ClusterMixin, BaseEstimator):
     labels_ = Fitted[I32]()
     inertia_ = Fitted[float]()
     n_iter_ = Fitted[int]()
+    n_steps_ = Fitted[int]("Mini-batch steps made by ``partial_fit``.")

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from rustyml import _native
 from rustyml._base import BaseEstimator, param_constraints
 from rustyml._validation import as_float_array, fit_array
@@ -19,6 +21,7 @@ class PCA(BaseEstimator):
     """
 
     _native_class = _native.machine_learning.PCA
+    _partial_native_class = _native.machine_learning.IncrementalPCA
     _param_constraints = param_constraints(
         {
             "n_components": ("int", "real", "str", "none"),
@@ -50,6 +53,31 @@ class PCA(BaseEstimator):
         self.n_features_in_ = X.shape[1]
         return out
 
+    def partial_fit(self, X: ArrayLike, y: object = None) -> PCA:
+        """One incremental update with the batch ``X``, as scikit-learn's
+        ``IncrementalPCA.partial_fit`` (Ross et al.'s incremental SVD): ``n_components`` must
+        be an int or ``None`` (then the first batch's ``min(n_samples, n_features)``) and no
+        larger than any batch. ``mean_``, ``var_`` and ``n_samples_seen_`` cover every batch
+        so far. A ``partial_fit`` after ``fit`` starts afresh. Returns ``self``."""
+        native = self.__dict__.get("_native")
+        if isinstance(native, self._partial_native_class):
+            native.partial_fit(as_float_array(X, "X", 2))
+            return self
+        k = self.n_components
+        if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
+            raise ValueError(
+                "partial_fit needs n_components as a positive int or None (as "
+                f"IncrementalPCA), got {k!r}"
+            )
+        X = fit_array(X)
+        fresh = self._partial_native_class(
+            n_components=None if k is None else int(k), whiten=bool(self.whiten)
+        )
+        fresh.partial_fit(X)
+        self._native = fresh
+        self.n_features_in_ = X.shape[1]
+        return self
+
     def transform(self, X: ArrayLike) -> F64:
         """Project ``X`` onto the components (whitened if ``whiten``)."""
         return self._check_fitted().transform(as_float_array(X, "X", 2))
@@ -66,3 +94,5 @@ class PCA(BaseEstimator):
     n_components_ = Fitted[int]()
     noise_variance_ = Fitted[float]()
     n_samples_ = Fitted[int]()
+    var_ = Fitted[F64]("Per-feature variance of every batch so far (after ``partial_fit``).")
+    n_samples_seen_ = Fitted[int]("Samples seen by ``partial_fit``.")

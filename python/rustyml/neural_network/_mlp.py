@@ -79,6 +79,23 @@ class _BaseMLP(BaseEstimator):
         self.loss_curve_ = history.history["loss"]
         self.loss_ = self.loss_curve_[-1]
         self.n_iter_ = len(self.loss_curve_)
+        self.t_ = self.n_iter_ * len(X)
+        self.n_features_in_ = X.shape[1]
+
+    def _train_one_pass(self, model, X, y):
+        """scikit-learn's ``partial_fit``: one pass over ``X`` in mini-batches, continuing the
+        network and its optimizer state. The pass is numbered on from the earlier ones, so
+        ``k`` calls on the same data shuffle as ``fit`` with ``max_iter=k`` does and give its
+        bits."""
+        done = self.__dict__.get("n_iter_", 0) if "model_" in self.__dict__ else 0
+        batch = min(int(self.batch_size), len(X)) if self.batch_size != "auto" else min(200, len(X))
+        history = model.fit(
+            X, y, batch_size=batch, epochs=done + 1, initial_epoch=done, verbose=self.verbose
+        )
+        self.loss_curve_ = [*self.__dict__.get("loss_curve_", [])[:done], *history.history["loss"]]
+        self.loss_ = self.loss_curve_[-1]
+        self.n_iter_ = done + 1
+        self.t_ = self.__dict__.get("t_", 0) + len(X) if done else len(X)
         self.n_features_in_ = X.shape[1]
 
     def _model(self):
@@ -145,6 +162,45 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
         self.model_ = model
         return self
 
+    def partial_fit(self, X, y, classes=None):
+        """One pass of mini-batch updates over ``X, y`` (scikit-learn's ``partial_fit``).
+        ``classes`` (every label the calls will see) is required on the first call and, when
+        given later, must be the same; a call after ``fit`` continues the fitted network."""
+        fitted = "model_" in self.__dict__
+        if classes is None and not fitted:
+            raise ValueError("classes must be passed on the first call to partial_fit.")
+        if classes is not None:
+            wanted = np.unique(check_classification_targets(column_or_1d(classes, self)))
+            if fitted and not np.array_equal(self.classes_, wanted):
+                raise ValueError(
+                    f"`classes={classes!r}` is not the same as on last call to partial_fit, "
+                    f"was: {self.classes_!r}"
+                )
+            if len(wanted) < 2:
+                raise ValueError(f"MLPClassifier needs at least 2 classes, got {wanted}")
+        else:
+            wanted = self.classes_
+        X = _features(X, self if fitted else None)
+        y = check_classification_targets(column_or_1d(y, self))
+        if len(y) != len(X):
+            raise ValueError(f"X has {len(X)} samples but y has {len(y)} labels")
+        unseen = np.setdiff1d(y, wanted)
+        if len(unseen):
+            raise ValueError(
+                f"`y` has classes not in `self.classes_`. `self.classes_` has {wanted}. "
+                f"'y' has {np.unique(y)}."
+            )
+        if fitted:
+            model = self.model_
+        else:
+            model = self._network(
+                X.shape[1], len(wanted), "softmax", "sparse_categorical_crossentropy"
+            )
+        self._train_one_pass(model, X, np.searchsorted(wanted, y))
+        self.classes_ = wanted
+        self.model_ = model
+        return self
+
     def predict_proba(self, X):
         model = self._model()
         return model.predict(_features(X, self), batch_size=1024).astype(np.float64)
@@ -164,6 +220,19 @@ class MLPRegressor(RegressorMixin, _BaseMLP):
             raise ValueError(f"X has {len(X)} samples but y has {len(y)} targets")
         model = self._network(X.shape[1], 1, None, "mse")
         self._train(model, X, y.astype(np.float32))
+        self.model_ = model
+        return self
+
+    def partial_fit(self, X, y):
+        """One pass of mini-batch updates over ``X, y`` (scikit-learn's ``partial_fit``); a
+        call after ``fit`` continues the fitted network."""
+        fitted = "model_" in self.__dict__
+        X = _features(X, self if fitted else None)
+        y = target_array(y, self)
+        if len(y) != len(X):
+            raise ValueError(f"X has {len(X)} samples but y has {len(y)} targets")
+        model = self.model_ if fitted else self._network(X.shape[1], 1, None, "mse")
+        self._train_one_pass(model, X, y.astype(np.float32))
         self.model_ = model
         return self
 

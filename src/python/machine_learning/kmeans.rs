@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt, PyString};
 
 /// `"k-means++"`, `"random"` or an array of initial centers.
-fn parse_init(init: &Bound<'_, PyAny>) -> PyResult<KMeansInit> {
+pub(super) fn parse_init(init: &Bound<'_, PyAny>) -> PyResult<KMeansInit> {
     if let Ok(s) = init.cast::<PyString>() {
         return match s.to_str()? {
             "k-means++" => Ok(KMeansInit::KMeansPlusPlus),

@@ -7,6 +7,7 @@ use pyo3::types::PyModule;
 
 mod dbscan;
 mod decision_tree;
+mod incremental;
 mod isolation_forest;
 mod kernel_pca;
 mod kmeans;
@@ -27,6 +28,8 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<linear_svc::PyLinearSVC>()?;
     m.add_class::<lda::PyLDA>()?;
     m.add_class::<kmeans::PyKMeans>()?;
+    m.add_class::<incremental::PyMiniBatchKMeans>()?;
+    m.add_class::<incremental::PyIncrementalPCA>()?;
     m.add_class::<dbscan::PyDBSCAN>()?;
     m.add_class::<meanshift::PyMeanShift>()?;
     m.add_function(pyo3::wrap_pyfunction!(meanshift::estimate_bandwidth, m)?)?;

@@ -1,0 +1,478 @@
+//! Incremental fits (scikit-learn's `partial_fit`) for the families that have one there:
+//! k-means as `MiniBatchKMeans.partial_fit` and PCA as `IncrementalPCA.partial_fit`. Each call
+//! sees one batch; the state kept between calls is a few `k x d` arrays, never the data.
+//!
+//! [`MiniBatchKMeans`]: the first batch seeds the centers (k-means++, random rows, or given
+//! centers); every batch is labelled against the current centers and each center moves to
+//! the weighted mean of its old position (weight: the samples it has absorbed so far) and its
+//! new points, summed in row order (scikit-learn's update). scikit-learn's random
+//! reassignment of rarely-chosen centers is not made (its `reassignment_ratio=0`).
+//!
+//! [`IncrementalPCA`]: Ross, Lim, Lin and Yang's incremental SVD, as scikit-learn's
+//! `IncrementalPCA`: the running column means and variances are merged with the batch's
+//! (Chan et al.'s update); the SVD is taken of the previous components scaled by their
+//! singular values, the batch centred on its own mean, and one row correcting for the shift
+//! of the mean.
+
+use crate::error::{Result, RustymlError};
+use crate::machine_learning::kmeans::{kmeans_plusplus, KMeansInit};
+use crate::math::distance::{self, row_sq_norms, Metric};
+use crate::math::{linalg, matmul};
+use crate::persistence::Persist;
+use crate::validation::{check_features, check_n_features};
+use ndarray::{s, Array1, Array2, ArrayBase, ArrayView2, Axis, Data, Ix2, Zip};
+use serde::{Deserialize, Serialize};
+
+/// What a mini-batch k-means has learned so far.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct CentersSoFar {
+    centers: Array2<f64>,
+    /// Samples absorbed by each center (scikit-learn's `_counts`).
+    counts: Array1<f64>,
+    /// The last batch's labels and inertia against the updated centers.
+    labels: Array1<isize>,
+    inertia: f64,
+    n_steps: usize,
+}
+
+/// k-means fitted batch by batch (scikit-learn's `MiniBatchKMeans.partial_fit`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MiniBatchKMeans {
+    pub n_clusters: usize,
+    pub init: KMeansInit,
+    pub random_state: Option<u64>,
+    state: Option<CentersSoFar>,
+}
+
+impl MiniBatchKMeans {
+    pub fn new(n_clusters: usize, init: KMeansInit, random_state: Option<u64>) -> Self {
+        Self {
+            n_clusters,
+            init,
+            random_state,
+            state: None,
+        }
+    }
+
+    fn first_centers(&self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
+        let k = self.n_clusters;
+        if k == 0 {
+            return Err(RustymlError::invalid(
+                "n_clusters must be at least 1, got 0",
+            ));
+        }
+        if x.nrows() < k {
+            return Err(RustymlError::invalid(format!(
+                "n_samples={} should be >= n_clusters={k}",
+                x.nrows()
+            )));
+        }
+        let mut rng = crate::random::rng_from(self.random_state);
+        Ok(match &self.init {
+            KMeansInit::KMeansPlusPlus => {
+                let norms = row_sq_norms(x);
+                kmeans_plusplus(x, norms.view(), k, &mut rng)
+            }
+            KMeansInit::Random => {
+                let picks = rand::seq::index::sample(&mut rng, x.nrows(), k).into_vec();
+                x.select(Axis(0), &picks)
+            }
+            KMeansInit::Centers(c) => {
+                if c.dim() != (k, x.ncols()) {
+                    return Err(RustymlError::invalid(format!(
+                        "the init centers have shape {:?}, expected ({k}, {}) (n_clusters, n_features)",
+                        c.dim(),
+                        x.ncols()
+                    )));
+                }
+                check_features(&c.view(), "init centers")?;
+                c.clone()
+            }
+        })
+    }
+
+    /// One mini-batch step on `x`; the first call seeds the centers from it.
+    pub fn partial_fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<()> {
+        let x = x.view();
+        match &self.state {
+            None => check_features(&x, "X")?,
+            Some(st) => check_n_features(&x, st.centers.ncols(), "KMeans")?,
+        }
+        Metric::Euclidean.check_range(&x, "X")?;
+        let (mut centers, mut counts, n_steps) = match &self.state {
+            None => (self.first_centers(x)?, Array1::zeros(self.n_clusters), 0),
+            Some(st) => (st.centers.clone(), st.counts.clone(), st.n_steps),
+        };
+        let (labels, _) = distance::nearest_rows(x, centers.view())?;
+        // center * absorbed + its new rows in row order, then divided by the new count
+        let k = centers.nrows();
+        let mut added = vec![0usize; k];
+        for &l in &labels {
+            added[l] += 1;
+        }
+        for c in 0..k {
+            if added[c] > 0 {
+                let w = counts[c];
+                centers.row_mut(c).mapv_inplace(|v| v * w);
+            }
+        }
+        for (i, &l) in labels.iter().enumerate() {
+            let mut row = centers.row_mut(l);
+            row += &x.row(i);
+        }
+        for c in 0..k {
+            if added[c] > 0 {
+                counts[c] += added[c] as f64;
+                // scikit-learn multiplies by the reciprocal
+                let alpha = 1.0 / counts[c];
+                centers.row_mut(c).mapv_inplace(|v| v * alpha);
+            }
+        }
+        let (labels, _) = distance::nearest_rows(x, centers.view())?;
+        let inertia = labels
+            .iter()
+            .enumerate()
+            .map(|(i, &l)| Metric::SquaredEuclidean.between(x.row(i), centers.row(l)))
+            .sum();
+        self.state = Some(CentersSoFar {
+            centers,
+            counts,
+            labels: labels.into_iter().map(|l| l as isize).collect(),
+            inertia,
+            n_steps: n_steps + 1,
+        });
+        Ok(())
+    }
+
+    fn fitted(&self, x: &ArrayView2<f64>) -> Result<&CentersSoFar> {
+        let st = self
+            .state
+            .as_ref()
+            .ok_or_else(|| RustymlError::not_fitted("KMeans"))?;
+        check_n_features(x, st.centers.ncols(), "KMeans")?;
+        Metric::Euclidean.check_range(x, "X")?;
+        Ok(st)
+    }
+
+    pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<usize>> {
+        let x = x.view();
+        let st = self.fitted(&x)?;
+        Ok(Array1::from(
+            distance::nearest_rows(x, st.centers.view())?.0,
+        ))
+    }
+
+    pub fn transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+        let x = x.view();
+        let st = self.fitted(&x)?;
+        distance::pairwise(x, st.centers.view(), Metric::Euclidean)
+    }
+
+    pub fn score<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<f64> {
+        let x = x.view();
+        let st = self.fitted(&x)?;
+        let (labels, _) = distance::nearest_rows(x, st.centers.view())?;
+        Ok(-labels
+            .iter()
+            .enumerate()
+            .map(|(i, &l)| Metric::SquaredEuclidean.between(x.row(i), st.centers.row(l)))
+            .sum::<f64>())
+    }
+
+    pub fn cluster_centers(&self) -> Option<&Array2<f64>> {
+        self.state.as_ref().map(|s| &s.centers)
+    }
+
+    pub fn counts(&self) -> Option<&Array1<f64>> {
+        self.state.as_ref().map(|s| &s.counts)
+    }
+
+    pub fn labels(&self) -> Option<&Array1<isize>> {
+        self.state.as_ref().map(|s| &s.labels)
+    }
+
+    pub fn inertia(&self) -> Option<f64> {
+        self.state.as_ref().map(|s| s.inertia)
+    }
+
+    pub fn n_steps(&self) -> Option<usize> {
+        self.state.as_ref().map(|s| s.n_steps)
+    }
+}
+
+impl Persist for MiniBatchKMeans {
+    const MODEL_NAME: &'static str = "MiniBatchKMeans";
+}
+
+/// What an incremental PCA has learned so far.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct ComponentsSoFar {
+    components: Array2<f64>,
+    singular_values: Array1<f64>,
+    explained_variance: Array1<f64>,
+    explained_variance_ratio: Array1<f64>,
+    noise_variance: f64,
+    mean: Array1<f64>,
+    var: Array1<f64>,
+    n_samples_seen: usize,
+}
+
+/// PCA fitted batch by batch (scikit-learn's `IncrementalPCA.partial_fit`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct IncrementalPCA {
+    /// `None`: the first batch's `min(n_samples, n_features)`.
+    pub n_components: Option<usize>,
+    pub whiten: bool,
+    state: Option<ComponentsSoFar>,
+}
+
+impl IncrementalPCA {
+    pub fn new(n_components: Option<usize>, whiten: bool) -> Self {
+        Self {
+            n_components,
+            whiten,
+            state: None,
+        }
+    }
+
+    /// One incremental update with the batch `x`.
+    pub fn partial_fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<()> {
+        let x = x.view();
+        match &self.state {
+            None => check_features(&x, "X")?,
+            Some(st) => check_n_features(&x, st.mean.len(), "PCA")?,
+        }
+        crate::validation::check_power_sum_range(&x, 2.0, "X", "the variances")?;
+        let (n, d) = x.dim();
+        let k = match (self.n_components, &self.state) {
+            (Some(k), _) => k,
+            (None, None) => n.min(d),
+            (None, Some(st)) => st.components.nrows(),
+        };
+        if k == 0 || k > d {
+            return Err(RustymlError::invalid(format!(
+                "n_components={k} invalid for n_features={d}, need more rows than columns for \
+                 IncrementalPCA processing"
+            )));
+        }
+        if k > n {
+            return Err(RustymlError::invalid(format!(
+                "n_components={k} must be less or equal to the batch number of samples {n}."
+            )));
+        }
+        if let Some(st) = &self.state {
+            if st.components.nrows() != k {
+                return Err(RustymlError::invalid(format!(
+                    "Number of input features has changed from {} to {k} between calls to \
+                     partial_fit! Try setting n_components to a fixed value.",
+                    st.components.nrows()
+                )));
+            }
+        }
+        let seen = self.state.as_ref().map_or(0, |s| s.n_samples_seen);
+        let total = seen + n;
+        if total < 2 {
+            return Err(RustymlError::invalid(
+                "IncrementalPCA needs at least 2 samples in all to estimate a variance, got 1",
+            ));
+        }
+        // the batch's column sums and its sum of squares about its own mean, in row order
+        let nf = n as f64;
+        let batch_sum = x.sum_axis(Axis(0));
+        let batch_mean = &batch_sum / nf;
+        let mut centred = x.to_owned();
+        Zip::from(centred.rows_mut()).for_each(|mut row| row -= &batch_mean);
+        let correction = centred.sum_axis(Axis(0));
+        let sq = centred.mapv(|v| v * v).sum_axis(Axis(0));
+        let batch_unnorm = &sq - &correction.mapv(|c| c * c / nf);
+        let (mean, var) = match &self.state {
+            None => (batch_mean.clone(), &batch_unnorm / nf),
+            Some(st) => {
+                let (sf, tf) = (seen as f64, total as f64);
+                let last_sum = &st.mean * sf;
+                let mean = (&last_sum + &batch_sum) / tf;
+                let ratio = sf / nf;
+                let mut unnorm = &st.var * sf + &batch_unnorm;
+                Zip::from(&mut unnorm)
+                    .and(&last_sum)
+                    .and(&batch_sum)
+                    .for_each(|u, &ls, &bs| {
+                        let gap = ls / ratio - bs;
+                        *u += ratio / tf * gap * gap;
+                    });
+                (mean, unnorm / tf)
+            }
+        };
+        let stacked = match &self.state {
+            None => centred,
+            Some(st) => {
+                let scale = ((seen as f64 / total as f64) * nf).sqrt();
+                let mut m = Array2::<f64>::zeros((k + n + 1, d));
+                Zip::from(m.slice_mut(s![..k, ..]).rows_mut())
+                    .and(st.components.rows())
+                    .and(&st.singular_values)
+                    .for_each(|mut out, comp, &sv| out.assign(&comp.mapv(|v| v * sv)));
+                m.slice_mut(s![k..k + n, ..]).assign(&centred);
+                m.row_mut(k + n).assign(&((&st.mean - &batch_mean) * scale));
+                m
+            }
+        };
+        let (singular, vt) = thin_svd_right(stacked.view())?;
+        let denom = (total - 1) as f64;
+        let explained_all = singular.mapv(|v| v * v / denom);
+        let total_var: f64 = var.iter().sum::<f64>() * total as f64;
+        let ratio_all = singular.mapv(|v| v * v / total_var);
+        let noise_variance = if k != n && k != d && explained_all.len() > k {
+            explained_all.slice(s![k..]).mean().unwrap_or(0.0)
+        } else {
+            0.0
+        };
+        self.state = Some(ComponentsSoFar {
+            components: vt.slice(s![..k, ..]).to_owned(),
+            singular_values: singular.slice(s![..k]).to_owned(),
+            explained_variance: explained_all.slice(s![..k]).to_owned(),
+            explained_variance_ratio: ratio_all.slice(s![..k]).to_owned(),
+            noise_variance,
+            mean,
+            var,
+            n_samples_seen: total,
+        });
+        Ok(())
+    }
+
+    fn fitted(&self) -> Result<&ComponentsSoFar> {
+        self.state
+            .as_ref()
+            .ok_or_else(|| RustymlError::not_fitted("PCA"))
+    }
+
+    fn whitening_scale(st: &ComponentsSoFar) -> Array1<f64> {
+        st.explained_variance.mapv(|v| v.sqrt().max(f64::EPSILON))
+    }
+
+    /// `(x - mean) · componentsᵀ`, whitened if asked.
+    pub fn transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+        let st = self.fitted()?;
+        let x = x.view();
+        check_n_features(&x, st.mean.len(), "PCA")?;
+        let par = matmul::nested_parallelism();
+        let mut out = matmul::dot_par(x, st.components.t(), par)?;
+        let offset = matmul::matvec(st.components.view(), st.mean.view(), par)?;
+        Zip::from(out.rows_mut()).for_each(|mut row| row -= &offset);
+        if self.whiten {
+            let scale = Self::whitening_scale(st);
+            Zip::from(out.rows_mut()).for_each(|mut row| row /= &scale);
+        }
+        Ok(out)
+    }
+
+    /// `z · components + mean` (undoing whitening).
+    pub fn inverse_transform<S: Data<Elem = f64>>(
+        &self,
+        z: &ArrayBase<S, Ix2>,
+    ) -> Result<Array2<f64>> {
+        let st = self.fitted()?;
+        let z = z.view();
+        check_n_features(&z, st.components.nrows(), "PCA.inverse_transform")?;
+        let par = matmul::nested_parallelism();
+        let mut out = if self.whiten {
+            let mut scaled = st.components.clone();
+            Zip::from(scaled.rows_mut())
+                .and(&st.explained_variance)
+                .for_each(|mut row, &v| row *= v.sqrt());
+            matmul::dot_par(z, scaled.view(), par)?
+        } else {
+            matmul::dot_par(z, st.components.view(), par)?
+        };
+        Zip::from(out.rows_mut()).for_each(|mut row| row += &st.mean);
+        Ok(out)
+    }
+
+    pub fn components(&self) -> Option<&Array2<f64>> {
+        self.state.as_ref().map(|s| &s.components)
+    }
+    pub fn singular_values(&self) -> Option<&Array1<f64>> {
+        self.state.as_ref().map(|s| &s.singular_values)
+    }
+    pub fn explained_variance(&self) -> Option<&Array1<f64>> {
+        self.state.as_ref().map(|s| &s.explained_variance)
+    }
+    pub fn explained_variance_ratio(&self) -> Option<&Array1<f64>> {
+        self.state.as_ref().map(|s| &s.explained_variance_ratio)
+    }
+    pub fn noise_variance(&self) -> Option<f64> {
+        self.state.as_ref().map(|s| s.noise_variance)
+    }
+    pub fn mean(&self) -> Option<&Array1<f64>> {
+        self.state.as_ref().map(|s| &s.mean)
+    }
+    pub fn var(&self) -> Option<&Array1<f64>> {
+        self.state.as_ref().map(|s| &s.var)
+    }
+    pub fn n_samples_seen(&self) -> Option<usize> {
+        self.state.as_ref().map(|s| s.n_samples_seen)
+    }
+    pub fn n_components_(&self) -> Option<usize> {
+        self.state.as_ref().map(|s| s.components.nrows())
+    }
+}
+
+impl Persist for IncrementalPCA {
+    const MODEL_NAME: &'static str = "IncrementalPCA";
+}
+
+/// Singular values (descending) and right singular vectors (rows, signs as scikit-learn's
+/// `svd_flip(u_based_decision=False)`) of `m`, `min(rows, cols)` of each.
+fn thin_svd_right(m: ArrayView2<f64>) -> Result<(Array1<f64>, Array2<f64>)> {
+    let svd = nalgebra::linalg::SVD::try_new(
+        linalg::to_nalgebra(m),
+        false,
+        true,
+        f64::EPSILON,
+        linalg::max_iterations(m.ncols()),
+    )
+    .ok_or_else(|| RustymlError::computation("IncrementalPCA: the SVD did not converge"))?;
+    let v_t = svd.v_t.expect("asked for V");
+    let mut order: Vec<usize> = (0..svd.singular_values.len()).collect();
+    order.sort_by(|&i, &j| svd.singular_values[j].total_cmp(&svd.singular_values[i]));
+    let values = Array1::from_iter(order.iter().map(|&i| svd.singular_values[i]));
+    let mut vt = Array2::from_shape_fn((order.len(), m.ncols()), |(r, c)| v_t[(order[r], c)]);
+    crate::machine_learning::pca::flip_rows(&mut vt);
+    Ok((values, vt))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    #[test]
+    fn a_center_moves_to_the_mean_of_everything_it_absorbed() {
+        // Hand derivation: one cluster seeded at (0, 0); batches {(2,0),(4,0)} then {(6,3)}:
+        // the center is the running mean of the three points seen, (4, 1), with 3 absorbed.
+        let mut km = MiniBatchKMeans::new(1, KMeansInit::Centers(array![[0.0, 0.0]]), None);
+        km.partial_fit(&array![[2.0, 0.0], [4.0, 0.0]]).unwrap();
+        assert_eq!(km.cluster_centers().unwrap(), &array![[3.0, 0.0]]);
+        km.partial_fit(&array![[6.0, 3.0]]).unwrap();
+        assert_eq!(km.cluster_centers().unwrap(), &array![[4.0, 1.0]]);
+        assert_eq!(km.counts().unwrap(), &array![3.0]);
+        assert_eq!(km.n_steps(), Some(2));
+    }
+
+    #[test]
+    fn incremental_mean_and_variance_match_the_whole_data() {
+        // Two batches of a line y = 2x: the merged mean and (population) variance are those
+        // of the four points, and the only component is (1, 2)/sqrt(5).
+        let mut p = IncrementalPCA::new(Some(1), false);
+        p.partial_fit(&array![[0.0, 0.0], [1.0, 2.0]]).unwrap();
+        p.partial_fit(&array![[2.0, 4.0], [3.0, 6.0]]).unwrap();
+        let mean = p.mean().unwrap();
+        assert!((mean[0] - 1.5).abs() < 1e-15 && (mean[1] - 3.0).abs() < 1e-15);
+        let var = p.var().unwrap();
+        assert!((var[0] - 1.25).abs() < 1e-14 && (var[1] - 5.0).abs() < 1e-13);
+        let c = p.components().unwrap();
+        let s5 = 5f64.sqrt();
+        assert!((c[[0, 0]] - 1.0 / s5).abs() < 1e-12 && (c[[0, 1]] - 2.0 / s5).abs() < 1e-12);
+        assert_eq!(p.n_samples_seen(), Some(4));
+    }
+}
