@@ -164,7 +164,7 @@ class _Dataset:
                 "`shuffle=True` was passed, but will be ignored since the data `x` was "
                 "provided as an infinite PyDataset.",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=8,
             )
         self.seed = seed
 
@@ -317,7 +317,7 @@ def source(x, y, *, what, batch_size, shuffle, seed):
             f"`shuffle=True` was passed, but will be ignored since the data `x` was provided "
             f"as a {kind}. The {kind} is expected to yield already-shuffled data.",
             UserWarning,
-            stacklevel=4,
+            stacklevel=7,
         )
     return _OneShot(x) if kind == "generator" else _Iterable(x)
 
@@ -347,7 +347,7 @@ class Epochs:
         while self.steps is None or taken < self.steps:
             if self.num_batches is not None and self.seen >= self.num_batches:
                 if self.steps:
-                    warnings.warn(_RAN_OUT, UserWarning, stacklevel=4)
+                    warnings.warn(_RAN_OUT, UserWarning, stacklevel=6)
                 break
             try:
                 batch = next(self.current)
@@ -355,7 +355,7 @@ class Epochs:
                 if self.num_batches is None:
                     self.num_batches = self.seen
                 if self.steps:
-                    warnings.warn(_RAN_OUT, UserWarning, stacklevel=4)
+                    warnings.warn(_RAN_OUT, UserWarning, stacklevel=6)
                 self.seen = self.num_batches or 0
                 break
             self.seen += 1

@@ -644,7 +644,7 @@ class Sequential:
                             f"fit: the {kind} yielded no batches (empty, or a generator "
                             "already consumed)"
                         )
-                    warnings.warn(_batches._RAN_OUT, UserWarning, stacklevel=3)
+                    warnings.warn(_batches._RAN_OUT, UserWarning, stacklevel=5)
                     break
                 logs = {"loss": float(np.float32(total / seen))}
                 if running:
@@ -657,7 +657,7 @@ class Sequential:
                             f"{epoch + 1} (a generator can be read only once; use a PyDataset "
                             "or an iterable to validate every epoch)",
                             UserWarning,
-                            stacklevel=3,
+                            stacklevel=5,
                         )
                     else:
                         logs.update({"val_" + k: v for k, v in vlogs.items()})
