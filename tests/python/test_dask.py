@@ -176,3 +176,28 @@ def test_fitted_estimators_pickle_and_predict_the_same_bits():
             out = model.predict(Xd) if hasattr(model, "predict") else model.transform(Xd)
             out_again = again.predict(Xd) if hasattr(again, "predict") else again.transform(Xd)
             np.testing.assert_array_equal(out.compute(), out_again.compute())
+
+
+def test_min_max_and_max_abs_scalers_are_scikit_learns_bits(client):
+    from sklearn.preprocessing import MaxAbsScaler, MinMaxScaler
+
+    X, _, Xd, _ = _data()
+    X[:, 1] = 4.0  # a constant column: scale 1, as scikit-learn gives it
+    Xd = da.from_array(X, chunks=(5_000, X.shape[1]))
+    # Extremes are exact (no rounding), and the maps are the same operations in the same
+    # order, so the numbers are scikit-learn's exactly.
+    for ours, stock, names in (
+        (
+            rd.MinMaxScaler(feature_range=(-1, 2)),
+            MinMaxScaler(feature_range=(-1, 2)),
+            ["data_min_", "data_max_", "data_range_", "scale_", "min_"],
+        ),
+        (rd.MaxAbsScaler(), MaxAbsScaler(), ["max_abs_", "scale_"]),
+    ):
+        out = ours.fit_transform(Xd)
+        want = stock.fit_transform(X)
+        _same_bits(ours, stock, names)
+        assert out.chunks == Xd.chunks and out.dtype == np.float64
+        np.testing.assert_array_equal(out.compute(), want)
+    with pytest.raises(ValueError, match="feature range"):
+        rd.MinMaxScaler(feature_range=(1, 0)).fit(Xd)

@@ -44,6 +44,13 @@ def column_sums(x):
 
 
 @_reported
+def column_extremes(x):
+    """Per-column minimum and maximum of one chunk."""
+    x = np.asarray(x, dtype=np.float64)
+    return x.min(axis=0), x.max(axis=0)
+
+
+@_reported
 def centred_moments(x, mean):
     """Sum of squared deviations from ``mean`` per column, and their plain sum (the
     correction term of the two-pass variance)."""
