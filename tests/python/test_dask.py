@@ -201,3 +201,75 @@ def test_min_max_and_max_abs_scalers_are_scikit_learns_bits(client):
         np.testing.assert_array_equal(out.compute(), want)
     with pytest.raises(ValueError, match="feature range"):
         rd.MinMaxScaler(feature_range=(1, 0)).fit(Xd)
+
+
+def _classes(n=24_000, d=5, k=3, chunk=5_000, seed=1, separation=1.5):
+    """k Gaussian classes sharing one correlated spread, unequal sizes, labels not 0..k-1."""
+    rng = np.random.default_rng(seed)
+    y = rng.choice(np.arange(k) * 10 + 7, size=n, p=np.arange(1, k + 1) / (k * (k + 1) / 2))
+    spread = rng.standard_normal((d, d)) / np.sqrt(d) + np.eye(d)
+    centers = rng.standard_normal((k, d)) * separation
+    X = rng.standard_normal((n, d)) @ spread + centers[np.searchsorted(np.unique(y), y)] + 1.0
+    return X, y, da.from_array(X, chunks=(chunk, d)), da.from_array(y, chunks=chunk)
+
+
+def _aligned(a, b):
+    """``a``'s columns with the signs that match ``b``'s (a direction's sign is arbitrary)."""
+    return a * np.sign(np.sum(a * b, axis=0))
+
+
+@pytest.mark.parametrize("solver", ["svd", "eigen"])
+def test_lda(client, solver):
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis as Stock
+
+    X, y, Xd, yd = _classes()
+    ours, here = _fit_everywhere(lambda: rd.LinearDiscriminantAnalysis(solver=solver), Xd, yd)
+    _same_bits(ours, here, ["coef_", "intercept_", "scalings_", "means_"])
+    stock = Stock(solver=solver).fit(X, y)
+    np.testing.assert_array_equal(ours.classes_, stock.classes_)
+    np.testing.assert_array_equal(ours.priors_, stock.priors_)
+    # Class means: n terms summed in another order, within n eps of the largest |x|.
+    np.testing.assert_allclose(ours.means_, stock.means_, atol=X.shape[0] * EPS * np.abs(X).max())
+    # The discriminant is a solve with the within-class covariance: the statistics' rounding
+    # (n eps relative, from the order of the sums) and the solver's (eps relative, through
+    # the scatter rather than the data) are amplified at most by its condition number.
+    cov = np.cov((X - stock.means_[np.searchsorted(stock.classes_, y)]).T, bias=True)
+    bound = 10 * X.shape[0] * EPS * np.linalg.cond(cov)
+    for name in ("coef_", "intercept_"):
+        a, b = getattr(ours, name), getattr(stock, name)
+        assert np.linalg.norm(a - b) <= bound * np.linalg.norm(b), name
+    np.testing.assert_allclose(
+        ours.explained_variance_ratio_, stock.explained_variance_ratio_, rtol=bound
+    )
+    out = ours.transform(Xd)
+    assert out.chunks[0] == Xd.chunks[0] and out.dtype == np.float64
+    want = stock.transform(X)
+    got = _aligned(out.compute(), want)
+    assert np.abs(got - want).max() <= bound * np.abs(want).max()
+    pred = ours.predict(Xd)
+    assert pred.chunks == yd.chunks and pred.dtype == yd.dtype
+    # Labels agree except where two classes' scores tie within the bound.
+    scores = stock.decision_function(X)
+    top2 = np.sort(scores, axis=1)[:, -2:]
+    clear = (top2[:, 1] - top2[:, 0]) > bound * np.abs(scores).max()
+    np.testing.assert_array_equal(pred.compute()[clear], stock.predict(X)[clear])
+    np.testing.assert_allclose(ours.predict_proba(Xd).compute(), stock.predict_proba(X), atol=bound)
+    assert abs(ours.score(Xd, yd) - stock.score(X, y)) <= (~clear).sum() / len(y)
+
+
+def test_lda_binary_and_eigen_shrinkage():
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis as Stock
+
+    X, y, Xd, yd = _classes(n=6_000, k=2, chunk=1_500)
+    with dask.config.set(scheduler="synchronous"):
+        ours = rd.LinearDiscriminantAnalysis(solver="eigen", shrinkage=0.3).fit(Xd, yd)
+        binary = rd.LinearDiscriminantAnalysis().fit(Xd, yd)
+    stock = Stock(solver="eigen", shrinkage=0.3).fit(X, y)
+    cov = np.cov(X.T, bias=True)
+    bound = 10 * X.shape[0] * EPS * np.linalg.cond(cov)
+    assert ours.coef_.shape == (1, X.shape[1])
+    np.testing.assert_allclose(ours.coef_, stock.coef_, rtol=bound, atol=bound)
+    np.testing.assert_allclose(ours.intercept_, stock.intercept_, rtol=bound, atol=bound)
+    assert binary.decision_function(Xd).shape == (len(y),)
+    with pytest.raises(ValueError, match="shrinkage"):
+        rd.LinearDiscriminantAnalysis(shrinkage=0.1).fit(Xd, yd)

@@ -12,6 +12,7 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError('rustyml.dask needs dask: pip install "dask[distributed]"') from exc
 
+from rustyml.dask._classifiers import LinearDiscriminantAnalysis
 from rustyml.dask._estimators import (
     PCA,
     KMeans,
@@ -24,6 +25,7 @@ from rustyml.dask._estimators import (
 __all__ = [
     "PCA",
     "KMeans",
+    "LinearDiscriminantAnalysis",
     "LinearRegression",
     "MaxAbsScaler",
     "MinMaxScaler",

@@ -105,6 +105,59 @@ def nearest_center(x, centers):
     return np.argmin(pairwise(x, centers, metric="sqeuclidean"), axis=1).astype(np.int32)
 
 
+def _codes(y, classes):
+    """Each label's index in the sorted ``classes`` (a label outside them is an error: the
+    classes were read from the same ``y``)."""
+    y = np.asarray(y).ravel()
+    codes = np.searchsorted(classes, y)
+    codes = np.minimum(codes, len(classes) - 1)
+    if not np.array_equal(classes[codes], y):
+        raise ValueError("y holds a label outside the classes found in it")
+    return codes
+
+
+@_reported
+def chunk_labels(y):
+    """The distinct labels of one chunk, sorted."""
+    return np.unique(np.asarray(y).ravel())
+
+
+@_reported
+def class_sums(x, y, classes):
+    """Per-class row sums (k x d) and counts of one chunk, rows summed in row order."""
+    x = np.asarray(x, dtype=np.float64)
+    codes = _codes(y, classes)
+    k = len(classes)
+    counts = np.bincount(codes, minlength=k)
+    sums = np.column_stack([np.bincount(codes, weights=col, minlength=k) for col in x.T])
+    return sums.reshape(k, x.shape[1]), counts
+
+
+@_reported
+def class_scatter(x, y, classes, means):
+    """Per class, the sum of deviations from its mean (d) and their scatter
+    ``(x - mean)^T (x - mean)`` (d x d, rustyml's product), of one chunk."""
+    x = np.asarray(x, dtype=np.float64)
+    codes = _codes(y, classes)
+    k, d = means.shape
+    dev_sums = np.zeros((k, d))
+    scatter = np.zeros((k, d, d))
+    for c in range(k):
+        rows = codes == c
+        if rows.any():
+            xc = np.ascontiguousarray(x[rows] - means[c])
+            dev_sums[c] = [native_sum(np.ascontiguousarray(col)) for col in xc.T]
+            scatter[c] = dot(xc.T, xc)
+    return dev_sums, scatter
+
+
+@_reported
+def affine_scores(x, coef, intercept):
+    """``x @ coef.T + intercept`` of one chunk (rustyml's product)."""
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    return dot(x, np.ascontiguousarray(coef.T)) + intercept
+
+
 def ordered_sum(parts):
     """Sum ``parts`` left to right: the order is the chunk order, so the rounding is."""
     total = parts[0]
