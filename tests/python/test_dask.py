@@ -176,3 +176,328 @@ def test_fitted_estimators_pickle_and_predict_the_same_bits():
             out = model.predict(Xd) if hasattr(model, "predict") else model.transform(Xd)
             out_again = again.predict(Xd) if hasattr(again, "predict") else again.transform(Xd)
             np.testing.assert_array_equal(out.compute(), out_again.compute())
+
+
+def test_min_max_and_max_abs_scalers_are_scikit_learns_bits(client):
+    from sklearn.preprocessing import MaxAbsScaler, MinMaxScaler
+
+    X, _, Xd, _ = _data()
+    X[:, 1] = 4.0  # a constant column: scale 1, as scikit-learn gives it
+    Xd = da.from_array(X, chunks=(5_000, X.shape[1]))
+    # Extremes are exact (no rounding), and the maps are the same operations in the same
+    # order, so the numbers are scikit-learn's exactly.
+    for ours, stock, names in (
+        (
+            rd.MinMaxScaler(feature_range=(-1, 2)),
+            MinMaxScaler(feature_range=(-1, 2)),
+            ["data_min_", "data_max_", "data_range_", "scale_", "min_"],
+        ),
+        (rd.MaxAbsScaler(), MaxAbsScaler(), ["max_abs_", "scale_"]),
+    ):
+        out = ours.fit_transform(Xd)
+        want = stock.fit_transform(X)
+        _same_bits(ours, stock, names)
+        assert out.chunks == Xd.chunks and out.dtype == np.float64
+        np.testing.assert_array_equal(out.compute(), want)
+    with pytest.raises(ValueError, match="feature range"):
+        rd.MinMaxScaler(feature_range=(1, 0)).fit(Xd)
+
+
+def _classes(n=24_000, d=5, k=3, chunk=5_000, seed=1, separation=1.5):
+    """k Gaussian classes sharing one correlated spread, unequal sizes, labels not 0..k-1."""
+    rng = np.random.default_rng(seed)
+    y = rng.choice(np.arange(k) * 10 + 7, size=n, p=np.arange(1, k + 1) / (k * (k + 1) / 2))
+    spread = rng.standard_normal((d, d)) / np.sqrt(d) + np.eye(d)
+    centers = rng.standard_normal((k, d)) * separation
+    X = rng.standard_normal((n, d)) @ spread + centers[np.searchsorted(np.unique(y), y)] + 1.0
+    return X, y, da.from_array(X, chunks=(chunk, d)), da.from_array(y, chunks=chunk)
+
+
+def _aligned(a, b):
+    """``a``'s columns with the signs that match ``b``'s (a direction's sign is arbitrary)."""
+    return a * np.sign(np.sum(a * b, axis=0))
+
+
+@pytest.mark.parametrize("solver", ["svd", "eigen"])
+def test_lda(client, solver):
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis as Stock
+
+    X, y, Xd, yd = _classes()
+    ours, here = _fit_everywhere(lambda: rd.LinearDiscriminantAnalysis(solver=solver), Xd, yd)
+    _same_bits(ours, here, ["coef_", "intercept_", "scalings_", "means_"])
+    stock = Stock(solver=solver).fit(X, y)
+    np.testing.assert_array_equal(ours.classes_, stock.classes_)
+    np.testing.assert_array_equal(ours.priors_, stock.priors_)
+    # Class means: n terms summed in another order, within n eps of the largest |x|.
+    np.testing.assert_allclose(ours.means_, stock.means_, atol=X.shape[0] * EPS * np.abs(X).max())
+    # The discriminant is a solve with the within-class covariance: the statistics' rounding
+    # (n eps relative, from the order of the sums) and the solver's (eps relative, through
+    # the scatter rather than the data) are amplified at most by its condition number.
+    cov = np.cov((X - stock.means_[np.searchsorted(stock.classes_, y)]).T, bias=True)
+    bound = 10 * X.shape[0] * EPS * np.linalg.cond(cov)
+    for name in ("coef_", "intercept_"):
+        a, b = getattr(ours, name), getattr(stock, name)
+        assert np.linalg.norm(a - b) <= bound * np.linalg.norm(b), name
+    np.testing.assert_allclose(
+        ours.explained_variance_ratio_, stock.explained_variance_ratio_, rtol=bound
+    )
+    out = ours.transform(Xd)
+    assert out.chunks[0] == Xd.chunks[0] and out.dtype == np.float64
+    want = stock.transform(X)
+    got = _aligned(out.compute(), want)
+    assert np.abs(got - want).max() <= bound * np.abs(want).max()
+    pred = ours.predict(Xd)
+    assert pred.chunks == yd.chunks and pred.dtype == yd.dtype
+    # Labels agree except where two classes' scores tie within the bound.
+    scores = stock.decision_function(X)
+    top2 = np.sort(scores, axis=1)[:, -2:]
+    clear = (top2[:, 1] - top2[:, 0]) > bound * np.abs(scores).max()
+    np.testing.assert_array_equal(pred.compute()[clear], stock.predict(X)[clear])
+    np.testing.assert_allclose(ours.predict_proba(Xd).compute(), stock.predict_proba(X), atol=bound)
+    assert abs(ours.score(Xd, yd) - stock.score(X, y)) <= (~clear).sum() / len(y)
+
+
+def test_lda_binary_and_eigen_shrinkage():
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis as Stock
+
+    X, y, Xd, yd = _classes(n=6_000, k=2, chunk=1_500)
+    with dask.config.set(scheduler="synchronous"):
+        ours = rd.LinearDiscriminantAnalysis(solver="eigen", shrinkage=0.3).fit(Xd, yd)
+        binary = rd.LinearDiscriminantAnalysis().fit(Xd, yd)
+    stock = Stock(solver="eigen", shrinkage=0.3).fit(X, y)
+    cov = np.cov(X.T, bias=True)
+    bound = 10 * X.shape[0] * EPS * np.linalg.cond(cov)
+    assert ours.coef_.shape == (1, X.shape[1])
+    np.testing.assert_allclose(ours.coef_, stock.coef_, rtol=bound, atol=bound)
+    np.testing.assert_allclose(ours.intercept_, stock.intercept_, rtol=bound, atol=bound)
+    assert binary.decision_function(Xd).shape == (len(y),)
+    with pytest.raises(ValueError, match="shrinkage"):
+        rd.LinearDiscriminantAnalysis(shrinkage=0.1).fit(Xd, yd)
+
+
+def _logistic_objective(X, codes, k, C, coef, intercept):
+    """scikit-learn's objective over n (mean log-loss + |W|^2 / (2 C n)), its gradient and
+    Hessian, in NumPy float64: the oracle."""
+    n, d = X.shape
+    Xt = np.column_stack([X, np.ones(n)])
+    W = np.column_stack([coef, intercept])  # n_out x (d + 1)
+    z = Xt @ W.T
+    if k == 2:
+        p = 1.0 / (1.0 + np.exp(-z[:, 0]))
+        f = np.mean(np.logaddexp(0.0, z[:, 0]) - codes * z[:, 0])
+        g = ((p - codes) @ Xt / n)[None, :]
+        H = (Xt * (p * (1 - p))[:, None]).T @ Xt / n
+    else:
+        z = z - z.max(axis=1, keepdims=True)
+        P = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+        f = np.mean(np.log(np.exp(z).sum(axis=1)) - z[np.arange(n), codes])
+        R = P - np.eye(k)[codes]
+        g = R.T @ Xt / n
+        H = np.zeros((k * (d + 1), k * (d + 1)))
+        for a in range(k):
+            for b in range(k):
+                w = P[:, a] * ((a == b) - P[:, b])
+                H[a * (d + 1) : (a + 1) * (d + 1), b * (d + 1) : (b + 1) * (d + 1)] = (
+                    (Xt * w[:, None]).T @ Xt / n
+                )
+    penal = np.zeros(W.shape)
+    penal[:, :d] = 1.0
+    g = g + W * penal / (C * n)
+    H = H + np.diag(penal.ravel() / (C * n))
+    return f + np.sum((W * penal) ** 2) / (2 * C * n), g.ravel(), H
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_logistic_regression(client, k):
+    from sklearn.linear_model import LogisticRegression as Stock
+
+    # overlapping classes: a well-conditioned optimum, so the bound below is tight
+    X, y, Xd, yd = _classes(n=12_000, k=k, chunk=4_000, separation=0.3)
+    make = lambda: rd.LogisticRegression(C=0.1, tol=1e-9, max_iter=500)
+    ours, here = _fit_everywhere(make, Xd, yd)
+    _same_bits(ours, here, ["coef_", "intercept_", "n_iter_"])
+    stock = Stock(C=0.1, tol=1e-9, max_iter=500).fit(X, y)
+    np.testing.assert_array_equal(ours.classes_, stock.classes_)
+    codes = np.searchsorted(stock.classes_, y)
+    n_out = 1 if k == 2 else k
+    # The objective is strongly convex with modulus mu (the Hessian's least eigenvalue, off
+    # the multinomial's null direction: one constant added to every intercept). Each fit
+    # stopped where its gradient g is small, so it is within |g| / mu of the optimum, and
+    # the two within the sum. The Hessian barely moves over that distance; mu is halved to
+    # cover it. The gradients come from the oracle, so the bound includes whatever rounding
+    # the chunked sums and the stopping rules left.
+    _, g_ours, H = _logistic_objective(X, codes, k, 0.1, ours.coef_, ours.intercept_)
+    _, g_stock, _ = _logistic_objective(X, codes, k, 0.1, stock.coef_, stock.intercept_)
+    eig = np.linalg.eigvalsh(H)
+    mu = eig[0] if n_out == 1 else eig[1]
+    bound = (np.linalg.norm(g_ours) + np.linalg.norm(g_stock)) / (mu / 2)
+    shift = lambda b: b - b.mean() if n_out > 1 else b
+    diff = np.concatenate(
+        [(ours.coef_ - stock.coef_).ravel(), shift(ours.intercept_) - shift(stock.intercept_)]
+    )
+    assert np.linalg.norm(diff) <= bound, (np.linalg.norm(diff), bound)
+    # the comparison means something (the multinomial's modulus is only the penalty's along
+    # the directions that shift every class's coefficients alike, so its bound is wider)
+    assert bound < 1e-3 * np.linalg.norm(np.r_[stock.coef_.ravel(), stock.intercept_])
+    # Block-wise outputs keep the chunks and dtypes; probabilities agree within the
+    # coefficients' bound times the largest |x| (the scores' sensitivity).
+    proba = ours.predict_proba(Xd)
+    assert proba.chunks[0] == Xd.chunks[0] and proba.dtype == np.float64
+    xmax = np.abs(X).max() * np.sqrt(X.shape[1] + 1)
+    np.testing.assert_allclose(proba.compute(), stock.predict_proba(X), atol=bound * xmax)
+    pred = ours.predict(Xd)
+    assert pred.chunks == yd.chunks and pred.dtype == yd.dtype
+    dec = stock.decision_function(X)
+    margin = np.abs(dec) if k == 2 else np.diff(np.sort(dec, axis=1)[:, -2:], axis=1)[:, 0]
+    clear = margin > 2 * bound * xmax
+    np.testing.assert_array_equal(pred.compute()[clear], stock.predict(X)[clear])
+    assert abs(ours.score(Xd, yd) - stock.score(X, y)) <= (~clear).sum() / len(y)
+
+
+def test_logistic_regression_matches_the_single_process_rustyml_fit():
+    from rustyml.machine_learning import LogisticRegression as Single
+
+    X, y, Xd, yd = _classes(n=8_000, k=2, chunk=3_000)
+    with dask.config.set(scheduler="synchronous"):
+        ours = rd.LogisticRegression().fit(Xd, yd)  # scikit-learn's defaults, tol 1e-4
+    single = Single().fit(X, y)
+    codes = np.searchsorted(ours.classes_, y)
+    # Same minimiser, same start and stopping rule; only the sums' order differs. Both stop
+    # with max|g| <= tol, within |g| / mu of the optimum (see test_logistic_regression).
+    _, g_a, H = _logistic_objective(X, codes, 2, 1.0, ours.coef_, ours.intercept_)
+    _, g_b, _ = _logistic_objective(X, codes, 2, 1.0, single.coef_, single.intercept_)
+    bound = (np.linalg.norm(g_a) + np.linalg.norm(g_b)) / (np.linalg.eigvalsh(H)[0] / 2)
+    diff = np.r_[(ours.coef_ - single.coef_).ravel(), ours.intercept_ - single.intercept_]
+    assert np.linalg.norm(diff) <= bound
+    assert ours.n_iter_[0] >= 1 and ours.converged_
+
+
+def _network(layers_list, optimizer, seed=5):
+    from rustyml.neural_network import Sequential
+
+    model = Sequential(layers_list, seed=seed)
+    model.compile(optimizer=optimizer, loss="mse")
+    return model
+
+
+def _mlp():
+    from rustyml.neural_network import layers, optimizers
+
+    return _network(
+        [layers.Dense(16, activation="tanh", input_shape=(4,)), layers.Dense(2)],
+        optimizers.Adam(learning_rate=0.01),
+    )
+
+
+def _regression_rows(n=1_000, d=4, o=2, seed=2):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, d)).astype(np.float32)
+    y = (x @ rng.standard_normal((d, o)) + 0.1 * rng.standard_normal((n, o))).astype(np.float32)
+    return x, y
+
+
+def test_data_parallel_with_one_shard_is_the_single_process_fit_bit_for_bit():
+    import pickle
+
+    x, y = _regression_rows()
+    model = _mlp()
+    model.predict(x[:1])  # build, so the copy starts from the same weights
+    single = pickle.loads(pickle.dumps(model))
+    with dask.config.set(scheduler="synchronous"):
+        hist = rd.DataParallelSequential(model, n_shards=1).fit(
+            da.from_array(x, chunks=300), da.from_array(y, chunks=300), epochs=2, batch_size=64
+        )
+    ref = single.fit(x, y, epochs=2, batch_size=64, shuffle=False, verbose=0)
+    # One shard's gradient is the batch's own (share 1), and the same optimizer applies it.
+    for a, b in zip(model.get_weights(), single.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    assert hist.history["loss"] == ref.history["loss"]
+
+
+def test_data_parallel_is_the_same_bits_on_one_and_two_workers(client):
+    import pickle
+
+    x, y = _regression_rows(n=600)
+    xd, yd = da.from_array(x, chunks=250), da.from_array(y, chunks=250)
+    on_cluster = _mlp()
+    on_cluster.predict(x[:1])
+    here = pickle.loads(pickle.dumps(on_cluster))
+    rd.DataParallelSequential(on_cluster, n_shards=3).fit(xd, yd, epochs=2, batch_size=50)
+    with dask.config.set(scheduler="synchronous"):
+        rd.DataParallelSequential(here, n_shards=3).fit(xd, yd, epochs=2, batch_size=50)
+    for a, b in zip(on_cluster.get_weights(), here.get_weights()):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_data_parallel_linear_model_within_the_summation_bound():
+    """A linear layer, squared error and plain SGD: the shards' summed gradient differs from
+    the whole batch's only by rounding, and for a step size below 2 / L (L the batch
+    loss's largest curvature) each SGD step is non-expansive, so the differences add up
+    without growing. The bound is that sum, from the single-process trajectory."""
+    import pickle
+
+    from rustyml.neural_network import layers, optimizers
+
+    u = np.finfo(np.float32).eps / 2
+    x, y = _regression_rows(n=700, d=4, o=2)
+    lr, B, epochs = 0.05, 64, 2
+    model = _network([layers.Dense(2, input_shape=(4,))], optimizers.SGD(learning_rate=lr))
+    model.predict(x[:1])
+    single = pickle.loads(pickle.dumps(model))
+    with dask.config.set(scheduler="synchronous"):
+        rd.DataParallelSequential(model, n_shards=3).fit(
+            da.from_array(x, chunks=200), da.from_array(y, chunks=200), epochs=epochs, batch_size=B
+        )
+    xs, ys = x.astype(np.float64), y.astype(np.float64)
+    d, o = 4, 2
+    bound = 0.0
+    for _ in range(epochs):
+        for start in range(0, len(x), B):
+            xb, yb = xs[start : start + B], ys[start : start + B]
+            m = len(xb)
+            xt = np.column_stack([xb, np.ones(m)])
+            curvature = 2.0 / (m * o) * np.linalg.eigvalsh(xt.T @ xt)[-1]
+            assert lr <= 2.0 / curvature  # the non-expansive regime the bound relies on
+            W, b = (w.astype(np.float64) for w in single.get_weights())
+            g_abs = 2.0 / (m * o) * (np.abs(xb) @ np.abs(W) + np.abs(b) + np.abs(yb))
+            # Each computation is within (m + d + 4) u of the exact gradient: the m-term sums
+            # of the backward product, the d-term forward sums, the residual, the scalings.
+            err = 2 * (m + d + 4) * u
+            e_w, e_b = err * (np.abs(xb).T @ g_abs), err * g_abs.sum(axis=0)
+            grad = 2.0 / (m * o) * (xt.T @ (xt @ np.vstack([W, b]) - yb))
+            rounding = 2 * u * (np.abs(np.vstack([W, b])) + 2 * lr * np.abs(grad))
+            bound += lr * np.sqrt(np.sum(e_w**2) + np.sum(e_b**2)) + np.linalg.norm(rounding)
+            single.train_on_batch(x[start : start + B], y[start : start + B])
+    diff = np.sqrt(
+        sum(
+            np.sum((a.astype(np.float64) - b.astype(np.float64)) ** 2)
+            for a, b in zip(model.get_weights(), single.get_weights())
+        )
+    )
+    assert diff <= bound, (diff, bound)
+    assert bound < 1e-3 * np.linalg.norm(single.get_weights()[0])  # a meaningful bound
+
+
+def test_data_parallel_refuses_what_it_cannot_do():
+    x, y = _regression_rows(n=100)
+    with pytest.raises(ValueError, match="shuffle"):
+        rd.DataParallelSequential(_mlp()).fit(x, y, shuffle=True)
+    with pytest.raises(ValueError, match="samples"):
+        rd.DataParallelSequential(_mlp()).fit(x, y[:50])
+    with pytest.raises(ValueError, match="n_shards"):
+        rd.DataParallelSequential(_mlp(), n_shards=0).fit(x, y)
+
+
+def test_sequential_gradients_misfits_are_clear_errors_that_change_nothing():
+    x, y = _regression_rows(n=10)
+    model = _mlp()
+    model.predict(x[:1])
+    before = model.get_weights()
+    with pytest.raises(ValueError, match="no gradients yet"):
+        model.apply_gradients([np.zeros(64), np.zeros(16), np.zeros(32), np.zeros(2)])
+    loss, grads = model.compute_gradients(x, y)
+    assert np.isfinite(loss) and [g.size for g in grads] == [64, 16, 32, 2]
+    with pytest.raises(ValueError, match="sizes"):
+        model.apply_gradients(grads[:-1])
+    for a, b in zip(model.get_weights(), before):
+        np.testing.assert_array_equal(a, b)

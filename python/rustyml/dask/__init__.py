@@ -12,6 +12,25 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError('rustyml.dask needs dask: pip install "dask[distributed]"') from exc
 
-from rustyml.dask._estimators import PCA, KMeans, LinearRegression, StandardScaler
+from rustyml.dask._classifiers import LinearDiscriminantAnalysis, LogisticRegression
+from rustyml.dask._estimators import (
+    PCA,
+    KMeans,
+    LinearRegression,
+    MaxAbsScaler,
+    MinMaxScaler,
+    StandardScaler,
+)
+from rustyml.dask._network import DataParallelSequential
 
-__all__ = ["PCA", "KMeans", "LinearRegression", "StandardScaler"]
+__all__ = [
+    "PCA",
+    "DataParallelSequential",
+    "KMeans",
+    "LinearDiscriminantAnalysis",
+    "LinearRegression",
+    "LogisticRegression",
+    "MaxAbsScaler",
+    "MinMaxScaler",
+    "StandardScaler",
+]

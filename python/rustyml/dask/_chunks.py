@@ -12,8 +12,9 @@ import functools
 
 import numpy as np
 
+from rustyml.math import losses as _losses
 from rustyml.math.distance import pairwise
-from rustyml.math.matmul import dot
+from rustyml.math.matmul import dot, matvec
 from rustyml.math.reduction import sum as native_sum
 
 
@@ -41,6 +42,13 @@ def column_sums(x):
     """(row count, per-column sums) of one chunk."""
     x = np.asarray(x, dtype=np.float64)
     return x.shape[0], np.array([native_sum(np.ascontiguousarray(c)) for c in x.T])
+
+
+@_reported
+def column_extremes(x):
+    """Per-column minimum and maximum of one chunk."""
+    x = np.asarray(x, dtype=np.float64)
+    return x.min(axis=0), x.max(axis=0)
 
 
 @_reported
@@ -96,6 +104,78 @@ def lloyd_step(x, centers):
 def nearest_center(x, centers):
     x = np.ascontiguousarray(x, dtype=np.float64)
     return np.argmin(pairwise(x, centers, metric="sqeuclidean"), axis=1).astype(np.int32)
+
+
+def _codes(y, classes):
+    """Each label's index in the sorted ``classes`` (a label outside them is an error: the
+    classes were read from the same ``y``)."""
+    y = np.asarray(y).ravel()
+    codes = np.searchsorted(classes, y)
+    codes = np.minimum(codes, len(classes) - 1)
+    if not np.array_equal(classes[codes], y):
+        raise ValueError("y holds a label outside the classes found in it")
+    return codes
+
+
+@_reported
+def chunk_labels(y):
+    """The distinct labels of one chunk, sorted."""
+    return np.unique(np.asarray(y).ravel())
+
+
+@_reported
+def class_sums(x, y, classes):
+    """Per-class row sums (k x d) and counts of one chunk, rows summed in row order."""
+    x = np.asarray(x, dtype=np.float64)
+    codes = _codes(y, classes)
+    k = len(classes)
+    counts = np.bincount(codes, minlength=k)
+    sums = np.column_stack([np.bincount(codes, weights=col, minlength=k) for col in x.T])
+    return sums.reshape(k, x.shape[1]), counts
+
+
+@_reported
+def class_scatter(x, y, classes, means):
+    """Per class, the sum of deviations from its mean (d) and their scatter
+    ``(x - mean)^T (x - mean)`` (d x d, rustyml's product), of one chunk."""
+    x = np.asarray(x, dtype=np.float64)
+    codes = _codes(y, classes)
+    k, d = means.shape
+    dev_sums = np.zeros((k, d))
+    scatter = np.zeros((k, d, d))
+    for c in range(k):
+        rows = codes == c
+        if rows.any():
+            xc = np.ascontiguousarray(x[rows] - means[c])
+            dev_sums[c] = [native_sum(np.ascontiguousarray(col)) for col in xc.T]
+            scatter[c] = dot(xc.T, xc)
+    return dev_sums, scatter
+
+
+@_reported
+def logistic_loss_grad(x, y, classes, theta, n_out):
+    """The summed log-loss of one chunk at ``theta = [coef (n_out x d), intercept]`` and its
+    gradient (coefficients' part ``r^T x``, intercepts' part ``sum r``), from rustyml's
+    product and fused loss kernels: binary (``n_out == 1``) or multinomial."""
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    d = x.shape[1]
+    codes = _codes(y, classes)
+    coef = theta[: n_out * d].reshape(n_out, d)
+    z = dot(x, np.ascontiguousarray(coef.T)) + theta[n_out * d :]
+    if n_out == 1:
+        loss, r, rsum = _losses.logistic_loss_grad(z[:, 0], codes.astype(np.float64))
+        grad = matvec(np.ascontiguousarray(x.T), r)
+        return loss, grad, np.array([rsum])
+    loss, r, colsum = _losses.softmax_loss_grad(z, codes.tolist())
+    grad = dot(np.ascontiguousarray(r.T), x)
+    return loss, grad.ravel(), colsum
+
+
+@_reported
+def affine_scores(x, coef, intercept):
+    """``x @ coef.T + intercept`` of one chunk (rustyml's product)."""
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    return dot(x, np.ascontiguousarray(coef.T)) + intercept
 
 
 def ordered_sum(parts):

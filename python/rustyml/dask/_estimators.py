@@ -106,6 +106,99 @@ def _standardise(x, shift, scale):
     return (np.asarray(x, dtype=np.float64) - shift) / scale
 
 
+def _column_extremes(X):
+    """Per-column minimum and maximum: per-chunk extremes, merged (exact: no rounding, so
+    the result is the in-memory one whatever the chunking)."""
+    parts = per_chunk(_chunks.column_extremes, X)
+    low = np.min(np.stack([p[0] for p in parts]), axis=0)
+    high = np.max(np.stack([p[1] for p in parts]), axis=0)
+    return low, high
+
+
+def _nonzero_scale(scale):
+    """scikit-learn's rule: a scale within 10 eps of zero (a constant column) becomes 1."""
+    scale = scale.copy()
+    scale[scale < 10 * _EPS] = 1.0
+    return scale
+
+
+class MinMaxScaler(_DaskEstimator):
+    """Columns mapped onto ``feature_range`` from their minimum and maximum over all chunks
+    (one pass; extremes are exact, so the fitted attributes and the transform are
+    scikit-learn's bit for bit)."""
+
+    def __init__(self, feature_range=(0, 1), *, clip=False):
+        self.feature_range = feature_range
+        self.clip = clip
+
+    def fit(self, X, y=None):
+        low_out, high_out = self.feature_range
+        if not low_out < high_out:
+            raise ValueError(
+                f"Minimum of desired feature range must be smaller than maximum. Got {self.feature_range!r}."
+            )
+        X = row_chunked(X)
+        low, high = _column_extremes(X)
+        self.n_features_in_ = X.shape[1]
+        self.n_samples_seen_ = X.shape[0]
+        self.data_min_, self.data_max_ = low, high
+        self.data_range_ = high - low
+        self.scale_ = (high_out - low_out) / _nonzero_scale(self.data_range_)
+        self.min_ = low_out - low * self.scale_
+        return self
+
+    def transform(self, X):
+        self._check_fitted("scale_")
+        X = row_chunked(X)
+        self._check_features(X)
+        bounds = self.feature_range if self.clip else None
+        return X.map_blocks(_min_max, self.scale_, self.min_, bounds, dtype=np.float64)
+
+    def fit_transform(self, X, y=None):
+        return self.fit(X).transform(X)
+
+
+def _min_max(x, scale, shift, bounds):
+    out = np.array(x, dtype=np.float64)
+    out *= scale
+    out += shift
+    if bounds is not None:
+        np.clip(out, bounds[0], bounds[1], out=out)
+    return out
+
+
+class MaxAbsScaler(_DaskEstimator):
+    """Columns divided by their largest magnitude over all chunks (one pass, exact: the
+    fitted attributes and the transform are scikit-learn's bit for bit)."""
+
+    def __init__(self):
+        pass
+
+    def fit(self, X, y=None):
+        X = row_chunked(X)
+        low, high = _column_extremes(X)
+        self.n_features_in_ = X.shape[1]
+        self.n_samples_seen_ = X.shape[0]
+        self.max_abs_ = np.maximum(np.abs(low), np.abs(high))
+        self.scale_ = _nonzero_scale(self.max_abs_)
+        return self
+
+    def transform(self, X):
+        self._check_fitted("scale_")
+        X = row_chunked(X)
+        self._check_features(X)
+        return X.map_blocks(_divided, self.scale_, dtype=np.float64)
+
+    def fit_transform(self, X, y=None):
+        return self.fit(X).transform(X)
+
+
+def _divided(x, scale):
+    out = np.array(x, dtype=np.float64)
+    out /= scale
+    return out
+
+
 class LinearRegression(_DaskEstimator):
     """Ordinary least squares over chunks: means (pass 1), the centred Gram matrix and
     ``X^T y`` (pass 2) from rustyml's product engine per chunk, summed in chunk order, an
@@ -315,4 +408,11 @@ class KMeans(_DaskEstimator):
         return map_rows(_chunks.nearest_center, X, self.cluster_centers_, dtype=np.int32)
 
 
-__all__ = ["PCA", "KMeans", "LinearRegression", "StandardScaler"]
+__all__ = [
+    "PCA",
+    "KMeans",
+    "LinearRegression",
+    "MaxAbsScaler",
+    "MinMaxScaler",
+    "StandardScaler",
+]
