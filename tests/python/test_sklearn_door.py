@@ -12,6 +12,7 @@ import pickle
 import re
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -256,6 +257,66 @@ def test_standard_scaler_matches_scikit_learn_and_keeps_feature_names():
     np.testing.assert_allclose(ours.var_, stock.var_, rtol=X.shape[0] * EPS * 1e6)
     assert ours.scale_[2] == stock.scale_[2] == 1.0
     np.testing.assert_array_equal(ours.transform(frame)[:, 2], 0.0)
+
+
+def test_weighted_standard_scaler_matches_scikit_learn():
+    from sklearn.preprocessing import StandardScaler
+
+    rng = np.random.default_rng(8)
+    X = rng.random((500, 4)) * 1e3 + 1e6
+    X[:, 2] = 0.1  # constant: scikit-learn's rule makes its scale 1
+    w = rng.random(500) * 3.0
+    door.dispatch_stats(reset=True)
+    ours = door_preprocessing.StandardScaler().fit(X, sample_weight=w)
+    stock = StandardScaler().fit(X, sample_weight=w)
+    assert door.dispatch_stats()[("StandardScaler", "fit", "rustyml")] == 1
+    # The total weight is a float, as scikit-learn's; n positive terms summed in two
+    # orders differ by n * eps relative.
+    assert isinstance(ours.n_samples_seen_, np.float64)
+    np.testing.assert_allclose(ours.n_samples_seen_, stock.n_samples_seen_, rtol=X.shape[0] * EPS)
+    # Weighted sums of n positive terms: n * eps relative, as unweighted.
+    np.testing.assert_allclose(ours.mean_, stock.mean_, rtol=X.shape[0] * EPS)
+    # The same two-pass formula: its error is relative to mean^2, n * eps * (mean / std)^2.
+    varying = [0, 1, 3]
+    np.testing.assert_allclose(ours.var_[varying], stock.var_[varying], rtol=X.shape[0] * EPS * 1e6)
+    assert ours.scale_[2] == stock.scale_[2] == 1.0
+    np.testing.assert_allclose(
+        ours.transform(X)[:, varying], stock.transform(X)[:, varying], atol=1e-6
+    )
+    # All-zero weights: scikit-learn's error, raised by its own check.
+    with pytest.raises(ValueError, match="at least one non-zero"):
+        door_preprocessing.StandardScaler().fit(X, sample_weight=np.zeros(500))
+    # Signed weights summing to zero have no weighted mean: scikit-learn's answer is kept.
+    door.dispatch_stats(reset=True)
+    signed = np.where(np.arange(500) % 2, 1.0, -1.0)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        door_preprocessing.StandardScaler().fit(X, sample_weight=signed)
+    assert door.dispatch_stats()[("StandardScaler", "fit", "scikit-learn")] == 1
+
+
+def test_weighted_kmeans_matches_scikit_learn_with_the_same_random_state():
+    from sklearn.cluster import KMeans
+
+    X, _ = _blobs(2000, d=4, centers=6)
+    w = np.random.default_rng(9).random(X.shape[0]) * 2.0
+    for params in (
+        {"n_clusters": 6, "random_state": 0},
+        {"n_clusters": 4, "init": "random", "n_init": 5, "random_state": 3},
+        {"n_clusters": 5, "init": X[:5].copy(), "n_init": 1, "algorithm": "elkan"},
+    ):
+        door.dispatch_stats(reset=True)
+        ours = door_cluster.KMeans(**params).fit(X, sample_weight=w)
+        stock = KMeans(**params).fit(X, sample_weight=w)
+        assert door.dispatch_stats()[("KMeans", "fit", "rustyml")] == 1
+        np.testing.assert_array_equal(ours.labels_, stock.labels_)
+        assert ours.n_iter_ == stock.n_iter_
+        # A center is the weighted mean of the same points (positive weights) summed in
+        # another order: within n * eps of the largest coordinate.
+        bound = X.shape[0] * EPS * np.abs(X).max()
+        np.testing.assert_allclose(ours.cluster_centers_, stock.cluster_centers_, atol=bound)
+        np.testing.assert_allclose(ours.inertia_, stock.inertia_, rtol=X.shape[0] * EPS)
+        np.testing.assert_array_equal(ours.predict(X), stock.predict(X))
 
 
 @pytest.mark.parametrize("weighted", [False, True])
