@@ -5,6 +5,7 @@ and scikit-learn's own test modules run patched (last test).
 """
 
 import importlib
+import inspect
 import logging
 import os
 import pathlib
@@ -23,6 +24,7 @@ import rustyml.sklearn as door
 from rustyml.sklearn import cluster as door_cluster
 from rustyml.sklearn import decomposition as door_decomposition
 from rustyml.sklearn import linear_model as door_linear_model
+from rustyml.sklearn import metrics as door_metrics
 from rustyml.sklearn import neighbors as door_neighbors
 from rustyml.sklearn import preprocessing as door_preprocessing
 
@@ -55,7 +57,10 @@ def test_patch_points_public_names_at_doors_and_unpatch_restores_the_same_object
         mod, _, attr = name.rpartition(".")
         patched = getattr(importlib.import_module(mod), attr)
         assert patched.__module__.startswith("rustyml.sklearn.")
-        assert issubclass(patched, originals[name])
+        if isinstance(originals[name], type):
+            assert issubclass(patched, originals[name])
+        else:  # a metric: scikit-learn's function body behind the door
+            assert inspect.unwrap(patched) is inspect.unwrap(originals[name])
     door.unpatch_sklearn()
     assert not door.sklearn_is_patched()
     for name in names:
@@ -392,6 +397,116 @@ def test_binary_logistic_regression_matches_scikit_learn():
         assert np.linalg.norm(ours.coef_ - stock.coef_) <= 2 * radius
 
 
+def _native_calls(function):
+    return door.dispatch_stats().get(("metrics", function, "rustyml"), 0)
+
+
+def test_classification_metrics_match_scikit_learn_bit_for_bit():
+    from sklearn import metrics
+
+    rng = np.random.default_rng(10)
+    names = np.array(["ant", "bee", "cat", "dog"])
+    y_true = names[rng.integers(0, 4, 500)]
+    y_pred = np.where(rng.random(500) < 0.6, y_true, names[rng.integers(0, 4, 500)])
+    door.dispatch_stats(reset=True)
+    # The same integer counts and the same ratios of them: identical floats.
+    for average in (None, "micro", "macro", "weighted"):
+        for labels in (None, ["dog", "bee"]):
+            kw = {"average": average, "labels": labels}
+            for name in ("precision_score", "recall_score", "f1_score"):
+                ours = getattr(door_metrics, name)(y_true, y_pred, **kw)
+                stock = getattr(metrics, name)(y_true, y_pred, **kw)
+                np.testing.assert_array_equal(ours, stock)
+            for a, b in zip(
+                door_metrics.precision_recall_fscore_support(y_true, y_pred, beta=0.5, **kw),
+                metrics.precision_recall_fscore_support(y_true, y_pred, beta=0.5, **kw),
+            ):
+                np.testing.assert_array_equal(a, b)
+    binary_true, binary_pred = y_true == "cat", y_pred == "cat"
+    for pos_label in (True, False):
+        assert door_metrics.fbeta_score(
+            binary_true, binary_pred, beta=2.0, pos_label=pos_label
+        ) == metrics.fbeta_score(binary_true, binary_pred, beta=2.0, pos_label=pos_label)
+    for normalize in (None, "true", "pred", "all"):
+        for labels in (None, ["dog", "ant", "cat"]):
+            np.testing.assert_array_equal(
+                door_metrics.confusion_matrix(y_true, y_pred, labels=labels, normalize=normalize),
+                metrics.confusion_matrix(y_true, y_pred, labels=labels, normalize=normalize),
+            )
+    for normalize in (True, False):
+        assert door_metrics.accuracy_score(
+            y_true, y_pred, normalize=normalize
+        ) == metrics.accuracy_score(y_true, y_pred, normalize=normalize)
+    for name in ("f1_score", "precision_recall_fscore_support", "confusion_matrix"):
+        assert _native_calls(name) > 0
+    assert not any(path == "scikit-learn" for _, _, path in door.dispatch_stats())
+
+
+def test_metrics_leave_zero_division_and_weights_to_scikit_learn():
+    from sklearn import metrics
+    from sklearn.exceptions import UndefinedMetricWarning
+
+    y_true = np.array([0, 1, 2, 2, 1, 0])
+    y_pred = np.array([0, 1, 1, 1, 1, 0])  # class 2 is never predicted
+    door.dispatch_stats(reset=True)
+    with pytest.warns(UndefinedMetricWarning, match="Precision is ill-defined"):
+        ours = door_metrics.precision_score(y_true, y_pred, average="macro")
+    assert ours == metrics.precision_score(y_true, y_pred, average="macro", zero_division=0)
+    w = np.arange(1.0, 7.0)
+    np.testing.assert_array_equal(
+        door_metrics.confusion_matrix(y_true, y_pred, sample_weight=w),
+        metrics.confusion_matrix(y_true, y_pred, sample_weight=w),
+    )
+    stats = door.dispatch_stats()
+    assert stats[("metrics", "precision_score", "scikit-learn")] == 1
+    assert stats[("metrics", "confusion_matrix", "scikit-learn")] == 1
+    # scikit-learn's parameter validation and messages
+    with pytest.raises(ValueError, match="'average' parameter of f1_score must be"):
+        door_metrics.f1_score(y_true, y_pred, average="most")
+
+
+def test_regression_metrics_match_scikit_learn():
+    from sklearn import metrics
+
+    rng = np.random.default_rng(11)
+    n = 1000
+    Y = rng.standard_normal((n, 3)) * [1.0, 10.0, 0.1] + 2.0
+    P = Y + rng.standard_normal((n, 3)) * 0.3
+    door.dispatch_stats(reset=True)
+    for multioutput in ("raw_values", "uniform_average", np.array([0.2, 0.3, 0.5])):
+        for name in (
+            "mean_squared_error",
+            "root_mean_squared_error",
+            "mean_absolute_error",
+            "r2_score",
+        ):
+            ours = getattr(door_metrics, name)(Y, P, multioutput=multioutput)
+            stock = getattr(metrics, name)(Y, P, multioutput=multioutput)
+            # Sums of n terms of one sign in two orders: n * eps relative each; r2 is
+            # 1 - res / tot, so its error is about 2 n eps * res / tot <= 2 n eps.
+            np.testing.assert_allclose(ours, stock, rtol=2 * n * EPS, atol=2 * n * EPS)
+            assert _native_calls(name) > 0
+    # One output, a list in: a float out, as scikit-learn's
+    value = door_metrics.r2_score(list(Y[:, 0]), list(P[:, 0]))
+    assert type(value) is float
+    # A constant target is scikit-learn's special case
+    door.dispatch_stats(reset=True)
+    assert door_metrics.r2_score([1.0, 1.0, 1.0], [1.0, 2.0, 1.0]) == 0.0
+    assert door.dispatch_stats()[("metrics", "r2_score", "scikit-learn")] == 1
+
+
+def test_patched_metrics_are_what_user_code_imports():
+    door.patch_sklearn()
+    from sklearn.metrics import f1_score
+
+    assert f1_score is door_metrics.f1_score
+    door.unpatch_sklearn()
+    from sklearn.metrics import f1_score
+
+    assert f1_score is not door_metrics.f1_score
+    assert f1_score.__module__ == "sklearn.metrics._classification"
+
+
 def test_natively_fitted_doors_pickle_and_predict_bit_identically():
     X, y = _blobs()
     for model in (
@@ -439,6 +554,8 @@ SKLEARN_SUITES = [
     # step after rustyml's L-BFGS converged with scikit-learn's unconverged iterate.
     ("sklearn.linear_model.tests.test_logistic", "not callback_fitted_estimator"),
     ("sklearn.linear_model.tests.test_base", None),
+    ("sklearn.metrics.tests.test_classification", None),
+    ("sklearn.metrics.tests.test_regression", None),
 ]
 
 
