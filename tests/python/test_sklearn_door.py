@@ -495,6 +495,38 @@ def test_regression_metrics_match_scikit_learn():
     assert door.dispatch_stats()[("metrics", "r2_score", "scikit-learn")] == 1
 
 
+def test_ranking_and_clustering_metrics_match_scikit_learn():
+    from scipy.spatial.distance import pdist
+    from sklearn import metrics
+
+    rng = np.random.default_rng(12)
+    n = 400
+    y = np.array(["no", "yes"])[rng.integers(0, 2, n)]
+    score = rng.random(n).round(2) + (y == "yes") * 0.2  # ties between scores, too
+    door.dispatch_stats(reset=True)
+    # The area is a sum of at most n trapezoids of exact rational corners.
+    assert door_metrics.roc_auc_score(y, score) == pytest.approx(
+        metrics.roc_auc_score(y, score), rel=0, abs=n * EPS
+    )
+    a, b = rng.integers(0, 5, n), rng.integers(0, 3, n)
+    # ARI: one division of integer pair counts, each exact in float64 here (< 2**53).
+    assert door_metrics.adjusted_rand_score(a, b) == pytest.approx(
+        metrics.adjusted_rand_score(a, b), rel=8 * EPS
+    )
+    X = rng.random((n, 3))
+    # scikit-learn's euclidean distances come from |x|^2 + |y|^2 - 2 x.y: an absolute
+    # error of ~eps |x|^2 in d^2, so eps |x|^2 / d relative in d, bounded with the largest
+    # norm and the smallest distance; a silhouette is a ratio of means of such distances.
+    bound = 16 * EPS * np.max(np.sum(X**2, axis=1)) / np.min(pdist(X))
+    for kw in ({}, {"sample_size": 150, "random_state": 3}):
+        assert door_metrics.silhouette_score(X, a, **kw) == pytest.approx(
+            metrics.silhouette_score(X, a, **kw), rel=0, abs=bound
+        )
+    for name in ("roc_auc_score", "adjusted_rand_score", "silhouette_score"):
+        assert _native_calls(name) > 0
+    assert not any(path == "scikit-learn" for _, _, path in door.dispatch_stats())
+
+
 def test_patched_metrics_are_what_user_code_imports():
     door.patch_sklearn()
     from sklearn.metrics import f1_score
@@ -556,6 +588,9 @@ SKLEARN_SUITES = [
     ("sklearn.linear_model.tests.test_base", None),
     ("sklearn.metrics.tests.test_classification", None),
     ("sklearn.metrics.tests.test_regression", None),
+    ("sklearn.metrics.tests.test_ranking", None),
+    ("sklearn.metrics.cluster.tests.test_supervised", None),
+    ("sklearn.metrics.cluster.tests.test_unsupervised", None),
 ]
 
 

@@ -18,7 +18,7 @@ import threading
 from rustyml.sklearn._dispatch import logger
 
 # The scikit-learn names with a door; the door of ``sklearn.X.Name`` is
-# ``rustyml.sklearn.X.Name``.
+# ``rustyml.sklearn.X.Name`` (or in the module _DOOR_MODULES names).
 _PATCHABLE = (
     "sklearn.cluster.DBSCAN",
     "sklearn.cluster.KMeans",
@@ -27,6 +27,7 @@ _PATCHABLE = (
     "sklearn.linear_model.LinearRegression",
     "sklearn.linear_model.LogisticRegression",
     "sklearn.metrics.accuracy_score",
+    "sklearn.metrics.adjusted_rand_score",
     "sklearn.metrics.confusion_matrix",
     "sklearn.metrics.f1_score",
     "sklearn.metrics.fbeta_score",
@@ -36,14 +37,24 @@ _PATCHABLE = (
     "sklearn.metrics.precision_score",
     "sklearn.metrics.r2_score",
     "sklearn.metrics.recall_score",
+    "sklearn.metrics.roc_auc_score",
     "sklearn.metrics.root_mean_squared_error",
+    "sklearn.metrics.silhouette_score",
     "sklearn.neighbors.KNeighborsClassifier",
     "sklearn.neighbors.KNeighborsRegressor",
     "sklearn.neighbors.NearestNeighbors",
     "sklearn.preprocessing.StandardScaler",
+    # sklearn.metrics.cluster's public names are the same functions as sklearn.metrics's
+    "sklearn.metrics.cluster.adjusted_rand_score",
+    "sklearn.metrics.cluster.silhouette_score",
 )
+# scikit-learn modules whose doors live in another rustyml.sklearn module
+_DOOR_MODULES = {"sklearn.metrics.cluster": "rustyml.sklearn.metrics"}
 _DOORS = {
-    tuple(name.rsplit(".", 1)): ("rustyml." + name.rsplit(".", 1)[0], name.rsplit(".", 1)[1])
+    tuple(name.rsplit(".", 1)): (
+        _DOOR_MODULES.get(name.rsplit(".", 1)[0], "rustyml." + name.rsplit(".", 1)[0]),
+        name.rsplit(".", 1)[1],
+    )
     for name in _PATCHABLE
 }
 

@@ -18,15 +18,25 @@ is unambiguous, and hands every other call, unchanged, to scikit-learn's body:
   ``r2_score``): float64 targets without ``sample_weight``, each output scored natively and
   combined as ``multioutput`` says; ``r2_score`` needs two samples and non-constant outputs
   (scikit-learn's special cases otherwise) and leaves ``variance_weighted`` to scikit-learn.
+- ``roc_auc_score`` of a binary target (two classes present, the greater one positive, one
+  finite score per sample) without ``sample_weight`` or ``max_fpr``.
+- ``adjusted_rand_score`` of two discrete labelings, from rustyml's exact pair counts.
+- ``silhouette_score`` with the euclidean metric on a dense float64 ``X`` (or the subset
+  scikit-learn draws for ``sample_size``).
 """
 
 import numpy as np
+from scipy.sparse import issparse as _issparse
 from sklearn import get_config
 from sklearn import metrics as _sk
 from sklearn.metrics._classification import _check_targets
 from sklearn.metrics._regression import _check_reg_targets_with_floating_dtype
+from sklearn.metrics.cluster._supervised import check_clusterings as _sk_check_clusterings
+from sklearn.utils import check_random_state
 from sklearn.utils._array_api import get_namespace
 from sklearn.utils.extmath import _nanaverage
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_array, check_X_y
 
 from rustyml import _native
 from rustyml.metrics import _labels
@@ -34,6 +44,7 @@ from rustyml.sklearn._dispatch import native_function, require
 
 __all__ = [
     "accuracy_score",
+    "adjusted_rand_score",
     "confusion_matrix",
     "f1_score",
     "fbeta_score",
@@ -43,7 +54,9 @@ __all__ = [
     "precision_score",
     "r2_score",
     "recall_score",
+    "roc_auc_score",
     "root_mean_squared_error",
+    "silhouette_score",
 ]
 
 _m = _native.metrics
@@ -286,3 +299,58 @@ def r2_score(
         "multioutput='variance_weighted'",
     )
     return _per_output(_m.r2_score, columns, multioutput)
+
+
+@native_function(_sk.roc_auc_score)
+def roc_auc_score(
+    y_true,
+    y_score,
+    *,
+    average="macro",
+    sample_weight=None,
+    max_fpr=None,
+    multi_class="raise",
+    labels=None,
+):
+    _plain_numpy()
+    require(sample_weight is None, "sample_weight")
+    require(max_fpr is None, "max_fpr")
+    require(type_of_target(y_true, input_name="y_true") == "binary", "not a binary target")
+    y_true = check_array(y_true, ensure_2d=False, dtype=None)
+    y_score = check_array(y_score, ensure_2d=False)
+    require(y_true.ndim == 1 and y_score.ndim == 1, "2-D targets or scores")
+    require(y_true.shape == y_score.shape, "lengths differ (scikit-learn's error)")
+    require(len(np.unique(y_true)) == 2, "one class in y_true (scikit-learn warns)")
+    require(np.isfinite(y_score).all(), "non-finite scores (scikit-learn's error)")
+    y, _ = _labels.single(y_true, "y_true")
+    return float(_m.roc_auc_score(y, y_score.astype(np.float64), "macro", "raise"))
+
+
+@native_function(_sk.adjusted_rand_score)
+def adjusted_rand_score(labels_true, labels_pred):
+    _plain_numpy()
+    # scikit-learn warns about continuous labelings, then scores them
+    for labels in (labels_true, labels_pred):
+        require(type_of_target(labels) != "continuous", "continuous labels")
+    labels_true, labels_pred = _sk_check_clusterings(labels_true, labels_pred)
+    require(labels_true.shape[0] > 0, "empty labelings")
+    a, b, _ = _labels.pair(labels_true, labels_pred, ("labels_true", "labels_pred"), shared=False)
+    return float(_m.adjusted_rand_score(a, b))
+
+
+@native_function(_sk.silhouette_score)
+def silhouette_score(X, labels, *, metric="euclidean", sample_size=None, random_state=None, **kwds):
+    _plain_numpy()
+    require(isinstance(metric, str) and metric == "euclidean", f"metric={metric!r}")
+    require(not kwds, "metric keywords")
+    require(not _issparse(X), "sparse X")
+    X, labels = check_X_y(X, labels)
+    require(X.dtype == np.float64, f"X of dtype {X.dtype}")
+    if sample_size is not None:
+        # the subset scikit-learn draws from the same random_state
+        rows = check_random_state(random_state).permutation(X.shape[0])[:sample_size]
+        X, labels = X[rows], labels[rows]
+    codes = np.unique(labels, return_inverse=True)[1].ravel()
+    # scikit-learn's error for one label or one sample per label
+    require(1 < codes.max() + 1 < X.shape[0], "not 2 <= n_labels <= n_samples - 1")
+    return float(_m.silhouette_score(X, codes.astype(np.int64), "euclidean", 2.0))
