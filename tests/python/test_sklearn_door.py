@@ -23,6 +23,7 @@ sklearn = pytest.importorskip("sklearn")
 import rustyml.sklearn as door
 from rustyml.sklearn import cluster as door_cluster
 from rustyml.sklearn import decomposition as door_decomposition
+from rustyml.sklearn import discriminant_analysis as door_discriminant_analysis
 from rustyml.sklearn import linear_model as door_linear_model
 from rustyml.sklearn import metrics as door_metrics
 from rustyml.sklearn import neighbors as door_neighbors
@@ -397,6 +398,63 @@ def test_binary_logistic_regression_matches_scikit_learn():
         assert np.linalg.norm(ours.coef_ - stock.coef_) <= 2 * radius
 
 
+def _lda_datasets():
+    from sklearn.datasets import load_digits, load_iris, load_wine, make_classification
+
+    yield load_iris(return_X_y=True)
+    yield load_wine(return_X_y=True)
+    yield load_digits(return_X_y=True)  # constant pixels: std 1, rank below d
+    yield make_classification(500, 10, n_informative=5, n_classes=4, random_state=0)
+    X, y = make_classification(300, 6, random_state=1)
+    yield X, np.array(["neg", "pos"])[y]  # two classes: one coefficient row
+
+
+@pytest.mark.parametrize("params", [{}, {"priors": None, "n_components": 1, "tol": 1e-3}])
+def test_lda_svd_matches_scikit_learn_signs_included(params):
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+
+    for X, y in _lda_datasets():
+        door.dispatch_stats(reset=True)
+        ours = door_discriminant_analysis.LinearDiscriminantAnalysis(**params).fit(X, y)
+        stock = LinearDiscriminantAnalysis(**params).fit(X, y)
+        assert door.dispatch_stats()[("LinearDiscriminantAnalysis", "fit", "rustyml")] == 1
+        np.testing.assert_array_equal(ours.classes_, stock.classes_)
+        np.testing.assert_array_equal(ours.priors_, stock.priors_)
+        # The first stage's vectors from the Gram matrix: error ~ d eps s_max^2 / (s gap)
+        # relative, amplified by 1 / s_min in the scalings (s_min > tol = 1e-4 and the gaps
+        # are checked above 1e-6 s_max): 1e-9 relative covers d <= 64 with a wide margin,
+        # and a wrong sign would be off by twice the value.
+        scale = np.abs(stock.scalings_).max()
+        np.testing.assert_allclose(ours.scalings_, stock.scalings_, atol=1e-9 * scale)
+        T = stock.transform(X)
+        np.testing.assert_allclose(ours.transform(X), T, atol=1e-9 * np.abs(T).max())
+        np.testing.assert_allclose(ours.coef_, stock.coef_, atol=1e-9 * np.abs(stock.coef_).max())
+        np.testing.assert_allclose(
+            ours.intercept_, stock.intercept_, atol=1e-9 * np.abs(stock.intercept_).max()
+        )
+        np.testing.assert_allclose(
+            ours.explained_variance_ratio_, stock.explained_variance_ratio_, atol=1e-12
+        )
+        np.testing.assert_array_equal(ours.predict(X), stock.predict(X))
+
+
+def test_lda_leaves_other_solvers_and_tied_spectra_to_scikit_learn():
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+
+    X, y = next(_lda_datasets())
+    door.dispatch_stats(reset=True)
+    door_discriminant_analysis.LinearDiscriminantAnalysis(solver="lsqr", shrinkage=0.5).fit(X, y)
+    # Each class a cross around its mean: the whitened deviations' singular values are
+    # exactly equal, and the basis of their plane is rounding's.
+    cross = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
+    Z = np.concatenate([cross + [3.0 * c, c * c] for c in range(3)])
+    labels = np.repeat(np.arange(3), 4)
+    ours = door_discriminant_analysis.LinearDiscriminantAnalysis().fit(Z, labels)
+    stock = LinearDiscriminantAnalysis().fit(Z, labels)
+    np.testing.assert_array_equal(ours.scalings_, stock.scalings_)
+    assert door.dispatch_stats()[("LinearDiscriminantAnalysis", "fit", "scikit-learn")] == 2
+
+
 def _native_calls(function):
     return door.dispatch_stats().get(("metrics", function, "rustyml"), 0)
 
@@ -586,6 +644,7 @@ SKLEARN_SUITES = [
     # step after rustyml's L-BFGS converged with scikit-learn's unconverged iterate.
     ("sklearn.linear_model.tests.test_logistic", "not callback_fitted_estimator"),
     ("sklearn.linear_model.tests.test_base", None),
+    ("sklearn.tests.test_discriminant_analysis", None),
     ("sklearn.metrics.tests.test_classification", None),
     ("sklearn.metrics.tests.test_regression", None),
     ("sklearn.metrics.tests.test_ranking", None),

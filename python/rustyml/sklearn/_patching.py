@@ -24,6 +24,7 @@ _PATCHABLE = (
     "sklearn.cluster.KMeans",
     "sklearn.cluster.MeanShift",
     "sklearn.decomposition.PCA",
+    "sklearn.discriminant_analysis.LinearDiscriminantAnalysis",
     "sklearn.linear_model.LinearRegression",
     "sklearn.linear_model.LogisticRegression",
     "sklearn.metrics.accuracy_score",
