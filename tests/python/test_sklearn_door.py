@@ -438,12 +438,39 @@ def test_lda_svd_matches_scikit_learn_signs_included(params):
         np.testing.assert_array_equal(ours.predict(X), stock.predict(X))
 
 
+@pytest.mark.parametrize("shrinkage", [None, 0.3])
+def test_lda_lsqr_matches_scikit_learn(shrinkage):
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+
+    for X, y in _lda_datasets():
+        door.dispatch_stats(reset=True)
+        ours = door_discriminant_analysis.LinearDiscriminantAnalysis(
+            solver="lsqr", shrinkage=shrinkage
+        ).fit(X, y)
+        stock = LinearDiscriminantAnalysis(solver="lsqr", shrinkage=shrinkage).fit(X, y)
+        if door.dispatch_stats().get(("LinearDiscriminantAnalysis", "fit", "rustyml")) is None:
+            # singular or ill-conditioned covariance: scikit-learn's own fit, same bits
+            np.testing.assert_array_equal(ours.coef_, stock.coef_)
+            continue
+        n = X.shape[0]
+        # The covariances are sums of n terms in two orders (n eps relative); the solve
+        # amplifies a relative perturbation by the condition number.
+        cov = stock.covariance_
+        np.testing.assert_allclose(ours.covariance_, cov, rtol=0, atol=n * EPS * np.abs(cov).max())
+        bound = 10 * np.linalg.cond(cov) * n * EPS
+        err = np.linalg.norm(ours.coef_ - stock.coef_) / np.linalg.norm(stock.coef_)
+        assert err <= bound, (err, bound)
+        scale = np.abs(stock.intercept_).max() + np.abs(stock.coef_).max()
+        np.testing.assert_allclose(ours.intercept_, stock.intercept_, atol=bound * scale)
+        np.testing.assert_array_equal(ours.predict(X), stock.predict(X))
+
+
 def test_lda_leaves_other_solvers_and_tied_spectra_to_scikit_learn():
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
     X, y = next(_lda_datasets())
     door.dispatch_stats(reset=True)
-    door_discriminant_analysis.LinearDiscriminantAnalysis(solver="lsqr", shrinkage=0.5).fit(X, y)
+    door_discriminant_analysis.LinearDiscriminantAnalysis(solver="eigen").fit(X, y)
     # Each class a cross around its mean: the whitened deviations' singular values are
     # exactly equal, and the basis of their plane is rounding's.
     cross = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])

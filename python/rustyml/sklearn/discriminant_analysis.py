@@ -1,5 +1,5 @@
 """``sklearn.discriminant_analysis`` with rustyml's product engine behind
-LinearDiscriminantAnalysis's SVD solver.
+LinearDiscriminantAnalysis's ``svd`` and ``lsqr`` solvers.
 
 scikit-learn's ``svd`` solver whitens the within-class deviations and takes their SVD (the
 O(n d^2) part), then takes a second, small SVD of the whitened class means (n_classes x
@@ -10,12 +10,18 @@ directions do not depend on the signs of the first stage's vectors (LAPACK's SVD
 small matrix follows a sign flip of its columns), so ``scalings_``, ``transform`` and the
 classifier's ``coef_`` / ``intercept_`` come out as scikit-learn's, signs included.
 
-The native fit needs float64 dense input, ``solver="svd"`` without ``store_covariance``,
+The ``lsqr`` solver's prior-weighted within-class covariance (optionally shrunk by a
+number) comes from the product engine too, and the least-squares solve is scipy's, as in
+scikit-learn, when the covariance is well enough conditioned for the summation order not
+to matter (cond * n * eps < 1e-6) and no class has a single sample (scikit-learn warns).
+
+The native svd fit needs float64 dense input, no ``store_covariance``,
 priors that sum to one (else scikit-learn warns), and a well-separated spectrum: no
 singular value of either stage close to its ``tol`` cut, none of the kept ones close to
 another (a near-tie leaves the basis, and so the signs, to rounding), and at least two
 directions kept by the first stage (a single column's sign is LAPACK's own convention) or
-a single feature. Anything else, and every other solver, is scikit-learn's.
+a single feature. Anything else, the ``eigen`` solver (its null-space eigenvectors are
+rounding's) and ``shrinkage="auto"``, is scikit-learn's.
 """
 
 import numpy as np
@@ -23,6 +29,7 @@ import scipy.linalg
 from scipy.sparse import issparse
 from sklearn import discriminant_analysis as _sk
 from sklearn import get_config
+from sklearn.covariance import shrunk_covariance
 from sklearn.utils.multiclass import unique_labels
 from sklearn.utils.validation import validate_data
 
@@ -52,10 +59,16 @@ class LinearDiscriminantAnalysis(_SkLDA):
 
     @native_path(_SkLDA.fit, fits=True)
     def fit(self, X, y):
-        require(self.solver == "svd", f"solver={self.solver!r}")
-        require(self.shrinkage is None, "shrinkage (scikit-learn's error)")
+        require(self.solver in ("svd", "lsqr"), f"solver={self.solver!r}")
+        if self.solver == "svd":
+            require(self.shrinkage is None, "shrinkage (scikit-learn's error)")
+            require(not self.store_covariance, "store_covariance")
+        else:
+            require(
+                self.shrinkage is None or not isinstance(self.shrinkage, str),
+                f"shrinkage={self.shrinkage!r}",
+            )
         require(self.covariance_estimator is None, "covariance_estimator")
-        require(not self.store_covariance, "store_covariance")
         require(not get_config()["array_api_dispatch"], "array API dispatch")
         require(not issparse(X), "sparse X")
         self._validate_params()
@@ -79,13 +92,53 @@ class LinearDiscriminantAnalysis(_SkLDA):
             self.n_components is None or self.n_components <= largest,
             "n_components too large (scikit-learn's error)",
         )
-        tol = float(self.tol)
-
-        # First stage: the class means and the whitened within-class deviations' spectrum.
+        kept = largest if self.n_components is None else self.n_components
         onehot = np.zeros((k, n))
         onehot[codes, np.arange(n)] = 1.0
         means = _dot(onehot, X) / counts[:, None]
         dev = X - means[codes]
+        if self.solver == "lsqr":
+            coef, intercept = self._native_lsqr(X, dev, codes, counts, priors, means)
+        else:
+            coef, intercept = self._native_svd(X, dev, priors, means, kept)
+        self.classes_ = classes
+        self.priors_ = priors
+        self.means_ = means
+        if k == 2:
+            coef = (coef[1] - coef[0]).reshape(1, -1)
+            intercept = np.array([intercept[1] - intercept[0]])
+        self.coef_ = coef
+        self.intercept_ = intercept
+        self._max_components = self._n_features_out = kept
+        return self
+
+    def _native_lsqr(self, X, dev, codes, counts, priors, means):
+        """scikit-learn's ``lsqr`` solver: the prior-weighted within-class covariance (each
+        class's biased covariance, optionally shrunk) by the product engine, then the
+        same least-squares solve of ``covariance_ coef^T = means^T``."""
+        require(np.all(counts > 1), "a class of one sample (scikit-learn warns)")
+        n = X.shape[0]
+        weighted = np.ascontiguousarray(dev * np.sqrt(priors / counts)[codes][:, None])
+        within = _dot(weighted.T, weighted)
+        if self.shrinkage is not None:
+            # shrinking is linear: the prior-weighted sum of the shrunk class covariances
+            # is the weighted covariance shrunk
+            within = shrunk_covariance(within, self.shrinkage)
+        spectrum = np.linalg.eigvalsh(within)
+        # The two covariances differ by summation order, n eps relative; the solve
+        # amplifies that by the condition number.
+        require(spectrum[0] > 0, "a singular within-class covariance")
+        require(spectrum[-1] / spectrum[0] * n * _EPS < 1e-6, "an ill-conditioned covariance")
+        self.covariance_ = within
+        coef = scipy.linalg.lstsq(within, means.T)[0].T
+        intercept = np.log(priors) - 0.5 * np.einsum("ij,ij->i", means, coef)
+        return coef, intercept
+
+    def _native_svd(self, X, dev, priors, means, kept):
+        n, d = X.shape
+        k = len(priors)
+        tol = float(self.tol)
+        # First stage: the whitened within-class deviations' spectrum.
         std = dev.std(axis=0)
         std[std == 0] = 1.0
         scaled = np.ascontiguousarray(dev / std) * np.sqrt(1.0 / n)
@@ -113,20 +166,10 @@ class LinearDiscriminantAnalysis(_SkLDA):
         rank2 = int(np.sum(sv2 > cut))
         require(_well_separated(sv2, rank2), "near-equal discriminant singular values")
 
-        self.classes_ = classes
-        self.priors_ = priors
-        self.means_ = means
         self.xbar_ = xbar
-        kept = largest if self.n_components is None else self.n_components
         self.explained_variance_ratio_ = (sv2**2 / np.sum(sv2**2))[:kept]
         self.scalings_ = scalings @ vt2.T[:, :rank2]
         projected = (means - xbar) @ self.scalings_
         coef = projected @ self.scalings_.T
         intercept = np.log(priors) - 0.5 * np.sum(projected**2, axis=1) - coef @ xbar
-        if k == 2:
-            coef = (coef[1] - coef[0]).reshape(1, -1)
-            intercept = np.array([intercept[1] - intercept[0]])
-        self.coef_ = coef
-        self.intercept_ = intercept
-        self._max_components = self._n_features_out = kept
-        return self
+        return coef, intercept
