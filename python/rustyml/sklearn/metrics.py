@@ -25,6 +25,8 @@ is unambiguous, and hands every other call, unchanged, to scikit-learn's body:
   scikit-learn draws for ``sample_size``).
 """
 
+import inspect
+
 import numpy as np
 from scipy.sparse import issparse as _issparse
 from sklearn import get_config
@@ -60,6 +62,9 @@ __all__ = [
 ]
 
 _m = _native.metrics
+# scikit-learn's target check returns (type, present labels, y_true, y_pred, weights) since
+# it took sample_weight; older releases return three values: their calls run their own code.
+_TARGETS_WITH_LABELS = "sample_weight" in inspect.signature(_check_targets).parameters
 # Above this many classes the k x k count matrix costs more than scikit-learn's bincounts.
 _MAX_CLASSES = 1024
 
@@ -72,6 +77,7 @@ def _class_targets(y_true, y_pred, sample_weight):
     """scikit-learn's checked 1-D targets and present labels, for a binary or multiclass
     target without sample weights."""
     _plain_numpy()
+    require(_TARGETS_WITH_LABELS, "an older scikit-learn")
     require(sample_weight is None, "sample_weight")
     y_type, present, y_true, y_pred, _ = _check_targets(y_true, y_pred)
     require(y_type in ("binary", "multiclass"), f"{y_type} target")
