@@ -6,16 +6,39 @@ module, how many door calls ran natively and how many fell back to scikit-learn.
 """
 
 import collections
+import pathlib
+import sys
 
+import pytest
+
+import rustyml
 from rustyml.sklearn import dispatch_stats, patch_sklearn
 
 patch_sklearn()
+
+# The folder this process imported rustyml from.
+_ROOT = str(pathlib.Path(rustyml.__file__).resolve().parents[1])
+
+
+def _import_this_rustyml_in_workers():
+    # Importing scikit-learn's test packages puts their base folder (site-packages) first
+    # on sys.path; worker processes (joblib's loky) start with a copy of sys.path and
+    # unpickle door objects there, so they must find this very rustyml first, not another
+    # one installed in site-packages.
+    if sys.path[:1] != [_ROOT]:
+        sys.path.insert(0, _ROOT)
+
 
 _per_module = collections.defaultdict(collections.Counter)
 
 
 def pytest_runtest_setup(item):
     dispatch_stats(reset=True)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item):
+    _import_this_rustyml_in_workers()
 
 
 def pytest_runtest_teardown(item):

@@ -27,7 +27,10 @@ class Unsupported(Exception):
 
 
 def record(estimator, method, path, reason=None):
-    name = type(estimator).__name__
+    _count(type(estimator).__name__, method, path, reason)
+
+
+def _count(name, method, path, reason=None):
     with _stats_lock:
         _stats[(name, method, path)] += 1
     if logger.isEnabledFor(logging.INFO):
@@ -38,7 +41,9 @@ def record(estimator, method, path, reason=None):
 
 
 def dispatch_stats(reset=False):
-    """Counts of door calls as ``{(class, method, "rustyml" | "scikit-learn"): n}``."""
+    """Counts of door calls as ``{(class, method, "rustyml" | "scikit-learn"): n}`` (for a
+    function, ``class`` is its scikit-learn module's last name: ``("metrics", "r2_score",
+    ...)``)."""
     with _stats_lock:
         out = dict(_stats)
         if reset:
@@ -71,6 +76,41 @@ def native_path(fallback, *, fits=False):
 
         method.__rustyml_native__ = native
         return method
+
+    return decorate
+
+
+def native_function(fallback):
+    """Make the decorated function the native path of scikit-learn's public function
+    ``fallback``. The result is checked by scikit-learn's own parameter validation (its
+    constraints, error messages and nested-validation rule), then runs the native path, or
+    on :class:`Unsupported` the body of scikit-learn's function. The native path takes
+    scikit-learn's arguments and must raise ``Unsupported`` before it warns about
+    anything: scikit-learn's body then gives its own warnings once."""
+    from sklearn.utils._param_validation import validate_params
+
+    body = fallback.__wrapped__
+    group = fallback.__module__.split(".")[1]
+
+    def decorate(native):
+        name = fallback.__name__
+
+        @functools.wraps(body)
+        def function(*args, **kwargs):
+            try:
+                out = native(*args, **kwargs)
+            except Unsupported as why:
+                _count(group, name, "scikit-learn", str(why))
+                return body(*args, **kwargs)
+            _count(group, name, "rustyml")
+            return out
+
+        validated = validate_params(
+            body._skl_parameter_constraints, prefer_skip_nested_validation=True
+        )(function)
+        validated.__module__ = native.__module__
+        validated.__rustyml_native__ = native
+        return validated
 
     return decorate
 

@@ -1,10 +1,13 @@
 """``patch_sklearn`` / ``unpatch_sklearn``: scikit-learn's public names point at the doors.
 
 Patching replaces attributes of scikit-learn's public modules (``sklearn.neighbors.
-KNeighborsClassifier`` ...), so code that imports from ``sklearn`` *after* the patch gets
-the door classes; names bound before it keep scikit-learn's. Each door subclasses the class
-it replaces, so ``isinstance`` checks, ``clone``, pickles and scikit-learn's own methods keep
-working. Unpatching puts back the very objects that were there.
+KNeighborsClassifier``, ``sklearn.metrics.f1_score`` ...), so code that imports from
+``sklearn`` *after* the patch gets the doors; names bound before it keep scikit-learn's
+(scikit-learn's own modules bind their metrics at import: its scorers keep its functions).
+Each door class subclasses the class it replaces, so ``isinstance`` checks, ``clone``,
+pickles and scikit-learn's own methods keep working; a metric door is scikit-learn's
+function under its own parameter validation. Unpatching puts back the very objects that
+were there.
 """
 
 import importlib
@@ -15,21 +18,44 @@ import threading
 from rustyml.sklearn._dispatch import logger
 
 # The scikit-learn names with a door; the door of ``sklearn.X.Name`` is
-# ``rustyml.sklearn.X.Name``.
+# ``rustyml.sklearn.X.Name`` (or in the module _DOOR_MODULES names).
 _PATCHABLE = (
     "sklearn.cluster.DBSCAN",
     "sklearn.cluster.KMeans",
     "sklearn.cluster.MeanShift",
     "sklearn.decomposition.PCA",
+    "sklearn.discriminant_analysis.LinearDiscriminantAnalysis",
     "sklearn.linear_model.LinearRegression",
     "sklearn.linear_model.LogisticRegression",
+    "sklearn.metrics.accuracy_score",
+    "sklearn.metrics.adjusted_rand_score",
+    "sklearn.metrics.confusion_matrix",
+    "sklearn.metrics.f1_score",
+    "sklearn.metrics.fbeta_score",
+    "sklearn.metrics.mean_absolute_error",
+    "sklearn.metrics.mean_squared_error",
+    "sklearn.metrics.precision_recall_fscore_support",
+    "sklearn.metrics.precision_score",
+    "sklearn.metrics.r2_score",
+    "sklearn.metrics.recall_score",
+    "sklearn.metrics.roc_auc_score",
+    "sklearn.metrics.root_mean_squared_error",
+    "sklearn.metrics.silhouette_score",
     "sklearn.neighbors.KNeighborsClassifier",
     "sklearn.neighbors.KNeighborsRegressor",
     "sklearn.neighbors.NearestNeighbors",
     "sklearn.preprocessing.StandardScaler",
+    # sklearn.metrics.cluster's public names are the same functions as sklearn.metrics's
+    "sklearn.metrics.cluster.adjusted_rand_score",
+    "sklearn.metrics.cluster.silhouette_score",
 )
+# scikit-learn modules whose doors live in another rustyml.sklearn module
+_DOOR_MODULES = {"sklearn.metrics.cluster": "rustyml.sklearn.metrics"}
 _DOORS = {
-    tuple(name.rsplit(".", 1)): ("rustyml." + name.rsplit(".", 1)[0], name.rsplit(".", 1)[1])
+    tuple(name.rsplit(".", 1)): (
+        _DOOR_MODULES.get(name.rsplit(".", 1)[0], "rustyml." + name.rsplit(".", 1)[0]),
+        name.rsplit(".", 1)[1],
+    )
     for name in _PATCHABLE
 }
 

@@ -3,13 +3,16 @@
 ``MeanShift`` runs natively on dense float64 input: the same bandwidth estimate (when none
 is given), seeds, flat-kernel shifts, intensity ordering and de-duplication as scikit-learn.
 
-``KMeans`` runs Lloyd's iterations natively on dense float64 input without
-``sample_weight``: each of the ``n_init`` starts is drawn by scikit-learn's own
-initialisation (so a ``random_state`` picks the same starting centers), the engine iterates
-with scikit-learn's rule (stop on unchanged labels or a total squared center shift within
-``tol`` times the mean feature variance; labels recomputed against the final centers), and
-the best run is kept by scikit-learn's criterion. ``elkan`` reaches the same fixed point as
-``lloyd`` and runs as Lloyd here.
+``KMeans`` runs Lloyd's iterations natively on dense float64 input: each of the ``n_init``
+starts is drawn by scikit-learn's own initialisation (so a ``random_state`` picks the same
+starting centers, weighted draws included), the iterations follow scikit-learn's rule (stop
+on unchanged labels or a total squared center shift within ``tol`` times the mean feature
+variance; labels recomputed against the final centers), and the best run is kept by
+scikit-learn's criterion. ``elkan`` reaches the same fixed point as ``lloyd`` and runs as
+Lloyd here. Without ``sample_weight`` the k-means engine iterates; with it each step's
+nearest-center search is rustyml's pairwise distance engine and the centers are the
+weighted means of their points (an empty cluster, which scikit-learn relocates, hands the
+fit to scikit-learn).
 
 ``DBSCAN`` runs natively for euclidean and manhattan (Minkowski ``p`` of 2 or 1) distances on
 dense input without ``sample_weight``: the engine finds the same exact radius neighbourhoods
@@ -27,11 +30,12 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._openmp_helpers import _openmp_effective_n_threads
 from sklearn.utils.extmath import row_norms
-from sklearn.utils.validation import check_array, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_array, validate_data
 
 from rustyml.machine_learning import DBSCAN as _DBSCAN
 from rustyml.machine_learning import KMeans as _KMeans
 from rustyml.machine_learning import MeanShift as _MeanShift
+from rustyml.math.distance import pairwise as _pairwise
 from rustyml.sklearn._dispatch import native_path, require
 
 __all__ = ["DBSCAN", "KMeans", "MeanShift"]
@@ -88,7 +92,6 @@ class KMeans(_SkKMeans):
 
     @native_path(_SkKMeans.fit, fits=True)
     def fit(self, X, y=None, sample_weight=None):
-        require(sample_weight is None, "sample_weight")
         require(not callable(self.init), "a callable init")
         require(not self.verbose, "verbose output")
         self._validate_params()
@@ -109,7 +112,8 @@ class KMeans(_SkKMeans):
         if not isinstance(init, str):
             init = init - mean
         norms = row_norms(centered, squared=True)
-        weights = np.ones(X.shape[0], dtype=X.dtype)
+        weighted = sample_weight is not None
+        weights = _check_sample_weight(sample_weight, X, dtype=X.dtype)
         best = None
         for _ in range(self._n_init):
             start = self._init_centroids(
@@ -119,18 +123,27 @@ class KMeans(_SkKMeans):
                 random_state=random_state,
                 sample_weight=weights,
             )
-            run = _KMeans(
-                n_clusters=self.n_clusters,
-                init=start + mean,
-                n_init=1,
-                max_iter=self.max_iter,
-                tol=self.tol,
-            ).fit(X)
-            labels = np.asarray(run.labels_, dtype=np.int32)
+            if weighted:
+                run = _weighted_lloyd(centered, weights, start, self.max_iter, self._tol)
+                run = (run[0], run[1], run[2] + mean, run[3])
+            else:
+                engine = _KMeans(
+                    n_clusters=self.n_clusters,
+                    init=start + mean,
+                    n_init=1,
+                    max_iter=self.max_iter,
+                    tol=self.tol,
+                ).fit(X)
+                run = (
+                    np.asarray(engine.labels_, dtype=np.int32),
+                    engine.inertia_,
+                    np.asarray(engine.cluster_centers_),
+                    engine.n_iter_,
+                )
             if best is None or (
-                run.inertia_ < best[1] and not _is_same_clustering(labels, best[0], self.n_clusters)
+                run[1] < best[1] and not _is_same_clustering(run[0], best[0], self.n_clusters)
             ):
-                best = (labels, run.inertia_, np.asarray(run.cluster_centers_), run.n_iter_)
+                best = run
         labels, inertia, centers, n_iter = best
         distinct = len(set(labels))
         if distinct < self.n_clusters:
@@ -146,6 +159,40 @@ class KMeans(_SkKMeans):
         self.inertia_ = float(inertia)
         self.n_iter_ = int(n_iter)
         return self
+
+
+def _weighted_lloyd(X, weights, centers, max_iter, tol):
+    """Lloyd's iterations with sample weights, by scikit-learn's rule: assign each sample
+    to its nearest center, move each center to the weighted mean of its samples, stop when
+    the labels repeat (strict convergence) or the centers moved by at most ``tol`` in total
+    squared distance, then re-assign against the final centers. Returns
+    ``(labels, inertia, centers, n_iter)``."""
+    k = centers.shape[0]
+    rows = np.arange(X.shape[0])
+    labels_old = None
+    strict = False
+    for it in range(max_iter):
+        dist = _pairwise(X, centers, metric="sqeuclidean")
+        labels = np.argmin(dist, axis=1).astype(np.int32)
+        mass = np.bincount(labels, weights=weights, minlength=k)
+        require(np.all(mass > 0), "an empty cluster (scikit-learn relocates it)")
+        sums = np.column_stack(
+            [np.bincount(labels, weights=weights * col, minlength=k) for col in X.T]
+        )
+        new = sums / mass[:, None]
+        shift = np.sum((new - centers) ** 2)
+        centers = new
+        if labels_old is not None and np.array_equal(labels, labels_old):
+            strict = True
+            break
+        if shift <= tol:
+            break
+        labels_old = labels
+    dist = _pairwise(X, centers, metric="sqeuclidean")
+    if not strict:
+        labels = np.argmin(dist, axis=1).astype(np.int32)
+    inertia = float(np.dot(weights, dist[rows, labels]))
+    return labels, inertia, centers, it + 1
 
 
 class MeanShift(_SkMeanShift):

@@ -1,8 +1,10 @@
 """``sklearn.preprocessing`` with rustyml's reduction engine behind StandardScaler.
 
-``StandardScaler.fit`` computes the column means and variances natively (the deterministic
-blocked fold) on dense, finite input without ``sample_weight``; the constant-column rule
-and the scales then follow scikit-learn's own helpers, so ``scale_`` is scikit-learn's
+``StandardScaler.fit`` computes the column means and variances natively on dense, finite
+float64 input: without ``sample_weight`` by the deterministic blocked fold; with it by
+scikit-learn's weighted two-pass formula (the weighted sums ``w^T X`` and ``w^T (X - T)^2``
+by rustyml's product engine, ``n_samples_seen_`` the float total weight). The constant-column
+rule and the scales then follow scikit-learn's own helpers, so ``scale_`` is scikit-learn's
 definition on those moments. ``partial_fit`` (scikit-learn's incremental update), NaN-aware
 fits, sparse input and ``transform`` are scikit-learn's own.
 """
@@ -11,8 +13,10 @@ import numpy as np
 from scipy.sparse import issparse
 from sklearn import preprocessing as _sk
 from sklearn.preprocessing._data import _handle_zeros_in_scale, _is_constant_feature
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import _check_sample_weight, validate_data
 
+from rustyml.math.matmul import matvec as _matvec
+from rustyml.math.reduction import sum as _sum
 from rustyml.sklearn._dispatch import native_path, require
 from rustyml.utils import StandardScaler as _StandardScaler
 
@@ -26,7 +30,6 @@ class StandardScaler(_SkStandardScaler):
 
     @native_path(_SkStandardScaler.fit, fits=True)
     def fit(self, X, y=None, sample_weight=None):
-        require(sample_weight is None, "sample_weight")
         self._validate_params()
         require(not issparse(X), "sparse X")
         require(self.with_mean or self.with_std, "neither centering nor scaling")
@@ -40,11 +43,17 @@ class StandardScaler(_SkStandardScaler):
         )
         require(X.dtype == np.float64, "float32 X")
         require(np.isfinite(X).all(), "NaN in X (scikit-learn ignores it per column)")
-        native = _StandardScaler().fit(X)
-        self.n_samples_seen_ = np.int64(X.shape[0])
-        self.mean_ = np.asarray(native.mean_, dtype=np.float64)
+        if sample_weight is None:
+            native = _StandardScaler().fit(X)
+            seen = np.int64(X.shape[0])
+            mean, var = native.mean_, native.var_
+        else:
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=X.dtype)
+            seen, mean, var = _weighted_moments(X, sample_weight)
+        self.n_samples_seen_ = seen
+        self.mean_ = np.asarray(mean, dtype=np.float64)
         if self.with_std:
-            self.var_ = np.asarray(native.var_, dtype=np.float64)
+            self.var_ = np.asarray(var, dtype=np.float64)
             constant = _is_constant_feature(self.var_, self.mean_, self.n_samples_seen_)
             self.scale_ = _handle_zeros_in_scale(
                 np.sqrt(self.var_), copy=False, constant_mask=constant
@@ -53,3 +62,19 @@ class StandardScaler(_SkStandardScaler):
             self.var_ = None
             self.scale_ = None
         return self
+
+
+def _weighted_moments(X, w):
+    """Total weight, weighted mean and weighted (biased) variance per column, as
+    scikit-learn's ``_incremental_mean_and_var`` defines them on a first fit: the centred
+    sums are corrected by the residual sum of the first pass (``correction``), which
+    removes the error of the rounded mean to first order."""
+    total = _sum(w)
+    require(total > 0, "sample weights summing to zero")
+    XT = np.ascontiguousarray(X.T)
+    mean = _matvec(XT, w) / total
+    dev = np.ascontiguousarray(XT - mean[:, None])
+    correction = _matvec(dev, w)
+    np.square(dev, out=dev)
+    var = (_matvec(dev, w) - correction**2 / total) / total
+    return np.float64(total), mean, var

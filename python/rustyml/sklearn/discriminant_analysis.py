@@ -1,0 +1,175 @@
+"""``sklearn.discriminant_analysis`` with rustyml's product engine behind
+LinearDiscriminantAnalysis's ``svd`` and ``lsqr`` solvers.
+
+scikit-learn's ``svd`` solver whitens the within-class deviations and takes their SVD (the
+O(n d^2) part), then takes a second, small SVD of the whitened class means (n_classes x
+rank). Natively, the class means and the Gram matrix of the scaled deviations come from
+rustyml's product engine and its eigendecomposition gives the same right singular vectors
+up to sign; the small second SVD is then scipy's, as in scikit-learn. Its discriminant
+directions do not depend on the signs of the first stage's vectors (LAPACK's SVD of the
+small matrix follows a sign flip of its columns), so ``scalings_``, ``transform`` and the
+classifier's ``coef_`` / ``intercept_`` come out as scikit-learn's, signs included.
+
+The ``lsqr`` solver's prior-weighted within-class covariance (optionally shrunk by a
+number) comes from the product engine too, and the least-squares solve is scipy's, as in
+scikit-learn, when the covariance is well enough conditioned for the summation order not
+to matter (cond * n * eps < 1e-6) and no class has a single sample (scikit-learn warns).
+
+The native svd fit needs float64 dense input, no ``store_covariance``,
+priors that sum to one (else scikit-learn warns), and a well-separated spectrum: no
+singular value of either stage close to its ``tol`` cut, none of the kept ones close to
+another (a near-tie leaves the basis, and so the signs, to rounding), and at least two
+directions kept by the first stage (a single column's sign is LAPACK's own convention) or
+a single feature. Anything else, the ``eigen`` solver (its null-space eigenvectors are
+rounding's) and ``shrinkage="auto"``, is scikit-learn's.
+"""
+
+import numpy as np
+import scipy.linalg
+from scipy.sparse import issparse
+from sklearn import discriminant_analysis as _sk
+from sklearn import get_config
+from sklearn.covariance import shrunk_covariance
+from sklearn.utils.multiclass import unique_labels
+from sklearn.utils.validation import validate_data
+
+from rustyml.math.matmul import dot as _dot
+from rustyml.sklearn._dispatch import native_path, require
+
+__all__ = ["LinearDiscriminantAnalysis"]
+
+_SkLDA = _sk.LinearDiscriminantAnalysis
+_EPS = np.finfo(np.float64).eps
+# A kept singular value closer than this (relative to the largest) to another one leaves
+# the basis of their plane to rounding.
+_MIN_GAP = 1e-6
+
+
+def _well_separated(values, count):
+    """The first ``count`` of the descending ``values`` are apart from their neighbours by
+    more than ``_MIN_GAP`` times the largest."""
+    if count < 1 or len(values) < 2:
+        return True
+    gaps = -np.diff(values)[: min(count, len(values) - 1)]
+    return bool(np.all(gaps > _MIN_GAP * values[0]))
+
+
+class LinearDiscriminantAnalysis(_SkLDA):
+    __doc__ = _SkLDA.__doc__
+
+    @native_path(_SkLDA.fit, fits=True)
+    def fit(self, X, y):
+        require(self.solver in ("svd", "lsqr"), f"solver={self.solver!r}")
+        if self.solver == "svd":
+            require(self.shrinkage is None, "shrinkage (scikit-learn's error)")
+            require(not self.store_covariance, "store_covariance")
+        else:
+            require(
+                self.shrinkage is None or not isinstance(self.shrinkage, str),
+                f"shrinkage={self.shrinkage!r}",
+            )
+        require(self.covariance_estimator is None, "covariance_estimator")
+        require(not get_config()["array_api_dispatch"], "array API dispatch")
+        require(not issparse(X), "sparse X")
+        self._validate_params()
+        X, y = validate_data(self, X, y, ensure_min_samples=2, dtype=[np.float64, np.float32])
+        require(X.dtype == np.float64, "float32 X")
+        classes = unique_labels(y)
+        n, d = X.shape
+        k = len(classes)
+        require(1 < k < n, "fewer than two classes or no more samples than classes")
+        codes = np.searchsorted(classes, y)
+        counts = np.bincount(codes, minlength=k)
+        if self.priors is None:
+            priors = counts / float(n)
+        else:
+            priors = np.asarray(self.priors, dtype=np.float64)
+            require(priors.shape == (k,), "priors of another length")
+            require(np.all(priors >= 0), "negative priors (scikit-learn's error)")
+            require(abs(priors.sum() - 1.0) <= 1e-5, "priors renormalised (scikit-learn warns)")
+        largest = min(k - 1, d)
+        require(
+            self.n_components is None or self.n_components <= largest,
+            "n_components too large (scikit-learn's error)",
+        )
+        kept = largest if self.n_components is None else self.n_components
+        onehot = np.zeros((k, n))
+        onehot[codes, np.arange(n)] = 1.0
+        means = _dot(onehot, X) / counts[:, None]
+        dev = X - means[codes]
+        if self.solver == "lsqr":
+            coef, intercept = self._native_lsqr(X, dev, codes, counts, priors, means)
+        else:
+            coef, intercept = self._native_svd(X, dev, priors, means, kept)
+        self.classes_ = classes
+        self.priors_ = priors
+        self.means_ = means
+        if k == 2:
+            coef = (coef[1] - coef[0]).reshape(1, -1)
+            intercept = np.array([intercept[1] - intercept[0]])
+        self.coef_ = coef
+        self.intercept_ = intercept
+        self._max_components = self._n_features_out = kept
+        return self
+
+    def _native_lsqr(self, X, dev, codes, counts, priors, means):
+        """scikit-learn's ``lsqr`` solver: the prior-weighted within-class covariance (each
+        class's biased covariance, optionally shrunk) by the product engine, then the
+        same least-squares solve of ``covariance_ coef^T = means^T``."""
+        require(np.all(counts > 1), "a class of one sample (scikit-learn warns)")
+        n = X.shape[0]
+        weighted = np.ascontiguousarray(dev * np.sqrt(priors / counts)[codes][:, None])
+        within = _dot(weighted.T, weighted)
+        if self.shrinkage is not None:
+            # shrinking is linear: the prior-weighted sum of the shrunk class covariances
+            # is the weighted covariance shrunk
+            within = shrunk_covariance(within, self.shrinkage)
+        spectrum = np.linalg.eigvalsh(within)
+        # The two covariances differ by summation order, n eps relative; the solve
+        # amplifies that by the condition number.
+        require(spectrum[0] > 0, "a singular within-class covariance")
+        require(spectrum[-1] / spectrum[0] * n * _EPS < 1e-6, "an ill-conditioned covariance")
+        self.covariance_ = within
+        coef = scipy.linalg.lstsq(within, means.T)[0].T
+        intercept = np.log(priors) - 0.5 * np.einsum("ij,ij->i", means, coef)
+        return coef, intercept
+
+    def _native_svd(self, X, dev, priors, means, kept):
+        n, d = X.shape
+        k = len(priors)
+        tol = float(self.tol)
+        # First stage: the whitened within-class deviations' spectrum.
+        std = dev.std(axis=0)
+        std[std == 0] = 1.0
+        scaled = np.ascontiguousarray(dev / std) * np.sqrt(1.0 / n)
+        gram = _dot(scaled.T, scaled)
+        evals, evecs = np.linalg.eigh(gram)
+        order = np.argsort(evals)[::-1]
+        evals, evecs = np.maximum(evals[order], 0.0), evecs[:, order]
+        sv = np.sqrt(evals)
+        # From the Gram matrix a singular value s carries an error of about
+        # d eps s_max^2 / s: none may sit that close to the tol cut.
+        slack = 10 * d * _EPS * sv[0] ** 2 / tol
+        require(np.all(np.abs(sv - tol) > slack), "a singular value at the tol cut")
+        rank = int(np.sum(sv > tol))
+        require(rank >= 2 or (d == 1 and rank == 1), "one within-class direction (LAPACK's sign)")
+        require(_well_separated(evals, rank), "near-equal within-class singular values")
+        scalings = evecs[:, :rank] / std[:, None] / sv[:rank]
+
+        # Second stage, scikit-learn's small SVD of the whitened, prior-weighted means.
+        xbar = priors @ means
+        weight = np.sqrt(n * priors / (k - 1))
+        between = (weight[:, None] * (means - xbar)) @ scalings
+        _, sv2, vt2 = scipy.linalg.svd(between, full_matrices=False)
+        cut = tol * sv2[0]
+        require(np.all(np.abs(sv2 - cut) > 1e3 * _EPS * sv2[0]), "a singular value at the cut")
+        rank2 = int(np.sum(sv2 > cut))
+        require(_well_separated(sv2, rank2), "near-equal discriminant singular values")
+
+        self.xbar_ = xbar
+        self.explained_variance_ratio_ = (sv2**2 / np.sum(sv2**2))[:kept]
+        self.scalings_ = scalings @ vt2.T[:, :rank2]
+        projected = (means - xbar) @ self.scalings_
+        coef = projected @ self.scalings_.T
+        intercept = np.log(priors) - 0.5 * np.sum(projected**2, axis=1) - coef @ xbar
+        return coef, intercept
