@@ -349,3 +349,24 @@ def test_peak_memory_stays_a_few_batches_whatever_the_data_size(kind):
     assert large - small < 16 * batch_bytes, (small, large)
     if kind != "dask":  # (dask's scheduler and graph add their own fixed tens of MiB)
         assert large < 256 * batch_bytes / 4, (small, large)
+
+
+def test_weighted_batches_evaluate_to_keras_weighted_loss(data):
+    keras = pytest.importorskip("keras")
+    x, y = data
+    w = np.random.default_rng(9).random(len(x)).astype(np.float32)
+    ours = _model()
+    theirs = keras.Sequential(
+        [keras.Input((D,)), keras.layers.Dense(5, activation="tanh"), keras.layers.Dense(1)]
+    )
+    theirs.compile("adam", "mse")
+    theirs.set_weights(ours.get_weights())
+
+    def weighted():
+        for i in range(0, len(x), B):
+            yield x[i : i + B], y[i : i + B], w[i : i + B]
+
+    got = ours.evaluate(weighted())
+    want = theirs.evaluate(weighted(), verbose=0)
+    # per-sample float32 losses summed in two orders: a few float32 roundings of the total
+    assert got == pytest.approx(want, rel=len(x) * float(np.finfo(np.float32).eps))
