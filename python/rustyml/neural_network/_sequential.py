@@ -801,16 +801,27 @@ class _RunningMetrics:
         self.metric_fns, self.y, self.loss = metric_fns, y, loss
         self.totals = dict.fromkeys((name for name, _ in metric_fns), 0.0)
         self.seen = 0
+        # metric objects keep their own state across the epoch's batches (AUC, Precision...)
+        for _, fn in metric_fns:
+            if hasattr(fn, "metric"):
+                fn.metric.reset_state()
 
     def add(self, output, indices):
         y = self.y[indices]
         for name, fn in self.metric_fns:
+            if hasattr(fn, "metric"):
+                fn.metric.update_state(y, output)
+                continue
             value = fn(y, output, self.loss.name, self.loss.from_logits)
             self.totals[name] += value * len(indices)
         self.seen += len(indices)
 
     def results(self):
-        return {name: total / max(self.seen, 1) for name, total in self.totals.items()}
+        out = {name: total / max(self.seen, 1) for name, total in self.totals.items()}
+        for name, fn in self.metric_fns:
+            if hasattr(fn, "metric"):
+                out[name] = fn.metric.result()
+        return out
 
 
 def _call(cbs, hook, *args):
