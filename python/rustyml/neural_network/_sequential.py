@@ -21,6 +21,7 @@ from rustyml import _native
 from rustyml.exceptions import NotFittedError
 from rustyml.neural_network import _metrics
 from rustyml.neural_network import callbacks as callbacks_module
+from rustyml.neural_network import initializers as _initializers
 from rustyml.neural_network import layers as layers_module
 from rustyml.neural_network import losses as losses_module
 from rustyml.neural_network import optimizers as optimizers_module
@@ -203,6 +204,7 @@ class Sequential:
             raise ValueError("the model has no layers")
         specs = json.dumps([layers_module.serialize(layer) for layer in self.layers])
         native = _native.neural_network.NativeSequential(specs, list(shape), self.seed)
+        _initializers.apply_layer_initializers(native, self.layers, self.seed)
         if self._compiled is not None:
             native.compile(*self._compiled[:2])
             native.learning_rate = self.optimizer.learning_rate
