@@ -11,6 +11,7 @@ provided and how it differs from Keras.
 from rustyml.keras import (
     activations,
     callbacks,
+    initializers,
     layers,
     losses,
     metrics,
@@ -31,7 +32,6 @@ globals().update(
             "datasets",
             "applications",
             "ops",
-            "initializers",
             "regularizers",
             "constraints",
             "preprocessing",
@@ -51,6 +51,7 @@ __all__ = [
     "Sequential",
     "activations",
     "callbacks",
+    "initializers",
     "layers",
     "losses",
     "metrics",

@@ -8,16 +8,12 @@ globals().update(
     stand_ins(
         __name__,
         [
-            "Huber",
-            "KLDivergence",
-            "Hinge",
-            "SquaredHinge",
-            "CategoricalHinge",
-            "CosineSimilarity",
-            "LogCosh",
             "Poisson",
-            "MeanSquaredLogarithmicError",
-            "MeanAbsolutePercentageError",
+            "BinaryFocalCrossentropy",
+            "CategoricalFocalCrossentropy",
+            "Dice",
+            "Tversky",
+            "CTC",
         ],
     )
 )

@@ -58,13 +58,59 @@ _BY_NAME = {
 }
 
 
+def _snake(name):
+    out = []
+    for i, ch in enumerate(name):
+        if ch.isupper() and i and (not name[i - 1].isupper() or name[i + 1 : i + 2].islower()):
+            out.append("_")
+        out.append(ch.lower())
+    return "".join(out)
+
+
+def _metric_object_names():
+    from rustyml.neural_network import metrics as objects
+
+    names = {}
+    for cls_name in objects.__all__:
+        cls = getattr(objects, cls_name)
+        if isinstance(cls, type) and issubclass(cls, objects.Metric) and cls_name != "Metric":
+            names[cls_name] = cls
+            names[_snake(cls_name)] = cls
+    return names
+
+
+def _stateful(metric):
+    """``fn(y_true, y_pred, ...)``: the metric's value on the whole arrays (a fresh copy, the
+    object's own state untouched); ``fn.metric`` is the object, which the training loop
+    updates batch by batch."""
+
+    def fn(y_true, y_pred, *_):
+        fresh = metric._fresh()
+        fresh.update_state(y_true, y_pred)
+        return fresh.result()
+
+    fn.metric = metric
+    return fn
+
+
 def resolve(metrics):
     """``[(log name, fn)]`` for Keras metric names (logged under the name given, as Keras
-    does); ``ValueError`` for unknown ones."""
-    if isinstance(metrics, str) or callable(metrics):
+    does) and metric objects (logged under their ``name``); ``ValueError`` for unknown
+    ones."""
+    from rustyml.neural_network import metrics as objects
+
+    if isinstance(metrics, (str, objects.Metric)) or callable(metrics):
         metrics = [metrics]
     out = []
     for m in metrics or []:
+        if isinstance(m, objects.Metric):
+            out.append((m.name, _stateful(m)))
+            continue
+        if isinstance(m, str) and m.lower() not in _BY_NAME and m in _metric_object_names():
+            metric = _metric_object_names()[m]()
+            metric.name = m
+            out.append((m, _stateful(metric)))
+            continue
         if callable(m):
             out.append((getattr(m, "__name__", "metric"), lambda t, p, *_, f=m: float(f(t, p))))
             continue

@@ -21,6 +21,7 @@ from rustyml import _native
 from rustyml.exceptions import NotFittedError
 from rustyml.neural_network import _batches, _metrics
 from rustyml.neural_network import callbacks as callbacks_module
+from rustyml.neural_network import initializers as _initializers
 from rustyml.neural_network import layers as layers_module
 from rustyml.neural_network import losses as losses_module
 from rustyml.neural_network import optimizers as optimizers_module
@@ -209,6 +210,7 @@ class Sequential:
             raise ValueError("the model has no layers")
         specs = json.dumps([layers_module.serialize(layer) for layer in self.layers])
         native = _native.neural_network.NativeSequential(specs, list(shape), self.seed)
+        _initializers.apply_layer_initializers(native, self.layers, self.seed)
         if self._compiled is not None:
             native.compile(*self._compiled[:2])
             native.learning_rate = self.optimizer.learning_rate
@@ -1135,6 +1137,10 @@ class _RunningMetrics:
         self.metric_fns, self.y, self.loss = metric_fns, y, loss
         self.totals = dict.fromkeys((name for name, _ in metric_fns), 0.0)
         self.seen = 0
+        # metric objects keep their own state across the epoch's batches (AUC, Precision...)
+        for _, fn in metric_fns:
+            if hasattr(fn, "metric"):
+                fn.metric.reset_state()
 
     def add(self, output, indices):
         self._add(self.y[indices], output)
@@ -1145,11 +1151,18 @@ class _RunningMetrics:
 
     def _add(self, y, output):
         for name, fn in self.metric_fns:
+            if hasattr(fn, "metric"):
+                fn.metric.update_state(y, output)
+                continue
             self.totals[name] += fn(y, output, self.loss.name, self.loss.from_logits) * len(y)
         self.seen += len(y)
 
     def results(self):
-        return {name: total / max(self.seen, 1) for name, total in self.totals.items()}
+        out = {name: total / max(self.seen, 1) for name, total in self.totals.items()}
+        for name, fn in self.metric_fns:
+            if hasattr(fn, "metric"):
+                out[name] = fn.metric.result()
+        return out
 
 
 def _call(cbs, hook, *args):

@@ -8,6 +8,8 @@ below (its Keras arguments) plus one entry in the native builder.
 
 import functools
 
+from rustyml.neural_network import initializers as _initializers
+
 _REGISTRY = {}
 
 # The largest size or seed any native layer can take (Rust's u64). Larger values are refused
@@ -82,6 +84,12 @@ def _channels_last(data_format, layer):
     return "channels_last"
 
 
+def _takes_initializers(cls):
+    """Whether the layer has Keras's ``kernel_initializer``-style arguments (its weights)."""
+    name = cls.__name__
+    return name in ("Dense", "Embedding", "SimpleRNN", "LSTM", "GRU") or "Conv" in name
+
+
 class Layer:
     """Base class: Keras's ``name``, ``input_shape`` (without the batch axis) and config."""
 
@@ -96,6 +104,8 @@ class Layer:
 
         @functools.wraps(init)
         def checked_init(self, *args, **kw):
+            if _takes_initializers(cls):
+                _initializers._take_layer_arguments(self, kw)
             try:
                 init(self, *args, **kw)
             except OverflowError as exc:

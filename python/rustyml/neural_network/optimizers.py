@@ -5,12 +5,15 @@ before each update) and applies to every trainable variable, biases included; Ad
 epsilon to the root of the uncorrected second moment; RMSprop and Adagrad add it inside the
 root; Adagrad's accumulators start at ``initial_accumulator_value``. ``clipnorm`` clips each
 variable's gradient by its own norm, ``global_clipnorm`` all of them by their joint norm,
-``clipvalue`` each element; at most one of the three may be set.
+``clipvalue`` each element; at most one of the three may be set. ``learning_rate`` may be a
+schedule from :mod:`rustyml.neural_network.schedules`, evaluated per step as Keras does.
 """
 
 import math
 import numbers
 import weakref
+
+from rustyml.neural_network import schedules
 
 
 def _number(value, what, name):
@@ -54,7 +57,14 @@ class Optimizer:
         # the models this optimizer is compiled into, weakly held: a learning rate set here
         # reaches their native optimizers, as Keras's optimizer variable does
         self._models = weakref.WeakSet()
-        self.learning_rate = learning_rate
+        self._schedule = None
+        if isinstance(learning_rate, dict):
+            learning_rate = schedules.deserialize(learning_rate)
+        if isinstance(learning_rate, schedules.LearningRateSchedule):
+            self._schedule = learning_rate
+            self._learning_rate = learning_rate(0)
+        else:
+            self.learning_rate = learning_rate
         if weight_decay is not None:
             weight_decay = _number(weight_decay, what, "weight_decay")
             if not (weight_decay >= 0.0 and math.isfinite(weight_decay)):
@@ -73,10 +83,22 @@ class Optimizer:
 
     @property
     def learning_rate(self):
+        if self._schedule is not None:
+            # Keras reads the rate of the next step: the schedule at the updates made so far
+            for model in list(self._models):
+                native = getattr(model, "_native", None)
+                if native is not None and getattr(model, "optimizer", None) is self:
+                    return native.learning_rate
+            return self._learning_rate
         return self._learning_rate
 
     @learning_rate.setter
     def learning_rate(self, value):
+        if getattr(self, "_schedule", None) is not None:
+            raise TypeError(
+                "This optimizer was created with a `LearningRateSchedule` object as its "
+                "`learning_rate` constructor argument, hence its learning rate is not settable."
+            )
         self._learning_rate = _check_lr(value, type(self).__name__)
         for model in list(self._models):
             model._optimizer_learning_rate_changed(self)
@@ -91,10 +113,12 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        self.__dict__.setdefault("_schedule", None)
         self._models = weakref.WeakSet()
 
     def get_config(self):
-        config = {"learning_rate": self.learning_rate}
+        lr = self.learning_rate if self._schedule is None else schedules.serialize(self._schedule)
+        config = {"learning_rate": lr}
         config.update((k, v) for k, v in self.__dict__.items() if not k.startswith("_"))
         return config
 
@@ -212,7 +236,41 @@ class Adagrad(Optimizer):
 
 AdaGrad = Adagrad
 
-_BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop, "adagrad": Adagrad}
+
+class Nadam(Optimizer):
+    """Adam with Nesterov momentum (Dozat 2016), Keras 3's update rule."""
+
+    def __init__(
+        self,
+        learning_rate=0.001,
+        beta_1=0.9,
+        beta_2=0.999,
+        epsilon=1e-7,
+        weight_decay=None,
+        clipnorm=None,
+        clipvalue=None,
+        global_clipnorm=None,
+    ):
+        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm)
+        what = type(self).__name__
+        self.beta_1 = _number(beta_1, what, "beta_1")
+        self.beta_2 = _number(beta_2, what, "beta_2")
+        self.epsilon = _number(epsilon, what, "epsilon")
+
+
+class Adamax(Nadam):
+    """Adam with the infinity norm in place of the second moment, Keras 3's update rule."""
+
+
+_BY_NAME = {
+    "sgd": SGD,
+    "adam": Adam,
+    "adamw": AdamW,
+    "rmsprop": RMSprop,
+    "adagrad": Adagrad,
+    "nadam": Nadam,
+    "adamax": Adamax,
+}
 
 
 def get(identifier):
@@ -230,6 +288,9 @@ def get(identifier):
             raise ValueError(f"unknown optimizer config {identifier!r}")
         config = dict(identifier.get("config", {}))
         rule = config.pop("weight_decay_rule", None)
+        schedule = config.pop("learning_rate_schedule", None)
+        if schedule is not None:
+            config["learning_rate"] = schedule
         opt = cls.from_config(config)
         if rule is not None:
             opt._weight_decay_rule = rule
@@ -252,7 +313,23 @@ def serialize(optimizer):
     rule = getattr(optimizer, "_weight_decay_rule", None)
     if rule is not None:
         config["weight_decay_rule"] = rule
+    schedule = getattr(optimizer, "_schedule", None)
+    if schedule is not None:
+        config["learning_rate"] = schedule(0)
+        config["learning_rate_schedule"] = schedules._native_spec(schedule)
     return {"class_name": type(optimizer).__name__, "config": config}
 
 
-__all__ = ["SGD", "AdaGrad", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "get"]
+__all__ = [
+    "SGD",
+    "AdaGrad",
+    "Adagrad",
+    "Adam",
+    "AdamW",
+    "Adamax",
+    "Nadam",
+    "Optimizer",
+    "RMSprop",
+    "get",
+    "schedules",
+]

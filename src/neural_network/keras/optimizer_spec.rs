@@ -1,10 +1,11 @@
-//! Keras's optimizer configs (`SGD`, `Adam`/`AdamW`, `RMSprop`, `Adagrad`), built with Keras 3's
-//! update rules (epsilon placement, decoupled weight decay, clipping).
+//! Keras's optimizer configs (`SGD`, `Adam`/`AdamW`, `RMSprop`, `Adagrad`, `Nadam`, `Adamax`),
+//! built with Keras 3's update rules (epsilon placement, decoupled weight decay, clipping) and
+//! an optional learning-rate schedule.
 
 use crate::error::{Error, RustymlResult};
 use crate::neural_network::optimizers::{
-    AdaGrad, Adam, AdamEpsilon, DecayCoupling, DecayScope, EpsilonPlacement, GradientClip, RMSprop,
-    WeightDecayRule, SGD,
+    AdaGrad, Adam, AdamEpsilon, Adamax, DecayCoupling, DecayScope, EpsilonPlacement, GradientClip,
+    LearningRateSchedule, Nadam, RMSprop, Scheduled, WeightDecayRule, SGD,
 };
 use crate::neural_network::traits::Optimizer;
 use serde::{Deserialize, Serialize};
@@ -49,6 +50,10 @@ pub struct CommonSpec {
     pub clipvalue: Option<f32>,
     #[serde(default)]
     pub weight_decay_rule: WeightDecayRuleSpec,
+    /// Keras's `learning_rate=<schedule>`: the rate of every step comes from it (then
+    /// `learning_rate` holds its value at step 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub learning_rate_schedule: Option<LearningRateSchedule>,
 }
 
 impl CommonSpec {
@@ -115,13 +120,28 @@ pub enum OptimizerSpec {
         #[serde(default = "keras_initial_accumulator")]
         initial_accumulator_value: f32,
     },
+    Nadam {
+        #[serde(flatten)]
+        common: CommonSpec,
+        beta_1: f32,
+        beta_2: f32,
+        epsilon: f32,
+    },
+    Adamax {
+        #[serde(flatten)]
+        common: CommonSpec,
+        beta_1: f32,
+        beta_2: f32,
+        epsilon: f32,
+    },
 }
 
 pub(crate) fn keras_initial_accumulator() -> f32 {
     0.1
 }
 
-/// Every optimizer's options that Keras shares: the per-variable and global clips.
+/// Every optimizer's options that Keras shares: the per-variable and global clips and the
+/// learning-rate schedule.
 pub(crate) fn finish<O: Optimizer + 'static>(
     opt: O,
     common: &CommonSpec,
@@ -132,9 +152,13 @@ pub(crate) fn finish<O: Optimizer + 'static>(
         Some(c) => with_clip(opt, c)?,
         None => opt,
     };
-    Ok(match common.global_clipnorm {
+    let opt: Box<dyn Optimizer> = match common.global_clipnorm {
         Some(c) => Box::new(with_global(opt, c)?),
         None => Box::new(opt),
+    };
+    Ok(match &common.learning_rate_schedule {
+        Some(schedule) => Box::new(Scheduled::new(opt, schedule.clone())?),
+        None => opt,
     })
 }
 
@@ -150,7 +174,9 @@ impl OptimizerSpec {
             OptimizerSpec::SGD { common, .. }
             | OptimizerSpec::Adam { common, .. }
             | OptimizerSpec::RMSprop { common, .. }
-            | OptimizerSpec::Adagrad { common, .. } => common.learning_rate = learning_rate,
+            | OptimizerSpec::Adagrad { common, .. }
+            | OptimizerSpec::Nadam { common, .. }
+            | OptimizerSpec::Adamax { common, .. } => common.learning_rate = learning_rate,
         }
         self
     }
@@ -222,6 +248,42 @@ impl OptimizerSpec {
                 common,
                 AdaGrad::with_gradient_clip,
                 AdaGrad::with_global_clipnorm,
+            ),
+            OptimizerSpec::Nadam {
+                common,
+                beta_1,
+                beta_2,
+                epsilon,
+            } => finish(
+                Nadam::new(
+                    common.learning_rate,
+                    *beta_1,
+                    *beta_2,
+                    *epsilon,
+                    common.weight_decay,
+                )?
+                .with_weight_decay_rule(common.weight_decay_rule.rule()),
+                common,
+                Nadam::with_gradient_clip,
+                Nadam::with_global_clipnorm,
+            ),
+            OptimizerSpec::Adamax {
+                common,
+                beta_1,
+                beta_2,
+                epsilon,
+            } => finish(
+                Adamax::new(
+                    common.learning_rate,
+                    *beta_1,
+                    *beta_2,
+                    *epsilon,
+                    common.weight_decay,
+                )?
+                .with_weight_decay_rule(common.weight_decay_rule.rule()),
+                common,
+                Adamax::with_gradient_clip,
+                Adamax::with_global_clipnorm,
             ),
         }
     }

@@ -1,20 +1,26 @@
-//! Losses, Keras's definitions: MSE and MAE average over every element, the cross-entropies
+//! Losses, Keras's definitions: MSE, MAE and the other elementwise losses ([`elementwise`])
+//! average over every element; KL divergence, cosine similarity and categorical hinge reduce
+//! each site's last axis, then average over sites ([`row_losses`]); the cross-entropies
 //! over every site (batch entry, or position of a longer sequence), probabilities are clamped
 //! to `[EPSILON, 1 - EPSILON]`, and the logit paths use log-sum-exp. Gradients are the exact
 //! derivatives of those losses (zero through a clamp that is active, as autodiff gives).
 
 pub mod binary_cross_entropy;
 pub mod categorical_cross_entropy;
+pub mod elementwise;
 pub mod mean_absolute_error;
 pub mod mean_squared_error;
+pub mod row_losses;
 pub mod sparse_categorical_cross_entropy;
 
 pub use binary_cross_entropy::{
     BinaryCrossEntropy, ConfiguredBinaryCrossEntropy, ProbabilityClamp,
 };
 pub use categorical_cross_entropy::CategoricalCrossEntropy;
+pub use elementwise::{Huber, LogCosh, MeanAbsolutePercentageError, MeanSquaredLogarithmicError};
 pub use mean_absolute_error::MeanAbsoluteError;
 pub use mean_squared_error::MeanSquaredError;
+pub use row_losses::{CategoricalHinge, CosineSimilarity, Hinge, KLDivergence, SquaredHinge};
 pub use sparse_categorical_cross_entropy::SparseCategoricalCrossEntropy;
 
 use crate::error::{Error, RustymlResult};

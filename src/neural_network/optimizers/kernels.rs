@@ -464,6 +464,73 @@ pub fn adagrad_step_with(
     }
 }
 
+/// The step-dependent factors of one Nadam step (Dozat 2016, in Keras's form): the momentum
+/// schedule `u_t = b1 (1 - 0.5 * 0.96^t)` at this step and the next, the running products
+/// of the schedule up to this step and the next, and `b2^t`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NadamFactors {
+    pub u_t: f32,
+    pub u_next: f32,
+    pub product: f32,
+    pub product_next: f32,
+    pub beta2_power: f32,
+}
+
+/// One Nadam step: `m += (g - m)(1 - b1)`, `v += (g² - v)(1 - b2)`,
+/// `m̂ = u_next m / (1 - product_next) + (1 - u_t) g / (1 - product)`,
+/// `v̂ = v / (1 - b2^t)`, `p -= m̂ lr / (sqrt(v̂) + eps)`.
+#[allow(clippy::too_many_arguments)]
+pub fn nadam_step(
+    param: &mut [f32],
+    grad: &[f32],
+    m: &mut [f32],
+    v: &mut [f32],
+    lr: f32,
+    beta1: f32,
+    beta2: f32,
+    epsilon: f32,
+    f: NadamFactors,
+) {
+    let (k1, k2) = (1.0 - beta1, 1.0 - beta2);
+    let (d_next, d_now, d_v) = (1.0 - f.product_next, 1.0 - f.product, 1.0 - f.beta2_power);
+    let fresh = 1.0 - f.u_t;
+    run4(param, grad, m, v, |p, g, m, v| {
+        for (((p, &g), m), v) in p.iter_mut().zip(g).zip(m.iter_mut()).zip(v.iter_mut()) {
+            *m += (g - *m) * k1;
+            *v += (g * g - *v) * k2;
+            let m_hat = f.u_next * *m / d_next + fresh * g / d_now;
+            let v_hat = *v / d_v;
+            *p -= m_hat * lr / (v_hat.sqrt() + epsilon);
+        }
+    });
+}
+
+/// One Adamax step (Kingma & Ba's infinity-norm variant) at timestep `t >= 1`:
+/// `m += (g - m)(1 - b1)`, `u = max(b2 u, |g|)`, `p -= lr m / ((1 - b1^t)(u + eps))`.
+#[allow(clippy::too_many_arguments)]
+pub fn adamax_step(
+    param: &mut [f32],
+    grad: &[f32],
+    m: &mut [f32],
+    u: &mut [f32],
+    lr: f32,
+    beta1: f32,
+    beta2: f32,
+    epsilon: f32,
+    t: u64,
+) {
+    let t = t.max(1).min(i32::MAX as u64) as i32;
+    let correction = 1.0 - beta1.powf(t as f32);
+    let k1 = 1.0 - beta1;
+    run4(param, grad, m, u, |p, g, m, u| {
+        for (((p, &g), m), u) in p.iter_mut().zip(g).zip(m.iter_mut()).zip(u.iter_mut()) {
+            *m += (g - *m) * k1;
+            *u = (beta2 * *u).max(g.abs());
+            *p -= lr * *m / (correction * (*u + epsilon));
+        }
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -533,6 +600,17 @@ mod tests {
                 );
                 adagrad_step_with(&mut p, &g, &mut s2, 0.01, 1e-3, placement);
             }
+            let factors = NadamFactors {
+                u_t: 0.45,
+                u_next: 0.46,
+                product: 0.4,
+                product_next: 0.19,
+                beta2_power: 0.99,
+            };
+            nadam_step(
+                &mut p, &g, &mut s1, &mut s2, 0.01, 0.9, 0.999, 1e-3, factors,
+            );
+            adamax_step(&mut p, &g, &mut s3, &mut s4, 0.01, 0.9, 0.999, 1e-3, 2);
             let by_norm = clip_by_norm(Cow::Borrowed(&g), 3.0).into_owned();
             let by_value = clip_by_value(Cow::Borrowed(&g), 0.25).into_owned();
             (

@@ -1,4 +1,5 @@
-//! Optimizers: SGD, Adam, AdamW, RMSprop, AdaGrad, over the public slice kernels in
+//! Optimizers: SGD, Adam, AdamW, RMSprop, AdaGrad, Nadam, Adamax (and learning-rate
+//! schedules driving any of them, [`schedules`]), over the public slice kernels in
 //! [`kernels`]. Every optimizer supports clip-by-global-norm (`with_global_clipnorm`; the model
 //! computes the norm and passes the factor to `update`) and never decays parameters marked
 //! `ParamGrad::no_decay`. The choices on which frameworks differ (weight decay's coupling and
@@ -8,9 +9,12 @@ pub mod ada_grad;
 pub mod adam;
 mod adam_core;
 pub mod adam_w;
+pub mod adamax;
 pub mod kernels;
+pub mod nadam;
 pub mod rms_prop;
 pub mod rules;
+pub mod schedules;
 pub mod sgd;
 mod state;
 mod validation;
@@ -18,10 +22,13 @@ mod validation;
 pub use ada_grad::AdaGrad;
 pub use adam::Adam;
 pub use adam_w::AdamW;
+pub use adamax::Adamax;
+pub use nadam::Nadam;
 pub use rms_prop::RMSprop;
 pub use rules::{
     AdamEpsilon, DecayCoupling, DecayScope, EpsilonPlacement, GradientClip, WeightDecayRule,
 };
+pub use schedules::{LearningRateSchedule, Scheduled};
 pub use sgd::SGD;
 pub use state::OptimizerState;
 
@@ -283,6 +290,99 @@ mod tests {
         let step = |g: f64| lr * g / (0.1 + g * g + eps).sqrt();
         assert!(close(w, 2.0 * shrink - step(0.3)));
         assert!(close(b, shrink - step(-0.4)));
+    }
+
+    /// Nadam's first step and Adamax's first two by hand; both decay every variable
+    /// (decoupled) by default; both continue from an exported state.
+    #[test]
+    fn nadam_and_adamax_by_hand() {
+        let (lr, g) = (0.1f64, 0.3f64);
+        let u1 = 0.9 * (1.0 - 0.5 * 0.96f64);
+        let u2 = 0.9 * (1.0 - 0.5 * 0.96f64 * 0.96);
+        let m = 0.1 * g;
+        let m_hat = u2 * m / (1.0 - u1 * u2) + (1.0 - u1) * g / (1.0 - u1);
+        let v_hat = 0.001 * g * g / (1.0 - 0.999);
+        let mut nadam = Nadam::new(0.1, 0.9, 0.999, 1e-3, 0.5).unwrap();
+        let (w, b) = one_step(&mut nadam, &mut Two::new(2.0, 1.0, 0.3, 0.0), 1.0);
+        assert!(
+            close(
+                w,
+                2.0 * (1.0 - lr * 0.5) - lr * m_hat / (v_hat.sqrt() + 1e-3)
+            ),
+            "{w}"
+        );
+        assert!(close(b, 1.0 - lr * 0.5), "{b}");
+
+        // Adamax, b1 = 0.9, b2 = 0.5: g = 0.3 then -0.1. Step 1: m = 0.03, u = 0.3,
+        // p -= lr m / (0.1 (u + eps)). Step 2: m = 0.027 - 0.01 = 0.017, u = max(0.15, 0.1).
+        let mut adamax = Adamax::new(0.1, 0.9, 0.5, 1e-3, 0.0).unwrap();
+        let mut layer = Two::new(0.0, 0.0, 0.3, 0.0);
+        let (w1, _) = one_step(&mut adamax, &mut layer, 1.0);
+        let want1 = -lr * 0.03 / (0.1 * (0.3 + 1e-3));
+        assert!(close(w1, want1), "{w1}");
+        layer.gw[0] = -0.1;
+        let (w2, _) = one_step(&mut adamax, &mut layer, 1.0);
+        assert!(
+            close(w2, want1 - lr * 0.017 / (0.19 * (0.15 + 1e-3))),
+            "{w2}"
+        );
+
+        // An imported state continues with the same bits (the Nadam product is recomputed).
+        for make in [
+            || Box::new(Nadam::new(0.1, 0.9, 0.99, 1e-3, 0.0).unwrap()) as Box<dyn Optimizer>,
+            || Box::new(Adamax::new(0.1, 0.9, 0.99, 1e-3, 0.0).unwrap()) as Box<dyn Optimizer>,
+        ] {
+            let mut original = make();
+            let mut layer = Two::new(1.0, -1.0, 0.5, 0.25);
+            for _ in 0..3 {
+                one_step(original.as_mut(), &mut layer, 1.0);
+            }
+            let mut imported = make();
+            imported
+                .import_state(&original.export_state().unwrap())
+                .unwrap();
+            let (mut a, mut b) = (
+                Two::new(layer.w[0], layer.b[0], -0.5, 0.25),
+                Two::new(layer.w[0], layer.b[0], -0.5, 0.25),
+            );
+            one_step(original.as_mut(), &mut a, 1.0);
+            one_step(imported.as_mut(), &mut b, 1.0);
+            assert_eq!(a.w[0].to_bits(), b.w[0].to_bits());
+        }
+    }
+
+    /// A schedule sets the rate of each step from the steps taken before it, and reads the
+    /// next step's rate; its step count travels with the exported state.
+    #[test]
+    fn a_schedule_drives_the_rate_per_step() {
+        let schedule = LearningRateSchedule::PiecewiseConstantDecay {
+            boundaries: vec![0, 1],
+            values: vec![1.0, 0.5, 0.25],
+        };
+        let sgd = SGD::new(1.0, 0.0, false, 0.0).unwrap();
+        let mut opt = Scheduled::new(Box::new(sgd), schedule).unwrap();
+        assert_eq!(opt.learning_rate(), 1.0);
+        let mut layer = Two::new(0.0, 0.0, 1.0, 0.0);
+        let moves: Vec<f64> = (0..3)
+            .map(|_| {
+                let before = layer.w[0] as f64;
+                one_step(&mut opt, &mut layer, 1.0).0 - before
+            })
+            .collect();
+        assert_eq!(moves, [-1.0, -0.5, -0.25]);
+        assert_eq!(opt.learning_rate(), 0.25);
+        let state = opt.export_state().unwrap();
+        assert_eq!(state.steps, vec![3]);
+        let mut again = Scheduled::new(
+            Box::new(SGD::new(1.0, 0.0, false, 0.0).unwrap()),
+            LearningRateSchedule::PiecewiseConstantDecay {
+                boundaries: vec![0, 1],
+                values: vec![1.0, 0.5, 0.25],
+            },
+        )
+        .unwrap();
+        again.import_state(&state).unwrap();
+        assert_eq!(again.learning_rate(), 0.25);
     }
 
     /// SGD's decay of every variable, per-variable clipping by norm and by value, and a
