@@ -41,6 +41,7 @@ pub mod border;
 pub mod convolution;
 pub mod pooling;
 pub mod recurrent;
+pub mod merge;
 pub mod upsampling;
 
 pub use border::*;
