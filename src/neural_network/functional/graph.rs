@@ -63,10 +63,16 @@ impl GraphModel {
         }
         for (id, node) in nodes.iter().enumerate() {
             let Some(layer) = layers.get(node.layer) else {
-                return bad(format!("node {id} names layer {} of {}", node.layer, layers.len()));
+                return bad(format!(
+                    "node {id} names layer {} of {}",
+                    node.layer,
+                    layers.len()
+                ));
             };
             if let Some(&late) = node.inputs.iter().find(|&&i| i >= id) {
-                return bad(format!("node {id} takes node {late}, which does not come before it"));
+                return bad(format!(
+                    "node {id} takes node {late}, which does not come before it"
+                ));
             }
             let calls = match layer {
                 GraphLayer::Input => 1,
@@ -74,16 +80,24 @@ impl GraphModel {
                 GraphLayer::Merge(c) => c.len(),
             };
             if node.call >= calls {
-                return bad(format!("node {id} is call {} of a layer with {calls}", node.call));
+                return bad(format!(
+                    "node {id} is call {} of a layer with {calls}",
+                    node.call
+                ));
             }
             if matches!(layer, GraphLayer::Plain(_)) && node.inputs.len() != 1 {
-                return bad(format!("node {id}: a one-input layer takes {} tensors", node.inputs.len()));
+                return bad(format!(
+                    "node {id}: a one-input layer takes {} tensors",
+                    node.inputs.len()
+                ));
             }
         }
         let mut input_slot = vec![None; nodes.len()];
         for (slot, &id) in inputs.iter().enumerate() {
             match nodes.get(id) {
-                Some(n) if matches!(layers[n.layer], GraphLayer::Input) => input_slot[id] = Some(slot),
+                Some(n) if matches!(layers[n.layer], GraphLayer::Input) => {
+                    input_slot[id] = Some(slot)
+                }
                 _ => return bad(format!("model input {slot} is not an Input node")),
             }
         }

@@ -1,11 +1,11 @@
 //! A layer called on several tensors: its calls' gradients summed into one update, and the
 //! updated weights copied to every call's instance.
 
+use crate::error::{Error, RustymlResult};
 use crate::neural_network::layers::layer_weight::LayerWeight;
 use crate::neural_network::layers::TrainingParameters;
 use crate::neural_network::traits::{Layer, ParamGrad};
 use crate::neural_network::Tensor;
-use crate::error::{Error, RustymlResult};
 
 /// The first call's instance seen through the summed gradients of all calls: what the
 /// optimizer updates for a shared layer (optimizers read only `parameters`).

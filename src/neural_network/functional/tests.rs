@@ -1,4 +1,6 @@
-use crate::neural_network::keras::{functional_model_from_config, model_from_config, KerasFunctional};
+use crate::neural_network::keras::{
+    functional_model_from_config, model_from_config, KerasFunctional,
+};
 use crate::neural_network::{Tensor, TensorView};
 use serde_json::{json, Value};
 
@@ -16,7 +18,19 @@ fn layer(name: &str, class: &str, config: Value, calls: &[&[&str]]) -> Value {
     let nodes: Vec<Value> = calls
         .iter()
         .map(|c| {
-            let arg = if c.len() == 1 && !["Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate", "Dot"].contains(&class) {
+            let arg = if c.len() == 1
+                && ![
+                    "Add",
+                    "Subtract",
+                    "Multiply",
+                    "Average",
+                    "Maximum",
+                    "Minimum",
+                    "Concatenate",
+                    "Dot",
+                ]
+                .contains(&class)
+            {
                 tensor(c[0])
             } else {
                 Value::Array(c.iter().map(|r| tensor(r)).collect())
@@ -56,7 +70,12 @@ fn t(shape: &[usize], v: &[f32]) -> Tensor {
 
 fn smooth(shape: &[usize], k: f32) -> Tensor {
     let n: usize = shape.iter().product();
-    t(shape, &(0..n).map(|i| ((i as f32 + 1.0) * 0.37 + k).sin()).collect::<Vec<_>>())
+    t(
+        shape,
+        &(0..n)
+            .map(|i| ((i as f32 + 1.0) * 0.37 + k).sin())
+            .collect::<Vec<_>>(),
+    )
 }
 
 #[test]
@@ -75,13 +94,17 @@ fn a_shared_layer_sums_its_calls_gradients_by_hand() {
         3,
     )
     .unwrap();
-    m.set_weights(vec![t(&[1, 1], &[0.5]), t(&[1], &[0.25])]).unwrap();
+    m.set_weights(vec![t(&[1, 1], &[0.5]), t(&[1], &[0.25])])
+        .unwrap();
     m.compile_json(&sgd(0.1), &mse(1), vec![1.0]).unwrap();
     let (a, b, y) = (2.0f32, -1.0f32, 3.0f32);
     let o = (0.5 * a + 0.25) + (0.5 * b + 0.25);
     let step = m
         .model_mut()
-        .train_batch(vec![t(&[1, 1], &[a]), t(&[1, 1], &[b])], &[t(&[1, 1], &[y])])
+        .train_batch(
+            vec![t(&[1, 1], &[a]), t(&[1, 1], &[b])],
+            &[t(&[1, 1], &[y])],
+        )
         .unwrap();
     assert!((step.loss - (o - y) * (o - y)).abs() < 1e-6);
     let w = m.get_weights();
@@ -98,7 +121,12 @@ fn a_tensor_feeding_two_layers_gets_both_gradients() {
         let mut m = model(
             vec![
                 input("x", &[3]),
-                layer("d1", "Dense", json!({"units": 2, "activation": "tanh"}), &[&["x"]]),
+                layer(
+                    "d1",
+                    "Dense",
+                    json!({"units": 2, "activation": "tanh"}),
+                    &[&["x"]],
+                ),
                 layer("d2", "Dense", json!({"units": 2}), &[&["d1"]]),
                 layer("s", "Add", json!({}), &[&["d1", "d2"]]),
             ],
@@ -119,7 +147,9 @@ fn a_tensor_feeding_two_layers_gets_both_gradients() {
     };
     let mut m = build();
     let w0 = m.get_weights();
-    m.model_mut().train_batch(vec![x.clone()], &[y.clone()]).unwrap();
+    m.model_mut()
+        .train_batch(vec![x.clone()], &[y.clone()])
+        .unwrap();
     let w1 = m.get_weights();
     // with SGD at rate 1, the step is the gradient
     let h = 1e-2f32;
@@ -130,7 +160,10 @@ fn a_tensor_feeding_two_layers_gets_both_gradients() {
         minus[0].as_slice_mut().unwrap()[j] -= h;
         let numeric = (loss_at(&plus) - loss_at(&minus)) / (2.0 * h as f64);
         let analytic = (w0[0].as_slice().unwrap()[j] - w1[0].as_slice().unwrap()[j]) as f64;
-        assert!((numeric - analytic).abs() < 2e-3 * (1.0 + analytic.abs()), "{j}: {analytic} vs {numeric}");
+        assert!(
+            (numeric - analytic).abs() < 2e-3 * (1.0 + analytic.abs()),
+            "{j}: {analytic} vs {numeric}"
+        );
     }
 }
 
@@ -140,10 +173,25 @@ fn two_tower() -> KerasFunctional {
         vec![
             input("a", &[4]),
             input("b", &[3]),
-            layer("da", "Dense", json!({"units": 5, "activation": "relu"}), &[&["a"]]),
-            layer("db", "Dense", json!({"units": 5, "activation": "tanh"}), &[&["b"]]),
+            layer(
+                "da",
+                "Dense",
+                json!({"units": 5, "activation": "relu"}),
+                &[&["a"]],
+            ),
+            layer(
+                "db",
+                "Dense",
+                json!({"units": 5, "activation": "tanh"}),
+                &[&["b"]],
+            ),
             layer("shared", "Dense", json!({"units": 5}), &[&["da"], &["db"]]),
-            layer("cat", "Concatenate", json!({"axis": -1}), &[&["shared", "shared#1"]]),
+            layer(
+                "cat",
+                "Concatenate",
+                json!({"axis": -1}),
+                &[&["shared", "shared#1"]],
+            ),
             layer("mx", "Maximum", json!({}), &[&["da", "db"]]),
             layer("o1", "Dense", json!({"units": 2}), &[&["cat"]]),
             layer("o2", "Dense", json!({"units": 1}), &[&["mx"]]),
@@ -154,7 +202,8 @@ fn two_tower() -> KerasFunctional {
     )
     .unwrap();
     let adam = json!({"class_name": "Adam", "config": {"learning_rate": 0.01, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7, "global_clipnorm": 0.5}});
-    m.compile_json(&adam.to_string(), &mse(2), vec![1.0, 0.5]).unwrap();
+    m.compile_json(&adam.to_string(), &mse(2), vec![1.0, 0.5])
+        .unwrap();
     m
 }
 
@@ -165,7 +214,10 @@ fn same_seed_same_bits_at_one_and_several_threads() {
     let y1 = smooth(&[30, 2], 4.0);
     let y2 = smooth(&[30, 1], 5.0);
     let train = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
         pool.install(|| {
             let mut m = two_tower();
             let h = m
@@ -173,7 +225,10 @@ fn same_seed_same_bits_at_one_and_several_threads() {
                 .fit_with_batches(&[xa.clone(), xb.clone()], &[y1.clone(), y2.clone()], 3, 7)
                 .unwrap();
             let outs = m.model().predict(&[xa.view(), xb.view()]).unwrap();
-            let bits: Vec<u32> = outs.iter().flat_map(|o| o.iter().map(|v| v.to_bits())).collect();
+            let bits: Vec<u32> = outs
+                .iter()
+                .flat_map(|o| o.iter().map(|v| v.to_bits()))
+                .collect();
             (h, bits)
         })
     };
@@ -195,7 +250,12 @@ fn a_chain_trains_to_the_bits_of_the_same_sequential() {
     let mut g = model(
         vec![
             input("x", &[3]),
-            layer("d1", "Dense", json!({"units": 4, "activation": "tanh"}), &[&["x"]]),
+            layer(
+                "d1",
+                "Dense",
+                json!({"units": 4, "activation": "tanh"}),
+                &[&["x"]],
+            ),
             layer("d2", "Dense", json!({"units": 2}), &[&["d1"]]),
         ],
         &["x"],
@@ -204,12 +264,19 @@ fn a_chain_trains_to_the_bits_of_the_same_sequential() {
     )
     .unwrap();
     g.set_weights(seq.get_weights()).unwrap();
-    seq.compile_json(&sgd(0.05), &json!({"name": "mean_squared_error"}).to_string()).unwrap();
+    seq.compile_json(
+        &sgd(0.05),
+        &json!({"name": "mean_squared_error"}).to_string(),
+    )
+    .unwrap();
     g.compile_json(&sgd(0.05), &mse(1), vec![1.0]).unwrap();
     let x = smooth(&[20, 3], 0.0);
     let y = smooth(&[20, 2], 1.0);
     let hs = seq.model_mut().fit_with_batches(&x, &y, 2, 6).unwrap();
-    let hg = g.model_mut().fit_with_batches(&[x.clone()], &[y.clone()], 2, 6).unwrap();
+    let hg = g
+        .model_mut()
+        .fit_with_batches(&[x.clone()], &[y.clone()], 2, 6)
+        .unwrap();
     assert_eq!(hs.loss(), hg.as_slice());
     let ps = seq.model().predict(&x).unwrap();
     let pg = g.model().predict(&[x.view()]).unwrap();
@@ -231,7 +298,10 @@ fn bad_graphs_are_named_errors() {
     .err()
     .unwrap()
     .to_string();
-    assert!(err.contains("Graph disconnected") && err.contains("\"z\""), "{err}");
+    assert!(
+        err.contains("Graph disconnected") && err.contains("\"z\""),
+        "{err}"
+    );
     let err = model(
         vec![
             input("a", &[2]),
@@ -247,7 +317,10 @@ fn bad_graphs_are_named_errors() {
     .to_string();
     assert!(err.contains("\"s\"") && err.contains("same shape"), "{err}");
     let err = model(
-        vec![input("a", &[2]), layer("d", "Dense", json!({"units": 1}), &[&["nope"]])],
+        vec![
+            input("a", &[2]),
+            layer("d", "Dense", json!({"units": 1}), &[&["nope"]]),
+        ],
         &["a"],
         &["d"],
         0,

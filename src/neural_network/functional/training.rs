@@ -54,7 +54,10 @@ impl GraphModel {
             )));
         }
         if let Some(w) = loss_weights.iter().find(|w| !w.is_finite()) {
-            return Err(Error::invalid_parameter("loss_weights", format!("must be finite, got {w}")));
+            return Err(Error::invalid_parameter(
+                "loss_weights",
+                format!("must be finite, got {w}"),
+            ));
         }
         self.optimizer = Some(optimizer);
         self.losses = losses;
@@ -122,7 +125,9 @@ impl GraphModel {
         let y_shapes: Vec<&[usize]> = ys.iter().map(|y| y.shape()).collect();
         self.check_targets(n, &y_shapes)?;
         if let Some(&bad) = rows.iter().find(|&&r| r >= n) {
-            return Err(Error::invalid_input(format!("row {bad} is out of range for {n} samples")));
+            return Err(Error::invalid_input(format!(
+                "row {bad} is out of range for {n} samples"
+            )));
         }
         let xb: Vec<Tensor> = xs.iter().map(|x| gather_rows(x, rows)).collect();
         let yb: Vec<Tensor> = ys.iter().map(|y| gather_rows(y, rows)).collect();
@@ -212,9 +217,12 @@ impl GraphModel {
                     let slot = self.input_slot[id].expect("checked at assembly");
                     xs[slot].take().expect("one node per model input")
                 }
-                GraphLayer::Plain(calls) => calls[node.call].forward(value_of(&values, node.inputs[0]))?,
+                GraphLayer::Plain(calls) => {
+                    calls[node.call].forward(value_of(&values, node.inputs[0]))?
+                }
                 GraphLayer::Merge(calls) => {
-                    let ins: Vec<&Tensor> = node.inputs.iter().map(|&i| value_of(&values, i)).collect();
+                    let ins: Vec<&Tensor> =
+                        node.inputs.iter().map(|&i| value_of(&values, i)).collect();
                     calls[node.call].forward(&ins)?
                 }
             };
@@ -236,7 +244,11 @@ impl GraphModel {
             output_losses.push(l);
             accumulate(&mut grads[o], g)?;
         }
-        let outputs: Vec<Tensor> = self.outputs.iter().map(|&o| value_of(&values, o).clone()).collect();
+        let outputs: Vec<Tensor> = self
+            .outputs
+            .iter()
+            .map(|&o| value_of(&values, o).clone())
+            .collect();
         drop(values);
         // backward, in reverse order; nothing reads the gradient of a model input
         for id in (0..self.nodes.len()).rev() {
@@ -280,18 +292,26 @@ impl GraphModel {
             .iter_mut()
             .enumerate()
             .map(|(i, layer)| match layer {
-                GraphLayer::Plain(calls) if calls.len() > 1 && !frozen[i] => Some(sum_gradients(calls)),
+                GraphLayer::Plain(calls) if calls.len() > 1 && !frozen[i] => {
+                    Some(sum_gradients(calls))
+                }
                 _ => None,
             })
             .collect();
-        let optimizer = self.optimizer.as_mut().ok_or(NnError::NotCompiled("optimizer"))?;
+        let optimizer = self
+            .optimizer
+            .as_mut()
+            .ok_or(NnError::NotCompiled("optimizer"))?;
         let scale = match optimizer.global_clipnorm() {
             Some(max_norm) => {
                 let mut sq = 0.0f64;
                 for (i, layer) in self.layers.iter_mut().enumerate() {
                     match (layer, &summed[i]) {
                         (_, Some(sum)) => {
-                            sq += sum.iter().map(|g| crate::math::reduction::sq_sum_f32(g)).sum::<f64>()
+                            sq += sum
+                                .iter()
+                                .map(|g| crate::math::reduction::sq_sum_f32(g))
+                                .sum::<f64>()
                         }
                         (GraphLayer::Plain(calls), None) if !frozen[i] => {
                             sq += calls[0]
@@ -314,7 +334,9 @@ impl GraphModel {
         };
         optimizer.step();
         for (i, (layer, sum)) in self.layers.iter_mut().zip(summed).enumerate() {
-            let GraphLayer::Plain(calls) = layer else { continue };
+            let GraphLayer::Plain(calls) = layer else {
+                continue;
+            };
             if frozen[i] {
                 continue;
             }

@@ -88,15 +88,27 @@ fn parse_refs(v: &Value, what: &str) -> RustymlResult<Vec<TensorRef>> {
 
 /// The tensors one inbound node takes: its first argument, a tensor or a list of tensors.
 fn parse_call(v: &Value, layer: &str) -> RustymlResult<Vec<TensorRef>> {
-    let bad = || graph_error(format!("layer {layer:?}: an inbound node must be {{\"args\": [tensor or [tensors]]}}, got {v}"));
-    let first = v.get("args").and_then(|a| a.as_array()).and_then(|a| a.first()).ok_or_else(bad)?;
+    let bad = || {
+        graph_error(format!(
+            "layer {layer:?}: an inbound node must be {{\"args\": [tensor or [tensors]]}}, got {v}"
+        ))
+    };
+    let first = v
+        .get("args")
+        .and_then(|a| a.as_array())
+        .and_then(|a| a.first())
+        .ok_or_else(bad)?;
     let tensor = |t: &Value| {
         t.get("config")
             .and_then(|c| c.get("keras_history"))
             .and_then(parse_history)
     };
     match first {
-        Value::Array(list) => list.iter().map(tensor).collect::<Option<Vec<_>>>().ok_or_else(bad),
+        Value::Array(list) => list
+            .iter()
+            .map(tensor)
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(bad),
         t => tensor(t).map(|r| vec![r]).ok_or_else(bad),
     }
 }
@@ -145,8 +157,16 @@ impl KerasFunctional {
             let name = entry
                 .name
                 .clone()
-                .or_else(|| entry.config.get("name").and_then(|n| n.as_str()).map(String::from))
-                .ok_or_else(|| graph_error(format!("layer {i} ({}) has no name", entry.class_name)))?;
+                .or_else(|| {
+                    entry
+                        .config
+                        .get("name")
+                        .and_then(|n| n.as_str())
+                        .map(String::from)
+                })
+                .ok_or_else(|| {
+                    graph_error(format!("layer {i} ({}) has no name", entry.class_name))
+                })?;
             if index.insert(name.clone(), i).is_some() {
                 return Err(graph_error(format!(
                     "two layers are named {name:?}: layer names must be unique in a model"
@@ -188,9 +208,16 @@ impl KerasFunctional {
         }
         let resolve = |r: &TensorRef, user: &str| -> RustymlResult<(usize, usize)> {
             let &l = index.get(&r.0).ok_or_else(|| {
-                graph_error(format!("{user} refers to layer {:?}, which the model does not have", r.0))
+                graph_error(format!(
+                    "{user} refers to layer {:?}, which the model does not have",
+                    r.0
+                ))
             })?;
-            let n_calls = if matches!(kinds[l], Kind::Input(_)) { 1 } else { calls[l].len() };
+            let n_calls = if matches!(kinds[l], Kind::Input(_)) {
+                1
+            } else {
+                calls[l].len()
+            };
             if r.1 >= n_calls {
                 return Err(graph_error(format!(
                     "{user} refers to call {} of layer {:?}, which has {n_calls}",
@@ -280,12 +307,18 @@ impl KerasFunctional {
             call_index[l].entry(c).or_insert(next);
         }
         let mut shapes: Vec<Vec<usize>> = Vec::with_capacity(order.len());
-        let mut plain: Vec<Vec<Option<Box<dyn Layer>>>> =
-            (0..n_layers).map(|l| (0..call_index[l].len()).map(|_| None).collect()).collect();
-        let mut merges: Vec<Vec<Option<Box<dyn crate::neural_network::layers::merge::MergeLayer>>>> =
-            (0..n_layers).map(|l| (0..call_index[l].len()).map(|_| None).collect()).collect();
+        let mut plain: Vec<Vec<Option<Box<dyn Layer>>>> = (0..n_layers)
+            .map(|l| (0..call_index[l].len()).map(|_| None).collect())
+            .collect();
+        let mut merges: Vec<
+            Vec<Option<Box<dyn crate::neural_network::layers::merge::MergeLayer>>>,
+        > = (0..n_layers)
+            .map(|l| (0..call_index[l].len()).map(|_| None).collect())
+            .collect();
         let mut first_shape: Vec<Option<Vec<usize>>> = vec![None; n_layers];
-        let mut call_shapes: Vec<Vec<Vec<usize>>> = (0..n_layers).map(|l| vec![Vec::new(); call_index[l].len()]).collect();
+        let mut call_shapes: Vec<Vec<Vec<usize>>> = (0..n_layers)
+            .map(|l| vec![Vec::new(); call_index[l].len()])
+            .collect();
         let mut nodes = Vec::with_capacity(order.len());
         for &(l, c) in &order {
             let name = &names[l];
@@ -297,7 +330,8 @@ impl KerasFunctional {
                     .map(|r| node_of[&resolve(r, name).expect("resolved above")])
                     .collect(),
             };
-            let in_shapes: Vec<Vec<usize>> = input_nodes.iter().map(|&i| shapes[i].clone()).collect();
+            let in_shapes: Vec<Vec<usize>> =
+                input_nodes.iter().map(|&i| shapes[i].clone()).collect();
             let out = match &kinds[l] {
                 Kind::Input(shape) => shape.clone(),
                 Kind::Merge(spec) => {
@@ -326,8 +360,12 @@ impl KerasFunctional {
                         ))
                     };
                     let probe_shape = [&[1usize][..], &shape[..]].concat();
-                    size_guard::check_f32_alloc(&spec.class_name(), "one sample's input", &probe_shape)
-                        .map_err(fail)?;
+                    size_guard::check_f32_alloc(
+                        &spec.class_name(),
+                        "one sample's input",
+                        &probe_shape,
+                    )
+                    .map_err(fail)?;
                     let layer = spec.build(shape, layer_seed(seed, l)).map_err(fail)?;
                     let probe = ArrayD::<f32>::zeros(IxDyn(&probe_shape));
                     let out = layer.predict(&probe).map_err(fail)?.shape()[1..].to_vec();
@@ -338,15 +376,29 @@ impl KerasFunctional {
             };
             call_shapes[l][call] = out.clone();
             shapes.push(out);
-            nodes.push(Node { layer: l, call, inputs: input_nodes });
+            nodes.push(Node {
+                layer: l,
+                call,
+                inputs: input_nodes,
+            });
         }
         let layers: Vec<GraphLayer> = kinds
             .iter()
             .enumerate()
             .map(|(l, kind)| match kind {
                 Kind::Input(_) => GraphLayer::Input,
-                Kind::Plain(_) => GraphLayer::Plain(plain[l].drain(..).map(|o| o.expect("every call built")).collect()),
-                Kind::Merge(_) => GraphLayer::Merge(merges[l].drain(..).map(|o| o.expect("every call built")).collect()),
+                Kind::Plain(_) => GraphLayer::Plain(
+                    plain[l]
+                        .drain(..)
+                        .map(|o| o.expect("every call built"))
+                        .collect(),
+                ),
+                Kind::Merge(_) => GraphLayer::Merge(
+                    merges[l]
+                        .drain(..)
+                        .map(|o| o.expect("every call built"))
+                        .collect(),
+                ),
             })
             .collect();
         let input_nodes: Vec<usize> = inputs.iter().map(|k| node_of[k]).collect();
@@ -373,8 +425,12 @@ impl KerasFunctional {
         losses: Vec<LossSpec>,
         loss_weights: Vec<f32>,
     ) -> RustymlResult<()> {
-        let built = losses.iter().map(LossSpec::build).collect::<RustymlResult<Vec<_>>>()?;
-        self.model.compile(optimizer.build()?, built, loss_weights.clone())?;
+        let built = losses
+            .iter()
+            .map(LossSpec::build)
+            .collect::<RustymlResult<Vec<_>>>()?;
+        self.model
+            .compile(optimizer.build()?, built, loss_weights.clone())?;
         self.compiled = Some((optimizer, losses, loss_weights));
         Ok(())
     }
@@ -494,5 +550,7 @@ impl KerasFunctional {
 /// An error's message without the crate's `invalid input: ` prefix, for nesting in another.
 fn strip_prefix(e: &Error) -> String {
     let s = e.to_string();
-    s.strip_prefix("invalid input: ").map(str::to_string).unwrap_or(s)
+    s.strip_prefix("invalid input: ")
+        .map(str::to_string)
+        .unwrap_or(s)
 }

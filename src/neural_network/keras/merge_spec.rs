@@ -1,9 +1,11 @@
 //! The merge layers' configs (Keras's class names and arguments) and their builders.
 
-use crate::error::RustymlResult;
-use crate::neural_network::layers::merge::{Concatenate, Dot, ElementwiseMerge, MergeLayer, MergeOp};
 use super::AxisSpec;
 use crate::error::Error;
+use crate::error::RustymlResult;
+use crate::neural_network::layers::merge::{
+    Concatenate, Dot, ElementwiseMerge, MergeLayer, MergeOp,
+};
 use serde::{Deserialize, Serialize};
 
 fn default_axis() -> i64 {
@@ -36,7 +38,14 @@ impl MergeSpec {
     pub fn is_merge(class_name: &str) -> bool {
         matches!(
             class_name,
-            "Add" | "Subtract" | "Multiply" | "Average" | "Maximum" | "Minimum" | "Concatenate" | "Dot"
+            "Add"
+                | "Subtract"
+                | "Multiply"
+                | "Average"
+                | "Maximum"
+                | "Minimum"
+                | "Concatenate"
+                | "Dot"
         )
     }
 

@@ -39,9 +39,9 @@ pub use flatten::*;
 
 pub mod border;
 pub mod convolution;
+pub mod merge;
 pub mod pooling;
 pub mod recurrent;
-pub mod merge;
 pub mod upsampling;
 
 pub use border::*;

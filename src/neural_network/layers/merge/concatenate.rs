@@ -32,7 +32,11 @@ impl Concatenate {
     /// The axis of the batched tensor for per-sample rank `rank`.
     fn full_axis(&self, rank: usize) -> RustymlResult<usize> {
         let full = rank as i64 + 1;
-        let a = if self.axis < 0 { self.axis + full } else { self.axis };
+        let a = if self.axis < 0 {
+            self.axis + full
+        } else {
+            self.axis
+        };
         if a <= 0 || a >= full {
             return Err(Error::invalid_input(format!(
                 "Concatenate: axis={} is out of range for inputs of rank {full} (the batch \

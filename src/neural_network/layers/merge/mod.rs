@@ -47,7 +47,10 @@ fn check_count(layer: &str, n: usize) -> RustymlResult<()> {
 fn check_batches(layer: &str, inputs: &[&Tensor]) -> RustymlResult<()> {
     check_count(layer, inputs.len())?;
     let first = inputs[0].shape().first().copied();
-    if inputs.iter().any(|t| t.ndim() == 0 || t.shape().first().copied() != first) {
+    if inputs
+        .iter()
+        .any(|t| t.ndim() == 0 || t.shape().first().copied() != first)
+    {
         let shapes: Vec<_> = inputs.iter().map(|t| t.shape().to_vec()).collect();
         return Err(Error::invalid_input(format!(
             "{layer}: inputs need the same batch size, got shapes {shapes:?}"

@@ -25,7 +25,10 @@ fn check_gradient(layer: &mut dyn MergeLayer, inputs: &[Tensor]) {
     let objective = |xs: &[Tensor]| -> f64 {
         let r: Vec<&Tensor> = xs.iter().collect();
         let o = layer.predict(&r).unwrap();
-        o.iter().zip(w.iter()).map(|(&a, &b)| a as f64 * b as f64).sum()
+        o.iter()
+            .zip(w.iter())
+            .map(|(&a, &b)| a as f64 * b as f64)
+            .sum()
     };
     let h = 1e-2f32;
     for (i, g) in grads.iter().enumerate() {
@@ -52,12 +55,30 @@ fn elementwise_values_by_hand() {
     let b = t(&[1, 3], &[4.0, 5.0, -6.0]);
     let c = t(&[1, 3], &[0.5, 0.5, 2.0]);
     let run = |op, xs: &[&Tensor]| ElementwiseMerge::new(op).predict(xs).unwrap();
-    assert_eq!(run(MergeOp::Add, &[&a, &b, &c]), t(&[1, 3], &[5.5, 3.5, -1.0]));
-    assert_eq!(run(MergeOp::Subtract, &[&a, &b]), t(&[1, 3], &[-3.0, -7.0, 9.0]));
-    assert_eq!(run(MergeOp::Multiply, &[&a, &b, &c]), t(&[1, 3], &[2.0, -5.0, -36.0]));
-    assert_eq!(run(MergeOp::Average, &[&a, &b]), t(&[1, 3], &[2.5, 1.5, -1.5]));
-    assert_eq!(run(MergeOp::Maximum, &[&a, &b, &c]), t(&[1, 3], &[4.0, 5.0, 3.0]));
-    assert_eq!(run(MergeOp::Minimum, &[&a, &b, &c]), t(&[1, 3], &[0.5, -2.0, -6.0]));
+    assert_eq!(
+        run(MergeOp::Add, &[&a, &b, &c]),
+        t(&[1, 3], &[5.5, 3.5, -1.0])
+    );
+    assert_eq!(
+        run(MergeOp::Subtract, &[&a, &b]),
+        t(&[1, 3], &[-3.0, -7.0, 9.0])
+    );
+    assert_eq!(
+        run(MergeOp::Multiply, &[&a, &b, &c]),
+        t(&[1, 3], &[2.0, -5.0, -36.0])
+    );
+    assert_eq!(
+        run(MergeOp::Average, &[&a, &b]),
+        t(&[1, 3], &[2.5, 1.5, -1.5])
+    );
+    assert_eq!(
+        run(MergeOp::Maximum, &[&a, &b, &c]),
+        t(&[1, 3], &[4.0, 5.0, 3.0])
+    );
+    assert_eq!(
+        run(MergeOp::Minimum, &[&a, &b, &c]),
+        t(&[1, 3], &[0.5, -2.0, -6.0])
+    );
 }
 
 #[test]
@@ -82,7 +103,11 @@ fn maximum_and_minimum_split_ties_as_the_fold_differentiates() {
 
 #[test]
 fn elementwise_gradients_match_finite_differences() {
-    let xs = vec![smooth(&[2, 3], 0.0), smooth(&[2, 3], 1.0), smooth(&[2, 3], 2.0)];
+    let xs = vec![
+        smooth(&[2, 3], 0.0),
+        smooth(&[2, 3], 1.0),
+        smooth(&[2, 3], 2.0),
+    ];
     for op in [
         MergeOp::Add,
         MergeOp::Multiply,
@@ -112,8 +137,13 @@ fn concatenate_values_shapes_and_gradient() {
         vec![6, 3]
     );
     let err = c.output_shape(&[vec![2, 3], vec![4, 3]]).unwrap_err();
-    assert!(err.to_string().contains("every axis except the joined"), "{err}");
-    assert!(Concatenate::new(0).output_shape(&[vec![2], vec![2]]).is_err());
+    assert!(
+        err.to_string().contains("every axis except the joined"),
+        "{err}"
+    );
+    assert!(Concatenate::new(0)
+        .output_shape(&[vec![2], vec![2]])
+        .is_err());
     check_gradient(
         &mut Concatenate::new(1),
         &[smooth(&[2, 2, 3], 0.0), smooth(&[2, 1, 3], 1.0)],
@@ -136,7 +166,10 @@ fn dot_values_by_hand() {
     let m = t(&[1, 2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
     let w = t(&[1, 3, 1], &[1.0, 0.0, -1.0]);
     let mm = Dot::new([2, 1], false);
-    assert_eq!(mm.output_shape(&[vec![2, 3], vec![3, 1]]).unwrap(), vec![2, 1]);
+    assert_eq!(
+        mm.output_shape(&[vec![2, 3], vec![3, 1]]).unwrap(),
+        vec![2, 1]
+    );
     assert_eq!(mm.predict(&[&m, &w]).unwrap(), t(&[1, 2, 1], &[-2.0, -2.0]));
     // axes (1, 1) on (2,3) and (2,4): contracts the 2s, output (3, 4)
     assert_eq!(
@@ -153,8 +186,14 @@ fn dot_values_by_hand() {
 
 #[test]
 fn dot_gradients_match_finite_differences() {
-    check_gradient(&mut Dot::new([1, 1], false), &[smooth(&[2, 3], 0.0), smooth(&[2, 3], 1.0)]);
-    check_gradient(&mut Dot::new([1, 1], true), &[smooth(&[2, 3], 0.0), smooth(&[2, 3], 1.0)]);
+    check_gradient(
+        &mut Dot::new([1, 1], false),
+        &[smooth(&[2, 3], 0.0), smooth(&[2, 3], 1.0)],
+    );
+    check_gradient(
+        &mut Dot::new([1, 1], true),
+        &[smooth(&[2, 3], 0.0), smooth(&[2, 3], 1.0)],
+    );
     check_gradient(
         &mut Dot::new([2, 1], false),
         &[smooth(&[2, 2, 3], 0.0), smooth(&[2, 3, 4], 1.0)],
@@ -173,10 +212,14 @@ fn mismatched_shapes_are_refused_not_panicking() {
         .predict(&[&a, &b])
         .unwrap_err();
     assert!(err.to_string().contains("same shape"), "{err}");
-    let err = ElementwiseMerge::new(MergeOp::Add).predict(&[&a]).unwrap_err();
+    let err = ElementwiseMerge::new(MergeOp::Add)
+        .predict(&[&a])
+        .unwrap_err();
     assert!(err.to_string().contains("at least 2 inputs"), "{err}");
     let c = smooth(&[3, 3], 0.0);
-    assert!(ElementwiseMerge::new(MergeOp::Add).predict(&[&a, &c]).is_err());
+    assert!(ElementwiseMerge::new(MergeOp::Add)
+        .predict(&[&a, &c])
+        .is_err());
     let mut m = ElementwiseMerge::new(MergeOp::Multiply);
     assert!(m.backward(&a).is_err());
 }
