@@ -429,3 +429,13 @@ def test_bad_graphs_are_clear_value_errors():
         model.fit(np.zeros((2, 5)), np.zeros((2, 1)), verbose=0)
     with pytest.raises(ValueError, match="samples"):
         model.fit(np.zeros((2, 3)), np.zeros((3, 1)), verbose=0)
+
+
+def test_the_readme_functional_example_runs_as_written(capsys):
+    readme = (__import__("pathlib").Path(__file__).resolve().parents[2] / "README.md").read_text()
+    start = readme.index("```python", readme.index("The functional API builds"))
+    code = readme[start + len("```python") : readme.index("```", start + 3)]
+    namespace = {}
+    exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102
+    assert isinstance(namespace["model"], rk.Model)
+    assert "add (Add)" in capsys.readouterr().out

@@ -41,8 +41,9 @@ def _unique_name(base):
 
 
 def _snake(name):
-    name = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
+    """``GlobalAveragePooling2D`` -> ``global_average_pooling2d``, as Keras names layers."""
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 class KerasTensor:
@@ -560,7 +561,8 @@ class Model:
                     src, n = t._keras_history
                     sources.append(f"{src.name}[{self._local[(id(src), n)]}][0]")
             connected = ", ".join(sources) or "-"
-            lines.append(f"{f'{name} ({kind})':<32}{shape:<22}{params:>10,}  {connected}")
+            label = f"{name} ({kind})".ljust(31) + " "
+            lines.append(f"{label:<32}{shape:<22}{params:>10,}  {connected}")
             if getattr(layer, "trainable", True):
                 trainable += params
         total = sum(r[3] for r in rows)
