@@ -439,3 +439,59 @@ def test_the_readme_functional_example_runs_as_written(capsys):
     exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102
     assert isinstance(namespace["model"], rk.Model)
     assert "add (Add)" in capsys.readouterr().out
+
+
+def test_frozen_layers_and_validation_logs_match_keras():
+    def build(k):
+        a = k.Input((5,), name="user")
+        b = k.Input((3,), name="item")
+        ha = k.layers.Dense(4, activation="relu", name="tower_a")(a)
+        hb = k.layers.Dense(4, activation="tanh", name="tower_b")(b)
+        h = k.layers.Concatenate(name="join")([ha, hb])
+        return k.Model([a, b], [k.layers.Dense(1, name="y1")(h), k.layers.Dense(2, name="y2")(h)])
+
+    theirs, ours = build(keras), build(rk)
+    _copy_weights(theirs, ours)
+    frozen = ours.get_layer("tower_a")
+    frozen_before = [np.array(w) for w in theirs.get_layer("tower_a").get_weights()]
+    theirs.get_layer("tower_a").trainable = False
+    frozen.trainable = False
+    r = _rng(11)
+    xs = [
+        r.standard_normal((10, 5)).astype(np.float32),
+        r.standard_normal((10, 3)).astype(np.float32),
+    ]
+    ys = [
+        r.standard_normal((10, 1)).astype(np.float32),
+        r.standard_normal((10, 2)).astype(np.float32),
+    ]
+    vxs = [
+        r.standard_normal((6, 5)).astype(np.float32),
+        r.standard_normal((6, 3)).astype(np.float32),
+    ]
+    vys = [
+        r.standard_normal((6, 1)).astype(np.float32),
+        r.standard_normal((6, 2)).astype(np.float32),
+    ]
+    kwargs = {"loss": ["mse", "mse"], "loss_weights": [0.7, 1.3]}
+    theirs.compile(optimizer=keras.optimizers.SGD(0.1), **kwargs)
+    ours.compile(optimizer=rk.optimizers.SGD(0.1), **kwargs)
+    fit = {
+        "batch_size": 5,
+        "epochs": 2,
+        "shuffle": False,
+        "verbose": 0,
+        "validation_data": (vxs, vys),
+    }
+    h_t, h_o = theirs.fit(xs, ys, **fit), ours.fit(xs, ys, **fit)
+    assert "val_y2_loss" in h_o.history
+    assert set(h_o.history) == set(h_t.history)
+    for key in h_t.history:
+        np.testing.assert_allclose(
+            h_o.history[key], h_t.history[key], rtol=RTOL, atol=ATOL, err_msg=key
+        )
+    for name, arrays in _ours_by_layer(theirs, ours):
+        for g, w in zip(arrays, theirs.get_layer(name).get_weights()):
+            np.testing.assert_allclose(g, np.asarray(w), rtol=RTOL, atol=ATOL, err_msg=name)
+    for g, w in zip(ours.get_weights()[:2], frozen_before):
+        np.testing.assert_array_equal(g, w)
