@@ -495,3 +495,22 @@ def test_frozen_layers_and_validation_logs_match_keras():
             np.testing.assert_allclose(g, np.asarray(w), rtol=RTOL, atol=ATOL, err_msg=name)
     for g, w in zip(ours.get_weights()[:2], frozen_before):
         np.testing.assert_array_equal(g, w)
+
+
+def test_a_pickled_model_predicts_and_trains_on():
+    import pickle
+
+    model = _small(rk)
+    model.compile(optimizer="sgd", loss="mse", metrics=["mae"])
+    r = _rng(12)
+    xs = [
+        r.standard_normal((6, 4)).astype(np.float32),
+        r.standard_normal((6, 4)).astype(np.float32),
+    ]
+    y = r.standard_normal((6, 2)).astype(np.float32)
+    copy = pickle.loads(pickle.dumps(model))
+    assert np.array_equal(copy.predict(xs), model.predict(xs))
+    # plain SGD keeps no running state, so both continue alike
+    h1 = model.fit(xs, y, epochs=2, shuffle=False, verbose=0).history
+    h2 = copy.fit(xs, y, epochs=2, shuffle=False, verbose=0).history
+    assert h1 == h2

@@ -850,6 +850,43 @@ class Model:
     def predict_on_batch(self, x):
         return self.predict(x, batch_size=len(self._prepare_x(x)[0]))
 
+    # -- pickling --------------------------------------------------------------------------
+    def __getstate__(self):
+        """The config, compile settings, frozen flags and weights (not the optimizer's running
+        state: a copy continues training with fresh moments)."""
+        state = {
+            "config": self.get_config(),
+            "weights": self.get_weights(),
+            "frozen": [
+                i for i, lay in enumerate(self.layers) if not getattr(lay, "trainable", True)
+            ],
+        }
+        if self._compiled is not None:
+            state["compile"] = {
+                "optimizer": optimizers_module.serialize(self.optimizer),
+                "loss": [lo.get_config() for lo in self._compiled[2]],
+                "loss_weights": self._compiled[3],
+                "metrics": self._compiled[5],
+            }
+        return state
+
+    def __setstate__(self, state):
+        model = type(self).from_config(state["config"])
+        for i in state["frozen"]:
+            model.layers[i].trainable = False
+        if "compile" in state:
+            c = state["compile"]
+            model.compile(
+                c["optimizer"],
+                [losses_module.get(lo) for lo in c["loss"]],
+                loss_weights=c["loss_weights"],
+                metrics=c["metrics"],
+            )
+        model.set_weights(state["weights"])
+        self.__dict__.update(model.__dict__)
+        if "compile" in state:
+            self.optimizer._compiled_into(self)
+
     # -- files -----------------------------------------------------------------------------
     def save(self, path):
         """One safetensors file (rustyml's format, as ``Sequential.save``): the weights, the
