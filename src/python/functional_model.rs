@@ -208,7 +208,9 @@ impl PyFunctional {
                         "targets need as many samples as the inputs",
                     ));
                 }
-                let (l, per) = st.model().evaluate(&rows(&xv, start, end), &rows(&yv, start, end))?;
+                let (l, per) = st
+                    .model()
+                    .evaluate(&rows(&xv, start, end), &rows(&yv, start, end))?;
                 let w = (end - start) as f64;
                 total += f64::from(l) * w;
                 each.resize(per.len(), 0.0);

@@ -148,7 +148,7 @@ fn a_tensor_feeding_two_layers_gets_both_gradients() {
     let mut m = build();
     let w0 = m.get_weights();
     m.model_mut()
-        .train_batch(vec![x.clone()], &[y.clone()])
+        .train_batch(vec![x.clone()], std::slice::from_ref(&y))
         .unwrap();
     let w1 = m.get_weights();
     // with SGD at rate 1, the step is the gradient
@@ -275,7 +275,7 @@ fn a_chain_trains_to_the_bits_of_the_same_sequential() {
     let hs = seq.model_mut().fit_with_batches(&x, &y, 2, 6).unwrap();
     let hg = g
         .model_mut()
-        .fit_with_batches(&[x.clone()], &[y.clone()], 2, 6)
+        .fit_with_batches(std::slice::from_ref(&x), std::slice::from_ref(&y), 2, 6)
         .unwrap();
     assert_eq!(hs.loss(), hg.as_slice());
     let ps = seq.model().predict(&x).unwrap();

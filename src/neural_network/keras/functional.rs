@@ -30,6 +30,10 @@ pub struct KerasFunctional {
     compiled: Option<(OptimizerSpec, Vec<LossSpec>, Vec<f32>)>,
 }
 
+/// One layer as front ends list it: `(name, class name, per-call output shapes, parameter
+/// count, number of weight arrays)`.
+pub type LayerSummary = (String, String, Vec<Vec<usize>>, usize, usize);
+
 /// Builds the graph model a functional config describes (see the module docs).
 pub fn functional_model_from_config(config_json: &str) -> RustymlResult<KerasFunctional> {
     KerasFunctional::from_config(config_json)
@@ -527,7 +531,7 @@ impl KerasFunctional {
 
     /// Per layer, in config order: `(name, class name, per-call output shapes, parameter
     /// count, number of weight arrays)`.
-    pub fn layer_summaries(&self) -> Vec<(String, String, Vec<Vec<usize>>, usize, usize)> {
+    pub fn layer_summaries(&self) -> Vec<LayerSummary> {
         (0..self.names.len())
             .map(|l| {
                 let arrays = self

@@ -39,7 +39,7 @@ mod training_state;
 pub mod weight_layout;
 
 pub use convolution::{ConvSpec, DepthwiseSpec};
-pub use functional::{functional_model_from_config, KerasFunctional};
+pub use functional::{functional_model_from_config, KerasFunctional, LayerSummary};
 pub use layer_spec::{AxisSpec, LayerSpec, SpatialArg};
 pub use loss_spec::LossSpec;
 pub use merge_spec::MergeSpec;
