@@ -8,6 +8,7 @@ pub type Tensor = ndarray::ArrayD<f32>;
 pub type TensorView<'a> = ndarray::ArrayViewD<'a, f32>;
 
 pub mod error;
+pub mod functional;
 pub mod layers;
 pub mod traits;
 

@@ -166,16 +166,13 @@ impl Sequential {
     /// `fit_with_batches` here, and the Keras-style front ends, which run their own epoch loop
     /// around callbacks; so one model, data and seed train on the same batches either way.
     pub fn epoch_order(&mut self, n: usize, shuffle: bool, epoch: u64) -> Vec<usize> {
-        let mut order: Vec<usize> = (0..n).collect();
-        if shuffle {
-            let seed = *self
-                .seed
-                .get_or_insert_with(|| crate::random::resolve_seed(None));
-            let mut rng =
-                ChaCha8Rng::seed_from_u64(seed ^ epoch.wrapping_mul(0xA076_1D64_78BD_642F));
-            order.shuffle(&mut rng);
+        if !shuffle {
+            return (0..n).collect();
         }
-        order
+        let seed = *self
+            .seed
+            .get_or_insert_with(|| crate::random::resolve_seed(None));
+        shuffled_order(seed, n, epoch)
     }
 
     /// One training step on the rows `rows` of `x` and `y` (a mini-batch of an epoch order),
@@ -777,6 +774,16 @@ impl Sequential {
         }
         Ok(())
     }
+}
+
+/// The shuffled sample order of epoch `epoch` for a model seeded with `seed`: what
+/// [`Sequential::epoch_order`] returns, shared with the graph models so every network
+/// trains on the same batches for the same seed.
+pub fn shuffled_order(seed: u64, n: usize, epoch: u64) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ epoch.wrapping_mul(0xA076_1D64_78BD_642F));
+    order.shuffle(&mut rng);
+    order
 }
 
 /// The factor that brings the gradients' global L2 norm down to `max_norm` (1 when it is

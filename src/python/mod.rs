@@ -11,6 +11,7 @@ use pyo3::types::PyModule;
 mod calibration;
 mod convert;
 mod errors;
+mod functional_model;
 pub(crate) mod labels;
 mod machine_learning;
 mod math;

@@ -820,6 +820,7 @@ fn load_safetensors<'py>(
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySequential>()?;
     m.add_class::<PySnapshot>()?;
+    super::functional_model::register(m)?;
     m.add_function(wrap_pyfunction!(save_safetensors, m)?)?;
     m.add_function(wrap_pyfunction!(load_safetensors, m)?)?;
     Ok(())

@@ -22,13 +22,12 @@ from rustyml.keras import (
 )
 from rustyml.keras._missing import stand_ins, unknown_attribute
 from rustyml.keras.layers import Input
-from rustyml.keras.models import Sequential
+from rustyml.keras.models import Model, Sequential
 
 globals().update(
     stand_ins(
         __name__,
         [
-            "Model",
             "datasets",
             "applications",
             "ops",
@@ -40,7 +39,6 @@ globals().update(
             "backend",
         ],
         {
-            "Model": "the functional API: use Sequential",
             "datasets": "no downloads: load the data with NumPy or scikit-learn",
         },
     )
@@ -48,6 +46,7 @@ globals().update(
 __getattr__ = unknown_attribute(__name__)
 __all__ = [
     "Input",
+    "Model",
     "Sequential",
     "activations",
     "callbacks",

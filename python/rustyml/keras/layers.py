@@ -2,14 +2,16 @@
 
 from rustyml.keras._missing import stand_ins, unknown_attribute
 from rustyml.neural_network import layers as _layers
+from rustyml.neural_network import merge_layers as _merge
 from rustyml.neural_network.layers import *
+from rustyml.neural_network.merge_layers import *
 
 _SHAPE_ERROR = "Input(shape=...) needs a tuple of positive sizes (no batch axis)"
 
 
 class InputSpec:
-    """What ``keras.Input(shape=...)`` returns here: the sample shape a ``Sequential``
-    starts from. (rustyml has no symbolic tensors: the functional API is not implemented.)"""
+    """The sample shape a ``Sequential`` starts from; ``keras.Input`` returns a symbolic
+    tensor that is also one (``rustyml.keras._functional.InputTensor``)."""
 
     def __init__(self, shape, name=None):
         self.shape = (None, *shape)
@@ -29,8 +31,9 @@ def Input(
     tensor=None,
     optional=False,
 ):
-    """Keras's ``Input``, for the first entry of a ``Sequential``: ``shape`` excludes the
-    batch axis. Sparse, ragged, tensor-backed or optional inputs are not supported."""
+    """Keras's ``Input``: a symbolic model input (for ``keras.Model(inputs, outputs)`` or as
+    the first entry of a ``Sequential``); ``shape`` excludes the batch axis. Sparse, ragged,
+    tensor-backed or optional inputs are not supported."""
     if batch_shape is not None:
         if shape is not None:
             raise ValueError("Input: give shape or batch_shape, not both")
@@ -49,20 +52,14 @@ def Input(
             "keras.Input with a None (variable) size is not implemented in rustyml: give every "
             "sample axis a size"
         )
-    return InputSpec(_layers._shape_tuple(shape, "shape", "Input"), name=name)
+    from rustyml.keras._functional import InputTensor
+
+    return InputTensor(_layers._shape_tuple(shape, "shape", "Input"), name=name)
 
 
 InputLayer = Input
 
 _MISSING = [
-    "Add",
-    "Subtract",
-    "Multiply",
-    "Average",
-    "Maximum",
-    "Minimum",
-    "Concatenate",
-    "Dot",
     "TimeDistributed",
     "Masking",
     "Rescaling",
@@ -74,12 +71,6 @@ _MISSING = [
     "Attention",
     "Lambda",
 ]
-globals().update(
-    stand_ins(
-        __name__,
-        _MISSING,
-        {name: "the merge layers need the functional API" for name in _MISSING[:8]},
-    )
-)
+globals().update(stand_ins(__name__, _MISSING))
 __getattr__ = unknown_attribute(__name__)
-__all__ = [*_layers.__all__, "Input", "InputLayer", "InputSpec"]  # noqa: PLE0604
+__all__ = [*_layers.__all__, *_merge.MERGE_LAYERS, "Input", "InputLayer", "InputSpec"]  # noqa: PLE0604

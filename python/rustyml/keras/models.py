@@ -1,6 +1,8 @@
-"""``keras.models``: ``Sequential``, ``load_model``."""
+"""``keras.models``: ``Model`` (the functional API), ``Sequential``, ``load_model``."""
 
+from rustyml import _native
 from rustyml.keras import _seeding
+from rustyml.keras._functional import Model
 from rustyml.keras._missing import stand_ins, unknown_attribute
 from rustyml.keras.layers import InputSpec
 from rustyml.neural_network import Sequential as _Sequential
@@ -75,18 +77,17 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
         )
     if custom_objects:
         raise NotImplementedError("load_model(custom_objects=) is not implemented in rustyml")
-    model = Sequential.load(path)
+    meta, weights, verified = _native.neural_network.load_safetensors(path)
+    if meta.get("format") == _FUNCTIONAL_FORMAT:
+        model = Model._from_file(path, meta, weights, verified)
+    else:
+        model = Sequential.load(path)
     if not compile:
         model._compiled = None
     return model
 
 
-globals().update(
-    stand_ins(
-        __name__,
-        ["Model", "clone_model", "model_from_json", "save_model"],
-        {"Model": "the functional API: use Sequential"},
-    )
-)
+_FUNCTIONAL_FORMAT = "rustyml.functional.v1"
+globals().update(stand_ins(__name__, ["clone_model", "model_from_json", "save_model"]))
 __getattr__ = unknown_attribute(__name__)
-__all__ = ["Sequential", "load_model"]
+__all__ = ["Model", "Sequential", "load_model"]

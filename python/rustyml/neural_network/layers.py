@@ -132,6 +132,13 @@ class Layer:
     def from_config(cls, config):
         return cls(**config)
 
+    def __call__(self, inputs, *args, **kwargs):
+        """Keras's functional API: called on symbolic tensors (``keras.Input``...), records
+        the call and returns the output tensor (see ``rustyml.keras.Model``)."""
+        from rustyml.keras._functional import call_layer
+
+        return call_layer(self, inputs, *args, **kwargs)
+
     def __repr__(self):
         args = ", ".join(f"{k}={v!r}" for k, v in self._own_config().items())
         return f"{type(self).__name__}({args})"

@@ -28,8 +28,10 @@
 //! ```
 
 mod convolution;
+mod functional;
 mod layer_spec;
 mod loss_spec;
+mod merge_spec;
 mod optimizer_spec;
 mod pooling;
 mod recurrent;
@@ -37,8 +39,10 @@ mod training_state;
 pub mod weight_layout;
 
 pub use convolution::{ConvSpec, DepthwiseSpec};
+pub use functional::{functional_model_from_config, KerasFunctional, LayerSummary};
 pub use layer_spec::{AxisSpec, LayerSpec, SpatialArg};
 pub use loss_spec::LossSpec;
+pub use merge_spec::MergeSpec;
 pub use optimizer_spec::{CommonSpec, OptimizerSpec, WeightDecayRuleSpec};
 pub use pooling::{GlobalPoolSpec, PoolSpec};
 pub use recurrent::{BidirectionalSpec, RecurrentSpec};

@@ -39,6 +39,7 @@ pub use flatten::*;
 
 pub mod border;
 pub mod convolution;
+pub mod merge;
 pub mod pooling;
 pub mod recurrent;
 pub mod upsampling;

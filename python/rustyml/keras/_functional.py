@@ -1,0 +1,958 @@
+"""Keras's functional API: ``keras.Input`` gives a symbolic tensor, calling a layer on
+symbolic tensors records the call and returns its output tensor, and ``keras.Model(inputs,
+outputs)`` turns the recorded graph into a native graph model (``NativeFunctional``, the
+crate's ``neural_network::functional``), built from Keras 3's functional config (layers with
+``inbound_nodes``, ``input_layers``, ``output_layers``).
+
+Shapes are known when a layer is called: each call is checked by building the layer natively
+for its input shapes, so a misfit (``Add`` of two shapes, a shared layer called on another
+shape) is a ``ValueError`` naming the layer at the call, as in Keras.
+"""
+
+import json
+import os
+import re
+import threading
+import warnings
+
+import numpy as np
+
+from rustyml import _native
+from rustyml.keras import _seeding
+from rustyml.keras.layers import InputSpec
+from rustyml.neural_network import _metrics, merge_layers
+from rustyml.neural_network import callbacks as callbacks_module
+from rustyml.neural_network import layers as layers_module
+from rustyml.neural_network import losses as losses_module
+from rustyml.neural_network import optimizers as optimizers_module
+from rustyml.neural_network._sequential import _as_float32, _call, _check_callbacks, _Progress
+
+_FORMAT = "rustyml.functional.v1"
+_names_lock = threading.Lock()
+_name_counts = {}
+
+
+def _unique_name(base):
+    """Keras's automatic names: ``dense``, ``dense_1``, ... unique in this process."""
+    with _names_lock:
+        n = _name_counts.get(base, 0)
+        _name_counts[base] = n + 1
+    return base if n == 0 else f"{base}_{n}"
+
+
+def _snake(name):
+    """``GlobalAveragePooling2D`` -> ``global_average_pooling2d``, as Keras names layers."""
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
+
+
+class KerasTensor:
+    """A symbolic tensor: the output of one call of a layer (or a model input)."""
+
+    def __init__(self, shape, layer, node_index):
+        self.shape = (None, *shape)
+        self.dtype = "float32"
+        self._keras_history = (layer, node_index)
+
+    @property
+    def name(self):
+        layer, node = self._keras_history
+        return layer.name if node == 0 else f"{layer.name}_{node}"
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def __repr__(self):
+        return f"<KerasTensor shape={self.shape}, name={self.name}>"
+
+    def __bool__(self):
+        raise TypeError("a symbolic tensor has no truth value (it holds no data)")
+
+    def __array__(self, *args, **kwargs):
+        raise TypeError(
+            "a symbolic tensor (from keras.Input or a layer call) holds no data: build "
+            "keras.Model(inputs, outputs) and call predict"
+        )
+
+
+class InputLayer:
+    """The layer behind ``keras.Input``: a model input of a fixed per-sample shape."""
+
+    trainable = False
+
+    def __init__(self, shape, name):
+        self.shape = tuple(shape)
+        self.name = name
+        self._calls = []
+
+    @property
+    def batch_shape(self):
+        return (None, *self.shape)
+
+    def get_config(self):
+        return {
+            "batch_shape": list(self.batch_shape),
+            "dtype": "float32",
+            "sparse": False,
+            "ragged": False,
+            "name": self.name,
+            "optional": False,
+        }
+
+    def get_weights(self):
+        return []
+
+    def __repr__(self):
+        return f"<InputLayer name={self.name}, shape={self.batch_shape}>"
+
+
+class InputTensor(KerasTensor, InputSpec):
+    """What ``keras.Input`` returns: a model input (symbolic), also accepted as the first
+    entry of a ``Sequential``."""
+
+    def __init__(self, shape, name=None):
+        layer = InputLayer(shape, name or _unique_name("input_layer"))
+        KerasTensor.__init__(self, shape, layer, 0)
+        self._input_name = name
+
+
+def _is_input(t):
+    return isinstance(t._keras_history[0], InputLayer)
+
+
+def _tensor_list(value, what):
+    """``(kind, keys, tensors)`` of a tensor, list/tuple or dict of tensors."""
+    if isinstance(value, KerasTensor):
+        return "single", None, [value]
+    if isinstance(value, dict):
+        items = list(value.items())
+        tensors = [v for _, v in items]
+        kind, keys = "dict", [k for k, _ in items]
+    elif isinstance(value, (list, tuple)):
+        tensors, kind, keys = list(value), "list", None
+    else:
+        raise TypeError(
+            f"{what} must be a symbolic tensor or a list or dict of them, got {value!r}"
+        )
+    if not tensors or not all(isinstance(t, KerasTensor) for t in tensors):
+        raise TypeError(
+            f"{what} must be symbolic tensors (from keras.Input or layer calls), got {value!r}"
+        )
+    return kind, keys, tensors
+
+
+def _native_probe_config(layer, inputs, as_list):
+    """A functional config of ``layer`` called once on inputs of the given shapes."""
+    entries = []
+    args = []
+    for i, t in enumerate(inputs):
+        name = f"__probe_input_{i}"
+        entries.append(
+            {
+                "class_name": "InputLayer",
+                "name": name,
+                "config": {"batch_shape": [None, *t.shape[1:]], "name": name},
+                "inbound_nodes": [],
+            }
+        )
+        args.append(_tensor_ref(name, 0, t.shape))
+    config = layers_module.serialize(layer)
+    arg = args if as_list else args[0]
+    entries.append(
+        {
+            "class_name": config["class_name"],
+            "name": layer.name,
+            "config": config["config"],
+            "inbound_nodes": [{"args": [arg], "kwargs": {}}],
+        }
+    )
+    return {
+        "name": "probe",
+        "seed": 0,
+        "layers": entries,
+        "input_layers": [[e["name"], 0, 0] for e in entries[:-1]],
+        "output_layers": [[layer.name, 0, 0]],
+    }
+
+
+def _tensor_ref(layer_name, node, shape):
+    return {
+        "class_name": "__keras_tensor__",
+        "config": {
+            "shape": list(shape),
+            "dtype": "float32",
+            "keras_history": [layer_name, node, 0],
+        },
+    }
+
+
+def call_layer(layer, inputs, *args, **kwargs):
+    """``layer(inputs)`` on symbolic tensors: checks the call natively, records it, returns
+    the output tensor."""
+    if args:
+        raise TypeError(f"{type(layer).__name__}: unexpected positional arguments {args!r}")
+    training = kwargs.pop("training", None)
+    kwargs.pop("mask", None)
+    if kwargs:
+        raise TypeError(f"{type(layer).__name__}: unexpected call arguments {sorted(kwargs)}")
+    if training is not None:
+        raise NotImplementedError(
+            "calling a layer with training=... is not implemented in rustyml: fit trains and "
+            "predict infers"
+        )
+    is_merge = type(layer).__name__ in merge_layers.MERGE_LAYERS
+    as_list = isinstance(inputs, (list, tuple))
+    tensors = list(inputs) if as_list else [inputs]
+    if not tensors or not all(isinstance(t, KerasTensor) for t in tensors):
+        raise TypeError(
+            f"{type(layer).__name__}: rustyml layers compute inside a model: call the layer on "
+            "symbolic tensors (keras.Input or other layers' outputs) and build "
+            "keras.Model(inputs, outputs); calling a layer on arrays is not implemented"
+        )
+    if is_merge and not as_list:
+        raise ValueError(
+            f"a merge layer ({type(layer).__name__}) must be called on a list of tensors"
+        )
+    if not is_merge and len(tensors) != 1:
+        raise ValueError(f"{type(layer).__name__} takes one tensor, got a list of {len(tensors)}")
+    if layer.name is None:
+        layer.name = _unique_name(_snake(type(layer).__name__))
+    calls = layer.__dict__.setdefault("_calls", [])
+    if calls and not is_merge:
+        first = calls[0][0][0].shape
+        if first != tensors[0].shape:
+            raise ValueError(
+                f"layer {layer.name!r} ({type(layer).__name__}) was called on tensors of shape "
+                f"{first} and is now called on {tensors[0].shape}: a shared layer takes one shape"
+            )
+    try:
+        probe = _native.neural_network.NativeFunctional(
+            json.dumps(_native_probe_config(layer, tensors, as_list))
+        )
+    except ValueError as exc:
+        message = str(exc).replace("__probe_input_", "input ")
+        raise ValueError(f"calling layer {layer.name!r}: {message}") from None
+    out_shape = tuple(probe.output_shapes()[0])
+    node = len(calls)
+    out = KerasTensor(out_shape, layer, node)
+    calls.append((tensors, as_list, out))
+    return out
+
+
+def _structure(kind, keys, values):
+    if kind == "single":
+        return values[0]
+    if kind == "dict":
+        return dict(zip(keys, values))
+    return list(values)
+
+
+class Model:
+    """Keras's functional ``Model(inputs, outputs)``: several inputs and outputs (a tensor,
+    a list, or a dict of them), shared layers, merge layers. Trains through the same native
+    engines, optimizers and losses as ``Sequential``, with its determinism (same seed, same
+    bits at any thread count).
+
+    Without a ``seed`` the weights come from the stream ``keras.utils.set_random_seed``
+    starts (or fresh entropy when none was set)."""
+
+    def __init__(self, inputs=None, outputs=None, name=None, trainable=True, seed=None, **kwargs):
+        if inputs is None or outputs is None:
+            raise NotImplementedError(
+                "keras.Model without inputs and outputs (subclassing Model) is not "
+                "implemented in rustyml: build keras.Model(inputs, outputs) from keras.Input"
+            )
+        if kwargs:
+            raise TypeError(f"Model: unexpected arguments {sorted(kwargs)}")
+        self._in_kind, self._in_keys, self._inputs = _tensor_list(inputs, "inputs")
+        self._out_kind, self._out_keys, self._outputs = _tensor_list(outputs, "outputs")
+        for t in self._inputs:
+            if not _is_input(t):
+                raise ValueError(
+                    f"model inputs must come from keras.Input, got {t!r} (a layer's output)"
+                )
+        if len({id(t) for t in self._inputs}) != len(self._inputs):
+            raise ValueError("the same Input is given twice among the model's inputs")
+        self.name = name or "functional"
+        self.trainable = trainable
+        self.seed = _seeding.next_seed() if seed is None else seed
+        self._compiled = None
+        self.stop_training = False
+        self.history = None
+        self._collect_graph()
+        self._native = _native.neural_network.NativeFunctional(json.dumps(self._native_config()))
+
+    # -- the graph -------------------------------------------------------------------------
+    def _collect_graph(self):
+        """Every call the outputs depend on, inputs first then depth-first post-order; the
+        layers in order of first use; Keras's per-model node numbering."""
+        order, seen = [], set()
+        for t in self._inputs:
+            key = (id(t._keras_history[0]), 0)
+            seen.add(key)
+            order.append(t._keras_history)
+        model_inputs = {id(t._keras_history[0]) for t in self._inputs}
+        for out in self._outputs:
+            stack = [(out._keras_history, False)]
+            while stack:
+                (layer, node), expanded = stack.pop()
+                key = (id(layer), node)
+                if expanded:
+                    if key not in seen:
+                        seen.add(key)
+                        order.append((layer, node))
+                    continue
+                if key in seen:
+                    continue
+                if isinstance(layer, InputLayer):
+                    if id(layer) not in model_inputs:
+                        raise ValueError(
+                            f"Graph disconnected: output {out.name!r} depends on Input "
+                            f"{layer.name!r}, which is not among the model's inputs"
+                        )
+                    continue
+                stack.append(((layer, node), True))
+                tensors = layer._calls[node][0]
+                for t in reversed(tensors):
+                    stack.append((t._keras_history, False))
+        self._nodes = order
+        layers, ids = [], {}
+        for layer, _ in order:
+            if id(layer) not in ids:
+                ids[id(layer)] = len(layers)
+                layers.append(layer)
+        names = [layer.name for layer in layers]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise ValueError(
+                f"layer names must be unique in a model: {sorted(dup)} name several layers"
+            )
+        self.layers = layers
+        # Keras numbers each layer's calls within the model: the global call indices used,
+        # in order
+        used = {}
+        for layer, node in order:
+            used.setdefault(id(layer), set()).add(node)
+        self._local = {
+            (lid, node): i for lid, nodes in used.items() for i, node in enumerate(sorted(nodes))
+        }
+
+    def _ref(self, t):
+        layer, node = t._keras_history
+        return [layer.name, self._local[(id(layer), node)], 0]
+
+    def _refs(self, kind, keys, tensors):
+        refs = [self._ref(t) for t in tensors]
+        if kind == "single":
+            return refs[0]
+        if kind == "dict":
+            return dict(zip(keys, refs))
+        return refs
+
+    def get_config(self):
+        """Keras 3's functional config (layers with ``inbound_nodes``, ``input_layers``,
+        ``output_layers``), plus the model ``seed``."""
+        entries = []
+        for layer in self.layers:
+            if isinstance(layer, InputLayer):
+                entries.append(
+                    {
+                        "module": "keras.layers",
+                        "class_name": "InputLayer",
+                        "config": layer.get_config(),
+                        "registered_name": None,
+                        "name": layer.name,
+                        "inbound_nodes": [],
+                    }
+                )
+                continue
+            spec = layers_module.serialize(layer)
+            nodes = []
+            calls = sorted((i, node) for (lid, node), i in self._local.items() if lid == id(layer))
+            for _, node in calls:
+                tensors, as_list, _ = layer._calls[node]
+                args = [
+                    {
+                        "class_name": "__keras_tensor__",
+                        "config": {
+                            "shape": list(t.shape),
+                            "dtype": "float32",
+                            "keras_history": self._ref(t),
+                        },
+                    }
+                    for t in tensors
+                ]
+                nodes.append({"args": [args if as_list else args[0]], "kwargs": {}})
+            entries.append(
+                {
+                    "module": "keras.layers",
+                    "class_name": spec["class_name"],
+                    "config": spec["config"],
+                    "registered_name": None,
+                    "name": layer.name,
+                    "inbound_nodes": nodes,
+                }
+            )
+        return {
+            "name": self.name,
+            "trainable": self.trainable,
+            "seed": self.seed,
+            "layers": entries,
+            "input_layers": self._refs(self._in_kind, self._in_keys, self._inputs),
+            "output_layers": self._refs(self._out_kind, self._out_keys, self._outputs),
+        }
+
+    def _native_config(self):
+        config = self.get_config()
+        # the native side takes lists; the dict keys stay here
+        config["input_layers"] = [self._ref(t) for t in self._inputs]
+        config["output_layers"] = [self._ref(t) for t in self._outputs]
+        return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """The model a ``get_config`` dict describes; a malformed config is a ``ValueError``."""
+        if custom_objects:
+            raise NotImplementedError("from_config(custom_objects=) is not implemented in rustyml")
+        if not isinstance(config, dict) or not isinstance(config.get("layers"), list):
+            raise ValueError("Model.from_config needs a dict with a 'layers' list")  # noqa: TRY004
+        try:
+            return cls._from_config(config)
+        except (TypeError, KeyError, IndexError, AttributeError) as exc:
+            raise ValueError(f"Model.from_config: invalid config: {exc}") from None
+
+    @classmethod
+    def _from_config(cls, config):
+        tensors = {}
+        pending = []
+        for entry in config["layers"]:
+            name = entry.get("name") or entry["config"]["name"]
+            if entry["class_name"] == "InputLayer":
+                shape = entry["config"].get("batch_shape")
+                shape = shape[1:] if shape is not None else entry["config"]["shape"]
+                t = InputTensor(tuple(shape), name=name)
+                tensors[(name, 0)] = t
+                continue
+            layer_config = dict(entry["config"])
+            layer_config["name"] = name
+            layer = layers_module.deserialize(
+                {"class_name": entry["class_name"], "config": layer_config}
+            )
+            for node in entry.get("inbound_nodes", []):
+                pending.append((layer, name, node))
+        count = {}
+        while pending:
+            progress = []
+            for item in pending:
+                layer, name, node = item
+                arg = node["args"][0]
+                refs = arg if isinstance(arg, list) else [arg]
+                keys = [tuple(r["config"]["keras_history"][:2]) for r in refs]
+                if all(k in tensors for k in keys):
+                    ins = [tensors[k] for k in keys]
+                    out = layer(ins if isinstance(arg, list) else ins[0])
+                    tensors[(name, count.get(name, 0))] = out
+                    count[name] = count.get(name, 0) + 1
+                    progress.append(item)
+            if not progress:
+                missing = sorted({p[1] for p in pending})
+                raise ValueError(
+                    f"Model.from_config: the calls of layers {missing} refer to tensors no "
+                    "layer produces (or form a cycle)"
+                )
+            pending = [p for p in pending if p not in progress]
+
+        def resolve(refs, what):
+            if isinstance(refs, dict):
+                return {k: resolve(v, what) for k, v in refs.items()}
+            if refs and isinstance(refs[0], str):
+                key = (refs[0], refs[1])
+                if key not in tensors:
+                    raise ValueError(f"Model.from_config: {what} names unknown tensor {refs}")
+                return tensors[key]
+            return [resolve(r, what) for r in refs]
+
+        return cls(
+            resolve(config["input_layers"], "input_layers"),
+            resolve(config["output_layers"], "output_layers"),
+            name=config.get("name"),
+            trainable=config.get("trainable", True),
+            seed=config.get("seed"),
+        )
+
+    def to_json(self, **kwargs):
+        return json.dumps({"class_name": "Functional", "config": self.get_config()}, **kwargs)
+
+    # -- names and structure ---------------------------------------------------------------
+    @property
+    def inputs(self):
+        return list(self._inputs)
+
+    @property
+    def outputs(self):
+        return list(self._outputs)
+
+    @property
+    def input_names(self):
+        return [t._keras_history[0].name for t in self._inputs]
+
+    @property
+    def output_names(self):
+        return [t._keras_history[0].name for t in self._outputs]
+
+    def _output_keys(self):
+        """How losses, metrics and targets name outputs: the dict keys, else layer names."""
+        return list(self._out_keys) if self._out_kind == "dict" else self.output_names
+
+    def get_layer(self, name=None, index=None):
+        if index is not None:
+            if name is not None:
+                raise ValueError("get_layer: give a name or an index, not both")
+            if not -len(self.layers) <= index < len(self.layers):
+                raise ValueError(
+                    f"get_layer: index {index} is out of range for {len(self.layers)} layers"
+                )
+            return self.layers[index]
+        for layer in self.layers:
+            if layer.name == name:
+                return layer
+        raise ValueError(
+            f"No such layer: {name}. Existing layers are: {[layer.name for layer in self.layers]}"
+        )
+
+    def __call__(self, *args, **kwargs):
+        raise NotImplementedError(
+            "calling a functional model (as a layer of another model, or on arrays) is not "
+            "implemented in rustyml: use predict"
+        )
+
+    # -- weights ---------------------------------------------------------------------------
+    def get_weights(self):
+        return list(self._native.get_weights())
+
+    def set_weights(self, weights):
+        arrays = [np.ascontiguousarray(w, dtype=np.float32) for w in weights]
+        self._native.set_weights(arrays)
+
+    @property
+    def weights(self):
+        return self.get_weights()
+
+    def count_params(self):
+        return sum(row[3] for row in self._native.layer_summaries())
+
+    def summary(self, print_fn=print, **kwargs):
+        rows = self._native.layer_summaries()
+        width = 100
+        lines = [
+            f'Model: "{self.name}"',
+            "-" * width,
+            f"{'Layer (type)':<32}{'Output Shape':<22}{'Param #':>10}  Connected to",
+            "=" * width,
+        ]
+        trainable = 0
+        for layer, (name, kind, shapes, params, _) in zip(self.layers, rows):
+            used = sorted((i, node) for (lid, node), i in self._local.items() if lid == id(layer))
+            shape = " ".join(str((None, *s)) for s in shapes)
+            sources = []
+            for _, node in [] if isinstance(layer, InputLayer) else used:
+                for t in layer._calls[node][0]:
+                    src, n = t._keras_history
+                    sources.append(f"{src.name}[{self._local[(id(src), n)]}][0]")
+            connected = ", ".join(sources) or "-"
+            label = f"{name} ({kind})".ljust(31) + " "
+            lines.append(f"{label:<32}{shape:<22}{params:>10,}  {connected}")
+            if getattr(layer, "trainable", True):
+                trainable += params
+        total = sum(r[3] for r in rows)
+        lines += [
+            "=" * width,
+            f"Total params: {total:,}",
+            f"Trainable params: {trainable:,}",
+            f"Non-trainable params: {total - trainable:,}",
+            "-" * width,
+        ]
+        for line in lines:
+            print_fn(line)
+
+    # -- compile ---------------------------------------------------------------------------
+    def _per_output(self, value, what, default):
+        """``value`` given once for every output, as a list in output order, or as a dict by
+        output name: one entry per output."""
+        keys = self._output_keys()
+        if isinstance(value, dict):
+            unknown = set(value) - set(keys)
+            if unknown:
+                raise ValueError(
+                    f"{what} names outputs {sorted(unknown)}; the model's outputs are {keys}"
+                )
+            return [value.get(k, default) for k in keys]
+        if isinstance(value, (list, tuple)):
+            if len(value) != len(keys):
+                raise ValueError(
+                    f"{what} must have one entry per output ({len(keys)}: {keys}), got {len(value)}"
+                )
+            return list(value)
+        return [value] * len(keys)
+
+    def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None, **kwargs):
+        """Keras's ``compile``: one loss for every output, or a list / dict of losses;
+        ``loss_weights`` scale each output's loss in the total; ``metrics`` by name (a list
+        for a single output; a list of lists or a dict by output name for several)."""
+        if kwargs:
+            raise NotImplementedError(
+                f"compile arguments {sorted(kwargs)} are not implemented in rustyml"
+            )
+        if loss is None:
+            raise ValueError("compile needs a loss (e.g. loss='mse')")
+        opt = optimizers_module.get(optimizer)
+        losses = [losses_module.get(entry) for entry in self._per_output(loss, "loss", None)]
+        weights = self._per_output(
+            1.0 if loss_weights is None else loss_weights, "loss_weights", 1.0
+        )
+        try:
+            weights = [float(w) for w in weights]
+        except (TypeError, ValueError):
+            raise ValueError(f"loss_weights must be numbers, got {loss_weights!r}") from None
+        keys = self._output_keys()
+        if metrics is None:
+            per_metrics = [[] for _ in keys]
+        elif len(keys) == 1:
+            per_metrics = [metrics if isinstance(metrics, (list, tuple)) else [metrics]]
+        elif isinstance(metrics, dict):
+            per_metrics = self._per_output(metrics, "metrics", [])
+        elif isinstance(metrics, (list, tuple)) and all(
+            isinstance(m, (list, tuple)) or m is None for m in metrics
+        ):
+            per_metrics = self._per_output(list(metrics), "metrics", [])
+        else:
+            raise ValueError(
+                f"for a model with several outputs {keys}, metrics must be a dict by output "
+                f"name or a list with one list per output, got {metrics!r}"
+            )
+        metric_fns = []
+        for j, entry in enumerate(per_metrics):
+            for log_name, fn in _metrics.resolve([m for m in (entry or [])]):
+                prefix = "" if len(keys) == 1 else f"{keys[j]}_"
+                metric_fns.append((j, prefix + log_name, fn))
+        opt_json = json.dumps(optimizers_module.serialize(opt))
+        losses_json = json.dumps([lo.get_config() for lo in losses])
+        self._native.compile(opt_json, losses_json, weights)
+        self._compiled = (opt_json, losses_json, losses, weights, metric_fns, metrics)
+        self.optimizer = opt
+        self.loss = losses[0] if len(losses) == 1 else losses
+        opt._compiled_into(self)
+
+    def _optimizer_learning_rate_changed(self, optimizer):
+        if getattr(self, "optimizer", None) is optimizer:
+            self._native.learning_rate = optimizer.learning_rate
+
+    def _check_compiled(self):
+        if self._compiled is None:
+            raise ValueError("the model must be compiled before fit/evaluate: call compile()")
+
+    # -- data ------------------------------------------------------------------------------
+    def _arrays(self, value, kind, keys, names, what):
+        """One float32 array per input (or target), from an array, a list or a dict."""
+        if isinstance(value, dict):
+            lookup = keys if kind == "dict" else names
+            unknown = set(value) - set(lookup)
+            missing = [k for k in lookup if k not in value]
+            if unknown or missing:
+                raise ValueError(
+                    f"{what}: the model's names are {lookup}; got keys {sorted(value)}"
+                )
+            arrays = [value[k] for k in lookup]
+        elif isinstance(value, (list, tuple)) and (len(names) > 1 or len(value) == 1):
+            arrays = list(value)
+        else:
+            arrays = [value]
+        if len(arrays) != len(names):
+            raise ValueError(
+                f"the model has {len(names)} {what} ({names}), got {len(arrays)} arrays"
+            )
+        return arrays
+
+    def _prepare_x(self, x):
+        arrays = self._arrays(x, self._in_kind, self._in_keys, self.input_names, "inputs")
+        out = []
+        for name, a, shape in zip(self.input_names, arrays, self._native.input_shapes()):
+            a = _as_float32(a, f"input {name!r}")
+            if tuple(a.shape[1:]) != tuple(shape):
+                raise ValueError(
+                    f"input {name!r} has per-sample shape {tuple(a.shape[1:])} but the model "
+                    f"expects {tuple(shape)}"
+                )
+            out.append(a)
+        if len({len(a) for a in out}) != 1:
+            raise ValueError(
+                f"the inputs have different numbers of samples: {[len(a) for a in out]}"
+            )
+        return out
+
+    def _prepare_y(self, y, n):
+        keys = self._output_keys()
+        arrays = self._arrays(y, self._out_kind, self._out_keys, keys, "outputs")
+        out = []
+        for key, a, loss, shape in zip(
+            keys, arrays, self._compiled[2], self._native.output_shapes()
+        ):
+            if loss.name == "sparse_categorical_crossentropy":
+                raw = np.asarray(a)
+                if raw.ndim == 2 and raw.shape[1] == 1:
+                    raw = raw[:, 0]
+                if raw.ndim != 1:
+                    raise ValueError(
+                        f"target {key!r}: sparse_categorical_crossentropy needs integer labels "
+                        f"of shape (n,), got {raw.shape}"
+                    )
+                labels = _as_float32(raw, f"target {key!r}")
+                if not np.array_equal(labels, np.round(labels)) or (
+                    labels.size and (labels.min() < 0 or labels.max() >= shape[-1])
+                ):
+                    raise ValueError(f"target {key!r}: labels must be integers in [0, {shape[-1]})")
+                a = labels.reshape(-1, 1)
+            else:
+                a = _as_float32(a, f"target {key!r}")
+                if a.ndim == 1 and tuple(shape) == (1,):
+                    a = a.reshape(-1, 1)
+                if tuple(a.shape[1:]) != tuple(shape):
+                    raise ValueError(
+                        f"target {key!r} has per-sample shape {tuple(a.shape[1:])} but the "
+                        f"output has {tuple(shape)}"
+                    )
+            if len(a) != n:
+                raise ValueError(f"target {key!r} has {len(a)} samples but the inputs have {n}")
+            out.append(a)
+        return out
+
+    def _apply_trainable(self):
+        self._native.set_trainable(
+            [bool(getattr(layer, "trainable", True)) for layer in self.layers]
+        )
+
+    # -- training and inference ------------------------------------------------------------
+    def fit(
+        self,
+        x=None,
+        y=None,
+        batch_size=None,
+        epochs=1,
+        verbose="auto",
+        callbacks=None,
+        validation_split=0.0,
+        validation_data=None,
+        shuffle=True,
+        initial_epoch=0,
+    ):
+        """Keras's ``fit`` with arrays, lists or dicts of arrays; returns a ``History``
+        (``loss``, each output's ``<name>_loss`` when there are several, metrics, and their
+        ``val_`` counterparts). A step whose loss becomes NaN or infinite raises
+        ``ValueError`` with the weights put back to their values before this call."""
+        self._check_compiled()
+        batch_size = 32 if batch_size is None else int(batch_size)
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        cbs = _check_callbacks(callbacks)
+        xs = self._prepare_x(x)
+        ys = self._prepare_y(y, len(xs[0]))
+        if validation_data is not None:
+            vx = self._prepare_x(validation_data[0])
+            vy = self._prepare_y(validation_data[1], len(vx[0]))
+        elif validation_split:
+            n_val = int(len(xs[0]) * float(validation_split))
+            if n_val == 0 or n_val == len(xs[0]):
+                raise ValueError(
+                    f"validation_split={validation_split} leaves no samples on one side of {len(xs[0])}"
+                )
+            vx, xs = [a[-n_val:] for a in xs], [a[:-n_val] for a in xs]
+            vy, ys = [a[-n_val:] for a in ys], [a[:-n_val] for a in ys]
+        else:
+            vx = vy = None
+        verbose = 1 if verbose == "auto" else verbose
+        self._apply_trainable()
+        n = len(xs[0])
+        batch_size = min(batch_size, n)
+        history = callbacks_module.History()
+        cbs = [*cbs, history]
+        for cb in cbs:
+            if hasattr(cb, "set_model"):
+                cb.set_model(self)
+            else:
+                cb.model = self
+        self.stop_training = False
+        before = self.get_weights()
+        keys = self._output_keys()
+        metric_fns = self._compiled[4]
+        _call(cbs, "on_train_begin", None)
+        for epoch in range(initial_epoch, epochs):
+            _call(cbs, "on_epoch_begin", epoch, None)
+            progress = _Progress(verbose, -(-n // batch_size), epoch, epochs)
+            running = _RunningMetrics(metric_fns, ys, self._compiled[2]) if metric_fns else None
+            loss, per = self._native.train_epoch(
+                xs, ys, batch_size, bool(shuffle), epoch, running.add if running else None
+            )
+            if not np.isfinite(loss):
+                self.set_weights(before)
+                raise ValueError(
+                    f"training diverged at epoch {epoch + 1}: the loss became {loss}; the "
+                    "weights were put back to their values before fit (lower the learning rate)"
+                )
+            logs = {"loss": loss}
+            if len(keys) > 1:
+                logs.update({f"{k}_loss": v for k, v in zip(keys, per)})
+            if running:
+                logs.update(running.results())
+            if vx is not None:
+                for k, v in self._evaluate_logs(vx, vy, max(batch_size, 256)).items():
+                    logs["val_" + k] = v
+            progress.finish(logs)
+            _call(cbs, "on_epoch_end", epoch, logs)
+            if self.stop_training:
+                break
+        _call(cbs, "on_train_end", None)
+        self.history = history
+        return history
+
+    def _evaluate_logs(self, xs, ys, batch_size):
+        loss, per = self._native.evaluate(xs, ys, batch_size)
+        keys = self._output_keys()
+        logs = {"loss": loss}
+        if len(keys) > 1:
+            logs.update({f"{k}_loss": v for k, v in zip(keys, per)})
+        metric_fns = self._compiled[4]
+        if metric_fns:
+            preds = self._native.predict(xs, batch_size)
+            losses = self._compiled[2]
+            for j, name, fn in metric_fns:
+                logs[name] = fn(ys[j], preds[j], losses[j].name, losses[j].from_logits)
+        return logs
+
+    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", return_dict=False):
+        """The total loss (and each output's loss and the metrics, as Keras lists them)."""
+        self._check_compiled()
+        xs = self._prepare_x(x)
+        ys = self._prepare_y(y, len(xs[0]))
+        logs = self._evaluate_logs(xs, ys, 32 if batch_size is None else int(batch_size))
+        if return_dict:
+            return logs
+        if len(logs) == 1:
+            return logs["loss"]
+        return list(logs.values())
+
+    def predict(self, x, batch_size=None, verbose="auto"):
+        """Inference outputs, in the structure the model's outputs were given in."""
+        xs = self._prepare_x(x)
+        outs = self._native.predict(xs, 32 if batch_size is None else int(batch_size))
+        return _structure(self._out_kind, self._out_keys, outs)
+
+    def predict_on_batch(self, x):
+        return self.predict(x, batch_size=len(self._prepare_x(x)[0]))
+
+    # -- pickling --------------------------------------------------------------------------
+    def __getstate__(self):
+        """The config, compile settings, frozen flags and weights (not the optimizer's running
+        state: a copy continues training with fresh moments)."""
+        state = {
+            "config": self.get_config(),
+            "weights": self.get_weights(),
+            "frozen": [
+                i for i, lay in enumerate(self.layers) if not getattr(lay, "trainable", True)
+            ],
+        }
+        if self._compiled is not None:
+            state["compile"] = {
+                "optimizer": optimizers_module.serialize(self.optimizer),
+                "loss": [lo.get_config() for lo in self._compiled[2]],
+                "loss_weights": self._compiled[3],
+                "metrics": self._compiled[5],
+            }
+        return state
+
+    def __setstate__(self, state):
+        model = type(self).from_config(state["config"])
+        for i in state["frozen"]:
+            model.layers[i].trainable = False
+        if "compile" in state:
+            c = state["compile"]
+            model.compile(
+                c["optimizer"],
+                [losses_module.get(lo) for lo in c["loss"]],
+                loss_weights=c["loss_weights"],
+                metrics=c["metrics"],
+            )
+        model.set_weights(state["weights"])
+        self.__dict__.update(model.__dict__)
+        if "compile" in state:
+            self.optimizer._compiled_into(self)
+
+    # -- files -----------------------------------------------------------------------------
+    def save(self, path):
+        """One safetensors file (rustyml's format, as ``Sequential.save``): the weights, the
+        functional config and the compile settings in its metadata, with a digest."""
+        meta = {"format": _FORMAT, "config": json.dumps(self.get_config())}
+        frozen = [i for i, layer in enumerate(self.layers) if not getattr(layer, "trainable", True)]
+        if frozen:
+            meta["frozen_layers"] = json.dumps(frozen)
+        if self._compiled is not None:
+            meta["optimizer"] = json.dumps(optimizers_module.serialize(self.optimizer))
+            meta["losses"] = self._compiled[1]
+            meta["loss_weights"] = json.dumps(self._compiled[3])
+            meta["metrics"] = json.dumps(self._compiled[5])
+        _native.neural_network.save_safetensors(os.fspath(path), meta, self.get_weights())
+
+    @classmethod
+    def load(cls, path):
+        """A model written by ``save``: predicts bit-identically, compiled as it was."""
+        meta, weights, verified = _native.neural_network.load_safetensors(os.fspath(path))
+        return cls._from_file(path, meta, weights, verified)
+
+    @classmethod
+    def _from_file(cls, path, meta, weights, verified):
+        if meta.get("format") != _FORMAT or "config" not in meta:
+            raise ValueError(f"{path} is not a rustyml functional model file")
+        if not verified:
+            warnings.warn(
+                f"{path} holds no digest: its contents cannot be verified",
+                UserWarning,
+                stacklevel=3,
+            )
+        try:
+            model = cls.from_config(json.loads(meta["config"]))
+            for i in json.loads(meta.get("frozen_layers", "[]")):
+                model.layers[i].trainable = False
+            if "optimizer" in meta and "losses" in meta:
+                losses = [losses_module.get(c) for c in json.loads(meta["losses"])]
+                model.compile(
+                    json.loads(meta["optimizer"]),
+                    losses,
+                    loss_weights=json.loads(meta.get("loss_weights", "null")),
+                    metrics=json.loads(meta.get("metrics", "null")),
+                )
+            model.set_weights(weights)
+        except (KeyError, TypeError, IndexError, AttributeError, RecursionError) as exc:
+            raise ValueError(
+                f"{path}: unreadable model config, compile state or weights: {exc}"
+            ) from None
+        return model
+
+
+class _RunningMetrics:
+    """Keras's running training metrics, per output: each batch's value on its training-mode
+    output, averaged over the epoch weighted by batch size."""
+
+    def __init__(self, metric_fns, ys, losses):
+        self.metric_fns, self.ys, self.losses = metric_fns, ys, losses
+        self.totals = dict.fromkeys((name for _, name, _ in metric_fns), 0.0)
+        self.seen = 0
+
+    def add(self, outputs, indices):
+        for j, name, fn in self.metric_fns:
+            loss = self.losses[j]
+            value = fn(self.ys[j][indices], outputs[j], loss.name, loss.from_logits)
+            self.totals[name] += value * len(indices)
+        self.seen += len(indices)
+
+    def results(self):
+        return {name: total / max(self.seen, 1) for name, total in self.totals.items()}

@@ -1,0 +1,314 @@
+//! `rustyml._native.neural_network.NativeFunctional`: a graph model (Keras's functional
+//! API) built from its functional config; arrays cross as lists, one per model input or
+//! output. Training runs an epoch's batches with the GIL released, checking for Ctrl-C
+//! between batches.
+
+use crate::error::{Error, RustymlResult};
+use crate::neural_network::keras::KerasFunctional;
+use crate::neural_network::{Tensor, TensorView};
+use crate::python::to_py_err;
+use ndarray::Axis;
+use numpy::{IntoPyArray, PyArrayDyn, PyReadonlyArrayDyn};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
+
+#[pyclass(
+    name = "NativeFunctional",
+    module = "rustyml._native.neural_network",
+    frozen
+)]
+pub(crate) struct PyFunctional {
+    state: RwLock<KerasFunctional>,
+}
+
+fn poisoned() -> PyErr {
+    PyValueError::new_err("the model was poisoned by an earlier failure")
+}
+
+impl PyFunctional {
+    /// Waits (GIL released) for the model to read.
+    fn read(&self, py: Python<'_>) -> PyResult<RwLockReadGuard<'_, KerasFunctional>> {
+        loop {
+            match self.state.try_read() {
+                Ok(g) => return Ok(g),
+                Err(TryLockError::Poisoned(_)) => return Err(poisoned()),
+                Err(TryLockError::WouldBlock) => py.detach(|| drop(self.state.read())),
+            }
+        }
+    }
+
+    /// Waits (GIL released) for the model to change.
+    fn write(&self, py: Python<'_>) -> PyResult<RwLockWriteGuard<'_, KerasFunctional>> {
+        loop {
+            match self.state.try_write() {
+                Ok(g) => return Ok(g),
+                Err(TryLockError::Poisoned(_)) => return Err(poisoned()),
+                Err(TryLockError::WouldBlock) => py.detach(|| drop(self.state.write())),
+            }
+        }
+    }
+}
+
+fn views<'a>(arrays: &'a [PyReadonlyArrayDyn<'_, f32>]) -> Vec<TensorView<'a>> {
+    arrays.iter().map(|a| a.as_array()).collect()
+}
+
+/// Rows `start..end` of every array (views of the same memory).
+fn rows<'a>(arrays: &[TensorView<'a>], start: usize, end: usize) -> Vec<TensorView<'a>> {
+    arrays
+        .iter()
+        .map(|a| a.clone().slice_axis_move(Axis(0), (start..end).into()))
+        .collect()
+}
+
+fn check_batch(batch_size: usize) -> PyResult<usize> {
+    if batch_size == 0 {
+        return Err(PyValueError::new_err("batch_size must be at least 1"));
+    }
+    Ok(batch_size)
+}
+
+/// The common batch size of `xs` (checked by the model too; here to slice safely).
+fn samples(xs: &[TensorView<'_>]) -> PyResult<usize> {
+    let n = xs
+        .first()
+        .and_then(|x| x.shape().first().copied())
+        .unwrap_or(0);
+    if xs.iter().any(|x| x.shape().first() != Some(&n)) {
+        return Err(PyValueError::new_err(
+            "every input array needs the same number of samples",
+        ));
+    }
+    Ok(n)
+}
+
+#[pymethods]
+impl PyFunctional {
+    /// Builds the model a functional config (JSON) describes.
+    #[new]
+    fn new(config_json: &str) -> PyResult<Self> {
+        let model = KerasFunctional::from_config(config_json).map_err(to_py_err)?;
+        Ok(Self {
+            state: RwLock::new(model),
+        })
+    }
+
+    /// The optimizer config, a JSON list of loss configs (one per output), and the weights.
+    fn compile(
+        &self,
+        py: Python<'_>,
+        optimizer_json: &str,
+        losses_json: &str,
+        loss_weights: Vec<f32>,
+    ) -> PyResult<()> {
+        self.write(py)?
+            .compile_json(optimizer_json, losses_json, loss_weights)
+            .map_err(to_py_err)
+    }
+
+    fn input_shapes(&self, py: Python<'_>) -> PyResult<Vec<Vec<usize>>> {
+        Ok(self.read(py)?.input_shapes().to_vec())
+    }
+
+    fn output_shapes(&self, py: Python<'_>) -> PyResult<Vec<Vec<usize>>> {
+        Ok(self.read(py)?.output_shapes().to_vec())
+    }
+
+    /// Per layer: `(name, class, per-call output shapes, parameter count, weight arrays)`.
+    #[allow(clippy::type_complexity)]
+    fn layer_summaries(
+        &self,
+        py: Python<'_>,
+    ) -> PyResult<Vec<(String, String, Vec<Vec<usize>>, usize, usize)>> {
+        Ok(self.read(py)?.layer_summaries())
+    }
+
+    /// One epoch of mini-batch training in the epoch order of `epoch`; returns the
+    /// sample-weighted mean total loss and each output's mean loss. `batch_output` (for
+    /// Keras's running training metrics) is called as `batch_output(outputs, indices)` with
+    /// each batch's training-mode outputs and the samples it holds.
+    #[pyo3(signature = (xs, ys, batch_size, shuffle, epoch, batch_output=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn train_epoch(
+        &self,
+        py: Python<'_>,
+        xs: Vec<PyReadonlyArrayDyn<'_, f32>>,
+        ys: Vec<PyReadonlyArrayDyn<'_, f32>>,
+        batch_size: usize,
+        shuffle: bool,
+        epoch: u64,
+        batch_output: Option<Py<PyAny>>,
+    ) -> PyResult<(f32, Vec<f32>)> {
+        let batch_size = check_batch(batch_size)?;
+        let (xv, yv) = (views(&xs), views(&ys));
+        let n = samples(&xv)?;
+        let order = self.write(py)?.model_mut().epoch_order(n, shuffle, epoch);
+        let mut total = 0.0f64;
+        let mut each: Vec<f64> = Vec::new();
+        for batch in order.chunks(batch_size) {
+            py.check_signals()?;
+            let mut guard = self.write(py)?;
+            let model = &mut *guard;
+            let step = crate::python::parallel::detach(py, || {
+                model.model_mut().train_rows(&xv, &yv, batch)
+            })
+            .map_err(to_py_err)?;
+            drop(guard);
+            if let Some(cb) = &batch_output {
+                let outs: Vec<_> = step
+                    .outputs
+                    .into_iter()
+                    .map(|o| o.into_pyarray(py))
+                    .collect();
+                cb.call1(py, (outs, batch.to_vec()))?;
+            }
+            let w = batch.len() as f64;
+            total += f64::from(step.loss) * w;
+            each.resize(step.output_losses.len(), 0.0);
+            for (e, l) in each.iter_mut().zip(&step.output_losses) {
+                *e += f64::from(*l) * w;
+            }
+            if !step.loss.is_finite() {
+                break;
+            }
+        }
+        let n = n.max(1) as f64;
+        Ok((
+            (total / n) as f32,
+            each.iter().map(|e| (e / n) as f32).collect(),
+        ))
+    }
+
+    /// The total and per-output losses over all samples, in batches.
+    fn evaluate(
+        &self,
+        py: Python<'_>,
+        xs: Vec<PyReadonlyArrayDyn<'_, f32>>,
+        ys: Vec<PyReadonlyArrayDyn<'_, f32>>,
+        batch_size: usize,
+    ) -> PyResult<(f32, Vec<f32>)> {
+        let batch_size = check_batch(batch_size)?;
+        let (xv, yv) = (views(&xs), views(&ys));
+        let n = samples(&xv)?;
+        let guard = self.read(py)?;
+        let st = &*guard;
+        if !st.is_compiled() {
+            return Err(PyValueError::new_err(
+                "the model must be compiled before evaluate",
+            ));
+        }
+        crate::python::parallel::detach(py, || -> RustymlResult<(f32, Vec<f32>)> {
+            let mut total = 0.0f64;
+            let mut each: Vec<f64> = Vec::new();
+            for start in (0..n).step_by(batch_size) {
+                let end = (start + batch_size).min(n);
+                if yv.iter().any(|y| y.shape().first() != Some(&n)) {
+                    return Err(Error::invalid_input(
+                        "targets need as many samples as the inputs",
+                    ));
+                }
+                let (l, per) = st
+                    .model()
+                    .evaluate(&rows(&xv, start, end), &rows(&yv, start, end))?;
+                let w = (end - start) as f64;
+                total += f64::from(l) * w;
+                each.resize(per.len(), 0.0);
+                for (e, p) in each.iter_mut().zip(&per) {
+                    *e += f64::from(*p) * w;
+                }
+            }
+            let n = n.max(1) as f64;
+            Ok((
+                (total / n) as f32,
+                each.iter().map(|e| (e / n) as f32).collect(),
+            ))
+        })
+        .map_err(to_py_err)
+    }
+
+    /// Every output for the samples of `xs`, in batches.
+    fn predict<'py>(
+        &self,
+        py: Python<'py>,
+        xs: Vec<PyReadonlyArrayDyn<'py, f32>>,
+        batch_size: usize,
+    ) -> PyResult<Vec<Bound<'py, PyArrayDyn<f32>>>> {
+        let batch_size = check_batch(batch_size)?;
+        let xv = views(&xs);
+        let n = samples(&xv)?;
+        let guard = self.read(py)?;
+        let st = &*guard;
+        let outs = crate::python::parallel::detach(py, || -> RustymlResult<Vec<Tensor>> {
+            let mut parts: Vec<Vec<Tensor>> = Vec::new();
+            for start in (0..n.max(1)).step_by(batch_size) {
+                let end = (start + batch_size).min(n);
+                let xb: Vec<TensorView<'_>> = xv
+                    .iter()
+                    .map(|a| a.slice_axis(Axis(0), (start..end).into()))
+                    .collect();
+                parts.push(st.model().predict(&xb)?);
+            }
+            let n_out = parts[0].len();
+            (0..n_out)
+                .map(|j| {
+                    let v: Vec<_> = parts.iter().map(|p| p[j].view()).collect();
+                    ndarray::concatenate(Axis(0), &v)
+                        .map_err(|e| Error::computation(format!("joining batch outputs: {e}")))
+                })
+                .collect()
+        })
+        .map_err(to_py_err)?;
+        Ok(outs.into_iter().map(|o| o.into_pyarray(py)).collect())
+    }
+
+    fn get_weights<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyArrayDyn<f32>>>> {
+        Ok(self
+            .read(py)?
+            .get_weights()
+            .into_iter()
+            .map(|a| a.into_pyarray(py))
+            .collect())
+    }
+
+    /// Loads weights in `get_weights` order; all are checked before any is set.
+    fn set_weights(
+        &self,
+        py: Python<'_>,
+        weights: Vec<PyReadonlyArrayDyn<'_, f32>>,
+    ) -> PyResult<()> {
+        let arrays = weights.iter().map(|w| w.as_array().to_owned()).collect();
+        self.write(py)?.set_weights(arrays).map_err(to_py_err)
+    }
+
+    /// Keras's `trainable` per layer (in config order).
+    fn set_trainable(&self, py: Python<'_>, flags: Vec<bool>) -> PyResult<()> {
+        let mut st = self.write(py)?;
+        for (i, t) in flags.into_iter().enumerate() {
+            st.model_mut()
+                .set_layer_trainable(i, t)
+                .map_err(to_py_err)?;
+        }
+        Ok(())
+    }
+
+    #[getter]
+    fn learning_rate(&self, py: Python<'_>) -> PyResult<Option<f32>> {
+        Ok(self.read(py)?.model().learning_rate())
+    }
+
+    #[setter]
+    fn set_learning_rate(&self, py: Python<'_>, value: f32) -> PyResult<()> {
+        if !value.is_finite() || value < 0.0 {
+            return Err(PyValueError::new_err(format!(
+                "learning_rate must be finite and >= 0, got {value}"
+            )));
+        }
+        self.write(py)?.model_mut().set_learning_rate(value);
+        Ok(())
+    }
+}
+
+pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyFunctional>()
+}
