@@ -23,7 +23,7 @@
 // The scikit-learn-style setters are the Python layer's entry points.
 #![cfg_attr(not(feature = "python"), allow(dead_code))]
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::machine_learning::labels;
 #[cfg(test)]
 use crate::machine_learning::logistic_regression::accuracy;
@@ -113,7 +113,7 @@ impl LDA {
     /// `min(n_classes - 1, n_features)` is refused at `fit` with `InvalidInput`).
     pub fn new(n_components: usize) -> Result<Self> {
         if n_components == 0 {
-            return Err(RustymlError::invalid_parameter(
+            return Err(Error::invalid_parameter(
                 "n_components",
                 "must be at least 1, got 0",
             ));
@@ -135,7 +135,7 @@ impl LDA {
     pub fn with_shrinkage(mut self, shrinkage: Shrinkage) -> Result<Self> {
         if let Shrinkage::Manual(alpha) = shrinkage {
             if !(alpha.is_finite() && (0.0..=1.0).contains(&alpha)) {
-                return Err(RustymlError::invalid_parameter(
+                return Err(Error::invalid_parameter(
                     "shrinkage",
                     format!("must be finite and in [0, 1], got {alpha}"),
                 ));
@@ -208,9 +208,7 @@ impl LDA {
     }
 
     fn fitted(&self) -> Result<&Fitted> {
-        self.fitted
-            .as_ref()
-            .ok_or_else(|| RustymlError::not_fitted("LDA"))
+        self.fitted.as_ref().ok_or_else(|| Error::not_fitted("LDA"))
     }
 
     /// Sorted distinct training labels (`classes_`).
@@ -256,14 +254,14 @@ impl LDA {
     /// The Python layer's parameter check (scikit-learn's messages), run at `fit`.
     pub(crate) fn check_params(&self) -> Result<()> {
         if !(self.tol.is_finite() && self.tol >= 0.0) {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "tol must be a finite number >= 0, got {}",
                 self.tol
             )));
         }
         if let Some(p) = &self.priors {
             if p.iter().any(|v| !(v.is_finite() && *v >= 0.0)) || p.iter().sum::<f64>() <= 0.0 {
-                return Err(RustymlError::invalid(
+                return Err(Error::invalid_input(
                     "priors must be finite, non-negative and not all zero",
                 ));
             }
@@ -288,19 +286,19 @@ impl LDA {
         let x = x.view();
         require_data(&x, "x")?;
         if y.len() != x.nrows() {
-            return Err(RustymlError::dimension_mismatch(x.nrows(), y.len()));
+            return Err(Error::dimension_mismatch(x.nrows(), y.len()));
         }
         let mut counts = std::collections::BTreeMap::<i32, usize>::new();
         for &label in y.iter() {
             *counts.entry(label).or_default() += 1;
         }
         if counts.len() < 2 {
-            return Err(RustymlError::invalid_input(
+            return Err(Error::invalid_input(
                 "LDA needs at least 2 distinct classes",
             ));
         }
         if let Some((label, _)) = counts.iter().find(|(_, &c)| c < 2) {
-            return Err(RustymlError::invalid_input(format!(
+            return Err(Error::invalid_input(format!(
                 "class {label} has a single sample; every class needs at least 2"
             )));
         }
@@ -323,7 +321,7 @@ impl LDA {
         let (classes, index) = labels::encode(y, "LDA")?;
         let (n, d, k) = (x.nrows(), x.ncols(), classes.len());
         if n == k {
-            return Err(RustymlError::invalid(
+            return Err(Error::invalid_input(
                 "The number of samples must be more than the number of classes.",
             ));
         }
@@ -332,7 +330,7 @@ impl LDA {
             None => max_components,
             Some(c) if c <= max_components => c,
             Some(c) => {
-                return Err(RustymlError::invalid(format!(
+                return Err(Error::invalid_input(format!(
                     "n_components ({c}) cannot be larger than min(n_features, n_classes - 1) = {max_components}"
                 )))
             }
@@ -341,7 +339,7 @@ impl LDA {
         let priors = match &self.priors {
             None => Array1::from_iter(counts.iter().map(|&c| c as f64 / n as f64)),
             Some(p) if p.len() != k => {
-                return Err(RustymlError::invalid(format!(
+                return Err(Error::invalid_input(format!(
                     "priors has {} entries, but y has {k} classes",
                     p.len()
                 )));
@@ -439,7 +437,7 @@ impl LDA {
         let (sing, vt) = right_singular(xc)?;
         let rank = sing.iter().filter(|&&s| s > self.tol).count();
         if rank == 0 {
-            return Err(RustymlError::invalid(
+            return Err(Error::invalid_input(
                 "LDA: every feature is constant within each class",
             ));
         }
@@ -650,8 +648,8 @@ fn right_singular(a: Array2<f64>) -> Result<(Vec<f64>, Array2<f64>)> {
 
 /// The scatter of the data (or a decomposition of it) is not finite: values so large that
 /// their squares overflow f64.
-fn overflow() -> RustymlError {
-    RustymlError::invalid(
+fn overflow() -> Error {
+    Error::invalid_input(
         "LDA: X has values too large for float64: the class scatter overflows (non-finite \
          intermediate results); rescale X",
     )
@@ -743,7 +741,7 @@ fn solve_eigen(
     }
     // S_b v = λ S_w v  =>  (L⁻¹ S_b L⁻ᵀ) u = λ u,  v = L⁻ᵀ u  (so vᵀ S_w v = I).
     let chol = nalgebra::Cholesky::new(linalg::to_nalgebra(sw.view())).ok_or_else(|| {
-        RustymlError::computation(
+        Error::computation(
             "LDA eigen solver: the within-class covariance is singular (a feature is constant within classes \
              or features are collinear); use solver='svd'",
         )
@@ -1015,7 +1013,7 @@ mod tests {
             .with_solver(DiscriminantSolver::Eigen)
             .fit_labels(x4.view(), y.view())
             .unwrap_err();
-        assert!(matches!(err, RustymlError::Computation { .. }));
+        assert!(matches!(err, Error::Computation { .. }));
     }
 
     #[test]
@@ -1037,7 +1035,7 @@ mod tests {
         let (x, y) = data(5);
         assert!(matches!(
             LDA::with_defaults().transform(&x),
-            Err(RustymlError::NotFitted(_))
+            Err(Error::NotFitted(_))
         ));
         assert!(LDA::with_defaults()
             .with_n_components(Some(3))
@@ -1128,10 +1126,7 @@ mod tests {
 
     #[test]
     fn original_api_validates_and_uses_integer_labels() {
-        assert!(matches!(
-            LDA::new(0),
-            Err(RustymlError::InvalidParameter { .. })
-        ));
+        assert!(matches!(LDA::new(0), Err(Error::InvalidParameter { .. })));
         assert!(LDA::default()
             .with_shrinkage(Shrinkage::Manual(1.5))
             .is_err());
@@ -1140,11 +1135,11 @@ mod tests {
         let mut m = LDA::default();
         assert!(matches!(
             m.fit(&x, &array![1, 2]),
-            Err(RustymlError::DimensionMismatch { .. })
+            Err(Error::DimensionMismatch { .. })
         ));
         assert!(matches!(
             m.fit(&x, &array![1, 1, 1, 1, 1, 2]),
-            Err(RustymlError::InvalidInput(_))
+            Err(Error::InvalidInput(_))
         ));
         m.fit(&x, &y).unwrap();
         assert_eq!(m.get_classes().unwrap(), &array![-2, 4]);

@@ -16,7 +16,7 @@
 // The scikit-learn-style setters are the Python layer's entry points.
 #![cfg_attr(not(feature = "python"), allow(dead_code))]
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::machine_learning::labels;
 use crate::machine_learning::linear_model::require_xy;
 use crate::machine_learning::linear_regression::check_regularization;
@@ -133,7 +133,7 @@ impl LinearSVC {
     /// Step decay per epoch (negative or non-finite -> `InvalidParameter`).
     pub fn with_learning_rate_decay(mut self, decay: f64) -> Result<Self> {
         if !(decay.is_finite() && decay >= 0.0) {
-            return Err(RustymlError::invalid_parameter(
+            return Err(Error::invalid_parameter(
                 "learning_rate_decay",
                 format!("must be finite and >= 0, got {decay}"),
             ));
@@ -270,29 +270,29 @@ impl LinearSVC {
     /// The Python layer's parameter check (scikit-learn's messages), run at `fit`.
     pub(crate) fn check_params(&self) -> Result<()> {
         if !(self.c.is_finite() && self.c > 0.0) {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "C must be a finite number > 0, got {}",
                 self.c
             )));
         }
         if self.penalty == Penalty::None {
-            return Err(RustymlError::invalid(
+            return Err(Error::invalid_input(
                 "LinearSVC penalty must be 'l1' or 'l2'",
             ));
         }
         if self.fit_intercept
             && !(self.intercept_scaling.is_finite() && self.intercept_scaling > 0.0)
         {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "intercept_scaling must be a finite number > 0, got {}",
                 self.intercept_scaling
             )));
         }
         if self.max_iter == 0 {
-            return Err(RustymlError::invalid("max_iter must be at least 1"));
+            return Err(Error::invalid_input("max_iter must be at least 1"));
         }
         if !(self.tol.is_finite() && self.tol >= 0.0) {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "tol must be a finite number >= 0, got {}",
                 self.tol
             )));
@@ -318,7 +318,7 @@ impl LinearSVC {
         if !self.sklearn {
             require_xy(&x, &y)?;
             if let Some(bad) = y.iter().find(|&&v| v != 0.0 && v != 1.0) {
-                return Err(RustymlError::invalid_input(format!(
+                return Err(Error::invalid_input(format!(
                     "labels must be 0 or 1, found {bad}"
                 )));
             }
@@ -421,7 +421,7 @@ impl LinearSVC {
                     b -= step;
                 }
                 if !(b.is_finite() && w.iter().all(|v| v.is_finite())) {
-                    return Err(RustymlError::non_finite(format!(
+                    return Err(Error::non_finite(format!(
                         "LinearSVC weights (they exploded at epoch {epoch}; lower the learning rate)"
                     )));
                 }
@@ -484,7 +484,7 @@ impl LinearSVC {
     fn fitted(&self) -> Result<&Fitted> {
         self.fitted
             .as_ref()
-            .ok_or_else(|| RustymlError::not_fitted("LinearSVC"))
+            .ok_or_else(|| Error::not_fitted("LinearSVC"))
     }
 
     fn check_width(&self, x: &ArrayView2<f64>, f: &Fitted) -> Result<()> {
@@ -738,7 +738,7 @@ mod tests {
         let y = array![0.0, 1.0];
         assert!(matches!(
             LinearSVC::with_defaults().predict(&x),
-            Err(RustymlError::NotFitted(_))
+            Err(Error::NotFitted(_))
         ));
         assert!(LinearSVC::with_defaults().with_c(-1.0).fit(&x, &y).is_err());
         assert!(LinearSVC::with_defaults()
@@ -793,18 +793,18 @@ mod tests {
         assert_eq!(a.predict(&x).unwrap(), y);
         assert!(matches!(
             LinearSVC::new(0, 0.01, RegularizationType::L2(1.0), true, 1e-4),
-            Err(RustymlError::InvalidParameter { .. })
+            Err(Error::InvalidParameter { .. })
         ));
         let mut huge = LinearSVC::new(50, f64::MAX, RegularizationType::L2(1.0), true, 1e-6)
             .unwrap()
             .with_random_state(0);
         assert!(matches!(
             huge.fit(&(&x * 1e8), &y),
-            Err(RustymlError::NonFinite(_))
+            Err(Error::NonFinite(_))
         ));
         assert!(matches!(
             a.predict(&Array2::<f64>::zeros((1, 3))),
-            Err(RustymlError::DimensionMismatch {
+            Err(Error::DimensionMismatch {
                 expected: 2,
                 found: 3
             })

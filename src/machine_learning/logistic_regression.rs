@@ -16,7 +16,7 @@
 // The scikit-learn-style setters are the Python layer's entry points.
 #![cfg_attr(not(feature = "python"), allow(dead_code))]
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::machine_learning::labels;
 use crate::machine_learning::linear_model::require_xy;
 use crate::machine_learning::linear_regression::check_regularization;
@@ -241,16 +241,16 @@ impl LogisticRegression {
     /// The Python layer's parameter check (scikit-learn's messages), run at `fit`.
     pub(crate) fn check_params(&self) -> Result<()> {
         if self.penalty != Penalty::None && !(self.c.is_finite() && self.c > 0.0) {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "C must be a finite number > 0, got {}",
                 self.c
             )));
         }
         if self.max_iter == 0 {
-            return Err(RustymlError::invalid("max_iter must be at least 1"));
+            return Err(Error::invalid_input("max_iter must be at least 1"));
         }
         if !(self.tol.is_finite() && self.tol >= 0.0) {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "tol must be a finite number >= 0, got {}",
                 self.tol
             )));
@@ -258,7 +258,7 @@ impl LogisticRegression {
         if self.solver == LogisticSolver::GradientDescent
             && !(self.learning_rate.is_finite() && self.learning_rate > 0.0)
         {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "learning_rate must be a finite number > 0, got {}",
                 self.learning_rate
             )));
@@ -306,7 +306,7 @@ impl LogisticRegression {
         } else {
             require_xy(&x, &y)?;
             if let Some(bad) = y.iter().find(|&&v| v != 0.0 && v != 1.0) {
-                return Err(RustymlError::invalid_input(format!(
+                return Err(Error::invalid_input(format!(
                     "labels must be 0 or 1, found {bad}"
                 )));
             }
@@ -406,7 +406,7 @@ impl LogisticRegression {
                     *t = next;
                 });
             if !step.is_finite() {
-                return Err(RustymlError::non_finite(format!(
+                return Err(Error::non_finite(format!(
                     "gradient descent (it diverged at iteration {iter}; lower learning_rate, now {lr}, or scale the features)"
                 )));
             }
@@ -420,7 +420,7 @@ impl LogisticRegression {
     fn fitted(&self) -> Result<&Fitted> {
         self.fitted
             .as_ref()
-            .ok_or_else(|| RustymlError::not_fitted("LogisticRegression"))
+            .ok_or_else(|| Error::not_fitted("LogisticRegression"))
     }
 
     /// Class scores `x · coefᵀ + intercept` (`decision_function`): `n x 1` for two classes
@@ -439,7 +439,7 @@ impl LogisticRegression {
         let out = scores(x, f.coef.view(), f.intercept.view());
         // finite X and coefficients can still have a product beyond f64 (huge features)
         if !out.iter().all(|v| v.is_finite()) {
-            return Err(RustymlError::invalid(
+            return Err(Error::invalid_input(
                 "the decision values overflow float64 on this X (features too large for the \
                  fitted coefficients): rescale the features",
             ));
@@ -567,7 +567,7 @@ where
 /// Fraction of equal labels (shared by the classifiers' `score`).
 pub(crate) fn accuracy(pred: ArrayView1<f64>, y: ArrayView1<f64>) -> Result<f64> {
     if pred.len() != y.len() {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "X and y have inconsistent numbers of samples: {} and {}",
             pred.len(),
             y.len()
@@ -839,7 +839,7 @@ mod tests {
         let mut m = LogisticRegression::with_defaults();
         assert!(matches!(
             m.predict(&array![[1.0]]),
-            Err(RustymlError::NotFitted(_))
+            Err(Error::NotFitted(_))
         ));
         assert!(m
             .fit(&Array2::<f64>::zeros((0, 2)), &Array1::<f64>::zeros(0))
@@ -886,7 +886,7 @@ mod tests {
     fn original_api_contract() {
         assert!(matches!(
             LogisticRegression::new(true, 0.0, 10, 1e-4),
-            Err(RustymlError::InvalidParameter { .. })
+            Err(Error::InvalidParameter { .. })
         ));
         assert!(LogisticRegression::new(true, 0.1, 0, 1e-4).is_err());
         assert!(LogisticRegression::new(true, 0.1, 10, 0.0).is_err());
@@ -894,7 +894,7 @@ mod tests {
         let mut m = LogisticRegression::new(true, 0.5, 2000, 1e-9).unwrap();
         assert!(matches!(
             m.fit(&x, &array![0.0, 2.0, 1.0, 1.0]),
-            Err(RustymlError::InvalidInput(_))
+            Err(Error::InvalidInput(_))
         ));
         m.fit(&x, &array![0.0, 0.0, 1.0, 1.0]).unwrap();
         let w = m.get_weights().unwrap();
@@ -909,7 +909,7 @@ mod tests {
         let mut huge = LogisticRegression::new(true, f64::MAX, 10, 1e-9).unwrap();
         assert!(matches!(
             huge.fit(&(&x * 1e9), &array![0.0, 0.0, 1.0, 1.0]),
-            Err(RustymlError::NonFinite(_))
+            Err(Error::NonFinite(_))
         ));
     }
 

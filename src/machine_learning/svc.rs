@@ -9,7 +9,7 @@
 // The scikit-learn-style setters are the Python layer's entry points.
 #![cfg_attr(not(feature = "python"), allow(dead_code))]
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::machine_learning::labels;
 use crate::machine_learning::linear_model::require_xy;
 use crate::machine_learning::logistic_regression::accuracy;
@@ -258,9 +258,7 @@ impl SVC {
     }
 
     fn fitted(&self) -> Result<&Fitted> {
-        self.fitted
-            .as_ref()
-            .ok_or_else(|| RustymlError::not_fitted("SVC"))
+        self.fitted.as_ref().ok_or_else(|| Error::not_fitted("SVC"))
     }
 
     /// Sorted distinct training labels (`classes_`).
@@ -364,24 +362,24 @@ impl SVC {
 
     fn check_params(&self) -> Result<()> {
         if !(self.c.is_finite() && self.c > 0.0) {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "C must be a finite number > 0, got {}",
                 self.c
             )));
         }
         if !(self.tol.is_finite() && self.tol > 0.0) {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "tol must be a finite number > 0, got {}",
                 self.tol
             )));
         }
         if self.max_iter == Some(0) {
-            return Err(RustymlError::invalid(
+            return Err(Error::invalid_input(
                 "max_iter must be at least 1 (or None for no cap)",
             ));
         }
         if !(self.cache_size.is_finite() && self.cache_size > 0.0) {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "cache_size must be a positive number of megabytes, got {}",
                 self.cache_size
             )));
@@ -415,14 +413,14 @@ impl SVC {
         }
         require_xy(&x, &y)?;
         if let Some(bad) = y.iter().find(|&&v| v != 0.0 && v != 1.0) {
-            return Err(RustymlError::invalid_input(format!(
+            return Err(Error::invalid_input(format!(
                 "labels must be 0 or 1, found {bad}"
             )));
         }
         let index: Vec<usize> = y.iter().map(|&v| usize::from(v == 1.0)).collect();
         // One label only: no support vectors can exist, so there is no model to converge to.
         if index.iter().all(|&c| c == index[0]) {
-            return Err(RustymlError::not_converged(
+            return Err(Error::not_converged(
                 "SVC: the training labels hold one class only, so no support vectors exist",
             ));
         }
@@ -449,7 +447,7 @@ impl SVC {
             unit_rows,
         )?;
         if !fitted.converged {
-            return Err(RustymlError::not_converged(format!(
+            return Err(Error::not_converged(format!(
                 "SVC reached max_iter = {} before the KKT conditions held within tol = {}",
                 self.get_max_iterations(),
                 self.tol
@@ -752,7 +750,7 @@ impl Persist for SVC {
         let Some(f) = &self.fitted else {
             return Ok(());
         };
-        let damaged = |what: &str| Err(RustymlError::format(format!("damaged SVC: {what}")));
+        let damaged = |what: &str| Err(Error::format(format!("damaged SVC: {what}")));
         let (k, n_sv) = (f.classes.len(), f.support_vectors.nrows());
         if k < 2 || f.n_support.len() != k || f.n_support.iter().sum::<usize>() != n_sv {
             return damaged("class and support-vector counts disagree");
@@ -1190,7 +1188,7 @@ mod tests {
         let y = array![0.0, 1.0];
         assert!(matches!(
             SVC::with_defaults().predict(&x),
-            Err(RustymlError::NotFitted(_))
+            Err(Error::NotFitted(_))
         ));
         let err = SVC::with_defaults()
             .with_kernel("laplace")
@@ -1262,11 +1260,11 @@ mod tests {
         assert_eq!(m.predict(&x).unwrap(), y);
         assert!(matches!(
             m.fit(&x, &array![-1.0, -1.0, 1.0, 1.0]),
-            Err(RustymlError::InvalidInput(_))
+            Err(Error::InvalidInput(_))
         ));
         assert!(matches!(
             m.fit(&x, &array![1.0, 1.0, 1.0, 1.0]),
-            Err(RustymlError::NotConverged(_))
+            Err(Error::NotConverged(_))
         ));
     }
 }

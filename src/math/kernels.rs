@@ -6,7 +6,7 @@
 //! distances of [`distance::pairwise_squared_euclidean`]. The exp/tanh maps run through the
 //! gated elementwise engine ([`elementwise::exp_map_inplace`]).
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::math::{distance, elementwise, matmul, reduction};
 use crate::validation::{check_power_sum_range, max_abs};
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Zip};
@@ -41,7 +41,7 @@ impl Kernel {
             "rbf" | "gaussian" => Kernel::Rbf { gamma },
             "sigmoid" => Kernel::Sigmoid { gamma, coef0 },
             other => {
-                return Err(RustymlError::invalid(format!(
+                return Err(Error::invalid_input(format!(
                     "unknown kernel {other:?}; expected one of 'linear', 'poly', 'rbf', 'sigmoid'"
                 )))
             }
@@ -56,7 +56,7 @@ impl Kernel {
             if gamma.is_finite() && gamma > 0.0 {
                 Ok(())
             } else {
-                Err(RustymlError::invalid(format!(
+                Err(Error::invalid_input(format!(
                     "kernel gamma must be a finite number > 0, got {gamma}"
                 )))
             }
@@ -65,7 +65,7 @@ impl Kernel {
             if coef0.is_finite() {
                 Ok(())
             } else {
-                Err(RustymlError::invalid(format!(
+                Err(Error::invalid_input(format!(
                     "kernel coef0 must be finite, got {coef0}"
                 )))
             }
@@ -130,7 +130,7 @@ impl Kernel {
             Kernel::Rbf { .. } | Kernel::Sigmoid { .. } => return Ok(()),
         };
         if !(bound * n_terms.max(1) as f64).is_finite() {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "{} kernel values on {name} can reach {bound:e}, and sums of {n_terms} of them \
                  overflow float64: lower {knobs}",
                 self.name()
@@ -143,7 +143,7 @@ impl Kernel {
     pub fn kernel_matrix(&self, a: ArrayView2<f64>, b: ArrayView2<f64>) -> Result<Array2<f64>> {
         self.validate()?;
         if a.ncols() != b.ncols() {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "kernel: inputs have different numbers of features ({} and {})",
                 a.ncols(),
                 b.ncols()
@@ -238,7 +238,7 @@ impl Gamma {
             "auto" => Ok(Gamma::Auto),
             other => match other.parse::<f64>() {
                 Ok(v) => Gamma::value(v),
-                Err(_) => Err(RustymlError::invalid(format!(
+                Err(_) => Err(Error::invalid_input(format!(
                     "gamma must be 'scale', 'auto' or a number > 0, got {other:?}"
                 ))),
             },
@@ -250,7 +250,7 @@ impl Gamma {
         if v.is_finite() && v > 0.0 {
             Ok(Gamma::Value(v))
         } else {
-            Err(RustymlError::invalid(format!(
+            Err(Error::invalid_input(format!(
                 "gamma must be a finite number > 0, got {v}"
             )))
         }

@@ -111,7 +111,7 @@ impl<M: Send + Sync> SharedModel<M> {
         get: impl FnOnce(&M) -> Option<R> + Send,
     ) -> PyResult<Bound<'py, PyAny>> {
         self.read(py, get)
-            .ok_or_else(|| to_py_err(crate::RustymlError::not_fitted(model)))?
+            .ok_or_else(|| to_py_err(crate::Error::not_fitted(model)))?
             .to_python(py)
     }
 }
