@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::machine_learning::labels;
 use crate::machine_learning::linear_model::require_xy;
 use crate::machine_learning::logistic_regression::accuracy;
-use crate::machine_learning::types::{Gamma as TypesGamma, KernelType};
+use crate::machine_learning::types::KernelType;
 use crate::machine_learning::validation::{
     check_n_features, check_xy, require_data_width, require_nonzero, require_positive,
 };
@@ -93,7 +93,7 @@ impl Default for SVC {
     fn default() -> Self {
         Self::new(
             KernelType::RBF {
-                gamma: TypesGamma::Value(0.1),
+                gamma: Gamma::Value(0.1),
             },
             1.0,
             1e-3,
@@ -357,7 +357,7 @@ impl SVC {
         }
         // Parse with a placeholder gamma first so an unknown name fails before any work.
         Kernel::parse(&self.kernel, 1.0, self.degree, self.coef0)?;
-        Kernel::parse(&self.kernel, self.gamma.resolve(x), self.degree, self.coef0)
+        Kernel::parse(&self.kernel, self.gamma.value_on(x), self.degree, self.coef0)
     }
 
     fn check_params(&self) -> Result<()> {

@@ -256,8 +256,48 @@ impl Gamma {
         }
     }
 
-    /// The number this rule gives on the training data `x`.
-    pub fn resolve(&self, x: ArrayView2<f64>) -> f64 {
+    /// The concrete value for data with `n_features` columns whose overall variance is
+    /// `x_variance`.
+    pub fn resolve(self, n_features: usize, x_variance: f64) -> Result<f64> {
+        let d = n_features as f64;
+        let value = match self {
+            Gamma::Value(v) => v,
+            Gamma::Auto => {
+                if n_features == 0 {
+                    return Err(Error::invalid_parameter(
+                        "gamma",
+                        "auto needs at least 1 feature",
+                    ));
+                }
+                1.0 / d
+            }
+            Gamma::Scale => {
+                if n_features == 0 {
+                    return Err(Error::invalid_parameter(
+                        "gamma",
+                        "scale needs at least 1 feature",
+                    ));
+                }
+                // Constant data has no scale; scikit-learn falls back to 1.
+                if x_variance > 0.0 && x_variance.is_finite() {
+                    1.0 / (d * x_variance)
+                } else {
+                    1.0
+                }
+            }
+        };
+        if value.is_finite() && value > 0.0 {
+            Ok(value)
+        } else {
+            Err(Error::invalid_parameter(
+                "gamma",
+                format!("must be finite and > 0, got {value}"),
+            ))
+        }
+    }
+
+    /// The number this rule gives on the training data `x` (its variance over every element).
+    pub fn value_on(&self, x: ArrayView2<f64>) -> f64 {
         let d = x.ncols().max(1) as f64;
         match *self {
             Gamma::Value(v) => v,
@@ -385,10 +425,10 @@ mod tests {
     fn gamma_rules_follow_scikit_learn() {
         // X = [[0, 2], [2, 4]]: elements 0, 2, 2, 4 have variance 2, so scale = 1/(2*2).
         let x = array![[0.0, 2.0], [2.0, 4.0]];
-        assert!((Gamma::Scale.resolve(x.view()) - 0.25).abs() < 1e-15);
-        assert_eq!(Gamma::Auto.resolve(x.view()), 0.5);
+        assert!((Gamma::Scale.value_on(x.view()) - 0.25).abs() < 1e-15);
+        assert_eq!(Gamma::Auto.value_on(x.view()), 0.5);
         assert_eq!(
-            Gamma::Scale.resolve(Array2::<f64>::ones((3, 2)).view()),
+            Gamma::Scale.value_on(Array2::<f64>::ones((3, 2)).view()),
             1.0
         );
     }
