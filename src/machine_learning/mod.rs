@@ -32,7 +32,7 @@ pub use kmeans::{KMeans, KMeansInit, NInit};
 pub use knn::{Weights, KNN};
 pub use lda::LDA;
 pub use linear_regression::LinearRegression;
-pub use linear_svc::LinearSVC;
+pub use linear_svc::{LinearSVC, LinearSvcSolver};
 pub use logistic_regression::{LogisticRegression, LogisticSolver, Penalty};
 pub use meanshift::{estimate_bandwidth, MeanShift};
 pub use pca::{NComponents, PCA};
