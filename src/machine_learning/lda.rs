@@ -11,25 +11,24 @@
 //!   `S_b v = λ S_w v` through a Cholesky factor of `S_w` (optionally shrunk); fails when
 //!   `S_w` is singular.
 //!
-//! Conventions. The original API ([`LDA::new`]): integer labels, the within-class covariance
-//! pooled over `n - n_classes` (projected classes have unit within-class variance with that
-//! denominator), every solver's `transform` centred on the overall mean, `decision_function`
-//! one column per class. The Python layer ([`LDA::with_defaults`]): scikit-learn's
-//! `LinearDiscriminantAnalysis`, which pools over `n`, centres only the `svd` projection, and
-//! gives binary problems one decision column.
+//! Two options ([`LdaOptions`]) tell the original API's LDA from scikit-learn's
+//! `LinearDiscriminantAnalysis`. The original ([`LDA::new`]) pools the within-class covariance
+//! over `n - n_classes` (projected classes have unit within-class variance with that
+//! denominator) and centres every solver's `transform` on the overall mean; scikit-learn
+//! ([`LDA::with_defaults`]) weights the class covariances by the priors (over `n` in the `svd`
+//! solver) and centres only the `svd` projection. Each door has its own fit and class methods:
+//! [`LDA::fit`] takes integer labels, `decision_function` gives one column per class;
+//! [`LDA::fit_labels`] takes any numeric labels in scikit-learn's terms, `decision_scores`
+//! gives binary problems one column.
 //!
 //! The per-class sums are one blocked scan over the rows behind `tuning::reduction::scan_f64`.
-
-// The scikit-learn-style setters are the Python layer's entry points.
-#![cfg_attr(not(feature = "python"), allow(dead_code))]
 
 use crate::error::{Error, Result};
 use crate::machine_learning::labels;
 #[cfg(test)]
 use crate::machine_learning::logistic_regression::accuracy;
-use crate::machine_learning::validation::{
-    check_n_features, check_xy, require_data, require_data_width,
-};
+use crate::machine_learning::options::{byte_to_pair, pair_to_byte};
+use crate::machine_learning::validation::{check_xy, require_data, require_data_width};
 use crate::math::distance::SCAN_F64;
 use crate::math::{elementwise, linalg, matmul, reduction};
 use crate::persistence::Persist;
@@ -47,6 +46,75 @@ pub enum DiscriminantSolver {
     Eigen,
     /// Least-squares closed form `S_w⁻¹ μ` (computed like `Eigen`).
     LSQR,
+}
+
+/// How the within-class covariance is pooled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScatterPooling {
+    /// The class scatter over `n - n_classes` degrees of freedom (the original API).
+    DegreesOfFreedom,
+    /// The class covariances weighted by the priors; the `svd` solver scales over `n`
+    /// (scikit-learn).
+    Priors,
+}
+
+/// Which solvers' projections `transform` centres on the overall mean.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProjectionCentring {
+    /// Every solver's (the original API).
+    Always,
+    /// The `svd` solver's only (scikit-learn).
+    SvdOnly,
+}
+
+/// The options that tell the original API's LDA from scikit-learn's; saved as one byte
+/// (see [`crate::machine_learning::options`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "u8", try_from = "u8")]
+pub struct LdaOptions {
+    pub pooling: ScatterPooling,
+    pub centring: ProjectionCentring,
+}
+
+impl LdaOptions {
+    /// The original API's: pooled over `n - n_classes`, every projection centred.
+    pub const ORIGINAL: Self = Self {
+        pooling: ScatterPooling::DegreesOfFreedom,
+        centring: ProjectionCentring::Always,
+    };
+    /// scikit-learn's: prior-weighted covariances, only the `svd` projection centred.
+    pub const SCIKIT_LEARN: Self = Self {
+        pooling: ScatterPooling::Priors,
+        centring: ProjectionCentring::SvdOnly,
+    };
+}
+
+impl From<LdaOptions> for u8 {
+    fn from(o: LdaOptions) -> u8 {
+        pair_to_byte(
+            o.pooling == ScatterPooling::Priors,
+            o.centring == ProjectionCentring::SvdOnly,
+        )
+    }
+}
+
+impl TryFrom<u8> for LdaOptions {
+    type Error = String;
+    fn try_from(byte: u8) -> std::result::Result<Self, String> {
+        let (priors, svd_only) = byte_to_pair(byte, "LDA")?;
+        Ok(Self {
+            pooling: if priors {
+                ScatterPooling::Priors
+            } else {
+                ScatterPooling::DegreesOfFreedom
+            },
+            centring: if svd_only {
+                ProjectionCentring::SvdOnly
+            } else {
+                ProjectionCentring::Always
+            },
+        })
+    }
 }
 
 /// Shrinkage of the within-class covariance towards `(trace / d) I`.
@@ -69,8 +137,7 @@ pub struct LDA {
     priors: Option<Vec<f64>>,
     /// Singular values below this are treated as zero (`SVD` solver).
     tol: f64,
-    /// scikit-learn's conventions (the Python layer); see the module documentation.
-    sklearn: bool,
+    options: LdaOptions,
     fitted: Option<Fitted>,
 }
 
@@ -102,7 +169,7 @@ impl Default for LDA {
             shrinkage: None,
             priors: None,
             tol: 1e-4,
-            sklearn: false,
+            options: LdaOptions::ORIGINAL,
             fitted: None,
         }
     }
@@ -145,26 +212,31 @@ impl LDA {
         Ok(self)
     }
 
-    /// scikit-learn's defaults for the Python layer (`svd`, all components, empirical
-    /// priors, `tol = 1e-4`); parameters are checked at `fit`.
-    pub(crate) fn with_defaults() -> Self {
+    /// scikit-learn's `LinearDiscriminantAnalysis` defaults (its [`LdaOptions`], `svd`, all
+    /// components, empirical priors, `tol = 1e-4`); parameters are checked at `fit`.
+    pub fn with_defaults() -> Self {
         Self {
-            sklearn: true,
+            options: LdaOptions::SCIKIT_LEARN,
             ..Self::default()
         }
     }
 
-    pub(crate) fn with_n_components(mut self, n_components: Option<usize>) -> Self {
+    pub fn with_options(mut self, options: LdaOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    pub fn with_n_components(mut self, n_components: Option<usize>) -> Self {
         self.n_components = n_components;
         self
     }
 
-    pub(crate) fn with_priors(mut self, priors: Option<Vec<f64>>) -> Self {
+    pub fn with_priors(mut self, priors: Option<Vec<f64>>) -> Self {
         self.priors = priors;
         self
     }
 
-    pub(crate) fn with_tol(mut self, tol: f64) -> Self {
+    pub fn with_tol(mut self, tol: f64) -> Self {
         self.tol = tol;
         self
     }
@@ -182,6 +254,11 @@ impl LDA {
     #[inline]
     pub fn get_shrinkage(&self) -> Option<Shrinkage> {
         self.shrinkage
+    }
+
+    #[inline]
+    pub fn get_options(&self) -> LdaOptions {
+        self.options
     }
 
     /// The distinct training labels, sorted (original API fits).
@@ -251,7 +328,7 @@ impl LDA {
         self.fitted.as_ref().map(|f| &f.intercept)
     }
 
-    /// The Python layer's parameter check (scikit-learn's messages), run at `fit`.
+    /// scikit-learn's parameter check (its messages), run by [`fit_labels`](Self::fit_labels).
     pub(crate) fn check_params(&self) -> Result<()> {
         if !(self.tol.is_finite() && self.tol >= 0.0) {
             return Err(Error::invalid_input(format!(
@@ -310,8 +387,8 @@ impl LDA {
         Ok(self)
     }
 
-    /// The Python layer's fit: any numeric labels, scikit-learn's checks and messages.
-    pub(crate) fn fit_labels(&mut self, x: ArrayView2<f64>, y: ArrayView1<f64>) -> Result<()> {
+    /// scikit-learn's fit: any numeric labels, its checks and messages.
+    pub fn fit_labels(&mut self, x: ArrayView2<f64>, y: ArrayView1<f64>) -> Result<()> {
         self.check_params()?;
         check_xy(&x, &y)?;
         self.fit_impl(x, y)
@@ -354,8 +431,10 @@ impl LDA {
             row /= c as f64;
         }
         let xbar = priors.dot(&means);
-        // The within-class scatter is pooled over n (scikit-learn) or n - k (the original).
-        let pool = if self.sklearn { n } else { n - k } as f64;
+        let pool = match self.options.pooling {
+            ScatterPooling::Priors => n,
+            ScatterPooling::DegreesOfFreedom => n - k,
+        } as f64;
         let shrink = match self.shrinkage {
             Some(Shrinkage::Manual(0.0)) => None,
             other => other,
@@ -369,7 +448,7 @@ impl LDA {
                     &index,
                     &means,
                     &priors,
-                    (!self.sklearn).then_some(pool),
+                    (self.options.pooling == ScatterPooling::DegreesOfFreedom).then_some(pool),
                     shrink,
                     max_components,
                 )?
@@ -488,16 +567,12 @@ impl LDA {
     }
 
     fn check_width(&self, x: &ArrayView2<f64>, f: &Fitted) -> Result<()> {
-        if self.sklearn {
-            check_n_features(x, f.means.ncols(), "LDA")
-        } else {
-            require_data_width(x, f.means.ncols(), "x")
-        }
+        require_data_width(x, f.means.ncols(), "x")
     }
 
     /// scikit-learn's `decision_function`: `n x 1` for two classes (positive favours
     /// `classes[1]`), `n x n_classes` otherwise.
-    pub(crate) fn decision_scores(&self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
+    pub fn decision_scores(&self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
         let f = self.fitted()?;
         self.check_width(&x, f)?;
         Ok(crate::machine_learning::logistic_regression::scores(
@@ -516,7 +591,7 @@ impl LDA {
 
     /// scikit-learn's `predict_proba`: the logistic of the binary score, the softmax of the
     /// class scores otherwise.
-    pub(crate) fn class_probabilities(&self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
+    pub fn class_probabilities(&self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
         let mut z = self.decision_scores(x)?;
         if z.ncols() == 1 {
             elementwise::sigmoid_inplace(&mut z);
@@ -540,7 +615,7 @@ impl LDA {
     }
 
     /// scikit-learn's `predict` (labels as given to the Python layer's fit).
-    pub(crate) fn predict_labels(&self, x: ArrayView2<f64>) -> Result<Array1<f64>> {
+    pub fn predict_labels(&self, x: ArrayView2<f64>) -> Result<Array1<f64>> {
         let z = self.decision_scores(x)?;
         let classes = &self.fitted()?.classes;
         if z.ncols() == 1 {
@@ -559,8 +634,8 @@ impl LDA {
         let keep = f.max_components.min(f.scalings.ncols());
         let w = f.scalings.slice(s![.., ..keep]);
         let projected = matmul::dot_par(x, w, matmul::nested_parallelism())?;
-        // scikit-learn centres only the svd projection; the original centres every solver.
-        let centred = !self.sklearn || self.solver == DiscriminantSolver::SVD;
+        let centred = self.options.centring == ProjectionCentring::Always
+            || self.solver == DiscriminantSolver::SVD;
         Ok(if centred {
             // (x - xbar) W = x W - xbar W
             projected - &f.xbar.dot(&w)
@@ -585,7 +660,7 @@ impl LDA {
 
     /// Mean accuracy on `x` against `y` (the unit tests' check).
     #[cfg(test)]
-    pub(crate) fn score(&self, x: ArrayView2<f64>, y: ArrayView1<f64>) -> Result<f64> {
+    pub fn score(&self, x: ArrayView2<f64>, y: ArrayView1<f64>) -> Result<f64> {
         accuracy(self.predict_labels(x)?.view(), y)
     }
 
