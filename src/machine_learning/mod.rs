@@ -34,7 +34,9 @@ pub use knn::{Weights, KNN};
 pub use lda::{LdaOptions, ProjectionCentring, ScatterPooling, LDA};
 pub use linear_regression::LinearRegression;
 pub use linear_svc::{LinearSVC, LinearSvcSolver};
-pub use logistic_regression::{LogisticRegression, LogisticSolver, Penalty};
+pub use logistic_regression::{
+    LogisticOptions, LogisticRegression, LogisticSolver, Penalty, ZeroScoreClass,
+};
 pub use meanshift::{estimate_bandwidth, MeanShift};
 pub use options::ClassLabels;
 pub use pca::{NComponents, PCA};

@@ -64,6 +64,7 @@ mod tests {
     fn each_doors_options_take_the_byte_of_the_flag_they_replaced() {
         use crate::machine_learning::lda::LdaOptions;
         use crate::machine_learning::linear_svc::LinearSvcSolver;
+        use crate::machine_learning::logistic_regression::LogisticOptions;
         assert_eq!(
             postcard::to_allocvec(&LinearSvcSolver::MinibatchSgd).unwrap(),
             [0]
@@ -77,7 +78,16 @@ mod tests {
             postcard::to_allocvec(&LdaOptions::SCIKIT_LEARN).unwrap(),
             [1]
         );
+        assert_eq!(
+            postcard::to_allocvec(&LogisticOptions::ORIGINAL).unwrap(),
+            [0]
+        );
+        assert_eq!(
+            postcard::to_allocvec(&LogisticOptions::SCIKIT_LEARN).unwrap(),
+            [1]
+        );
         let o: LdaOptions = postcard::from_bytes(&[0]).unwrap();
         assert_eq!(o, LdaOptions::ORIGINAL);
+        assert!(postcard::from_bytes::<LogisticOptions>(&[7]).is_err());
     }
 }
