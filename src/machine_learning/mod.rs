@@ -40,7 +40,7 @@ pub use logistic_regression::{
 pub use meanshift::{estimate_bandwidth, MeanShift};
 pub use options::ClassLabels;
 pub use pca::{NComponents, PCA};
-pub use svc::{DecisionShape, SVC};
+pub use svc::{DecisionShape, IterationCap, SvcOptions, SVC};
 pub use tsne::{LearningRate, TsneInit, TsneMethod, TSNE};
 pub use types::{Gamma, KernelType, RegularizationType};
 pub mod discriminant_analysis;

@@ -65,6 +65,7 @@ mod tests {
         use crate::machine_learning::lda::LdaOptions;
         use crate::machine_learning::linear_svc::LinearSvcSolver;
         use crate::machine_learning::logistic_regression::LogisticOptions;
+        use crate::machine_learning::svc::SvcOptions;
         assert_eq!(
             postcard::to_allocvec(&LinearSvcSolver::MinibatchSgd).unwrap(),
             [0]
@@ -86,8 +87,15 @@ mod tests {
             postcard::to_allocvec(&LogisticOptions::SCIKIT_LEARN).unwrap(),
             [1]
         );
+        assert_eq!(postcard::to_allocvec(&SvcOptions::ORIGINAL).unwrap(), [0]);
+        assert_eq!(
+            postcard::to_allocvec(&SvcOptions::SCIKIT_LEARN).unwrap(),
+            [1]
+        );
         let o: LdaOptions = postcard::from_bytes(&[0]).unwrap();
         assert_eq!(o, LdaOptions::ORIGINAL);
+        let o: SvcOptions = postcard::from_bytes(&[1]).unwrap();
+        assert_eq!(o, SvcOptions::SCIKIT_LEARN);
         assert!(postcard::from_bytes::<LogisticOptions>(&[7]).is_err());
     }
 }
