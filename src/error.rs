@@ -73,9 +73,6 @@ pub type RustymlResult<T> = std::result::Result<T, Error>;
 /// Shorthand used across the crate.
 pub type Result<T> = std::result::Result<T, Error>;
 
-/// The name this crate used before it adopted the original's `Error`.
-pub type RustymlError = Error;
-
 impl Error {
     pub fn empty_input(what: impl Into<String>) -> Self {
         Self::EmptyInput(what.into())
@@ -104,11 +101,6 @@ impl Error {
     }
 
     pub fn invalid_input(msg: impl Into<String>) -> Self {
-        Self::InvalidInput(msg.into())
-    }
-
-    /// `InvalidInput` from anything printable (this crate's older spelling).
-    pub fn invalid(msg: impl Into<String>) -> Self {
         Self::InvalidInput(msg.into())
     }
 

@@ -48,7 +48,7 @@ mod python;
 #[global_allocator]
 static GLOBAL_ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-pub use error::{Result, RustymlError};
+pub use error::{Error, Result};
 #[cfg(any(
     feature = "machine_learning",
     feature = "neural_network",

@@ -1,7 +1,7 @@
 //! Save/load for every model: a compact binary encoding (postcard) of the serde form, with a
 //! format tag so a file of another model type is refused with a clear error.
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use serde::{de::DeserializeOwned, Serialize};
 use std::path::Path;
 
@@ -30,15 +30,15 @@ pub trait Persist: Serialize + DeserializeOwned {
     fn from_bytes(bytes: &[u8]) -> Result<Self> {
         let body = bytes
             .strip_prefix(MAGIC.as_slice())
-            .ok_or_else(|| RustymlError::format("not a rustyml model file (bad header)"))?;
+            .ok_or_else(|| Error::format("not a rustyml model file (bad header)"))?;
         let (name, model): (String, Self) = postcard::from_bytes(body).map_err(|e| {
-            RustymlError::format(format!(
+            Error::format(format!(
                 "could not decode a {} from this data: {e}",
                 Self::MODEL_NAME
             ))
         })?;
         if name != Self::MODEL_NAME {
-            return Err(RustymlError::format(format!(
+            return Err(Error::format(format!(
                 "this file holds a {name}, not a {}",
                 Self::MODEL_NAME
             )));

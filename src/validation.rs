@@ -1,7 +1,7 @@
 //! Input checks shared by every estimator: they run before any work starts and name the
 //! problem in the error.
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use ndarray::{ArrayView1, ArrayView2};
 
 /// `x` must be non-empty with at least one feature and hold only finite values.
@@ -13,12 +13,12 @@ pub fn check_features(x: &ArrayView2<f64>, name: &str) -> Result<()> {
 /// `x` must be non-empty with at least one feature.
 pub fn check_shape(x: &ArrayView2<f64>, name: &str) -> Result<()> {
     if x.nrows() == 0 {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "{name} is empty: found 0 samples, at least 1 is required"
         )));
     }
     if x.ncols() == 0 {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "{name} has 0 features, at least 1 is required"
         )));
     }
@@ -45,7 +45,7 @@ pub fn check_finite_2d(x: &ArrayView2<f64>, name: &str) -> Result<()> {
         return Ok(());
     }
     if let Some(((i, j), _)) = x.indexed_iter().find(|(_, v)| !v.is_finite()) {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "{name} contains NaN or infinity (first at row {i}, column {j})"
         )));
     }
@@ -75,12 +75,12 @@ pub fn check_power_sum_range(x: &ArrayView2<f64>, p: f64, name: &str, what: &str
     if largest.is_infinite() {
         // only reachable where NaN is let through (pairwise propagates it): infinity is not
         // propagated, since inf - inf would turn some of its distances into NaN
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "{name} contains infinity: {what} to an infinite point are not finite numbers"
         )));
     }
     if largest > limit {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "{name} has values too large for {what} in float64: max |x| = {largest:e} is beyond \
              {limit:e}, where they overflow; rescale the data (e.g. with StandardScaler or \
              MaxAbsScaler)"
@@ -95,7 +95,7 @@ pub fn check_target(y: &ArrayView1<f64>, name: &str) -> Result<()> {
         return Ok(());
     }
     if let Some(i) = y.iter().position(|v| !v.is_finite()) {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "{name} contains NaN or infinity (first at index {i})"
         )));
     }
@@ -106,7 +106,7 @@ pub fn check_target(y: &ArrayView1<f64>, name: &str) -> Result<()> {
 pub fn check_xy(x: &ArrayView2<f64>, y: &ArrayView1<f64>) -> Result<()> {
     check_features(x, "X")?;
     if x.nrows() != y.len() {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "X and y have inconsistent numbers of samples: {} and {}",
             x.nrows(),
             y.len()
@@ -119,7 +119,7 @@ pub fn check_xy(x: &ArrayView2<f64>, y: &ArrayView1<f64>) -> Result<()> {
 pub fn check_n_features(x: &ArrayView2<f64>, expected: usize, model: &str) -> Result<()> {
     check_features(x, "X")?;
     if x.ncols() != expected {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "X has {} features, but {model} is expecting {expected} features as input",
             x.ncols()
         )));
@@ -145,10 +145,10 @@ pub fn encode_classes(y: &ArrayView1<f64>) -> (ndarray::Array1<f64>, Vec<u32>) {
 /// `NonFinite` (the sklearn-style checks above report both as `InvalidInput`).
 pub fn require_data(x: &ArrayView2<f64>, what: &str) -> Result<()> {
     if x.is_empty() {
-        return Err(RustymlError::empty_input(what));
+        return Err(Error::empty_input(what));
     }
     if check_finite_2d(x, what).is_err() {
-        return Err(RustymlError::non_finite(what));
+        return Err(Error::non_finite(what));
     }
     Ok(())
 }
@@ -157,7 +157,7 @@ pub fn require_data(x: &ArrayView2<f64>, what: &str) -> Result<()> {
 pub fn require_data_width(x: &ArrayView2<f64>, expected: usize, what: &str) -> Result<()> {
     require_data(x, what)?;
     if x.ncols() != expected {
-        return Err(RustymlError::dimension_mismatch(expected, x.ncols()));
+        return Err(Error::dimension_mismatch(expected, x.ncols()));
     }
     Ok(())
 }
@@ -167,7 +167,7 @@ pub fn require_positive(name: &str, value: f64) -> Result<()> {
     if value.is_finite() && value > 0.0 {
         Ok(())
     } else {
-        Err(RustymlError::invalid_parameter(
+        Err(Error::invalid_parameter(
             name,
             format!("must be finite and > 0, got {value}"),
         ))
@@ -177,10 +177,7 @@ pub fn require_positive(name: &str, value: f64) -> Result<()> {
 /// A count hyper-parameter that must be at least 1 (`InvalidParameter` otherwise).
 pub fn require_nonzero(name: &str, value: usize) -> Result<()> {
     if value == 0 {
-        Err(RustymlError::invalid_parameter(
-            name,
-            "must be at least 1, got 0",
-        ))
+        Err(Error::invalid_parameter(name, "must be at least 1, got 0"))
     } else {
         Ok(())
     }

@@ -11,7 +11,7 @@
 //! run in parallel behind [`crate::math::distance::SCAN_F64`]; only core points' lists are
 //! kept.
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::machine_learning::validation::{check_features, require_data, require_positive};
 use crate::math::distance::{self, DistanceCalculationMetric, Metric};
 use crate::math::radius;
@@ -76,19 +76,19 @@ impl DBSCAN {
 
     fn check_params(&self) -> Result<()> {
         if !(self.eps.is_finite() && self.eps > 0.0) {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "eps must be a finite number > 0, got {}",
                 self.eps
             )));
         }
         if self.min_samples == 0 {
-            return Err(RustymlError::invalid(
+            return Err(Error::invalid_input(
                 "min_samples must be at least 1, got 0",
             ));
         }
         if let Metric::Minkowski(p) = self.metric {
             if !(p.is_finite() && p >= 1.0) {
-                return Err(RustymlError::invalid(format!(
+                return Err(Error::invalid_input(format!(
                     "minkowski p must be a finite number >= 1, got {p}"
                 )));
             }
@@ -135,7 +135,7 @@ impl DBSCAN {
     pub fn with_metric(mut self, metric: DistanceCalculationMetric) -> Result<Self> {
         if let DistanceCalculationMetric::Minkowski(p) = metric {
             if !(p.is_finite() && p >= 1.0) {
-                return Err(RustymlError::invalid_parameter(
+                return Err(Error::invalid_parameter(
                     "metric",
                     format!("minkowski p must be finite and >= 1, got {p}"),
                 ));
@@ -190,14 +190,11 @@ impl DBSCAN {
             self.core_sample_indices.as_ref(),
             self.components.as_ref(),
         ) else {
-            return Err(RustymlError::NotFitted("DBSCAN"));
+            return Err(Error::NotFitted("DBSCAN"));
         };
         let x = new_data.view();
         if x.ncols() != components.ncols() {
-            return Err(RustymlError::dimension_mismatch(
-                components.ncols(),
-                x.ncols(),
-            ));
+            return Err(Error::dimension_mismatch(components.ncols(), x.ncols()));
         }
         if x.nrows() == 0 {
             return Ok(Array1::zeros(0));
@@ -415,17 +412,17 @@ mod tests {
         assert_eq!(db.predict(&Array2::<f64>::zeros((0, 2))).unwrap().len(), 0);
         assert!(matches!(
             db.predict(&array![[0.0, 0.0, 0.0]]),
-            Err(RustymlError::DimensionMismatch { .. })
+            Err(Error::DimensionMismatch { .. })
         ));
         assert!(matches!(
             DBSCAN::new(0.0, 1),
-            Err(RustymlError::InvalidParameter { .. })
+            Err(Error::InvalidParameter { .. })
         ));
         assert!(matches!(
             DBSCAN::new(1.0, 1)
                 .unwrap()
                 .with_metric(DistanceCalculationMetric::Minkowski(0.5)),
-            Err(RustymlError::InvalidParameter { .. })
+            Err(Error::InvalidParameter { .. })
         ));
         assert_eq!(db.get_core_sample_indices().unwrap().to_vec(), vec![0, 1]);
     }

@@ -15,7 +15,7 @@
 
 use super::tree::{find_leaf, map_rows, validate_nodes, FlatNode};
 use crate::declare_gate;
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::machine_learning::linear_model::require_xy;
 use crate::machine_learning::validation::{check_n_features, check_xy, encode_classes};
 use crate::machine_learning::TreeError;
@@ -56,7 +56,7 @@ impl Algorithm {
             "cart" => Ok(Algorithm::CART),
             "id3" => Ok(Algorithm::ID3),
             "c45" | "c4.5" => Ok(Algorithm::C45),
-            _ => Err(RustymlError::invalid(format!(
+            _ => Err(Error::invalid_input(format!(
                 "unknown algorithm {name:?}; expected one of 'cart', 'id3', 'c45'"
             ))),
         }
@@ -169,7 +169,7 @@ impl DecisionTree {
     /// only: a regressor with them is `InvalidInput`.
     pub fn new(algorithm: Algorithm, is_classifier: bool) -> Result<Self> {
         if !is_classifier && algorithm != Algorithm::CART {
-            return Err(RustymlError::invalid_input(format!(
+            return Err(Error::invalid_input(format!(
                 "{} builds classification trees only; use CART for regression",
                 algorithm.name()
             )));
@@ -210,7 +210,7 @@ impl DecisionTree {
     /// At least 2 (`InvalidParameter` otherwise).
     pub fn with_min_samples_split(mut self, v: usize) -> Result<Self> {
         if v < 2 {
-            return Err(RustymlError::invalid_parameter(
+            return Err(Error::invalid_parameter(
                 "min_samples_split",
                 format!("must be at least 2, got {v}"),
             ));
@@ -229,7 +229,7 @@ impl DecisionTree {
     /// Finite and `>= 0` (`InvalidParameter` otherwise).
     pub fn with_min_impurity_decrease(mut self, v: f64) -> Result<Self> {
         if !(v.is_finite() && v >= 0.0) {
-            return Err(RustymlError::invalid_parameter(
+            return Err(Error::invalid_parameter(
                 "min_impurity_decrease",
                 format!("must be finite and >= 0, got {v}"),
             ));
@@ -352,18 +352,18 @@ impl DecisionTree {
 
     fn check_params(&self) -> Result<()> {
         if self.min_samples_split < 2 {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "min_samples_split must be at least 2, got {}",
                 self.min_samples_split
             )));
         }
         if self.min_samples_leaf < 1 {
-            return Err(RustymlError::invalid(
+            return Err(Error::invalid_input(
                 "min_samples_leaf must be at least 1, got 0",
             ));
         }
         if self.max_depth == Some(0) {
-            return Err(RustymlError::invalid(
+            return Err(Error::invalid_input(
                 "max_depth must be at least 1 (or None), got 0",
             ));
         }
@@ -389,7 +389,7 @@ impl DecisionTree {
         check_xy(&x, &y)?;
         let (n, d) = x.dim();
         if n >= u32::MAX as usize || d >= u32::MAX as usize {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "DecisionTree supports fewer than 2^32 - 1 samples and features, got {n} x {d}"
             )));
         }
@@ -421,7 +421,7 @@ impl DecisionTree {
         let fitted = self
             .fitted
             .as_ref()
-            .ok_or_else(|| RustymlError::not_fitted("DecisionTree"))?;
+            .ok_or_else(|| Error::not_fitted("DecisionTree"))?;
         check_n_features(x, fitted.n_features, "DecisionTree")?;
         Ok(fitted)
     }
@@ -444,7 +444,7 @@ impl DecisionTree {
         require_xy(&x, &y)?;
         let (n, d) = x.dim();
         if self.min_samples_leaf > self.min_samples_split {
-            return Err(RustymlError::invalid_parameter(
+            return Err(Error::invalid_parameter(
                 "min_samples_leaf",
                 format!(
                     "({}) must not exceed min_samples_split ({})",
@@ -453,14 +453,14 @@ impl DecisionTree {
             ));
         }
         if n < self.min_samples_split {
-            return Err(RustymlError::invalid_input(format!(
+            return Err(Error::invalid_input(format!(
                 "{n} samples are fewer than min_samples_split = {}",
                 self.min_samples_split
             )));
         }
         let n_classes = if self.is_classifier {
             if let Some(bad) = y.iter().find(|&&v| v < 0.0 || v.fract() != 0.0) {
-                return Err(RustymlError::invalid_input(format!(
+                return Err(Error::invalid_input(format!(
                     "class labels must be non-negative integers, found {bad}"
                 )));
             }
@@ -500,9 +500,9 @@ impl DecisionTree {
         let root = self
             .root
             .as_ref()
-            .ok_or_else(|| RustymlError::not_fitted("DecisionTree"))?;
+            .ok_or_else(|| Error::not_fitted("DecisionTree"))?;
         if width != self.n_features_in {
-            return Err(RustymlError::dimension_mismatch(self.n_features_in, width));
+            return Err(Error::dimension_mismatch(self.n_features_in, width));
         }
         Ok(root)
     }
@@ -537,7 +537,7 @@ impl DecisionTree {
     fn checked_rows<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
         let x = x.view();
         if self.root.is_none() {
-            return Err(RustymlError::not_fitted("DecisionTree"));
+            return Err(Error::not_fitted("DecisionTree"));
         }
         crate::machine_learning::validation::require_data_width(&x, self.n_features_in, "x")?;
         Ok(x.as_standard_layout().into_owned())
@@ -562,7 +562,7 @@ impl DecisionTree {
         let root = self
             .root
             .as_ref()
-            .ok_or_else(|| RustymlError::not_fitted("DecisionTree"))?;
+            .ok_or_else(|| Error::not_fitted("DecisionTree"))?;
         let mut out = format!(
             "Decision Tree Structure ({}, {}):\n",
             self.algorithm.name(),
@@ -621,7 +621,7 @@ impl DecisionTree {
             return Ok(out);
         }
         if !self.is_classifier {
-            return Err(RustymlError::invalid(
+            return Err(Error::invalid_input(
                 "predict_proba is only available for classifiers (is_classifier=true)",
             ));
         }
@@ -645,7 +645,7 @@ impl DecisionTree {
     {
         let pred = self.predict(x)?;
         if pred.len() != y.len() {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "X and y have inconsistent numbers of samples: {} and {}",
                 pred.len(),
                 y.len()
@@ -1786,7 +1786,7 @@ mod tests {
         let y = array![0.0, 1.0];
         assert!(matches!(
             DecisionTree::with_defaults(Algorithm::CART, true).predict(&x),
-            Err(RustymlError::NotFitted(_))
+            Err(Error::NotFitted(_))
         ));
         assert!(DecisionTree::with_defaults(Algorithm::CART, true)
             .set_min_samples_split(1)
@@ -1877,11 +1877,11 @@ mod tests {
         );
         assert!(matches!(
             t.predict_proba(&x),
-            Err(RustymlError::Tree(TreeError::NotClassificationTree))
+            Err(Error::Tree(TreeError::NotClassificationTree))
         ));
         assert!(matches!(
             DecisionTree::new(Algorithm::C45, false),
-            Err(RustymlError::InvalidInput(_))
+            Err(Error::InvalidInput(_))
         ));
     }
 
@@ -1898,7 +1898,7 @@ mod tests {
         assert!((p[0] - 2.0 / 3.0).abs() < 1e-15 && (p[1] - 1.0 / 3.0).abs() < 1e-15);
         assert!(matches!(
             t.predict_one(&[1.0, 2.0]),
-            Err(RustymlError::DimensionMismatch {
+            Err(Error::DimensionMismatch {
                 expected: 1,
                 found: 2
             })

@@ -14,7 +14,7 @@
 //! singular values, the batch centred on its own mean, and one row correcting for the shift
 //! of the mean.
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::machine_learning::kmeans::{kmeans_plusplus, KMeansInit};
 use crate::math::distance::{self, row_sq_norms, Metric};
 use crate::math::{linalg, matmul};
@@ -57,12 +57,12 @@ impl MiniBatchKMeans {
     fn first_centers(&self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
         let k = self.n_clusters;
         if k == 0 {
-            return Err(RustymlError::invalid(
+            return Err(Error::invalid_input(
                 "n_clusters must be at least 1, got 0",
             ));
         }
         if x.nrows() < k {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "n_samples={} should be >= n_clusters={k}",
                 x.nrows()
             )));
@@ -79,7 +79,7 @@ impl MiniBatchKMeans {
             }
             KMeansInit::Centers(c) => {
                 if c.dim() != (k, x.ncols()) {
-                    return Err(RustymlError::invalid(format!(
+                    return Err(Error::invalid_input(format!(
                         "the init centers have shape {:?}, expected ({k}, {}) (n_clusters, n_features)",
                         c.dim(),
                         x.ncols()
@@ -148,7 +148,7 @@ impl MiniBatchKMeans {
         let st = self
             .state
             .as_ref()
-            .ok_or_else(|| RustymlError::not_fitted("KMeans"))?;
+            .ok_or_else(|| Error::not_fitted("KMeans"))?;
         check_n_features(x, st.centers.ncols(), "KMeans")?;
         Metric::Euclidean.check_range(x, "X")?;
         Ok(st)
@@ -250,19 +250,19 @@ impl IncrementalPCA {
             (None, Some(st)) => st.components.nrows(),
         };
         if k == 0 || k > d {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "n_components={k} invalid for n_features={d}, need more rows than columns for \
                  IncrementalPCA processing"
             )));
         }
         if k > n {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "n_components={k} must be less or equal to the batch number of samples {n}."
             )));
         }
         if let Some(st) = &self.state {
             if st.components.nrows() != k {
-                return Err(RustymlError::invalid(format!(
+                return Err(Error::invalid_input(format!(
                     "Number of input features has changed from {} to {k} between calls to \
                      partial_fit! Try setting n_components to a fixed value.",
                     st.components.nrows()
@@ -272,7 +272,7 @@ impl IncrementalPCA {
         let seen = self.state.as_ref().map_or(0, |s| s.n_samples_seen);
         let total = seen + n;
         if total < 2 {
-            return Err(RustymlError::invalid(
+            return Err(Error::invalid_input(
                 "IncrementalPCA needs at least 2 samples in all to estimate a variance, got 1",
             ));
         }
@@ -343,7 +343,7 @@ impl IncrementalPCA {
     fn fitted(&self) -> Result<&ComponentsSoFar> {
         self.state
             .as_ref()
-            .ok_or_else(|| RustymlError::not_fitted("PCA"))
+            .ok_or_else(|| Error::not_fitted("PCA"))
     }
 
     fn whitening_scale(st: &ComponentsSoFar) -> Array1<f64> {
@@ -431,7 +431,7 @@ fn thin_svd_right(m: ArrayView2<f64>) -> Result<(Array1<f64>, Array2<f64>)> {
         f64::EPSILON,
         linalg::max_iterations(m.ncols()),
     )
-    .ok_or_else(|| RustymlError::computation("IncrementalPCA: the SVD did not converge"))?;
+    .ok_or_else(|| Error::computation("IncrementalPCA: the SVD did not converge"))?;
     let v_t = svd.v_t.expect("asked for V");
     let mut order: Vec<usize> = (0..svd.singular_values.len()).collect();
     order.sort_by(|&i, &j| svd.singular_values[j].total_cmp(&svd.singular_values[i]));

@@ -10,7 +10,7 @@ use super::tree::{
     average_path_length, find_leaf, map_rows, validate_nodes, FlatNode as Node,
     TRAVERSAL_MIN_VISITS,
 };
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::machine_learning::validation::{
     check_features, check_n_features, require_data, require_data_width, require_nonzero,
 };
@@ -194,18 +194,18 @@ impl IsolationForest {
 
     fn check_params(&self) -> Result<()> {
         if self.n_estimators == 0 {
-            return Err(RustymlError::invalid(
+            return Err(Error::invalid_input(
                 "n_estimators must be at least 1, got 0",
             ));
         }
         match self.max_samples {
             MaxSamples::Count(0) => {
-                return Err(RustymlError::invalid(
+                return Err(Error::invalid_input(
                     "max_samples must be at least 1, got 0",
                 ))
             }
             MaxSamples::Fraction(f) if !(f > 0.0 && f <= 1.0) => {
-                return Err(RustymlError::invalid(format!(
+                return Err(Error::invalid_input(format!(
                     "max_samples as a fraction must be in (0, 1], got {f}"
                 )))
             }
@@ -213,7 +213,7 @@ impl IsolationForest {
         }
         if let Contamination::Fraction(c) = self.contamination {
             if !(c > 0.0 && c <= 0.5) {
-                return Err(RustymlError::invalid(format!(
+                return Err(Error::invalid_input(format!(
                     "contamination must be 'auto' or in (0, 0.5], got {c}"
                 )));
             }
@@ -227,7 +227,7 @@ impl IsolationForest {
         self.check_params()?;
         check_features(&x, "X")?;
         if x.ncols() >= u32::MAX as usize {
-            return Err(RustymlError::invalid(
+            return Err(Error::invalid_input(
                 "IsolationForest supports fewer than 2^32 - 1 features",
             ));
         }
@@ -274,7 +274,7 @@ impl IsolationForest {
         let forest = self
             .fitted
             .as_ref()
-            .ok_or_else(|| RustymlError::not_fitted("IsolationForest"))?;
+            .ok_or_else(|| Error::not_fitted("IsolationForest"))?;
         check_n_features(x, forest.n_features, "IsolationForest")?;
         Ok(forest)
     }
@@ -339,7 +339,7 @@ impl IsolationForest {
     pub fn with_contamination(mut self, contamination: Contamination) -> Result<Self> {
         if let Contamination::Fraction(c) = contamination {
             if !(c.is_finite() && c > 0.0 && c <= 0.5) {
-                return Err(RustymlError::invalid_parameter(
+                return Err(Error::invalid_parameter(
                     "contamination",
                     format!("must be in (0, 0.5], got {c}"),
                 ));
@@ -413,7 +413,7 @@ impl IsolationForest {
         let forest = self
             .fitted
             .as_ref()
-            .ok_or(RustymlError::NotFitted("IsolationForest"))?;
+            .ok_or(Error::NotFitted("IsolationForest"))?;
         require_data_width(x, forest.n_features, "IsolationForest input")?;
         Ok(forest)
     }
@@ -735,7 +735,7 @@ mod tests {
         let x = cloud(20, 0, 2);
         assert!(matches!(
             IsolationForest::default().predict(&x),
-            Err(RustymlError::NotFitted(_))
+            Err(Error::NotFitted(_))
         ));
         assert!(IsolationForest::builder(0).fit(&x).is_err());
         assert!(IsolationForest::default()
@@ -753,7 +753,7 @@ mod tests {
             assert!(f.fit_checked(&x).is_err());
             assert!(matches!(
                 IsolationForest::default().with_contamination(Contamination::Fraction(c)),
-                Err(RustymlError::InvalidParameter { .. })
+                Err(Error::InvalidParameter { .. })
             ));
         }
         assert!(IsolationForest::default()
@@ -791,7 +791,7 @@ mod tests {
         assert_eq!(IsolationForest::new(3, 1).unwrap().get_max_depth(), 0);
         assert!(matches!(
             IsolationForest::new(3, 8).unwrap().with_max_depth(0),
-            Err(RustymlError::InvalidParameter { .. })
+            Err(Error::InvalidParameter { .. })
         ));
         let x = cloud(30, 0, 2);
         let mut f = IsolationForest::new(4, 16).unwrap().with_random_state(9);
@@ -811,14 +811,14 @@ mod tests {
         assert_eq!(one, f.score_samples(&array![[0.1, 0.2]]).unwrap()[0]);
         assert!(matches!(
             f.score_sample(&[0.1, 0.2, 0.3]),
-            Err(RustymlError::DimensionMismatch {
+            Err(Error::DimensionMismatch {
                 expected: 2,
                 found: 3
             })
         ));
         assert!(matches!(
             f.predict(&Array2::<f64>::zeros((0, 2))),
-            Err(RustymlError::EmptyInput(_))
+            Err(Error::EmptyInput(_))
         ));
         // One training row: every depth and the normaliser c(1) are 0, so the score is
         // -2^0 = -1 in the original's convention and -2^-1 in scikit-learn's.

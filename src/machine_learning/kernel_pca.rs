@@ -9,7 +9,7 @@
 //! eigenvector signs follow `svd_flip(u_based_decision=True)` (largest-magnitude entry of each
 //! eigenvector positive).
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::machine_learning::pca::flip_to_positive_max;
 use crate::machine_learning::types::{Gamma, KernelType};
 use crate::machine_learning::validation::{
@@ -207,7 +207,7 @@ impl KernelPCA {
     fn resolve_kernel(&self, n_features: usize) -> Result<FittedKernel> {
         if let Some(g) = self.gamma {
             if !(g.is_finite() && g > 0.0) {
-                return Err(RustymlError::invalid(format!(
+                return Err(Error::invalid_input(format!(
                     "gamma must be None or a finite number > 0, got {g}"
                 )));
             }
@@ -221,7 +221,7 @@ impl KernelPCA {
                 self.degree,
                 self.coef0,
             )?)),
-            other => Err(RustymlError::invalid(format!(
+            other => Err(Error::invalid_input(format!(
                 "unknown kernel {other:?}; expected one of {KERNEL_NAMES}"
             ))),
         }
@@ -230,7 +230,7 @@ impl KernelPCA {
     fn check_params(&self, n: usize, d: usize) -> Result<FittedKernel> {
         let kernel = self.resolve_kernel(d)?;
         match self.n_components {
-            Some(k) if k == 0 || k > n => Err(RustymlError::invalid(format!(
+            Some(k) if k == 0 || k > n => Err(Error::invalid_input(format!(
                 "n_components={k} must be between 1 and n_samples={n}"
             ))),
             _ => Ok(kernel),
@@ -245,7 +245,7 @@ impl KernelPCA {
         let kernel = self.check_params(n, d)?;
         let mut k = kernel.gram(x)?;
         if let Some(pos) = k.iter().position(|v| !v.is_finite()) {
-            return Err(RustymlError::computation(format!(
+            return Err(Error::computation(format!(
                 "the {} kernel overflowed to a non-finite value (at row {}); scale the features or lower degree/gamma",
                 self.kernel,
                 pos / n
@@ -308,7 +308,7 @@ impl KernelPCA {
         let f = self
             .fitted
             .as_ref()
-            .ok_or_else(|| RustymlError::not_fitted("KernelPCA"))?;
+            .ok_or_else(|| Error::not_fitted("KernelPCA"))?;
         let x = x.view();
         check_n_features(&x, f.x_fit.ncols(), "KernelPCA")?;
         let mut k = f.kernel.matrix(x, f.x_fit.view())?;
@@ -334,12 +334,12 @@ fn clean_psd_eigenvalues(values: &mut Array1<f64>, kernel: &str) -> Result<()> {
     let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let min = values.iter().copied().fold(f64::INFINITY, f64::min);
     if max < 0.0 {
-        return Err(RustymlError::computation(format!(
+        return Err(Error::computation(format!(
             "all kernel eigenvalues are negative (maximum is {max:e}): the kernel is not positive semi-definite"
         )));
     }
     if min < -1e-5 * max && min < -1e-10 {
-        return Err(RustymlError::computation(format!(
+        return Err(Error::computation(format!(
             "the centered kernel has significantly negative eigenvalues ({:e} of the maximum positive): the {} kernel is not positive semi-definite on this data",
             -min / max,
             kernel
@@ -439,12 +439,12 @@ impl KernelPCA {
         require_data(x, "KernelPCA data")?;
         let (n, d) = x.dim();
         if n < 2 {
-            return Err(RustymlError::invalid_input(format!(
+            return Err(Error::invalid_input(format!(
                 "KernelPCA needs at least 2 samples, got {n}"
             )));
         }
         if let Some(k) = self.n_components.filter(|&k| k > n) {
-            return Err(RustymlError::invalid_parameter(
+            return Err(Error::invalid_parameter(
                 "n_components",
                 format!("{k} exceeds n_samples = {n}"),
             ));
@@ -470,10 +470,7 @@ impl KernelPCA {
 
     /// Project `x`; unfitted -> `NotFitted`, wrong width -> `DimensionMismatch`.
     pub fn transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
-        let f = self
-            .fitted
-            .as_ref()
-            .ok_or(RustymlError::NotFitted("KernelPCA"))?;
+        let f = self.fitted.as_ref().ok_or(Error::NotFitted("KernelPCA"))?;
         require_data_width(&x.view(), f.x_fit.ncols(), "KernelPCA input")?;
         self.transform_checked(x)
     }
@@ -631,7 +628,7 @@ mod tests {
         let x = data(10, 2);
         assert!(matches!(
             KernelPCA::builder(None, "linear").transform(&x),
-            Err(RustymlError::NotFitted(_))
+            Err(Error::NotFitted(_))
         ));
         assert!(KernelPCA::builder(Some(11), "linear").fit(&x).is_err());
         assert!(KernelPCA::builder(Some(0), "linear").fit(&x).is_err());
@@ -695,11 +692,11 @@ mod tests {
             .all(|&v| (0.0..1e-12).contains(&v)));
         assert!(matches!(
             KernelPCA::new(KernelType::Linear, 0),
-            Err(RustymlError::InvalidParameter { .. })
+            Err(Error::InvalidParameter { .. })
         ));
         assert!(matches!(
             KernelPCA::new(KernelType::Linear, 3).unwrap().fit(&x),
-            Err(RustymlError::InvalidParameter { .. })
+            Err(Error::InvalidParameter { .. })
         ));
     }
 }

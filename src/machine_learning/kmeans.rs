@@ -10,7 +10,7 @@
 //! total squared center shift within the tolerance, empty clusters take the points farthest
 //! from their centers, and the best of `n_init` runs (lowest inertia) is kept.
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::machine_learning::validation::{
     check_features, check_n_features, require_data, require_data_width, require_nonzero,
     require_positive,
@@ -163,20 +163,18 @@ impl KMeans {
 
     fn check_params(&self, x: &ArrayView2<f64>) -> Result<()> {
         if self.n_clusters == 0 {
-            return Err(RustymlError::invalid(
-                "n_clusters must be at least 1, got 0",
-            ));
+            return Err(Error::invalid_input("n_clusters must be at least 1, got 0"));
         }
         if self.max_iter == 0 {
-            return Err(RustymlError::invalid("max_iter must be at least 1, got 0"));
+            return Err(Error::invalid_input("max_iter must be at least 1, got 0"));
         }
         if let NInit::Runs(0) = self.n_init {
-            return Err(RustymlError::invalid(
+            return Err(Error::invalid_input(
                 "n_init must be at least 1 or 'auto', got 0",
             ));
         }
         if !(self.tol.is_finite() && self.tol >= 0.0) {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "tol must be a finite number >= 0, got {}",
                 self.tol
             )));
@@ -184,7 +182,7 @@ impl KMeans {
         check_features(x, "X")?;
         Metric::Euclidean.check_range(x, "X")?;
         if x.nrows() < self.n_clusters {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "n_samples={} should be >= n_clusters={}",
                 x.nrows(),
                 self.n_clusters
@@ -192,7 +190,7 @@ impl KMeans {
         }
         if let KMeansInit::Centers(c) = &self.init {
             if c.dim() != (self.n_clusters, x.ncols()) {
-                return Err(RustymlError::invalid(format!(
+                return Err(Error::invalid_input(format!(
                     "the init centers have shape {:?}, expected ({}, {}) (n_clusters, n_features)",
                     c.dim(),
                     self.n_clusters,
@@ -258,7 +256,7 @@ impl KMeans {
         let centers = self
             .centers
             .as_ref()
-            .ok_or_else(|| RustymlError::not_fitted("KMeans"))?;
+            .ok_or_else(|| Error::not_fitted("KMeans"))?;
         check_n_features(x, centers.ncols(), "KMeans")?;
         Metric::Euclidean.check_range(x, "X")?;
         Ok(centers)
@@ -374,10 +372,7 @@ impl KMeans {
 
     /// Nearest fitted center of each row.
     pub fn predict<S: Data<Elem = f64>>(&self, data: &ArrayBase<S, Ix2>) -> Result<Array1<isize>> {
-        let centers = self
-            .centers
-            .as_ref()
-            .ok_or(RustymlError::NotFitted("KMeans"))?;
+        let centers = self.centers.as_ref().ok_or(Error::NotFitted("KMeans"))?;
         require_data_width(&data.view(), centers.ncols(), "KMeans input")?;
         Ok(self.predict_checked(data)?.mapv(|l| l as isize))
     }
@@ -875,7 +870,7 @@ mod tests {
         let x = array![[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]];
         assert!(matches!(
             KMeans::builder(2).predict(&x),
-            Err(RustymlError::NotFitted(_))
+            Err(Error::NotFitted(_))
         ));
         assert!(KMeans::builder(4).fit(&x).is_err()); // more clusters than samples
         assert!(KMeans::builder(0).fit(&x).is_err());
@@ -936,23 +931,23 @@ mod tests {
         for (k, it, tol) in [(0, 10, 1e-4), (2, 0, 1e-4), (2, 10, 0.0), (2, 10, f64::NAN)] {
             assert!(matches!(
                 KMeans::new(k, it, tol),
-                Err(RustymlError::InvalidParameter { .. })
+                Err(Error::InvalidParameter { .. })
             ));
         }
         assert!(matches!(
             km.predict(&array![[1.0, 2.0]]),
-            Err(RustymlError::DimensionMismatch {
+            Err(Error::DimensionMismatch {
                 expected: 1,
                 found: 2
             })
         ));
         assert!(matches!(
             km.predict(&array![[f64::NAN]]),
-            Err(RustymlError::NonFinite(_))
+            Err(Error::NonFinite(_))
         ));
         assert!(matches!(
             KMeans::default().fit(&Array2::<f64>::zeros((0, 1))),
-            Err(RustymlError::EmptyInput(_))
+            Err(Error::EmptyInput(_))
         ));
     }
 }

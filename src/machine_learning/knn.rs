@@ -6,7 +6,7 @@
 //! `tuning::reduction::scan_f64`, each selected on its own, so the result does not depend on
 //! the gate or the thread count. Equal distances keep the lower training index first.
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::machine_learning::validation::{
     check_n_features, check_xy, encode_classes, require_data, require_data_width, require_nonzero,
 };
@@ -35,7 +35,7 @@ impl Weights {
         match name {
             "uniform" => Ok(Weights::Uniform),
             "distance" => Ok(Weights::Distance),
-            _ => Err(RustymlError::invalid(format!(
+            _ => Err(Error::invalid_input(format!(
                 "unknown weights {name:?}; expected 'uniform' or 'distance'"
             ))),
         }
@@ -149,13 +149,13 @@ impl KnnClassifier {
 
     fn check_params(&self) -> Result<()> {
         if self.n_neighbors == 0 {
-            return Err(RustymlError::invalid(
+            return Err(Error::invalid_input(
                 "n_neighbors must be at least 1, got 0",
             ));
         }
         if let Metric::Minkowski(p) = self.metric {
             if !(p.is_finite() && p >= 1.0) {
-                return Err(RustymlError::invalid(format!(
+                return Err(Error::invalid_input(format!(
                     "minkowski p must be a finite number >= 1, got {p}"
                 )));
             }
@@ -178,7 +178,7 @@ impl KnnClassifier {
         check_xy(&x, &y)?;
         self.metric.check_range(&x, "X")?;
         if self.n_neighbors > x.nrows() {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "n_neighbors ({}) must not exceed the number of training samples (n_samples = {})",
                 self.n_neighbors,
                 x.nrows()
@@ -197,19 +197,17 @@ impl KnnClassifier {
     }
 
     fn fitted(&self) -> Result<&Fitted> {
-        self.fitted
-            .as_ref()
-            .ok_or_else(|| RustymlError::not_fitted("KNN"))
+        self.fitted.as_ref().ok_or_else(|| Error::not_fitted("KNN"))
     }
 
     fn check_k(k: usize, available: usize) -> Result<()> {
         if k == 0 {
-            return Err(RustymlError::invalid(
+            return Err(Error::invalid_input(
                 "n_neighbors must be at least 1, got 0",
             ));
         }
         if k > available {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "n_neighbors ({k}) must not exceed the number of training samples available ({available})"
             )));
         }
@@ -313,7 +311,7 @@ impl KnnClassifier {
     {
         let pred = self.predict(x)?;
         if pred.len() != y.len() {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "X and y have inconsistent numbers of samples: {} and {}",
                 pred.len(),
                 y.len()
@@ -370,7 +368,7 @@ impl<T: Clone + Hash + Eq> KNN<T> {
     pub fn with_metric(mut self, metric: DistanceCalculationMetric) -> Result<Self> {
         if let DistanceCalculationMetric::Minkowski(p) = metric {
             if !(p.is_finite() && p >= 1.0) {
-                return Err(RustymlError::invalid_parameter(
+                return Err(Error::invalid_parameter(
                     "metric",
                     format!("minkowski p must be finite and >= 1, got {p}"),
                 ));
@@ -410,7 +408,7 @@ impl<T: Clone + Hash + Eq> KNN<T> {
     {
         require_data(&x.view(), "KNN training data")?;
         if y.len() != x.nrows() {
-            return Err(RustymlError::dimension_mismatch(x.nrows(), y.len()));
+            return Err(Error::dimension_mismatch(x.nrows(), y.len()));
         }
         let mut index: HashMap<&T, usize> = HashMap::new();
         let mut labels: Vec<T> = Vec::new();
@@ -434,7 +432,7 @@ impl<T: Clone + Hash + Eq> KNN<T> {
     /// unfitted -> `NotFitted`, empty -> `EmptyInput`, wrong width -> `DimensionMismatch`.
     pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<T>> {
         let (Some(labels), Some(train)) = (self.labels.as_ref(), self.engine.x_train()) else {
-            return Err(RustymlError::NotFitted("KNN"));
+            return Err(Error::NotFitted("KNN"));
         };
         require_data_width(&x.view(), train.ncols(), "KNN input")?;
         let codes = self.engine.predict(x)?;
@@ -667,7 +665,7 @@ mod tests {
         let (x, y) = blobs(10, 2, 7);
         assert!(matches!(
             KnnClassifier::new(3).predict(&x),
-            Err(RustymlError::NotFitted(_))
+            Err(Error::NotFitted(_))
         ));
         assert!(KnnClassifier::new(11).fit(&x, &y).is_err());
         assert!(KnnClassifier::new(0).fit(&x, &y).is_err());
@@ -720,26 +718,26 @@ mod tests {
         assert_eq!(two.predict(&array![[1.0]]).unwrap()[0], "b");
         assert!(matches!(
             KNN::<i32>::new(0),
-            Err(RustymlError::InvalidParameter { .. })
+            Err(Error::InvalidParameter { .. })
         ));
         assert!(matches!(
             KNN::<i32>::new(1).unwrap().fit(&x, &array![0, 1]),
-            Err(RustymlError::DimensionMismatch {
+            Err(Error::DimensionMismatch {
                 expected: 4,
                 found: 2
             })
         ));
         assert!(matches!(
             KNN::<i32>::new(5).unwrap().fit(&x, &array![0, 1, 0, 1]),
-            Err(RustymlError::InvalidInput(_))
+            Err(Error::InvalidInput(_))
         ));
         assert!(matches!(
             knn.predict(&array![[0.0]]),
-            Err(RustymlError::DimensionMismatch { .. })
+            Err(Error::DimensionMismatch { .. })
         ));
         assert!(matches!(
             KNN::<i32>::new(1).unwrap().predict(&x),
-            Err(RustymlError::NotFitted(_))
+            Err(Error::NotFitted(_))
         ));
     }
 }

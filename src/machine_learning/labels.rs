@@ -1,7 +1,7 @@
 //! Class labels of the classifiers: arbitrary (finite) float labels mapped to sorted class
 //! indices, and the per-row arg-max that turns class scores back into labels.
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::math::distance::SCAN_F64;
 use ndarray::{Array1, ArrayView1, ArrayView2, Axis};
 use rayon::prelude::*;
@@ -14,7 +14,7 @@ pub fn encode(y: ArrayView1<f64>, model: &str) -> Result<(Array1<f64>, Vec<usize
     // The crate's one label encoder (sorted classes; -0.0 and 0.0 are one label).
     let (classes, index) = crate::math::labels::encode(y, "y")?;
     if classes.len() < 2 {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "{model} needs samples of at least 2 classes in the data, but the data contains only one class: {}",
             classes.first().copied().unwrap_or(f64::NAN)
         )));

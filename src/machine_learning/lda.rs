@@ -11,25 +11,24 @@
 //!   `S_b v = λ S_w v` through a Cholesky factor of `S_w` (optionally shrunk); fails when
 //!   `S_w` is singular.
 //!
-//! Conventions. The original API ([`LDA::new`]): integer labels, the within-class covariance
-//! pooled over `n - n_classes` (projected classes have unit within-class variance with that
-//! denominator), every solver's `transform` centred on the overall mean, `decision_function`
-//! one column per class. The Python layer ([`LDA::with_defaults`]): scikit-learn's
-//! `LinearDiscriminantAnalysis`, which pools over `n`, centres only the `svd` projection, and
-//! gives binary problems one decision column.
+//! Two options ([`LdaOptions`]) tell the original API's LDA from scikit-learn's
+//! `LinearDiscriminantAnalysis`. The original ([`LDA::new`]) pools the within-class covariance
+//! over `n - n_classes` (projected classes have unit within-class variance with that
+//! denominator) and centres every solver's `transform` on the overall mean; scikit-learn
+//! ([`LDA::with_defaults`]) weights the class covariances by the priors (over `n` in the `svd`
+//! solver) and centres only the `svd` projection. Each door has its own fit and class methods:
+//! [`LDA::fit`] takes integer labels, `decision_function` gives one column per class;
+//! [`LDA::fit_labels`] takes any numeric labels in scikit-learn's terms, `decision_scores`
+//! gives binary problems one column.
 //!
 //! The per-class sums are one blocked scan over the rows behind `tuning::reduction::scan_f64`.
 
-// The scikit-learn-style setters are the Python layer's entry points.
-#![cfg_attr(not(feature = "python"), allow(dead_code))]
-
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::machine_learning::labels;
 #[cfg(test)]
 use crate::machine_learning::logistic_regression::accuracy;
-use crate::machine_learning::validation::{
-    check_n_features, check_xy, require_data, require_data_width,
-};
+use crate::machine_learning::options::{byte_to_pair, pair_to_byte};
+use crate::machine_learning::validation::{check_xy, require_data, require_data_width};
 use crate::math::distance::SCAN_F64;
 use crate::math::{elementwise, linalg, matmul, reduction};
 use crate::persistence::Persist;
@@ -47,6 +46,75 @@ pub enum DiscriminantSolver {
     Eigen,
     /// Least-squares closed form `S_w⁻¹ μ` (computed like `Eigen`).
     LSQR,
+}
+
+/// How the within-class covariance is pooled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScatterPooling {
+    /// The class scatter over `n - n_classes` degrees of freedom (the original API).
+    DegreesOfFreedom,
+    /// The class covariances weighted by the priors; the `svd` solver scales over `n`
+    /// (scikit-learn).
+    Priors,
+}
+
+/// Which solvers' projections `transform` centres on the overall mean.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProjectionCentring {
+    /// Every solver's (the original API).
+    Always,
+    /// The `svd` solver's only (scikit-learn).
+    SvdOnly,
+}
+
+/// The options that tell the original API's LDA from scikit-learn's; saved as one byte
+/// (see [`crate::machine_learning::options`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "u8", try_from = "u8")]
+pub struct LdaOptions {
+    pub pooling: ScatterPooling,
+    pub centring: ProjectionCentring,
+}
+
+impl LdaOptions {
+    /// The original API's: pooled over `n - n_classes`, every projection centred.
+    pub const ORIGINAL: Self = Self {
+        pooling: ScatterPooling::DegreesOfFreedom,
+        centring: ProjectionCentring::Always,
+    };
+    /// scikit-learn's: prior-weighted covariances, only the `svd` projection centred.
+    pub const SCIKIT_LEARN: Self = Self {
+        pooling: ScatterPooling::Priors,
+        centring: ProjectionCentring::SvdOnly,
+    };
+}
+
+impl From<LdaOptions> for u8 {
+    fn from(o: LdaOptions) -> u8 {
+        pair_to_byte(
+            o.pooling == ScatterPooling::Priors,
+            o.centring == ProjectionCentring::SvdOnly,
+        )
+    }
+}
+
+impl TryFrom<u8> for LdaOptions {
+    type Error = String;
+    fn try_from(byte: u8) -> std::result::Result<Self, String> {
+        let (priors, svd_only) = byte_to_pair(byte, "LDA")?;
+        Ok(Self {
+            pooling: if priors {
+                ScatterPooling::Priors
+            } else {
+                ScatterPooling::DegreesOfFreedom
+            },
+            centring: if svd_only {
+                ProjectionCentring::SvdOnly
+            } else {
+                ProjectionCentring::Always
+            },
+        })
+    }
 }
 
 /// Shrinkage of the within-class covariance towards `(trace / d) I`.
@@ -69,8 +137,7 @@ pub struct LDA {
     priors: Option<Vec<f64>>,
     /// Singular values below this are treated as zero (`SVD` solver).
     tol: f64,
-    /// scikit-learn's conventions (the Python layer); see the module documentation.
-    sklearn: bool,
+    options: LdaOptions,
     fitted: Option<Fitted>,
 }
 
@@ -102,7 +169,7 @@ impl Default for LDA {
             shrinkage: None,
             priors: None,
             tol: 1e-4,
-            sklearn: false,
+            options: LdaOptions::ORIGINAL,
             fitted: None,
         }
     }
@@ -113,7 +180,7 @@ impl LDA {
     /// `min(n_classes - 1, n_features)` is refused at `fit` with `InvalidInput`).
     pub fn new(n_components: usize) -> Result<Self> {
         if n_components == 0 {
-            return Err(RustymlError::invalid_parameter(
+            return Err(Error::invalid_parameter(
                 "n_components",
                 "must be at least 1, got 0",
             ));
@@ -135,7 +202,7 @@ impl LDA {
     pub fn with_shrinkage(mut self, shrinkage: Shrinkage) -> Result<Self> {
         if let Shrinkage::Manual(alpha) = shrinkage {
             if !(alpha.is_finite() && (0.0..=1.0).contains(&alpha)) {
-                return Err(RustymlError::invalid_parameter(
+                return Err(Error::invalid_parameter(
                     "shrinkage",
                     format!("must be finite and in [0, 1], got {alpha}"),
                 ));
@@ -145,26 +212,31 @@ impl LDA {
         Ok(self)
     }
 
-    /// scikit-learn's defaults for the Python layer (`svd`, all components, empirical
-    /// priors, `tol = 1e-4`); parameters are checked at `fit`.
-    pub(crate) fn with_defaults() -> Self {
+    /// scikit-learn's `LinearDiscriminantAnalysis` defaults (its [`LdaOptions`], `svd`, all
+    /// components, empirical priors, `tol = 1e-4`); parameters are checked at `fit`.
+    pub fn with_defaults() -> Self {
         Self {
-            sklearn: true,
+            options: LdaOptions::SCIKIT_LEARN,
             ..Self::default()
         }
     }
 
-    pub(crate) fn with_n_components(mut self, n_components: Option<usize>) -> Self {
+    pub fn with_options(mut self, options: LdaOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    pub fn with_n_components(mut self, n_components: Option<usize>) -> Self {
         self.n_components = n_components;
         self
     }
 
-    pub(crate) fn with_priors(mut self, priors: Option<Vec<f64>>) -> Self {
+    pub fn with_priors(mut self, priors: Option<Vec<f64>>) -> Self {
         self.priors = priors;
         self
     }
 
-    pub(crate) fn with_tol(mut self, tol: f64) -> Self {
+    pub fn with_tol(mut self, tol: f64) -> Self {
         self.tol = tol;
         self
     }
@@ -182,6 +254,11 @@ impl LDA {
     #[inline]
     pub fn get_shrinkage(&self) -> Option<Shrinkage> {
         self.shrinkage
+    }
+
+    #[inline]
+    pub fn get_options(&self) -> LdaOptions {
+        self.options
     }
 
     /// The distinct training labels, sorted (original API fits).
@@ -208,9 +285,7 @@ impl LDA {
     }
 
     fn fitted(&self) -> Result<&Fitted> {
-        self.fitted
-            .as_ref()
-            .ok_or_else(|| RustymlError::not_fitted("LDA"))
+        self.fitted.as_ref().ok_or_else(|| Error::not_fitted("LDA"))
     }
 
     /// Sorted distinct training labels (`classes_`).
@@ -253,17 +328,17 @@ impl LDA {
         self.fitted.as_ref().map(|f| &f.intercept)
     }
 
-    /// The Python layer's parameter check (scikit-learn's messages), run at `fit`.
+    /// scikit-learn's parameter check (its messages), run by [`fit_labels`](Self::fit_labels).
     pub(crate) fn check_params(&self) -> Result<()> {
         if !(self.tol.is_finite() && self.tol >= 0.0) {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "tol must be a finite number >= 0, got {}",
                 self.tol
             )));
         }
         if let Some(p) = &self.priors {
             if p.iter().any(|v| !(v.is_finite() && *v >= 0.0)) || p.iter().sum::<f64>() <= 0.0 {
-                return Err(RustymlError::invalid(
+                return Err(Error::invalid_input(
                     "priors must be finite, non-negative and not all zero",
                 ));
             }
@@ -288,19 +363,19 @@ impl LDA {
         let x = x.view();
         require_data(&x, "x")?;
         if y.len() != x.nrows() {
-            return Err(RustymlError::dimension_mismatch(x.nrows(), y.len()));
+            return Err(Error::dimension_mismatch(x.nrows(), y.len()));
         }
         let mut counts = std::collections::BTreeMap::<i32, usize>::new();
         for &label in y.iter() {
             *counts.entry(label).or_default() += 1;
         }
         if counts.len() < 2 {
-            return Err(RustymlError::invalid_input(
+            return Err(Error::invalid_input(
                 "LDA needs at least 2 distinct classes",
             ));
         }
         if let Some((label, _)) = counts.iter().find(|(_, &c)| c < 2) {
-            return Err(RustymlError::invalid_input(format!(
+            return Err(Error::invalid_input(format!(
                 "class {label} has a single sample; every class needs at least 2"
             )));
         }
@@ -312,8 +387,8 @@ impl LDA {
         Ok(self)
     }
 
-    /// The Python layer's fit: any numeric labels, scikit-learn's checks and messages.
-    pub(crate) fn fit_labels(&mut self, x: ArrayView2<f64>, y: ArrayView1<f64>) -> Result<()> {
+    /// scikit-learn's fit: any numeric labels, its checks and messages.
+    pub fn fit_labels(&mut self, x: ArrayView2<f64>, y: ArrayView1<f64>) -> Result<()> {
         self.check_params()?;
         check_xy(&x, &y)?;
         self.fit_impl(x, y)
@@ -323,7 +398,7 @@ impl LDA {
         let (classes, index) = labels::encode(y, "LDA")?;
         let (n, d, k) = (x.nrows(), x.ncols(), classes.len());
         if n == k {
-            return Err(RustymlError::invalid(
+            return Err(Error::invalid_input(
                 "The number of samples must be more than the number of classes.",
             ));
         }
@@ -332,7 +407,7 @@ impl LDA {
             None => max_components,
             Some(c) if c <= max_components => c,
             Some(c) => {
-                return Err(RustymlError::invalid(format!(
+                return Err(Error::invalid_input(format!(
                     "n_components ({c}) cannot be larger than min(n_features, n_classes - 1) = {max_components}"
                 )))
             }
@@ -341,7 +416,7 @@ impl LDA {
         let priors = match &self.priors {
             None => Array1::from_iter(counts.iter().map(|&c| c as f64 / n as f64)),
             Some(p) if p.len() != k => {
-                return Err(RustymlError::invalid(format!(
+                return Err(Error::invalid_input(format!(
                     "priors has {} entries, but y has {k} classes",
                     p.len()
                 )));
@@ -356,8 +431,10 @@ impl LDA {
             row /= c as f64;
         }
         let xbar = priors.dot(&means);
-        // The within-class scatter is pooled over n (scikit-learn) or n - k (the original).
-        let pool = if self.sklearn { n } else { n - k } as f64;
+        let pool = match self.options.pooling {
+            ScatterPooling::Priors => n,
+            ScatterPooling::DegreesOfFreedom => n - k,
+        } as f64;
         let shrink = match self.shrinkage {
             Some(Shrinkage::Manual(0.0)) => None,
             other => other,
@@ -371,7 +448,7 @@ impl LDA {
                     &index,
                     &means,
                     &priors,
-                    (!self.sklearn).then_some(pool),
+                    (self.options.pooling == ScatterPooling::DegreesOfFreedom).then_some(pool),
                     shrink,
                     max_components,
                 )?
@@ -439,7 +516,7 @@ impl LDA {
         let (sing, vt) = right_singular(xc)?;
         let rank = sing.iter().filter(|&&s| s > self.tol).count();
         if rank == 0 {
-            return Err(RustymlError::invalid(
+            return Err(Error::invalid_input(
                 "LDA: every feature is constant within each class",
             ));
         }
@@ -490,16 +567,12 @@ impl LDA {
     }
 
     fn check_width(&self, x: &ArrayView2<f64>, f: &Fitted) -> Result<()> {
-        if self.sklearn {
-            check_n_features(x, f.means.ncols(), "LDA")
-        } else {
-            require_data_width(x, f.means.ncols(), "x")
-        }
+        require_data_width(x, f.means.ncols(), "x")
     }
 
     /// scikit-learn's `decision_function`: `n x 1` for two classes (positive favours
     /// `classes[1]`), `n x n_classes` otherwise.
-    pub(crate) fn decision_scores(&self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
+    pub fn decision_scores(&self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
         let f = self.fitted()?;
         self.check_width(&x, f)?;
         Ok(crate::machine_learning::logistic_regression::scores(
@@ -518,7 +591,7 @@ impl LDA {
 
     /// scikit-learn's `predict_proba`: the logistic of the binary score, the softmax of the
     /// class scores otherwise.
-    pub(crate) fn class_probabilities(&self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
+    pub fn class_probabilities(&self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
         let mut z = self.decision_scores(x)?;
         if z.ncols() == 1 {
             elementwise::sigmoid_inplace(&mut z);
@@ -542,7 +615,7 @@ impl LDA {
     }
 
     /// scikit-learn's `predict` (labels as given to the Python layer's fit).
-    pub(crate) fn predict_labels(&self, x: ArrayView2<f64>) -> Result<Array1<f64>> {
+    pub fn predict_labels(&self, x: ArrayView2<f64>) -> Result<Array1<f64>> {
         let z = self.decision_scores(x)?;
         let classes = &self.fitted()?.classes;
         if z.ncols() == 1 {
@@ -561,8 +634,8 @@ impl LDA {
         let keep = f.max_components.min(f.scalings.ncols());
         let w = f.scalings.slice(s![.., ..keep]);
         let projected = matmul::dot_par(x, w, matmul::nested_parallelism())?;
-        // scikit-learn centres only the svd projection; the original centres every solver.
-        let centred = !self.sklearn || self.solver == DiscriminantSolver::SVD;
+        let centred = self.options.centring == ProjectionCentring::Always
+            || self.solver == DiscriminantSolver::SVD;
         Ok(if centred {
             // (x - xbar) W = x W - xbar W
             projected - &f.xbar.dot(&w)
@@ -587,7 +660,7 @@ impl LDA {
 
     /// Mean accuracy on `x` against `y` (the unit tests' check).
     #[cfg(test)]
-    pub(crate) fn score(&self, x: ArrayView2<f64>, y: ArrayView1<f64>) -> Result<f64> {
+    pub fn score(&self, x: ArrayView2<f64>, y: ArrayView1<f64>) -> Result<f64> {
         accuracy(self.predict_labels(x)?.view(), y)
     }
 
@@ -650,8 +723,8 @@ fn right_singular(a: Array2<f64>) -> Result<(Vec<f64>, Array2<f64>)> {
 
 /// The scatter of the data (or a decomposition of it) is not finite: values so large that
 /// their squares overflow f64.
-fn overflow() -> RustymlError {
-    RustymlError::invalid(
+fn overflow() -> Error {
+    Error::invalid_input(
         "LDA: X has values too large for float64: the class scatter overflows (non-finite \
          intermediate results); rescale X",
     )
@@ -743,7 +816,7 @@ fn solve_eigen(
     }
     // S_b v = λ S_w v  =>  (L⁻¹ S_b L⁻ᵀ) u = λ u,  v = L⁻ᵀ u  (so vᵀ S_w v = I).
     let chol = nalgebra::Cholesky::new(linalg::to_nalgebra(sw.view())).ok_or_else(|| {
-        RustymlError::computation(
+        Error::computation(
             "LDA eigen solver: the within-class covariance is singular (a feature is constant within classes \
              or features are collinear); use solver='svd'",
         )
@@ -1015,7 +1088,7 @@ mod tests {
             .with_solver(DiscriminantSolver::Eigen)
             .fit_labels(x4.view(), y.view())
             .unwrap_err();
-        assert!(matches!(err, RustymlError::Computation { .. }));
+        assert!(matches!(err, Error::Computation { .. }));
     }
 
     #[test]
@@ -1037,7 +1110,7 @@ mod tests {
         let (x, y) = data(5);
         assert!(matches!(
             LDA::with_defaults().transform(&x),
-            Err(RustymlError::NotFitted(_))
+            Err(Error::NotFitted(_))
         ));
         assert!(LDA::with_defaults()
             .with_n_components(Some(3))
@@ -1128,10 +1201,7 @@ mod tests {
 
     #[test]
     fn original_api_validates_and_uses_integer_labels() {
-        assert!(matches!(
-            LDA::new(0),
-            Err(RustymlError::InvalidParameter { .. })
-        ));
+        assert!(matches!(LDA::new(0), Err(Error::InvalidParameter { .. })));
         assert!(LDA::default()
             .with_shrinkage(Shrinkage::Manual(1.5))
             .is_err());
@@ -1140,11 +1210,11 @@ mod tests {
         let mut m = LDA::default();
         assert!(matches!(
             m.fit(&x, &array![1, 2]),
-            Err(RustymlError::DimensionMismatch { .. })
+            Err(Error::DimensionMismatch { .. })
         ));
         assert!(matches!(
             m.fit(&x, &array![1, 1, 1, 1, 1, 2]),
-            Err(RustymlError::InvalidInput(_))
+            Err(Error::InvalidInput(_))
         ));
         m.fit(&x, &y).unwrap();
         assert_eq!(m.get_classes().unwrap(), &array![-2, 4]);

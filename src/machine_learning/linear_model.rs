@@ -6,7 +6,7 @@ pub use super::logistic_regression;
 pub use linear_regression::{LeastSquaresSolver, LinearRegression};
 pub use logistic_regression::{generate_polynomial_features, LogisticRegression};
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::machine_learning::validation::require_data;
 use ndarray::{ArrayBase, ArrayView1, ArrayView2, Data, Ix1};
 
@@ -18,11 +18,11 @@ pub(crate) fn require_xy<S: Data<Elem = f64>>(
 ) -> Result<()> {
     require_data(x, "x")?;
     if y.len() != x.nrows() {
-        return Err(RustymlError::dimension_mismatch(x.nrows(), y.len()));
+        return Err(Error::dimension_mismatch(x.nrows(), y.len()));
     }
     let y: ArrayView1<f64> = y.view();
     if !y.iter().all(|v| v.is_finite()) {
-        return Err(RustymlError::non_finite("y"));
+        return Err(Error::non_finite("y"));
     }
     Ok(())
 }

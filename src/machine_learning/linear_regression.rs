@@ -13,7 +13,7 @@
 // The scikit-learn-style setters are the Python layer's entry points.
 #![cfg_attr(not(feature = "python"), allow(dead_code))]
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::machine_learning::linear_model::require_xy;
 use crate::machine_learning::validation::{require_data_width, require_nonzero, require_positive};
 use crate::math::{linalg, matmul, reduction};
@@ -64,7 +64,7 @@ pub(crate) fn check_regularization(reg: RegularizationType) -> Result<()> {
     if alpha.is_finite() && alpha >= 0.0 {
         Ok(())
     } else {
-        Err(RustymlError::invalid_parameter(
+        Err(Error::invalid_parameter(
             "regularization",
             format!("strength must be finite and >= 0, got {alpha}"),
         ))
@@ -161,7 +161,7 @@ impl LinearRegression {
         if let Some(reg) = self.regularization {
             let (RegularizationType::L1(alpha) | RegularizationType::L2(alpha)) = reg;
             if !(alpha.is_finite() && alpha >= 0.0) {
-                return Err(RustymlError::invalid(format!(
+                return Err(Error::invalid_input(format!(
                     "alpha must be a finite number >= 0, got {alpha}"
                 )));
             }
@@ -173,15 +173,15 @@ impl LinearRegression {
         } = self.solver
         {
             if !(learning_rate.is_finite() && learning_rate > 0.0) {
-                return Err(RustymlError::invalid(format!(
+                return Err(Error::invalid_input(format!(
                     "learning_rate must be a finite number > 0, got {learning_rate}"
                 )));
             }
             if max_iter == 0 {
-                return Err(RustymlError::invalid("max_iter must be at least 1"));
+                return Err(Error::invalid_input("max_iter must be at least 1"));
             }
             if !(tol.is_finite() && tol >= 0.0) {
-                return Err(RustymlError::invalid(format!(
+                return Err(Error::invalid_input(format!(
                     "tol must be a finite number >= 0, got {tol}"
                 )));
             }
@@ -237,7 +237,7 @@ impl LinearRegression {
     ) -> Result<(Array1<f64>, f64, usize)> {
         let (l2, l1) = self.strengths(x.nrows());
         if l1 > 0.0 || matches!(self.regularization, Some(RegularizationType::L1(_))) {
-            return Err(RustymlError::invalid_input(
+            return Err(Error::invalid_input(
                 "penalty='l1' (L1 regularization) has no closed form; use solver='gradient_descent' (LeastSquaresSolver::GradientDescent)",
             ));
         }
@@ -314,7 +314,7 @@ impl LinearRegression {
             b -= lr * grad_b;
             step = step.max((lr * grad_b).abs());
             if !step.is_finite() || !b.is_finite() {
-                return Err(RustymlError::non_finite(format!(
+                return Err(Error::non_finite(format!(
                     "gradient descent (it diverged at iteration {iter}; lower learning_rate, now {lr}, or scale the features)"
                 )));
             }
@@ -331,7 +331,7 @@ impl LinearRegression {
         let coef = self
             .coef
             .as_ref()
-            .ok_or_else(|| RustymlError::not_fitted("LinearRegression"))?;
+            .ok_or_else(|| Error::not_fitted("LinearRegression"))?;
         let x = x.view();
         require_data_width(&x, coef.len(), "x")?;
         let mut out = matmul::matvec(x, coef.view(), matmul::nested_parallelism())?;
@@ -361,7 +361,7 @@ impl LinearRegression {
     {
         let pred = self.predict(x)?;
         if pred.len() != y.len() {
-            return Err(RustymlError::dimension_mismatch(pred.len(), y.len()));
+            return Err(Error::dimension_mismatch(pred.len(), y.len()));
         }
         crate::metrics::checked::r2_score(y.view(), pred.view())
     }
@@ -476,24 +476,24 @@ mod tests {
         let mut m = LinearRegression::new(true);
         assert!(matches!(
             m.predict(&Array2::<f64>::zeros((1, 1))),
-            Err(RustymlError::NotFitted(_))
+            Err(Error::NotFitted(_))
         ));
         assert!(matches!(
             m.fit(&Array2::<f64>::zeros((0, 2)), &Array1::<f64>::zeros(0)),
-            Err(RustymlError::EmptyInput(_))
+            Err(Error::EmptyInput(_))
         ));
         assert!(matches!(
             m.fit(&array![[1.0], [f64::NAN]], &array![1.0, 2.0]),
-            Err(RustymlError::NonFinite(_))
+            Err(Error::NonFinite(_))
         ));
         assert!(matches!(
             m.fit(&array![[1.0], [2.0]], &array![1.0]),
-            Err(RustymlError::DimensionMismatch { .. })
+            Err(Error::DimensionMismatch { .. })
         ));
         for bad in [gd(0.0, 10, 1e-6), gd(0.1, 0, 1e-6), gd(0.1, 10, f64::NAN)] {
             assert!(matches!(
                 LinearRegression::new(true).with_solver(bad),
-                Err(RustymlError::InvalidParameter { .. })
+                Err(Error::InvalidParameter { .. })
             ));
         }
         assert!(LinearRegression::new(true)
@@ -504,14 +504,14 @@ mod tests {
             .unwrap();
         assert!(matches!(
             l1.fit(&array![[1.0], [2.0]], &array![1.0, 2.0]),
-            Err(RustymlError::InvalidInput(_))
+            Err(Error::InvalidInput(_))
         ));
         let mut diverge = LinearRegression::new(true)
             .with_solver(gd(10.0, 1000, 1e-6))
             .unwrap();
         assert!(matches!(
             diverge.fit(&array![[100.0], [200.0], [300.0]], &array![1.0, 2.0, 3.0]),
-            Err(RustymlError::NonFinite(_))
+            Err(Error::NonFinite(_))
         ));
     }
 

@@ -13,15 +13,12 @@
 //! [`optimize`]; each evaluation is two products through gemmkit and one fused squared-hinge
 //! pass ([`losses`]).
 
-// The scikit-learn-style setters are the Python layer's entry points.
-#![cfg_attr(not(feature = "python"), allow(dead_code))]
-
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::machine_learning::labels;
 use crate::machine_learning::linear_model::require_xy;
 use crate::machine_learning::linear_regression::check_regularization;
 use crate::machine_learning::logistic_regression::{accuracy, scores};
-use crate::machine_learning::validation::{check_n_features, check_xy, require_data_width};
+use crate::machine_learning::validation::{check_xy, require_data_width};
 use crate::machine_learning::Penalty;
 use crate::math::optimize::SecondOrder;
 use crate::math::{losses, matmul, optimize, reduction};
@@ -41,37 +38,53 @@ pub enum Loss {
     SquaredHinge,
 }
 
+/// How [`LinearSVC`] finds its weights; each solver has its own objective, settings and
+/// label contract. The original constructor ([`LinearSVC::new`]) picks `MinibatchSgd`,
+/// [`LinearSVC::with_defaults`] (scikit-learn's `LinearSVC`, the Python binding) `Liblinear`.
+///
+/// The variants stand where a `bool` stood in the saved format, in its order, so files and
+/// pickles written before load unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+pub enum LinearSvcSolver {
+    /// Minibatch (sub)gradient descent on `mean(loss) + (λ/2)|w|²` (or `+ λ|w|_1`) over
+    /// labels 0 and 1: `learning_rate`, `learning_rate_decay`, `loss`, `regularization`,
+    /// `random_state`; stops when an epoch moves no parameter by more than `tol`.
+    MinibatchSgd,
+    /// liblinear's primal squared-hinge objective with `C` and `penalty` (truncated Newton
+    /// for L2, OWL-QN for L1) over any labels, one-vs-rest beyond two classes; stops when the
+    /// largest (pseudo-)gradient entry of the scaled objective is at most `tol`.
+    Liblinear,
+}
+
 /// Rows per minibatch of the original API's stochastic solver.
 const BATCH: usize = 32;
 
-/// Linear SVM classifier.
+/// Linear SVM classifier, solved by one of two [`LinearSvcSolver`]s.
 ///
-/// The original API ([`new`](Self::new)): labels 0/1, minibatch (sub)gradient descent on
-/// `mean(loss) + (λ/2)|w|²` (or `+ λ|w|_1`), rows shuffled every epoch from
-/// `random_state` (or the global seed), step `learning_rate / (1 + decay * epoch)`, stopping
-/// when an epoch moves no parameter by more than `tol`. The Python layer
-/// ([`with_defaults`](Self::with_defaults)): scikit-learn's `LinearSVC` (liblinear's objective
-/// with `C`, squared hinge, one-vs-rest).
+/// The original API ([`new`](Self::new)): labels 0/1, minibatch (sub)gradient descent, rows
+/// shuffled every epoch from `random_state` (or the global seed), step
+/// `learning_rate / (1 + decay * epoch)`. scikit-learn's `LinearSVC`
+/// ([`with_defaults`](Self::with_defaults)): liblinear's objective with `C`, squared hinge,
+/// one-vs-rest.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LinearSVC {
-    /// `L2` (default) or `L1` (Python layer).
+    /// `L2` (default) or `L1` (`Liblinear`).
     pub(crate) penalty: Penalty,
-    /// Inverse regularisation strength (`> 0`, Python layer).
+    /// Inverse regularisation strength (`> 0`, `Liblinear`).
     pub(crate) c: f64,
     pub(crate) fit_intercept: bool,
     /// Value of the constant feature that carries the intercept (liblinear's `-B`).
     pub(crate) intercept_scaling: f64,
     pub(crate) max_iter: usize,
-    /// Python layer: stop when the largest entry of the scaled objective's (pseudo-)gradient
-    /// is at most this. Original API: the largest parameter move in an epoch.
+    /// `Liblinear`: stop when the largest entry of the scaled objective's (pseudo-)gradient
+    /// is at most this. `MinibatchSgd`: the largest parameter move in an epoch.
     pub(crate) tol: f64,
     learning_rate: f64,
     learning_rate_decay: f64,
     regularization: RegularizationType,
     loss: Loss,
     random_state: Option<u64>,
-    /// scikit-learn's conventions and solver (the Python layer).
-    sklearn: bool,
+    solver: LinearSvcSolver,
     fitted: Option<Fitted>,
 }
 
@@ -120,7 +133,7 @@ impl LinearSVC {
             regularization: penalty,
             loss: Loss::Hinge,
             random_state: None,
-            sklearn: false,
+            solver: LinearSvcSolver::MinibatchSgd,
             fitted: None,
         })
     }
@@ -133,7 +146,7 @@ impl LinearSVC {
     /// Step decay per epoch (negative or non-finite -> `InvalidParameter`).
     pub fn with_learning_rate_decay(mut self, decay: f64) -> Result<Self> {
         if !(decay.is_finite() && decay >= 0.0) {
-            return Err(RustymlError::invalid_parameter(
+            return Err(Error::invalid_parameter(
                 "learning_rate_decay",
                 format!("must be finite and >= 0, got {decay}"),
             ));
@@ -147,41 +160,46 @@ impl LinearSVC {
         self
     }
 
-    /// scikit-learn's defaults for the Python layer: L2, `C = 1`, intercept with scaling 1,
-    /// `max_iter = 1000`, `tol = 1e-4`; parameters are checked at `fit`.
-    pub(crate) fn with_defaults() -> Self {
+    /// scikit-learn's `LinearSVC` defaults: the `Liblinear` solver, L2, `C = 1`, intercept
+    /// with scaling 1, `max_iter = 1000`, `tol = 1e-4`; parameters are checked at `fit`.
+    pub fn with_defaults() -> Self {
         Self {
-            sklearn: true,
+            solver: LinearSvcSolver::Liblinear,
             ..Self::default()
         }
     }
 
-    pub(crate) fn with_penalty(mut self, penalty: Penalty) -> Self {
+    pub fn with_solver(mut self, solver: LinearSvcSolver) -> Self {
+        self.solver = solver;
+        self
+    }
+
+    pub fn with_penalty(mut self, penalty: Penalty) -> Self {
         self.penalty = penalty;
         self
     }
 
-    pub(crate) fn with_c(mut self, c: f64) -> Self {
+    pub fn with_c(mut self, c: f64) -> Self {
         self.c = c;
         self
     }
 
-    pub(crate) fn with_fit_intercept(mut self, fit_intercept: bool) -> Self {
+    pub fn with_fit_intercept(mut self, fit_intercept: bool) -> Self {
         self.fit_intercept = fit_intercept;
         self
     }
 
-    pub(crate) fn with_intercept_scaling(mut self, intercept_scaling: f64) -> Self {
+    pub fn with_intercept_scaling(mut self, intercept_scaling: f64) -> Self {
         self.intercept_scaling = intercept_scaling;
         self
     }
 
-    pub(crate) fn with_max_iter(mut self, max_iter: usize) -> Self {
+    pub fn with_max_iter(mut self, max_iter: usize) -> Self {
         self.max_iter = max_iter;
         self
     }
 
-    pub(crate) fn with_tol(mut self, tol: f64) -> Self {
+    pub fn with_tol(mut self, tol: f64) -> Self {
         self.tol = tol;
         self
     }
@@ -241,6 +259,11 @@ impl LinearSVC {
         self.random_state
     }
 
+    #[inline]
+    pub fn get_solver(&self) -> LinearSvcSolver {
+        self.solver
+    }
+
     /// Sorted distinct training labels (`classes_`).
     pub fn classes(&self) -> Option<&Array1<f64>> {
         self.fitted.as_ref().map(|f| &f.classes)
@@ -267,32 +290,32 @@ impl LinearSVC {
         self.fitted.as_ref().map(|f| f.converged)
     }
 
-    /// The Python layer's parameter check (scikit-learn's messages), run at `fit`.
+    /// The `Liblinear` solver's parameter check (scikit-learn's messages), run at `fit`.
     pub(crate) fn check_params(&self) -> Result<()> {
         if !(self.c.is_finite() && self.c > 0.0) {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "C must be a finite number > 0, got {}",
                 self.c
             )));
         }
         if self.penalty == Penalty::None {
-            return Err(RustymlError::invalid(
+            return Err(Error::invalid_input(
                 "LinearSVC penalty must be 'l1' or 'l2'",
             ));
         }
         if self.fit_intercept
             && !(self.intercept_scaling.is_finite() && self.intercept_scaling > 0.0)
         {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "intercept_scaling must be a finite number > 0, got {}",
                 self.intercept_scaling
             )));
         }
         if self.max_iter == 0 {
-            return Err(RustymlError::invalid("max_iter must be at least 1"));
+            return Err(Error::invalid_input("max_iter must be at least 1"));
         }
         if !(self.tol.is_finite() && self.tol >= 0.0) {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "tol must be a finite number >= 0, got {}",
                 self.tol
             )));
@@ -302,9 +325,10 @@ impl LinearSVC {
 
     /// Fit to `x` (`n_samples x n_features`) and labels `y`.
     ///
-    /// Original API: labels 0 or 1 (`InvalidInput` otherwise), empty -> `EmptyInput`,
+    /// `MinibatchSgd`: labels 0 or 1 (`InvalidInput` otherwise), empty -> `EmptyInput`,
     /// NaN/inf -> `NonFinite`, length mismatch -> `DimensionMismatch`, exploding weights ->
-    /// `NonFinite`. Python layer: any labels, at least two distinct (one-vs-rest beyond two).
+    /// `NonFinite`. `Liblinear`: any labels, at least two distinct (one-vs-rest beyond two),
+    /// scikit-learn's checks and messages.
     pub fn fit<S1, S2>(
         &mut self,
         x: &ArrayBase<S1, Ix2>,
@@ -315,10 +339,10 @@ impl LinearSVC {
         S2: Data<Elem = f64>,
     {
         let (x, y) = (x.view(), y.view());
-        if !self.sklearn {
+        if self.solver == LinearSvcSolver::MinibatchSgd {
             require_xy(&x, &y)?;
             if let Some(bad) = y.iter().find(|&&v| v != 0.0 && v != 1.0) {
-                return Err(RustymlError::invalid_input(format!(
+                return Err(Error::invalid_input(format!(
                     "labels must be 0 or 1, found {bad}"
                 )));
             }
@@ -421,7 +445,7 @@ impl LinearSVC {
                     b -= step;
                 }
                 if !(b.is_finite() && w.iter().all(|v| v.is_finite())) {
-                    return Err(RustymlError::non_finite(format!(
+                    return Err(Error::non_finite(format!(
                         "LinearSVC weights (they exploded at epoch {epoch}; lower the learning rate)"
                     )));
                 }
@@ -484,22 +508,14 @@ impl LinearSVC {
     fn fitted(&self) -> Result<&Fitted> {
         self.fitted
             .as_ref()
-            .ok_or_else(|| RustymlError::not_fitted("LinearSVC"))
-    }
-
-    fn check_width(&self, x: &ArrayView2<f64>, f: &Fitted) -> Result<()> {
-        if self.sklearn {
-            check_n_features(x, f.coef.ncols(), "LinearSVC")
-        } else {
-            require_data_width(x, f.coef.ncols(), "x")
-        }
+            .ok_or_else(|| Error::not_fitted("LinearSVC"))
     }
 
     /// Signed distances to the hyperplanes (scikit-learn's `decision_function`): `n x 1` for
     /// two classes (positive favours `classes[1]`), `n x n_classes` otherwise.
-    pub(crate) fn decision_scores(&self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
+    pub fn decision_scores(&self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
         let f = self.fitted()?;
-        self.check_width(&x, f)?;
+        require_data_width(&x, f.coef.ncols(), "x")?;
         Ok(scores(x, f.coef.view(), f.intercept.view()))
     }
 
@@ -738,7 +754,7 @@ mod tests {
         let y = array![0.0, 1.0];
         assert!(matches!(
             LinearSVC::with_defaults().predict(&x),
-            Err(RustymlError::NotFitted(_))
+            Err(Error::NotFitted(_))
         ));
         assert!(LinearSVC::with_defaults().with_c(-1.0).fit(&x, &y).is_err());
         assert!(LinearSVC::with_defaults()
@@ -793,18 +809,18 @@ mod tests {
         assert_eq!(a.predict(&x).unwrap(), y);
         assert!(matches!(
             LinearSVC::new(0, 0.01, RegularizationType::L2(1.0), true, 1e-4),
-            Err(RustymlError::InvalidParameter { .. })
+            Err(Error::InvalidParameter { .. })
         ));
         let mut huge = LinearSVC::new(50, f64::MAX, RegularizationType::L2(1.0), true, 1e-6)
             .unwrap()
             .with_random_state(0);
         assert!(matches!(
             huge.fit(&(&x * 1e8), &y),
-            Err(RustymlError::NonFinite(_))
+            Err(Error::NonFinite(_))
         ));
         assert!(matches!(
             a.predict(&Array2::<f64>::zeros((1, 3))),
-            Err(RustymlError::DimensionMismatch {
+            Err(Error::DimensionMismatch {
                 expected: 2,
                 found: 3
             })

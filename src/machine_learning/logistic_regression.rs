@@ -13,15 +13,13 @@
 //! `learning_rate` is available too. Each objective evaluation is two products through
 //! gemmkit and one fused loss/gradient pass ([`losses`], gate `exp_reduce`).
 
-// The scikit-learn-style setters are the Python layer's entry points.
-#![cfg_attr(not(feature = "python"), allow(dead_code))]
-
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::machine_learning::labels;
 use crate::machine_learning::linear_model::require_xy;
 use crate::machine_learning::linear_regression::check_regularization;
+use crate::machine_learning::options::{byte_to_pair, pair_to_byte, ClassLabels};
 use crate::machine_learning::validation::{
-    check_n_features, check_xy, require_data_width, require_nonzero, require_positive,
+    check_xy, require_data_width, require_nonzero, require_positive,
 };
 use crate::math::{elementwise, losses, matmul, optimize};
 use crate::persistence::Persist;
@@ -49,27 +47,86 @@ pub enum LogisticSolver {
     GradientDescent,
 }
 
+/// The class a binary score of exactly 0 (a probability of one half) predicts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ZeroScoreClass {
+    /// The second class: a probability of at least 0.5 predicts 1 (the original API).
+    Positive,
+    /// The first class: only a positive score predicts `classes[1]` (scikit-learn).
+    Negative,
+}
+
+/// The options that tell the original API's logistic regression from scikit-learn's; saved
+/// as one byte (see [`crate::machine_learning::options`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "u8", try_from = "u8")]
+pub struct LogisticOptions {
+    pub labels: ClassLabels,
+    pub zero_score: ZeroScoreClass,
+}
+
+impl LogisticOptions {
+    /// The original API's: labels 0/1, a score of 0 predicts 1.
+    pub const ORIGINAL: Self = Self {
+        labels: ClassLabels::ZeroOne,
+        zero_score: ZeroScoreClass::Positive,
+    };
+    /// scikit-learn's: any labels, a score of 0 predicts the first class.
+    pub const SCIKIT_LEARN: Self = Self {
+        labels: ClassLabels::Observed,
+        zero_score: ZeroScoreClass::Negative,
+    };
+}
+
+impl From<LogisticOptions> for u8 {
+    fn from(o: LogisticOptions) -> u8 {
+        pair_to_byte(
+            o.labels == ClassLabels::Observed,
+            o.zero_score == ZeroScoreClass::Negative,
+        )
+    }
+}
+
+impl TryFrom<u8> for LogisticOptions {
+    type Error = String;
+    fn try_from(byte: u8) -> std::result::Result<Self, String> {
+        let (observed, negative) = byte_to_pair(byte, "LogisticRegression")?;
+        Ok(Self {
+            labels: if observed {
+                ClassLabels::Observed
+            } else {
+                ClassLabels::ZeroOne
+            },
+            zero_score: if negative {
+                ZeroScoreClass::Negative
+            } else {
+                ZeroScoreClass::Positive
+            },
+        })
+    }
+}
+
 /// Logistic regression classifier.
 ///
 /// The original API ([`new`](Self::new)): labels 0/1, gradient descent, penalty
 /// `RegularizationType` per sample (`mean(loss) + (alpha/2)|w|^2` or `+ alpha |w|_1`).
-/// The Python layer ([`with_defaults`](Self::with_defaults)): any labels (multinomial for
-/// more than two), scikit-learn's `penalty` and `C` (strength `1 / (C n)` per sample), L-BFGS.
+/// scikit-learn's ([`with_defaults`](Self::with_defaults)): any labels (multinomial for more
+/// than two), its `penalty` and `C` (strength `1 / (C n)` per sample), L-BFGS. The two
+/// penalties add; each door sets one.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LogisticRegression {
     pub(crate) fit_intercept: bool,
     pub(crate) penalty: Penalty,
-    /// Inverse regularisation strength (`> 0`) of `penalty` (Python layer).
+    /// Inverse regularisation strength (`> 0`) of `penalty`.
     pub(crate) c: f64,
     pub(crate) max_iter: usize,
     pub(crate) tol: f64,
     pub(crate) solver: LogisticSolver,
     /// Step of the gradient-descent solver.
     pub(crate) learning_rate: f64,
-    /// The original API's penalty (used when `sklearn` is false).
+    /// The original API's per-sample penalty, added to `penalty`'s.
     regularization: Option<RegularizationType>,
-    /// scikit-learn conventions (Python layer): `penalty`/`c`, any labels, `z > 0` threshold.
-    sklearn: bool,
+    options: LogisticOptions,
     fitted: Option<Fitted>,
 }
 
@@ -114,7 +171,7 @@ impl LogisticRegression {
             solver: LogisticSolver::GradientDescent,
             learning_rate,
             regularization: None,
-            sklearn: false,
+            options: LogisticOptions::ORIGINAL,
             fitted: None,
         })
     }
@@ -126,9 +183,9 @@ impl LogisticRegression {
         Ok(self)
     }
 
-    /// scikit-learn's defaults for the Python layer: intercept, L2 with `C = 1`, L-BFGS,
-    /// `max_iter = 100`, `tol = 1e-4`; parameters are checked at `fit`.
-    pub(crate) fn with_defaults() -> Self {
+    /// scikit-learn's `LogisticRegression` defaults (its [`LogisticOptions`]): intercept, L2
+    /// with `C = 1`, L-BFGS, `max_iter = 100`, `tol = 1e-4`; parameters are checked at `fit`.
+    pub fn with_defaults() -> Self {
         Self {
             fit_intercept: true,
             penalty: Penalty::L2,
@@ -138,39 +195,44 @@ impl LogisticRegression {
             solver: LogisticSolver::Lbfgs,
             learning_rate: 0.1,
             regularization: None,
-            sklearn: true,
+            options: LogisticOptions::SCIKIT_LEARN,
             fitted: None,
         }
     }
 
-    pub(crate) fn with_fit_intercept(mut self, fit_intercept: bool) -> Self {
+    pub fn with_options(mut self, options: LogisticOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    pub fn with_fit_intercept(mut self, fit_intercept: bool) -> Self {
         self.fit_intercept = fit_intercept;
         self
     }
 
     /// Penalty and its inverse strength `C`.
-    pub(crate) fn with_penalty(mut self, penalty: Penalty, c: f64) -> Self {
+    pub fn with_penalty(mut self, penalty: Penalty, c: f64) -> Self {
         self.penalty = penalty;
         self.c = c;
         self
     }
 
-    pub(crate) fn with_solver(mut self, solver: LogisticSolver) -> Self {
+    pub fn with_solver(mut self, solver: LogisticSolver) -> Self {
         self.solver = solver;
         self
     }
 
-    pub(crate) fn with_max_iter(mut self, max_iter: usize) -> Self {
+    pub fn with_max_iter(mut self, max_iter: usize) -> Self {
         self.max_iter = max_iter;
         self
     }
 
-    pub(crate) fn with_tol(mut self, tol: f64) -> Self {
+    pub fn with_tol(mut self, tol: f64) -> Self {
         self.tol = tol;
         self
     }
 
-    pub(crate) fn with_learning_rate(mut self, learning_rate: f64) -> Self {
+    pub fn with_learning_rate(mut self, learning_rate: f64) -> Self {
         self.learning_rate = learning_rate;
         self
     }
@@ -198,6 +260,11 @@ impl LogisticRegression {
     #[inline]
     pub fn get_regularization_type(&self) -> Option<RegularizationType> {
         self.regularization
+    }
+
+    #[inline]
+    pub fn get_options(&self) -> LogisticOptions {
+        self.options
     }
 
     #[inline]
@@ -238,19 +305,19 @@ impl LogisticRegression {
         self.fitted.as_ref().map(|f| f.converged)
     }
 
-    /// The Python layer's parameter check (scikit-learn's messages), run at `fit`.
+    /// scikit-learn's parameter check (its messages), run at `fit` with observed labels.
     pub(crate) fn check_params(&self) -> Result<()> {
         if self.penalty != Penalty::None && !(self.c.is_finite() && self.c > 0.0) {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "C must be a finite number > 0, got {}",
                 self.c
             )));
         }
         if self.max_iter == 0 {
-            return Err(RustymlError::invalid("max_iter must be at least 1"));
+            return Err(Error::invalid_input("max_iter must be at least 1"));
         }
         if !(self.tol.is_finite() && self.tol >= 0.0) {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "tol must be a finite number >= 0, got {}",
                 self.tol
             )));
@@ -258,7 +325,7 @@ impl LogisticRegression {
         if self.solver == LogisticSolver::GradientDescent
             && !(self.learning_rate.is_finite() && self.learning_rate > 0.0)
         {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "learning_rate must be a finite number > 0, got {}",
                 self.learning_rate
             )));
@@ -266,29 +333,29 @@ impl LogisticRegression {
         Ok(())
     }
 
-    /// Per-sample (L2, L1) strengths next to the mean loss.
+    /// Per-sample (L2, L1) strengths next to the mean loss: `penalty`'s `1 / (C n)` plus the
+    /// original's `regularization` (each door leaves the other's at none, and a sum with
+    /// zero is exact).
     fn strengths(&self, n: usize) -> (f64, f64) {
-        if self.sklearn {
-            let s = 1.0 / (self.c * n as f64);
-            match self.penalty {
-                Penalty::L2 => (s, 0.0),
-                Penalty::L1 => (0.0, s),
-                Penalty::None => (0.0, 0.0),
-            }
-        } else {
-            match self.regularization {
-                Some(RegularizationType::L2(a)) => (a, 0.0),
-                Some(RegularizationType::L1(a)) => (0.0, a),
-                None => (0.0, 0.0),
-            }
+        let s = 1.0 / (self.c * n as f64);
+        let (l2, l1) = match self.penalty {
+            Penalty::L2 => (s, 0.0),
+            Penalty::L1 => (0.0, s),
+            Penalty::None => (0.0, 0.0),
+        };
+        match self.regularization {
+            Some(RegularizationType::L2(a)) => (l2 + a, l1),
+            Some(RegularizationType::L1(a)) => (l2, l1 + a),
+            None => (l2, l1),
         }
     }
 
     /// Fit to `x` (`n_samples x n_features`) and labels `y`.
     ///
-    /// Original API: labels must be 0 or 1 (`InvalidInput` otherwise); empty `x` ->
-    /// `EmptyInput`; NaN/inf -> `NonFinite`; length mismatch -> `DimensionMismatch`; a
-    /// diverging descent -> `NonFinite`. Python layer: any labels, at least two distinct.
+    /// [`ClassLabels::ZeroOne`]: labels must be 0 or 1 (`InvalidInput` otherwise); empty `x`
+    /// -> `EmptyInput`; NaN/inf -> `NonFinite`; length mismatch -> `DimensionMismatch`; a
+    /// diverging descent -> `NonFinite`. [`ClassLabels::Observed`]: any labels, at least two
+    /// distinct, scikit-learn's checks and messages.
     pub fn fit<S1, S2>(
         &mut self,
         x: &ArrayBase<S1, Ix2>,
@@ -299,14 +366,14 @@ impl LogisticRegression {
         S2: Data<Elem = f64>,
     {
         let (x, y) = (x.view(), y.view());
-        let (classes, index) = if self.sklearn {
+        let (classes, index) = if self.options.labels == ClassLabels::Observed {
             self.check_params()?;
             check_xy(&x, &y)?;
             labels::encode(y, "LogisticRegression")?
         } else {
             require_xy(&x, &y)?;
             if let Some(bad) = y.iter().find(|&&v| v != 0.0 && v != 1.0) {
-                return Err(RustymlError::invalid_input(format!(
+                return Err(Error::invalid_input(format!(
                     "labels must be 0 or 1, found {bad}"
                 )));
             }
@@ -406,7 +473,7 @@ impl LogisticRegression {
                     *t = next;
                 });
             if !step.is_finite() {
-                return Err(RustymlError::non_finite(format!(
+                return Err(Error::non_finite(format!(
                     "gradient descent (it diverged at iteration {iter}; lower learning_rate, now {lr}, or scale the features)"
                 )));
             }
@@ -420,7 +487,7 @@ impl LogisticRegression {
     fn fitted(&self) -> Result<&Fitted> {
         self.fitted
             .as_ref()
-            .ok_or_else(|| RustymlError::not_fitted("LogisticRegression"))
+            .ok_or_else(|| Error::not_fitted("LogisticRegression"))
     }
 
     /// Class scores `x · coefᵀ + intercept` (`decision_function`): `n x 1` for two classes
@@ -431,15 +498,11 @@ impl LogisticRegression {
     ) -> Result<Array2<f64>> {
         let f = self.fitted()?;
         let x = x.view();
-        if self.sklearn {
-            check_n_features(&x, f.coef.ncols(), "LogisticRegression")?;
-        } else {
-            require_data_width(&x, f.coef.ncols(), "x")?;
-        }
+        require_data_width(&x, f.coef.ncols(), "x")?;
         let out = scores(x, f.coef.view(), f.intercept.view());
         // finite X and coefficients can still have a product beyond f64 (huge features)
         if !out.iter().all(|v| v.is_finite()) {
-            return Err(RustymlError::invalid(
+            return Err(Error::invalid_input(
                 "the decision values overflow float64 on this X (features too large for the \
                  fitted coefficients): rescale the features",
             ));
@@ -482,10 +545,9 @@ impl LogisticRegression {
         let z = self.decision_function(x)?;
         let classes = &self.fitted()?.classes;
         if z.ncols() == 1 {
-            // scikit-learn picks classes[1] only for a strictly positive score.
-            let sk = self.sklearn;
+            let zero_is_positive = self.options.zero_score == ZeroScoreClass::Positive;
             Ok(z.column(0).mapv(|v| {
-                if v > 0.0 || (!sk && v == 0.0) {
+                if v > 0.0 || (zero_is_positive && v == 0.0) {
                     classes[1]
                 } else {
                     classes[0]
@@ -567,7 +629,7 @@ where
 /// Fraction of equal labels (shared by the classifiers' `score`).
 pub(crate) fn accuracy(pred: ArrayView1<f64>, y: ArrayView1<f64>) -> Result<f64> {
     if pred.len() != y.len() {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "X and y have inconsistent numbers of samples: {} and {}",
             pred.len(),
             y.len()
@@ -839,7 +901,7 @@ mod tests {
         let mut m = LogisticRegression::with_defaults();
         assert!(matches!(
             m.predict(&array![[1.0]]),
-            Err(RustymlError::NotFitted(_))
+            Err(Error::NotFitted(_))
         ));
         assert!(m
             .fit(&Array2::<f64>::zeros((0, 2)), &Array1::<f64>::zeros(0))
@@ -886,7 +948,7 @@ mod tests {
     fn original_api_contract() {
         assert!(matches!(
             LogisticRegression::new(true, 0.0, 10, 1e-4),
-            Err(RustymlError::InvalidParameter { .. })
+            Err(Error::InvalidParameter { .. })
         ));
         assert!(LogisticRegression::new(true, 0.1, 0, 1e-4).is_err());
         assert!(LogisticRegression::new(true, 0.1, 10, 0.0).is_err());
@@ -894,7 +956,7 @@ mod tests {
         let mut m = LogisticRegression::new(true, 0.5, 2000, 1e-9).unwrap();
         assert!(matches!(
             m.fit(&x, &array![0.0, 2.0, 1.0, 1.0]),
-            Err(RustymlError::InvalidInput(_))
+            Err(Error::InvalidInput(_))
         ));
         m.fit(&x, &array![0.0, 0.0, 1.0, 1.0]).unwrap();
         let w = m.get_weights().unwrap();
@@ -909,7 +971,7 @@ mod tests {
         let mut huge = LogisticRegression::new(true, f64::MAX, 10, 1e-9).unwrap();
         assert!(matches!(
             huge.fit(&(&x * 1e9), &array![0.0, 0.0, 1.0, 1.0]),
-            Err(RustymlError::NonFinite(_))
+            Err(Error::NonFinite(_))
         ));
     }
 

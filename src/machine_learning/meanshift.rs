@@ -15,7 +15,7 @@
 //! on the path taken. The bandwidth estimate takes its neighbours from the crate's k-nearest
 //! engine ([`crate::math::k_nearest`]).
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::machine_learning::validation::{
     check_features, check_n_features, require_data, require_data_width, require_nonzero,
     require_positive,
@@ -131,20 +131,20 @@ impl MeanShift {
     fn check_params(&self, x: &ArrayView2<f64>) -> Result<()> {
         if let Some(bw) = self.bandwidth {
             if !(bw.is_finite() && bw > 0.0) {
-                return Err(RustymlError::invalid(format!(
+                return Err(Error::invalid_input(format!(
                     "bandwidth must be a finite number > 0, got {bw}"
                 )));
             }
         }
         if self.min_bin_freq == 0 {
-            return Err(RustymlError::invalid(
+            return Err(Error::invalid_input(
                 "min_bin_freq must be at least 1, got 0",
             ));
         }
         check_features(x, "X")?;
         if let Some(seeds) = &self.seeds {
             if seeds.ncols() != x.ncols() {
-                return Err(RustymlError::invalid(format!(
+                return Err(Error::invalid_input(format!(
                     "seeds have {} features, X has {}",
                     seeds.ncols(),
                     x.ncols()
@@ -182,7 +182,7 @@ impl MeanShift {
             }
         }
         if order.is_empty() {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "No point was within bandwidth={bandwidth} of any seed. Try a different seeding strategy or increase the bandwidth."
             )));
         }
@@ -230,7 +230,7 @@ impl MeanShift {
         let centers = self
             .centers
             .as_ref()
-            .ok_or_else(|| RustymlError::not_fitted("MeanShift"))?;
+            .ok_or_else(|| Error::not_fitted("MeanShift"))?;
         let x = x.view();
         check_n_features(&x, centers.ncols(), "MeanShift")?;
         let (nearest, _) = distance::nearest_rows(x, centers.view())?;
@@ -313,10 +313,7 @@ impl MeanShift {
     /// Closest center of each row; without `cluster_all`, rows farther than `bandwidth` from
     /// every center get `-1` (as the training labels do).
     pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<isize>> {
-        let centers = self
-            .centers
-            .as_ref()
-            .ok_or(RustymlError::NotFitted("MeanShift"))?;
+        let centers = self.centers.as_ref().ok_or(Error::NotFitted("MeanShift"))?;
         let x = x.view();
         require_data_width(&x, centers.ncols(), "MeanShift input")?;
         let (nearest, _) = distance::nearest_rows(x, centers.view())?;
@@ -381,7 +378,7 @@ pub fn estimate_bandwidth<S: Data<Elem = f64>>(
 ) -> Result<f64> {
     let quantile = quantile.unwrap_or(0.3);
     if !(quantile > 0.0 && quantile < 1.0) {
-        return Err(RustymlError::invalid_parameter(
+        return Err(Error::invalid_parameter(
             "quantile",
             format!("must lie strictly between 0 and 1, got {quantile}"),
         ));
@@ -640,7 +637,7 @@ pub fn estimate_bandwidth_all<S: Data<Elem = f64>>(
 ) -> Result<f64> {
     let x = x.view();
     if !(0.0..=1.0).contains(&quantile) {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "quantile must be in [0, 1], got {quantile}"
         )));
     }
@@ -781,7 +778,7 @@ mod tests {
         let x = two_groups();
         assert!(matches!(
             MeanShift::builder(Some(1.0)).predict(&x),
-            Err(RustymlError::NotFitted(_))
+            Err(Error::NotFitted(_))
         ));
         assert!(MeanShift::builder(Some(0.0)).fit(&x).is_err());
         assert!(MeanShift::builder(Some(-1.0)).fit(&x).is_err());
@@ -836,7 +833,7 @@ mod tests {
         assert!(all.get_cluster_all());
         assert!(matches!(
             MeanShift::new(1.0).unwrap().with_tolerance(0.0),
-            Err(RustymlError::InvalidParameter { .. })
+            Err(Error::InvalidParameter { .. })
         ));
     }
 
@@ -851,12 +848,12 @@ mod tests {
         for q in [0.0, 1.0] {
             assert!(matches!(
                 estimate_bandwidth(&x, Some(q), None, None),
-                Err(RustymlError::InvalidParameter { .. })
+                Err(Error::InvalidParameter { .. })
             ));
         }
         assert!(matches!(
             estimate_bandwidth(&x, None, Some(0), None),
-            Err(RustymlError::InvalidParameter { .. })
+            Err(Error::InvalidParameter { .. })
         ));
     }
 }

@@ -14,6 +14,7 @@ pub mod linear_regression;
 pub mod linear_svc;
 pub mod logistic_regression;
 pub mod meanshift;
+pub mod options;
 pub mod pca;
 pub mod svc;
 pub mod tree;
@@ -32,13 +33,16 @@ pub use isolation_forest::{Contamination, IsolationForest, MaxSamples};
 pub use kernel_pca::KernelPCA;
 pub use kmeans::{KMeans, KMeansInit, NInit};
 pub use knn::{Weights, KNN};
-pub use lda::LDA;
+pub use lda::{LdaOptions, ProjectionCentring, ScatterPooling, LDA};
 pub use linear_regression::LinearRegression;
-pub use linear_svc::LinearSVC;
-pub use logistic_regression::{LogisticRegression, LogisticSolver, Penalty};
+pub use linear_svc::{LinearSVC, LinearSvcSolver};
+pub use logistic_regression::{
+    LogisticOptions, LogisticRegression, LogisticSolver, Penalty, ZeroScoreClass,
+};
 pub use meanshift::{estimate_bandwidth, MeanShift};
+pub use options::ClassLabels;
 pub use pca::{NComponents, PCA};
-pub use svc::{DecisionShape, SVC};
+pub use svc::{DecisionShape, IterationCap, SvcOptions, SVC};
 pub use tsne::{LearningRate, TsneInit, TsneMethod, TSNE};
 pub use types::{Gamma, KernelType, RegularizationType};
 pub mod discriminant_analysis;

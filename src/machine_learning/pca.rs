@@ -13,7 +13,7 @@
 //! Signs follow scikit-learn's `svd_flip(u_based_decision=False)`: in every component the entry
 //! of largest absolute value (the first one on ties) is positive.
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::machine_learning::validation::{
     check_features, check_n_features, require_data, require_data_width, require_nonzero,
 };
@@ -142,12 +142,12 @@ impl PCA {
         let limit = n.min(d);
         match self.n_components {
             NComponents::All => Ok(()),
-            NComponents::Count(k) if k == 0 || k > limit => Err(RustymlError::invalid(format!(
+            NComponents::Count(k) if k == 0 || k > limit => Err(Error::invalid_input(format!(
                 "n_components={k} must be between 1 and min(n_samples, n_features)={limit}"
             ))),
             NComponents::Count(_) => Ok(()),
             NComponents::VarianceRatio(r) if !(r > 0.0 && r < 1.0) => {
-                Err(RustymlError::invalid(format!(
+                Err(Error::invalid_input(format!(
                 "n_components as a variance fraction must lie strictly between 0 and 1, got {r}"
             )))
             }
@@ -179,7 +179,7 @@ impl PCA {
         let (n, d) = x.dim();
         self.check_params(n, d)?;
         if n < 2 {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "PCA needs at least 2 samples to estimate a variance, got n_samples = {n}"
             )));
         }
@@ -237,9 +237,7 @@ impl PCA {
     }
 
     fn state(&self) -> Result<&Fitted> {
-        self.fitted
-            .as_ref()
-            .ok_or_else(|| RustymlError::not_fitted("PCA"))
+        self.fitted.as_ref().ok_or_else(|| Error::not_fitted("PCA"))
     }
 
     fn apply_whitening(&self, out: &mut Array2<f64>) {
@@ -453,13 +451,13 @@ impl PCA {
         require_data(x, "PCA data")?;
         let (n, d) = x.dim();
         if n < 2 {
-            return Err(RustymlError::invalid_input(format!(
+            return Err(Error::invalid_input(format!(
                 "PCA needs at least 2 samples, got {n}"
             )));
         }
         if let NComponents::Count(k) = self.n_components {
             if k > n.min(d) {
-                return Err(RustymlError::invalid_parameter(
+                return Err(Error::invalid_parameter(
                     "n_components",
                     format!("{k} exceeds min(n_samples, n_features) = {}", n.min(d)),
                 ));
@@ -720,7 +718,7 @@ mod tests {
         let x = data(10);
         assert!(matches!(
             PCA::builder(NComponents::All).transform(&x),
-            Err(RustymlError::NotFitted(_))
+            Err(Error::NotFitted(_))
         ));
         assert!(PCA::builder(NComponents::All)
             .fit(&Array2::<f64>::zeros((0, 3)))
@@ -760,21 +758,18 @@ mod tests {
     #[test]
     fn original_api_error_kinds() {
         let x = array![[1.0, 2.0], [2.0, 4.0], [3.0, 6.5]];
-        assert!(matches!(
-            PCA::new(0),
-            Err(RustymlError::InvalidParameter { .. })
-        ));
+        assert!(matches!(PCA::new(0), Err(Error::InvalidParameter { .. })));
         assert!(matches!(
             PCA::new(3).unwrap().fit(&x),
-            Err(RustymlError::InvalidParameter { .. })
+            Err(Error::InvalidParameter { .. })
         ));
         assert!(matches!(
             PCA::new(1).unwrap().fit(&array![[1.0, 2.0]]),
-            Err(RustymlError::InvalidInput(_))
+            Err(Error::InvalidInput(_))
         ));
         assert!(matches!(
             PCA::new(1).unwrap().transform(&x),
-            Err(RustymlError::NotFitted(_))
+            Err(Error::NotFitted(_))
         ));
         let mut pca = PCA::new(1)
             .unwrap()
@@ -783,14 +778,14 @@ mod tests {
         assert_eq!(pca.get_svd_solver(), SVDSolver::PowerIteration);
         assert!(matches!(
             pca.inverse_transform(&array![[1.0, 2.0]]),
-            Err(RustymlError::DimensionMismatch {
+            Err(Error::DimensionMismatch {
                 expected: 1,
                 found: 2
             })
         ));
         assert!(matches!(
             pca.transform(&array![[f64::NAN, 1.0]]),
-            Err(RustymlError::NonFinite(_))
+            Err(Error::NonFinite(_))
         ));
     }
 }

@@ -6,16 +6,14 @@
 //! shared kernel engine ([`crate::math::kernels`]): the whole Gram matrix of a pair when it
 //! fits in `cache_size` megabytes, otherwise rows computed on demand behind an LRU cache.
 
-// The scikit-learn-style setters are the Python layer's entry points.
-#![cfg_attr(not(feature = "python"), allow(dead_code))]
-
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::machine_learning::labels;
 use crate::machine_learning::linear_model::require_xy;
 use crate::machine_learning::logistic_regression::accuracy;
-use crate::machine_learning::types::{Gamma as TypesGamma, KernelType};
+use crate::machine_learning::options::{byte_to_pair, pair_to_byte, ClassLabels};
+use crate::machine_learning::types::KernelType;
 use crate::machine_learning::validation::{
-    check_n_features, check_xy, require_data_width, require_nonzero, require_positive,
+    check_xy, require_data_width, require_nonzero, require_positive,
 };
 use crate::math::distance::SCAN_F64;
 use crate::math::kernels::{Gamma, Kernel};
@@ -38,7 +36,71 @@ pub enum DecisionShape {
     Ovo,
 }
 
-/// Kernel support vector classifier with scikit-learn's hyper-parameters.
+/// What a fit that stops at `max_iter` before the KKT conditions hold gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IterationCap {
+    /// `NotConverged` (the original API).
+    Error,
+    /// The model, with `converged() == Some(false)` (scikit-learn, which warns).
+    Report,
+}
+
+/// The options that tell the original API's SVC from scikit-learn's; saved as one byte (see
+/// [`crate::machine_learning::options`]). With [`ClassLabels::ZeroOne`] a fit also reports
+/// the binary multipliers and `±1` labels of its support vectors
+/// ([`SVC::get_alphas`], [`SVC::get_support_vector_labels`]) and refuses one-class data
+/// with `NotConverged`, as no support vector can exist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "u8", try_from = "u8")]
+pub struct SvcOptions {
+    pub labels: ClassLabels,
+    pub iteration_cap: IterationCap,
+}
+
+impl SvcOptions {
+    /// The original API's: labels 0/1, `NotConverged` at the iteration cap.
+    pub const ORIGINAL: Self = Self {
+        labels: ClassLabels::ZeroOne,
+        iteration_cap: IterationCap::Error,
+    };
+    /// scikit-learn's: any labels, the model reported at the iteration cap.
+    pub const SCIKIT_LEARN: Self = Self {
+        labels: ClassLabels::Observed,
+        iteration_cap: IterationCap::Report,
+    };
+}
+
+impl From<SvcOptions> for u8 {
+    fn from(o: SvcOptions) -> u8 {
+        pair_to_byte(
+            o.labels == ClassLabels::Observed,
+            o.iteration_cap == IterationCap::Report,
+        )
+    }
+}
+
+impl TryFrom<u8> for SvcOptions {
+    type Error = String;
+    fn try_from(byte: u8) -> std::result::Result<Self, String> {
+        let (observed, report) = byte_to_pair(byte, "SVC")?;
+        Ok(Self {
+            labels: if observed {
+                ClassLabels::Observed
+            } else {
+                ClassLabels::ZeroOne
+            },
+            iteration_cap: if report {
+                IterationCap::Report
+            } else {
+                IterationCap::Error
+            },
+        })
+    }
+}
+
+/// Kernel support vector classifier. The kernel is the original API's [`KernelType`] when one
+/// is set ([`SVC::new`]), else scikit-learn's `kernel` name with `gamma`, `degree`, `coef0`
+/// ([`SVC::with_defaults`]).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SVC {
     pub c: f64,
@@ -54,12 +116,10 @@ pub struct SVC {
     /// Kernel cache per pair, in megabytes.
     pub cache_size: f64,
     pub decision_shape: DecisionShape,
-    /// The original API's kernel (`None` in the Python layer, which names it by string).
+    /// The original API's kernel; when set it replaces `kernel`, `gamma`, `degree`, `coef0`.
     kernel_type: Option<KernelType>,
     random_state: Option<u64>,
-    /// scikit-learn's conventions (the Python layer): any labels, its messages, `n x k`
-    /// decision values.
-    sklearn: bool,
+    options: SvcOptions,
     fitted: Option<Fitted>,
 }
 
@@ -93,7 +153,7 @@ impl Default for SVC {
     fn default() -> Self {
         Self::new(
             KernelType::RBF {
-                gamma: TypesGamma::Value(0.1),
+                gamma: Gamma::Value(0.1),
             },
             1.0,
             1e-3,
@@ -122,7 +182,7 @@ impl SVC {
             tol,
             max_iter: Some(max_iter),
             kernel_type: Some(kernel),
-            sklearn: false,
+            options: SvcOptions::ORIGINAL,
             ..Self::with_defaults()
         })
     }
@@ -132,10 +192,10 @@ impl SVC {
         self
     }
 
-    /// scikit-learn's defaults for the Python layer: `C = 1`, RBF kernel, `gamma = "scale"`,
-    /// `degree = 3`, `coef0 = 0`, `tol = 1e-3`, no iteration cap, 200 MB cache, `"ovr"`
-    /// decision shape; parameters are checked at `fit`.
-    pub(crate) fn with_defaults() -> Self {
+    /// scikit-learn's `SVC` defaults (its [`SvcOptions`]): `C = 1`, RBF kernel,
+    /// `gamma = "scale"`, `degree = 3`, `coef0 = 0`, `tol = 1e-3`, no iteration cap, 200 MB
+    /// cache, `"ovr"` decision shape; parameters are checked at `fit`.
+    pub fn with_defaults() -> Self {
         Self {
             c: 1.0,
             kernel: "rbf".into(),
@@ -148,7 +208,7 @@ impl SVC {
             decision_shape: DecisionShape::Ovr,
             kernel_type: None,
             random_state: None,
-            sklearn: true,
+            options: SvcOptions::SCIKIT_LEARN,
             fitted: None,
         }
     }
@@ -211,56 +271,64 @@ impl SVC {
         self.fitted.as_ref().map(|f| f.rho[0])
     }
 
-    pub(crate) fn with_c(mut self, c: f64) -> Self {
+    pub fn with_options(mut self, options: SvcOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    #[inline]
+    pub fn get_options(&self) -> SvcOptions {
+        self.options
+    }
+
+    pub fn with_c(mut self, c: f64) -> Self {
         self.c = c;
         self
     }
 
     /// Kernel by name; checked when fitting.
-    pub(crate) fn with_kernel(mut self, kernel: &str) -> Self {
+    pub fn with_kernel(mut self, kernel: &str) -> Self {
         self.kernel = kernel.to_string();
         self
     }
 
-    pub(crate) fn with_gamma(mut self, gamma: Gamma) -> Self {
+    pub fn with_gamma(mut self, gamma: Gamma) -> Self {
         self.gamma = gamma;
         self
     }
 
-    pub(crate) fn with_degree(mut self, degree: u32) -> Self {
+    pub fn with_degree(mut self, degree: u32) -> Self {
         self.degree = degree;
         self
     }
 
-    pub(crate) fn with_coef0(mut self, coef0: f64) -> Self {
+    pub fn with_coef0(mut self, coef0: f64) -> Self {
         self.coef0 = coef0;
         self
     }
 
-    pub(crate) fn with_tol(mut self, tol: f64) -> Self {
+    pub fn with_tol(mut self, tol: f64) -> Self {
         self.tol = tol;
         self
     }
 
-    pub(crate) fn with_max_iter(mut self, max_iter: Option<usize>) -> Self {
+    pub fn with_max_iter(mut self, max_iter: Option<usize>) -> Self {
         self.max_iter = max_iter;
         self
     }
 
-    pub(crate) fn with_cache_size(mut self, megabytes: f64) -> Self {
+    pub fn with_cache_size(mut self, megabytes: f64) -> Self {
         self.cache_size = megabytes;
         self
     }
 
-    pub(crate) fn with_decision_shape(mut self, shape: DecisionShape) -> Self {
+    pub fn with_decision_shape(mut self, shape: DecisionShape) -> Self {
         self.decision_shape = shape;
         self
     }
 
     fn fitted(&self) -> Result<&Fitted> {
-        self.fitted
-            .as_ref()
-            .ok_or_else(|| RustymlError::not_fitted("SVC"))
+        self.fitted.as_ref().ok_or_else(|| Error::not_fitted("SVC"))
     }
 
     /// Sorted distinct training labels (`classes_`).
@@ -359,29 +427,34 @@ impl SVC {
         }
         // Parse with a placeholder gamma first so an unknown name fails before any work.
         Kernel::parse(&self.kernel, 1.0, self.degree, self.coef0)?;
-        Kernel::parse(&self.kernel, self.gamma.resolve(x), self.degree, self.coef0)
+        Kernel::parse(
+            &self.kernel,
+            self.gamma.value_on(x),
+            self.degree,
+            self.coef0,
+        )
     }
 
     fn check_params(&self) -> Result<()> {
         if !(self.c.is_finite() && self.c > 0.0) {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "C must be a finite number > 0, got {}",
                 self.c
             )));
         }
         if !(self.tol.is_finite() && self.tol > 0.0) {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "tol must be a finite number > 0, got {}",
                 self.tol
             )));
         }
         if self.max_iter == Some(0) {
-            return Err(RustymlError::invalid(
+            return Err(Error::invalid_input(
                 "max_iter must be at least 1 (or None for no cap)",
             ));
         }
         if !(self.cache_size.is_finite() && self.cache_size > 0.0) {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "cache_size must be a positive number of megabytes, got {}",
                 self.cache_size
             )));
@@ -405,61 +478,77 @@ impl SVC {
         S2: Data<Elem = f64>,
     {
         let (x, y) = (x.view(), y.view());
-        if self.sklearn {
+        let zero_one = self.options.labels == ClassLabels::ZeroOne;
+        if zero_one {
+            require_xy(&x, &y)?;
+            if let Some(bad) = y.iter().find(|&&v| v != 0.0 && v != 1.0) {
+                return Err(Error::invalid_input(format!(
+                    "labels must be 0 or 1, found {bad}"
+                )));
+            }
+        } else {
             self.check_params()?;
             check_xy(&x, &y)?;
-            let kernel = self.resolve_kernel(x)?;
-            let (classes, index) = labels::encode(y, "SVC")?;
-            self.fitted = Some(self.fit_engine(x, kernel, classes, &index, false)?);
-            return Ok(self);
         }
-        require_xy(&x, &y)?;
-        if let Some(bad) = y.iter().find(|&&v| v != 0.0 && v != 1.0) {
-            return Err(RustymlError::invalid_input(format!(
-                "labels must be 0 or 1, found {bad}"
-            )));
-        }
-        let index: Vec<usize> = y.iter().map(|&v| usize::from(v == 1.0)).collect();
-        // One label only: no support vectors can exist, so there is no model to converge to.
-        if index.iter().all(|&c| c == index[0]) {
-            return Err(RustymlError::not_converged(
-                "SVC: the training labels hold one class only, so no support vectors exist",
-            ));
-        }
-        let kernel_type = self.get_kernel();
-        let unit_rows = kernel_type == KernelType::Cosine;
-        let xs = if unit_rows {
-            unit_norm_rows(x)
+        let mut named_kernel = None;
+        let (classes, index) = if zero_one {
+            let index: Vec<usize> = y.iter().map(|&v| usize::from(v == 1.0)).collect();
+            // One label only: no support vectors can exist, so there is no model to converge to.
+            if index.iter().all(|&c| c == index[0]) {
+                return Err(Error::not_converged(
+                    "SVC: the training labels hold one class only, so no support vectors exist",
+                ));
+            }
+            (Array1::from(vec![0.0, 1.0]), index)
         } else {
-            x.to_owned()
+            // An unknown kernel name or a bad gamma is refused before the labels are read.
+            if self.kernel_type.is_none() {
+                named_kernel = Some(self.resolve_kernel(x)?);
+            }
+            labels::encode(y, "SVC")?
         };
-        let d = x.ncols();
-        let n_all = x.len() as f64;
-        let mean = x.iter().sum::<f64>() / n_all;
-        let variance = x.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n_all;
-        // Data-dependent gammas are resolved now and kept (`get_kernel` reports the value).
-        let resolved = kernel_type.resolve_gamma(d, variance)?;
-        // Cosine is the linear kernel on unit-norm rows.
-        let kernel = resolved.to_engine(d).unwrap_or(Kernel::Linear);
+        let (xs, kernel, resolved) = match self.kernel_type {
+            None => match named_kernel {
+                Some(kernel) => (None, kernel, None),
+                None => (None, self.resolve_kernel(x)?, None),
+            },
+            Some(kernel_type) => {
+                let d = x.ncols();
+                let n_all = x.len() as f64;
+                let mean = x.iter().sum::<f64>() / n_all;
+                let variance = x.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n_all;
+                // Data-dependent gammas are resolved now and kept (`get_kernel` reports the value).
+                let resolved = kernel_type.resolve_gamma(d, variance)?;
+                // Cosine is the linear kernel on unit-norm rows.
+                let kernel = resolved.to_engine(d).unwrap_or(Kernel::Linear);
+                let xs = (kernel_type == KernelType::Cosine).then(|| unit_norm_rows(x));
+                (xs, kernel, Some(resolved))
+            }
+        };
+        let unit_rows = xs.is_some();
         let mut fitted = self.fit_engine(
-            xs.view(),
+            xs.as_ref().map_or(x, |xs| xs.view()),
             kernel,
-            Array1::from(vec![0.0, 1.0]),
+            classes,
             &index,
             unit_rows,
         )?;
-        if !fitted.converged {
-            return Err(RustymlError::not_converged(format!(
+        if !fitted.converged && self.options.iteration_cap == IterationCap::Error {
+            return Err(Error::not_converged(format!(
                 "SVC reached max_iter = {} before the KKT conditions held within tol = {}",
                 self.get_max_iterations(),
                 self.tol
             )));
         }
-        // In the engine's pair (0, 1) a coefficient is α times +1 for label 0.
-        let c = fitted.dual_coef.row(0);
-        fitted.alphas = Some(c.mapv(f64::abs));
-        fitted.sv_signs = Some(c.mapv(|v| if v > 0.0 { -1.0 } else { 1.0 }));
-        self.kernel_type = Some(resolved);
+        if zero_one {
+            // In the engine's pair (0, 1) a coefficient is α times +1 for label 0.
+            let c = fitted.dual_coef.row(0);
+            fitted.alphas = Some(c.mapv(f64::abs));
+            fitted.sv_signs = Some(c.mapv(|v| if v > 0.0 { -1.0 } else { 1.0 }));
+        }
+        if resolved.is_some() {
+            self.kernel_type = resolved;
+        }
         self.fitted = Some(fitted);
         Ok(self)
     }
@@ -556,11 +645,7 @@ impl SVC {
     /// the pair.
     fn pairwise_decision(&self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
         let f = self.fitted()?;
-        if self.sklearn {
-            check_n_features(&x, f.support_vectors.ncols(), "SVC")?;
-        } else {
-            require_data_width(&x, f.support_vectors.ncols(), "x")?;
-        }
+        require_data_width(&x, f.support_vectors.ncols(), "x")?;
         let normalised;
         let x = if f.unit_rows {
             normalised = unit_norm_rows(x);
@@ -620,7 +705,7 @@ impl SVC {
     /// Decision values: `n x 1` for two classes (positive favours `classes[1]`); for more,
     /// `n x n_classes` (`Ovr`: votes plus a confidence in `(-1/3, 1/3)`, as scikit-learn)
     /// or `n x n_pairs` (`Ovo`).
-    pub(crate) fn decision_scores(&self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
+    pub fn decision_scores(&self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
         let dec = self.pairwise_decision(x)?;
         let k = self.fitted()?.classes.len();
         if k == 2 {
@@ -752,7 +837,7 @@ impl Persist for SVC {
         let Some(f) = &self.fitted else {
             return Ok(());
         };
-        let damaged = |what: &str| Err(RustymlError::format(format!("damaged SVC: {what}")));
+        let damaged = |what: &str| Err(Error::format(format!("damaged SVC: {what}")));
         let (k, n_sv) = (f.classes.len(), f.support_vectors.nrows());
         if k < 2 || f.n_support.len() != k || f.n_support.iter().sum::<usize>() != n_sv {
             return damaged("class and support-vector counts disagree");
@@ -1190,7 +1275,7 @@ mod tests {
         let y = array![0.0, 1.0];
         assert!(matches!(
             SVC::with_defaults().predict(&x),
-            Err(RustymlError::NotFitted(_))
+            Err(Error::NotFitted(_))
         ));
         let err = SVC::with_defaults()
             .with_kernel("laplace")
@@ -1262,11 +1347,11 @@ mod tests {
         assert_eq!(m.predict(&x).unwrap(), y);
         assert!(matches!(
             m.fit(&x, &array![-1.0, -1.0, 1.0, 1.0]),
-            Err(RustymlError::InvalidInput(_))
+            Err(Error::InvalidInput(_))
         ));
         assert!(matches!(
             m.fit(&x, &array![1.0, 1.0, 1.0, 1.0]),
-            Err(RustymlError::NotConverged(_))
+            Err(Error::NotConverged(_))
         ));
     }
 }

@@ -13,58 +13,8 @@ pub enum RegularizationType {
     L2(f64),
 }
 
-/// How a kernel's `gamma` is chosen (scikit-learn's rules).
-#[derive(Debug, Copy, Clone, PartialEq, Deserialize, Serialize)]
-pub enum Gamma {
-    /// `1 / (n_features * X.var())`.
-    Scale,
-    /// `1 / n_features`.
-    Auto,
-    /// A fixed value (finite, `> 0`).
-    Value(f64),
-}
-
-impl Gamma {
-    /// The concrete value for data with `n_features` columns whose overall variance is
-    /// `x_variance`.
-    pub fn resolve(self, n_features: usize, x_variance: f64) -> RustymlResult<f64> {
-        let d = n_features as f64;
-        let value = match self {
-            Gamma::Value(v) => v,
-            Gamma::Auto => {
-                if n_features == 0 {
-                    return Err(Error::invalid_parameter(
-                        "gamma",
-                        "auto needs at least 1 feature",
-                    ));
-                }
-                1.0 / d
-            }
-            Gamma::Scale => {
-                if n_features == 0 {
-                    return Err(Error::invalid_parameter(
-                        "gamma",
-                        "scale needs at least 1 feature",
-                    ));
-                }
-                // Constant data has no scale; scikit-learn falls back to 1.
-                if x_variance > 0.0 && x_variance.is_finite() {
-                    1.0 / (d * x_variance)
-                } else {
-                    1.0
-                }
-            }
-        };
-        if value.is_finite() && value > 0.0 {
-            Ok(value)
-        } else {
-            Err(Error::invalid_parameter(
-                "gamma",
-                format!("must be finite and > 0, got {value}"),
-            ))
-        }
-    }
-}
+/// How a kernel's `gamma` is chosen: the kernel engine's rule, one type for both doors.
+pub use crate::math::kernels::Gamma;
 
 /// A kernel function.
 #[derive(Debug, Copy, Clone, PartialEq, Deserialize, Serialize)]

@@ -5,7 +5,7 @@
 //! form (manhattan, minkowski) scan rows, in parallel behind [`SCAN_F64`].
 
 use crate::declare_gate;
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::math::matmul;
 use ndarray::{Array1, Array2, ArrayBase, ArrayView1, ArrayView2, Axis, Data, Ix1, Zip};
 use rayon::prelude::*;
@@ -58,7 +58,7 @@ impl Metric {
             "manhattan" | "cityblock" | "l1" => Metric::Manhattan,
             "minkowski" => Metric::Minkowski(p),
             other => {
-                return Err(RustymlError::invalid(format!(
+                return Err(Error::invalid_input(format!(
                     "unknown metric {other:?}; expected one of 'euclidean', 'sqeuclidean', 'manhattan', 'minkowski'"
                 )))
             }
@@ -70,7 +70,7 @@ impl Metric {
     fn validate(&self) -> Result<()> {
         if let Metric::Minkowski(p) = self {
             if !(p.is_finite() && *p >= 1.0) {
-                return Err(RustymlError::invalid(format!(
+                return Err(Error::invalid_input(format!(
                     "minkowski p must be a finite number >= 1, got {p}"
                 )));
             }
@@ -193,7 +193,7 @@ fn fold_pairs(a: &ArrayView1<f64>, b: &ArrayView1<f64>, f: impl Fn(f64, f64) -> 
 
 fn check_same_len(a: &ArrayView1<f64>, b: &ArrayView1<f64>) -> Result<()> {
     if a.len() != b.len() {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "distance: vectors have different lengths ({} and {})",
             a.len(),
             b.len()
@@ -230,7 +230,7 @@ pub fn minkowski(a: ArrayView1<f64>, b: ArrayView1<f64>, p: f64) -> Result<f64> 
 
 fn check_same_cols(a: &ArrayView2<f64>, b: &ArrayView2<f64>) -> Result<()> {
     if a.ncols() != b.ncols() {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "distance: inputs have different numbers of features ({} and {})",
             a.ncols(),
             b.ncols()
@@ -243,7 +243,7 @@ fn check_same_cols(a: &ArrayView2<f64>, b: &ArrayView2<f64>) -> Result<()> {
 pub fn rowwise(a: ArrayView2<f64>, b: ArrayView2<f64>, metric: Metric) -> Result<Array1<f64>> {
     metric.validate()?;
     if a.dim() != b.dim() {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "distance: row-to-row needs equal shapes, got {:?} and {:?}",
             a.dim(),
             b.dim()
@@ -580,7 +580,7 @@ pub fn nearest_rows(
 ) -> Result<(Vec<usize>, Array1<f64>)> {
     check_same_cols(&x, &centers)?;
     if centers.nrows() == 0 {
-        return Err(RustymlError::invalid(
+        return Err(Error::invalid_input(
             "distance: nearest_rows needs at least one center",
         ));
     }

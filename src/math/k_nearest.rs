@@ -16,7 +16,7 @@
 //!   own, and the tiling policy never changes a product's bits, so neither the gate, the
 //!   chunking knobs nor the thread count changes a result.
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::math::distance::{self, Metric, SCAN_F64};
 use crate::math::matmul;
 use ndarray::{Array2, ArrayView1, ArrayView2, CowArray, Ix1};
@@ -123,7 +123,7 @@ impl<'a> KNearest<'a> {
     fn check(&self, queries: Queries, k: usize) -> Result<()> {
         if let Queries::Rows(q) = queries {
             if q.ncols() != self.reference.ncols() {
-                return Err(RustymlError::invalid(format!(
+                return Err(Error::invalid_input(format!(
                     "k-nearest: queries have {} features, the reference {}",
                     q.ncols(),
                     self.reference.ncols()
@@ -137,7 +137,7 @@ impl<'a> KNearest<'a> {
             _ => self.reference.nrows(),
         };
         if k == 0 || k > candidates {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "k-nearest: k must lie in 1..={candidates}, got {k}"
             )));
         }

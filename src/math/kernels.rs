@@ -6,7 +6,7 @@
 //! distances of [`distance::pairwise_squared_euclidean`]. The exp/tanh maps run through the
 //! gated elementwise engine ([`elementwise::exp_map_inplace`]).
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::math::{distance, elementwise, matmul, reduction};
 use crate::validation::{check_power_sum_range, max_abs};
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Zip};
@@ -41,7 +41,7 @@ impl Kernel {
             "rbf" | "gaussian" => Kernel::Rbf { gamma },
             "sigmoid" => Kernel::Sigmoid { gamma, coef0 },
             other => {
-                return Err(RustymlError::invalid(format!(
+                return Err(Error::invalid_input(format!(
                     "unknown kernel {other:?}; expected one of 'linear', 'poly', 'rbf', 'sigmoid'"
                 )))
             }
@@ -56,7 +56,7 @@ impl Kernel {
             if gamma.is_finite() && gamma > 0.0 {
                 Ok(())
             } else {
-                Err(RustymlError::invalid(format!(
+                Err(Error::invalid_input(format!(
                     "kernel gamma must be a finite number > 0, got {gamma}"
                 )))
             }
@@ -65,7 +65,7 @@ impl Kernel {
             if coef0.is_finite() {
                 Ok(())
             } else {
-                Err(RustymlError::invalid(format!(
+                Err(Error::invalid_input(format!(
                     "kernel coef0 must be finite, got {coef0}"
                 )))
             }
@@ -130,7 +130,7 @@ impl Kernel {
             Kernel::Rbf { .. } | Kernel::Sigmoid { .. } => return Ok(()),
         };
         if !(bound * n_terms.max(1) as f64).is_finite() {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "{} kernel values on {name} can reach {bound:e}, and sums of {n_terms} of them \
                  overflow float64: lower {knobs}",
                 self.name()
@@ -143,7 +143,7 @@ impl Kernel {
     pub fn kernel_matrix(&self, a: ArrayView2<f64>, b: ArrayView2<f64>) -> Result<Array2<f64>> {
         self.validate()?;
         if a.ncols() != b.ncols() {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "kernel: inputs have different numbers of features ({} and {})",
                 a.ncols(),
                 b.ncols()
@@ -238,7 +238,7 @@ impl Gamma {
             "auto" => Ok(Gamma::Auto),
             other => match other.parse::<f64>() {
                 Ok(v) => Gamma::value(v),
-                Err(_) => Err(RustymlError::invalid(format!(
+                Err(_) => Err(Error::invalid_input(format!(
                     "gamma must be 'scale', 'auto' or a number > 0, got {other:?}"
                 ))),
             },
@@ -250,14 +250,54 @@ impl Gamma {
         if v.is_finite() && v > 0.0 {
             Ok(Gamma::Value(v))
         } else {
-            Err(RustymlError::invalid(format!(
+            Err(Error::invalid_input(format!(
                 "gamma must be a finite number > 0, got {v}"
             )))
         }
     }
 
-    /// The number this rule gives on the training data `x`.
-    pub fn resolve(&self, x: ArrayView2<f64>) -> f64 {
+    /// The concrete value for data with `n_features` columns whose overall variance is
+    /// `x_variance`.
+    pub fn resolve(self, n_features: usize, x_variance: f64) -> Result<f64> {
+        let d = n_features as f64;
+        let value = match self {
+            Gamma::Value(v) => v,
+            Gamma::Auto => {
+                if n_features == 0 {
+                    return Err(Error::invalid_parameter(
+                        "gamma",
+                        "auto needs at least 1 feature",
+                    ));
+                }
+                1.0 / d
+            }
+            Gamma::Scale => {
+                if n_features == 0 {
+                    return Err(Error::invalid_parameter(
+                        "gamma",
+                        "scale needs at least 1 feature",
+                    ));
+                }
+                // Constant data has no scale; scikit-learn falls back to 1.
+                if x_variance > 0.0 && x_variance.is_finite() {
+                    1.0 / (d * x_variance)
+                } else {
+                    1.0
+                }
+            }
+        };
+        if value.is_finite() && value > 0.0 {
+            Ok(value)
+        } else {
+            Err(Error::invalid_parameter(
+                "gamma",
+                format!("must be finite and > 0, got {value}"),
+            ))
+        }
+    }
+
+    /// The number this rule gives on the training data `x` (its variance over every element).
+    pub fn value_on(&self, x: ArrayView2<f64>) -> f64 {
         let d = x.ncols().max(1) as f64;
         match *self {
             Gamma::Value(v) => v,
@@ -385,10 +425,10 @@ mod tests {
     fn gamma_rules_follow_scikit_learn() {
         // X = [[0, 2], [2, 4]]: elements 0, 2, 2, 4 have variance 2, so scale = 1/(2*2).
         let x = array![[0.0, 2.0], [2.0, 4.0]];
-        assert!((Gamma::Scale.resolve(x.view()) - 0.25).abs() < 1e-15);
-        assert_eq!(Gamma::Auto.resolve(x.view()), 0.5);
+        assert!((Gamma::Scale.value_on(x.view()) - 0.25).abs() < 1e-15);
+        assert_eq!(Gamma::Auto.value_on(x.view()), 0.5);
         assert_eq!(
-            Gamma::Scale.resolve(Array2::<f64>::ones((3, 2)).view()),
+            Gamma::Scale.value_on(Array2::<f64>::ones((3, 2)).view()),
             1.0
         );
     }

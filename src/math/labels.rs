@@ -6,7 +6,7 @@
 //! scikit-learn. Integer-valued labels over a small range take a counting path (no sort);
 //! anything else sorts the distinct values once and looks each sample up by binary search.
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use ndarray::ArrayView1;
 use std::cmp::Ordering;
 use std::fmt::Debug;
@@ -122,7 +122,7 @@ impl<T> Encoding<T> {
 /// Refuse invalid labels (NaN or infinity), naming the array and the first position.
 pub fn check_labels<T: Label>(y: &ArrayView1<T>, name: &str) -> Result<()> {
     if let Some(i) = y.iter().position(|v| !v.is_valid_label()) {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "{name} contains NaN or infinity (first at index {i})"
         )));
     }

@@ -1,7 +1,7 @@
 //! Small dense linear algebra (solves and eigen-decompositions of `d x d` matrices) on
 //! nalgebra's pure-Rust decompositions, with ndarray at the edges.
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::math::matmul;
 use nalgebra::DMatrix;
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
@@ -26,20 +26,20 @@ pub fn max_iterations(d: usize) -> usize {
 /// matching eigenvectors as columns.
 pub fn symmetric_eigen(a: ArrayView2<f64>) -> Result<(Array1<f64>, Array2<f64>)> {
     if a.nrows() != a.ncols() {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "symmetric_eigen: matrix is {:?}, not square",
             a.dim()
         )));
     }
     if a.iter().any(|v| !v.is_finite()) {
-        return Err(RustymlError::computation(
+        return Err(Error::computation(
             "symmetric_eigen: matrix has NaN or infinite entries",
         ));
     }
     let eig = nalgebra::SymmetricEigen::try_new(to_na(a), f64::EPSILON, max_iterations(a.nrows()))
         .filter(|e| e.eigenvalues.iter().all(|v| v.is_finite()))
         .ok_or_else(|| {
-            RustymlError::computation(
+            Error::computation(
                 "symmetric_eigen: the decomposition did not converge (entries too large: \
                  non-finite intermediate results)",
             )
@@ -61,7 +61,7 @@ pub fn symmetric_eigen(a: ArrayView2<f64>) -> Result<(Array1<f64>, Array2<f64>)>
 pub fn solve_symmetric(a: ArrayView2<f64>, b: ArrayView1<f64>) -> Result<Array1<f64>> {
     let d = a.nrows();
     if a.ncols() != d || b.len() != d {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "solve_symmetric: matrix {:?} and right-hand side of length {} do not match",
             a.dim(),
             b.len()
@@ -107,20 +107,20 @@ pub fn solve_symmetric(a: ArrayView2<f64>, b: ArrayView1<f64>) -> Result<Array1<
 pub fn symmetric_eigen_top(a: ArrayView2<f64>, k: usize) -> Result<(Array1<f64>, Array2<f64>)> {
     let n = a.nrows();
     if a.ncols() != n {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "symmetric_eigen_top: matrix is {:?}, not square",
             a.dim()
         )));
     }
     if k > n {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "symmetric_eigen_top: asked for {k} eigenpairs of a {n} x {n} matrix"
         )));
     }
     let block = k + 8;
     if n > KRYLOV_MIN_N && 4 * block <= n {
         if a.iter().any(|v| !v.is_finite()) {
-            return Err(RustymlError::computation(
+            return Err(Error::computation(
                 "symmetric_eigen_top: matrix has NaN or infinite entries",
             ));
         }

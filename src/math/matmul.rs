@@ -7,7 +7,7 @@
 //! policy ([`tiled_product`]) for products too large to materialise at once.
 
 use crate::declare_gate;
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 pub use gemmkit_ndarray::{Activation, Bias, Parallelism};
 use gemmkit_ndarray::{FusedScalar, GemmScalar};
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2, ArrayViewMut2, Axis};
@@ -28,7 +28,7 @@ declare_gate! {
 
 fn check_inner(a: (usize, usize), b: (usize, usize)) -> Result<()> {
     if a.1 != b.0 {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "matmul: shapes {:?} and {:?} are not aligned: {} (dim 1) != {} (dim 0)",
             a, b, a.1, b.0
         )));
@@ -41,7 +41,7 @@ fn check_inner(a: (usize, usize), b: (usize, usize)) -> Result<()> {
 fn check_into(a: (usize, usize), b: (usize, usize), out: (usize, usize)) -> Result<()> {
     check_inner(a, b)?;
     if out != (a.0, b.1) {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "matmul: output is {:?}, the product is {:?}",
             out,
             (a.0, b.1)
@@ -139,7 +139,7 @@ where
     check_into(a.dim(), b.dim(), out.dim())?;
     let bias_slice = match &bias {
         Some(v) if v.len() != b.ncols() => {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "matmul: bias has {} entries, the product has {} columns",
                 v.len(),
                 b.ncols()

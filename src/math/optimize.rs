@@ -8,7 +8,7 @@
 //! search backtracks from the quasi-Newton step until the Armijo condition holds (for
 //! OWL-QN, along the projected path that never crosses an orthant boundary).
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use ndarray::{Array1, ArrayView1, Zip};
 use std::collections::VecDeque;
 
@@ -87,7 +87,7 @@ where
     let mut g = Array1::<f64>::zeros(n);
     let mut f = objective(x.view(), &mut g)? + l1_term(&x);
     if !f.is_finite() {
-        return Err(RustymlError::computation(
+        return Err(Error::computation(
             "L-BFGS: the objective is not finite at the starting point",
         ));
     }
@@ -242,7 +242,7 @@ pub fn minimize_newton_cg<O: SecondOrder>(
     let mut g = Array1::<f64>::zeros(n);
     let mut f = objective.eval(x.view(), &mut g)?;
     if !f.is_finite() {
-        return Err(RustymlError::computation(
+        return Err(Error::computation(
             "Newton-CG: the objective is not finite at the starting point",
         ));
     }

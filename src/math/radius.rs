@@ -14,7 +14,7 @@
 //! All three return the same sets. The scan over query points runs in blocks, in parallel
 //! when [`SCAN_F64`] allows the scanned elements (candidate pairs times features).
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::math::distance::{row_sq_norms, Metric, SCAN_F64};
 use crate::math::{matmul, reduction};
 use ndarray::{ArrayView1, ArrayView2, Axis};
@@ -498,25 +498,25 @@ pub fn radius_neighbourhoods(
     store_min: usize,
 ) -> Result<Neighbourhoods> {
     if !(radius.is_finite() && radius >= 0.0) {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "radius must be a finite number >= 0, got {radius}"
         )));
     }
     if let Metric::Minkowski(p) = metric {
         if !(p.is_finite() && p >= 1.0) {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "minkowski p must be a finite number >= 1, got {p}"
             )));
         }
     }
     if metric == Metric::Chebyshev {
-        return Err(RustymlError::invalid(
+        return Err(Error::invalid_input(
             "the radius search does not support the chebyshev metric",
         ));
     }
     let (n, d) = x.dim();
     if n > u32::MAX as usize {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "radius neighbourhoods support at most {} points, got {n}",
             u32::MAX
         )));

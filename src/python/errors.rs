@@ -34,3 +34,16 @@ pub(crate) fn to_py_err(err: Error) -> PyErr {
         other => PyValueError::new_err(other.to_string()),
     }
 }
+
+/// A fitted model's refusal of `X` for its feature count, in scikit-learn's words. The engines
+/// report the original's typed `DimensionMismatch { expected, found }`; on a read call whose
+/// one array is `X` that can only be the feature count, and the Python door words it as
+/// scikit-learn's `n_features_in_` check does. Other errors pass unchanged.
+pub(crate) fn feature_count_in_words(err: Error, model: &str) -> Error {
+    match err {
+        Error::DimensionMismatch { expected, found } => Error::invalid_input(format!(
+            "X has {found} features, but {model} is expecting {expected} features as input"
+        )),
+        other => other,
+    }
+}

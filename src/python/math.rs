@@ -327,7 +327,7 @@ fn lbfgs<'py>(
         };
         call().map_err(|e| {
             raised = Some(e);
-            crate::error::RustymlError::computation("the objective raised")
+            crate::error::Error::computation("the objective raised")
         })
     };
     let opts = optimize::LbfgsOptions {

@@ -73,6 +73,20 @@ impl<M: Send + Sync> SharedModel<M> {
         out.to_python(py)
     }
 
+    /// [`read_x`](Self::read_x) on the fitted estimator `model`: a refusal of `X` for its
+    /// feature count is worded as scikit-learn words it.
+    pub(crate) fn read_fitted_x<'py, R: ToPython + Send>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+        model: &'static str,
+        f: impl FnOnce(&M, ArrayView2<'_, f64>) -> crate::Result<R> + Send,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.read_x(py, x, move |m, xv| {
+            f(m, xv).map_err(|e| crate::python::errors::feature_count_in_words(e, model))
+        })
+    }
+
     /// A mutating call on a 2-D float array `X` (fit, fit_transform).
     pub(crate) fn write_x<'py, R: ToPython + Send>(
         &self,
@@ -111,7 +125,7 @@ impl<M: Send + Sync> SharedModel<M> {
         get: impl FnOnce(&M) -> Option<R> + Send,
     ) -> PyResult<Bound<'py, PyAny>> {
         self.read(py, get)
-            .ok_or_else(|| to_py_err(crate::RustymlError::not_fitted(model)))?
+            .ok_or_else(|| to_py_err(crate::Error::not_fitted(model)))?
             .to_python(py)
     }
 }
@@ -243,7 +257,7 @@ macro_rules! native_estimator {
                     py: Python<'py>,
                     x: &Bound<'py, PyAny>,
                 ) -> PyResult<Bound<'py, PyAny>> {
-                    self.inner.read_x(py, x, $read_f)
+                    self.inner.read_fitted_x(py, x, $name, $read_f)
                 }
             )*
 

@@ -1,7 +1,7 @@
 //! Label encoding: integer codes for arbitrary labels ([`LabelEncoder`]), one-hot vectors
 //! ([`to_categorical`], [`to_categorical_with_mapping`]) and back ([`to_sparse_categorical`]).
 
-use crate::error::{Error, Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::math::labels::{self, Label};
 use crate::persistence::Persist;
 use ndarray::{Array1, Array2, ArrayBase, ArrayView1, Data, Ix1, Ix2};
@@ -21,14 +21,14 @@ impl<T> Default for LabelEncoder<T> {
     }
 }
 
-fn unseen_error<D: std::fmt::Debug>(values: &[D]) -> RustymlError {
+fn unseen_error<D: std::fmt::Debug>(values: &[D]) -> Error {
     const SHOWN: usize = 10;
     let more = if values.len() > SHOWN {
         format!(" and {} more", values.len() - SHOWN)
     } else {
         String::new()
     };
-    RustymlError::invalid(format!(
+    Error::invalid_input(format!(
         "y contains previously unseen labels: {:?}{more}",
         &values[..values.len().min(SHOWN)]
     ))
@@ -47,13 +47,13 @@ impl<T: Label> LabelEncoder<T> {
     fn fitted_classes(&self) -> Result<&[T]> {
         self.classes
             .as_deref()
-            .ok_or_else(|| RustymlError::not_fitted("LabelEncoder"))
+            .ok_or_else(|| Error::not_fitted("LabelEncoder"))
     }
 
     /// Learn the distinct labels of `y`.
     pub fn fit(&mut self, y: ArrayView1<T>) -> Result<&mut Self> {
         if y.is_empty() {
-            return Err(RustymlError::invalid(
+            return Err(Error::invalid_input(
                 "y is empty: a LabelEncoder needs at least one label",
             ));
         }
@@ -83,7 +83,7 @@ impl<T: Label> LabelEncoder<T> {
     /// [`fit`](Self::fit) then [`transform`](Self::transform), encoding once.
     pub fn fit_transform(&mut self, y: ArrayView1<T>) -> Result<Array1<usize>> {
         if y.is_empty() {
-            return Err(RustymlError::invalid(
+            return Err(Error::invalid_input(
                 "y is empty: a LabelEncoder needs at least one label",
             ));
         }
@@ -206,7 +206,7 @@ pub(crate) fn to_categorical_labels<T: Label>(
         match v.as_int().and_then(|k| usize::try_from(k).ok()) {
             Some(k) => codes.push(k),
             None => {
-                return Err(RustymlError::invalid(format!(
+                return Err(Error::invalid_input(format!(
                     "to_categorical needs non-negative integer labels, got {v:?} at index {i}"
                 )))
             }
@@ -221,7 +221,7 @@ pub(crate) fn to_categorical_labels<T: Label>(
     let Some(&largest) = codes.iter().max() else {
         return match num_classes {
             Some(k) => one_hot(&codes, k),
-            None => Err(RustymlError::invalid(
+            None => Err(Error::invalid_input(
                 "labels is empty and num_classes is not given",
             )),
         };

@@ -2,7 +2,7 @@
 //! `train_test_split_stratified` (owned arrays, any label type, rounding and clamping rules of
 //! its own) and, for the Python layer, scikit-learn's size rules and stratified allocation.
 
-use crate::error::{Error, Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::math::labels::{self, bincount, Label};
 use crate::random::rng_from;
 use ndarray::{Array1, Array2, ArrayView1, Axis};
@@ -50,7 +50,7 @@ pub fn split_sizes(
             None => false,
         };
         if bad {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "{name}={} should be either positive and smaller than the number of samples {n} or a float in the (0, 1) range",
                 describe(size)
             )));
@@ -58,7 +58,7 @@ pub fn split_sizes(
     }
     if let (Some(SplitSize::Fraction(a)), Some(SplitSize::Fraction(b))) = (test, train_size) {
         if a + b > 1.0 {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "The sum of test_size and train_size = {}, should be in the (0, 1) range. Reduce test_size and/or train_size.",
                 a + b
             )));
@@ -78,13 +78,13 @@ pub fn split_sizes(
         (None, None) => unreachable!("test size defaults above"),
     };
     if n_train + n_test > n {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "The sum of train_size and test_size = {}, should be smaller than the number of samples {n}. Reduce test_size and/or train_size.",
             n_train + n_test
         )));
     }
     if n_train == 0 {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "With n_samples={n}, test_size={} and train_size={}, the resulting train set will be empty. Adjust any of the aforementioned parameters.",
             describe(test_size),
             describe(train_size)
@@ -160,12 +160,12 @@ pub fn train_test_indices<T: Label>(
         return Ok((train, test));
     };
     if !shuffle {
-        return Err(RustymlError::invalid(
+        return Err(Error::invalid_input(
             "Stratified train/test split is not implemented for shuffle=False",
         ));
     }
     if strata.len() != n {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "stratify has {} labels, but there are {n} samples",
             strata.len()
         )));
@@ -174,17 +174,17 @@ pub fn train_test_indices<T: Label>(
     let k = classes.len();
     let counts = bincount(&codes, k);
     if counts.iter().any(|&c| c < 2) {
-        return Err(RustymlError::invalid(
+        return Err(Error::invalid_input(
             "The least populated class in y has only 1 member, which is too few. The minimum number of groups for any class cannot be less than 2.",
         ));
     }
     if n_train < k {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "The train_size = {n_train} should be greater or equal to the number of classes = {k}"
         )));
     }
     if n_test < k {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "The test_size = {n_test} should be greater or equal to the number of classes = {k}"
         )));
     }

@@ -4,7 +4,7 @@
 use super::affinities::{joint_probabilities_exact, joint_probabilities_knn, Affinities};
 use super::descent::{Descent, Schedule};
 use super::gradient::Objective;
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::machine_learning::pca::{NComponents, PCA};
 use crate::machine_learning::validation::check_features;
 use crate::math::distance::Metric;
@@ -31,7 +31,7 @@ impl TsneMethod {
         match name {
             "barnes_hut" => Ok(Self::BarnesHut),
             "exact" => Ok(Self::Exact),
-            other => Err(RustymlError::invalid(format!(
+            other => Err(Error::invalid_input(format!(
                 "unknown method {other:?}; expected 'barnes_hut' or 'exact'"
             ))),
         }
@@ -53,7 +53,7 @@ impl TsneInit {
         match name {
             "pca" => Ok(Self::Pca),
             "random" => Ok(Self::Random),
-            other => Err(RustymlError::invalid(format!(
+            other => Err(Error::invalid_input(format!(
                 "unknown init {other:?}; expected 'pca' or 'random'"
             ))),
         }
@@ -200,69 +200,69 @@ impl TSNE {
 
     fn check_params(&self, n: usize, d: usize) -> Result<()> {
         if n < 2 {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "t-SNE needs at least 2 samples, got n_samples = {n}"
             )));
         }
         if self.n_components == 0 {
-            return Err(RustymlError::invalid("n_components must be at least 1"));
+            return Err(Error::invalid_input("n_components must be at least 1"));
         }
         if self.method == TsneMethod::BarnesHut && self.n_components > 3 {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "n_components={} is too large for method='barnes_hut' (at most 3: it relies on a quadtree or octree); use method='exact'",
                 self.n_components
             )));
         }
         if !(self.perplexity.is_finite() && self.perplexity > 0.0) {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "perplexity must be a finite number > 0, got {}",
                 self.perplexity
             )));
         }
         if self.perplexity >= n as f64 {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "perplexity ({}) must be less than n_samples ({n})",
                 self.perplexity
             )));
         }
         if !(self.early_exaggeration.is_finite() && self.early_exaggeration >= 1.0) {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "early_exaggeration must be a finite number >= 1, got {}",
                 self.early_exaggeration
             )));
         }
         if let LearningRate::Fixed(lr) = self.learning_rate {
             if !(lr.is_finite() && lr > 0.0) {
-                return Err(RustymlError::invalid(format!(
+                return Err(Error::invalid_input(format!(
                     "learning_rate must be 'auto' or a finite number > 0, got {lr}"
                 )));
             }
         }
         if self.max_iter < EXPLORATION_ITER && !self.original_schedule {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "max_iter must be at least {EXPLORATION_ITER} (the early-exaggeration phase), got {}",
                 self.max_iter
             )));
         }
         if !(self.angle.is_finite() && (0.0..=1.0).contains(&self.angle)) {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "angle must lie in [0, 1], got {}",
                 self.angle
             )));
         }
         if !(self.min_grad_norm.is_finite() && self.min_grad_norm >= 0.0) {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "min_grad_norm must be a finite number >= 0, got {}",
                 self.min_grad_norm
             )));
         }
         if self.n_iter_without_progress == 0 {
-            return Err(RustymlError::invalid(
+            return Err(Error::invalid_input(
                 "n_iter_without_progress must be at least 1",
             ));
         }
         if self.init == TsneInit::Pca && self.n_components > n.min(d) {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "init='pca' needs n_components ({}) <= min(n_samples, n_features), got n_samples = {n} \
                  and n_features = {d}; use init='random'",
                 self.n_components
@@ -331,7 +331,7 @@ impl TSNE {
             // Finite data and parameters, yet the steps overflowed (or reached values whose
             // squared distances do: the Student-t affinities are then meaningless): the step
             // size or the exaggerated attraction is too large for f64.
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "TSNE: the gradient descent overflowed (non-finite or overflowing embedding); \
                  learning_rate ({learning_rate:e}) or early_exaggeration ({:e}) is too large",
                 self.early_exaggeration
@@ -358,7 +358,7 @@ impl TSNE {
                 let mut y = PCA::builder(NComponents::Count(c)).fit_transform_checked(&x)?;
                 let std = reduction::moments(y.column(0)).variance().sqrt();
                 if !(std.is_finite() && std > 0.0) {
-                    return Err(RustymlError::invalid(
+                    return Err(Error::invalid_input(
                         "init='pca' failed: the data have no variance along the first principal component (constant X?); use init='random'",
                     ));
                 }

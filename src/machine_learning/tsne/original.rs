@@ -3,7 +3,7 @@
 
 use super::estimator::{LearningRate, TsneMethod, TSNE};
 use super::TsneInit;
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::machine_learning::validation::{require_data, require_positive};
 use crate::math::distance::Metric;
 use ndarray::{Array2, ArrayBase, Data, Ix2};
@@ -80,13 +80,13 @@ impl TSNE {
         match method {
             TSNEMethod::BarnesHut { angle } => {
                 if !(angle.is_finite() && (0.0..1.0).contains(&angle)) {
-                    return Err(RustymlError::invalid_parameter(
+                    return Err(Error::invalid_parameter(
                         "angle",
                         format!("must lie in [0, 1), got {angle}"),
                     ));
                 }
                 if self.n_components > 3 {
-                    return Err(RustymlError::invalid_parameter(
+                    return Err(Error::invalid_parameter(
                         "method",
                         format!(
                             "Barnes-Hut supports at most 3 components, got {}",
@@ -151,12 +151,12 @@ impl TSNE {
         Metric::Euclidean.check_range(&x.view(), "TSNE data")?;
         let n = x.nrows();
         if n < 2 {
-            return Err(RustymlError::invalid_input(format!(
+            return Err(Error::invalid_input(format!(
                 "t-SNE needs at least 2 samples, got n_samples = {n}"
             )));
         }
         if self.perplexity >= n as f64 {
-            return Err(RustymlError::invalid_parameter(
+            return Err(Error::invalid_parameter(
                 "perplexity",
                 format!("{} must be less than n_samples ({n})", self.perplexity),
             ));
@@ -204,19 +204,19 @@ mod tests {
             TSNE::new(4, 3.0, 1.0, 10)
                 .unwrap()
                 .with_method(TSNEMethod::BarnesHut { angle: 0.5 }),
-            Err(RustymlError::InvalidParameter { .. })
+            Err(Error::InvalidParameter { .. })
         ));
         assert!(matches!(
             TSNE::new(2, 0.0, 1.0, 10),
-            Err(RustymlError::InvalidParameter { .. })
+            Err(Error::InvalidParameter { .. })
         ));
         assert!(matches!(
             tsne.fit_transform(&x.slice(ndarray::s![..3, ..])),
-            Err(RustymlError::InvalidParameter { .. })
+            Err(Error::InvalidParameter { .. })
         ));
         assert!(matches!(
             tsne.fit_transform(&x.slice(ndarray::s![..1, ..])),
-            Err(RustymlError::InvalidInput(_))
+            Err(Error::InvalidInput(_))
         ));
     }
 }

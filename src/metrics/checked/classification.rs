@@ -6,7 +6,7 @@
 //! [`confusion_matrix`] builds the `classes x classes` table.
 
 use super::check_lengths;
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::math::labels::{self, bincount, encode_all, Encoding, Label};
 use ndarray::{Array2, ArrayView1, ArrayView2};
 
@@ -31,7 +31,7 @@ impl Average {
             "micro" => Ok(Self::Micro),
             "macro" => Ok(Self::Macro),
             "weighted" => Ok(Self::Weighted),
-            other => Err(RustymlError::invalid(format!(
+            other => Err(Error::invalid_input(format!(
                 "unknown average {other:?}: average has to be one of None, 'micro', 'macro', 'weighted', 'binary'"
             ))),
         }
@@ -59,7 +59,7 @@ impl ZeroDivision {
         } else if v == 1.0 {
             Ok(Self::One)
         } else {
-            Err(RustymlError::invalid(format!(
+            Err(Error::invalid_input(format!(
                 "zero_division must be 'warn', 0, 1 or nan, got {v}"
             )))
         }
@@ -87,7 +87,7 @@ fn check_targets<T: Label>(y_true: &ArrayView1<T>, y_pred: &ArrayView1<T>) -> Re
 
 fn check_discrete<T: Label>(y: &ArrayView1<T>, name: &str) -> Result<()> {
     if let Some(i) = y.iter().position(Label::is_fractional) {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "{name} holds continuous values (first non-integer float at index {i}); classification metrics need class labels"
         )));
     }
@@ -155,7 +155,7 @@ fn ratio(num: f64, den: f64, zero_division: ZeroDivision) -> f64 {
 
 fn check_beta(beta: f64) -> Result<()> {
     if beta.is_nan() || beta < 0.0 {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "beta should be >= 0 in the F-beta score, got {beta}"
         )));
     }
@@ -270,7 +270,7 @@ pub fn precision_recall_fscore<T: Label>(
         ));
     }
     if enc.n_classes() > 2 {
-        return Err(RustymlError::invalid(
+        return Err(Error::invalid_input(
             "Target is multiclass but average='binary'. Please choose another average setting, one of [None, 'micro', 'macro', 'weighted']",
         ));
     }
@@ -278,7 +278,7 @@ pub fn precision_recall_fscore<T: Label>(
     let (tp, pred, truth) = match labels::position(&enc.classes, pos_label) {
         Some(k) => (c.tp[k], c.pred[k], c.truth[k]),
         None if enc.n_classes() >= 2 => {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "pos_label={pos_label:?} is not a valid label. It should be one of {:?}",
                 enc.classes
             )))
@@ -386,18 +386,18 @@ pub fn confusion_matrix<T: Label>(
         ),
         Some(wanted) => {
             if wanted.is_empty() {
-                return Err(RustymlError::invalid(
+                return Err(Error::invalid_input(
                     "'labels' should contain at least one label",
                 ));
             }
             for (i, l) in wanted.iter().enumerate() {
                 if !l.is_valid_label() {
-                    return Err(RustymlError::invalid(format!(
+                    return Err(Error::invalid_input(format!(
                         "labels contains NaN or infinity (at index {i})"
                     )));
                 }
                 if wanted[..i].iter().any(|m| labels::same(l, m)) {
-                    return Err(RustymlError::invalid(format!(
+                    return Err(Error::invalid_input(format!(
                         "labels contains {l:?} more than once"
                     )));
                 }
@@ -422,7 +422,7 @@ pub fn confusion_matrix<T: Label>(
         }
     }
     if labels.is_some() && !any_true {
-        return Err(RustymlError::invalid(
+        return Err(Error::invalid_input(
             "At least one label specified must be in y_true",
         ));
     }
@@ -446,7 +446,7 @@ impl ConfusionNormalize {
             "true" => Ok(Self::True),
             "pred" => Ok(Self::Pred),
             "all" => Ok(Self::All),
-            other => Err(RustymlError::invalid(format!(
+            other => Err(Error::invalid_input(format!(
                 "unknown normalize {other:?}: expected one of 'true', 'pred', 'all' or None"
             ))),
         }
@@ -551,15 +551,15 @@ pub(crate) fn binary_auc(positive: &[bool], score: &[f64]) -> f64 {
 
 fn check_scores(y_score: &[f64], name: &str) -> Result<()> {
     if let Some(i) = y_score.iter().position(|v| !v.is_finite()) {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "{name} contains NaN or infinity (first at index {i})"
         )));
     }
     Ok(())
 }
 
-fn single_class_auc_error() -> RustymlError {
-    RustymlError::invalid(
+fn single_class_auc_error() -> Error {
+    Error::invalid_input(
         "Only one class is present in y_true. ROC AUC score is not defined in that case.",
     )
 }
@@ -578,7 +578,7 @@ pub fn roc_auc_score<T: Label>(y_true: ArrayView1<T>, y_score: ArrayView1<f64>) 
             let positive: Vec<bool> = codes.iter().map(|&c| c == 1).collect();
             Ok(binary_auc(&positive, &score))
         }
-        k => Err(RustymlError::invalid(format!(
+        k => Err(Error::invalid_input(format!(
             "y_true has {k} classes: multiclass ROC AUC needs a 2-D y_score with one column per class and multi_class='ovr' or 'ovo'"
         ))),
     }
@@ -598,7 +598,7 @@ impl MultiClass {
         match name {
             "ovr" => Ok(Self::Ovr),
             "ovo" => Ok(Self::Ovo),
-            other => Err(RustymlError::invalid(format!(
+            other => Err(Error::invalid_input(format!(
                 "multi_class must be in ('ovo', 'ovr'), got {other:?}"
             ))),
         }
@@ -623,7 +623,7 @@ pub fn roc_auc_score_multiclass<T: Label>(
         MultiClass::Ovo => matches!(average, Average::Macro | Average::Weighted),
     };
     if !allowed {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "average must be one of {} for multiclass problems, got {average:?}",
             if multi_class == MultiClass::Ovr {
                 "('micro', 'macro', 'weighted')"
@@ -637,7 +637,7 @@ pub fn roc_auc_score_multiclass<T: Label>(
         let s: f64 = r.sum();
         (s - 1.0).abs() > 1e-8 + 1e-5 * s.abs()
     }) {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "Target scores need to be probabilities for multiclass roc_auc, i.e. they should sum up to 1.0 over classes (row {i} does not)"
         )));
     }
@@ -647,7 +647,7 @@ pub fn roc_auc_score_multiclass<T: Label>(
         return Err(single_class_auc_error());
     }
     if k != y_score.ncols() {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "Number of classes in y_true ({k}) not equal to the number of columns in 'y_score' ({})",
             y_score.ncols()
         )));
@@ -760,15 +760,15 @@ pub fn log_loss<T: Label>(
         ),
     };
     if !finite {
-        return Err(RustymlError::invalid("y_proba contains NaN or infinity"));
+        return Err(Error::invalid_input("y_proba contains NaN or infinity"));
     }
     if hi > 1.0 {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "y_proba contains values greater than 1: {hi}"
         )));
     }
     if lo < 0.0 {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "y_proba contains values lower than 0: {lo}"
         )));
     }
@@ -778,7 +778,7 @@ pub fn log_loss<T: Label>(
             let mut sorted = l.to_vec();
             for (i, v) in sorted.iter().enumerate() {
                 if !v.is_valid_label() {
-                    return Err(RustymlError::invalid(format!(
+                    return Err(Error::invalid_input(format!(
                         "labels contains NaN or infinity (at index {i})"
                     )));
                 }
@@ -789,7 +789,7 @@ pub fn log_loss<T: Label>(
         }
     };
     if classes.len() == 1 {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "y_true contains only one label ({:?}). Please provide the list of all expected class labels explicitly through the labels argument.",
             classes[0]
         )));
@@ -805,7 +805,7 @@ pub fn log_loss<T: Label>(
         }
     };
     if classes.len() != n_cols {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "y_true and y_proba contain different number of classes: {} vs {n_cols}. Please provide the true labels explicitly through the labels argument. Classes found in y_true: {:?}",
             classes.len(),
             classes
@@ -814,7 +814,7 @@ pub fn log_loss<T: Label>(
     let mut total = 0.0;
     for (i, t) in y_true.iter().enumerate() {
         let k = labels::position(&classes, t).ok_or_else(|| {
-            RustymlError::invalid(format!(
+            Error::invalid_input(format!(
                 "y_true contains values not belonging to the passed labels ({t:?} at index {i})"
             ))
         })?;
@@ -865,7 +865,7 @@ impl KappaWeights {
             None => Ok(Self::Unweighted),
             Some("linear") => Ok(Self::Linear),
             Some("quadratic") => Ok(Self::Quadratic),
-            Some(other) => Err(RustymlError::invalid(format!(
+            Some(other) => Err(Error::invalid_input(format!(
                 "Unknown kappa weighting type: {other:?}"
             ))),
         }

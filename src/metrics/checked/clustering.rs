@@ -9,7 +9,7 @@
 
 use super::check_lengths;
 use crate::declare_gate;
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::math::distance::Metric;
 use crate::math::labels::{self, bincount, Label};
 use crate::math::{matmul, reduction};
@@ -154,7 +154,7 @@ impl AverageMethod {
             "geometric" => Ok(Self::Geometric),
             "arithmetic" => Ok(Self::Arithmetic),
             "max" => Ok(Self::Max),
-            other => Err(RustymlError::invalid(format!(
+            other => Err(Error::invalid_input(format!(
                 "unknown average_method {other:?}: expected 'min', 'geometric', 'arithmetic' or 'max'"
             ))),
         }
@@ -324,7 +324,7 @@ pub fn homogeneity_completeness_v_measure<T: Label>(
     beta: f64,
 ) -> Result<(f64, f64, f64)> {
     if !(beta.is_finite() && beta >= 0.0) {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "beta must be a finite number >= 0, got {beta}"
         )));
     }
@@ -390,7 +390,7 @@ fn internal_labels<T: Label>(n_rows: usize, labels: ArrayView1<T>) -> Result<(Ve
     let (classes, codes) = labels::encode(labels, "labels")?;
     let k = classes.len();
     if k < 2 || k > n_rows - 1 {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "Number of labels is {k}. Valid values are 2 to n_samples - 1 (inclusive)"
         )));
     }
@@ -489,19 +489,19 @@ pub fn silhouette_samples<T: Label>(
     let n = x.nrows();
     if metric == SilhouetteMetric::Precomputed {
         if x.ncols() != n {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "a precomputed distance matrix must be square, got {} x {}",
                 n,
                 x.ncols()
             )));
         }
         if let Some(i) = (0..n).find(|&i| x[[i, i]].abs() > 100.0 * f64::EPSILON) {
-            return Err(RustymlError::invalid(format!(
+            return Err(Error::invalid_input(format!(
                 "The precomputed distance matrix contains non-zero elements on the diagonal (first at {i}). Use np.fill_diagonal(X, 0)."
             )));
         }
         if x.iter().any(|&v| v < 0.0) {
-            return Err(RustymlError::invalid(
+            return Err(Error::invalid_input(
                 "The precomputed distance matrix contains negative values",
             ));
         }

@@ -35,17 +35,17 @@ pub use regression::{
     mean_squared_error, median_absolute_error, r2_score, root_mean_squared_error,
 };
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 
 /// Two arrays describing the same samples: equal lengths, not empty.
 pub(crate) fn check_lengths(a: usize, b: usize, a_name: &str, b_name: &str) -> Result<()> {
     if a != b {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "{a_name} and {b_name} have different lengths ({a} and {b})"
         )));
     }
     if a == 0 {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "{a_name} and {b_name} are empty"
         )));
     }

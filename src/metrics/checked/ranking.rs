@@ -7,7 +7,7 @@
 //! `precision_recall_curve`, `average_precision` and `top_k_accuracy` run these same cores.
 
 use super::check_lengths;
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::math::labels::{self, Label};
 use ndarray::{Array1, ArrayView1, ArrayView2};
 
@@ -191,7 +191,7 @@ pub(crate) fn top_k_hit(row: ArrayView1<f64>, truth: usize, k: usize, ties: TieR
 /// Validate scores: no NaN or infinity.
 fn check_scores(score: &[f64], name: &str) -> Result<()> {
     if let Some(i) = score.iter().position(|v| !v.is_finite()) {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "{name} contains NaN or infinity (first at index {i})"
         )));
     }
@@ -211,7 +211,7 @@ fn positives<T: Label>(
     check_scores(&score, "y_score")?;
     let (classes, codes) = labels::encode(y_true, "y_true")?;
     if classes.len() > 2 {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "y_true has {} classes ({classes:?}): a binary curve needs at most 2 (multiclass format is not supported)",
             classes.len()
         )));
@@ -224,7 +224,7 @@ fn positives<T: Label>(
                 v.iter().all(|&c| c == 0 || c == 1) || v.iter().all(|&c| c == -1 || c == 1)
             });
             if !ok {
-                return Err(RustymlError::invalid(format!(
+                return Err(Error::invalid_input(format!(
                     "y_true takes value in {classes:?} and pos_label is not specified: either make y_true take value in {{0, 1}} or {{-1, 1}} or pass pos_label explicitly"
                 )));
             }
@@ -277,13 +277,13 @@ pub fn average_precision_score<T: Label>(
     check_scores(&score, "y_score")?;
     let (classes, codes) = labels::encode(y_true, "y_true")?;
     if classes.len() > 2 {
-        return Err(RustymlError::invalid(
+        return Err(Error::invalid_input(
             "y_true is multiclass: pass a 2-D y_score with one column per class",
         ));
     }
     let pos = labels::position(&classes, pos_label);
     if pos.is_none() && classes.len() == 2 {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "pos_label={pos_label:?} is not a valid label. It should be one of {classes:?}"
         )));
     }
@@ -303,10 +303,10 @@ pub fn top_k_accuracy_score(
     check_lengths(y_true.len(), y_score.nrows(), "y_true", "y_score")?;
     crate::validation::check_finite_2d(&y_score, "y_score")?;
     if k == 0 {
-        return Err(RustymlError::invalid("k must be at least 1"));
+        return Err(Error::invalid_input("k must be at least 1"));
     }
     if let Some(i) = y_true.iter().position(|&c| c >= y_score.ncols()) {
-        return Err(RustymlError::invalid(format!(
+        return Err(Error::invalid_input(format!(
             "y_true[{i}] = {} has no column in y_score ({} columns)",
             y_true[i],
             y_score.ncols()

@@ -3,7 +3,7 @@
 //! Every sum goes through the deterministic blocked reduction ([`reduction::sum_zip`]), so a
 //! metric gives the same bits at any thread count and gate setting.
 
-use crate::error::{Result, RustymlError};
+use crate::error::{Error, Result};
 use crate::math::reduction;
 use ndarray::ArrayView1;
 
@@ -89,7 +89,7 @@ pub fn mean_absolute_percentage_error(
         (p - t).abs() / t.abs().max(f64::EPSILON)
     });
     if !total.is_finite() {
-        return Err(RustymlError::invalid(
+        return Err(Error::invalid_input(
             "mean_absolute_percentage_error overflowed: y_true has values too close to 0 for the errors' size",
         ));
     }

@@ -22,7 +22,7 @@ native_estimator! {
         // alpha is checked even without a penalty, as scikit-learn's parameter validation
         // does (the model keeps no alpha then, so the check cannot wait for fit).
         if !(alpha.is_finite() && alpha >= 0.0) {
-            return Err(to_py_err(crate::RustymlError::invalid(format!(
+            return Err(to_py_err(crate::Error::invalid_input(format!(
                 "alpha must be a finite number >= 0, got {alpha}"
             ))));
         }

@@ -1,0 +1,101 @@
+//! What the engines' options share: the label contract of the binary classifiers, and the one
+//! byte a pair of options takes in the saved format.
+//!
+//! Each engine option replaced one `bool` that told the original API's fit from scikit-learn's.
+//! Where two options took one flag's place, they are stored as one byte that reads as that
+//! flag for the two combinations it stood for (0: every option at its first variant, the
+//! original's; 1: every option at its second, scikit-learn's), so files and pickles written
+//! before load unchanged; the other combinations are `2 + bits`.
+
+use serde::{Deserialize, Serialize};
+
+/// Which labels a classifier's `fit` takes, and in whose terms it refuses bad data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ClassLabels {
+    /// The original API's: 0 and 1 only (classes `[0, 1]`); bad data is `EmptyInput`,
+    /// `NonFinite`, `DimensionMismatch`, a label outside {0, 1} `InvalidInput`.
+    ZeroOne,
+    /// scikit-learn's: any finite labels, sorted distinct classes (at least two), refused in
+    /// scikit-learn's words.
+    Observed,
+}
+
+/// The byte of two two-variant options, `first` and `second` giving their variant index.
+pub(crate) fn pair_to_byte(first: bool, second: bool) -> u8 {
+    match (first, second) {
+        (false, false) => 0,
+        (true, true) => 1,
+        (true, false) => 2,
+        (false, true) => 3,
+    }
+}
+
+/// The variant indices stored by [`pair_to_byte`].
+pub(crate) fn byte_to_pair(byte: u8, what: &str) -> Result<(bool, bool), String> {
+    match byte {
+        0 => Ok((false, false)),
+        1 => Ok((true, true)),
+        2 => Ok((true, false)),
+        3 => Ok((false, true)),
+        other => Err(format!("corrupt {what} options: unknown code {other}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_pair_round_trips_and_the_flag_values_read_as_before() {
+        for first in [false, true] {
+            for second in [false, true] {
+                let b = pair_to_byte(first, second);
+                assert_eq!(byte_to_pair(b, "t").unwrap(), (first, second));
+            }
+        }
+        // A saved `false` / `true` flag is the byte 0 / 1 in postcard.
+        assert_eq!(postcard::to_allocvec(&false).unwrap(), [0]);
+        assert_eq!(postcard::to_allocvec(&true).unwrap(), [1]);
+        assert_eq!(postcard::to_allocvec(&1u8).unwrap(), [1]);
+        assert!(byte_to_pair(4, "t").is_err());
+    }
+
+    #[test]
+    fn each_doors_options_take_the_byte_of_the_flag_they_replaced() {
+        use crate::machine_learning::lda::LdaOptions;
+        use crate::machine_learning::linear_svc::LinearSvcSolver;
+        use crate::machine_learning::logistic_regression::LogisticOptions;
+        use crate::machine_learning::svc::SvcOptions;
+        assert_eq!(
+            postcard::to_allocvec(&LinearSvcSolver::MinibatchSgd).unwrap(),
+            [0]
+        );
+        assert_eq!(
+            postcard::to_allocvec(&LinearSvcSolver::Liblinear).unwrap(),
+            [1]
+        );
+        assert_eq!(postcard::to_allocvec(&LdaOptions::ORIGINAL).unwrap(), [0]);
+        assert_eq!(
+            postcard::to_allocvec(&LdaOptions::SCIKIT_LEARN).unwrap(),
+            [1]
+        );
+        assert_eq!(
+            postcard::to_allocvec(&LogisticOptions::ORIGINAL).unwrap(),
+            [0]
+        );
+        assert_eq!(
+            postcard::to_allocvec(&LogisticOptions::SCIKIT_LEARN).unwrap(),
+            [1]
+        );
+        assert_eq!(postcard::to_allocvec(&SvcOptions::ORIGINAL).unwrap(), [0]);
+        assert_eq!(
+            postcard::to_allocvec(&SvcOptions::SCIKIT_LEARN).unwrap(),
+            [1]
+        );
+        let o: LdaOptions = postcard::from_bytes(&[0]).unwrap();
+        assert_eq!(o, LdaOptions::ORIGINAL);
+        let o: SvcOptions = postcard::from_bytes(&[1]).unwrap();
+        assert_eq!(o, SvcOptions::SCIKIT_LEARN);
+        assert!(postcard::from_bytes::<LogisticOptions>(&[7]).is_err());
+    }
+}
