@@ -1,6 +1,6 @@
 """rustyml.dask fit time on one vs two workers (processes, one thread each) of a local
-cluster, for KMeans and LinearRegression on a dask array generated chunk by chunk from a
-seed (never held whole by the client).
+cluster, for KMeans, LinearRegression and LogisticRegression on a dask array generated
+chunk by chunk from a seed (never held whole by the client).
 
     python benches/python/report_dask.py [--rows 8000000] [--features 8]
 """
@@ -38,8 +38,11 @@ def main():
     print(f"CPU: {cpu_name()}, {os.cpu_count()} logical cores")
     print(f"{args.rows:,} rows x {args.features} float64 features, chunks of 500,000 rows")
     print()
-    print("| workers | KMeans(8), 10 iterations (s) | LinearRegression (s) |")
-    print("|---|---|---|")
+    print(
+        "| workers | KMeans(8), 10 iterations (s) | LinearRegression (s) "
+        "| LogisticRegression, 10 iterations (s) |"
+    )
+    print("|---|---|---|---|")
     for workers in (1, 2):
         with (
             LocalCluster(
@@ -51,7 +54,10 @@ def main():
             init = X[:8].compute()
             km = timed(rd.KMeans(8, init=init, max_iter=10, tol=0.0), X)
             lr = timed(rd.LinearRegression(), X, y)
-            print(f"| {workers} | {km:.2f} | {lr:.2f} |")
+            labels = (y > 0).persist()
+            logit = rd.LogisticRegression(max_iter=10, tol=0.0)
+            lg = timed(logit, X, labels)
+            print(f"| {workers} | {km:.2f} | {lr:.2f} | {lg:.2f} ({logit.n_iter_[0]} iterations) |")
 
 
 if __name__ == "__main__":

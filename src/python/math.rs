@@ -1,7 +1,7 @@
 //! `rustyml._native.math`: matmul, reduction and distance kernels.
 
 use super::{f64_array, float_array, parse_parallelism, to_py_err, FloatArray};
-use crate::math::{distance, matmul, reduction};
+use crate::math::{distance, losses, matmul, optimize, reduction};
 use ndarray::{Ix1, Ix2, IxDyn};
 use numpy::IntoPyArray;
 use pyo3::exceptions::PyValueError;
@@ -236,6 +236,118 @@ fn rowwise<'py>(
     Ok(d.into_pyarray(py))
 }
 
+/// Binary logistic loss of scores `z` against 0/1 targets `y` (`crate::math::losses`):
+/// `(summed loss, per-score derivative sigmoid(z) - y, its sum)`.
+#[pyfunction]
+fn logistic_loss_grad<'py>(
+    py: Python<'py>,
+    z: &Bound<'py, PyAny>,
+    y: &Bound<'py, PyAny>,
+) -> PyResult<(f64, Bound<'py, numpy::PyArray1<f64>>, f64)> {
+    let z = f64_array::<Ix1>(z, "z")?;
+    let y = f64_array::<Ix1>(y, "y")?;
+    let (z, y) = (z.view().to_vec(), y.view().to_vec());
+    if z.len() != y.len() {
+        return Err(PyValueError::new_err(format!(
+            "z has {} scores but y has {} targets",
+            z.len(),
+            y.len()
+        )));
+    }
+    let mut r = vec![0.0; z.len()];
+    let (loss, rsum) =
+        crate::python::parallel::detach(py, || losses::logistic_loss_grad(&z, &y, &mut r));
+    Ok((loss, r.into_pyarray(py), rsum))
+}
+
+/// A summed loss, its gradient with respect to the scores, and the gradient's column sums.
+type LossGrad<'py> = (
+    f64,
+    Bound<'py, numpy::PyArray2<f64>>,
+    Bound<'py, numpy::PyArray1<f64>>,
+);
+
+/// Softmax cross-entropy of an `n x k` score matrix against class indices `labels`
+/// (`crate::math::losses`): `(summed loss, gradient softmax(z) - onehot, its column sums)`.
+#[pyfunction]
+fn softmax_loss_grad<'py>(
+    py: Python<'py>,
+    z: &Bound<'py, PyAny>,
+    labels: Vec<usize>,
+) -> PyResult<LossGrad<'py>> {
+    let z = f64_array::<Ix2>(z, "z")?;
+    let (n, k) = z.view().dim();
+    if labels.len() != n {
+        return Err(PyValueError::new_err(format!(
+            "z has {n} rows but labels has {} entries",
+            labels.len()
+        )));
+    }
+    if k == 0 || labels.iter().any(|&c| c >= k) {
+        return Err(PyValueError::new_err(format!(
+            "labels must be class indices below the {k} columns of z"
+        )));
+    }
+    let z: Vec<f64> = z.view().iter().copied().collect();
+    let mut r = vec![0.0; n * k];
+    let (loss, colsum) =
+        crate::python::parallel::detach(py, || losses::softmax_loss_grad(&z, k, &labels, &mut r));
+    let r = ndarray::Array2::from_shape_vec((n, k), r).expect("n x k gradient");
+    Ok((loss, r.into_pyarray(py), colsum.into_pyarray(py)))
+}
+
+/// L-BFGS (`crate::math::optimize::minimize`, the linear models' minimiser) of a Python
+/// objective `fun(x) -> (f, grad)`; returns `(x, f, n_iter, converged)`. An exception raised
+/// by `fun` ends the run and propagates.
+#[pyfunction]
+#[pyo3(signature = (fun, x0, max_iter=100, gtol=1e-4, ftol=1e7 * f64::EPSILON, memory=10))]
+fn lbfgs<'py>(
+    py: Python<'py>,
+    fun: &Bound<'py, PyAny>,
+    x0: Vec<f64>,
+    max_iter: usize,
+    gtol: f64,
+    ftol: f64,
+    memory: usize,
+) -> PyResult<(Bound<'py, numpy::PyArray1<f64>>, f64, usize, bool)> {
+    if memory == 0 {
+        return Err(PyValueError::new_err("memory must be at least 1"));
+    }
+    let n = x0.len();
+    let mut raised: Option<PyErr> = None;
+    let objective = |x: ndarray::ArrayView1<f64>, grad: &mut ndarray::Array1<f64>| {
+        let mut call = || -> PyResult<f64> {
+            let out = fun.call1((x.to_owned().into_pyarray(py),))?;
+            let (f, g): (f64, Vec<f64>) = out.extract()?;
+            if g.len() != n {
+                return Err(PyValueError::new_err(format!(
+                    "the objective returned a gradient of {} entries for {n} variables",
+                    g.len()
+                )));
+            }
+            grad.assign(&ndarray::Array1::from(g));
+            Ok(f)
+        };
+        call().map_err(|e| {
+            raised = Some(e);
+            crate::error::RustymlError::computation("the objective raised")
+        })
+    };
+    let opts = optimize::LbfgsOptions {
+        max_iter,
+        gtol,
+        ftol,
+        memory,
+        ..Default::default()
+    };
+    let result = optimize::minimize(objective, ndarray::Array1::from(x0), &opts);
+    if let Some(e) = raised {
+        return Err(e);
+    }
+    let r = result.map_err(to_py_err)?;
+    Ok((r.x.into_pyarray(py), r.f, r.n_iter, r.converged))
+}
+
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     super::add_submodule(m, "matmul", |s| {
         s.add_function(wrap_pyfunction!(dot, s)?)?;
@@ -245,6 +357,13 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         s.add_function(wrap_pyfunction!(sum, s)?)?;
         s.add_function(wrap_pyfunction!(sq_sum, s)?)?;
         s.add_function(wrap_pyfunction!(mean_var, s)?)
+    })?;
+    super::add_submodule(m, "losses", |s| {
+        s.add_function(wrap_pyfunction!(logistic_loss_grad, s)?)?;
+        s.add_function(wrap_pyfunction!(softmax_loss_grad, s)?)
+    })?;
+    super::add_submodule(m, "optimize", |s| {
+        s.add_function(wrap_pyfunction!(lbfgs, s)?)
     })?;
     super::add_submodule(m, "distance", |s| {
         s.add_function(wrap_pyfunction!(euclidean, s)?)?;

@@ -273,3 +273,100 @@ def test_lda_binary_and_eigen_shrinkage():
     assert binary.decision_function(Xd).shape == (len(y),)
     with pytest.raises(ValueError, match="shrinkage"):
         rd.LinearDiscriminantAnalysis(shrinkage=0.1).fit(Xd, yd)
+
+
+def _logistic_objective(X, codes, k, C, coef, intercept):
+    """scikit-learn's objective over n (mean log-loss + |W|^2 / (2 C n)), its gradient and
+    Hessian, in NumPy float64: the oracle."""
+    n, d = X.shape
+    Xt = np.column_stack([X, np.ones(n)])
+    W = np.column_stack([coef, intercept])  # n_out x (d + 1)
+    z = Xt @ W.T
+    if k == 2:
+        p = 1.0 / (1.0 + np.exp(-z[:, 0]))
+        f = np.mean(np.logaddexp(0.0, z[:, 0]) - codes * z[:, 0])
+        g = ((p - codes) @ Xt / n)[None, :]
+        H = (Xt * (p * (1 - p))[:, None]).T @ Xt / n
+    else:
+        z = z - z.max(axis=1, keepdims=True)
+        P = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+        f = np.mean(np.log(np.exp(z).sum(axis=1)) - z[np.arange(n), codes])
+        R = P - np.eye(k)[codes]
+        g = R.T @ Xt / n
+        H = np.zeros((k * (d + 1), k * (d + 1)))
+        for a in range(k):
+            for b in range(k):
+                w = P[:, a] * ((a == b) - P[:, b])
+                H[a * (d + 1) : (a + 1) * (d + 1), b * (d + 1) : (b + 1) * (d + 1)] = (
+                    (Xt * w[:, None]).T @ Xt / n
+                )
+    penal = np.zeros(W.shape)
+    penal[:, :d] = 1.0
+    g = g + W * penal / (C * n)
+    H = H + np.diag(penal.ravel() / (C * n))
+    return f + np.sum((W * penal) ** 2) / (2 * C * n), g.ravel(), H
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_logistic_regression(client, k):
+    from sklearn.linear_model import LogisticRegression as Stock
+
+    # overlapping classes: a well-conditioned optimum, so the bound below is tight
+    X, y, Xd, yd = _classes(n=12_000, k=k, chunk=4_000, separation=0.3)
+    make = lambda: rd.LogisticRegression(C=0.1, tol=1e-9, max_iter=500)
+    ours, here = _fit_everywhere(make, Xd, yd)
+    _same_bits(ours, here, ["coef_", "intercept_", "n_iter_"])
+    stock = Stock(C=0.1, tol=1e-9, max_iter=500).fit(X, y)
+    np.testing.assert_array_equal(ours.classes_, stock.classes_)
+    codes = np.searchsorted(stock.classes_, y)
+    n_out = 1 if k == 2 else k
+    # The objective is strongly convex with modulus mu (the Hessian's least eigenvalue, off
+    # the multinomial's null direction: one constant added to every intercept). Each fit
+    # stopped where its gradient g is small, so it is within |g| / mu of the optimum, and
+    # the two within the sum. The Hessian barely moves over that distance; mu is halved to
+    # cover it. The gradients come from the oracle, so the bound includes whatever rounding
+    # the chunked sums and the stopping rules left.
+    _, g_ours, H = _logistic_objective(X, codes, k, 0.1, ours.coef_, ours.intercept_)
+    _, g_stock, _ = _logistic_objective(X, codes, k, 0.1, stock.coef_, stock.intercept_)
+    eig = np.linalg.eigvalsh(H)
+    mu = eig[0] if n_out == 1 else eig[1]
+    bound = (np.linalg.norm(g_ours) + np.linalg.norm(g_stock)) / (mu / 2)
+    shift = lambda b: b - b.mean() if n_out > 1 else b
+    diff = np.concatenate(
+        [(ours.coef_ - stock.coef_).ravel(), shift(ours.intercept_) - shift(stock.intercept_)]
+    )
+    assert np.linalg.norm(diff) <= bound, (np.linalg.norm(diff), bound)
+    # the comparison means something (the multinomial's modulus is only the penalty's along
+    # the directions that shift every class's coefficients alike, so its bound is wider)
+    assert bound < 1e-3 * np.linalg.norm(np.r_[stock.coef_.ravel(), stock.intercept_])
+    # Block-wise outputs keep the chunks and dtypes; probabilities agree within the
+    # coefficients' bound times the largest |x| (the scores' sensitivity).
+    proba = ours.predict_proba(Xd)
+    assert proba.chunks[0] == Xd.chunks[0] and proba.dtype == np.float64
+    xmax = np.abs(X).max() * np.sqrt(X.shape[1] + 1)
+    np.testing.assert_allclose(proba.compute(), stock.predict_proba(X), atol=bound * xmax)
+    pred = ours.predict(Xd)
+    assert pred.chunks == yd.chunks and pred.dtype == yd.dtype
+    dec = stock.decision_function(X)
+    margin = np.abs(dec) if k == 2 else np.diff(np.sort(dec, axis=1)[:, -2:], axis=1)[:, 0]
+    clear = margin > 2 * bound * xmax
+    np.testing.assert_array_equal(pred.compute()[clear], stock.predict(X)[clear])
+    assert abs(ours.score(Xd, yd) - stock.score(X, y)) <= (~clear).sum() / len(y)
+
+
+def test_logistic_regression_matches_the_single_process_rustyml_fit():
+    from rustyml.machine_learning import LogisticRegression as Single
+
+    X, y, Xd, yd = _classes(n=8_000, k=2, chunk=3_000)
+    with dask.config.set(scheduler="synchronous"):
+        ours = rd.LogisticRegression().fit(Xd, yd)  # scikit-learn's defaults, tol 1e-4
+    single = Single().fit(X, y)
+    codes = np.searchsorted(ours.classes_, y)
+    # Same minimiser, same start and stopping rule; only the sums' order differs. Both stop
+    # with max|g| <= tol, within |g| / mu of the optimum (see test_logistic_regression).
+    _, g_a, H = _logistic_objective(X, codes, 2, 1.0, ours.coef_, ours.intercept_)
+    _, g_b, _ = _logistic_objective(X, codes, 2, 1.0, single.coef_, single.intercept_)
+    bound = (np.linalg.norm(g_a) + np.linalg.norm(g_b)) / (np.linalg.eigvalsh(H)[0] / 2)
+    diff = np.r_[(ours.coef_ - single.coef_).ravel(), ours.intercept_ - single.intercept_]
+    assert np.linalg.norm(diff) <= bound
+    assert ours.n_iter_[0] >= 1 and ours.converged_

@@ -12,7 +12,7 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError('rustyml.dask needs dask: pip install "dask[distributed]"') from exc
 
-from rustyml.dask._classifiers import LinearDiscriminantAnalysis
+from rustyml.dask._classifiers import LinearDiscriminantAnalysis, LogisticRegression
 from rustyml.dask._estimators import (
     PCA,
     KMeans,
@@ -27,6 +27,7 @@ __all__ = [
     "KMeans",
     "LinearDiscriminantAnalysis",
     "LinearRegression",
+    "LogisticRegression",
     "MaxAbsScaler",
     "MinMaxScaler",
     "StandardScaler",

@@ -12,8 +12,9 @@ import functools
 
 import numpy as np
 
+from rustyml.math import losses as _losses
 from rustyml.math.distance import pairwise
-from rustyml.math.matmul import dot
+from rustyml.math.matmul import dot, matvec
 from rustyml.math.reduction import sum as native_sum
 
 
@@ -149,6 +150,25 @@ def class_scatter(x, y, classes, means):
             dev_sums[c] = [native_sum(np.ascontiguousarray(col)) for col in xc.T]
             scatter[c] = dot(xc.T, xc)
     return dev_sums, scatter
+
+
+@_reported
+def logistic_loss_grad(x, y, classes, theta, n_out):
+    """The summed log-loss of one chunk at ``theta = [coef (n_out x d), intercept]`` and its
+    gradient (coefficients' part ``r^T x``, intercepts' part ``sum r``), from rustyml's
+    product and fused loss kernels: binary (``n_out == 1``) or multinomial."""
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    d = x.shape[1]
+    codes = _codes(y, classes)
+    coef = theta[: n_out * d].reshape(n_out, d)
+    z = dot(x, np.ascontiguousarray(coef.T)) + theta[n_out * d :]
+    if n_out == 1:
+        loss, r, rsum = _losses.logistic_loss_grad(z[:, 0], codes.astype(np.float64))
+        grad = matvec(np.ascontiguousarray(x.T), r)
+        return loss, grad, np.array([rsum])
+    loss, r, colsum = _losses.softmax_loss_grad(z, codes.tolist())
+    grad = dot(np.ascontiguousarray(r.T), x)
+    return loss, grad.ravel(), colsum
 
 
 @_reported

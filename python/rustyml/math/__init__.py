@@ -1,5 +1,5 @@
-"""Numerical kernels: ``matmul``, ``reduction``, ``distance``."""
+"""Numerical kernels: ``matmul``, ``reduction``, ``distance``, ``losses``, ``optimize``."""
 
-from rustyml.math import distance, matmul, reduction
+from rustyml.math import distance, losses, matmul, optimize, reduction
 
-__all__ = ["distance", "matmul", "reduction"]
+__all__ = ["distance", "losses", "matmul", "optimize", "reduction"]
