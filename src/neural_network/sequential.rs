@@ -7,7 +7,7 @@ use super::layers::serialize_model::{
 };
 use super::layers::TrainingParameters;
 use super::optimizers::OptimizerState;
-use super::traits::{Layer, Loss, Optimizer};
+use super::traits::{Layer, Loss, Optimizer, ParamGrad};
 use super::{NnError, Tensor, TensorView};
 use crate::error::{Error, IoError, RustymlResult};
 use ndarray::Axis;
@@ -375,6 +375,136 @@ impl Sequential {
         Ok((loss, out))
     }
 
+    /// The loss of `(x, y)` (the batch's mean, as `train_batch` reports it) and the gradient of
+    /// `fraction` times that loss with respect to every parameter of every layer (frozen ones
+    /// included), in `parameters()` order, layer by layer; no weight or optimizer state
+    /// changes. Data-parallel training splits a global batch of `B` rows into shards of `m_s`
+    /// rows and passes `fraction = m_s / B`: the shards' gradients then sum to the global
+    /// batch's (up to rounding), because each loss is a mean over its rows. With
+    /// `fraction = 1` the gradients are bit for bit those a `train_batch` step applies.
+    pub fn loss_and_gradients(
+        &mut self,
+        x: &Tensor,
+        y: &Tensor,
+        fraction: f32,
+    ) -> RustymlResult<(f32, Vec<Vec<f32>>)> {
+        self.check_trainable()?;
+        Self::check_pair(x.shape(), y.shape())?;
+        if !(fraction.is_finite() && fraction > 0.0) {
+            return Err(Error::invalid_parameter(
+                "fraction",
+                format!("must be a finite number > 0, got {fraction}"),
+            ));
+        }
+        let loss_fn = self.loss.as_ref().expect("checked by check_trainable");
+        for layer in &mut self.layers {
+            layer.set_training_if_mode_dependent(true);
+        }
+        let mut out = x.clone();
+        for layer in self.layers.iter_mut() {
+            out = layer.forward(&out)?;
+        }
+        let loss = loss_fn.compute_loss(y, &out)?;
+        let mut grad = loss_fn.compute_grad(y, &out)?;
+        if fraction != 1.0 {
+            grad.mapv_inplace(|g| g * fraction);
+        }
+        let (first, rest) = self.layers.split_first_mut().expect("checked non-empty");
+        for layer in rest.iter_mut().rev() {
+            grad = layer.backward(&grad)?;
+        }
+        first.backward_params_only(&grad)?;
+        let grads = self
+            .layers
+            .iter_mut()
+            .flat_map(|l| {
+                l.parameters()
+                    .iter()
+                    .map(|p| p.grad.to_vec())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        Ok((loss, grads))
+    }
+
+    /// One optimizer step with the given gradients (laid out as
+    /// [`Self::loss_and_gradients`] returns them) instead of a batch's: the global-norm clip,
+    /// the step count and each trainable layer's update, exactly as `train_batch` applies its
+    /// own gradients. Refused, changing nothing, when the gradients do not fit the layers (or
+    /// the layers hold none yet: they list their parameters once a backward pass ran).
+    pub fn apply_gradients(&mut self, grads: &[Vec<f32>]) -> RustymlResult<()> {
+        self.check_trainable()?;
+        let sizes: Vec<Vec<usize>> = self
+            .layers
+            .iter_mut()
+            .map(|l| l.parameters().iter().map(|p| p.value.len()).collect())
+            .collect();
+        let expected: Vec<usize> = sizes.iter().flatten().copied().collect();
+        let given: Vec<usize> = grads.iter().map(Vec::len).collect();
+        if expected.is_empty() && !given.is_empty() {
+            // layers list their parameters once they hold gradients
+            return Err(Error::invalid_input(
+                "the layers hold no gradients yet: compute gradients (or train one step) on \
+                 this model once before applying given ones",
+            ));
+        }
+        if expected != given {
+            return Err(Error::invalid_input(format!(
+                "the gradients have sizes {given:?} but the parameters have {expected:?}"
+            )));
+        }
+        let frozen = &self.frozen;
+        let trains = |i: usize| !frozen.get(i).copied().unwrap_or(false);
+        let mut per_layer = Vec::with_capacity(sizes.len());
+        let mut rest = grads;
+        for s in &sizes {
+            let (mine, after) = rest.split_at(s.len());
+            per_layer.push(mine);
+            rest = after;
+        }
+        let optimizer = self.optimizer.as_mut().expect("checked by check_trainable");
+        // the clip factor of `clip_scale`, from the given gradients in the same order
+        let scale = match optimizer.global_clipnorm() {
+            Some(max_norm) => {
+                let sq: f64 = per_layer
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| trains(*i))
+                    .flat_map(|(_, g)| g.iter().map(|p| crate::math::reduction::sq_sum_f32(p)))
+                    .sum();
+                let norm = sq.sqrt();
+                if norm > max_norm as f64 {
+                    (max_norm as f64 / norm) as f32
+                } else {
+                    1.0
+                }
+            }
+            None => 1.0,
+        };
+        optimizer.step();
+        for (i, layer) in self.layers.iter_mut().enumerate() {
+            if !trains(i) {
+                continue;
+            }
+            // The optimizer sees the layer's parameters with the given gradients; its state
+            // is claimed in call order, so the stand-in meets this layer's buffers.
+            let mut stand_in = GivenGradients {
+                values: layer
+                    .parameters()
+                    .iter()
+                    .map(|p| p.value.to_vec())
+                    .collect(),
+                decays: layer.parameters().iter().map(|p| p.decays).collect(),
+                grads: per_layer[i].to_vec(),
+            };
+            optimizer.update(&mut stand_in, scale);
+            for (p, v) in layer.parameters().iter_mut().zip(&stand_in.values) {
+                p.value.copy_from_slice(v);
+            }
+        }
+        Ok(())
+    }
+
     /// Full-batch training: `epochs` calls of `train_batch` on all of `x`.
     pub fn fit(&mut self, x: &Tensor, y: &Tensor, epochs: u32) -> RustymlResult<History> {
         self.check_trainable()?;
@@ -687,6 +817,45 @@ fn clip_scale(layers: &mut [Box<dyn Layer>], max_norm: f32, trains: impl Fn(usiz
     }
 }
 
+/// A layer's parameter values paired with gradients from elsewhere (the sum of data-parallel
+/// shards' gradients), for `Sequential::apply_gradients`: the optimizer reads and updates
+/// only `parameters()`, so it updates these values as it would the layer's own.
+struct GivenGradients {
+    values: Vec<Vec<f32>>,
+    decays: Vec<bool>,
+    grads: Vec<Vec<f32>>,
+}
+
+impl Layer for GivenGradients {
+    fn forward(&mut self, _input: &Tensor) -> RustymlResult<Tensor> {
+        unreachable!("a stand-in for an optimizer update only")
+    }
+    fn predict(&self, _input: &Tensor) -> RustymlResult<Tensor> {
+        unreachable!("a stand-in for an optimizer update only")
+    }
+    fn backward(&mut self, _grad_output: &Tensor) -> RustymlResult<Tensor> {
+        unreachable!("a stand-in for an optimizer update only")
+    }
+    fn param_count(&self) -> TrainingParameters {
+        TrainingParameters::Trainable(self.values.iter().map(Vec::len).sum())
+    }
+    fn parameters(&mut self) -> Vec<ParamGrad<'_>> {
+        self.values
+            .iter_mut()
+            .zip(&self.grads)
+            .zip(&self.decays)
+            .map(|((value, grad), &decays)| ParamGrad {
+                value,
+                grad,
+                decays,
+            })
+            .collect()
+    }
+    fn get_weights(&self) -> LayerWeight<'_> {
+        LayerWeight::Empty
+    }
+}
+
 /// `"BatchNormalization"` -> `"batch_normalization"`, Keras's layer naming.
 fn snake_case(name: &str) -> String {
     let mut out = String::new();
@@ -894,6 +1063,78 @@ mod tests {
         let (a, b) = (train(1), train(2));
         assert_eq!(a.0, b.0);
         assert_eq!(a.1, b.1);
+    }
+
+    /// Gradients of the whole batch (share 1) applied through `apply_gradients` are a
+    /// `train_batch` step, bit for bit, with a clipping Adam; two shards' gradients (shares
+    /// 10/24 and 14/24) sum to the batch's within float32 rounding of the 24-term sums; a
+    /// misfit gradient list changes nothing.
+    #[test]
+    fn gradients_applied_are_a_training_step() {
+        let x = Tensor::from_shape_fn(vec![24, 5], |i| ((i[0] * 5 + i[1]) as f32 * 0.37).sin());
+        let y = Tensor::from_shape_fn(vec![24, 2], |i| ((i[0] + 2 * i[1]) as f32 * 0.21).cos());
+        let build = || {
+            let mut m = Sequential::new_with_seed(5);
+            m.add(
+                Dense::new(5, 16, Activation::Tanh)
+                    .unwrap()
+                    .with_random_state(1),
+            )
+            .add(
+                Dense::new(16, 2, Activation::Linear)
+                    .unwrap()
+                    .with_random_state(2),
+            )
+            .compile(
+                Adam::new(0.01, 0.9, 0.999, 1e-7, 0.0)
+                    .unwrap()
+                    .with_global_clipnorm(0.5)
+                    .unwrap(),
+                MeanSquaredError,
+            );
+            m
+        };
+        let bits = |m: &Sequential| -> Vec<u32> {
+            m.predict(&x).unwrap().iter().map(|v| v.to_bits()).collect()
+        };
+        let (mut stepped, mut applied) = (build(), build());
+        for _ in 0..3 {
+            let want = stepped.train_batch(&x, &y).unwrap();
+            let (loss, grads) = applied.loss_and_gradients(&x, &y, 1.0).unwrap();
+            assert_eq!(loss.to_bits(), want.to_bits());
+            applied.apply_gradients(&grads).unwrap();
+        }
+        assert_eq!(bits(&stepped), bits(&applied));
+
+        let (_, whole) = applied.loss_and_gradients(&x, &y, 1.0).unwrap();
+        let head = gather_rows(&x.view(), &(0..10).collect::<Vec<_>>());
+        let tail = gather_rows(&x.view(), &(10..24).collect::<Vec<_>>());
+        let yh = gather_rows(&y.view(), &(0..10).collect::<Vec<_>>());
+        let yt = gather_rows(&y.view(), &(10..24).collect::<Vec<_>>());
+        let (_, a) = applied.loss_and_gradients(&head, &yh, 10.0 / 24.0).unwrap();
+        let (_, b) = applied.loss_and_gradients(&tail, &yt, 14.0 / 24.0).unwrap();
+        // Both are sums of the rows' contributions (each row's own gradient at share 1/24)
+        // in two orders, each within (24 + a few) u of the exact sum of their magnitudes.
+        let mut magnitude: Vec<Vec<f32>> = whole.iter().map(|g| vec![0.0; g.len()]).collect();
+        for i in 0..24 {
+            let (xi, yi) = (gather_rows(&x.view(), &[i]), gather_rows(&y.view(), &[i]));
+            let (_, gi) = applied.loss_and_gradients(&xi, &yi, 1.0 / 24.0).unwrap();
+            for (m, g) in magnitude.iter_mut().zip(gi) {
+                m.iter_mut().zip(g).for_each(|(m, g)| *m += g.abs());
+            }
+        }
+        let tol = 2.0 * 32.0 * f32::EPSILON / 2.0;
+        for (((w, a), b), m) in whole.iter().zip(&a).zip(&b).zip(&magnitude) {
+            for (((w, a), b), m) in w.iter().zip(a).zip(b).zip(m) {
+                assert!((w - (a + b)).abs() <= tol * m, "{w} vs {a} + {b}");
+            }
+        }
+
+        let before = bits(&applied);
+        let mut short = whole.clone();
+        short.pop();
+        assert!(applied.apply_gradients(&short).is_err());
+        assert_eq!(bits(&applied), before);
     }
 
     #[test]

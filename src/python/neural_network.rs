@@ -294,6 +294,53 @@ impl PySequential {
             .map_err(to_py_err)
     }
 
+    /// The batch's mean loss and the gradients of `fraction` times it, one float32 array per
+    /// parameter (`Sequential::loss_and_gradients`); weights and optimizer state unchanged.
+    fn loss_and_gradients<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArrayDyn<'_, f32>,
+        y: PyReadonlyArrayDyn<'_, f32>,
+        fraction: f32,
+    ) -> PyResult<(f32, Vec<Bound<'py, numpy::PyArray1<f32>>>)> {
+        let (x, y) = (x.as_array().to_owned(), y.as_array().to_owned());
+        let mut st = self.write(py)?;
+        if !st.is_compiled() {
+            return Err(PyValueError::new_err(
+                "the model must be compiled before computing gradients",
+            ));
+        }
+        st.check_training_batch(x.shape().first().copied().unwrap_or(0).max(1))
+            .map_err(to_py_err)?;
+        let model = st.model_mut();
+        let (loss, grads) =
+            crate::python::parallel::detach(py, || model.loss_and_gradients(&x, &y, fraction))
+                .map_err(to_py_err)?;
+        Ok((
+            loss,
+            grads.into_iter().map(|g| g.into_pyarray(py)).collect(),
+        ))
+    }
+
+    /// One optimizer step with the given gradients (laid out as `loss_and_gradients` returns
+    /// them): `Sequential::apply_gradients`.
+    fn apply_gradients(
+        &self,
+        py: Python<'_>,
+        grads: Vec<numpy::PyReadonlyArray1<'_, f32>>,
+    ) -> PyResult<()> {
+        let grads: Vec<Vec<f32>> = grads.iter().map(|g| g.as_array().to_vec()).collect();
+        let _training = self.begin_training(py)?;
+        let mut st = self.write(py)?;
+        if !st.is_compiled() {
+            return Err(PyValueError::new_err(
+                "the model must be compiled before applying gradients",
+            ));
+        }
+        let model = st.model_mut();
+        crate::python::parallel::detach(py, || model.apply_gradients(&grads)).map_err(to_py_err)
+    }
+
     /// The model's weights and optimizer state now; `None` when the optimizer cannot copy
     /// its state.
     fn snapshot(&self, py: Python<'_>) -> PyResult<Option<PySnapshot>> {

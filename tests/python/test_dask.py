@@ -370,3 +370,134 @@ def test_logistic_regression_matches_the_single_process_rustyml_fit():
     diff = np.r_[(ours.coef_ - single.coef_).ravel(), ours.intercept_ - single.intercept_]
     assert np.linalg.norm(diff) <= bound
     assert ours.n_iter_[0] >= 1 and ours.converged_
+
+
+def _network(layers_list, optimizer, seed=5):
+    from rustyml.neural_network import Sequential
+
+    model = Sequential(layers_list, seed=seed)
+    model.compile(optimizer=optimizer, loss="mse")
+    return model
+
+
+def _mlp():
+    from rustyml.neural_network import layers, optimizers
+
+    return _network(
+        [layers.Dense(16, activation="tanh", input_shape=(4,)), layers.Dense(2)],
+        optimizers.Adam(learning_rate=0.01),
+    )
+
+
+def _regression_rows(n=1_000, d=4, o=2, seed=2):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, d)).astype(np.float32)
+    y = (x @ rng.standard_normal((d, o)) + 0.1 * rng.standard_normal((n, o))).astype(np.float32)
+    return x, y
+
+
+def test_data_parallel_with_one_shard_is_the_single_process_fit_bit_for_bit():
+    import pickle
+
+    x, y = _regression_rows()
+    model = _mlp()
+    model.predict(x[:1])  # build, so the copy starts from the same weights
+    single = pickle.loads(pickle.dumps(model))
+    with dask.config.set(scheduler="synchronous"):
+        hist = rd.DataParallelSequential(model, n_shards=1).fit(
+            da.from_array(x, chunks=300), da.from_array(y, chunks=300), epochs=2, batch_size=64
+        )
+    ref = single.fit(x, y, epochs=2, batch_size=64, shuffle=False, verbose=0)
+    # One shard's gradient is the batch's own (share 1), and the same optimizer applies it.
+    for a, b in zip(model.get_weights(), single.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    assert hist.history["loss"] == ref.history["loss"]
+
+
+def test_data_parallel_is_the_same_bits_on_one_and_two_workers(client):
+    import pickle
+
+    x, y = _regression_rows(n=600)
+    xd, yd = da.from_array(x, chunks=250), da.from_array(y, chunks=250)
+    on_cluster = _mlp()
+    on_cluster.predict(x[:1])
+    here = pickle.loads(pickle.dumps(on_cluster))
+    rd.DataParallelSequential(on_cluster, n_shards=3).fit(xd, yd, epochs=2, batch_size=50)
+    with dask.config.set(scheduler="synchronous"):
+        rd.DataParallelSequential(here, n_shards=3).fit(xd, yd, epochs=2, batch_size=50)
+    for a, b in zip(on_cluster.get_weights(), here.get_weights()):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_data_parallel_linear_model_within_the_summation_bound():
+    """A linear layer, squared error and plain SGD: the shards' summed gradient differs from
+    the whole batch's only by rounding, and for a step size below 2 / L (L the batch
+    loss's largest curvature) each SGD step is non-expansive, so the differences add up
+    without growing. The bound is that sum, from the single-process trajectory."""
+    import pickle
+
+    from rustyml.neural_network import layers, optimizers
+
+    u = np.finfo(np.float32).eps / 2
+    x, y = _regression_rows(n=700, d=4, o=2)
+    lr, B, epochs = 0.05, 64, 2
+    model = _network([layers.Dense(2, input_shape=(4,))], optimizers.SGD(learning_rate=lr))
+    model.predict(x[:1])
+    single = pickle.loads(pickle.dumps(model))
+    with dask.config.set(scheduler="synchronous"):
+        rd.DataParallelSequential(model, n_shards=3).fit(
+            da.from_array(x, chunks=200), da.from_array(y, chunks=200), epochs=epochs, batch_size=B
+        )
+    xs, ys = x.astype(np.float64), y.astype(np.float64)
+    d, o = 4, 2
+    bound = 0.0
+    for _ in range(epochs):
+        for start in range(0, len(x), B):
+            xb, yb = xs[start : start + B], ys[start : start + B]
+            m = len(xb)
+            xt = np.column_stack([xb, np.ones(m)])
+            curvature = 2.0 / (m * o) * np.linalg.eigvalsh(xt.T @ xt)[-1]
+            assert lr <= 2.0 / curvature  # the non-expansive regime the bound relies on
+            W, b = (w.astype(np.float64) for w in single.get_weights())
+            g_abs = 2.0 / (m * o) * (np.abs(xb) @ np.abs(W) + np.abs(b) + np.abs(yb))
+            # Each computation is within (m + d + 4) u of the exact gradient: the m-term sums
+            # of the backward product, the d-term forward sums, the residual, the scalings.
+            err = 2 * (m + d + 4) * u
+            e_w, e_b = err * (np.abs(xb).T @ g_abs), err * g_abs.sum(axis=0)
+            grad = 2.0 / (m * o) * (xt.T @ (xt @ np.vstack([W, b]) - yb))
+            rounding = 2 * u * (np.abs(np.vstack([W, b])) + 2 * lr * np.abs(grad))
+            bound += lr * np.sqrt(np.sum(e_w**2) + np.sum(e_b**2)) + np.linalg.norm(rounding)
+            single.train_on_batch(x[start : start + B], y[start : start + B])
+    diff = np.sqrt(
+        sum(
+            np.sum((a.astype(np.float64) - b.astype(np.float64)) ** 2)
+            for a, b in zip(model.get_weights(), single.get_weights())
+        )
+    )
+    assert diff <= bound, (diff, bound)
+    assert bound < 1e-3 * np.linalg.norm(single.get_weights()[0])  # a meaningful bound
+
+
+def test_data_parallel_refuses_what_it_cannot_do():
+    x, y = _regression_rows(n=100)
+    with pytest.raises(ValueError, match="shuffle"):
+        rd.DataParallelSequential(_mlp()).fit(x, y, shuffle=True)
+    with pytest.raises(ValueError, match="samples"):
+        rd.DataParallelSequential(_mlp()).fit(x, y[:50])
+    with pytest.raises(ValueError, match="n_shards"):
+        rd.DataParallelSequential(_mlp(), n_shards=0).fit(x, y)
+
+
+def test_sequential_gradients_misfits_are_clear_errors_that_change_nothing():
+    x, y = _regression_rows(n=10)
+    model = _mlp()
+    model.predict(x[:1])
+    before = model.get_weights()
+    with pytest.raises(ValueError, match="no gradients yet"):
+        model.apply_gradients([np.zeros(64), np.zeros(16), np.zeros(32), np.zeros(2)])
+    loss, grads = model.compute_gradients(x, y)
+    assert np.isfinite(loss) and [g.size for g in grads] == [64, 16, 32, 2]
+    with pytest.raises(ValueError, match="sizes"):
+        model.apply_gradients(grads[:-1])
+    for a, b in zip(model.get_weights(), before):
+        np.testing.assert_array_equal(a, b)

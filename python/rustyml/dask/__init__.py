@@ -21,9 +21,11 @@ from rustyml.dask._estimators import (
     MinMaxScaler,
     StandardScaler,
 )
+from rustyml.dask._network import DataParallelSequential
 
 __all__ = [
     "PCA",
+    "DataParallelSequential",
     "KMeans",
     "LinearDiscriminantAnalysis",
     "LinearRegression",

@@ -516,6 +516,43 @@ class Sequential:
 
         return self._call_keeping_state(step)
 
+    def compute_gradients(self, x, y, fraction=1.0):
+        """The mean loss of ``x, y`` as one batch and the gradients of ``fraction`` times it,
+        one flat float32 array per parameter (every layer's, in order); the weights and the
+        optimizer do not change. Data-parallel training computes a global batch's shards
+        with ``fraction = shard rows / batch rows`` and sums the gradients; with
+        ``fraction=1`` they are the ones ``train_on_batch`` would apply, bit for bit."""
+        self._check_compiled()
+
+        def run():
+            xs = self._prepare_x(x)
+            ys = self._prepare_y(y, len(xs))
+            self._apply_trainable()
+            return self._native.loss_and_gradients(xs, ys, float(fraction))
+
+        return self._call_keeping_state(run)
+
+    def apply_gradients(self, gradients):
+        """One optimizer step with ``gradients`` (laid out as ``compute_gradients`` returns
+        them) in place of a batch's: clipping, step count and update as ``train_on_batch``.
+        The model must have computed gradients (or trained) once, so that its layers list
+        their parameters. Weights that become NaN or infinite raise ``ValueError`` and the
+        step is undone."""
+        self._check_compiled()
+        self._begin_training("apply_gradients")
+        arrays = [np.ascontiguousarray(g, dtype=np.float32).ravel() for g in gradients]
+        native = self._built()
+        self._apply_trainable()
+        snapshot = native.snapshot()
+        native.apply_gradients(arrays)
+        if not all(np.isfinite(w).all() for w in native.get_weights()):
+            if snapshot is not None:
+                native.restore(snapshot)
+            raise ValueError(
+                "the weights became NaN or infinite (the step diverged): lower the learning "
+                "rate or scale the inputs"
+            )
+
     def predict(self, x, batch_size=32, verbose=0):
         """Inference outputs (float32), dropout and noise off, running statistics used."""
         batch_size = _int_arg(32 if batch_size is None else batch_size, "batch_size", 1)
