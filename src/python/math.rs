@@ -260,6 +260,13 @@ fn logistic_loss_grad<'py>(
     Ok((loss, r.into_pyarray(py), rsum))
 }
 
+/// A summed loss, its gradient with respect to the scores, and the gradient's column sums.
+type LossGrad<'py> = (
+    f64,
+    Bound<'py, numpy::PyArray2<f64>>,
+    Bound<'py, numpy::PyArray1<f64>>,
+);
+
 /// Softmax cross-entropy of an `n x k` score matrix against class indices `labels`
 /// (`crate::math::losses`): `(summed loss, gradient softmax(z) - onehot, its column sums)`.
 #[pyfunction]
@@ -267,11 +274,7 @@ fn softmax_loss_grad<'py>(
     py: Python<'py>,
     z: &Bound<'py, PyAny>,
     labels: Vec<usize>,
-) -> PyResult<(
-    f64,
-    Bound<'py, numpy::PyArray2<f64>>,
-    Bound<'py, numpy::PyArray1<f64>>,
-)> {
+) -> PyResult<LossGrad<'py>> {
     let z = f64_array::<Ix2>(z, "z")?;
     let (n, k) = z.view().dim();
     if labels.len() != n {
@@ -345,6 +348,30 @@ fn lbfgs<'py>(
     Ok((r.x.into_pyarray(py), r.f, r.n_iter, r.converged))
 }
 
+/// Labels and squared distances of a nearest-center scan.
+type Nearest<'py> = (
+    Bound<'py, numpy::PyArray1<i64>>,
+    Bound<'py, numpy::PyArray1<f64>>,
+);
+
+/// For every row of `x`, the index of the nearest row of `centers` (squared euclidean) and
+/// that squared distance: the single-machine KMeans' assignment scan
+/// (`distance::nearest_rows`), one pass with no `n x k` distance matrix.
+#[pyfunction]
+fn nearest<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    centers: &Bound<'py, PyAny>,
+) -> PyResult<Nearest<'py>> {
+    let x = f64_array::<Ix2>(x, "x")?;
+    let c = f64_array::<Ix2>(centers, "centers")?;
+    let (xv, cv) = (x.view(), c.view());
+    let (labels, d2) = crate::python::parallel::detach(py, || distance::nearest_rows(xv, cv))
+        .map_err(to_py_err)?;
+    let labels: Vec<i64> = labels.into_iter().map(|l| l as i64).collect();
+    Ok((labels.into_pyarray(py), d2.into_pyarray(py)))
+}
+
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     super::add_submodule(m, "matmul", |s| {
         s.add_function(wrap_pyfunction!(dot, s)?)?;
@@ -368,7 +395,8 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         s.add_function(wrap_pyfunction!(manhattan, s)?)?;
         s.add_function(wrap_pyfunction!(minkowski, s)?)?;
         s.add_function(wrap_pyfunction!(pairwise, s)?)?;
-        s.add_function(wrap_pyfunction!(rowwise, s)?)
+        s.add_function(wrap_pyfunction!(rowwise, s)?)?;
+        s.add_function(wrap_pyfunction!(nearest, s)?)
     })?;
     Ok(())
 }

@@ -501,3 +501,19 @@ def test_sequential_gradients_misfits_are_clear_errors_that_change_nothing():
         model.apply_gradients(grads[:-1])
     for a, b in zip(model.get_weights(), before):
         np.testing.assert_array_equal(a, b)
+
+
+def test_nearest_center_scan_is_numpys_argmin_of_exact_distances():
+    from rustyml.math.distance import nearest
+
+    rng = np.random.default_rng(4)
+    x, centers = rng.standard_normal((5_000, 3)), rng.standard_normal((6, 3))
+    exact = ((x[:, None, :] - centers[None, :, :]) ** 2).sum(axis=2)
+    labels, d2 = nearest(x, centers)
+    # Labels agree wherever the two nearest centers are not tied within the distances'
+    # rounding (a few eps times the squared norms).
+    top2 = np.sort(exact, axis=1)[:, :2]
+    scale = (x**2).sum(axis=1) + (centers**2).sum(axis=1).max()
+    clear = top2[:, 1] - top2[:, 0] > 64 * EPS * scale
+    np.testing.assert_array_equal(labels[clear], np.argmin(exact, axis=1)[clear])
+    np.testing.assert_allclose(d2, exact[np.arange(len(x)), labels], atol=64 * EPS * scale.max())

@@ -13,7 +13,7 @@ import functools
 import numpy as np
 
 from rustyml.math import losses as _losses
-from rustyml.math.distance import pairwise
+from rustyml.math.distance import nearest
 from rustyml.math.matmul import dot, matvec
 from rustyml.math.reduction import sum as native_sum
 
@@ -89,21 +89,20 @@ def residual_products(x, y, x_mean, y_mean, coef):
 @_reported
 def lloyd_step(x, centers):
     """Per-cluster sums and counts, and the inertia, of one chunk's nearest-center
-    assignment."""
+    assignment (the single-machine KMeans' scan: no n x k distance matrix)."""
     x = np.ascontiguousarray(x, dtype=np.float64)
-    d2 = pairwise(x, centers, metric="sqeuclidean")
-    labels = np.argmin(d2, axis=1)
+    labels, d2 = nearest(x, centers)
     k = centers.shape[0]
     counts = np.bincount(labels, minlength=k)
     # per feature, the chunk's rows summed into their cluster in row order
     sums = np.column_stack([np.bincount(labels, weights=col, minlength=k) for col in x.T])
-    return sums, counts, float(d2[np.arange(len(x)), labels].sum())
+    return sums, counts, native_sum(d2)
 
 
 @_reported
 def nearest_center(x, centers):
     x = np.ascontiguousarray(x, dtype=np.float64)
-    return np.argmin(pairwise(x, centers, metric="sqeuclidean"), axis=1).astype(np.int32)
+    return nearest(x, centers)[0].astype(np.int32)
 
 
 def _codes(y, classes):

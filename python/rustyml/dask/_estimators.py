@@ -328,7 +328,7 @@ def _project(x, mean, proj):
 
 class KMeans(_DaskEstimator):
     """Lloyd's iterations over chunks: each iteration assigns every chunk's rows to their
-    nearest center where the chunk lives (rustyml's pairwise distances) and returns
+    nearest center where the chunk lives (the single-machine KMeans' scan) and returns
     per-cluster sums and counts, combined in chunk order. Starts: an array ``init``, or
     k-means++ run by rustyml's KMeans on ``init_sample_size`` rows drawn with
     ``random_state``. Stops when the total squared center shift is within ``tol`` times the

@@ -12,7 +12,16 @@ euclidean = _d.euclidean
 squared_euclidean = _d.squared_euclidean
 manhattan = _d.manhattan
 minkowski = _d.minkowski
+nearest = _d.nearest
 pairwise = _d.pairwise
 rowwise = _d.rowwise
 
-__all__ = ["euclidean", "manhattan", "minkowski", "pairwise", "rowwise", "squared_euclidean"]
+__all__ = [
+    "euclidean",
+    "manhattan",
+    "minkowski",
+    "nearest",
+    "pairwise",
+    "rowwise",
+    "squared_euclidean",
+]
