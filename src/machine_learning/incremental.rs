@@ -57,9 +57,7 @@ impl MiniBatchKMeans {
     fn first_centers(&self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
         let k = self.n_clusters;
         if k == 0 {
-            return Err(Error::invalid_input(
-                "n_clusters must be at least 1, got 0",
-            ));
+            return Err(Error::invalid_input("n_clusters must be at least 1, got 0"));
         }
         if x.nrows() < k {
             return Err(Error::invalid_input(format!(
@@ -341,9 +339,7 @@ impl IncrementalPCA {
     }
 
     fn fitted(&self) -> Result<&ComponentsSoFar> {
-        self.state
-            .as_ref()
-            .ok_or_else(|| Error::not_fitted("PCA"))
+        self.state.as_ref().ok_or_else(|| Error::not_fitted("PCA"))
     }
 
     fn whitening_scale(st: &ComponentsSoFar) -> Array1<f64> {
