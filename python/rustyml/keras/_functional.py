@@ -25,7 +25,13 @@ from rustyml.neural_network import callbacks as callbacks_module
 from rustyml.neural_network import layers as layers_module
 from rustyml.neural_network import losses as losses_module
 from rustyml.neural_network import optimizers as optimizers_module
-from rustyml.neural_network._sequential import _as_float32, _call, _check_callbacks, _Progress
+from rustyml.neural_network._sequential import (
+    _as_float32,
+    _call,
+    _check_callbacks,
+    _float32_contiguous,
+    _Progress,
+)
 
 _FORMAT = "rustyml.functional.v1"
 _names_lock = threading.Lock()
@@ -532,7 +538,7 @@ class Model:
         return list(self._native.get_weights())
 
     def set_weights(self, weights):
-        arrays = [np.ascontiguousarray(w, dtype=np.float32) for w in weights]
+        arrays = [_float32_contiguous(w) for w in weights]
         self._native.set_weights(arrays)
 
     @property

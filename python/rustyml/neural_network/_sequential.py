@@ -44,6 +44,17 @@ def _int_arg(value, name, minimum, maximum=_MAX_INT):
     return value
 
 
+def _aligned(arr):
+    """``arr`` itself, or an aligned copy: an unpickled or offset buffer (what dask and joblib
+    hand over) may be unaligned, and no native view may point at it."""
+    return arr if arr.flags.aligned else arr.copy()
+
+
+def _float32_contiguous(a):
+    """A C-contiguous, aligned float32 array of ``a`` (weights and gradients crossing in)."""
+    return _aligned(np.ascontiguousarray(a, dtype=np.float32))
+
+
 def _as_float32(a, name):
     try:
         raw = np.asarray(a)
@@ -57,8 +68,7 @@ def _as_float32(a, name):
         arr = np.ascontiguousarray(raw, dtype=np.float32)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be numeric array-like: {exc}") from None
-    if not arr.flags.aligned:
-        arr = arr.copy()  # an unpickled or offset buffer: native views need aligned data
+    arr = _aligned(arr)
     if arr.ndim == 0:
         raise ValueError(f"{name} must have a batch axis, got a scalar")
     if arr.shape[0] == 0:
@@ -813,7 +823,7 @@ class Sequential:
         step is undone."""
         self._check_compiled()
         self._begin_training("apply_gradients")
-        arrays = [np.ascontiguousarray(g, dtype=np.float32).ravel() for g in gradients]
+        arrays = [_float32_contiguous(g).ravel() for g in gradients]
         native = self._built()
         self._apply_trainable()
         snapshot = native.snapshot()
@@ -953,7 +963,7 @@ class Sequential:
                 )
             # out-of-range float64 values become infinity here and are named by the native check
             with np.errstate(over="ignore", invalid="ignore"):
-                arrays.append(np.ascontiguousarray(a, dtype=np.float32))
+                arrays.append(_float32_contiguous(a))
         self._built().set_weights(arrays)
 
     def _weights_by_trainability(self):
