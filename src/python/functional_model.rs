@@ -11,7 +11,7 @@ use ndarray::Axis;
 use numpy::{IntoPyArray, PyArrayDyn, PyReadonlyArrayDyn};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 #[pyclass(
     name = "NativeFunctional",
@@ -22,31 +22,15 @@ pub(crate) struct PyFunctional {
     state: RwLock<KerasFunctional>,
 }
 
-fn poisoned() -> PyErr {
-    PyValueError::new_err("the model was poisoned by an earlier failure")
-}
-
 impl PyFunctional {
     /// Waits (GIL released) for the model to read.
     fn read(&self, py: Python<'_>) -> PyResult<RwLockReadGuard<'_, KerasFunctional>> {
-        loop {
-            match self.state.try_read() {
-                Ok(g) => return Ok(g),
-                Err(TryLockError::Poisoned(_)) => return Err(poisoned()),
-                Err(TryLockError::WouldBlock) => py.detach(|| drop(self.state.read())),
-            }
-        }
+        crate::python::model::read_network(&self.state, py)
     }
 
     /// Waits (GIL released) for the model to change.
     fn write(&self, py: Python<'_>) -> PyResult<RwLockWriteGuard<'_, KerasFunctional>> {
-        loop {
-            match self.state.try_write() {
-                Ok(g) => return Ok(g),
-                Err(TryLockError::Poisoned(_)) => return Err(poisoned()),
-                Err(TryLockError::WouldBlock) => py.detach(|| drop(self.state.write())),
-            }
-        }
+        crate::python::model::write_network(&self.state, py)
     }
 }
 

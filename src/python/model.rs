@@ -12,10 +12,47 @@ use crate::persistence::Persist;
 use crate::python::{f64_array, to_py_err};
 use ndarray::{ArrayView1, ArrayView2, Dimension, Ix1, Ix2};
 use numpy::{Element, IntoPyArray};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use pyo3::IntoPyObjectExt;
-use std::sync::{PoisonError, RwLock, RwLockReadGuard};
+use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
+
+/// A network's state to read for one call; any number of readers hold it at once. Waited for
+/// with the GIL released: a thread holding the lock may need the GIL to finish (it reattaches
+/// after its own detached work), so waiting while holding the GIL would deadlock the two. A
+/// network poisoned by a panic mid-step is refused (its weights may be half-updated).
+pub(crate) fn read_network<'a, T: Send + Sync>(
+    lock: &'a RwLock<T>,
+    py: Python<'_>,
+) -> PyResult<RwLockReadGuard<'a, T>> {
+    loop {
+        match lock.try_read() {
+            Ok(guard) => return Ok(guard),
+            Err(TryLockError::Poisoned(_)) => return Err(poisoned_network()),
+            Err(TryLockError::WouldBlock) => py.detach(|| drop(lock.read())),
+        }
+    }
+}
+
+/// A network's state to change for one call (a training step, a setter): waits, GIL
+/// released, until no other call reads or writes it.
+pub(crate) fn write_network<'a, T: Send + Sync>(
+    lock: &'a RwLock<T>,
+    py: Python<'_>,
+) -> PyResult<RwLockWriteGuard<'a, T>> {
+    loop {
+        match lock.try_write() {
+            Ok(guard) => return Ok(guard),
+            Err(TryLockError::Poisoned(_)) => return Err(poisoned_network()),
+            Err(TryLockError::WouldBlock) => py.detach(|| drop(lock.write())),
+        }
+    }
+}
+
+fn poisoned_network() -> PyErr {
+    PyValueError::new_err("the model was poisoned by an earlier failure")
+}
 
 /// A model shared between Python threads. A poisoned lock still holds a consistent model:
 /// every method builds its result first and assigns it only on success.

@@ -18,7 +18,7 @@ use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::collections::HashMap;
-use std::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
+use std::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// One network: the Rust `Sequential` plus the shapes the Python front asks about.
 #[pyclass(
@@ -62,36 +62,17 @@ impl Drop for Training<'_> {
     }
 }
 
-fn poisoned() -> PyErr {
-    PyValueError::new_err("the model was poisoned by an earlier failure")
-}
-
 impl PySequential {
-    /// The model's state to read, for one call; any number of readers hold it at once
-    /// (predictions from several threads run side by side). Waited for with the GIL
-    /// released: a thread holding the lock may need the GIL to finish (it reattaches after
-    /// its own detached work), so waiting for it while holding the GIL would deadlock the two.
+    /// The model's state to read, for one call: predictions from several threads run side by
+    /// side (see [`crate::python::model::read_network`] for why the wait releases the GIL).
     fn read(&self, py: Python<'_>) -> PyResult<RwLockReadGuard<'_, KerasSequential>> {
-        loop {
-            match self.state.try_read() {
-                Ok(guard) => return Ok(guard),
-                Err(TryLockError::Poisoned(_)) => return Err(poisoned()),
-                // wait until the writer is done, then try again with the GIL back
-                Err(TryLockError::WouldBlock) => py.detach(|| drop(self.state.read())),
-            }
-        }
+        crate::python::model::read_network(&self.state, py)
     }
 
     /// The model's state to change, for one call (one step of training, a setter): waits,
     /// GIL released, until no other call reads or writes it.
     fn write(&self, py: Python<'_>) -> PyResult<RwLockWriteGuard<'_, KerasSequential>> {
-        loop {
-            match self.state.try_write() {
-                Ok(guard) => return Ok(guard),
-                Err(TryLockError::Poisoned(_)) => return Err(poisoned()),
-                Err(TryLockError::WouldBlock) => py.detach(|| drop(self.state.write())),
-            }
-        }
+        crate::python::model::write_network(&self.state, py)
     }
 
     /// The right to train, for one training call: refused (RuntimeError) when this thread
