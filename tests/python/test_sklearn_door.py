@@ -580,6 +580,18 @@ def test_regression_metrics_match_scikit_learn():
     assert door.dispatch_stats()[("metrics", "r2_score", "scikit-learn")] == 1
 
 
+def test_regression_metrics_fall_back_without_the_private_target_check(monkeypatch):
+    """On a scikit-learn without the private target check the door relies on (before 1.6),
+    the regression scores run scikit-learn's own code: the same value, counted as a fallback."""
+    from sklearn import metrics
+
+    monkeypatch.setattr(door_metrics, "_check_reg_targets_with_floating_dtype", None)
+    y, p = [1.0, 2.0, 4.0], [1.5, 2.0, 3.0]
+    door.dispatch_stats(reset=True)
+    assert door_metrics.mean_squared_error(y, p) == metrics.mean_squared_error(y, p)
+    assert door.dispatch_stats()[("metrics", "mean_squared_error", "scikit-learn")] == 1
+
+
 def test_ranking_and_clustering_metrics_match_scikit_learn():
     from scipy.spatial.distance import pdist
     from sklearn import metrics

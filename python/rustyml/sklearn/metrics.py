@@ -32,13 +32,17 @@ from scipy.sparse import issparse as _issparse
 from sklearn import get_config
 from sklearn import metrics as _sk
 from sklearn.metrics._classification import _check_targets
-from sklearn.metrics._regression import _check_reg_targets_with_floating_dtype
 from sklearn.metrics.cluster._supervised import check_clusterings as _sk_check_clusterings
 from sklearn.utils import check_random_state
 from sklearn.utils._array_api import get_namespace
 from sklearn.utils.extmath import _nanaverage
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_X_y
+
+try:
+    from sklearn.metrics._regression import _check_reg_targets_with_floating_dtype
+except ImportError:  # scikit-learn before 1.6: its regression scores run their own code
+    _check_reg_targets_with_floating_dtype = None
 
 from rustyml import _native
 from rustyml.metrics import _labels
@@ -252,6 +256,7 @@ def _reg_targets(y_true, y_pred, sample_weight, multioutput):
     weights."""
     _plain_numpy()
     require(sample_weight is None, "sample_weight")
+    require(_check_reg_targets_with_floating_dtype is not None, "this scikit-learn's target checks")
     xp, _ = get_namespace(y_pred)
     _, y_true, y_pred, _, _ = _check_reg_targets_with_floating_dtype(
         y_true, y_pred, None, multioutput, xp=xp
