@@ -3,7 +3,7 @@
 pub mod dbscan;
 pub mod decision_tree;
 pub mod error;
-pub mod incremental;
+pub mod incremental_pca;
 pub mod isolation_forest;
 pub mod kernel_pca;
 pub mod kmeans;
@@ -14,6 +14,7 @@ pub mod linear_regression;
 pub mod linear_svc;
 pub mod logistic_regression;
 pub mod meanshift;
+pub mod mini_batch_kmeans;
 pub mod options;
 pub mod pca;
 pub mod svc;
@@ -28,7 +29,7 @@ pub use crate::traits::{Fit, FitTransform, Predict, Transform};
 pub use dbscan::DBSCAN;
 pub use decision_tree::{Algorithm, DecisionTree};
 pub use error::TreeError;
-pub use incremental::{IncrementalPCA, MiniBatchKMeans};
+pub use incremental_pca::IncrementalPCA;
 pub use isolation_forest::{Contamination, IsolationForest, MaxSamples};
 pub use kernel_pca::KernelPCA;
 pub use kmeans::{KMeans, KMeansInit, NInit};
@@ -40,6 +41,7 @@ pub use logistic_regression::{
     LogisticOptions, LogisticRegression, LogisticSolver, Penalty, ZeroScoreClass,
 };
 pub use meanshift::{estimate_bandwidth, MeanShift};
+pub use mini_batch_kmeans::MiniBatchKMeans;
 pub use options::ClassLabels;
 pub use pca::{NComponents, PCA};
 pub use svc::{DecisionShape, IterationCap, SvcOptions, SVC};
