@@ -334,10 +334,34 @@ impl Sequential {
     }
 
     fn step_with_output(&mut self, x: Cow<'_, Tensor>, y: &Tensor) -> RustymlResult<(f32, Tensor)> {
-        let (optimizer, loss_fn) = match (self.optimizer.as_mut(), self.loss.as_ref()) {
-            (Some(o), Some(l)) => (o, l),
-            _ => unreachable!("checked by check_trainable"),
+        let (loss, out) = self.forward_backward(x, y, 1.0)?;
+        let optimizer = self.optimizer.as_mut().expect("checked by check_trainable");
+        let frozen = &self.frozen;
+        let trains = |i: usize| !frozen.get(i).copied().unwrap_or(false);
+        let scale = match optimizer.global_clipnorm() {
+            Some(max_norm) => clip_scale(&mut self.layers, max_norm, trains),
+            None => 1.0,
         };
+        optimizer.step();
+        for (i, layer) in self.layers.iter_mut().enumerate() {
+            if trains(i) {
+                optimizer.update(layer.as_mut(), scale);
+            }
+        }
+        Ok((loss, out))
+    }
+
+    /// One training-mode pass: forward, the loss, and backward from `fraction` times its
+    /// gradient, leaving every layer's parameter gradients in place; returns the loss and the
+    /// output. Shared by a training step (`fraction = 1`) and `loss_and_gradients`, so a
+    /// data-parallel shard walks the network exactly as a step does.
+    fn forward_backward(
+        &mut self,
+        x: Cow<'_, Tensor>,
+        y: &Tensor,
+        fraction: f32,
+    ) -> RustymlResult<(f32, Tensor)> {
+        let loss_fn = self.loss.as_ref().expect("checked by check_trainable");
         for layer in &mut self.layers {
             layer.set_training_if_mode_dependent(true);
         }
@@ -351,24 +375,15 @@ impl Sequential {
         }
         let loss = loss_fn.compute_loss(y, &out)?;
         let mut grad = loss_fn.compute_grad(y, &out)?;
+        if fraction != 1.0 {
+            grad.mapv_inplace(|g| g * fraction);
+        }
         let (first, rest) = self.layers.split_first_mut().expect("checked non-empty");
         for layer in rest.iter_mut().rev() {
             grad = layer.backward(&grad)?;
         }
         // nothing reads the gradient of the network's input
         first.backward_params_only(&grad)?;
-        let frozen = &self.frozen;
-        let trains = |i: usize| !frozen.get(i).copied().unwrap_or(false);
-        let scale = match optimizer.global_clipnorm() {
-            Some(max_norm) => clip_scale(&mut self.layers, max_norm, trains),
-            None => 1.0,
-        };
-        optimizer.step();
-        for (i, layer) in self.layers.iter_mut().enumerate() {
-            if trains(i) {
-                optimizer.update(layer.as_mut(), scale);
-            }
-        }
         Ok((loss, out))
     }
 
@@ -393,24 +408,7 @@ impl Sequential {
                 format!("must be a finite number > 0, got {fraction}"),
             ));
         }
-        let loss_fn = self.loss.as_ref().expect("checked by check_trainable");
-        for layer in &mut self.layers {
-            layer.set_training_if_mode_dependent(true);
-        }
-        let mut out = x.clone();
-        for layer in self.layers.iter_mut() {
-            out = layer.forward(&out)?;
-        }
-        let loss = loss_fn.compute_loss(y, &out)?;
-        let mut grad = loss_fn.compute_grad(y, &out)?;
-        if fraction != 1.0 {
-            grad.mapv_inplace(|g| g * fraction);
-        }
-        let (first, rest) = self.layers.split_first_mut().expect("checked non-empty");
-        for layer in rest.iter_mut().rev() {
-            grad = layer.backward(&grad)?;
-        }
-        first.backward_params_only(&grad)?;
+        let (loss, _) = self.forward_backward(Cow::Borrowed(x), y, fraction)?;
         let grads = self
             .layers
             .iter_mut()
