@@ -255,6 +255,12 @@ impl PyFunctional {
             .collect())
     }
 
+    /// The names of each layer's weight arrays (config order; empty for inputs and layers
+    /// without weights), in `get_weights` order.
+    fn weight_names(&self, py: Python<'_>) -> PyResult<Vec<Vec<String>>> {
+        Ok(self.read(py)?.weight_names())
+    }
+
     /// Loads weights in `get_weights` order; all are checked before any is set.
     fn set_weights(
         &self,

@@ -513,6 +513,24 @@ impl KerasFunctional {
             .collect()
     }
 
+    /// The names of each layer's arrays, in the config's layer order and
+    /// [`Self::get_weights`]'s array order (empty for inputs and layers without weights).
+    pub fn weight_names(&self) -> Vec<Vec<String>> {
+        (0..self.names.len())
+            .map(|l| {
+                self.model
+                    .weight_owner(l)
+                    .map(|layer| {
+                        weight_layout::keras_weights(layer)
+                            .into_iter()
+                            .map(|(name, _)| name.to_string())
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
+
     /// Loads weights in [`Self::get_weights`]'s order; all are checked before any is set.
     pub fn set_weights(&mut self, weights: Vec<ArrayD<f32>>) -> RustymlResult<()> {
         self.with_owners(|owners| weight_layout::set_keras_weights(owners, weights))?;
