@@ -520,12 +520,7 @@ impl KerasFunctional {
             .map(|l| {
                 self.model
                     .weight_owner(l)
-                    .map(|layer| {
-                        weight_layout::keras_weights(layer)
-                            .into_iter()
-                            .map(|(name, _)| name.to_string())
-                            .collect()
-                    })
+                    .map(weight_layout::keras_weight_names)
                     .unwrap_or_default()
             })
             .collect()

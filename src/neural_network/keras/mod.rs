@@ -306,12 +306,7 @@ impl KerasSequential {
         self.model
             .layers()
             .iter()
-            .map(|layer| {
-                weight_layout::keras_weights(layer.as_ref())
-                    .into_iter()
-                    .map(|(name, _)| name.to_string())
-                    .collect()
-            })
+            .map(|layer| weight_layout::keras_weight_names(layer.as_ref()))
             .collect()
     }
 

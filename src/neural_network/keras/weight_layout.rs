@@ -117,6 +117,15 @@ fn check_weight_values(
     Ok(())
 }
 
+/// The names of `layer`'s arrays in [`keras_weights`]'s order (as this crate names them:
+/// `weight`, `bias`, `running_mean`...).
+pub fn keras_weight_names(layer: &dyn Layer) -> Vec<String> {
+    keras_weights(layer)
+        .into_iter()
+        .map(|(name, _)| name.to_string())
+        .collect()
+}
+
 /// A layer's arrays as Keras lists them: its names, in Keras's order and shapes.
 pub fn keras_weights(layer: &dyn Layer) -> Vec<(&'static str, ArrayD<f32>)> {
     keras_arrays(layer, layer.get_weights().named_arrays())
