@@ -184,6 +184,20 @@ impl Sequential {
         y: TensorView<'_>,
         rows: &[usize],
     ) -> RustymlResult<(f32, Tensor)> {
+        self.train_rows_weighted(x, y, None, rows)
+    }
+
+    /// [`Self::train_rows`] with Keras's per-sample loss weights: `sample_weight` holds one
+    /// weight per sample of `x` (all of them, not only `rows`); the step's loss is
+    /// `sum(w_i loss_i) / batch` and each sample's gradient is scaled by its weight (see
+    /// [`crate::neural_network::losses::sample_weights`]). `None` is the unweighted step.
+    pub fn train_rows_weighted(
+        &mut self,
+        x: TensorView<'_>,
+        y: TensorView<'_>,
+        sample_weight: Option<&[f32]>,
+        rows: &[usize],
+    ) -> RustymlResult<(f32, Tensor)> {
         self.check_trainable()?;
         Self::check_pair(x.shape(), y.shape())?;
         if let Some(&bad) = rows.iter().find(|&&r| r >= x.shape()[0]) {
@@ -192,8 +206,19 @@ impl Sequential {
                 x.shape()[0]
             )));
         }
+        let weights = match sample_weight {
+            Some(w) if w.len() != x.shape()[0] => {
+                return Err(Error::invalid_input(format!(
+                    "sample_weight holds {} weights for {} samples",
+                    w.len(),
+                    x.shape()[0]
+                )))
+            }
+            Some(w) => Some(rows.iter().map(|&r| w[r]).collect::<Vec<f32>>()),
+            None => None,
+        };
         let yb = gather_rows(&y, rows);
-        self.step_with_output(Cow::Owned(gather_rows(&x, rows)), &yb)
+        self.step_with_output(Cow::Owned(gather_rows(&x, rows)), &yb, weights.as_deref())
     }
 
     /// The shuffling seed (`None`: unseeded and not drawn yet).
@@ -324,17 +349,22 @@ impl Sequential {
     ) -> RustymlResult<(f32, Tensor)> {
         self.check_trainable()?;
         Self::check_pair(x.shape(), y.shape())?;
-        self.step_with_output(Cow::Owned(x), y)
+        self.step_with_output(Cow::Owned(x), y, None)
     }
 
     /// `train_batch` without the checks (callers have made them).
     fn step(&mut self, x: &Tensor, y: &Tensor) -> RustymlResult<f32> {
-        self.step_with_output(Cow::Borrowed(x), y)
+        self.step_with_output(Cow::Borrowed(x), y, None)
             .map(|(loss, _)| loss)
     }
 
-    fn step_with_output(&mut self, x: Cow<'_, Tensor>, y: &Tensor) -> RustymlResult<(f32, Tensor)> {
-        let (loss, out) = self.forward_backward(x, y, 1.0)?;
+    fn step_with_output(
+        &mut self,
+        x: Cow<'_, Tensor>,
+        y: &Tensor,
+        weights: Option<&[f32]>,
+    ) -> RustymlResult<(f32, Tensor)> {
+        let (loss, out) = self.forward_backward(x, y, weights, 1.0)?;
         let optimizer = self.optimizer.as_mut().expect("checked by check_trainable");
         let frozen = &self.frozen;
         let trains = |i: usize| !frozen.get(i).copied().unwrap_or(false);
@@ -351,14 +381,16 @@ impl Sequential {
         Ok((loss, out))
     }
 
-    /// One training-mode pass: forward, the loss, and backward from `fraction` times its
-    /// gradient, leaving every layer's parameter gradients in place; returns the loss and the
-    /// output. Shared by a training step (`fraction = 1`) and `loss_and_gradients`, so a
+    /// One training-mode pass: forward, the loss (weighted per sample by `weights`, one per
+    /// row of the batch, when given), and backward from `fraction` times its gradient,
+    /// leaving every layer's parameter gradients in place; returns the loss and the output.
+    /// Shared by a training step (`fraction = 1`) and `loss_and_gradients`, so a
     /// data-parallel shard walks the network exactly as a step does.
     fn forward_backward(
         &mut self,
         x: Cow<'_, Tensor>,
         y: &Tensor,
+        weights: Option<&[f32]>,
         fraction: f32,
     ) -> RustymlResult<(f32, Tensor)> {
         let loss_fn = self.loss.as_ref().expect("checked by check_trainable");
@@ -373,8 +405,16 @@ impl Sequential {
         for layer in rest.iter_mut() {
             out = layer.forward(&out)?;
         }
-        let loss = loss_fn.compute_loss(y, &out)?;
-        let mut grad = loss_fn.compute_grad(y, &out)?;
+        let (loss, mut grad) = match weights {
+            None => (
+                loss_fn.compute_loss(y, &out)?,
+                loss_fn.compute_grad(y, &out)?,
+            ),
+            Some(w) => (
+                loss_fn.compute_weighted_loss(y, &out, w)?,
+                loss_fn.compute_weighted_grad(y, &out, w)?,
+            ),
+        };
         if fraction != 1.0 {
             grad.mapv_inplace(|g| g * fraction);
         }
@@ -408,7 +448,7 @@ impl Sequential {
                 format!("must be a finite number > 0, got {fraction}"),
             ));
         }
-        let (loss, _) = self.forward_backward(Cow::Borrowed(x), y, fraction)?;
+        let (loss, _) = self.forward_backward(Cow::Borrowed(x), y, None, fraction)?;
         let grads = self
             .layers
             .iter_mut()
@@ -536,7 +576,7 @@ impl Sequential {
             for batch in order.chunks(batch_size) {
                 let xb = gather_rows(&x.view(), batch);
                 let yb = gather_rows(&y.view(), batch);
-                let loss = self.step_with_output(Cow::Owned(xb), &yb)?.0;
+                let loss = self.step_with_output(Cow::Owned(xb), &yb, None)?.0;
                 weighted += loss as f64 * batch.len() as f64;
             }
             self.epochs_trained += 1;
@@ -559,6 +599,23 @@ impl Sequential {
             .ok_or(NnError::NotCompiled("loss function"))?;
         Self::check_pair(x.shape(), y.shape())?;
         loss_fn.compute_loss(y, &self.predict_view(x)?)
+    }
+
+    /// [`Self::evaluate_view`] with one loss weight per sample (Keras's
+    /// `evaluate(sample_weight=)`): `sum(w_i loss_i) / batch`.
+    pub fn evaluate_view_weighted(
+        &self,
+        x: TensorView<'_>,
+        y: &Tensor,
+        weights: &[f32],
+    ) -> RustymlResult<f32> {
+        self.check_layers()?;
+        let loss_fn = self
+            .loss
+            .as_ref()
+            .ok_or(NnError::NotCompiled("loss function"))?;
+        Self::check_pair(x.shape(), y.shape())?;
+        loss_fn.compute_weighted_loss(y, &self.predict_view(x)?, weights)
     }
 
     /// Inference pass (mode-dependent layers such as dropout act as at inference).
@@ -1028,6 +1085,59 @@ mod tests {
         let s = 4.0 / 320f32.sqrt();
         let (w, b) = wb(&m);
         assert!((w - (1.0 + 0.16 * s)).abs() < 1e-6 && (b - 0.08 * s).abs() < 1e-6);
+    }
+
+    /// x = (2, 1), y = (6, 0), w = 1, b = 0, sample weights (3, 0): the weighted loss is
+    /// (3 (2 - 6)² + 0) / 2 = 24 (Keras divides by the batch size), dL/dw = 3 · 2 (2 - 6) 2 / 2
+    /// = -24 and dL/db = 3 · 2 (2 - 6) / 2 = -12; unit weights step bit for bit as none.
+    #[test]
+    fn a_weighted_step_by_hand_and_unit_weights_exactly_unweighted() {
+        let (x, y) = (t2(2, 1, vec![2.0, 1.0]), t2(2, 1, vec![6.0, 0.0]));
+        let build = || {
+            let mut m = Sequential::new();
+            m.add(one_by_one(1.0, 0.0))
+                .compile(SGD::new(0.01, 0.0, false, 0.0).unwrap(), MeanSquaredError);
+            m
+        };
+        let mut m = build();
+        let (loss, _) = m
+            .train_rows_weighted(x.view(), y.view(), Some(&[3.0, 0.0]), &[0, 1])
+            .unwrap();
+        assert!((loss - 24.0).abs() < 1e-5, "{loss}");
+        let (w, b) = wb(&m);
+        assert!(
+            (w - 1.24).abs() < 1e-6 && (b - 0.12).abs() < 1e-6,
+            "{w} {b}"
+        );
+        // rows are picked from the whole weight array
+        let mut m = build();
+        let (loss, _) = m
+            .train_rows_weighted(x.view(), y.view(), Some(&[3.0, 5.0]), &[0])
+            .unwrap();
+        assert!((loss - 48.0).abs() < 1e-5, "{loss}");
+        let (mut plain, mut unit) = (build(), build());
+        for _ in 0..3 {
+            let a = plain.train_rows(x.view(), y.view(), &[1, 0]).unwrap().0;
+            let b = unit
+                .train_rows_weighted(x.view(), y.view(), Some(&[1.0, 1.0]), &[1, 0])
+                .unwrap()
+                .0;
+            assert_eq!(a.to_bits(), b.to_bits());
+        }
+        assert_eq!(wb(&plain), wb(&unit));
+        assert_eq!(
+            plain
+                .evaluate_view_weighted(x.view(), &y, &[1.0, 1.0])
+                .unwrap()
+                .to_bits(),
+            plain.evaluate(&x, &y).unwrap().to_bits()
+        );
+        // a weight list of the wrong length changes nothing
+        let before = wb(&plain);
+        assert!(plain
+            .train_rows_weighted(x.view(), y.view(), Some(&[1.0]), &[0, 1])
+            .is_err());
+        assert_eq!(wb(&plain), before);
     }
 
     /// Same seeds give the same trained weights, bit for bit, whether rayon has 1 or 2

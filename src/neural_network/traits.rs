@@ -133,6 +133,46 @@ pub trait Layer: std::any::Any + Send + Sync {
 pub trait Loss: Send + Sync {
     fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<f32>;
     fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<Tensor>;
+
+    /// The loss with one weight per sample (rows along axis 0), Keras's `sample_weight`:
+    /// `sum_i w_i L_i / batch`, `L_i` sample `i`'s own loss. Unit weights give
+    /// `compute_loss` itself. The default computes each `L_i` with `compute_loss` on the
+    /// sample alone, which is exact for a loss that is the mean of its samples' losses; a
+    /// loss that depends on the batch as a whole (a reduction, a batch-wide label rule)
+    /// overrides it.
+    fn compute_weighted_loss(
+        &self,
+        y_true: &Tensor,
+        y_pred: &Tensor,
+        weights: &[f32],
+    ) -> RustymlResult<f32> {
+        crate::neural_network::losses::sample_weights::check_row_weights(weights, y_pred)?;
+        if crate::neural_network::losses::sample_weights::all_unit(weights) {
+            return self.compute_loss(y_true, y_pred);
+        }
+        crate::neural_network::losses::sample_weights::weighted_mean_of_samples(
+            |t, p| self.compute_loss(t, p),
+            y_true,
+            y_pred,
+            weights,
+        )
+    }
+
+    /// The gradient of [`Self::compute_weighted_loss`]: `compute_grad` with each sample's
+    /// rows times its weight (unit weights: `compute_grad` itself).
+    fn compute_weighted_grad(
+        &self,
+        y_true: &Tensor,
+        y_pred: &Tensor,
+        weights: &[f32],
+    ) -> RustymlResult<Tensor> {
+        crate::neural_network::losses::sample_weights::check_row_weights(weights, y_pred)?;
+        let grad = self.compute_grad(y_true, y_pred)?;
+        if crate::neural_network::losses::sample_weights::all_unit(weights) {
+            return Ok(grad);
+        }
+        crate::neural_network::losses::sample_weights::scale_samples(grad, weights)
+    }
 }
 
 /// A parameter update rule (`Send + Sync` for the same reason as [`Loss`]).
@@ -231,6 +271,22 @@ impl Loss for Box<dyn Loss> {
     }
     fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<Tensor> {
         (**self).compute_grad(y_true, y_pred)
+    }
+    fn compute_weighted_loss(
+        &self,
+        y_true: &Tensor,
+        y_pred: &Tensor,
+        weights: &[f32],
+    ) -> RustymlResult<f32> {
+        (**self).compute_weighted_loss(y_true, y_pred, weights)
+    }
+    fn compute_weighted_grad(
+        &self,
+        y_true: &Tensor,
+        y_pred: &Tensor,
+        weights: &[f32],
+    ) -> RustymlResult<Tensor> {
+        (**self).compute_weighted_grad(y_true, y_pred, weights)
     }
 }
 

@@ -46,6 +46,18 @@ fn rows<'a>(arrays: &[TensorView<'a>], start: usize, end: usize) -> Vec<TensorVi
         .collect()
 }
 
+/// Per-output weight slices of a `sample_weights` argument (empty: none given).
+fn weight_slices<'a>(
+    weights: Option<&'a [Option<numpy::PyReadonlyArray1<'_, f32>>]>,
+    n: usize,
+) -> PyResult<Vec<Option<&'a [f32]>>> {
+    weights
+        .unwrap_or(&[])
+        .iter()
+        .map(|w| crate::python::neural_network::sample_weight_slice(w.as_ref(), n))
+        .collect()
+}
+
 fn check_batch(batch_size: usize) -> PyResult<usize> {
     if batch_size == 0 {
         return Err(PyValueError::new_err("batch_size must be at least 1"));
@@ -112,8 +124,12 @@ impl PyFunctional {
     /// sample-weighted mean total loss and each output's mean loss. `batch_output` (for
     /// Keras's running training metrics) is called as `batch_output(outputs, indices)` with
     /// each batch's training-mode outputs and the samples it holds.
-    #[pyo3(signature = (xs, ys, batch_size, shuffle, epoch, batch_output=None))]
-    #[allow(clippy::too_many_arguments)]
+    ///
+    /// `sample_weights` holds one entry per output (`None`: unweighted), each one weight per
+    /// sample, as Keras's `sample_weight`. The epoch stops after the first batch whose loss is
+    /// not finite; the third value returned is the number of batches run.
+    #[pyo3(signature = (xs, ys, batch_size, shuffle, epoch, batch_output=None, sample_weights=None))]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn train_epoch(
         &self,
         py: Python<'_>,
@@ -123,10 +139,13 @@ impl PyFunctional {
         shuffle: bool,
         epoch: u64,
         batch_output: Option<Py<PyAny>>,
-    ) -> PyResult<(f32, Vec<f32>)> {
+        sample_weights: Option<Vec<Option<numpy::PyReadonlyArray1<'_, f32>>>>,
+    ) -> PyResult<(f32, Vec<f32>, usize)> {
         let batch_size = check_batch(batch_size)?;
         let (xv, yv) = (views(&xs), views(&ys));
         let n = samples(&xv)?;
+        let sw = weight_slices(sample_weights.as_deref(), n)?;
+        let mut batches = 0usize;
         let order = self.write(py)?.model_mut().epoch_order(n, shuffle, epoch);
         let mut total = 0.0f64;
         let mut each: Vec<f64> = Vec::new();
@@ -135,7 +154,7 @@ impl PyFunctional {
             let mut guard = self.write(py)?;
             let model = &mut *guard;
             let step = crate::python::parallel::detach(py, || {
-                model.model_mut().train_rows(&xv, &yv, batch)
+                model.model_mut().train_rows_weighted(&xv, &yv, &sw, batch)
             })
             .map_err(to_py_err)?;
             drop(guard);
@@ -153,6 +172,7 @@ impl PyFunctional {
             for (e, l) in each.iter_mut().zip(&step.output_losses) {
                 *e += f64::from(*l) * w;
             }
+            batches += 1;
             if !step.loss.is_finite() {
                 break;
             }
@@ -161,20 +181,26 @@ impl PyFunctional {
         Ok((
             (total / n) as f32,
             each.iter().map(|e| (e / n) as f32).collect(),
+            batches,
         ))
     }
 
     /// The total and per-output losses over all samples, in batches.
+    /// With `sample_weights` (as `train_epoch` takes them) each batch's losses are Keras's
+    /// weighted ones.
+    #[pyo3(signature = (xs, ys, batch_size, sample_weights=None))]
     fn evaluate(
         &self,
         py: Python<'_>,
         xs: Vec<PyReadonlyArrayDyn<'_, f32>>,
         ys: Vec<PyReadonlyArrayDyn<'_, f32>>,
         batch_size: usize,
+        sample_weights: Option<Vec<Option<numpy::PyReadonlyArray1<'_, f32>>>>,
     ) -> PyResult<(f32, Vec<f32>)> {
         let batch_size = check_batch(batch_size)?;
         let (xv, yv) = (views(&xs), views(&ys));
         let n = samples(&xv)?;
+        let sw = weight_slices(sample_weights.as_deref(), n)?;
         let guard = self.read(py)?;
         let st = &*guard;
         if !st.is_compiled() {
@@ -192,9 +218,13 @@ impl PyFunctional {
                         "targets need as many samples as the inputs",
                     ));
                 }
-                let (l, per) = st
-                    .model()
-                    .evaluate(&rows(&xv, start, end), &rows(&yv, start, end))?;
+                let batch_weights: Vec<Option<&[f32]>> =
+                    sw.iter().map(|w| w.map(|w| &w[start..end])).collect();
+                let (l, per) = st.model().evaluate_weighted(
+                    &rows(&xv, start, end),
+                    &rows(&yv, start, end),
+                    &batch_weights,
+                )?;
                 let w = (end - start) as f64;
                 total += f64::from(l) * w;
                 each.resize(per.len(), 0.0);

@@ -112,6 +112,30 @@ impl PySequential {
     }
 }
 
+/// The weights of a `sample_weight` argument: one finite float per sample (`n`), read in
+/// place (a contiguous array; the Python front hands one over).
+pub(crate) fn sample_weight_slice<'a>(
+    weights: Option<&'a numpy::PyReadonlyArray1<'_, f32>>,
+    n: usize,
+) -> PyResult<Option<&'a [f32]>> {
+    let Some(w) = weights else { return Ok(None) };
+    let w = w
+        .as_slice()
+        .map_err(|_| PyValueError::new_err("sample_weight must be a contiguous array"))?;
+    if w.len() != n {
+        return Err(PyValueError::new_err(format!(
+            "sample_weight must hold one weight per sample ({n}), got {}",
+            w.len()
+        )));
+    }
+    if let Some(bad) = w.iter().find(|v| !v.is_finite()) {
+        return Err(PyValueError::new_err(format!(
+            "sample_weight must be finite, got {bad}"
+        )));
+    }
+    Ok(Some(w))
+}
+
 fn check_batch(batch_size: usize) -> PyResult<usize> {
     if batch_size == 0 {
         return Err(PyValueError::new_err("batch_size must be at least 1"));
@@ -171,7 +195,13 @@ impl PySequential {
     /// may use the model (predict, get_weights, set_weights, ...). A loss or weight that
     /// becomes NaN or infinite at any batch (the last included) is an error; with `snapshot`
     /// the model's weights and optimizer state are first put back to it.
-    #[pyo3(signature = (x, y, batch_size, shuffle, epoch, progress=None, batch_output=None, snapshot=None))]
+    ///
+    /// `sample_weight` (one per sample) weights each sample's loss as Keras's
+    /// `sample_weight` does. With `terminate_on_nan` (Keras's `TerminateOnNaN`) a
+    /// non-finite loss is no error: the epoch stops after that batch (reported to
+    /// `progress` and `batch_output` like any other) with the weights as that step left them,
+    /// and the returned mean loss is non-finite.
+    #[pyo3(signature = (x, y, batch_size, shuffle, epoch, progress=None, batch_output=None, snapshot=None, sample_weight=None, terminate_on_nan=false))]
     #[allow(clippy::too_many_arguments)]
     fn train_epoch(
         &self,
@@ -184,6 +214,8 @@ impl PySequential {
         progress: Option<Py<PyAny>>,
         batch_output: Option<Py<PyAny>>,
         snapshot: Option<PyRef<'_, PySnapshot>>,
+        sample_weight: Option<numpy::PyReadonlyArray1<'_, f32>>,
+        terminate_on_nan: bool,
     ) -> PyResult<f32> {
         let batch_size = check_batch(batch_size)?;
         let (xv, yv) = (x.as_array(), y.as_array());
@@ -194,6 +226,7 @@ impl PySequential {
                 yv.shape()[0]
             )));
         }
+        let weights = sample_weight_slice(sample_weight.as_ref(), n)?;
         let _training = self.begin_training(py)?;
         let order = {
             let mut st = self.write(py)?;
@@ -210,14 +243,22 @@ impl PySequential {
         let snapshot = snapshot.as_deref().map(|s| &s.inner);
         let mut total = 0.0f64;
         let mut seen = 0usize;
+        let mut stopped = false;
         for (b, idx) in order.chunks(batch_size).enumerate() {
             let out = {
                 let mut st = self.write(py)?;
                 let model = st.model_mut();
                 crate::python::parallel::detach(py, || -> PyResult<Tensor> {
                     let (loss, out) = model
-                        .train_rows(xv.view(), yv.view(), idx)
+                        .train_rows_weighted(xv.view(), yv.view(), weights, idx)
                         .map_err(to_py_err)?;
+                    if terminate_on_nan {
+                        // Keras's TerminateOnNaN looks at the loss only, after the step
+                        total += f64::from(loss) * idx.len() as f64;
+                        seen += idx.len();
+                        stopped = !loss.is_finite();
+                        return Ok(out);
+                    }
                     let problem = if !loss.is_finite() {
                         format!("the loss became {loss} at batch {b}")
                     } else if !model.weights_finite() {
@@ -250,6 +291,9 @@ impl PySequential {
             }
             if let Some(cb) = &progress {
                 cb.call1(py, (b + 1, (total / seen as f64) as f32))?;
+            }
+            if stopped {
+                break;
             }
         }
         Ok((total / seen.max(1) as f64) as f32)
@@ -393,16 +437,22 @@ impl PySequential {
         Ok(())
     }
 
+    /// The loss over all samples in batches, each batch's loss weighted by its size (Keras's
+    /// running mean); with `sample_weight` (one per sample) each batch's loss is Keras's
+    /// weighted one, so the whole is `sum(w_i loss_i) / n`.
+    #[pyo3(signature = (x, y, batch_size, sample_weight=None))]
     fn evaluate(
         &self,
         py: Python<'_>,
         x: PyReadonlyArrayDyn<'_, f32>,
         y: PyReadonlyArrayDyn<'_, f32>,
         batch_size: usize,
+        sample_weight: Option<numpy::PyReadonlyArray1<'_, f32>>,
     ) -> PyResult<f32> {
         let batch_size = check_batch(batch_size)?;
         let (xv, yv) = (x.as_array(), y.as_array());
         let n = xv.shape()[0];
+        let weights = sample_weight_slice(sample_weight.as_ref(), n)?;
         let st = self.read(py)?;
         if !st.is_compiled() {
             return Err(PyValueError::new_err(
@@ -416,7 +466,11 @@ impl PySequential {
                 // the caller's rows, read in place
                 let xb = xv.slice_axis(Axis(0), (start..end).into());
                 let yb = yv.slice_axis(Axis(0), (start..end).into()).to_owned();
-                total += f64::from(st.model().evaluate_view(xb, &yb)?) * (end - start) as f64;
+                let loss = match weights {
+                    None => st.model().evaluate_view(xb, &yb)?,
+                    Some(w) => st.model().evaluate_view_weighted(xb, &yb, &w[start..end])?,
+                };
+                total += f64::from(loss) * (end - start) as f64;
             }
             Ok((total / n.max(1) as f64) as f32)
         })

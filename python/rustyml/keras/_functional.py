@@ -21,6 +21,7 @@ from rustyml import _native
 from rustyml.keras import _seeding
 from rustyml.keras.layers import InputSpec
 from rustyml.neural_network import _metrics, merge_layers
+from rustyml.neural_network import _sample_weights as _sw
 from rustyml.neural_network import callbacks as callbacks_module
 from rustyml.neural_network import layers as layers_module
 from rustyml.neural_network import losses as losses_module
@@ -31,6 +32,8 @@ from rustyml.neural_network._sequential import (
     _check_callbacks,
     _float32_contiguous,
     _Progress,
+    _refuse_weighted_metrics,
+    _split_point,
 )
 
 _FORMAT = "rustyml.functional.v1"
@@ -606,6 +609,7 @@ class Model:
         """Keras's ``compile``: one loss for every output, or a list / dict of losses;
         ``loss_weights`` scale each output's loss in the total; ``metrics`` by name (a list
         for a single output; a list of lists or a dict by output name for several)."""
+        _refuse_weighted_metrics(kwargs.pop("weighted_metrics", None))
         if kwargs:
             raise NotImplementedError(
                 f"compile arguments {sorted(kwargs)} are not implemented in rustyml"
@@ -750,32 +754,66 @@ class Model:
         validation_split=0.0,
         validation_data=None,
         shuffle=True,
+        class_weight=None,
+        sample_weight=None,
         initial_epoch=0,
+        validation_freq=1,
     ):
         """Keras's ``fit`` with arrays, lists or dicts of arrays; returns a ``History``
         (``loss``, each output's ``<name>_loss`` when there are several, metrics, and their
-        ``val_`` counterparts). A step whose loss becomes NaN or infinite raises
-        ``ValueError`` with the weights put back to their values before this call."""
+        ``val_`` counterparts on the epochs ``validation_freq`` selects).
+
+        ``sample_weight`` weights each sample's loss (Keras's ``sum(w_i loss_i) /
+        batch_size``): one array for every output, or a list / dict with one array (or
+        ``None``) per output; ``class_weight`` (single-output models) turns ``{class:
+        weight}`` into per-sample weights from the targets. ``validation_split`` splits the
+        sample weights too; ``validation_data`` may carry its own as a third element.
+
+        A step whose loss becomes NaN or infinite raises ``ValueError`` with the weights put
+        back to their values before this call; with a ``TerminateOnNaN`` callback training
+        stops after that batch instead, the weights as it left them."""
         self._check_compiled()
         batch_size = 32 if batch_size is None else int(batch_size)
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        validation_freq = _sw.check_validation_freq(validation_freq)
+        if sample_weight is not None and class_weight is not None:
+            raise ValueError(
+                "sample_weight and class_weight cannot be given together: pass one of them"
+            )
+        class_weight = _sw.check_class_weight(class_weight)
+        if class_weight is not None and len(self._output_keys()) > 1:
+            raise ValueError(
+                "class_weight is only supported for models with a single output (as in "
+                "Keras); give sample_weight per output instead"
+            )
         cbs = _check_callbacks(callbacks)
         xs = self._prepare_x(x)
         ys = self._prepare_y(y, len(xs[0]))
+        sws = self._sample_weights(sample_weight, len(xs[0]), "sample_weight")
+        vws = None
         if validation_data is not None:
+            if not isinstance(validation_data, (tuple, list)) or len(validation_data) not in (2, 3):
+                raise ValueError(
+                    "validation_data must be a tuple (x_val, y_val) or (x_val, y_val, "
+                    "val_sample_weight)"
+                )
             vx = self._prepare_x(validation_data[0])
             vy = self._prepare_y(validation_data[1], len(vx[0]))
+            if len(validation_data) == 3:
+                vws = self._sample_weights(validation_data[2], len(vx[0]), "val_sample_weight")
         elif validation_split:
-            n_val = int(len(xs[0]) * float(validation_split))
-            if n_val == 0 or n_val == len(xs[0]):
-                raise ValueError(
-                    f"validation_split={validation_split} leaves no samples on one side of {len(xs[0])}"
-                )
-            vx, xs = [a[-n_val:] for a in xs], [a[:-n_val] for a in xs]
-            vy, ys = [a[-n_val:] for a in ys], [a[:-n_val] for a in ys]
+            split_at = _split_point(len(xs[0]), validation_split)
+            vx, xs = [a[split_at:] for a in xs], [a[:split_at] for a in xs]
+            vy, ys = [a[split_at:] for a in ys], [a[:split_at] for a in ys]
+            if sws is not None:
+                vws = [None if w is None else w[split_at:] for w in sws]
+                sws = [None if w is None else w[:split_at] for w in sws]
         else:
             vx = vy = None
+        if class_weight is not None:
+            sws = [_sw.class_weight_to_sample_weight(ys[0], class_weight)]
+        terminators = _sw.terminating_callbacks(cbs)
         verbose = 1 if verbose == "auto" else verbose
         self._apply_trainable()
         n = len(xs[0])
@@ -796,22 +834,26 @@ class Model:
             _call(cbs, "on_epoch_begin", epoch, None)
             progress = _Progress(verbose, -(-n // batch_size), epoch, epochs)
             running = _RunningMetrics(metric_fns, ys, self._compiled[2]) if metric_fns else None
-            loss, per = self._native.train_epoch(
-                xs, ys, batch_size, bool(shuffle), epoch, running.add if running else None
+            loss, per, batches = self._native.train_epoch(
+                xs, ys, batch_size, bool(shuffle), epoch, running.add if running else None, sws
             )
             if not np.isfinite(loss):
-                self.set_weights(before)
-                raise ValueError(
-                    f"training diverged at epoch {epoch + 1}: the loss became {loss}; the "
-                    "weights were put back to their values before fit (lower the learning rate)"
-                )
+                if terminators:
+                    _sw.report_non_finite(terminators, batches - 1, loss)
+                else:
+                    self.set_weights(before)
+                    raise ValueError(
+                        f"training diverged at epoch {epoch + 1}: the loss became {loss}; the "
+                        "weights were put back to their values before fit (lower the learning "
+                        "rate)"
+                    )
             logs = {"loss": loss}
             if len(keys) > 1:
                 logs.update({f"{k}_loss": v for k, v in zip(keys, per)})
             if running:
                 logs.update(running.results())
-            if vx is not None:
-                for k, v in self._evaluate_logs(vx, vy, max(batch_size, 256)).items():
+            if vx is not None and _sw.should_validate(epoch, validation_freq):
+                for k, v in self._evaluate_logs(vx, vy, max(batch_size, 256), vws).items():
                     logs["val_" + k] = v
             progress.finish(logs)
             _call(cbs, "on_epoch_end", epoch, logs)
@@ -821,8 +863,23 @@ class Model:
         self.history = history
         return history
 
-    def _evaluate_logs(self, xs, ys, batch_size):
-        loss, per = self._native.evaluate(xs, ys, batch_size)
+    def _sample_weights(self, value, n, name):
+        """Per-output float32 weights (or ``None`` per unweighted output; ``None`` for no
+        weights at all) from one array for every output, or a list / dict per output."""
+        if value is None:
+            return None
+        keys = self._output_keys()
+        if len(keys) > 1 and isinstance(value, (list, tuple, dict)):
+            entries = self._per_output(value, name, None)
+        else:
+            entries = [value] * len(keys)
+        return [
+            None if w is None else _sw.as_sample_weight(w, n, f"{name} for output {k!r}")
+            for k, w in zip(keys, entries)
+        ]
+
+    def _evaluate_logs(self, xs, ys, batch_size, sample_weights=None):
+        loss, per = self._native.evaluate(xs, ys, batch_size, sample_weights)
         keys = self._output_keys()
         logs = {"loss": loss}
         if len(keys) > 1:
@@ -835,12 +892,22 @@ class Model:
                 logs[name] = fn(ys[j], preds[j], losses[j].name, losses[j].from_logits)
         return logs
 
-    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", return_dict=False):
-        """The total loss (and each output's loss and the metrics, as Keras lists them)."""
+    def evaluate(
+        self,
+        x=None,
+        y=None,
+        batch_size=None,
+        verbose="auto",
+        sample_weight=None,
+        return_dict=False,
+    ):
+        """The total loss (and each output's loss and the metrics, as Keras lists them);
+        ``sample_weight`` weights the losses as in ``fit`` (metrics stay unweighted)."""
         self._check_compiled()
         xs = self._prepare_x(x)
         ys = self._prepare_y(y, len(xs[0]))
-        logs = self._evaluate_logs(xs, ys, 32 if batch_size is None else int(batch_size))
+        sws = self._sample_weights(sample_weight, len(xs[0]), "sample_weight")
+        logs = self._evaluate_logs(xs, ys, 32 if batch_size is None else int(batch_size), sws)
         if return_dict:
             return logs
         if len(logs) == 1:

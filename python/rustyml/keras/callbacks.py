@@ -8,7 +8,6 @@ globals().update(
     stand_ins(
         __name__,
         [
-            "TerminateOnNaN",
             "TensorBoard",
             "BackupAndRestore",
             "LambdaCallback",

@@ -20,6 +20,7 @@ import numpy as np
 from rustyml import _native
 from rustyml.exceptions import NotFittedError
 from rustyml.neural_network import _batches, _metrics
+from rustyml.neural_network import _sample_weights as _sw
 from rustyml.neural_network import callbacks as callbacks_module
 from rustyml.neural_network import initializers as _initializers
 from rustyml.neural_network import layers as layers_module
@@ -232,7 +233,8 @@ class Sequential:
             self.build(self._input_shape or x.shape[1:])
 
     # -- training ------------------------------------------------------------------------
-    def compile(self, optimizer="rmsprop", loss=None, metrics=None):
+    def compile(self, optimizer="rmsprop", loss=None, metrics=None, weighted_metrics=None):
+        _refuse_weighted_metrics(weighted_metrics)
         if loss is None:
             raise ValueError("compile needs a loss (e.g. loss='mse')")
         opt = optimizers_module.get(optimizer)
@@ -347,12 +349,24 @@ class Sequential:
         validation_split=0.0,
         validation_data=None,
         shuffle=True,
+        class_weight=None,
+        sample_weight=None,
         initial_epoch=0,
         steps_per_epoch=None,
         validation_steps=None,
+        validation_freq=1,
     ):
         """Keras's ``fit``; returns a ``History`` whose ``.history`` holds ``loss``, every
-        metric and their ``val_`` counterparts per epoch.
+        metric and their ``val_`` counterparts per epoch (only for the epochs that validate:
+        ``validation_freq`` is an int ``k``, every ``k``-th epoch counting from 1, or a list
+        of epoch numbers).
+
+        ``sample_weight`` (one weight per sample) and ``class_weight`` (``{class: weight}``,
+        turned into per-sample weights from ``y``: its integer labels or the argmax of its
+        rows) weight each sample's loss as Keras does: a batch's loss is ``sum(w_i loss_i) /
+        batch_size``. ``validation_split`` splits ``sample_weight`` too; ``class_weight``
+        weights the training samples only. Batches read from a source may carry their weights
+        as ``(x, y, sample_weight)``. Metrics stay unweighted, as Keras's ``metrics``.
 
         ``x`` is an array (with ``y``), or data read batch by batch: a generator or any
         iterable of ``(x, y)`` batches, a ``PyDataset``-like object (``__len__`` and
@@ -362,9 +376,17 @@ class Sequential:
         ``validation_data`` may be any of these kinds.
 
         A step whose loss or weights become NaN or infinite raises ``ValueError`` and puts the
-        weights and optimizer state back to their values before this call."""
+        weights and optimizer state back to their values before this call, unless a
+        ``TerminateOnNaN`` callback is given: training then stops after the batch whose loss
+        is not finite, with the weights as it left them (as in Keras)."""
         self._check_compiled()
         self._begin_training("fit")
+        validation_freq = _sw.check_validation_freq(validation_freq)
+        if sample_weight is not None and class_weight is not None:
+            raise ValueError(
+                "sample_weight and class_weight cannot be given together: pass one of them"
+            )
+        class_weight = _sw.check_class_weight(class_weight)
         batch_size = _int_arg(batch_size, "batch_size", 1)
         epochs = _int_arg(epochs, "epochs", 0)
         initial_epoch = _int_arg(initial_epoch, "initial_epoch", 0)
@@ -387,6 +409,11 @@ class Sequential:
             and _batches.is_dask_array(validation_data[0])
         )
         if streamed or val_streamed:
+            if streamed and sample_weight is not None:
+                raise ValueError(
+                    "sample_weight cannot be given with a generator, PyDataset, iterable or "
+                    "dask array: yield (x, y, sample_weight) batches instead"
+                )
             if validation_split:
                 raise ValueError(
                     "validation_split is only supported for in-memory arrays (NumPy, lists, "
@@ -410,6 +437,8 @@ class Sequential:
                     initial_epoch,
                     steps_per_epoch,
                     validation_steps,
+                    class_weight,
+                    validation_freq,
                 )
             )
         if steps_per_epoch is not None:
@@ -439,6 +468,9 @@ class Sequential:
                 validation_data,
                 shuffle,
                 initial_epoch,
+                sample_weight,
+                class_weight,
+                validation_freq,
             )
         )
 
@@ -454,31 +486,31 @@ class Sequential:
         validation_data,
         shuffle,
         initial_epoch,
+        sample_weight,
+        class_weight,
+        validation_freq,
     ):
         x = self._prepare_x(x)
         y = self._prepare_y(y, len(x))
+        sw = None if sample_weight is None else _sw.as_sample_weight(sample_weight, len(x))
         vw = None
         if validation_data is not None:
             vx = self._prepare_x(validation_data[0])
             vy = self._prepare_y(validation_data[1], len(vx))
             if len(validation_data) == 3 and validation_data[2] is not None:
-                vw = _as_float32(validation_data[2], "val_sample_weight")
-                if vw.shape != (len(vx),):
-                    raise ValueError(
-                        f"val_sample_weight must hold one weight per validation sample "
-                        f"({len(vx)},), got shape {vw.shape}"
-                    )
+                vw = _sw.as_sample_weight(validation_data[2], len(vx), "val_sample_weight")
         elif validation_split:
-            # Keras holds out the last samples, before any shuffling.
-            n_val = int(len(x) * float(validation_split))
-            if n_val == 0 or n_val == len(x):
-                raise ValueError(
-                    f"validation_split={validation_split} leaves no samples on one side of {len(x)}"
-                )
-            x, vx = x[:-n_val], x[-n_val:]
-            y, vy = y[:-n_val], y[-n_val:]
+            # Keras holds out the last samples, before any shuffling, with their weights.
+            split_at = _split_point(len(x), validation_split)
+            x, vx = x[:split_at], x[split_at:]
+            y, vy = y[:split_at], y[split_at:]
+            if sw is not None:
+                sw, vw = sw[:split_at], sw[split_at:]
         else:
             vx = vy = None
+        if class_weight is not None:
+            sw = _sw.class_weight_to_sample_weight(y, class_weight)
+        terminators = _sw.terminating_callbacks(cbs)
         self._apply_trainable()
         batch_size = min(batch_size, len(x))
         eval_batch = min(max(batch_size, 256), len(vx)) if vx is not None else 0
@@ -501,24 +533,31 @@ class Sequential:
                 progress = _Progress(verbose, n_batches, epoch, epochs)
                 metric_fns = self._compiled[3]
                 running = _RunningMetrics(metric_fns, y, self.loss) if metric_fns else None
+                done = [0]
+
+                def on_progress(batches, mean_loss, done=done, progress=progress):
+                    done[0] = batches
+                    progress.update(batches, mean_loss)
+
                 loss = self._native.train_epoch(
                     x,
                     y,
                     batch_size,
                     bool(shuffle),
                     epoch,
-                    progress.update,
+                    on_progress,
                     running.add if running else None,
                     snapshot,
+                    sw,
+                    bool(terminators),
                 )
+                if terminators and not np.isfinite(loss):
+                    _sw.report_non_finite(terminators, done[0] - 1, loss)
                 logs = {"loss": loss}
                 if running:
                     logs.update(running.results())
-                if vx is not None:
-                    if vw is None:
-                        logs["val_loss"] = self._native.evaluate(vx, vy, eval_batch)
-                    else:
-                        logs["val_loss"] = self._weighted_loss(vx, vy, vw)
+                if vx is not None and _sw.should_validate(epoch, validation_freq):
+                    logs["val_loss"] = self._native.evaluate(vx, vy, eval_batch, vw)
                     if metric_fns:
                         vpred = self._native.predict(vx, eval_batch)
                         for name, fn in metric_fns:
@@ -574,10 +613,13 @@ class Sequential:
         initial_epoch,
         steps_per_epoch,
         validation_steps,
+        class_weight,
+        validation_freq,
     ):
         """``fit`` on data read batch by batch: only the batch training (and the one being
         read) is held; each batch trains as one step of the native loop, so batches equal
-        to an in-memory epoch's give the same bits."""
+        to an in-memory epoch's give the same bits. A batch's weights (its third element, or
+        ``class_weight`` applied to its targets) weight its loss."""
         if _batches.is_batch_source(x) or _batches.is_dask_array(x):
             epochs_iter = _batches.Epochs(
                 self._stream_source(x, y, "fit", batch_size, shuffle), steps_per_epoch
@@ -610,6 +652,12 @@ class Sequential:
                     f"generator, a PyDataset or an iterable of batches, got {validation_data!r}"
                 )
         kind = epochs_iter.src.kind
+        if class_weight is not None and kind in ("generator", "iterable"):
+            raise ValueError(
+                f"class_weight is not supported when x is a {kind} (Keras refuses it there "
+                "too): yield (x, y, sample_weight) batches, or use a PyDataset or arrays"
+            )
+        terminators = _sw.terminating_callbacks(cbs)
         metric_fns = self._compiled[3]
         history = callbacks_module.History()
         cbs = cbs + [history]
@@ -630,11 +678,13 @@ class Sequential:
                 running = _RunningMetrics(metric_fns, None, self.loss) if metric_fns else None
                 for step, raw in enumerate(epochs_iter.epoch(epoch)):
                     xs, ys, bw = self._stream_batch(raw, kind, True)
-                    if bw is not None:
-                        raise ValueError(
-                            "per-sample weights in training batches are not supported: yield "
-                            "(x, y) batches"
-                        )
+                    if class_weight is not None:
+                        if bw is not None:
+                            raise ValueError(
+                                "class_weight cannot be used with batches that carry their "
+                                "own sample weights (x, y, sample_weight)"
+                            )
+                        bw = _sw.class_weight_to_sample_weight(ys, class_weight)
                     if step == 0:
                         if snapshot is None:  # the model is built from the first batch
                             self._apply_trainable()
@@ -645,11 +695,15 @@ class Sequential:
                     if running is not None:
                         on_output = running.batch_adder(ys)
                     loss = self._native.train_epoch(
-                        xs, ys, len(xs), False, 0, None, on_output, snapshot
+                        xs, ys, len(xs), False, 0, None, on_output, snapshot, bw, bool(terminators)
                     )
                     total += float(loss) * len(xs)
                     seen += len(xs)
                     progress.update(step + 1, total / seen)
+                    if terminators and not np.isfinite(loss):
+                        _sw.report_non_finite(terminators, step, total / seen)
+                        if self.stop_training:
+                            break
                 if seen == 0:
                     if epoch == initial_epoch:
                         raise ValueError(
@@ -661,7 +715,8 @@ class Sequential:
                 logs = {"loss": float(np.float32(total / seen))}
                 if running:
                     logs.update(running.results())
-                if val_epochs is not None:
+                validates = _sw.should_validate(epoch, validation_freq)
+                if val_epochs is not None and validates:
                     vlogs = self._evaluate_batches(val_epochs, epoch)
                     if vlogs is None:
                         warnings.warn(
@@ -673,7 +728,7 @@ class Sequential:
                         )
                     else:
                         logs.update({"val_" + k: v for k, v in vlogs.items()})
-                elif val_arrays is not None:
+                elif val_arrays is not None and validates:
                     vlogs = self._evaluate(
                         val_arrays[0],
                         val_arrays[1],
@@ -681,6 +736,7 @@ class Sequential:
                         0,
                         True,
                         None if len(val_arrays) < 3 else val_arrays[2],
+                        "val_sample_weight",
                     )
                     logs.update({"val_" + k: v for k, v in vlogs.items()})
                 progress.finish(logs, step + 1)
@@ -704,10 +760,7 @@ class Sequential:
         for raw in epochs_iter.epoch(index):
             xs, ys, bw = self._stream_batch(raw, kind, True)
             n = len(xs)
-            if bw is None:
-                total += float(self._native.evaluate(xs, ys, n)) * n
-            else:
-                total += self._weighted_loss(xs, ys, bw) * n
+            total += float(self._native.evaluate(xs, ys, n, bw)) * n
             if metric_fns:
                 pred = self._native.predict(xs, n)
                 for name, fn in metric_fns:
@@ -719,22 +772,29 @@ class Sequential:
         logs.update({name: v / seen for name, v in sums.items()})
         return logs
 
-    def _weighted_loss(self, x, y, w):
-        """Keras's weighted loss: ``sum(loss_i * w_i) / n`` over the samples (the sum over a
-        batch divided by the batch size, batches weighted by their sizes)."""
-        per_sample = np.array(
-            [self._native.evaluate(x[i : i + 1], y[i : i + 1], 1) for i in range(len(x))],
-            dtype=np.float64,
-        )
-        return float(np.dot(per_sample, w.astype(np.float64)) / len(x))
-
-    def evaluate(self, x=None, y=None, batch_size=32, verbose=0, return_dict=False, steps=None):
+    def evaluate(
+        self,
+        x=None,
+        y=None,
+        batch_size=32,
+        verbose=0,
+        sample_weight=None,
+        steps=None,
+        return_dict=False,
+    ):
         """The loss (and metrics) on ``x, y``; a float, a list, or a dict. ``x`` may be data
-        read batch by batch, as for ``fit`` (``steps`` caps the batches read)."""
+        read batch by batch, as for ``fit`` (``steps`` caps the batches read; a batch's third
+        element weights its samples). ``sample_weight`` (one per sample, arrays only)
+        weights the loss as Keras does: ``sum(w_i loss_i) / n``; metrics stay unweighted."""
         self._check_compiled()
         batch_size = _int_arg(32 if batch_size is None else batch_size, "batch_size", 1)
         steps = _optional_steps(steps, "steps")
         if _batches.is_batch_source(x) or _batches.is_dask_array(x):
+            if sample_weight is not None:
+                raise ValueError(
+                    "sample_weight cannot be given with a generator, PyDataset, iterable or "
+                    "dask array: yield (x, y, sample_weight) batches instead"
+                )
 
             def run():
                 epochs_iter = _batches.Epochs(
@@ -751,23 +811,26 @@ class Sequential:
         if y is None:
             raise ValueError("evaluate on arrays needs y (the targets)")
         return self._call_keeping_state(
-            lambda: self._report(self._evaluate(x, y, batch_size), verbose, return_dict)
+            lambda: self._report(
+                self._evaluate(x, y, batch_size, weights=sample_weight), verbose, return_dict
+            )
         )
 
-    def _evaluate(self, x, y, batch_size, verbose=0, return_dict=True, weights=None):
+    def _evaluate(
+        self,
+        x,
+        y,
+        batch_size,
+        verbose=0,
+        return_dict=True,
+        weights=None,
+        weights_name="sample_weight",
+    ):
         x = self._prepare_x(x)
         y = self._prepare_y(y, len(x))
         batch_size = min(batch_size, len(x))
-        if weights is None:
-            logs = {"loss": self._native.evaluate(x, y, batch_size)}
-        else:
-            w = _as_float32(weights, "val_sample_weight")
-            if w.shape != (len(x),):
-                raise ValueError(
-                    f"val_sample_weight must hold one weight per validation sample "
-                    f"({len(x)},), got shape {w.shape}"
-                )
-            logs = {"loss": self._weighted_loss(x, y, w)}
+        w = None if weights is None else _sw.as_sample_weight(weights, len(x), weights_name)
+        logs = {"loss": self._native.evaluate(x, y, batch_size, w)}
         metric_fns = self._compiled[3]
         if metric_fns:
             pred = self._native.predict(x, batch_size)
@@ -783,19 +846,28 @@ class Sequential:
             return logs
         return logs["loss"] if len(logs) == 1 else list(logs.values())
 
-    def train_on_batch(self, x, y):
+    def train_on_batch(self, x, y, sample_weight=None, class_weight=None):
         """Keras's ``train_on_batch``: one optimizer step on ``x, y`` as a single batch, in the
-        given order; returns the batch's loss (before the step). A step whose loss or weights
+        given order, its samples' losses weighted by ``sample_weight`` or ``class_weight`` as
+        in ``fit``; returns the batch's loss (before the step). A step whose loss or weights
         become NaN or infinite raises ``ValueError`` and is undone."""
         self._check_compiled()
         self._begin_training("train_on_batch")
+        if sample_weight is not None and class_weight is not None:
+            raise ValueError(
+                "sample_weight and class_weight cannot be given together: pass one of them"
+            )
+        class_weight = _sw.check_class_weight(class_weight)
 
         def step():
             xs = self._prepare_x(x)
             ys = self._prepare_y(y, len(xs))
+            w = None if sample_weight is None else _sw.as_sample_weight(sample_weight, len(xs))
+            if class_weight is not None:
+                w = _sw.class_weight_to_sample_weight(ys, class_weight)
             self._apply_trainable()
             snapshot = self._native.snapshot()
-            return self._native.train_epoch(xs, ys, len(xs), False, 0, None, None, snapshot)
+            return self._native.train_epoch(xs, ys, len(xs), False, 0, None, None, snapshot, w)
 
         return self._call_keeping_state(step)
 
@@ -1087,6 +1159,29 @@ class Sequential:
 
 
 _MOVING = frozenset({"running_mean", "running_var"})
+
+
+def _split_point(n, validation_split):
+    """Where Keras splits ``n`` samples for ``validation_split``: the first
+    ``floor(n (1 - split))`` train, the rest validate."""
+    split_at = int(np.floor(n * (1.0 - float(validation_split))))
+    if split_at in (0, n):
+        raise ValueError(
+            f"validation_split={validation_split} leaves no samples on one side of {n} "
+            "(provide more data or another split)"
+        )
+    return split_at
+
+
+def _refuse_weighted_metrics(weighted_metrics):
+    """Keras's ``compile(weighted_metrics=)`` (metrics weighted by the sample weights) is
+    not implemented; an empty value is accepted."""
+    if weighted_metrics:
+        raise ValueError(
+            "compile(weighted_metrics=...) is not supported by rustyml: metrics are computed "
+            "unweighted, as Keras computes compile(metrics=...); the loss is weighted by "
+            "sample_weight / class_weight"
+        )
 
 
 def _optional_steps(value, name):

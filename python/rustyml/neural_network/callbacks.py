@@ -275,6 +275,32 @@ class CSVLogger(Callback):
         self.writer = None
 
 
+class TerminateOnNaN(Callback):
+    """Stops training at the first batch whose loss is NaN or infinite: that batch's step
+    stays applied (the weights are left as it made them), the epoch is closed and logged
+    (validation included), and ``fit`` returns. With ``raise_error=True`` a
+    ``RuntimeError`` is raised there instead (no further epoch-end or train-end hooks run).
+
+    Without this callback ``fit`` raises ``ValueError`` on a non-finite loss and puts the
+    weights back to their values before the call."""
+
+    def __init__(self, raise_error=False):
+        self.raise_error = bool(raise_error)
+
+    def on_batch_end(self, batch, logs=None):
+        loss = (logs or {}).get("loss")
+        if loss is None or np.isfinite(loss):
+            return
+        if self.raise_error:
+            raise RuntimeError(
+                f"TerminateOnNaN: the loss became {loss} at batch {batch}; training stopped"
+            )
+        print(f"Batch {batch}: the loss became {loss}, stopping training")
+        self.model.stop_training = True
+
+    on_train_batch_end = on_batch_end
+
+
 class History(Callback):
     """``history[name]`` is the list of per-epoch values of every logged quantity."""
 
@@ -296,4 +322,5 @@ __all__ = [
     "LearningRateScheduler",
     "ModelCheckpoint",
     "ReduceLROnPlateau",
+    "TerminateOnNaN",
 ]

@@ -120,6 +120,22 @@ impl GraphModel {
         ys: &[TensorView<'_>],
         rows: &[usize],
     ) -> RustymlResult<StepResult> {
+        self.train_rows_weighted(xs, ys, &[], rows)
+    }
+
+    /// [`Self::train_rows`] with Keras's per-sample loss weights, one entry per output
+    /// (`None`: that output unweighted; an empty list: every output unweighted), each
+    /// holding a weight for every sample of the inputs (not only `rows`): output `j`'s loss
+    /// is `sum(w_i loss_i) / batch` and its gradient per sample is scaled by `w_i` (see
+    /// [`crate::neural_network::losses::sample_weights`]).
+    pub fn train_rows_weighted(
+        &mut self,
+        xs: &[TensorView<'_>],
+        ys: &[TensorView<'_>],
+        sample_weights: &[Option<&[f32]>],
+        rows: &[usize],
+    ) -> RustymlResult<StepResult> {
+        let weights = self.gather_weights(sample_weights, xs, rows)?;
         let shapes: Vec<&[usize]> = xs.iter().map(|x| x.shape()).collect();
         let n = self.check_inputs(&shapes)?;
         let y_shapes: Vec<&[usize]> = ys.iter().map(|y| y.shape()).collect();
@@ -131,7 +147,38 @@ impl GraphModel {
         }
         let xb: Vec<Tensor> = xs.iter().map(|x| gather_rows(x, rows)).collect();
         let yb: Vec<Tensor> = ys.iter().map(|y| gather_rows(y, rows)).collect();
-        self.step(xb, &yb)
+        self.step(xb, &yb, &weights)
+    }
+
+    /// Each output's weights for `rows`, from the per-output weights of every sample.
+    fn gather_weights(
+        &self,
+        sample_weights: &[Option<&[f32]>],
+        xs: &[TensorView<'_>],
+        rows: &[usize],
+    ) -> RustymlResult<Vec<Option<Vec<f32>>>> {
+        if sample_weights.is_empty() {
+            return Ok(vec![None; self.outputs.len()]);
+        }
+        if sample_weights.len() != self.outputs.len() {
+            return Err(Error::invalid_input(format!(
+                "the model has {} outputs, got {} sample weight arrays",
+                self.outputs.len(),
+                sample_weights.len()
+            )));
+        }
+        let n = xs.first().map(|x| x.shape()[0]).unwrap_or(0);
+        sample_weights
+            .iter()
+            .map(|w| match w {
+                None => Ok(None),
+                Some(w) if w.len() != n => Err(Error::invalid_input(format!(
+                    "sample_weight holds {} weights for {n} samples",
+                    w.len()
+                ))),
+                Some(w) => Ok(Some(rows.iter().map(|&r| w[r]).collect())),
+            })
+            .collect()
     }
 
     /// One training step on whole arrays.
@@ -140,7 +187,7 @@ impl GraphModel {
         let n = self.check_inputs(&shapes)?;
         let y_shapes: Vec<&[usize]> = ys.iter().map(|y| y.shape()).collect();
         self.check_targets(n, &y_shapes)?;
-        self.step(xs, ys)
+        self.step(xs, ys, &vec![None; ys.len()])
     }
 
     /// Mini-batch training for `epochs` epochs (batches are chunks of each epoch's order);
@@ -184,6 +231,19 @@ impl GraphModel {
         xs: &[TensorView<'_>],
         ys: &[TensorView<'_>],
     ) -> RustymlResult<(f32, Vec<f32>)> {
+        self.evaluate_weighted(xs, ys, &[])
+    }
+
+    /// [`Self::evaluate`] with per-sample loss weights per output, as
+    /// [`Self::train_rows_weighted`] takes them (here for exactly the samples of `xs`).
+    pub fn evaluate_weighted(
+        &self,
+        xs: &[TensorView<'_>],
+        ys: &[TensorView<'_>],
+        sample_weights: &[Option<&[f32]>],
+    ) -> RustymlResult<(f32, Vec<f32>)> {
+        let n = xs.first().map(|x| x.shape()[0]).unwrap_or(0);
+        let weights = self.gather_weights(sample_weights, xs, &(0..n).collect::<Vec<_>>())?;
         let shapes: Vec<&[usize]> = xs.iter().map(|x| x.shape()).collect();
         let n = self.check_inputs(&shapes)?;
         let y_shapes: Vec<&[usize]> = ys.iter().map(|y| y.shape()).collect();
@@ -192,14 +252,23 @@ impl GraphModel {
         let mut total = 0.0f32;
         let mut each = Vec::with_capacity(outs.len());
         for (j, out) in outs.iter().enumerate() {
-            let l = self.losses[j].compute_loss(&ys[j].to_owned(), out)?;
+            let y = ys[j].to_owned();
+            let l = match &weights[j] {
+                None => self.losses[j].compute_loss(&y, out)?,
+                Some(w) => self.losses[j].compute_weighted_loss(&y, out, w)?,
+            };
             total += self.loss_weights[j] * l;
             each.push(l);
         }
         Ok((total, each))
     }
 
-    fn step(&mut self, xs: Vec<Tensor>, ys: &[Tensor]) -> RustymlResult<StepResult> {
+    fn step(
+        &mut self,
+        xs: Vec<Tensor>,
+        ys: &[Tensor],
+        weights: &[Option<Vec<f32>>],
+    ) -> RustymlResult<StepResult> {
         for layer in &mut self.layers {
             if let GraphLayer::Plain(calls) = layer {
                 for c in calls.iter_mut() {
@@ -235,8 +304,16 @@ impl GraphModel {
         for (j, &o) in self.outputs.iter().enumerate() {
             let out = value_of(&values, o);
             let w = self.loss_weights[j];
-            let l = self.losses[j].compute_loss(&ys[j], out)?;
-            let mut g = self.losses[j].compute_grad(&ys[j], out)?;
+            let (l, mut g) = match &weights[j] {
+                None => (
+                    self.losses[j].compute_loss(&ys[j], out)?,
+                    self.losses[j].compute_grad(&ys[j], out)?,
+                ),
+                Some(sw) => (
+                    self.losses[j].compute_weighted_loss(&ys[j], out, sw)?,
+                    self.losses[j].compute_weighted_grad(&ys[j], out, sw)?,
+                ),
+            };
             if w != 1.0 {
                 g.mapv_inplace(|v| v * w);
             }

@@ -43,6 +43,82 @@ impl Loss for Summed {
         let n = samples(y_pred);
         Ok(self.0.compute_grad(y_true, y_pred)?.mapv(|g| g * n))
     }
+
+    fn compute_weighted_loss(
+        &self,
+        y_true: &Tensor,
+        y_pred: &Tensor,
+        weights: &[f32],
+    ) -> RustymlResult<f32> {
+        Ok(self.0.compute_weighted_loss(y_true, y_pred, weights)? * samples(y_pred))
+    }
+
+    fn compute_weighted_grad(
+        &self,
+        y_true: &Tensor,
+        y_pred: &Tensor,
+        weights: &[f32],
+    ) -> RustymlResult<Tensor> {
+        let n = samples(y_pred);
+        Ok(self
+            .0
+            .compute_weighted_grad(y_true, y_pred, weights)?
+            .mapv(|g| g * n))
+    }
+}
+
+/// Keras's `reduction="mean_with_sample_weight"`: without weights (or with unit weights) the
+/// plain mean; with weights the weighted sum divided by the sum of the weights (0 when that
+/// sum is 0, Keras's `divide_no_nan`) instead of by the batch size.
+struct MeanWithSampleWeight(Box<dyn Loss>);
+
+impl MeanWithSampleWeight {
+    /// The factor turning the `sum_over_batch_size` weighted loss into this one.
+    fn factor(weights: &[f32]) -> f64 {
+        let sum: f64 = weights.iter().map(|&w| f64::from(w)).sum();
+        if sum == 0.0 {
+            0.0
+        } else {
+            weights.len() as f64 / sum
+        }
+    }
+}
+
+impl Loss for MeanWithSampleWeight {
+    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<f32> {
+        self.0.compute_loss(y_true, y_pred)
+    }
+
+    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<Tensor> {
+        self.0.compute_grad(y_true, y_pred)
+    }
+
+    fn compute_weighted_loss(
+        &self,
+        y_true: &Tensor,
+        y_pred: &Tensor,
+        weights: &[f32],
+    ) -> RustymlResult<f32> {
+        let value = self.0.compute_weighted_loss(y_true, y_pred, weights)?;
+        if crate::neural_network::losses::sample_weights::all_unit(weights) {
+            return Ok(value);
+        }
+        Ok((f64::from(value) * Self::factor(weights)) as f32)
+    }
+
+    fn compute_weighted_grad(
+        &self,
+        y_true: &Tensor,
+        y_pred: &Tensor,
+        weights: &[f32],
+    ) -> RustymlResult<Tensor> {
+        let grad = self.0.compute_weighted_grad(y_true, y_pred, weights)?;
+        if crate::neural_network::losses::sample_weights::all_unit(weights) {
+            return Ok(grad);
+        }
+        let f = Self::factor(weights) as f32;
+        Ok(grad.mapv(|g| g * f))
+    }
 }
 
 impl LossSpec {
@@ -77,9 +153,8 @@ impl LossSpec {
             }
         };
         match self.reduction.as_deref() {
-            None | Some("sum_over_batch_size") | Some("mean") | Some("mean_with_sample_weight") => {
-                Ok(loss)
-            }
+            None | Some("sum_over_batch_size") | Some("mean") => Ok(loss),
+            Some("mean_with_sample_weight") => Ok(Box::new(MeanWithSampleWeight(loss))),
             Some("sum") => Ok(Box::new(Summed(loss))),
             Some(other) => Err(Error::invalid_parameter(
                 "reduction",
@@ -88,6 +163,61 @@ impl LossSpec {
                      \"sum_over_batch_size\" or \"sum\""
                 ),
             )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(reduction: &str) -> Box<dyn Loss> {
+        LossSpec {
+            name: "mean_squared_error".into(),
+            from_logits: false,
+            delta: None,
+            reduction: Some(reduction.into()),
+        }
+        .build()
+        .unwrap()
+    }
+
+    /// Per-sample squared errors 4 and 1 with weights 3 and 1: Keras's reductions give
+    /// (12 + 1) / 2 (`sum_over_batch_size`), 12 + 1 (`sum`) and (12 + 1) / (3 + 1)
+    /// (`mean_with_sample_weight`); all-zero weights give 0 there (`divide_no_nan`).
+    #[test]
+    fn weighted_reductions_by_hand() {
+        let y = Tensor::from_shape_vec(vec![2, 1], vec![0.0, 0.0]).unwrap();
+        let p = Tensor::from_shape_vec(vec![2, 1], vec![2.0, 1.0]).unwrap();
+        let w = [3.0f32, 1.0];
+        let value = |r: &str| spec(r).compute_weighted_loss(&y, &p, &w).unwrap();
+        assert!((value("sum_over_batch_size") - 6.5).abs() < 1e-6);
+        assert!((value("sum") - 13.0).abs() < 1e-6);
+        assert!((value("mean_with_sample_weight") - 3.25).abs() < 1e-6);
+        let zero = spec("mean_with_sample_weight")
+            .compute_weighted_loss(&y, &p, &[0.0, 0.0])
+            .unwrap();
+        assert_eq!(zero, 0.0);
+        // gradients: d/dp_i of each, 2 p_i w_i times 1/2, 1 and 1/4
+        let grad = |r: &str| spec(r).compute_weighted_grad(&y, &p, &w).unwrap();
+        for (r, f) in [
+            ("sum_over_batch_size", 0.5f32),
+            ("sum", 1.0),
+            ("mean_with_sample_weight", 0.25),
+        ] {
+            let g = grad(r);
+            assert!((g[[0, 0]] - 12.0 * f).abs() < 1e-5, "{r}");
+            assert!((g[[1, 0]] - 2.0 * f).abs() < 1e-5, "{r}");
+        }
+        // unit weights: the unweighted value, bit for bit
+        for r in ["sum_over_batch_size", "sum", "mean_with_sample_weight"] {
+            let l = spec(r);
+            assert_eq!(
+                l.compute_weighted_loss(&y, &p, &[1.0, 1.0])
+                    .unwrap()
+                    .to_bits(),
+                l.compute_loss(&y, &p).unwrap().to_bits()
+            );
         }
     }
 }

@@ -11,6 +11,7 @@ pub mod elementwise;
 pub mod mean_absolute_error;
 pub mod mean_squared_error;
 pub mod row_losses;
+pub mod sample_weights;
 pub mod sparse_categorical_cross_entropy;
 
 pub use binary_cross_entropy::{
@@ -38,6 +39,16 @@ pub(crate) fn check_pair(y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<()> 
         return Err(Error::empty_input("loss inputs"));
     }
     Ok(())
+}
+
+/// `y_true` and `y_pred` both have a batch axis of one non-zero length (their other axes
+/// may differ: sparse labels against class scores).
+pub(crate) fn check_pair_batch(y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<()> {
+    match (y_true.shape().first(), y_pred.shape().first()) {
+        (Some(&a), Some(&b)) if a == b && a > 0 => Ok(()),
+        (Some(&a), Some(&b)) if a != b => Err(Error::dimension_mismatch(b, a)),
+        _ => Err(Error::empty_input("loss inputs")),
+    }
 }
 
 /// The mean of `f(t, p)` over every element pair, accumulated in f64 by the deterministic

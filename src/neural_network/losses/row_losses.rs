@@ -114,9 +114,48 @@ fn hinge_family(
     Ok((value, gradient))
 }
 
+/// `sum_i w_i L_i / batch` for the hinge family, the label conversion decided once for the
+/// whole batch (as the unweighted loss decides it), `L_i` the mean over sample `i`'s elements.
+fn weighted_hinge(
+    y_true: &Tensor,
+    y_pred: &Tensor,
+    weights: &[f32],
+    squared: bool,
+) -> RustymlResult<f32> {
+    use super::sample_weights::{all_unit, check_row_weights};
+    check_row_weights(weights, y_pred)?;
+    if all_unit(weights) {
+        return Ok(hinge_family(y_true, y_pred, squared, false)?.0);
+    }
+    let (_, m) = margins(y_true, y_pred)?;
+    let per_sample = m.len() / weights.len();
+    let total: f64 = m
+        .chunks_exact(per_sample)
+        .zip(weights)
+        .map(|(row, &w)| {
+            let sum: f64 = if squared {
+                row.iter().map(|v| v * v).sum()
+            } else {
+                row.iter().sum()
+            };
+            f64::from(w) * sum / per_sample as f64
+        })
+        .sum();
+    Ok((total / weights.len() as f64) as f32)
+}
+
 impl Loss for Hinge {
     fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<f32> {
         Ok(hinge_family(y_true, y_pred, false, false)?.0)
+    }
+
+    fn compute_weighted_loss(
+        &self,
+        y_true: &Tensor,
+        y_pred: &Tensor,
+        weights: &[f32],
+    ) -> RustymlResult<f32> {
+        weighted_hinge(y_true, y_pred, weights, false)
     }
 
     fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<Tensor> {
@@ -129,6 +168,15 @@ impl Loss for Hinge {
 impl Loss for SquaredHinge {
     fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<f32> {
         Ok(hinge_family(y_true, y_pred, true, false)?.0)
+    }
+
+    fn compute_weighted_loss(
+        &self,
+        y_true: &Tensor,
+        y_pred: &Tensor,
+        weights: &[f32],
+    ) -> RustymlResult<f32> {
+        weighted_hinge(y_true, y_pred, weights, true)
     }
 
     fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<Tensor> {
