@@ -822,6 +822,8 @@ class Model:
         return history
 
     def _evaluate_logs(self, xs, ys, batch_size):
+        # a frozen layer's weights carry no regularization penalty, in evaluate too
+        self._apply_trainable()
         loss, per = self._native.evaluate(xs, ys, batch_size)
         keys = self._output_keys()
         logs = {"loss": loss}
