@@ -16,4 +16,5 @@ pub use error::NnError;
 pub mod keras;
 pub mod losses;
 pub mod optimizers;
+pub mod regularizers;
 pub mod sequential;

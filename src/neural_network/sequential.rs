@@ -405,7 +405,7 @@ impl Sequential {
         for layer in rest.iter_mut() {
             out = layer.forward(&out)?;
         }
-        let (loss, mut grad) = match weights {
+        let (mut loss, mut grad) = match weights {
             None => (
                 loss_fn.compute_loss(y, &out)?,
                 loss_fn.compute_grad(y, &out)?,
@@ -415,6 +415,12 @@ impl Sequential {
                 loss_fn.compute_weighted_grad(y, &out, w)?,
             ),
         };
+        // Keras adds the layers' regularization penalties (a frozen layer's weights have none)
+        // to the loss; each layer adds their gradients, times `fraction`, during backward
+        let frozen = &self.frozen;
+        for (i, layer) in self.layers.iter_mut().enumerate() {
+            loss += layer.regularize(fraction, !frozen.get(i).copied().unwrap_or(false), true);
+        }
         if fraction != 1.0 {
             grad.mapv_inplace(|g| g * fraction);
         }
@@ -592,13 +598,7 @@ impl Sequential {
 
     /// [`Self::evaluate`] on a borrowed input.
     pub fn evaluate_view(&self, x: TensorView<'_>, y: &Tensor) -> RustymlResult<f32> {
-        self.check_layers()?;
-        let loss_fn = self
-            .loss
-            .as_ref()
-            .ok_or(NnError::NotCompiled("loss function"))?;
-        Self::check_pair(x.shape(), y.shape())?;
-        loss_fn.compute_loss(y, &self.predict_view(x)?)
+        self.evaluate_loss(x, y, None)
     }
 
     /// [`Self::evaluate_view`] with one loss weight per sample (Keras's
@@ -609,13 +609,41 @@ impl Sequential {
         y: &Tensor,
         weights: &[f32],
     ) -> RustymlResult<f32> {
+        self.evaluate_loss(x, y, Some(weights))
+    }
+
+    fn evaluate_loss(
+        &self,
+        x: TensorView<'_>,
+        y: &Tensor,
+        weights: Option<&[f32]>,
+    ) -> RustymlResult<f32> {
         self.check_layers()?;
         let loss_fn = self
             .loss
             .as_ref()
             .ok_or(NnError::NotCompiled("loss function"))?;
         Self::check_pair(x.shape(), y.shape())?;
-        loss_fn.compute_weighted_loss(y, &self.predict_view(x)?, weights)
+        // Keras's evaluation loss holds the regularization penalties too: the trainable
+        // layers' weights' and every layer's output penalty over the batch, divided by its size
+        let batch = x.shape()[0] as f32;
+        let mut activity = vec![0.0f64; self.layers.len()];
+        let out = self.predict_view_seen(x, &mut |i, out| {
+            activity[i] += f64::from(self.layers[i].activity_penalty(out));
+        })?;
+        let mut loss = match weights {
+            None => loss_fn.compute_loss(y, &out)?,
+            Some(w) => loss_fn.compute_weighted_loss(y, &out, w)?,
+        };
+        for (i, layer) in self.layers.iter().enumerate() {
+            if self.layer_trainable(i) {
+                loss += layer.weight_penalty();
+            }
+            if activity[i] != 0.0 {
+                loss += activity[i] as f32 / batch;
+            }
+        }
+        Ok(loss)
     }
 
     /// Inference pass (mode-dependent layers such as dropout act as at inference).
@@ -631,6 +659,16 @@ impl Sequential {
     /// longer grows with the batch. The chunk size follows from the shapes alone (measured on
     /// the first item), so the results never depend on threads or gates.
     pub fn predict_view(&self, x: TensorView<'_>) -> RustymlResult<Tensor> {
+        self.predict_view_seen(x, &mut |_, _| {})
+    }
+
+    /// [`Self::predict_view`], showing each layer's output (chunk by chunk) to `seen` with
+    /// the layer's index.
+    fn predict_view_seen(
+        &self,
+        x: TensorView<'_>,
+        seen: &mut dyn FnMut(usize, &Tensor),
+    ) -> RustymlResult<Tensor> {
         self.check_layers()?;
         if x.ndim() == 0 {
             return Err(Error::invalid_input("input needs a batch axis (rank >= 1)"));
@@ -647,11 +685,11 @@ impl Sequential {
             n
         };
         if chunk >= n {
-            return self.predict_chain(x, |_| {});
+            return self.predict_chain(x, &mut *seen);
         }
         let mut out: Option<Tensor> = None;
         for (i, part) in x.axis_chunks_iter(Axis(0), chunk).enumerate() {
-            let y = self.predict_chain(part, |_| {})?;
+            let y = self.predict_chain(part, &mut *seen)?;
             let all = out.get_or_insert_with(|| {
                 let mut shape = y.shape().to_vec();
                 shape[0] = n;
@@ -667,14 +705,14 @@ impl Sequential {
     fn predict_chain(
         &self,
         x: TensorView<'_>,
-        mut seen: impl FnMut(&Tensor),
+        mut seen: impl FnMut(usize, &Tensor),
     ) -> RustymlResult<Tensor> {
         let (first, rest) = self.layers.split_first().expect("checked non-empty");
         let mut out = first.predict_view(x)?;
-        seen(&out);
-        for layer in rest {
+        seen(0, &out);
+        for (i, layer) in rest.iter().enumerate() {
             out = layer.predict(&out)?;
-            seen(&out);
+            seen(i + 1, &out);
         }
         Ok(out)
     }
@@ -682,7 +720,7 @@ impl Sequential {
     /// The largest per-item element count among the layers' outputs, from one item.
     fn widest_activation(&self, item: TensorView<'_>) -> RustymlResult<usize> {
         let mut widest = 0;
-        self.predict_chain(item, |out| widest = widest.max(out.len()))?;
+        self.predict_chain(item, |_, out| widest = widest.max(out.len()))?;
         Ok(widest)
     }
 

@@ -114,6 +114,25 @@ pub trait Layer: std::any::Any + Send + Sync {
     /// ignores it).
     fn set_random_stream(&mut self, _stream: &RandomStream) {}
 
+    /// Keras's regularization penalty of the last training forward pass (see
+    /// [`crate::neural_network::regularizers`]): the weights' penalties when `weights` (a
+    /// trainable layer's first call) plus, when `activity`, the output's divided by the batch
+    /// size. It also arms the next `backward` to add those penalties' gradients, multiplied by
+    /// `grad_scale` (the batch share the loss gradient is scaled by). Layers without
+    /// regularizers: 0.
+    fn regularize(&mut self, _grad_scale: f32, _weights: bool, _activity: bool) -> f32 {
+        0.0
+    }
+    /// The weights' regularization penalty at their current values (0 without regularizers).
+    fn weight_penalty(&self) -> f32 {
+        0.0
+    }
+    /// The output (activity) regularization penalty of `output`, one of this layer's outputs,
+    /// not divided by the batch size (0 without an activity regularizer).
+    fn activity_penalty(&self, _output: &Tensor) -> f32 {
+        0.0
+    }
+
     /// Loads weights of the layer's own kind (used by model loading). Layers with weights
     /// override this; the default accepts only `LayerWeight::Empty`.
     fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> RustymlResult<()> {
@@ -262,6 +281,15 @@ impl Layer for Box<dyn Layer> {
     }
     fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> RustymlResult<()> {
         (**self).apply_weights(weights)
+    }
+    fn regularize(&mut self, grad_scale: f32, weights: bool, activity: bool) -> f32 {
+        (**self).regularize(grad_scale, weights, activity)
+    }
+    fn weight_penalty(&self) -> f32 {
+        (**self).weight_penalty()
+    }
+    fn activity_penalty(&self, output: &Tensor) -> f32 {
+        (**self).activity_penalty(output)
     }
 }
 

@@ -1,7 +1,7 @@
 """Keras 3's namespace over rustyml's networks: ``import rustyml.keras as keras``.
 
 Laid out like ``keras`` (``layers``, ``models``, ``optimizers``, ``losses``, ``metrics``,
-``callbacks``, ``utils``, ``activations``, ``saving``, ``Input``, ``Sequential``) over the
+``callbacks``, ``utils``, ``activations``, ``regularizers``, ``saving``, ``Input``, ``Sequential``) over the
 same engines as :mod:`rustyml.neural_network`. A Keras name rustyml does not have yet
 imports as a stand-in whose use raises ``NotImplementedError`` naming it (so a program fails
 where it needs the feature, with a message that says which); ``docs/KERAS.md`` lists what is
@@ -17,6 +17,7 @@ from rustyml.keras import (
     metrics,
     models,
     optimizers,
+    regularizers,
     saving,
     utils,
 )
@@ -31,7 +32,6 @@ globals().update(
             "datasets",
             "applications",
             "ops",
-            "regularizers",
             "constraints",
             "preprocessing",
             "mixed_precision",
@@ -56,6 +56,7 @@ __all__ = [
     "metrics",
     "models",
     "optimizers",
+    "regularizers",
     "saving",
     "utils",
 ]

@@ -879,6 +879,8 @@ class Model:
         ]
 
     def _evaluate_logs(self, xs, ys, batch_size, sample_weights=None):
+        # a frozen layer's weights carry no regularization penalty, in evaluate too
+        self._apply_trainable()
         loss, per = self._native.evaluate(xs, ys, batch_size, sample_weights)
         keys = self._output_keys()
         logs = {"loss": loss}

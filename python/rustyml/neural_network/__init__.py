@@ -1,11 +1,11 @@
 """Neural networks with Keras's API: ``Sequential``, ``layers``, ``optimizers``, ``losses``,
-``callbacks``, and scikit-learn-style ``MLPClassifier`` / ``MLPRegressor`` on top.
+``callbacks``, ``regularizers``, and scikit-learn-style ``MLPClassifier`` / ``MLPRegressor`` on top.
 
 f32, channels-last, Keras's names, arguments and weight shapes; the computation is the Rust
 crate's ``neural_network`` module.
 """
 
-from rustyml.neural_network import callbacks, layers, losses, optimizers
+from rustyml.neural_network import callbacks, layers, losses, optimizers, regularizers
 from rustyml.neural_network._batches import PyDataset
 from rustyml.neural_network._mlp import MLPClassifier, MLPRegressor
 from rustyml.neural_network._sequential import Sequential
@@ -19,4 +19,5 @@ __all__ = [
     "layers",
     "losses",
     "optimizers",
+    "regularizers",
 ]

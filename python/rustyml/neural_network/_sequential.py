@@ -826,6 +826,9 @@ class Sequential:
         weights=None,
         weights_name="sample_weight",
     ):
+        if self._trainable_mask is None:
+            # a frozen layer's weights carry no regularization penalty, in evaluate too
+            self._apply_trainable()
         x = self._prepare_x(x)
         y = self._prepare_y(y, len(x))
         batch_size = min(batch_size, len(x))

@@ -9,6 +9,7 @@ below (its Keras arguments) plus one entry in the native builder.
 import functools
 
 from rustyml.neural_network import initializers as _initializers
+from rustyml.neural_network import regularizers as _regularizers
 
 _REGISTRY = {}
 
@@ -106,6 +107,7 @@ class Layer:
         def checked_init(self, *args, **kw):
             if _takes_initializers(cls):
                 _initializers._take_layer_arguments(self, kw)
+            _regularizers.take_layer_arguments(self, kw)
             try:
                 init(self, *args, **kw)
             except OverflowError as exc:
@@ -126,6 +128,7 @@ class Layer:
         if self.input_shape is not None:
             config["input_shape"] = list(self.input_shape)
         config.update(self._own_config())
+        config.update(_regularizers.layer_config(self))
         return config
 
     @classmethod
@@ -1350,6 +1353,11 @@ class Bidirectional(Layer):
             raise ValueError(
                 f"Bidirectional: merge_mode must be one of {self._MODES} (a list of outputs "
                 f"cannot feed a Sequential model), got {merge_mode!r}"
+            )
+        if getattr(layer, "activity_regularizer", None) is not None:
+            raise ValueError(
+                "Bidirectional: an activity_regularizer on the wrapped layer is not supported by "
+                "rustyml (its kernel, recurrent and bias regularizers are)"
             )
         self.layer = layer
         self.merge_mode = _optional_str(merge_mode, "merge_mode", type(self).__name__)

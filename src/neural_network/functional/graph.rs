@@ -197,6 +197,17 @@ impl GraphModel {
 
     /// Inference on one batch: every output, in the model's output order.
     pub fn predict(&self, xs: &[TensorView<'_>]) -> RustymlResult<Vec<Tensor>> {
+        self.predict_with_activity(xs, None)
+    }
+
+    /// [`Self::predict`], adding the layers' output (activity) regularization penalties, not
+    /// divided by the batch size, to `activity` (a shared layer's last call's only, as Keras 3
+    /// counts them in training and evaluation).
+    pub(super) fn predict_with_activity(
+        &self,
+        xs: &[TensorView<'_>],
+        mut activity: Option<&mut f64>,
+    ) -> RustymlResult<Vec<Tensor>> {
         let shapes: Vec<&[usize]> = xs.iter().map(|x| x.shape()).collect();
         self.check_inputs(&shapes)?;
         let mut values: Vec<Option<Tensor>> = vec![None; self.nodes.len()];
@@ -208,11 +219,17 @@ impl GraphModel {
                 }
                 GraphLayer::Plain(calls) => {
                     let layer = &calls[node.call];
-                    match self.input_slot[node.inputs[0]] {
+                    let out = match self.input_slot[node.inputs[0]] {
                         // read the caller's array in place
                         Some(slot) => layer.predict_view(xs[slot].view())?,
                         None => layer.predict(value_of(&values, node.inputs[0]))?,
+                    };
+                    if let Some(total) = activity.as_deref_mut() {
+                        if node.call + 1 == calls.len() {
+                            *total += f64::from(layer.activity_penalty(&out));
+                        }
                     }
+                    out
                 }
                 GraphLayer::Merge(calls) => {
                     let ins: Vec<&Tensor> =

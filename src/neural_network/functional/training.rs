@@ -248,7 +248,8 @@ impl GraphModel {
         let n = self.check_inputs(&shapes)?;
         let y_shapes: Vec<&[usize]> = ys.iter().map(|y| y.shape()).collect();
         self.check_targets(n, &y_shapes)?;
-        let outs = self.predict(xs)?;
+        let mut activity = 0.0f64;
+        let outs = self.predict_with_activity(xs, Some(&mut activity))?;
         let mut total = 0.0f32;
         let mut each = Vec::with_capacity(outs.len());
         for (j, out) in outs.iter().enumerate() {
@@ -259,6 +260,19 @@ impl GraphModel {
             };
             total += self.loss_weights[j] * l;
             each.push(l);
+        }
+        // Keras's evaluation loss holds the regularization penalties: each trainable layer's
+        // weights' once, the output penalty (a shared layer's last call's) over the batch,
+        // divided by its size
+        for (i, layer) in self.layers.iter().enumerate() {
+            if let GraphLayer::Plain(calls) = layer {
+                if !self.frozen[i] {
+                    total += calls[0].weight_penalty();
+                }
+            }
+        }
+        if activity != 0.0 {
+            total += activity as f32 / n as f32;
         }
         Ok((total, each))
     }
@@ -320,6 +334,17 @@ impl GraphModel {
             loss += w * l;
             output_losses.push(l);
             accumulate(&mut grads[o], g)?;
+        }
+        // Keras adds the regularization penalties to the loss: a shared layer's weights'
+        // once (its first call's instance, unless frozen); its output penalty for its last
+        // call only, as Keras 3's training and evaluation steps count it
+        for (i, layer) in self.layers.iter_mut().enumerate() {
+            if let GraphLayer::Plain(calls) = layer {
+                let last = calls.len() - 1;
+                for (c, call) in calls.iter_mut().enumerate() {
+                    loss += call.regularize(1.0, c == 0 && !self.frozen[i], c == last);
+                }
+            }
         }
         let outputs: Vec<Tensor> = self
             .outputs

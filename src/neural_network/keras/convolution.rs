@@ -2,6 +2,7 @@
 //! depthwise and separable convolutions ([`DepthwiseSpec`]), and Keras's padding names.
 
 use super::layer_spec::{default_one, default_true, default_valid, parse_activation, SpatialArg};
+use super::regularizer_spec::LayerRegularizers;
 use crate::error::{Error, RustymlResult};
 use crate::neural_network::layers::activation::Activation;
 use crate::neural_network::layers::convolution::PaddingType;
@@ -51,6 +52,8 @@ pub struct DepthwiseSpec {
     pub use_bias: bool,
     #[serde(default)]
     pub seed: Option<u64>,
+    #[serde(flatten)]
+    pub regularizers: LayerRegularizers,
 }
 
 pub(crate) fn dw_one_usize() -> usize {
@@ -144,6 +147,8 @@ pub struct ConvSpec {
     pub use_bias: bool,
     #[serde(default)]
     pub seed: Option<u64>,
+    #[serde(flatten)]
+    pub regularizers: LayerRegularizers,
 }
 
 /// A [`ConvSpec`] resolved for `rank` spatial axes.

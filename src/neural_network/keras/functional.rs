@@ -184,9 +184,14 @@ impl KerasFunctional {
                     config_error(&format!("layer {name:?} ({})", entry.class_name), e)
                 })?)
             } else {
-                Kind::Plain(serde_json::from_value(spec).map_err(|e| {
+                let spec: LayerSpec = serde_json::from_value(spec).map_err(|e| {
                     config_error(&format!("layer {name:?} ({})", entry.class_name), e)
-                })?)
+                })?;
+                super::regularizer_spec::check_regularizer_keys(&spec, Some(&entry.config))
+                    .map_err(|e| {
+                        graph_error(format!("layer {name:?} ({}): {e}", entry.class_name))
+                    })?;
+                Kind::Plain(spec)
             };
             let layer_calls = entry
                 .inbound_nodes

@@ -5,6 +5,7 @@
 use super::convolution::{ConvSpec, DepthwiseSpec};
 use super::pooling::{GlobalPoolSpec, PoolSpec};
 use super::recurrent::{build_recurrent, BidirectionalSpec, RecurrentSpec};
+use super::regularizer_spec::LayerRegularizers;
 use crate::error::{Error, RustymlResult};
 use crate::neural_network::layers::activation::{
     Activation, Exponential, HardSigmoid, LeakyReLU, Linear, ReLU, Sigmoid, Softmax, Softplus,
@@ -51,12 +52,16 @@ pub enum LayerSpec {
         use_bias: bool,
         #[serde(default)]
         seed: Option<u64>,
+        #[serde(flatten)]
+        regularizers: LayerRegularizers,
     },
     Embedding {
         input_dim: usize,
         output_dim: usize,
         #[serde(default)]
         seed: Option<u64>,
+        #[serde(flatten)]
+        regularizers: LayerRegularizers,
     },
     Flatten {},
     Reshape {
@@ -313,9 +318,43 @@ impl LayerSpec {
             .unwrap_or_default()
     }
 
+    /// The regularizer arguments of the config (a `Bidirectional`: its wrapped layer's), for
+    /// the layers that read them.
+    pub fn regularizers(&self) -> Option<&LayerRegularizers> {
+        match self {
+            LayerSpec::Dense { regularizers, .. } | LayerSpec::Embedding { regularizers, .. } => {
+                Some(regularizers)
+            }
+            LayerSpec::Conv1D(c)
+            | LayerSpec::Conv2D(c)
+            | LayerSpec::Conv3D(c)
+            | LayerSpec::Conv1DTranspose(c)
+            | LayerSpec::Conv2DTranspose(c)
+            | LayerSpec::Conv3DTranspose(c) => Some(&c.regularizers),
+            LayerSpec::DepthwiseConv1D(c)
+            | LayerSpec::DepthwiseConv2D(c)
+            | LayerSpec::SeparableConv1D(c)
+            | LayerSpec::SeparableConv2D(c) => Some(&c.regularizers),
+            LayerSpec::SimpleRNN(c) | LayerSpec::LSTM(c) | LayerSpec::GRU(c) => {
+                Some(&c.regularizers)
+            }
+            LayerSpec::Bidirectional(spec) => spec.layer.regularizers(),
+            _ => None,
+        }
+    }
+
     /// Builds the Rust layer for samples of shape `sample` (no batch axis). `seed` is used
-    /// when the config has no `seed` of its own (`None`: the global seed stream).
+    /// when the config has no `seed` of its own (`None`: the global seed stream). A layer
+    /// with regularizers comes wrapped in [`crate::neural_network::regularizers::Regularized`].
     pub fn build(&self, sample: &[usize], seed: Option<u64>) -> RustymlResult<Box<dyn Layer>> {
+        let layer = self.build_layer(sample, seed)?;
+        match self.regularizers() {
+            Some(r) if !r.is_empty() => r.wrap(&self.class_name(), layer),
+            _ => Ok(layer),
+        }
+    }
+
+    fn build_layer(&self, sample: &[usize], seed: Option<u64>) -> RustymlResult<Box<dyn Layer>> {
         let with_batch = |s: &[usize]| {
             let mut v = vec![1];
             v.extend_from_slice(s);
@@ -351,6 +390,7 @@ impl LayerSpec {
                 activation,
                 use_bias,
                 seed: own,
+                ..
             } => {
                 if sample.len() != 1 {
                     return Err(Error::invalid_input(format!(
@@ -368,6 +408,7 @@ impl LayerSpec {
                 input_dim,
                 output_dim,
                 seed: own,
+                ..
             } => {
                 Box::new(Embedding::new(*input_dim, *output_dim)?.with_random_state(rng_seed(own)))
             }

@@ -35,6 +35,7 @@ mod merge_spec;
 mod optimizer_spec;
 mod pooling;
 mod recurrent;
+mod regularizer_spec;
 mod training_state;
 pub mod weight_layout;
 
@@ -46,6 +47,7 @@ pub use merge_spec::MergeSpec;
 pub use optimizer_spec::{CommonSpec, OptimizerSpec, WeightDecayRuleSpec};
 pub use pooling::{GlobalPoolSpec, PoolSpec};
 pub use recurrent::{BidirectionalSpec, RecurrentSpec};
+pub use regularizer_spec::LayerRegularizers;
 
 use crate::error::{Error, RustymlResult};
 use crate::neural_network::layers::size_guard;
@@ -141,8 +143,12 @@ impl KerasSequential {
                     .and_then(|v| v.as_str())
                     .unwrap_or("?")
                     .to_string();
-                serde_json::from_value(raw)
-                    .map_err(|e| config_error(&format!("layer {i} ({class})"), e))
+                let config = raw.get("config").cloned();
+                let spec: LayerSpec = serde_json::from_value(raw)
+                    .map_err(|e| config_error(&format!("layer {i} ({class})"), e))?;
+                regularizer_spec::check_regularizer_keys(&spec, config.as_ref())
+                    .map_err(|e| Error::invalid_input(format!("layer {i} ({class}): {e}")))?;
+                Ok(spec)
             })
             .collect::<RustymlResult<Vec<LayerSpec>>>()?;
         Self::new(layers, input_shape, seed)

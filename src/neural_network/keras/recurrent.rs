@@ -2,6 +2,7 @@
 //! `Bidirectional` wrapper ([`BidirectionalSpec`]).
 
 use super::layer_spec::{default_true, parse_activation, LayerSpec};
+use super::regularizer_spec::LayerRegularizers;
 use crate::error::{Error, RustymlResult};
 use crate::neural_network::layers::recurrent::{Bidirectional, MergeMode, SimpleRNN, GRU, LSTM};
 use crate::neural_network::traits::Layer;
@@ -37,6 +38,8 @@ pub struct RecurrentSpec {
     pub reset_after: bool,
     #[serde(default)]
     pub seed: Option<u64>,
+    #[serde(flatten)]
+    pub regularizers: LayerRegularizers,
 }
 
 /// Keras's Bidirectional config: the wrapped layer's own `{class_name, config}`.

@@ -28,6 +28,10 @@ macro_rules! weight_structs {
                 vec![$((stringify!($field), self.$field.as_ref().clone().into_dyn())),+]
             }
 
+            fn array_views(&self) -> Vec<(&'static str, ndarray::ArrayViewD<'_, f32>)> {
+                vec![$((stringify!($field), self.$field.view().into_dyn())),+]
+            }
+
             fn all_finite(&self) -> bool {
                 true $(&& self.$field.iter().all(|v| v.is_finite()))+
             }
@@ -93,6 +97,15 @@ macro_rules! layer_weight_enum {
                     $(LayerWeight::$before(w) => w.named_arrays(),)+
                     LayerWeight::Empty => Vec::new(),
                     $(LayerWeight::$after(w) => w.named_arrays(),)+
+                }
+            }
+
+            /// Every array with its name, in [`LayerWeight::named_arrays`] order, read in place.
+            pub fn array_views(&self) -> Vec<(&'static str, ndarray::ArrayViewD<'_, f32>)> {
+                match self {
+                    $(LayerWeight::$before(w) => w.array_views(),)+
+                    LayerWeight::Empty => Vec::new(),
+                    $(LayerWeight::$after(w) => w.array_views(),)+
                 }
             }
 
