@@ -366,12 +366,22 @@ impl Sequential {
             layer.set_training_if_mode_dependent(true);
         }
         let (first, rest) = self.layers.split_first_mut().expect("checked non-empty");
+        // Keras's mask (Embedding(mask_zero=True), Masking) travels with the activations.
+        let mut mask = first.compute_mask(x.view(), None)?;
         let mut out = match x {
             Cow::Borrowed(x) => first.forward(x)?,
             Cow::Owned(x) => first.forward_owned(x)?,
         };
         for layer in rest.iter_mut() {
-            out = layer.forward(&out)?;
+            let next = layer.compute_mask(out.view(), mask.as_ref())?;
+            out = match &mask {
+                None => layer.forward(&out)?,
+                Some(m) => layer.forward_masked(&out, Some(m))?,
+            };
+            mask = next;
+        }
+        if mask.is_some() {
+            return Err(masked_loss_unsupported());
         }
         let loss = loss_fn.compute_loss(y, &out)?;
         let mut grad = loss_fn.compute_grad(y, &out)?;
@@ -558,6 +568,9 @@ impl Sequential {
             .as_ref()
             .ok_or(NnError::NotCompiled("loss function"))?;
         Self::check_pair(x.shape(), y.shape())?;
+        if self.output_carries_mask(x.slice_axis(Axis(0), (0..1).into()))? {
+            return Err(masked_loss_unsupported());
+        }
         loss_fn.compute_loss(y, &self.predict_view(x)?)
     }
 
@@ -613,13 +626,33 @@ impl Sequential {
         mut seen: impl FnMut(&Tensor),
     ) -> RustymlResult<Tensor> {
         let (first, rest) = self.layers.split_first().expect("checked non-empty");
+        let mut mask = first.compute_mask(x.view(), None)?;
         let mut out = first.predict_view(x)?;
         seen(&out);
         for layer in rest {
-            out = layer.predict(&out)?;
+            let next = layer.compute_mask(out.view(), mask.as_ref())?;
+            out = match &mask {
+                None => layer.predict(&out)?,
+                Some(m) => layer.predict_masked(&out, Some(m))?,
+            };
+            mask = next;
             seen(&out);
         }
         Ok(out)
+    }
+
+    /// Whether the network's output carries a Keras mask (run on one item: whether a mask
+    /// exists does not depend on the values).
+    fn output_carries_mask(&self, item: TensorView<'_>) -> RustymlResult<bool> {
+        let (first, rest) = self.layers.split_first().expect("checked non-empty");
+        let mut mask = first.compute_mask(item.view(), None)?;
+        let mut out = first.predict_view(item)?;
+        for layer in rest {
+            let next = layer.compute_mask(out.view(), mask.as_ref())?;
+            out = layer.predict_masked(&out, mask.as_ref())?;
+            mask = next;
+        }
+        Ok(mask.is_some())
     }
 
     /// The largest per-item element count among the layers' outputs, from one item.
@@ -772,6 +805,17 @@ impl Sequential {
         }
         Ok(())
     }
+}
+
+/// Keras weights the loss by a mask reaching the output; rustyml refuses it instead of
+/// computing another loss.
+pub(crate) fn masked_loss_unsupported() -> Error {
+    Error::invalid_input(
+        "the model's output carries a Keras mask (a sequence layer after \
+         Embedding(mask_zero=True) or Masking returns every step); Keras would weight the loss \
+         by it, which rustyml does not support yet: end with a recurrent layer that returns \
+         the last step, or drop the mask",
+    )
 }
 
 /// The shuffled sample order of epoch `epoch` for a model seeded with `seed`: what

@@ -24,7 +24,7 @@ use crate::neural_network::layers::regularization::{
 };
 use crate::neural_network::layers::upsampling::{UpSampling1D, UpSampling2D, UpSampling3D};
 use crate::neural_network::layers::{
-    Dense, Embedding, Flatten, Identity, PReLU, Permute, RepeatVector, Reshape,
+    Dense, Embedding, Flatten, Identity, Masking, PReLU, Permute, RepeatVector, Reshape,
 };
 use crate::neural_network::traits::Layer;
 use serde::{Deserialize, Serialize};
@@ -57,6 +57,12 @@ pub enum LayerSpec {
         output_dim: usize,
         #[serde(default)]
         seed: Option<u64>,
+        #[serde(default)]
+        mask_zero: bool,
+    },
+    Masking {
+        #[serde(default)]
+        mask_value: f32,
     },
     Flatten {},
     Reshape {
@@ -368,9 +374,13 @@ impl LayerSpec {
                 input_dim,
                 output_dim,
                 seed: own,
-            } => {
-                Box::new(Embedding::new(*input_dim, *output_dim)?.with_random_state(rng_seed(own)))
-            }
+                mask_zero,
+            } => Box::new(
+                Embedding::new(*input_dim, *output_dim)?
+                    .with_random_state(rng_seed(own))
+                    .with_mask_zero(*mask_zero),
+            ),
+            LayerSpec::Masking { mask_value } => Box::new(Masking::new(*mask_value)?),
             LayerSpec::Flatten {} => Box::new(Flatten::new(with_batch(sample))?),
             LayerSpec::Reshape { target_shape } => Box::new(Reshape::new(target_shape.clone())?),
             LayerSpec::Permute { dims } => Box::new(Permute::new(dims.clone())?),
