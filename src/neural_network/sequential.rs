@@ -933,6 +933,83 @@ mod tests {
     use crate::neural_network::optimizers::{Adam, SGD};
     use ndarray::Array2;
 
+    /// Embedding(mask_zero) then LSTM: the Sequential hands the embedding's mask to the LSTM
+    /// (predict and training alike); with every step returned, the mask reaches the loss and
+    /// training is refused with nothing changed.
+    #[test]
+    fn a_keras_mask_travels_to_the_recurrent_layer_and_is_refused_at_the_loss() {
+        use crate::neural_network::layers::{Embedding, LSTM};
+        use crate::neural_network::traits::Layer as _;
+        let x = Tensor::from_shape_vec(
+            ndarray::IxDyn(&[3, 4]),
+            vec![1., 2., 0., 0., 3., 0., 1., 2., 0., 0., 0., 0.],
+        )
+        .unwrap();
+        let emb = || {
+            Embedding::new(4, 3)
+                .unwrap()
+                .with_random_state(1)
+                .with_mask_zero(true)
+        };
+        let lstm = |seq| {
+            LSTM::new(3, 2, Activation::Tanh)
+                .unwrap()
+                .with_random_state(2)
+                .with_return_sequences(seq)
+        };
+        let (e, l) = (emb(), lstm(false));
+        let mask = e.compute_mask(x.view(), None).unwrap().unwrap();
+        assert_eq!(mask.iter().filter(|&&k| k).count(), 5);
+        let embedded = e.predict(&x).unwrap();
+        let want = l.predict_masked(&embedded, Some(&mask)).unwrap();
+        assert_ne!(want, l.predict(&embedded).unwrap(), "the mask matters here");
+        let mut m = Sequential::new();
+        m.add(emb()).add(lstm(false));
+        assert_eq!(m.predict(&x).unwrap(), want);
+        // the training pass sees the same mask: its output is the masked one
+        m.compile(SGD::new(0.1, 0.0, false, 0.0).unwrap(), MeanSquaredError);
+        let y = Tensor::zeros(ndarray::IxDyn(&[3, 2]));
+        let (_, out) = m.step_with_output(Cow::Borrowed(&x), &y).unwrap();
+        assert_eq!(out, want);
+        // a fully masked sample keeps the zero state
+        assert!(want.slice(ndarray::s![2, ..]).iter().all(|&v| v == 0.0));
+
+        let mut seq = Sequential::new();
+        seq.add(emb()).add(lstm(true));
+        seq.compile(SGD::new(0.1, 0.0, false, 0.0).unwrap(), MeanSquaredError);
+        let before: Vec<Vec<f32>> = seq
+            .get_weights()
+            .iter()
+            .map(|w| w.named_arrays().into_iter().flat_map(|(_, a)| a.to_vec()).collect())
+            .collect();
+        let y = Tensor::zeros(ndarray::IxDyn(&[3, 4, 2]));
+        let err = seq.train_batch(&x, &y).unwrap_err().to_string();
+        assert!(err.contains("mask"), "{err}");
+        assert!(seq.evaluate(&x, &y).unwrap_err().to_string().contains("mask"));
+        let after: Vec<Vec<f32>> = seq
+            .get_weights()
+            .iter()
+            .map(|w| w.named_arrays().into_iter().flat_map(|(_, a)| a.to_vec()).collect())
+            .collect();
+        assert_eq!(before, after);
+        assert_eq!(seq.predict(&x).unwrap().shape(), &[3, 4, 2]);
+    }
+
+    #[test]
+    fn keras_mask_rules_by_layer() {
+        use crate::neural_network::traits::{keras_mask_rule, MaskRule};
+        assert_eq!(keras_mask_rule("Dense"), MaskRule::PassThrough);
+        assert_eq!(keras_mask_rule("Dropout"), MaskRule::PassThrough);
+        assert_eq!(keras_mask_rule("Flatten"), MaskRule::Drop);
+        assert_eq!(keras_mask_rule("Conv1D"), MaskRule::Drop);
+        assert_eq!(keras_mask_rule("BatchNormalization"), MaskRule::Unsupported);
+        let d = Dense::new(2, 2, Activation::Linear).unwrap();
+        let x = Tensor::zeros(ndarray::IxDyn(&[1, 2]));
+        let m = crate::neural_network::traits::Mask::from_elem(ndarray::IxDyn(&[1]), true);
+        assert_eq!(d.compute_mask(x.view(), Some(&m)).unwrap(), Some(m.clone()));
+        assert_eq!(d.compute_mask(x.view(), None).unwrap(), None);
+    }
+
     #[test]
     fn a_handed_over_batch_trains_exactly_as_a_borrowed_one() {
         use crate::neural_network::layers::convolution::Conv2D;

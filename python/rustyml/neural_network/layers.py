@@ -7,6 +7,7 @@ below (its Keras arguments) plus one entry in the native builder.
 """
 
 import functools
+import math
 
 from rustyml.neural_network import initializers as _initializers
 
@@ -235,7 +236,7 @@ class Masking(Layer):
             value = float(mask_value)
         except (TypeError, ValueError):
             raise ValueError(f"Masking: mask_value must be a number, got {mask_value!r}") from None
-        if value != value:  # NaN equals nothing
+        if math.isnan(value):  # NaN equals nothing
             raise ValueError("Masking: mask_value must not be NaN (nothing would be masked)")
         self.mask_value = value
 
@@ -1259,9 +1260,7 @@ class _Recurrent(Layer):
         layer = type(self).__name__
         self.dropout = _check_dropout_rate(dropout, "dropout", layer)
         self.recurrent_dropout = _check_dropout_rate(recurrent_dropout, "recurrent_dropout", layer)
-        self.zero_output_for_mask = _check_bool(
-            zero_output_for_mask, "zero_output_for_mask", layer
-        )
+        self.zero_output_for_mask = _check_bool(zero_output_for_mask, "zero_output_for_mask", layer)
 
     def _own_config(self):
         return {
