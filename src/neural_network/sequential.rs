@@ -980,16 +980,30 @@ mod tests {
         let before: Vec<Vec<f32>> = seq
             .get_weights()
             .iter()
-            .map(|w| w.named_arrays().into_iter().flat_map(|(_, a)| a.to_vec()).collect())
+            .map(|w| {
+                w.named_arrays()
+                    .into_iter()
+                    .flat_map(|(_, a)| a.iter().copied().collect::<Vec<f32>>())
+                    .collect()
+            })
             .collect();
         let y = Tensor::zeros(ndarray::IxDyn(&[3, 4, 2]));
         let err = seq.train_batch(&x, &y).unwrap_err().to_string();
         assert!(err.contains("mask"), "{err}");
-        assert!(seq.evaluate(&x, &y).unwrap_err().to_string().contains("mask"));
+        assert!(seq
+            .evaluate(&x, &y)
+            .unwrap_err()
+            .to_string()
+            .contains("mask"));
         let after: Vec<Vec<f32>> = seq
             .get_weights()
             .iter()
-            .map(|w| w.named_arrays().into_iter().flat_map(|(_, a)| a.to_vec()).collect())
+            .map(|w| {
+                w.named_arrays()
+                    .into_iter()
+                    .flat_map(|(_, a)| a.iter().copied().collect::<Vec<f32>>())
+                    .collect()
+            })
             .collect();
         assert_eq!(before, after);
         assert_eq!(seq.predict(&x).unwrap().shape(), &[3, 4, 2]);

@@ -362,10 +362,16 @@ fn merge_layers_combine_keras_masks() {
     let add = ElementwiseMerge::new(MergeOp::Add);
     let masks = vec![Some(a.clone()), Some(b), None];
     let both = merged_mask(&add, &[0, 1], &masks).unwrap().unwrap();
-    assert_eq!(both.iter().copied().collect::<Vec<_>>(), [true, false, false, true]);
+    assert_eq!(
+        both.iter().copied().collect::<Vec<_>>(),
+        [true, false, false, true]
+    );
     assert_eq!(merged_mask(&add, &[0, 2], &masks).unwrap(), Some(a.clone()));
     assert_eq!(merged_mask(&add, &[2, 2], &masks).unwrap(), None);
-    assert_eq!(merged_mask(&Dot::new([1, 1], false), &[0, 1], &masks).unwrap(), None);
+    assert_eq!(
+        merged_mask(&Dot::new([1, 1], false), &[0, 1], &masks).unwrap(),
+        None
+    );
     let long = Mask::from_elem(vec![2, 4], true);
     let err = merged_mask(&add, &[0, 1], &[Some(a), Some(long)]).unwrap_err();
     assert!(err.to_string().contains("mask"), "{err}");
