@@ -398,12 +398,22 @@ impl Sequential {
             layer.set_training_if_mode_dependent(true);
         }
         let (first, rest) = self.layers.split_first_mut().expect("checked non-empty");
+        // Keras's mask (Embedding(mask_zero=True), Masking) travels with the activations.
+        let mut mask = first.compute_mask(x.view(), None)?;
         let mut out = match x {
             Cow::Borrowed(x) => first.forward(x)?,
             Cow::Owned(x) => first.forward_owned(x)?,
         };
         for layer in rest.iter_mut() {
-            out = layer.forward(&out)?;
+            let next = layer.compute_mask(out.view(), mask.as_ref())?;
+            out = match &mask {
+                None => layer.forward(&out)?,
+                Some(m) => layer.forward_masked(&out, Some(m))?,
+            };
+            mask = next;
+        }
+        if mask.is_some() {
+            return Err(masked_loss_unsupported());
         }
         let (mut loss, mut grad) = match weights {
             None => (
@@ -624,6 +634,9 @@ impl Sequential {
             .as_ref()
             .ok_or(NnError::NotCompiled("loss function"))?;
         Self::check_pair(x.shape(), y.shape())?;
+        if self.output_carries_mask(x.slice_axis(Axis(0), (0..1).into()))? {
+            return Err(masked_loss_unsupported());
+        }
         // Keras's evaluation loss holds the regularization penalties too: the trainable
         // layers' weights' and every layer's output penalty over the batch, divided by its size
         let batch = x.shape()[0] as f32;
@@ -708,13 +721,33 @@ impl Sequential {
         mut seen: impl FnMut(usize, &Tensor),
     ) -> RustymlResult<Tensor> {
         let (first, rest) = self.layers.split_first().expect("checked non-empty");
+        let mut mask = first.compute_mask(x.view(), None)?;
         let mut out = first.predict_view(x)?;
         seen(0, &out);
         for (i, layer) in rest.iter().enumerate() {
-            out = layer.predict(&out)?;
+            let next = layer.compute_mask(out.view(), mask.as_ref())?;
+            out = match &mask {
+                None => layer.predict(&out)?,
+                Some(m) => layer.predict_masked(&out, Some(m))?,
+            };
+            mask = next;
             seen(i + 1, &out);
         }
         Ok(out)
+    }
+
+    /// Whether the network's output carries a Keras mask (run on one item: whether a mask
+    /// exists does not depend on the values).
+    fn output_carries_mask(&self, item: TensorView<'_>) -> RustymlResult<bool> {
+        let (first, rest) = self.layers.split_first().expect("checked non-empty");
+        let mut mask = first.compute_mask(item.view(), None)?;
+        let mut out = first.predict_view(item)?;
+        for layer in rest {
+            let next = layer.compute_mask(out.view(), mask.as_ref())?;
+            out = layer.predict_masked(&out, mask.as_ref())?;
+            mask = next;
+        }
+        Ok(mask.is_some())
     }
 
     /// The largest per-item element count among the layers' outputs, from one item.
@@ -869,6 +902,17 @@ impl Sequential {
     }
 }
 
+/// Keras weights the loss by a mask reaching the output; rustyml refuses it instead of
+/// computing another loss.
+pub(crate) fn masked_loss_unsupported() -> Error {
+    Error::invalid_input(
+        "the model's output carries a Keras mask (a sequence layer after \
+         Embedding(mask_zero=True) or Masking returns every step); Keras would weight the loss \
+         by it, which rustyml does not support yet: end with a recurrent layer that returns \
+         the last step, or drop the mask",
+    )
+}
+
 /// The shuffled sample order of epoch `epoch` for a model seeded with `seed`: what
 /// [`Sequential::epoch_order`] returns, shared with the graph models so every network
 /// trains on the same batches for the same seed.
@@ -983,6 +1027,97 @@ mod tests {
     use crate::neural_network::losses::MeanSquaredError;
     use crate::neural_network::optimizers::{Adam, SGD};
     use ndarray::Array2;
+
+    /// Embedding(mask_zero) then LSTM: the Sequential hands the embedding's mask to the LSTM
+    /// (predict and training alike); with every step returned, the mask reaches the loss and
+    /// training is refused with nothing changed.
+    #[test]
+    fn a_keras_mask_travels_to_the_recurrent_layer_and_is_refused_at_the_loss() {
+        use crate::neural_network::layers::{Embedding, LSTM};
+        use crate::neural_network::traits::Layer as _;
+        let x = Tensor::from_shape_vec(
+            ndarray::IxDyn(&[3, 4]),
+            vec![1., 2., 0., 0., 3., 0., 1., 2., 0., 0., 0., 0.],
+        )
+        .unwrap();
+        let emb = || {
+            Embedding::new(4, 3)
+                .unwrap()
+                .with_random_state(1)
+                .with_mask_zero(true)
+        };
+        let lstm = |seq| {
+            LSTM::new(3, 2, Activation::Tanh)
+                .unwrap()
+                .with_random_state(2)
+                .with_return_sequences(seq)
+        };
+        let (e, l) = (emb(), lstm(false));
+        let mask = e.compute_mask(x.view(), None).unwrap().unwrap();
+        assert_eq!(mask.iter().filter(|&&k| k).count(), 5);
+        let embedded = e.predict(&x).unwrap();
+        let want = l.predict_masked(&embedded, Some(&mask)).unwrap();
+        assert_ne!(want, l.predict(&embedded).unwrap(), "the mask matters here");
+        let mut m = Sequential::new();
+        m.add(emb()).add(lstm(false));
+        assert_eq!(m.predict(&x).unwrap(), want);
+        // the training pass sees the same mask: its output is the masked one
+        m.compile(SGD::new(0.1, 0.0, false, 0.0).unwrap(), MeanSquaredError);
+        let y = Tensor::zeros(ndarray::IxDyn(&[3, 2]));
+        let (_, out) = m.step_with_output(Cow::Borrowed(&x), &y).unwrap();
+        assert_eq!(out, want);
+        // a fully masked sample keeps the zero state
+        assert!(want.slice(ndarray::s![2, ..]).iter().all(|&v| v == 0.0));
+
+        let mut seq = Sequential::new();
+        seq.add(emb()).add(lstm(true));
+        seq.compile(SGD::new(0.1, 0.0, false, 0.0).unwrap(), MeanSquaredError);
+        let before: Vec<Vec<f32>> = seq
+            .get_weights()
+            .iter()
+            .map(|w| {
+                w.named_arrays()
+                    .into_iter()
+                    .flat_map(|(_, a)| a.iter().copied().collect::<Vec<f32>>())
+                    .collect()
+            })
+            .collect();
+        let y = Tensor::zeros(ndarray::IxDyn(&[3, 4, 2]));
+        let err = seq.train_batch(&x, &y).unwrap_err().to_string();
+        assert!(err.contains("mask"), "{err}");
+        assert!(seq
+            .evaluate(&x, &y)
+            .unwrap_err()
+            .to_string()
+            .contains("mask"));
+        let after: Vec<Vec<f32>> = seq
+            .get_weights()
+            .iter()
+            .map(|w| {
+                w.named_arrays()
+                    .into_iter()
+                    .flat_map(|(_, a)| a.iter().copied().collect::<Vec<f32>>())
+                    .collect()
+            })
+            .collect();
+        assert_eq!(before, after);
+        assert_eq!(seq.predict(&x).unwrap().shape(), &[3, 4, 2]);
+    }
+
+    #[test]
+    fn keras_mask_rules_by_layer() {
+        use crate::neural_network::traits::{keras_mask_rule, MaskRule};
+        assert_eq!(keras_mask_rule("Dense"), MaskRule::PassThrough);
+        assert_eq!(keras_mask_rule("Dropout"), MaskRule::PassThrough);
+        assert_eq!(keras_mask_rule("Flatten"), MaskRule::Drop);
+        assert_eq!(keras_mask_rule("Conv1D"), MaskRule::Drop);
+        assert_eq!(keras_mask_rule("BatchNormalization"), MaskRule::Unsupported);
+        let d = Dense::new(2, 2, Activation::Linear).unwrap();
+        let x = Tensor::zeros(ndarray::IxDyn(&[1, 2]));
+        let m = crate::neural_network::traits::Mask::from_elem(ndarray::IxDyn(&[1]), true);
+        assert_eq!(d.compute_mask(x.view(), Some(&m)).unwrap(), Some(m.clone()));
+        assert_eq!(d.compute_mask(x.view(), None).unwrap(), None);
+    }
 
     #[test]
     fn a_handed_over_batch_trains_exactly_as_a_borrowed_one() {

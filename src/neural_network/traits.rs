@@ -63,6 +63,72 @@ impl RandomStream {
     }
 }
 
+/// Keras's mask: `true` where a step is read, `false` where it is padding. A sequence's mask
+/// is `[batch, timesteps]` (one entry per sample and step).
+pub type Mask = ndarray::ArrayD<bool>;
+
+/// What a layer does with a mask arriving with its input, by Keras 3's rules for the layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MaskRule {
+    /// Keras's `supports_masking` with the default `compute_mask`: the mask reaches the next
+    /// layer unchanged and the layer's own computation ignores it.
+    PassThrough,
+    /// No `supports_masking`: Keras drops the mask (with a warning); so does rustyml.
+    Drop,
+    /// Keras reads the mask in the layer's computation in a way rustyml does not reproduce
+    /// yet: a mask reaching it is refused rather than silently ignored.
+    Unsupported,
+}
+
+/// Keras 3 layers that pass a mask through unchanged and ignore it (they set
+/// `supports_masking` and keep the default `compute_mask`), by rustyml's layer names.
+const MASK_PASSING_LAYERS: &[&str] = &[
+    "Dense",
+    "Identity",
+    "Activation",
+    "Linear",
+    "ReLU",
+    "Sigmoid",
+    "Tanh",
+    "LeakyReLU",
+    "ELU",
+    "SELU",
+    "Softplus",
+    "Softsign",
+    "HardSigmoid",
+    "Exponential",
+    "Softmax",
+    "PReLU",
+    "Dropout",
+    "SpatialDropout1D",
+    "SpatialDropout2D",
+    "SpatialDropout3D",
+    "GaussianDropout",
+    "GaussianNoise",
+    "LayerNormalization",
+    "GroupNormalization",
+    "InstanceNormalization",
+    "UnitNormalization",
+];
+
+/// Keras 3 layers whose computation reads the mask (masked statistics, masked softmax, the
+/// masked mean): rustyml refuses a mask there instead of computing something else.
+/// (Keras's `Softmax` layer also reads a mask, but rustyml builds it for `Activation("softmax")`
+/// too, which passes the mask on, and a sequence mask does not broadcast to Keras's `Softmax`
+/// anyway.)
+const MASK_READING_LAYERS: &[&str] = &["BatchNormalization", "GlobalAveragePooling1D"];
+
+/// Keras's rule for a layer named `layer_type` (see [`MaskRule`]).
+pub fn keras_mask_rule(layer_type: &str) -> MaskRule {
+    if MASK_PASSING_LAYERS.contains(&layer_type) {
+        MaskRule::PassThrough
+    } else if MASK_READING_LAYERS.contains(&layer_type) {
+        MaskRule::Unsupported
+    } else {
+        MaskRule::Drop
+    }
+}
+
 pub trait Layer: std::any::Any + Send + Sync {
     /// Training pass: computes the output and keeps what `backward` needs.
     fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor>;
@@ -85,6 +151,41 @@ pub trait Layer: std::any::Any + Send + Sync {
     /// computing it.
     fn backward_params_only(&mut self, grad_output: &Tensor) -> RustymlResult<()> {
         self.backward(grad_output).map(drop)
+    }
+    /// Training pass given Keras's mask of the input (`None`: none). The layers that read a
+    /// mask (the recurrent ones) override it; for the others it is `forward`, after
+    /// [`Layer::compute_mask`] has refused a mask they cannot honour.
+    fn forward_masked(&mut self, input: &Tensor, mask: Option<&Mask>) -> RustymlResult<Tensor> {
+        let _ = mask;
+        self.forward(input)
+    }
+    /// [`Layer::predict`] given Keras's mask of the input.
+    fn predict_masked(&self, input: &Tensor, mask: Option<&Mask>) -> RustymlResult<Tensor> {
+        let _ = mask;
+        self.predict(input)
+    }
+    /// Keras's `compute_mask`: the mask of the output, from the input and the mask arriving
+    /// with it. The default follows [`keras_mask_rule`] for the layer's name: pass it on,
+    /// drop it, or refuse it (an error naming the layer).
+    fn compute_mask(
+        &self,
+        input: TensorView<'_>,
+        mask: Option<&Mask>,
+    ) -> RustymlResult<Option<Mask>> {
+        let _ = input;
+        let Some(mask) = mask else {
+            return Ok(None);
+        };
+        match keras_mask_rule(self.layer_type()) {
+            MaskRule::PassThrough => Ok(Some(mask.clone())),
+            MaskRule::Drop => Ok(None),
+            MaskRule::Unsupported => Err(crate::error::Error::invalid_input(format!(
+                "{}: a Keras mask (from Embedding(mask_zero=True) or Masking) reaches this layer; \
+                 Keras reads it in this layer's computation, which rustyml does not support yet \
+                 (place the layer before the mask is made, or drop the mask)",
+                self.layer_type()
+            ))),
+        }
     }
     fn layer_type(&self) -> &str {
         "Unknown"
@@ -251,6 +352,19 @@ impl Layer for Box<dyn Layer> {
     }
     fn backward_params_only(&mut self, grad_output: &Tensor) -> RustymlResult<()> {
         (**self).backward_params_only(grad_output)
+    }
+    fn forward_masked(&mut self, input: &Tensor, mask: Option<&Mask>) -> RustymlResult<Tensor> {
+        (**self).forward_masked(input, mask)
+    }
+    fn predict_masked(&self, input: &Tensor, mask: Option<&Mask>) -> RustymlResult<Tensor> {
+        (**self).predict_masked(input, mask)
+    }
+    fn compute_mask(
+        &self,
+        input: TensorView<'_>,
+        mask: Option<&Mask>,
+    ) -> RustymlResult<Option<Mask>> {
+        (**self).compute_mask(input, mask)
     }
     fn layer_type(&self) -> &str {
         (**self).layer_type()

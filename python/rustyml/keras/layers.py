@@ -61,7 +61,6 @@ InputLayer = Input
 
 _MISSING = [
     "TimeDistributed",
-    "Masking",
     "Rescaling",
     "Normalization",
     "TextVectorization",

@@ -7,6 +7,7 @@ below (its Keras arguments) plus one entry in the native builder.
 """
 
 import functools
+import math
 
 from rustyml.neural_network import initializers as _initializers
 from rustyml.neural_network import regularizers as _regularizers
@@ -67,6 +68,23 @@ def _positive_ints(value, rank, name, layer):
     ):
         raise ValueError(f"{layer}: {name} must be an int or {rank} positive ints, got {value!r}")
     return values
+
+
+def _check_bool(value, name, layer):
+    if isinstance(value, str) or value not in (0, 1):
+        raise ValueError(f"{layer}: {name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def _check_dropout_rate(value, name, layer):
+    """A recurrent dropout rate in [0, 1) (Keras clips instead; see docs/KERAS.md)."""
+    try:
+        rate = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{layer}: {name} must be a number in [0, 1), got {value!r}") from None
+    if not 0.0 <= rate < 1.0:
+        raise ValueError(f"{layer}: {name} must be in [0, 1), got {value!r}")
+    return rate
 
 
 def _optional_str(value, name, layer):
@@ -185,16 +203,48 @@ class Dense(Layer):
 
 @_register
 class Embedding(Layer):
-    """Integer indices ``(batch, steps)`` to vectors ``(batch, steps, output_dim)``."""
+    """Integer indices ``(batch, steps)`` to vectors ``(batch, steps, output_dim)``.
 
-    def __init__(self, input_dim, output_dim, name=None, input_shape=None, seed=None):
+    ``mask_zero=True``: index 0 is padding; the output carries Keras's mask (``input != 0``)
+    to the layers after it, and the recurrent layers skip the masked steps. As in Keras, row 0
+    of the table stays, so ``input_dim`` counts it (vocabulary size + 1)."""
+
+    def __init__(
+        self, input_dim, output_dim, name=None, input_shape=None, seed=None, mask_zero=False
+    ):
         super().__init__(name, input_shape)
         self.input_dim = _check_positive_int(input_dim, "input_dim", "Embedding")
         self.output_dim = _check_positive_int(output_dim, "output_dim", "Embedding")
         self.seed = _check_seed(seed, type(self).__name__)
+        self.mask_zero = _check_bool(mask_zero, "mask_zero", "Embedding")
 
     def _own_config(self):
-        return {"input_dim": self.input_dim, "output_dim": self.output_dim, "seed": self.seed}
+        return {
+            "input_dim": self.input_dim,
+            "output_dim": self.output_dim,
+            "seed": self.seed,
+            "mask_zero": self.mask_zero,
+        }
+
+
+@_register
+class Masking(Layer):
+    """Keras's ``Masking``: a step whose features all equal ``mask_value`` is padding. The
+    output is the input with those steps zeroed, and it carries Keras's mask
+    (``any(x != mask_value)`` over the last axis) to the layers after it."""
+
+    def __init__(self, mask_value=0.0, name=None, input_shape=None):
+        super().__init__(name, input_shape)
+        try:
+            value = float(mask_value)
+        except (TypeError, ValueError):
+            raise ValueError(f"Masking: mask_value must be a number, got {mask_value!r}") from None
+        if math.isnan(value):  # NaN equals nothing
+            raise ValueError("Masking: mask_value must not be NaN (nothing would be masked)")
+        self.mask_value = value
+
+    def _own_config(self):
+        return {"mask_value": self.mask_value}
 
 
 @_register
@@ -619,6 +669,7 @@ __all__ = [  # noqa: RUF022 - grouped: base and helpers, then layers
     "Dropout",
     "ELU",
     "Embedding",
+    "Masking",
     "Flatten",
     "GaussianDropout",
     "GaussianNoise",
@@ -1206,6 +1257,14 @@ class _Recurrent(Layer):
                 "cannot pass on; use return_sequences instead"
             )
 
+    def _set_dropout(self, dropout, recurrent_dropout, zero_output_for_mask):
+        """Keras's ``dropout`` / ``recurrent_dropout`` (training only) and
+        ``zero_output_for_mask`` (masked steps output zeros instead of the carried state)."""
+        layer = type(self).__name__
+        self.dropout = _check_dropout_rate(dropout, "dropout", layer)
+        self.recurrent_dropout = _check_dropout_rate(recurrent_dropout, "recurrent_dropout", layer)
+        self.zero_output_for_mask = _check_bool(zero_output_for_mask, "zero_output_for_mask", layer)
+
     def _own_config(self):
         return {
             "units": self.units,
@@ -1216,6 +1275,9 @@ class _Recurrent(Layer):
             "return_state": self.return_state,
             "go_backwards": self.go_backwards,
             "seed": self.seed,
+            "dropout": getattr(self, "dropout", 0.0),
+            "recurrent_dropout": getattr(self, "recurrent_dropout", 0.0),
+            "zero_output_for_mask": getattr(self, "zero_output_for_mask", False),
         }
 
 
@@ -1237,6 +1299,9 @@ class SimpleRNN(_Recurrent):
         seed=None,
         name=None,
         input_shape=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        zero_output_for_mask=False,
     ):
         super().__init__(
             units,
@@ -1250,6 +1315,7 @@ class SimpleRNN(_Recurrent):
             name,
             input_shape,
         )
+        self._set_dropout(dropout, recurrent_dropout, zero_output_for_mask)
 
     def _own_config(self):
         config = super()._own_config()
@@ -1275,6 +1341,9 @@ class LSTM(_Recurrent):
         seed=None,
         name=None,
         input_shape=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        zero_output_for_mask=False,
     ):
         super().__init__(
             units,
@@ -1288,6 +1357,7 @@ class LSTM(_Recurrent):
             name,
             input_shape,
         )
+        self._set_dropout(dropout, recurrent_dropout, zero_output_for_mask)
         self.unit_forget_bias = bool(unit_forget_bias)
 
     def _own_config(self):
@@ -1312,6 +1382,9 @@ class GRU(_Recurrent):
         seed=None,
         name=None,
         input_shape=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        zero_output_for_mask=False,
     ):
         super().__init__(
             units,
@@ -1325,6 +1398,7 @@ class GRU(_Recurrent):
             name,
             input_shape,
         )
+        self._set_dropout(dropout, recurrent_dropout, zero_output_for_mask)
         self.reset_after = bool(reset_after)
 
     def _own_config(self):

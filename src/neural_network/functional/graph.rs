@@ -3,7 +3,7 @@
 use super::shared_weights::copy_weights_from_first;
 use crate::error::{Error, RustymlResult};
 use crate::neural_network::layers::merge::MergeLayer;
-use crate::neural_network::traits::{Layer, Loss, Optimizer};
+use crate::neural_network::traits::{Layer, Loss, Mask, Optimizer};
 use crate::neural_network::{Tensor, TensorView};
 
 /// One layer of the graph, with one instance per call (instance 0 holds the weights the
@@ -197,20 +197,22 @@ impl GraphModel {
 
     /// Inference on one batch: every output, in the model's output order.
     pub fn predict(&self, xs: &[TensorView<'_>]) -> RustymlResult<Vec<Tensor>> {
-        self.predict_with_activity(xs, None)
+        Ok(self.predict_with_masks(xs, None)?.0)
     }
 
-    /// [`Self::predict`], adding the layers' output (activity) regularization penalties, not
-    /// divided by the batch size, to `activity` (a shared layer's last call's only, as Keras 3
-    /// counts them in training and evaluation).
-    pub(super) fn predict_with_activity(
+    /// [`Self::predict`], and whether each output carries a Keras mask; adds the layers'
+    /// output (activity) regularization penalties, not divided by the batch size, to
+    /// `activity` when given (a shared layer's last call's only, as Keras 3 counts them in
+    /// training and evaluation).
+    pub(super) fn predict_with_masks(
         &self,
         xs: &[TensorView<'_>],
         mut activity: Option<&mut f64>,
-    ) -> RustymlResult<Vec<Tensor>> {
+    ) -> RustymlResult<(Vec<Tensor>, Vec<bool>)> {
         let shapes: Vec<&[usize]> = xs.iter().map(|x| x.shape()).collect();
         self.check_inputs(&shapes)?;
         let mut values: Vec<Option<Tensor>> = vec![None; self.nodes.len()];
+        let mut masks: Vec<Option<Mask>> = vec![None; self.nodes.len()];
         for (id, node) in self.nodes.iter().enumerate() {
             let value = match &self.layers[node.layer] {
                 GraphLayer::Input => {
@@ -219,10 +221,21 @@ impl GraphModel {
                 }
                 GraphLayer::Plain(calls) => {
                     let layer = &calls[node.call];
-                    let out = match self.input_slot[node.inputs[0]] {
+                    let src = node.inputs[0];
+                    let mask = masks[src].as_ref();
+                    let out = match (self.input_slot[src], mask) {
                         // read the caller's array in place
-                        Some(slot) => layer.predict_view(xs[slot].view())?,
-                        None => layer.predict(value_of(&values, node.inputs[0]))?,
+                        (Some(slot), _) => {
+                            masks[id] = layer.compute_mask(xs[slot].view(), None)?;
+                            layer.predict_view(xs[slot].view())?
+                        }
+                        (None, mask) => {
+                            let x = value_of(&values, src);
+                            let next = layer.compute_mask(x.view(), mask)?;
+                            let out = layer.predict_masked(x, mask)?;
+                            masks[id] = next;
+                            out
+                        }
                     };
                     if let Some(total) = activity.as_deref_mut() {
                         if node.call + 1 == calls.len() {
@@ -234,17 +247,52 @@ impl GraphModel {
                 GraphLayer::Merge(calls) => {
                     let ins: Vec<&Tensor> =
                         node.inputs.iter().map(|&i| value_of(&values, i)).collect();
+                    masks[id] = merged_mask(calls[node.call].as_ref(), &node.inputs, &masks)?;
                     calls[node.call].predict(&ins)?
                 }
             };
             values[id] = Some(value);
         }
-        Ok(self
+        let outputs = self
             .outputs
             .iter()
             .map(|&o| values[o].clone().expect("every node ran"))
-            .collect())
+            .collect();
+        let masked = self.outputs.iter().map(|&o| masks[o].is_some()).collect();
+        Ok((outputs, masked))
     }
+}
+
+/// Keras's `compute_mask` of a merge layer: the inputs' masks combined with a logical and
+/// (inputs without one count as all true); `Dot` drops them.
+pub(super) fn merged_mask(
+    layer: &dyn MergeLayer,
+    inputs: &[usize],
+    masks: &[Option<Mask>],
+) -> RustymlResult<Option<Mask>> {
+    let present: Vec<&Mask> = inputs.iter().filter_map(|&i| masks[i].as_ref()).collect();
+    let Some((first, rest)) = present.split_first() else {
+        return Ok(None);
+    };
+    if layer.layer_type() == "Dot" {
+        return Ok(None);
+    }
+    let mut out = (*first).clone();
+    for m in rest {
+        if m.shape() != out.shape() {
+            return Err(Error::invalid_input(format!(
+                "{}: the inputs' Keras masks have shapes {:?} and {:?}; combining masks of \
+                 different shapes is not supported",
+                layer.layer_type(),
+                out.shape(),
+                m.shape()
+            )));
+        }
+        ndarray::Zip::from(&mut out)
+            .and(*m)
+            .for_each(|a, &b| *a = *a && b);
+    }
+    Ok(Some(out))
 }
 
 /// The output of node `id`, computed earlier in topological order.

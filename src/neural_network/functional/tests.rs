@@ -349,3 +349,30 @@ fn bad_graphs_are_named_errors() {
     let x: Vec<TensorView<'_>> = Vec::new();
     assert!(m.model().predict(&x).is_err());
 }
+
+/// Keras's merge-layer masks: the logical and of the inputs' masks (an input without one
+/// counts as all true); `Dot` drops them; masks of different shapes are refused.
+#[test]
+fn merge_layers_combine_keras_masks() {
+    use super::graph::merged_mask;
+    use crate::neural_network::layers::merge::{Dot, ElementwiseMerge, MergeOp};
+    use crate::neural_network::traits::Mask;
+    let a = Mask::from_shape_vec(vec![2, 2], vec![true, true, false, true]).unwrap();
+    let b = Mask::from_shape_vec(vec![2, 2], vec![true, false, true, true]).unwrap();
+    let add = ElementwiseMerge::new(MergeOp::Add);
+    let masks = vec![Some(a.clone()), Some(b), None];
+    let both = merged_mask(&add, &[0, 1], &masks).unwrap().unwrap();
+    assert_eq!(
+        both.iter().copied().collect::<Vec<_>>(),
+        [true, false, false, true]
+    );
+    assert_eq!(merged_mask(&add, &[0, 2], &masks).unwrap(), Some(a.clone()));
+    assert_eq!(merged_mask(&add, &[2, 2], &masks).unwrap(), None);
+    assert_eq!(
+        merged_mask(&Dot::new([1, 1], false), &[0, 1], &masks).unwrap(),
+        None
+    );
+    let long = Mask::from_elem(vec![2, 4], true);
+    let err = merged_mask(&add, &[0, 1], &[Some(a), Some(long)]).unwrap_err();
+    assert!(err.to_string().contains("mask"), "{err}");
+}

@@ -1,11 +1,11 @@
 //! Compiling and training a graph model: forward in topological order, the weighted sum
 //! of the outputs' losses, backward in reverse order, one optimizer update per layer.
 
-use super::graph::{value_of, GraphLayer, GraphModel};
+use super::graph::{merged_mask, value_of, GraphLayer, GraphModel};
 use super::shared_weights::{copy_values_from_first, sum_gradients, SummedGradients};
 use crate::error::{Error, RustymlResult};
-use crate::neural_network::sequential::{gather_rows, shuffled_order};
-use crate::neural_network::traits::{Loss, Optimizer};
+use crate::neural_network::sequential::{gather_rows, masked_loss_unsupported, shuffled_order};
+use crate::neural_network::traits::{Loss, Mask, Optimizer};
 use crate::neural_network::{NnError, Tensor, TensorView};
 
 /// What one training step reports.
@@ -249,7 +249,10 @@ impl GraphModel {
         let y_shapes: Vec<&[usize]> = ys.iter().map(|y| y.shape()).collect();
         self.check_targets(n, &y_shapes)?;
         let mut activity = 0.0f64;
-        let outs = self.predict_with_activity(xs, Some(&mut activity))?;
+        let (outs, masked) = self.predict_with_masks(xs, Some(&mut activity))?;
+        if masked.contains(&true) {
+            return Err(masked_loss_unsupported());
+        }
         let mut total = 0.0f32;
         let mut each = Vec::with_capacity(outs.len());
         for (j, out) in outs.iter().enumerate() {
@@ -293,6 +296,7 @@ impl GraphModel {
         // forward, in topological order
         let mut xs: Vec<Option<Tensor>> = xs.into_iter().map(Some).collect();
         let mut values: Vec<Option<Tensor>> = vec![None; self.nodes.len()];
+        let mut masks: Vec<Option<Mask>> = vec![None; self.nodes.len()];
         for id in 0..self.nodes.len() {
             let node = &self.nodes[id];
             let value = match &mut self.layers[node.layer] {
@@ -301,15 +305,25 @@ impl GraphModel {
                     xs[slot].take().expect("one node per model input")
                 }
                 GraphLayer::Plain(calls) => {
-                    calls[node.call].forward(value_of(&values, node.inputs[0]))?
+                    let x = value_of(&values, node.inputs[0]);
+                    let mask = masks[node.inputs[0]].as_ref();
+                    let layer = &mut calls[node.call];
+                    let next = layer.compute_mask(x.view(), mask)?;
+                    let out = layer.forward_masked(x, mask)?;
+                    masks[id] = next;
+                    out
                 }
                 GraphLayer::Merge(calls) => {
                     let ins: Vec<&Tensor> =
                         node.inputs.iter().map(|&i| value_of(&values, i)).collect();
+                    masks[id] = merged_mask(calls[node.call].as_ref(), &node.inputs, &masks)?;
                     calls[node.call].forward(&ins)?
                 }
             };
             values[id] = Some(value);
+        }
+        if self.outputs.iter().any(|&o| masks[o].is_some()) {
+            return Err(masked_loss_unsupported());
         }
         // the losses, and their gradients at the outputs
         let mut grads: Vec<Option<Tensor>> = vec![None; self.nodes.len()];

@@ -25,7 +25,7 @@ use crate::neural_network::layers::regularization::{
 };
 use crate::neural_network::layers::upsampling::{UpSampling1D, UpSampling2D, UpSampling3D};
 use crate::neural_network::layers::{
-    Dense, Embedding, Flatten, Identity, PReLU, Permute, RepeatVector, Reshape,
+    Dense, Embedding, Flatten, Identity, Masking, PReLU, Permute, RepeatVector, Reshape,
 };
 use crate::neural_network::traits::Layer;
 use serde::{Deserialize, Serialize};
@@ -62,6 +62,12 @@ pub enum LayerSpec {
         seed: Option<u64>,
         #[serde(flatten)]
         regularizers: LayerRegularizers,
+        #[serde(default)]
+        mask_zero: bool,
+    },
+    Masking {
+        #[serde(default)]
+        mask_value: f32,
     },
     Flatten {},
     Reshape {
@@ -408,10 +414,14 @@ impl LayerSpec {
                 input_dim,
                 output_dim,
                 seed: own,
+                mask_zero,
                 ..
-            } => {
-                Box::new(Embedding::new(*input_dim, *output_dim)?.with_random_state(rng_seed(own)))
-            }
+            } => Box::new(
+                Embedding::new(*input_dim, *output_dim)?
+                    .with_random_state(rng_seed(own))
+                    .with_mask_zero(*mask_zero),
+            ),
+            LayerSpec::Masking { mask_value } => Box::new(Masking::new(*mask_value)?),
             LayerSpec::Flatten {} => Box::new(Flatten::new(with_batch(sample))?),
             LayerSpec::Reshape { target_shape } => Box::new(Reshape::new(target_shape.clone())?),
             LayerSpec::Permute { dims } => Box::new(Permute::new(dims.clone())?),

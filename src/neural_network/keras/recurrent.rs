@@ -40,6 +40,15 @@ pub struct RecurrentSpec {
     pub seed: Option<u64>,
     #[serde(flatten)]
     pub regularizers: LayerRegularizers,
+    /// Keras's input dropout rate (training only).
+    #[serde(default)]
+    pub dropout: f32,
+    /// Keras's recurrent-state dropout rate (training only).
+    #[serde(default)]
+    pub recurrent_dropout: f32,
+    /// Keras's `zero_output_for_mask` (a masked step outputs zeros).
+    #[serde(default)]
+    pub zero_output_for_mask: bool,
 }
 
 /// Keras's Bidirectional config: the wrapped layer's own `{class_name, config}`.
@@ -116,7 +125,9 @@ pub(crate) fn build_recurrent(
                 .with_use_bias(cfg.use_bias)
                 .with_random_state(rng_seed)
                 .with_return_sequences(cfg.return_sequences)
-                .with_go_backwards(cfg.go_backwards),
+                .with_go_backwards(cfg.go_backwards)
+                .with_zero_output_for_mask(cfg.zero_output_for_mask)
+                .with_dropout(cfg.dropout, cfg.recurrent_dropout)?,
         ),
         LayerSpec::LSTM(_) => AnyRecurrent::Lstm(
             LSTM::new(d, cfg.units, act)?
@@ -125,6 +136,8 @@ pub(crate) fn build_recurrent(
                 .with_unit_forget_bias(cfg.unit_forget_bias)
                 .with_return_sequences(cfg.return_sequences)
                 .with_go_backwards(cfg.go_backwards)
+                .with_zero_output_for_mask(cfg.zero_output_for_mask)
+                .with_dropout(cfg.dropout, cfg.recurrent_dropout)?
                 .with_recurrent_activation(ract)?,
         ),
         _ => AnyRecurrent::Gru(
@@ -134,6 +147,8 @@ pub(crate) fn build_recurrent(
                 .with_random_state(rng_seed)
                 .with_return_sequences(cfg.return_sequences)
                 .with_go_backwards(cfg.go_backwards)
+                .with_zero_output_for_mask(cfg.zero_output_for_mask)
+                .with_dropout(cfg.dropout, cfg.recurrent_dropout)?
                 .with_recurrent_activation(ract)?,
         ),
     })

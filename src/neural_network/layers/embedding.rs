@@ -25,6 +25,8 @@ pub struct Embedding {
     grad: Option<Array2<f32>>,
     /// Row indices and input shape of the last training pass.
     cache: Option<(Vec<usize>, Vec<usize>)>,
+    /// Keras's `mask_zero`: index 0 is padding, masked for the layers after this one.
+    mask_zero: bool,
 }
 
 impl Embedding {
@@ -46,7 +48,20 @@ impl Embedding {
             embeddings: Self::initial_table(input_dim, output_dim, None),
             grad: None,
             cache: None,
+            mask_zero: false,
         })
+    }
+
+    /// Keras's `mask_zero`: the input value 0 marks padding; the layer's output then carries
+    /// the mask `input != 0` to the layers after it (the recurrent layers skip those steps).
+    /// As in Keras, index 0 keeps its row of the table, so `input_dim` counts it.
+    pub fn with_mask_zero(mut self, mask_zero: bool) -> Self {
+        self.mask_zero = mask_zero;
+        self
+    }
+
+    pub fn mask_zero(&self) -> bool {
+        self.mask_zero
     }
 
     /// Redraws the starting table from `random_state`.
@@ -170,6 +185,15 @@ impl Layer for Embedding {
         }
         // An index carries no derivative.
         Ok(Tensor::zeros(IxDyn(input_shape)))
+    }
+
+    fn compute_mask(
+        &self,
+        input: crate::neural_network::TensorView<'_>,
+        _mask: Option<&crate::neural_network::traits::Mask>,
+    ) -> RustymlResult<Option<crate::neural_network::traits::Mask>> {
+        // Keras compares the raw input with zero (before its integer cast).
+        Ok(self.mask_zero.then(|| input.mapv(|v| v != 0.0)))
     }
 
     fn layer_type(&self) -> &str {

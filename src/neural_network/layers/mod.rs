@@ -19,6 +19,7 @@ pub enum TrainingParameters {
 pub mod embedding;
 pub mod identity;
 pub(crate) mod layer_util;
+pub mod masking;
 pub mod permute;
 pub mod repeat_vector;
 pub mod reshape;
@@ -26,6 +27,7 @@ pub mod size_guard;
 
 pub use embedding::*;
 pub use identity::*;
+pub use masking::*;
 pub use permute::*;
 pub use repeat_vector::*;
 pub use reshape::*;

@@ -5,8 +5,8 @@ use super::engine::{cell_weight, fused_views, Recurrent};
 use crate::error::{Error, IoError, RustymlResult};
 use crate::neural_network::layers::layer_weight::LayerWeight;
 use crate::neural_network::layers::TrainingParameters;
-use crate::neural_network::traits::{Layer, ParamGrad};
-use crate::neural_network::Tensor;
+use crate::neural_network::traits::{Layer, Mask, ParamGrad};
+use crate::neural_network::{Tensor, TensorView};
 use ndarray::{concatenate, s, Axis, Slice};
 use std::borrow::Cow;
 
@@ -49,7 +49,9 @@ impl Bidirectional {
     /// Wraps `layer`; the backward copy draws its weights from the global seed stream (or
     /// entropy), `with_random_state` fixes both.
     pub fn new(layer: impl RecurrentLayer, merge_mode: MergeMode) -> RustymlResult<Self> {
-        let forward = layer.into_engine();
+        let mut forward = layer.into_engine();
+        // Keras's Bidirectional sets zero_output_for_mask to return_sequences on both halves.
+        forward.zero_output_for_mask = forward.return_sequences;
         let backward = forward.reversed_twin(None)?;
         Ok(Self {
             forward,
@@ -133,18 +135,41 @@ impl Bidirectional {
 
 impl Layer for Bidirectional {
     fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
-        let f = self.forward.forward(input)?;
-        let b = self.backward.forward(input)?;
+        self.forward_masked(input, None)
+    }
+
+    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+        self.predict_masked(input, None)
+    }
+
+    /// Both halves read Keras's mask (the backward one in its own order); as in Keras, with
+    /// `return_sequences` a masked step outputs zeros in both halves.
+    fn forward_masked(&mut self, input: &Tensor, mask: Option<&Mask>) -> RustymlResult<Tensor> {
+        let f = self.forward.forward_masked(input, mask)?;
+        let b = self.backward.forward_masked(input, mask)?;
         let b = self.align(b);
         let out = self.merge(&f, &b)?;
         self.cache = Some((f, b));
         Ok(out)
     }
 
-    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
-        let f = self.forward.predict(input)?;
-        let b = self.align(self.backward.predict(input)?);
+    fn predict_masked(&self, input: &Tensor, mask: Option<&Mask>) -> RustymlResult<Tensor> {
+        let f = self.forward.predict_masked(input, mask)?;
+        let b = self.align(self.backward.predict_masked(input, mask)?);
         self.merge(&f, &b)
+    }
+
+    fn compute_mask(
+        &self,
+        _input: TensorView<'_>,
+        mask: Option<&Mask>,
+    ) -> RustymlResult<Option<Mask>> {
+        Ok(self.forward.output_mask(mask))
+    }
+
+    fn set_training_if_mode_dependent(&mut self, is_training: bool) {
+        self.forward.set_training(is_training);
+        self.backward.set_training(is_training);
     }
 
     fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {

@@ -17,18 +17,23 @@ use super::fused_gates::{
 };
 use crate::declare_gate;
 use crate::error::{Error, IoError, RustymlResult};
-use crate::math::matmul::{dot_par, nested_parallelism};
+use crate::math::matmul::{dot_bias_act, dot_par, nested_parallelism};
 use crate::neural_network::layers::activation::Activation;
 use crate::neural_network::layers::layer_weight::{
     GRULayerWeight, LSTMLayerWeight, LayerWeight, SimpleRNNLayerWeight,
 };
 use crate::neural_network::layers::TrainingParameters;
-use crate::neural_network::traits::ParamGrad;
+use crate::neural_network::traits::{Mask, ParamGrad, RandomStream};
 use crate::neural_network::Tensor;
 use gemmkit_ndarray::{gemm, Parallelism};
-use ndarray::{s, Array2, ArrayView2, ArrayView3, ArrayViewMut3, Axis, Ix2, Ix3};
+use ndarray::{
+    s, Array2, Array3, ArrayView2, ArrayView3, ArrayViewMut2, ArrayViewMut3, Axis, Ix2, Ix3,
+};
+use rand::RngCore;
+use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use std::borrow::Cow;
+use std::ops::Range;
 
 /// The recurrent cell and its gate layout (Keras's column-block order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,9 +94,26 @@ struct Cache {
     hs: Array2<f32>,
     /// LSTM cell states `c_0 = 0, ..., c_T` (empty for the other cells).
     cs: Array2<f32>,
-    /// LSTM: `act(c_t)`; GRU with the reset before: `r_t * h_{t-1}`; GRU with the reset
-    /// after: `h_{t-1} U_h + b_rh` (empty for SimpleRNN).
+    /// LSTM: `act(c_t)`; GRU with the reset before: `r_t * h_{t-1}` (times the candidate's
+    /// recurrent dropout mask); GRU with the reset after: `h_{t-1} U_h + b_rh` (empty for
+    /// SimpleRNN).
     extra: Array2<f32>,
+    /// The dropout masks of the pass (training with `dropout` or `recurrent_dropout`).
+    drop: Option<DropoutMasks>,
+    /// Keras's mask, time-major in processing order `[steps, batch]` (`false`: the step is
+    /// skipped, the state carried).
+    keep: Option<Array2<bool>>,
+}
+
+/// The dropout factors of one training pass (`0` or `1 / (1 - rate)`), drawn once per batch
+/// and applied at every step, as Keras 3's recurrent cells do.
+#[derive(Debug, Clone)]
+pub(crate) struct DropoutMasks {
+    /// Input factors `[count, batch, input_dim]`: one mask for every gate (`count = 1`), or,
+    /// with recurrent dropout (Keras's `implementation=1`), one per gate.
+    pub(crate) input: Option<Array3<f32>>,
+    /// Recurrent-state factors `[gates, batch, units]`, one per gate.
+    pub(crate) recurrent: Option<Array3<f32>>,
 }
 
 /// One recurrent layer: configuration, fused weights and the backward cache.
@@ -109,8 +131,169 @@ pub struct Recurrent {
     pub(crate) use_bias: bool,
     /// LSTM's `unit_forget_bias` (the forget block's initial bias is one); unused otherwise.
     pub(crate) unit_forget_bias: bool,
+    /// Keras's `dropout`: the rate of the inputs' dropout mask (training only).
+    pub(crate) dropout: f32,
+    /// Keras's `recurrent_dropout`: the rate of the recurrent state's dropout masks.
+    pub(crate) recurrent_dropout: f32,
+    /// Keras's `zero_output_for_mask`: a masked step outputs zeros instead of the carried
+    /// state (the state is carried either way).
+    pub(crate) zero_output_for_mask: bool,
+    /// Training mode draws dropout masks in `forward`; inference mode does not.
+    training: bool,
+    /// The dropout masks' random stream.
+    rng: ChaCha8Rng,
     pub(crate) gates: FusedGates,
     cache: Option<Cache>,
+}
+
+/// The dropout stream of a layer seeded with `random_state`: the seed's generator on a stream
+/// of its own, apart from the weights' draws.
+fn dropout_rng(random_state: Option<u64>) -> ChaCha8Rng {
+    let mut rng = crate::random::rng_from(random_state);
+    rng.set_stream(DROPOUT_STREAM);
+    rng
+}
+
+/// The ChaCha stream the dropout masks are drawn from.
+const DROPOUT_STREAM: u64 = 0x5245_4355_5252;
+
+/// `rate` must lie in [0, 1), else `InvalidParameter` naming `what`.
+fn check_dropout_rate(rate: f32, what: &str, layer: &str) -> RustymlResult<()> {
+    if (0.0..1.0).contains(&rate) {
+        Ok(())
+    } else {
+        Err(Error::invalid_parameter(
+            what,
+            format!("{layer}: {what} must lie in [0, 1), got {rate}"),
+        ))
+    }
+}
+
+/// Every row `r` of `x` (`[n * batch, width]`, time-major) times row `r % batch` of `m`.
+fn masked_rows(x: ArrayView2<'_, f32>, m: ArrayView2<'_, f32>, batch: usize) -> Array2<f32> {
+    let mut out = x.to_owned();
+    for (r, mut row) in out.rows_mut().into_iter().enumerate() {
+        row *= &m.row(r % batch);
+    }
+    out
+}
+
+/// `out[:, blocks] = h · U[:, blocks] + beta * out[:, blocks]` over the gate blocks `gates`,
+/// through `h ⊙ m_g` for gate `g` when recurrent dropout masks (`[gates, rows, units]`) are
+/// given.
+#[allow(clippy::too_many_arguments)]
+fn recurrent_product(
+    h: ArrayView2<'_, f32>,
+    rk: ArrayView2<'_, f32>,
+    masks: Option<&ArrayView3<'_, f32>>,
+    gates: Range<usize>,
+    u: usize,
+    beta: f32,
+    out: &mut ArrayViewMut2<'_, f32>,
+    par: Parallelism,
+) {
+    match masks {
+        None => {
+            let cols = gates.start * u..gates.end * u;
+            gemm(
+                1.0,
+                &h,
+                &rk.slice(s![.., cols.clone()]),
+                beta,
+                &mut out.slice_mut(s![.., cols]),
+                par,
+            );
+        }
+        Some(m) => {
+            for g in gates {
+                let hm = &h * &m.index_axis(Axis(0), g);
+                let cols = g * u..(g + 1) * u;
+                gemm(
+                    1.0,
+                    &hm,
+                    &rk.slice(s![.., cols.clone()]),
+                    beta,
+                    &mut out.slice_mut(s![.., cols]),
+                    par,
+                );
+            }
+        }
+    }
+}
+
+/// `dh = Σ_g (dp_g · U_gᵀ) ⊙ m_g + beta * dh` over the gate blocks `gates` (`rk_t` is `Uᵀ`;
+/// without masks, one fused product).
+#[allow(clippy::too_many_arguments)]
+fn state_gradient(
+    dp: ArrayView2<'_, f32>,
+    rk_t: ArrayView2<'_, f32>,
+    masks: Option<&ArrayView3<'_, f32>>,
+    gates: Range<usize>,
+    u: usize,
+    beta: f32,
+    dh: &mut Array2<f32>,
+    par: Parallelism,
+) {
+    match masks {
+        None => {
+            let cols = gates.start * u..gates.end * u;
+            gemm(
+                1.0,
+                &dp.slice(s![.., cols.clone()]),
+                &rk_t.slice(s![cols, ..]),
+                beta,
+                dh,
+                par,
+            );
+        }
+        Some(m) => {
+            if beta == 0.0 {
+                dh.fill(0.0);
+            }
+            let mut part = Array2::<f32>::zeros(dh.raw_dim());
+            for g in gates {
+                let cols = g * u..(g + 1) * u;
+                gemm(
+                    1.0,
+                    &dp.slice(s![.., cols.clone()]),
+                    &rk_t.slice(s![cols, ..]),
+                    0.0,
+                    &mut part,
+                    par,
+                );
+                ndarray::Zip::from(&mut *dh)
+                    .and(&part)
+                    .and(&m.index_axis(Axis(0), g))
+                    .for_each(|d, &p, &k| *d += p * k);
+            }
+        }
+    }
+}
+
+/// The recurrent kernel's gradient over the gate blocks `gates`: `h_prevᵀ · d` over every
+/// step, through `h ⊙ m_g` under recurrent dropout (`masks`: `[gates, batch, units]`).
+#[allow(clippy::too_many_arguments)]
+fn recurrent_kernel_gradient(
+    h_prev: ArrayView2<'_, f32>,
+    d: ArrayView2<'_, f32>,
+    masks: Option<&Array3<f32>>,
+    gates: Range<usize>,
+    u: usize,
+    batch: usize,
+    out: &mut Array2<f32>,
+    par: Parallelism,
+) {
+    for g in gates {
+        let cols = g * u..(g + 1) * u;
+        let target = &mut out.slice_mut(s![.., cols.clone()]);
+        match masks {
+            None => gemm(1.0, &h_prev.t(), &d.slice(s![.., cols]), 0.0, target, par),
+            Some(m) => {
+                let hm = masked_rows(h_prev, m.index_axis(Axis(0), g), batch);
+                gemm(1.0, &hm.t(), &d.slice(s![.., cols]), 0.0, target, par)
+            }
+        }
+    }
 }
 
 /// Softmax has no elementwise form; everything else does.
@@ -208,6 +391,10 @@ struct ForwardBlock<'a> {
     cs: ArrayViewMut3<'a, f32>,
     /// The cache's `extra` per step (empty for SimpleRNN).
     extra: ArrayViewMut3<'a, f32>,
+    /// Recurrent dropout masks of these rows `[gates, rows, units]`.
+    rmask: Option<ArrayView3<'a, f32>>,
+    /// Keras's mask of these rows `[steps, rows]`.
+    keep: Option<ArrayView2<'a, bool>>,
 }
 
 /// One block of batch rows of backpropagation through time: the forward cache read, the
@@ -223,6 +410,23 @@ struct BackwardBlock<'a> {
     dpre: ArrayViewMut3<'a, f32>,
     /// GRU with the reset after: gradients of the recurrent product plus its bias.
     drec: ArrayViewMut3<'a, f32>,
+    rmask: Option<ArrayView3<'a, f32>>,
+    keep: Option<ArrayView2<'a, bool>>,
+}
+
+/// `a`'s rows split into the batch blocks of [`row_blocks`] along `axis`, or as many `None`s.
+fn optional_blocks<'a, A, D: ndarray::RemoveAxis>(
+    a: Option<ndarray::ArrayView<'a, A, D>>,
+    batch: usize,
+    axis: usize,
+) -> Vec<Option<ndarray::ArrayView<'a, A, D>>> {
+    match a {
+        Some(v) => split_batch(v, batch, |v, at| v.split_at(Axis(axis), at))
+            .into_iter()
+            .map(Some)
+            .collect(),
+        None => (0..batch.div_ceil(BLOCK_ROWS)).map(|_| None).collect(),
+    }
 }
 
 impl Recurrent {
@@ -253,9 +457,69 @@ impl Recurrent {
             go_backwards: false,
             use_bias: true,
             unit_forget_bias: true,
+            dropout: 0.0,
+            recurrent_dropout: 0.0,
+            zero_output_for_mask: false,
+            training: true,
+            rng: dropout_rng(random_state),
             gates,
             cache: None,
         })
+    }
+
+    /// Keras's `dropout` and `recurrent_dropout` (each in [0, 1)).
+    pub(crate) fn set_dropout(
+        &mut self,
+        dropout: f32,
+        recurrent_dropout: f32,
+    ) -> RustymlResult<()> {
+        let name = self.cell.name();
+        check_dropout_rate(dropout, "dropout", name)?;
+        check_dropout_rate(recurrent_dropout, "recurrent_dropout", name)?;
+        self.dropout = dropout;
+        self.recurrent_dropout = recurrent_dropout;
+        Ok(())
+    }
+
+    pub(crate) fn set_training(&mut self, training: bool) {
+        self.training = training;
+    }
+
+    /// The dropout stream's position (`None` without dropout: nothing is drawn).
+    pub(crate) fn random_stream(&self) -> Option<RandomStream> {
+        (self.dropout > 0.0 || self.recurrent_dropout > 0.0).then(|| RandomStream::of(&self.rng))
+    }
+
+    pub(crate) fn set_random_stream(&mut self, stream: &RandomStream) {
+        self.rng = stream.generator();
+    }
+
+    /// The dropout masks of one training pass over `batch` samples (`None` in inference mode
+    /// or without dropout). Each mask takes one seed from the layer's stream and is filled
+    /// from it in a fixed order, so the bits never depend on the thread count.
+    fn draw_dropout(&mut self, batch: usize) -> Option<DropoutMasks> {
+        if !self.training || (self.dropout == 0.0 && self.recurrent_dropout == 0.0) {
+            return None;
+        }
+        let gates = self.cell.gates();
+        // Keras's cells switch to one mask per gate (implementation 1) with recurrent dropout.
+        let per_gate = self.recurrent_dropout > 0.0;
+        let (d, u) = (self.input_dim, self.units);
+        let rng = &mut self.rng;
+        let mut draw = |rate: f32, count: usize, width: usize| {
+            let seed = rng.next_u64();
+            let factors =
+                crate::neural_network::layers::regularization::stochastic::dropout_factors(
+                    seed,
+                    count * batch * width,
+                    rate,
+                );
+            Array3::from_shape_vec((count, batch, width), factors).expect("sized to fit")
+        };
+        let input =
+            (self.dropout > 0.0).then(|| draw(self.dropout, if per_gate { gates } else { 1 }, d));
+        let recurrent = per_gate.then(|| draw(self.recurrent_dropout, gates, u));
+        Some(DropoutMasks { input, recurrent })
     }
 
     fn init_gates(
@@ -275,6 +539,7 @@ impl Recurrent {
     /// Re-draws the kernels from `random_state`; the bias (not random: zero, or LSTM's
     /// forget block one) keeps its value, so `with_unit_forget_bias` survives a reseed.
     pub(crate) fn reseed(&mut self, random_state: u64) {
+        self.rng = dropout_rng(Some(random_state));
         let bias = std::mem::take(&mut self.gates.bias);
         self.gates = Self::init_gates(self.cell, self.input_dim, self.units, Some(random_state))
             .expect("dimensions were validated at construction");
@@ -348,6 +613,9 @@ impl Recurrent {
         twin.go_backwards = !self.go_backwards;
         twin.use_bias = self.use_bias;
         twin.unit_forget_bias = self.unit_forget_bias;
+        twin.dropout = self.dropout;
+        twin.recurrent_dropout = self.recurrent_dropout;
+        twin.zero_output_for_mask = self.zero_output_for_mask;
         twin.gates.bias = self.gates.bias.clone();
         Ok(twin)
     }
@@ -420,20 +688,84 @@ impl Recurrent {
     }
 
     pub(crate) fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
-        let (out, cache) = self.run(input)?;
+        self.forward_masked(input, None)
+    }
+
+    pub(crate) fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+        self.predict_masked(input, None)
+    }
+
+    /// The training pass under Keras's mask `[batch, timesteps]` (`None`: every step read).
+    pub(crate) fn forward_masked(
+        &mut self,
+        input: &Tensor,
+        mask: Option<&Mask>,
+    ) -> RustymlResult<Tensor> {
+        let batch = self.check_input(input)?.dim().0;
+        self.step_mask(mask, input.shape())?;
+        let drop = self.draw_dropout(batch);
+        let (out, cache) = self.run(input, mask, drop)?;
         self.cache = Some(cache);
         Ok(out)
     }
 
-    pub(crate) fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
-        Ok(self.run(input)?.0)
+    pub(crate) fn predict_masked(
+        &self,
+        input: &Tensor,
+        mask: Option<&Mask>,
+    ) -> RustymlResult<Tensor> {
+        Ok(self.run(input, mask, None)?.0)
+    }
+
+    /// Keras's `compute_mask` for a recurrent layer: the input's mask goes on with the
+    /// sequences (unchanged, also under `go_backwards`), and stops with the last state.
+    pub(crate) fn output_mask(&self, mask: Option<&Mask>) -> Option<Mask> {
+        mask.filter(|_| self.return_sequences).cloned()
+    }
+
+    /// Keras's mask as `[steps, batch]` in processing order (reversed under `go_backwards`),
+    /// after checking it is `[batch, timesteps]` for an input of shape `input`.
+    fn step_mask(
+        &self,
+        mask: Option<&Mask>,
+        input: &[usize],
+    ) -> RustymlResult<Option<Array2<bool>>> {
+        let Some(mask) = mask else {
+            return Ok(None);
+        };
+        let (batch, steps) = (input[0], input[1]);
+        let m = mask
+            .view()
+            .into_dimensionality::<Ix2>()
+            .ok()
+            .filter(|m| m.dim() == (batch, steps))
+            .ok_or_else(|| {
+                Error::invalid_input(format!(
+                    "{}: the mask has shape {:?}, expected [batch, timesteps] = [{batch}, {steps}] for input of shape {input:?}",
+                    self.cell.name(),
+                    mask.shape()
+                ))
+            })?;
+        let tm = if self.go_backwards {
+            m.slice(s![.., ..;-1]).reversed_axes()
+        } else {
+            m.reversed_axes()
+        };
+        Ok(Some(tm.as_standard_layout().into_owned()))
     }
 
     /// The forward recurrence; returns the output and everything `backward` needs.
-    fn run(&self, input: &Tensor) -> RustymlResult<(Tensor, Cache)> {
+    fn run(
+        &self,
+        input: &Tensor,
+        mask: Option<&Mask>,
+        drop: Option<DropoutMasks>,
+    ) -> RustymlResult<(Tensor, Cache)> {
         let x3 = self.check_input(input)?;
+        let keep = self.step_mask(mask, input.shape())?;
         let (batch, steps, d) = x3.dim();
         let u = self.units;
+        let gates = self.cell.gates();
         // Time-major (and time-reversed under go_backwards) copy of the input.
         let x_tm = if self.go_backwards {
             x3.slice(s![.., ..;-1, ..]).permuted_axes([1, 0, 2])
@@ -446,11 +778,37 @@ impl Recurrent {
             .into_shape_with_order((steps * batch, d))
             .expect("standard layout reshapes freely");
         let par = nested_parallelism();
-        let mut acts = project_rows(
-            self.gates.kernel.view(),
-            &x.view().insert_axis(Axis(0)),
-            self.input_bias(),
-        );
+        let mut acts = match drop.as_ref().and_then(|m| m.input.as_ref()) {
+            None => project_rows(
+                self.gates.kernel.view(),
+                &x.view().insert_axis(Axis(0)),
+                self.input_bias(),
+            ),
+            Some(m) if m.dim().0 == 1 => project_rows(
+                self.gates.kernel.view(),
+                &masked_rows(x.view(), m.index_axis(Axis(0), 0), batch)
+                    .view()
+                    .insert_axis(Axis(0)),
+                self.input_bias(),
+            ),
+            Some(m) => {
+                // one input mask per gate: each gate block projects its own masked input
+                let mut acts = Array2::<f32>::zeros((steps * batch, gates * u));
+                for g in 0..gates {
+                    let cols = g * u..(g + 1) * u;
+                    let xg = masked_rows(x.view(), m.index_axis(Axis(0), g), batch);
+                    let block = dot_bias_act(
+                        xg.view(),
+                        self.gates.kernel.slice(s![.., cols.clone()]),
+                        self.input_bias().map(|b| b.slice_move(s![cols.clone()])),
+                        None,
+                        par,
+                    )?;
+                    acts.slice_mut(s![.., cols]).assign(&block);
+                }
+                acts
+            }
+        };
         let mut hs = Array2::<f32>::zeros(((steps + 1) * batch, u));
         let lstm = matches!(self.cell, Cell::Lstm);
         let mut cs = Array2::<f32>::zeros((if lstm { (steps + 1) * batch } else { 0 }, u));
@@ -460,32 +818,65 @@ impl Recurrent {
             steps * batch
         };
         let mut extra = Array2::<f32>::zeros((extra_rows, u));
+        let rmasks = optional_blocks(
+            drop.as_ref()
+                .and_then(|m| m.recurrent.as_ref())
+                .map(|m| m.view()),
+            batch,
+            1,
+        );
+        let keeps = optional_blocks(keep.as_ref().map(|k| k.view()), batch, 1);
         let blocks: Vec<ForwardBlock<'_>> = row_blocks_mut(&mut acts, batch)
             .into_iter()
             .zip(row_blocks_mut(&mut hs, batch))
             .zip(row_blocks_mut(&mut cs, batch))
             .zip(row_blocks_mut(&mut extra, batch))
-            .map(|(((acts, hs), cs), extra)| ForwardBlock {
+            .zip(rmasks)
+            .zip(keeps)
+            .map(|(((((acts, hs), cs), extra), rmask), keep)| ForwardBlock {
                 acts,
                 hs,
                 cs,
                 extra,
+                rmask,
+                keep,
             })
             .collect();
         let parallel = self.parallel_blocks(steps, batch);
         for_each_block(parallel, par, blocks, |block, par| {
             self.forward_block(block, par)
         });
+        // Keras's zero_output_for_mask: a masked step outputs zeros (its state is carried).
+        let zero_rows = keep.as_ref().filter(|_| self.zero_output_for_mask);
         let out = if self.return_sequences {
-            hs.slice(s![batch.., ..])
+            let mut seq = hs
+                .slice(s![batch.., ..])
                 .into_shape_with_order((steps, batch, u))
                 .expect("contiguous rows")
-                .permuted_axes([1, 0, 2])
+                .to_owned();
+            if let Some(keep) = zero_rows {
+                ndarray::Zip::from(seq.lanes_mut(Axis(2)))
+                    .and(keep)
+                    .for_each(|mut row, &k| {
+                        if !k {
+                            row.fill(0.0)
+                        }
+                    });
+            }
+            seq.permuted_axes([1, 0, 2])
                 .as_standard_layout()
                 .into_owned()
                 .into_dyn()
         } else {
-            hs.slice(s![steps * batch.., ..]).to_owned().into_dyn()
+            let mut last = hs.slice(s![steps * batch.., ..]).to_owned();
+            if let Some(keep) = zero_rows {
+                for (mut row, &k) in last.rows_mut().into_iter().zip(keep.row(steps - 1)) {
+                    if !k {
+                        row.fill(0.0)
+                    }
+                }
+            }
+            last.into_dyn()
         };
         Ok((
             out,
@@ -497,6 +888,8 @@ impl Recurrent {
                 hs,
                 cs,
                 extra,
+                drop,
+                keep,
             },
         ))
     }
@@ -529,9 +922,12 @@ impl Recurrent {
             hs,
             cs,
             extra,
+            drop,
+            keep,
         } = take_cache(&mut self.cache, name)?;
         let u = self.units;
-        let gu = self.cell.gates() * u;
+        let gates = self.cell.gates();
+        let gu = gates * u;
         let want: Vec<usize> = if self.return_sequences {
             vec![batch, steps, u]
         } else {
@@ -544,7 +940,7 @@ impl Recurrent {
             )));
         }
         // Upstream gradient, time-major when it covers every step.
-        let dout: Array2<f32> = if self.return_sequences {
+        let mut dout: Array2<f32> = if self.return_sequences {
             grad_output
                 .view()
                 .into_dimensionality::<Ix3>()
@@ -562,7 +958,18 @@ impl Recurrent {
                 .as_standard_layout()
                 .into_owned()
         };
+        // A zero output (zero_output_for_mask at a masked step) passes no gradient back.
+        if let Some(keep) = keep.as_ref().filter(|_| self.zero_output_for_mask) {
+            let first_step = if self.return_sequences { 0 } else { steps - 1 };
+            let kept = keep.slice(s![first_step.., ..]);
+            for (mut row, &k) in dout.rows_mut().into_iter().zip(kept.iter()) {
+                if !k {
+                    row.fill(0.0);
+                }
+            }
+        }
         let par = nested_parallelism();
+        let rmask_full = drop.as_ref().and_then(|m| m.recurrent.as_ref());
         // dh_{t-1} = dpre_t · Uᵀ reads a contiguous Uᵀ: a strided one is packed anew each step.
         let rk_t = self
             .gates
@@ -573,6 +980,8 @@ impl Recurrent {
         let mut dpre = Array2::<f32>::zeros((steps * batch, gu));
         let reset_after = matches!(self.cell, Cell::Gru { reset_after: true });
         let mut drec = Array2::<f32>::zeros((if reset_after { steps * batch } else { 0 }, gu));
+        let rmasks = optional_blocks(rmask_full.map(|m| m.view()), batch, 1);
+        let keeps = optional_blocks(keep.as_ref().map(|k| k.view()), batch, 1);
         let blocks: Vec<BackwardBlock<'_>> = row_blocks(&acts, batch)
             .into_iter()
             .zip(row_blocks(&hs, batch))
@@ -581,15 +990,21 @@ impl Recurrent {
             .zip(row_blocks(&dout, batch))
             .zip(row_blocks_mut(&mut dpre, batch))
             .zip(row_blocks_mut(&mut drec, batch))
+            .zip(rmasks)
+            .zip(keeps)
             .map(
-                |((((((acts, hs), cs), extra), dout), dpre), drec)| BackwardBlock {
-                    acts,
-                    hs,
-                    cs,
-                    extra,
-                    dout,
-                    dpre,
-                    drec,
+                |((((((((acts, hs), cs), extra), dout), dpre), drec), rmask), keep)| {
+                    BackwardBlock {
+                        acts,
+                        hs,
+                        cs,
+                        extra,
+                        dout,
+                        dpre,
+                        drec,
+                        rmask,
+                        keep,
+                    }
                 },
             )
             .collect();
@@ -599,22 +1014,54 @@ impl Recurrent {
         });
         // Weight gradients over all steps at once.
         let h_prev_all = hs.slice(s![..steps * batch, ..]);
-        let grad_kernel = dot_par(x.t(), dpre.view(), par)?;
+        let input_masks = drop.as_ref().and_then(|m| m.input.as_ref());
+        let grad_kernel = match input_masks {
+            None => dot_par(x.t(), dpre.view(), par)?,
+            Some(m) if m.dim().0 == 1 => {
+                let xm = masked_rows(x.view(), m.index_axis(Axis(0), 0), batch);
+                dot_par(xm.t(), dpre.view(), par)?
+            }
+            Some(m) => {
+                let mut g = Array2::<f32>::zeros((self.input_dim, gu));
+                for k in 0..gates {
+                    let xm = masked_rows(x.view(), m.index_axis(Axis(0), k), batch);
+                    let cols = k * u..(k + 1) * u;
+                    gemm(
+                        1.0,
+                        &xm.t(),
+                        &dpre.slice(s![.., cols.clone()]),
+                        0.0,
+                        &mut g.slice_mut(s![.., cols]),
+                        par,
+                    );
+                }
+                g
+            }
+        };
         let col_sums = |a: &Array2<f32>| a.sum_axis(Axis(0)).insert_axis(Axis(0));
         let (grad_recurrent, grad_bias) = match self.cell {
-            Cell::Simple | Cell::Lstm => {
+            Cell::Simple | Cell::Lstm if rmask_full.is_none() => {
                 (dot_par(h_prev_all.t(), dpre.view(), par)?, col_sums(&dpre))
+            }
+            Cell::Simple | Cell::Lstm => {
+                let mut g = Array2::<f32>::zeros((u, gu));
+                let d = dpre.view();
+                recurrent_kernel_gradient(
+                    h_prev_all,
+                    d,
+                    rmask_full,
+                    0..gates,
+                    u,
+                    batch,
+                    &mut g,
+                    par,
+                );
+                (g, col_sums(&dpre))
             }
             Cell::Gru { reset_after: false } => {
                 let mut g = Array2::<f32>::zeros((u, gu));
-                gemm(
-                    1.0,
-                    &h_prev_all.t(),
-                    &dpre.slice(s![.., ..2 * u]),
-                    0.0,
-                    &mut g.slice_mut(s![.., ..2 * u]),
-                    par,
-                );
+                let d = dpre.view();
+                recurrent_kernel_gradient(h_prev_all, d, rmask_full, 0..2, u, batch, &mut g, par);
                 gemm(
                     1.0,
                     &extra.t(),
@@ -629,7 +1076,25 @@ impl Recurrent {
                 let mut b = Array2::<f32>::zeros((2, gu));
                 b.row_mut(0).assign(&dpre.sum_axis(Axis(0)));
                 b.row_mut(1).assign(&drec.sum_axis(Axis(0)));
-                (dot_par(h_prev_all.t(), drec.view(), par)?, b)
+                let g = match rmask_full {
+                    None => dot_par(h_prev_all.t(), drec.view(), par)?,
+                    Some(_) => {
+                        let mut g = Array2::<f32>::zeros((u, gu));
+                        let d = drec.view();
+                        recurrent_kernel_gradient(
+                            h_prev_all,
+                            d,
+                            rmask_full,
+                            0..3,
+                            u,
+                            batch,
+                            &mut g,
+                            par,
+                        );
+                        g
+                    }
+                };
+                (g, b)
             }
         };
         self.gates
@@ -639,7 +1104,24 @@ impl Recurrent {
             return Ok(None);
         }
         // dL/dx, back to batch-major (and to input order under go_backwards).
-        let dx = dot_par(dpre.view(), self.gates.kernel.t(), par)?;
+        let dx = match input_masks {
+            None => dot_par(dpre.view(), self.gates.kernel.t(), par)?,
+            Some(m) => {
+                let count = m.dim().0;
+                let width = gu / count;
+                let mut dx = Array2::<f32>::zeros((steps * batch, self.input_dim));
+                for k in 0..count {
+                    let cols = k * width..(k + 1) * width;
+                    let part = dot_par(
+                        dpre.slice(s![.., cols.clone()]),
+                        self.gates.kernel.slice(s![.., cols]).t(),
+                        par,
+                    )?;
+                    dx += &masked_rows(part.view(), m.index_axis(Axis(0), k), batch);
+                }
+                dx
+            }
+        };
         let dx = dx
             .as_standard_layout()
             .into_owned()
@@ -749,7 +1231,10 @@ impl Recurrent {
             mut hs,
             mut cs,
             mut extra,
+            rmask,
+            keep,
         } = block;
+        let rmask = rmask.as_ref();
         let (steps, rows, gu) = acts.dim();
         let u = self.units;
         let (act, ract) = (self.activation, self.recurrent_activation);
@@ -765,16 +1250,18 @@ impl Recurrent {
             let h_prev = h_done.index_axis(Axis(0), t);
             let mut h_next = h_todo.index_axis_mut(Axis(0), 0);
             let mut a_t = acts.index_axis_mut(Axis(0), t);
+            let gates = self.cell.gates();
             match self.cell {
-                Cell::Simple | Cell::Lstm => gemm(1.0, &h_prev, rk, 1.0, &mut a_t, par),
-                Cell::Gru { reset_after: false } => gemm(
-                    1.0,
-                    &h_prev,
-                    &rk.slice(s![.., ..2 * u]),
-                    1.0,
-                    &mut a_t.slice_mut(s![.., ..2 * u]),
-                    par,
-                ),
+                Cell::Simple | Cell::Lstm => match rmask {
+                    None => gemm(1.0, &h_prev, rk, 1.0, &mut a_t, par),
+                    Some(_) => {
+                        let rk = rk.view();
+                        recurrent_product(h_prev, rk, rmask, 0..gates, u, 1.0, &mut a_t, par)
+                    }
+                },
+                Cell::Gru { reset_after: false } => {
+                    recurrent_product(h_prev, rk.view(), rmask, 0..2, u, 1.0, &mut a_t, par)
+                }
                 Cell::Gru { reset_after: true } => {
                     let beta = if self.use_bias {
                         scratch.assign(&self.gates.bias.row(1));
@@ -782,7 +1269,19 @@ impl Recurrent {
                     } else {
                         0.0
                     };
-                    gemm(1.0, &h_prev, rk, beta, &mut scratch, par);
+                    match rmask {
+                        None => gemm(1.0, &h_prev, rk, beta, &mut scratch, par),
+                        Some(_) => recurrent_product(
+                            h_prev,
+                            rk.view(),
+                            rmask,
+                            0..3,
+                            u,
+                            beta,
+                            &mut scratch.view_mut(),
+                            par,
+                        ),
+                    }
                 }
             }
             let h_prev = h_prev.as_slice().expect(STEP);
@@ -837,6 +1336,13 @@ impl Recurrent {
                             rh[k] = row[u + j] * h_prev[k];
                         }
                     }
+                    if let Some(m) = rmask {
+                        // the candidate's recurrent dropout mask
+                        let m = m.index_axis(Axis(0), 2);
+                        for (v, &f) in rh.iter_mut().zip(m.iter()) {
+                            *v *= f;
+                        }
+                    }
                     // The candidate's recurrent product reads the reset state just formed.
                     gemm(
                         1.0,
@@ -883,6 +1389,20 @@ impl Recurrent {
                     }
                 }
             }
+            // Keras's mask: a skipped step carries the previous state (h, and LSTM's c).
+            if let Some(keep) = keep.as_ref() {
+                for (b, _) in keep.row(t).iter().enumerate().filter(|(_, &k)| !k) {
+                    let at = b * u..(b + 1) * u;
+                    h_next[at.clone()].copy_from_slice(&h_prev[at.clone()]);
+                    if matches!(self.cell, Cell::Lstm) {
+                        let (c_done, mut c_todo) = cs.view_mut().split_at(Axis(0), t + 1);
+                        let c_prev = c_done.index_axis(Axis(0), t);
+                        let mut c_next = c_todo.index_axis_mut(Axis(0), 0);
+                        let c_prev = c_prev.as_slice().expect(STEP);
+                        c_next.as_slice_mut().expect(STEP)[at.clone()].copy_from_slice(&c_prev[at]);
+                    }
+                }
+            }
         }
     }
 
@@ -902,15 +1422,21 @@ impl Recurrent {
             dout,
             mut dpre,
             mut drec,
+            rmask,
+            keep,
         } = block;
+        let rmask = rmask.as_ref();
         let (steps, rows, gu) = acts.dim();
         let u = self.units;
+        let gates = self.cell.gates();
         let (act, ract) = (self.activation, self.recurrent_activation);
         const STEP: &str = "a step's rows are contiguous";
         let mut dh = Array2::<f32>::zeros((rows, u));
         let lstm = matches!(self.cell, Cell::Lstm);
         let mut dc = vec![0.0f32; if lstm { rows * u } else { 0 }];
         let mut drh = Array2::<f32>::zeros((rows, u));
+        // The gradients a masked step carries past itself (its rows of dh, and dc).
+        let mut carried: Vec<(usize, Vec<f32>, Vec<f32>)> = Vec::new();
         for t in (0..steps).rev() {
             let upstream = if self.return_sequences {
                 Some(t)
@@ -919,6 +1445,25 @@ impl Recurrent {
             };
             if let Some(at) = upstream {
                 dh += &dout.index_axis(Axis(0), at);
+            }
+            // Keras's mask: a skipped step's state is the previous one, so its gradient
+            // passes to step t - 1 untouched; zeroed here, the step's own terms vanish.
+            carried.clear();
+            if let Some(keep) = keep.as_ref() {
+                let dhs = dh.as_slice_mut().expect("standard layout");
+                for (b, _) in keep.row(t).iter().enumerate().filter(|(_, &k)| !k) {
+                    let at = b * u..(b + 1) * u;
+                    let h_row = dhs[at.clone()].to_vec();
+                    dhs[at.clone()].fill(0.0);
+                    let c_row = if lstm {
+                        let row = dc[at.clone()].to_vec();
+                        dc[at].fill(0.0);
+                        row
+                    } else {
+                        Vec::new()
+                    };
+                    carried.push((b, h_row, c_row));
+                }
             }
             let a = acts.index_axis(Axis(0), t);
             let a = a.as_slice().expect(STEP);
@@ -934,7 +1479,7 @@ impl Recurrent {
                     for ((d, &g), &h) in dp.iter_mut().zip(dhs.iter()).zip(h_t) {
                         *d = g * act.derivative_from_output(h);
                     }
-                    gemm(1.0, &dp_t.view(), &rk_t, 0.0, &mut dh, par);
+                    state_gradient(dp_t.view(), rk_t, rmask, 0..1, u, 0.0, &mut dh, par);
                 }
                 Cell::Lstm => {
                     let c_prev = cs.index_axis(Axis(0), t);
@@ -957,7 +1502,7 @@ impl Recurrent {
                             |v| ract.derivative_from_output(v),
                         );
                     }
-                    gemm(1.0, &dp_t.view(), &rk_t, 0.0, &mut dh, par);
+                    state_gradient(dp_t.view(), rk_t, rmask, 0..gates, u, 0.0, &mut dh, par);
                 }
                 Cell::Gru { reset_after: false } => {
                     for b in 0..rows {
@@ -983,24 +1528,24 @@ impl Recurrent {
                     let drh = drh.as_slice().expect("standard layout");
                     let dp = dp_t.as_slice_mut().expect(STEP);
                     let dhs = dh.as_slice_mut().expect("standard layout");
+                    // the candidate's recurrent dropout mask scales what reaches h_{t-1}
+                    let m_h = rmask.map(|m| m.index_axis(Axis(0), 2));
+                    let m_h = m_h.as_ref().map(|m| m.as_slice().expect("standard layout"));
                     for b in 0..rows {
                         let row = &a[b * gu..(b + 1) * gu];
                         let drow = &mut dp[b * gu..(b + 1) * gu];
                         for j in 0..u {
                             let k = b * u + j;
                             let rg = row[u + j];
-                            drow[u + j] = drh[k] * h_prev[k] * ract.derivative_from_output(rg);
-                            dhs[k] += drh[k] * rg;
+                            let (h, back) = match m_h {
+                                Some(m) => (h_prev[k] * m[k], drh[k] * rg * m[k]),
+                                None => (h_prev[k], drh[k] * rg),
+                            };
+                            drow[u + j] = drh[k] * h * ract.derivative_from_output(rg);
+                            dhs[k] += back;
                         }
                     }
-                    gemm(
-                        1.0,
-                        &dp_t.slice(s![.., ..2 * u]),
-                        &rk_t.slice(s![..2 * u, ..]),
-                        1.0,
-                        &mut dh,
-                        par,
-                    );
+                    state_gradient(dp_t.view(), rk_t, rmask, 0..2, u, 1.0, &mut dh, par);
                 }
                 Cell::Gru { reset_after: true } => {
                     let rec_h = extra.index_axis(Axis(0), t);
@@ -1026,7 +1571,15 @@ impl Recurrent {
                             dhs[k] *= z;
                         }
                     }
-                    gemm(1.0, &dr_t.view(), &rk_t, 1.0, &mut dh, par);
+                    state_gradient(dr_t.view(), rk_t, rmask, 0..3, u, 1.0, &mut dh, par);
+                }
+            }
+            let dhs = dh.as_slice_mut().expect("standard layout");
+            for (b, h_row, c_row) in &carried {
+                let at = b * u..(b + 1) * u;
+                dhs[at.clone()].copy_from_slice(h_row);
+                if lstm {
+                    dc[at].copy_from_slice(c_row);
                 }
             }
         }
@@ -1120,6 +1673,27 @@ macro_rules! recurrent_layer {
             pub fn return_sequences(&self) -> bool {
                 self.core.return_sequences
             }
+
+            /// Keras's `dropout` and `recurrent_dropout` (each in [0, 1), else
+            /// `InvalidParameter` naming it): while training, one mask per batch for the
+            /// inputs and one for the recurrent state, applied at every step and scaled by
+            /// `1 / (1 - rate)`; with recurrent dropout, one mask per gate for each (Keras 3's
+            /// cells). The masks come from the layer's own stream (`with_random_state`).
+            pub fn with_dropout(
+                mut self,
+                dropout: f32,
+                recurrent_dropout: f32,
+            ) -> $crate::error::RustymlResult<Self> {
+                self.core.set_dropout(dropout, recurrent_dropout)?;
+                Ok(self)
+            }
+
+            /// Keras's `zero_output_for_mask`: a masked step outputs zeros instead of the
+            /// state it carries over.
+            pub fn with_zero_output_for_mask(mut self, zero_output_for_mask: bool) -> Self {
+                self.core.zero_output_for_mask = zero_output_for_mask;
+                self
+            }
         }
 
         impl $crate::neural_network::traits::Layer for $ty {
@@ -1130,6 +1704,42 @@ macro_rules! recurrent_layer {
                 grad_output: &$crate::neural_network::Tensor,
             ) -> $crate::error::RustymlResult<()> {
                 self.core.backward_params_only(grad_output)
+            }
+
+            fn forward_masked(
+                &mut self,
+                input: &$crate::neural_network::Tensor,
+                mask: Option<&$crate::neural_network::traits::Mask>,
+            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+                self.core.forward_masked(input, mask)
+            }
+
+            fn predict_masked(
+                &self,
+                input: &$crate::neural_network::Tensor,
+                mask: Option<&$crate::neural_network::traits::Mask>,
+            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+                self.core.predict_masked(input, mask)
+            }
+
+            fn compute_mask(
+                &self,
+                _input: $crate::neural_network::TensorView<'_>,
+                mask: Option<&$crate::neural_network::traits::Mask>,
+            ) -> $crate::error::RustymlResult<Option<$crate::neural_network::traits::Mask>> {
+                Ok(self.core.output_mask(mask))
+            }
+
+            fn set_training_if_mode_dependent(&mut self, is_training: bool) {
+                self.core.set_training(is_training);
+            }
+
+            fn random_stream(&self) -> Option<$crate::neural_network::traits::RandomStream> {
+                self.core.random_stream()
+            }
+
+            fn set_random_stream(&mut self, stream: &$crate::neural_network::traits::RandomStream) {
+                self.core.set_random_stream(stream)
             }
 
             fn layer_type(&self) -> &str {
@@ -1247,7 +1857,21 @@ mod tests {
     /// The recurrence written from Keras's equations, one scalar at a time, in f64 (tanh
     /// activation, sigmoid gates).
     fn reference(layer: &Recurrent, x: &Array3<f32>) -> ArrayD<f64> {
+        reference_with(layer, x, None, None)
+    }
+
+    /// [`reference`] under Keras's mask `keep` (`[batch, steps]`, input order: a masked step
+    /// keeps the state and outputs it, or zeros under `zero_output_for_mask`) and dropout
+    /// masks (`x ⊙ m` into each gate's input product, `h ⊙ m_g` into its recurrent one).
+    fn reference_with(
+        layer: &Recurrent,
+        x: &Array3<f32>,
+        keep: Option<&ndarray::Array2<bool>>,
+        drop: Option<&DropoutMasks>,
+    ) -> ArrayD<f64> {
         let (bsz, steps, d) = x.dim();
+        let in_mask = drop.and_then(|m| m.input.as_ref());
+        let rec_mask = drop.and_then(|m| m.recurrent.as_ref());
         let u = layer.units;
         let k = layer.gates.kernel.mapv(f64::from);
         let rk = layer.gates.recurrent_kernel.mapv(f64::from);
@@ -1259,14 +1883,22 @@ mod tests {
             let mut seq = Vec::new();
             for s in 0..steps {
                 let t = if layer.go_backwards { steps - 1 - s } else { s };
+                let c_before = c.clone();
                 // xw[col] = Σ_i x_i K[i, col] + b[0, col]; hu[col] = Σ_i h_i U[i, col]
                 let xw = |col: usize| {
+                    let fx = |i: usize| match in_mask {
+                        Some(m) => m[[if m.dim().0 == 1 { 0 } else { col / u }, n, i]] as f64,
+                        None => 1.0,
+                    };
                     (0..d)
-                        .map(|i| x[[n, t, i]] as f64 * k[[i, col]])
+                        .map(|i| x[[n, t, i]] as f64 * fx(i) * k[[i, col]])
                         .sum::<f64>()
                         + b[[0, col]]
                 };
-                let hu = |h: &[f64], col: usize| (0..u).map(|i| h[i] * rk[[i, col]]).sum::<f64>();
+                let hu = |h: &[f64], col: usize| {
+                    let fh = |i: usize| rec_mask.map_or(1.0, |m| m[[col / u, n, i]] as f64);
+                    (0..u).map(|i| h[i] * fh(i) * rk[[i, col]]).sum::<f64>()
+                };
                 let new_h: Vec<f64> = match layer.cell {
                     Cell::Simple => (0..u).map(|j| (xw(j) + hu(&h, j)).tanh()).collect(),
                     Cell::Lstm => {
@@ -1308,8 +1940,17 @@ mod tests {
                             .collect()
                     }
                 };
-                h = new_h;
-                seq.push(h.clone());
+                let skipped = keep.is_some_and(|k| !k[[n, t]]);
+                if skipped {
+                    c = c_before;
+                } else {
+                    h = new_h;
+                }
+                if skipped && layer.zero_output_for_mask {
+                    seq.push(vec![0.0; u]);
+                } else {
+                    seq.push(h.clone());
+                }
             }
             out.push(seq);
         }
@@ -1373,14 +2014,26 @@ mod tests {
     /// L = Σ c ⊙ out with fixed weights c; gradients against central differences of the
     /// layer's own forward pass, accumulated in f64.
     fn check_gradients(l: &mut Recurrent, x: &Array3<f32>) {
+        check_gradients_with(l, x, None, None)
+    }
+
+    /// [`check_gradients`] under Keras's mask and fixed dropout masks (the same masks for
+    /// every evaluation of the loss).
+    fn check_gradients_with(
+        l: &mut Recurrent,
+        x: &Array3<f32>,
+        mask: Option<&Mask>,
+        drop: Option<DropoutMasks>,
+    ) {
         let x = x.clone().into_dyn();
-        let out = l.forward(&x).unwrap();
+        let (out, cache) = l.run(&x, mask, drop.clone()).unwrap();
+        l.cache = Some(cache);
         let c = ArrayD::from_shape_fn(out.raw_dim(), |i| {
             0.3 + 0.2 * (ndarray::Dimension::slice(&i).iter().sum::<usize>() % 5) as f32
         });
         let dx = l.backward(&c).unwrap();
         let loss = |l: &Recurrent, x: &Tensor| -> f64 {
-            let o = l.predict(x).unwrap();
+            let o = l.run(x, mask, drop.clone()).unwrap().0;
             o.iter()
                 .zip(c.iter())
                 .map(|(&o, &c)| o as f64 * c as f64)
@@ -1663,6 +2316,252 @@ mod tests {
         assert!(err.to_string().contains("[2, 2]"), "{err}");
         assert!(Recurrent::new(Cell::Simple, 3, 2, Activation::Softmax, None).is_err());
         assert!(l.set_recurrent_activation(Activation::Softmax).is_err());
+    }
+
+    /// A right-padded mask with a hole, different per sample (sample 2 fully masked).
+    fn padded_mask(b: usize, t: usize) -> ndarray::Array2<bool> {
+        ndarray::Array2::from_shape_fn((b, t), |(i, j)| match i % 3 {
+            0 => j < t - 1,
+            1 => j != 1 && j < t - 2 + (i % 2),
+            _ => false,
+        })
+    }
+
+    #[test]
+    fn masked_steps_carry_the_state_as_the_equations_say() {
+        for cell in CELLS {
+            for (seq, back, zero) in [
+                (false, false, false),
+                (true, false, false),
+                (true, true, false),
+                (false, true, false),
+                (true, false, true),
+                (false, false, true),
+                (true, true, true),
+            ] {
+                let mut l = layer(cell, 3, 4, seq, back, 11);
+                l.zero_output_for_mask = zero;
+                let x = input(5, 6, 3);
+                let keep = padded_mask(5, 6);
+                let mask = keep.clone().into_dyn();
+                let out = l
+                    .predict_masked(&x.clone().into_dyn(), Some(&mask))
+                    .unwrap();
+                let want = reference_with(&l, &x, Some(&keep), None);
+                assert_eq!(out.shape(), want.shape());
+                for (o, w) in out.iter().zip(want.iter()) {
+                    assert!(
+                        (*o as f64 - w).abs() < 1e-5,
+                        "{cell:?} seq={seq} back={back} zero={zero}: {o} vs {w}"
+                    );
+                }
+                // an all-true mask is no mask, bit for bit
+                let all = ndarray::ArrayD::from_elem(vec![5, 6], true);
+                let plain = l.predict(&x.clone().into_dyn()).unwrap();
+                assert_eq!(
+                    l.predict_masked(&x.clone().into_dyn(), Some(&all)).unwrap(),
+                    plain
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn masked_gradients_match_central_differences() {
+        for cell in CELLS {
+            for (seq, back, zero) in [
+                (false, false, false),
+                (true, false, false),
+                (true, true, true),
+                (false, true, true),
+            ] {
+                let mut l = layer(cell, 2, 3, seq, back, 5);
+                l.zero_output_for_mask = zero;
+                let mask = padded_mask(3, 4).into_dyn();
+                check_gradients_with(&mut l, &input(3, 4, 2), Some(&mask), None);
+            }
+        }
+    }
+
+    #[test]
+    fn a_mask_of_the_wrong_shape_is_refused() {
+        let mut l = layer(Cell::Lstm, 3, 2, false, false, 1);
+        let x = input(2, 4, 3).into_dyn();
+        for bad in [vec![2, 3], vec![4, 2], vec![2, 4, 1]] {
+            let m = ndarray::ArrayD::from_elem(bad, true);
+            let err = l.forward_masked(&x, Some(&m)).unwrap_err().to_string();
+            assert!(err.contains("LSTM") && err.contains("mask"), "{err}");
+        }
+        assert!(l.cache.is_none(), "a refused pass keeps nothing");
+    }
+
+    /// `layer(..)` with dropout rates, training.
+    fn dropout_layer(cell: Cell, rates: (f32, f32), seq: bool, back: bool) -> Recurrent {
+        let mut l = layer(cell, 3, 4, seq, back, 7);
+        l.set_dropout(rates.0, rates.1).unwrap();
+        l.rng = dropout_rng(Some(99));
+        l
+    }
+
+    const RATES: [(f32, f32); 3] = [(0.3, 0.0), (0.0, 0.4), (0.3, 0.4)];
+
+    #[test]
+    fn dropout_masks_enter_the_gates_as_keras_cells_apply_them() {
+        for cell in CELLS {
+            for rates in RATES {
+                for (seq, back) in [(true, false), (false, true)] {
+                    let mut l = dropout_layer(cell, rates, seq, back);
+                    let x = input(5, 4, 3);
+                    let drop = l.draw_dropout(5).unwrap();
+                    let per_gate = rates.1 > 0.0;
+                    if let Some(m) = &drop.input {
+                        assert_eq!(m.dim().0, if per_gate { cell.gates() } else { 1 });
+                    }
+                    assert_eq!(drop.input.is_some(), rates.0 > 0.0);
+                    assert_eq!(drop.recurrent.is_some(), per_gate);
+                    let keep = padded_mask(5, 4);
+                    let mask = keep.clone().into_dyn();
+                    let out = l
+                        .run(&x.clone().into_dyn(), Some(&mask), Some(drop.clone()))
+                        .unwrap()
+                        .0;
+                    let want = reference_with(&l, &x, Some(&keep), Some(&drop));
+                    for (o, w) in out.iter().zip(want.iter()) {
+                        assert!(
+                            (*o as f64 - w).abs() < 1e-5,
+                            "{cell:?} {rates:?}: {o} vs {w}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn dropout_gradients_match_central_differences_with_fixed_masks() {
+        for cell in CELLS {
+            for rates in RATES {
+                let mut l = dropout_layer(cell, rates, true, false);
+                let drop = l.draw_dropout(3).unwrap();
+                let mask = padded_mask(3, 3).into_dyn();
+                let x = input(3, 3, 3);
+                check_gradients_with(&mut l, &x, None, Some(drop.clone()));
+                check_gradients_with(&mut l, &x, Some(&mask), Some(drop));
+            }
+        }
+    }
+
+    #[test]
+    fn rate_zero_and_inference_are_the_plain_layer_bit_for_bit() {
+        for cell in CELLS {
+            let x = input(4, 5, 3).into_dyn();
+            let mut plain = layer(cell, 3, 4, true, false, 7);
+            let (want, want_dx, want_grads) = pass_bits(&mut plain, &x);
+            let mut zero = dropout_layer(cell, (0.0, 0.0), true, false);
+            assert!(pass_bits(&mut zero, &x) == (want.clone(), want_dx, want_grads));
+            let mut dropping = dropout_layer(cell, (0.5, 0.5), true, false);
+            let bits = |t: &Tensor| t.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(
+                bits(&dropping.predict(&x).unwrap()),
+                want,
+                "{cell:?} predict"
+            );
+            dropping.set_training(false);
+            assert_eq!(
+                bits(&dropping.forward(&x).unwrap()),
+                want,
+                "{cell:?} inference"
+            );
+            dropping.set_training(true);
+            assert_ne!(
+                bits(&dropping.forward(&x).unwrap()),
+                want,
+                "{cell:?} training"
+            );
+        }
+    }
+
+    #[test]
+    fn dropout_masks_keep_one_minus_rate_scaled_by_its_inverse() {
+        let mut l = Recurrent::new(Cell::Lstm, 50, 40, Activation::Tanh, Some(3)).unwrap();
+        l.set_dropout(0.25, 0.4).unwrap();
+        let batch = 200;
+        let drop = l.draw_dropout(batch).unwrap();
+        for (m, rate) in [
+            (drop.input.unwrap(), 0.25f64),
+            (drop.recurrent.unwrap(), 0.4),
+        ] {
+            let n = m.len() as f64;
+            let kept = m.iter().filter(|&&v| v != 0.0).count() as f64;
+            // binomial: within 5 standard deviations
+            let sd = (n * rate * (1.0 - rate)).sqrt();
+            assert!((kept - n * (1.0 - rate)).abs() < 5.0 * sd, "{kept} of {n}");
+            let scale = (1.0 / (1.0 - rate)) as f32;
+            assert!(m.iter().all(|&v| v == 0.0 || v == scale));
+            // one mask per gate, each its own draw
+            assert_ne!(m.index_axis(Axis(0), 0), m.index_axis(Axis(0), 1));
+            // the mean factor is one (the expectation dropout preserves)
+            let mean = m.iter().map(|&v| v as f64).sum::<f64>() / n;
+            assert!(
+                (mean - 1.0).abs() < 5.0 * sd / n * f64::from(scale),
+                "{mean}"
+            );
+        }
+        assert!(l.set_dropout(1.0, 0.0).is_err());
+        let err = l.set_dropout(0.1, -0.5).unwrap_err().to_string();
+        assert!(err.contains("recurrent_dropout"), "{err}");
+    }
+
+    /// Masked, dropping passes: the time loops forced serial and forced parallel give the same
+    /// bits, and so do one and four threads.
+    #[test]
+    fn masked_dropout_blocks_serial_and_parallel_agree_bitwise() {
+        use crate::gate::serial_and_parallel;
+        for cell in CELLS {
+            for (batch, seq, back) in [(37, false, true), (48, true, true)] {
+                let x = input(batch, 6, 7).into_dyn();
+                let mask = padded_mask(batch, 6).into_dyn();
+                let make = || {
+                    let mut l = layer(cell, 7, 9, seq, back, 4);
+                    l.set_dropout(0.2, 0.3).unwrap();
+                    l.rng = dropout_rng(Some(5));
+                    l.zero_output_for_mask = seq;
+                    l
+                };
+                let run = |l: &mut Recurrent| {
+                    let out = l.forward_masked(&x, Some(&mask)).unwrap();
+                    let dx = l.backward(&upstream(&out)).unwrap();
+                    let grads: Vec<Vec<u32>> = l
+                        .parameters()
+                        .iter()
+                        .map(|p| p.grad.iter().map(|v| v.to_bits()).collect())
+                        .collect();
+                    let bits = |t: &Tensor| t.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                    (bits(&out), bits(&dx), grads)
+                };
+                let (serial, parallel) =
+                    serial_and_parallel(&RECURRENT_PARALLEL_MIN_FLOPS, || run(&mut make()));
+                assert!(serial == parallel, "{cell:?} batch={batch} seq={seq}");
+                let on = |threads| {
+                    rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .build()
+                        .unwrap()
+                        .install(|| run(&mut make()))
+                };
+                assert!(on(1) == on(4), "{cell:?} batch={batch} threads");
+            }
+        }
+    }
+
+    #[test]
+    fn the_mask_goes_on_with_sequences_only() {
+        let mask = padded_mask(2, 3).into_dyn();
+        let seq = layer(Cell::Simple, 3, 2, true, true, 1);
+        assert_eq!(seq.output_mask(Some(&mask)), Some(mask.clone()));
+        let last = layer(Cell::Simple, 3, 2, false, false, 1);
+        assert_eq!(last.output_mask(Some(&mask)), None);
+        assert_eq!(seq.output_mask(None), None);
     }
 
     #[test]

@@ -267,7 +267,7 @@ fn fill_streams(
 }
 
 /// `n` inverted-dropout factors: `1 / (1 - rate)` with probability `1 - rate`, else 0.
-fn dropout_factors(seed: u64, n: usize, rate: f32) -> Vec<f32> {
+pub(crate) fn dropout_factors(seed: u64, n: usize, rate: f32) -> Vec<f32> {
     let scale = 1.0 / (1.0 - rate);
     let mut factors = vec![0.0f32; n];
     fill_streams(&CHEAP_MAP_F32, seed, &mut factors, |rng, chunk| {
