@@ -22,7 +22,7 @@
 
 use super::layers::layer_weight::LayerWeight;
 use super::layers::TrainingParameters;
-use super::traits::{Layer, ParamGrad, RandomStream};
+use super::traits::{Layer, Mask, ParamGrad, RandomStream};
 use super::{Tensor, TensorView};
 use crate::error::{Error, RustymlResult};
 use serde::{Deserialize, Serialize};
@@ -390,6 +390,23 @@ impl Layer for Regularized {
             self.output = Some(out.clone());
         }
         Ok(out)
+    }
+    fn forward_masked(&mut self, input: &Tensor, mask: Option<&Mask>) -> RustymlResult<Tensor> {
+        let out = self.inner.forward_masked(input, mask)?;
+        if self.activity.is_some() {
+            self.output = Some(out.clone());
+        }
+        Ok(out)
+    }
+    fn predict_masked(&self, input: &Tensor, mask: Option<&Mask>) -> RustymlResult<Tensor> {
+        self.inner.predict_masked(input, mask)
+    }
+    fn compute_mask(
+        &self,
+        input: TensorView<'_>,
+        mask: Option<&Mask>,
+    ) -> RustymlResult<Option<Mask>> {
+        self.inner.compute_mask(input, mask)
     }
     fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
         self.inner.predict(input)
