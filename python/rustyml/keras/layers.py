@@ -60,10 +60,7 @@ def Input(
 InputLayer = Input
 
 _MISSING = [
-    "TimeDistributed",
     "Masking",
-    "Rescaling",
-    "Normalization",
     "TextVectorization",
     "StringLookup",
     "IntegerLookup",
