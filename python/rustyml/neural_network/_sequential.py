@@ -51,8 +51,10 @@ def _aligned(arr):
 
 
 def _float32_contiguous(a):
-    """A C-contiguous, aligned float32 array of ``a`` (weights and gradients crossing in)."""
-    return _aligned(np.ascontiguousarray(a, dtype=np.float32))
+    """A C-contiguous, aligned float32 array of ``a`` (weights and gradients crossing in),
+    of ``a``'s shape (``ascontiguousarray`` alone makes a 0-d weight, such as a
+    Normalization's ``count``, 1-d)."""
+    return _aligned(np.ascontiguousarray(a, dtype=np.float32).reshape(np.shape(a)))
 
 
 def _as_float32(a, name):

@@ -1394,7 +1394,7 @@ def _finite_number(value, name, layer):
             f"{layer}: a per-channel {name} (array) is not implemented in rustyml; give one number"
         )
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{layer}: {name} must be a number, got {value!r}")
+        raise ValueError(f"{layer}: {name} must be a number, got {value!r}")  # noqa: TRY004 - a bad argument value, as Keras
     value = float(value)
     if not math.isfinite(value):
         raise ValueError(f"{layer}: {name} must be a finite number, got {value!r}")
@@ -1407,9 +1407,7 @@ class Rescaling(Layer):
     layer; ``scale=1/255`` maps pixel values to ``[0, 1]``). No weights; the gradient flows
     through, multiplied by ``scale``."""
 
-    def __init__(
-        self, scale, offset=0.0, name=None, input_shape=None, trainable=True, dtype=None
-    ):
+    def __init__(self, scale, offset=0.0, name=None, input_shape=None, trainable=True, dtype=None):
         super().__init__(name, input_shape)
         self.scale = _finite_number(scale, "scale", "Rescaling")
         self.offset = _finite_number(offset, "offset", "Rescaling")
@@ -1539,7 +1537,7 @@ class Normalization(Layer):
                 "them to adapt it"
             )
         if isinstance(data, (str, bytes, dict)):
-            raise ValueError(f"Normalization.adapt: data must be an array or batches, got {data!r}")
+            raise ValueError(f"Normalization.adapt: data must be an array or batches, got {data!r}")  # noqa: TRY004
         if hasattr(data, "shape") or not hasattr(data, "__iter__"):
             batches = [data]
         else:
@@ -1668,9 +1666,8 @@ class TimeDistributed(Layer):
         if isinstance(layer, dict):
             layer = _deserialize_keras(layer)
         if not isinstance(layer, Layer):
-            raise ValueError(
-                "TimeDistributed: layer must be a layer instance (e.g. Dense(8)), got "
-                f"{layer!r}"
+            raise ValueError(  # noqa: TRY004 - Keras raises ValueError here
+                f"TimeDistributed: layer must be a layer instance (e.g. Dense(8)), got {layer!r}"
             )
         if isinstance(layer, Bidirectional):
             raise NotImplementedError(

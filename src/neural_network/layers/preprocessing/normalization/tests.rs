@@ -160,7 +160,7 @@ fn forward_and_input_gradient_match_the_reference() {
             let x64 = x.mapv(f64::from);
             let (m64, v64): (Vec<f64>, Vec<f64>) = (
                 mean.iter().map(|&v| v as f64).collect(),
-                var.iter().map(|&v| (v as f64)).collect(),
+                var.iter().map(|&v| v as f64).collect(),
             );
             let y = layer.forward(&x).unwrap();
             let want = reference_forward(&x64, &keep, &m64, &v64, invert);
@@ -226,12 +226,12 @@ fn fixed_statistics_broadcast_as_numpy_and_list_no_weights() {
         )
         .unwrap();
     assert_eq!(layer.mean().shape(), &[2, 3]);
-    assert_eq!(layer.mean()[[1, 2]], 3.0);
+    assert_eq!(layer.mean()[&[1, 2][..]], 3.0);
     assert!(matches!(layer.get_weights(), LayerWeight::Empty));
     assert_eq!(layer.param_count(), TrainingParameters::NoTrainable);
     let x = ArrayD::from_elem(IxDyn(&[1, 2, 3]), 5.0f32);
     let y = layer.predict(&x).unwrap();
-    assert_eq!(y[[0, 1, 0]], (5.0 - 1.0) / 2.0);
+    assert_eq!(y[&[0, 1, 0][..]], (5.0 - 1.0) / 2.0);
     let bad = Normalization::new(&[1, 2, 3], &[-1], false)
         .unwrap()
         .with_statistics(ArrayD::zeros(IxDyn(&[2])), ArrayD::ones(IxDyn(&[2])));
