@@ -852,8 +852,27 @@ fn load_safetensors<'py>(
     Ok((meta, out, verified))
 }
 
+/// Keras's `Normalization.adapt` statistics: the mean and population variance of every index
+/// of the kept axes (`axis`, Keras's numbering; empty for one scalar pair) over the other axes
+/// of all `batches` together, computed with the crate's deterministic moments, GIL released.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn normalization_adapt<'py>(
+    py: Python<'py>,
+    batches: Vec<PyReadonlyArrayDyn<'py, f64>>,
+    axis: Vec<i64>,
+) -> PyResult<(Bound<'py, PyArrayDyn<f32>>, Bound<'py, PyArrayDyn<f32>>)> {
+    let views: Vec<ndarray::ArrayViewD<'_, f64>> = batches.iter().map(|b| b.as_array()).collect();
+    let (mean, variance) = crate::python::parallel::detach(py, || {
+        crate::neural_network::layers::adapt_statistics(&views, &axis)
+    })
+    .map_err(to_py_err)?;
+    Ok((mean.into_pyarray(py), variance.into_pyarray(py)))
+}
+
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySequential>()?;
+    m.add_function(wrap_pyfunction!(normalization_adapt, m)?)?;
     m.add_class::<PySnapshot>()?;
     super::functional_model::register(m)?;
     m.add_function(wrap_pyfunction!(save_safetensors, m)?)?;

@@ -291,6 +291,22 @@ class Model:
         self.history = None
         self._collect_graph()
         self._native = _native.neural_network.NativeFunctional(json.dumps(self._native_config()))
+        layers_module.apply_adapted_statistics(
+            self, self._native, self.layers, self._weight_counts()
+        )
+
+    def _weight_counts(self):
+        return [row[4] for row in self._native.layer_summaries()]
+
+    def _load_adapted_statistics(self, layer):
+        """Called by a ``Normalization`` of this model when it is adapted again."""
+        if all(lay is not layer for lay in self.layers):
+            return
+        self._native.set_weights(
+            layers_module.adapted_layer_weights(
+                self._native, self.layers, self._weight_counts(), layer
+            )
+        )
 
     # -- the graph -------------------------------------------------------------------------
     def _collect_graph(self):
@@ -572,7 +588,8 @@ class Model:
             connected = ", ".join(sources) or "-"
             label = f"{name} ({kind})".ljust(31) + " "
             lines.append(f"{label:<32}{shape:<22}{params:>10,}  {connected}")
-            if getattr(layer, "trainable", True):
+            # a Normalization's weights are statistics, never trained
+            if getattr(layer, "trainable", True) and not getattr(layer, "_statistics_only", False):
                 trainable += params
         total = sum(r[3] for r in rows)
         lines += [

@@ -60,9 +60,6 @@ def Input(
 InputLayer = Input
 
 _MISSING = [
-    "TimeDistributed",
-    "Rescaling",
-    "Normalization",
     "TextVectorization",
     "StringLookup",
     "IntegerLookup",

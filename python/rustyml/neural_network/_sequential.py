@@ -52,8 +52,10 @@ def _aligned(arr):
 
 
 def _float32_contiguous(a):
-    """A C-contiguous, aligned float32 array of ``a`` (weights and gradients crossing in)."""
-    return _aligned(np.ascontiguousarray(a, dtype=np.float32))
+    """A C-contiguous, aligned float32 array of ``a`` (weights and gradients crossing in),
+    of ``a``'s shape (``ascontiguousarray`` alone makes a 0-d weight, such as a
+    Normalization's ``count``, 1-d)."""
+    return _aligned(np.ascontiguousarray(a, dtype=np.float32).reshape(np.shape(a)))
 
 
 def _as_float32(a, name):
@@ -222,11 +224,22 @@ class Sequential:
         specs = json.dumps([layers_module.serialize(layer) for layer in self.layers])
         native = _native.neural_network.NativeSequential(specs, list(shape), self.seed)
         _initializers.apply_layer_initializers(native, self.layers, self.seed)
+        layers_module.apply_adapted_statistics(
+            self, native, self.layers, [len(names) for names in native.weight_names()]
+        )
         if self._compiled is not None:
             native.compile(*self._compiled[:2])
             native.learning_rate = self.optimizer.learning_rate
         self._native, self._input_shape = native, shape
         self._trainable_mask = None
+
+    def _load_adapted_statistics(self, layer):
+        """Called by a ``Normalization`` of this model when it is adapted again."""
+        native = self._native
+        if native is None or all(lay is not layer for lay in self.layers):
+            return
+        counts = [len(names) for names in native.weight_names()]
+        native.set_weights(layers_module.adapted_layer_weights(native, self.layers, counts, layer))
 
     def _ensure_built(self, x):
         if self._native is None:
@@ -1161,7 +1174,8 @@ class Sequential:
         return model
 
 
-_MOVING = frozenset({"running_mean", "running_var"})
+# statistics, never trained: BatchNormalization's moving ones, Normalization's adapted ones
+_MOVING = frozenset({"running_mean", "running_var", "mean", "variance", "count"})
 
 
 def _split_point(n, validation_split):

@@ -348,15 +348,23 @@ def _bias_values(layer, init, shape, rng):
     return init(shape, rng=rng)
 
 
+def _chosen_initializers(layer):
+    """The initializer arguments of ``layer`` (a ``TimeDistributed``'s are its inner
+    layer's: the weights are the inner layer's)."""
+    if type(layer).__name__ == "TimeDistributed":
+        layer = layer.layer
+    return getattr(layer, "_initializers", None) or {}
+
+
 def apply_layer_initializers(native, layers, model_seed):
     """Sets the weights of layers built with Keras initializer arguments (the others keep
     the native defaults)."""
-    if not any(getattr(layer, "_initializers", None) for layer in layers):
+    if not any(_chosen_initializers(layer) for layer in layers):
         return
     arrays = list(native.get_weights())
     position = 0
     for index, (layer, names) in enumerate(zip(layers, native.weight_names())):
-        chosen = getattr(layer, "_initializers", None) or {}
+        chosen = _chosen_initializers(layer)
         for slot, name in enumerate(names):
             init = chosen.get(name)
             if init is not None:

@@ -25,10 +25,12 @@ use crate::neural_network::layers::regularization::{
 };
 use crate::neural_network::layers::upsampling::{UpSampling1D, UpSampling2D, UpSampling3D};
 use crate::neural_network::layers::{
-    Dense, Embedding, Flatten, Identity, Masking, PReLU, Permute, RepeatVector, Reshape,
+    Dense, Embedding, Flatten, Identity, Masking, Normalization, PReLU, Permute, RepeatVector,
+    Rescaling, Reshape, TimeDistributed,
 };
 use crate::neural_network::traits::Layer;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// `axis` as Keras writes it: one integer or a list.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -207,6 +209,26 @@ pub enum LayerSpec {
     LSTM(RecurrentSpec),
     GRU(RecurrentSpec),
     Bidirectional(BidirectionalSpec),
+    // preprocessing layers that compute inside the network, and the time-step wrapper
+    Rescaling {
+        scale: f32,
+        #[serde(default)]
+        offset: f32,
+    },
+    Normalization {
+        /// `null`: one scalar mean and variance (Keras's `axis=None`).
+        #[serde(default = "default_last_axis")]
+        axis: Option<AxisSpec>,
+        #[serde(default)]
+        mean: Option<Value>,
+        #[serde(default)]
+        variance: Option<Value>,
+        #[serde(default)]
+        invert: bool,
+    },
+    TimeDistributed {
+        layer: Box<LayerSpec>,
+    },
 }
 
 /// A spatial argument as Keras writes it (kernel_size, strides, dilation_rate, pool_size):
@@ -238,6 +260,60 @@ impl SpatialArg {
 
 pub(crate) fn default_one() -> SpatialArg {
     SpatialArg::One(1)
+}
+
+fn default_last_axis() -> Option<AxisSpec> {
+    Some(AxisSpec::One(-1))
+}
+
+/// A number or a nested list of numbers (Keras's `mean`/`variance` config values) as an f32
+/// array of the nesting's shape.
+fn json_array(value: &Value, name: &str) -> RustymlResult<ndarray::ArrayD<f32>> {
+    fn walk(
+        v: &Value,
+        depth: usize,
+        shape: &mut Vec<usize>,
+        out: &mut Vec<f32>,
+    ) -> Result<(), String> {
+        match v {
+            Value::Number(n) => {
+                if depth != shape.len() {
+                    return Err("a ragged nesting".to_string());
+                }
+                out.push(n.as_f64().ok_or("an unreadable number")? as f32);
+                Ok(())
+            }
+            Value::Array(items) => {
+                if depth == shape.len() {
+                    if !out.is_empty() {
+                        return Err("a ragged nesting".to_string());
+                    }
+                    shape.push(items.len());
+                } else if shape.get(depth) != Some(&items.len()) {
+                    return Err("a ragged nesting".to_string());
+                }
+                items
+                    .iter()
+                    .try_for_each(|item| walk(item, depth + 1, shape, out))
+            }
+            other => Err(format!("{other}")),
+        }
+    }
+    let (mut shape, mut out) = (Vec::new(), Vec::new());
+    walk(value, 0, &mut shape, &mut out).map_err(|what| {
+        Error::invalid_parameter(
+            name,
+            format!(
+                "Normalization: {name} must be a number or a nested list of numbers, got {what}"
+            ),
+        )
+    })?;
+    ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&shape), out).map_err(|_| {
+        Error::invalid_parameter(
+            name,
+            format!("Normalization: {name} is an empty or ragged nested list"),
+        )
+    })
 }
 
 pub(crate) fn default_true() -> bool {
@@ -587,6 +663,45 @@ impl LayerSpec {
                     Some(s) => bi.with_random_state(s),
                     None => bi,
                 })
+            }
+            LayerSpec::Rescaling { scale, offset } => Box::new(Rescaling::new(*scale, *offset)?),
+            LayerSpec::Normalization {
+                axis,
+                mean,
+                variance,
+                invert,
+            } => {
+                let axes = match axis {
+                    None => Vec::new(),
+                    Some(AxisSpec::One(a)) => vec![*a],
+                    Some(AxisSpec::Many(v)) => v.clone(),
+                };
+                let layer = Normalization::new(&with_batch(sample), &axes, *invert)?;
+                Box::new(match (mean, variance) {
+                    (None, None) => layer,
+                    (Some(m), Some(v)) => layer
+                        .with_statistics(json_array(m, "mean")?, json_array(v, "variance")?)?,
+                    _ => {
+                        return Err(Error::invalid_parameter(
+                            if mean.is_none() { "mean" } else { "variance" },
+                            "Normalization: mean and variance must be given together (or neither, for adapt)",
+                        ))
+                    }
+                })
+            }
+            LayerSpec::TimeDistributed { layer } => {
+                if sample.len() < 2 {
+                    return Err(Error::invalid_input(format!(
+                        "TimeDistributed: inputs must have at least 3 axes (batch, time, features...), got per-sample shape {sample:?}"
+                    )));
+                }
+                if matches!(**layer, LayerSpec::Bidirectional(_)) {
+                    return Err(Error::invalid_parameter(
+                        "layer",
+                        "TimeDistributed(Bidirectional(...)) is not supported in rustyml",
+                    ));
+                }
+                Box::new(TimeDistributed::new(layer.build(&sample[1..], seed)?))
             }
         })
     }

@@ -107,10 +107,11 @@ fn check_weight_values(
              a float64 value beyond float32's range of ±3.4e38 becomes infinity)"
         )));
     }
-    if name == "running_var" {
+    if name == "running_var" || name == "variance" {
         if let Some(v) = a.iter().find(|v| **v < 0.0) {
             return Err(Error::invalid_input(format!(
-                "set_weights: layer {index} ({layer}) moving variance (running_var) holds the negative value {v}; a variance must be >= 0"
+                "set_weights: layer {index} ({layer}) {} ({name}) holds the negative value {v}; a variance must be >= 0",
+                if name == "variance" { "variance" } else { "moving variance" }
             )));
         }
     }

@@ -73,6 +73,7 @@ weight_structs! {
     PReLULayerWeight { alpha: ArrayD }
     DepthwiseConv1DLayerWeight { weight: Array3, bias: Array1 }
     SeparableConv1DLayerWeight { depthwise_weight: Array3, pointwise_weight: Array3, bias: Array1 }
+    NormalizationLayerWeight { mean: ArrayD, variance: ArrayD, count: ArrayD }
 }
 
 /// Declares `LayerWeight` from its variant table (the postcard variant order: `Empty` sits at
@@ -163,6 +164,7 @@ layer_weight_enum! {
         PReLU(PReLULayerWeight),
         DepthwiseConv1D(DepthwiseConv1DLayerWeight),
         SeparableConv1D(SeparableConv1DLayerWeight),
+        Normalization(NormalizationLayerWeight),
     ]
 }
 

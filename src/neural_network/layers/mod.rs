@@ -21,16 +21,20 @@ pub mod identity;
 pub(crate) mod layer_util;
 pub mod masking;
 pub mod permute;
+pub mod preprocessing;
 pub mod repeat_vector;
 pub mod reshape;
 pub mod size_guard;
+pub mod time_distributed;
 
 pub use embedding::*;
 pub use identity::*;
 pub use masking::*;
 pub use permute::*;
+pub use preprocessing::*;
 pub use repeat_vector::*;
 pub use reshape::*;
+pub use time_distributed::*;
 
 pub mod dense;
 pub mod flatten;
