@@ -158,6 +158,16 @@ impl Layer for TimeDistributed {
     fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> RustymlResult<()> {
         self.layer.apply_weights(weights)
     }
+
+    // Keras 3 runs the inner layer's `call`, not its `__call__`: its weights' penalties
+    // count, its activity regularizer is never applied
+    fn regularize(&mut self, grad_scale: f32, weights: bool, _activity: bool) -> f32 {
+        self.layer.regularize(grad_scale, weights, false)
+    }
+
+    fn weight_penalty(&self) -> f32 {
+        self.layer.weight_penalty()
+    }
 }
 
 #[cfg(test)]
