@@ -689,7 +689,21 @@ SKLEARN_SUITES = [
     ("sklearn.metrics.tests.test_ranking", None),
     ("sklearn.metrics.cluster.tests.test_supervised", None),
     ("sklearn.metrics.cluster.tests.test_unsupervised", None),
+    ("sklearn.tree.tests.test_tree", None),
+    # The suites below only reach doors that fall back (their native share is 0 %).
+    ("sklearn.svm.tests.test_svm", None),
+    ("sklearn.svm.tests.test_sparse", None),
+    ("sklearn.ensemble.tests.test_iforest", None),
+    ("sklearn.manifold.tests.test_t_sne", None),
 ]
+# Suites whose door calls all fall back: SVC / LinearSVC, IsolationForest and TSNE do not
+# reproduce scikit-learn's random draws or solver iterates (docs/SKLEARN.md).
+FALLBACK_ONLY_SUITES = {
+    "sklearn.svm.tests.test_svm",
+    "sklearn.svm.tests.test_sparse",
+    "sklearn.ensemble.tests.test_iforest",
+    "sklearn.manifold.tests.test_t_sne",
+}
 
 
 @pytest.mark.parametrize("module, select", SKLEARN_SUITES, ids=[m for m, _ in SKLEARN_SUITES])
@@ -710,4 +724,7 @@ def test_scikit_learns_own_tests_pass_patched(module, select):
     assert out.returncode == 0, tail
     native = re.search(rf"{re.escape(module)}: (\d+) native, (\d+) scikit-learn", out.stdout)
     assert native is not None, tail
-    assert int(native.group(1)) > 0, tail
+    if module in FALLBACK_ONLY_SUITES:
+        assert int(native.group(2)) > 0, tail
+    else:
+        assert int(native.group(1)) > 0, tail
