@@ -1588,7 +1588,9 @@ impl<'a> Builder<'a> {
                     nodes.extend([FlatNode::EMPTY, FlatNode::EMPTY]);
                     info.extend([(0, 0.0), (0, 0.0)]);
                     report.nodes.extend([f64::NAN; 2 * REPORT_COLUMNS]);
-                    report.targets.extend(std::iter::repeat_n(0.0, 2 * target_width));
+                    report
+                        .targets
+                        .extend(std::iter::repeat_n(0.0, 2 * target_width));
                     nodes[id] = FlatNode::split(feature, cand.threshold, left);
                     stack.push((left + 1, s + cand.n_left, e, depth + 1));
                     stack.push((left, s, s + cand.n_left, depth + 1));

@@ -9,15 +9,15 @@ import pytest
 
 sklearn = pytest.importorskip("sklearn")
 
-from sklearn import datasets  # noqa: E402
-from sklearn.base import clone  # noqa: E402
-from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor  # noqa: E402
+from sklearn import datasets
+from sklearn.base import clone
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-import rustyml.sklearn as door  # noqa: E402
-from rustyml.sklearn import ensemble as door_ensemble  # noqa: E402
-from rustyml.sklearn import manifold as door_manifold  # noqa: E402
-from rustyml.sklearn import svm as door_svm  # noqa: E402
-from rustyml.sklearn import tree as door_tree  # noqa: E402
+import rustyml.sklearn as door
+from rustyml.sklearn import ensemble as door_ensemble
+from rustyml.sklearn import manifold as door_manifold
+from rustyml.sklearn import svm as door_svm
+from rustyml.sklearn import tree as door_tree
 
 EPS = np.finfo(np.float64).eps
 
@@ -49,9 +49,7 @@ def _same_structure(ours, stock):
     np.testing.assert_array_equal(a.n_node_samples, b.n_node_samples)
     np.testing.assert_array_equal(a.weighted_n_node_samples, b.weighted_n_node_samples)
     internal = a.children_left >= 0
-    np.testing.assert_array_equal(
-        a.missing_go_to_left[internal], b.missing_go_to_left[internal]
-    )
+    np.testing.assert_array_equal(a.missing_go_to_left[internal], b.missing_go_to_left[internal])
 
 
 def _classification_sets():
@@ -98,9 +96,7 @@ def test_classifier_is_scikit_learns_tree_bit_for_bit(name, params):
     np.testing.assert_array_equal(ours.predict(Q), stock.predict(Q))
     np.testing.assert_array_equal(ours.predict_proba(Q), stock.predict_proba(Q))
     np.testing.assert_array_equal(ours.apply(Q), stock.apply(Q))
-    np.testing.assert_array_equal(
-        ours.decision_path(Q).toarray(), stock.decision_path(Q).toarray()
-    )
+    np.testing.assert_array_equal(ours.decision_path(Q).toarray(), stock.decision_path(Q).toarray())
     # tied splits are replayed as scikit-learn breaks them: every one of these fits is native
     assert native, door.dispatch_stats()
 
@@ -181,7 +177,9 @@ def test_regressor_grows_scikit_learns_tree(name, params):
     # mean): they agree to a few n * eps relative to the targets' scale
     scale = np.max(np.abs(y))
     n = len(y)
-    np.testing.assert_allclose(ours.tree_.value, stock.tree_.value, rtol=0, atol=4 * n * EPS * scale)
+    np.testing.assert_allclose(
+        ours.tree_.value, stock.tree_.value, rtol=0, atol=4 * n * EPS * scale
+    )
     np.testing.assert_allclose(
         ours.tree_.impurity, stock.tree_.impurity, rtol=0, atol=8 * n * EPS * scale**2
     )

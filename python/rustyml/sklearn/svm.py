@@ -13,7 +13,7 @@ from sklearn import svm as _sk
 
 from rustyml.sklearn._dispatch import Unsupported, native_path
 
-__all__ = ["LinearSVC", "SVC"]
+__all__ = ["SVC", "LinearSVC"]
 
 _SkSVC = _sk.SVC
 _SkLinearSVC = _sk.LinearSVC

@@ -97,8 +97,8 @@ def _fit_tree(est, X, y, sample_weight, check_input, classifier):
         X,
         y,
         validate_separately=(
-            dict(dtype=np.float32, accept_sparse="csc", ensure_all_finite=False),
-            dict(ensure_2d=False, dtype=None),
+            {"dtype": np.float32, "accept_sparse": "csc", "ensure_all_finite": False},
+            {"ensure_2d": False, "dtype": None},
         ),
     )
     require(not issparse(X), "sparse X")
@@ -220,9 +220,7 @@ class _Source:
             self.values = (total / n)[:, None]
             # exact sums: scikit-learn's own formula gives its very impurity; otherwise the
             # engine's two-pass variance (equal to rounding)
-            self.impurity = (
-                sum_sq / n - (total / n) ** 2 if g.exact_scores else table[:, _IMPURITY]
-            )
+            self.impurity = sum_sq / n - (total / n) ** 2 if g.exact_scores else table[:, _IMPURITY]
             # Score rounding: each child's target sum is accumulated in another order by
             # each side, an error of at most n * eps * sum|y| per sum; squared and divided
             # by the child size, by Cauchy-Schwarz at most 2 n eps sum(y^2) per child:
@@ -308,12 +306,13 @@ class _Grower:
         self.root_scale = 0.0 if classifier else len(y) * float(np.dot(y, y))
 
     def class_impurity(self, counts, n):
+        """scikit-learn's impurity of class counts ``(..., K)`` over ``n`` samples."""
         if self.criterion == "gini":
-            return 1.0 - (counts * counts).sum(axis=1) / (n * n)
+            return 1.0 - (counts * counts).sum(axis=-1) / (n * n)
         # scikit-learn's entropy: classes in order, p * log2(p) subtracted one by one
-        entropy = np.zeros(len(n))
-        for k in range(counts.shape[1]):
-            c = counts[:, k]
+        entropy = np.zeros(np.shape(n))
+        for k in range(counts.shape[-1]):
+            c = counts[..., k]
             p = np.where(c > 0, c / n, 1.0)
             entropy = np.where(c > 0, entropy - p * _libm_log2(p), entropy)
         return entropy
@@ -376,41 +375,46 @@ class _Grower:
         """The split scikit-learn picks among tied ones: features in its drawn order, the
         first strictly best score by its own arithmetic, as ``(feature, value below,
         value above)``."""
+        m, d = len(members), self.X.shape[1]
+        Xm = self.X[members]
+        order = np.argsort(Xm, axis=0, kind="stable")
+        vs = np.take_along_axis(Xm, order, axis=0)
+        pos = np.arange(1, m)[:, None]
+        valid = (vs[1:] > vs[:-1] + _FEATURE_THRESHOLD) & (pos >= self.min_leaf)
+        valid &= pos <= m - self.min_leaf
+        ordered_y = self.y[members][order]
+        first_best = np.zeros(d, dtype=np.int64)
+        feature_best = np.full(d, -np.inf)
+        # score the features a few at a time: m x features x classes stays small
+        step = max(1, 2_000_000 // (m * (self.n_classes if self.classifier else 1)))
+        for lo in range(0, d, step):
+            cols = slice(lo, lo + step)
+            score = np.where(valid[:, cols], self._scores(ordered_y[:, cols], m), -np.inf)
+            first_best[cols] = np.argmax(score, axis=0)  # first position of each best
+            feature_best[cols] = score[first_best[cols], np.arange(score.shape[1])]
         best, winner = -np.inf, None
-        m = len(members)
-        lo, hi = self.min_leaf, m - self.min_leaf
         for f in visited:
-            v = self.X[members, f]
-            o = np.argsort(v, kind="stable")
-            vs = v[o]
-            pos = np.arange(1, m)
-            ok = (vs[1:] > vs[:-1] + _FEATURE_THRESHOLD) & (pos >= lo) & (pos <= hi)
-            if not ok.any():
-                continue
-            pos = pos[ok]
-            score = self._scores(members[o], pos, m)
-            k = int(np.argmax(score))
-            if score[k] > best:
-                best, winner = score[k], (f, vs[pos[k] - 1], vs[pos[k]])
+            if feature_best[f] > best:
+                best, winner = feature_best[f], f
         if winner is None:
             raise Unsupported("a split scikit-learn does not consider")
-        return winner
+        p = first_best[winner] + 1
+        return winner, vs[p - 1, winner], vs[p, winner]
 
-    def _scores(self, ordered, pos, m):
-        """scikit-learn's proxy improvement of the splits after positions ``pos`` of the
-        samples ``ordered`` (by the feature's value), with its own arithmetic."""
-        w_l = pos.astype(np.float64)
+    def _scores(self, ordered_y, m):
+        """scikit-learn's proxy improvement of every split (after position p, rows) of every
+        feature (columns), ``ordered_y`` holding the targets sorted by each feature, with
+        its own arithmetic."""
+        w_l = np.arange(1, m, dtype=np.float64)[:, None]
         w_r = m - w_l
         if not self.classifier:
-            sums = np.cumsum(self.y[ordered])
-            s_l = sums[pos - 1]
+            sums = np.cumsum(ordered_y, axis=0)
+            s_l = sums[:-1]
             s_r = sums[-1] - s_l
             return s_l * s_l / w_l + s_r * s_r / w_r
-        codes = self.y[ordered].astype(np.int64)
-        onehot = np.zeros((m, self.n_classes))
-        onehot[np.arange(m), codes] = 1.0
-        cum = np.cumsum(onehot, axis=0)
-        c_l = cum[pos - 1]
+        onehot = ordered_y.astype(np.int64)[..., None] == np.arange(self.n_classes)
+        cum = np.cumsum(onehot, axis=0, dtype=np.float64)
+        c_l = cum[:-1]
         c_r = cum[-1] - c_l
         imp_l = self.class_impurity(c_l, w_l)
         imp_r = self.class_impurity(c_r, w_r)
