@@ -1870,6 +1870,38 @@ mod tests {
     }
 
     #[test]
+    fn split_report_holds_counts_and_the_runner_up_of_each_split() {
+        // Hand-derived: labels 0,0,1,1 on x0 = 0,1,2,3 (a perfect split after position 1)
+        // and x1 = 0,2,1,3 (best split after position 0 or 2: one error either side).
+        let x = array![[0.0, 0.0], [1.0, 2.0], [2.0, 1.0], [3.0, 3.0]];
+        let y = array![0.0, 0.0, 1.0, 1.0];
+        let mut t = DecisionTree::with_defaults(Algorithm::CART, true);
+        t.fit(&x, &y).unwrap();
+        let (table, targets) = t.split_report().unwrap();
+        assert_eq!(table.nrows(), 3);
+        let root = table.row(0);
+        assert_eq!((root[0], root[1], root[2], root[3]), (0.0, 1.5, 1.0, 4.0));
+        // gini score sum(c^2)/n per child: perfect split 4/2 + 4/2 = 4; the runner-up,
+        // x1 after position 0 (or x0 after position 0): 1/1 + (1 + 4)/3 = 8/3
+        assert_eq!(root[5], 4.0);
+        assert!((root[6] - 8.0 / 3.0).abs() < 1e-15);
+        assert_eq!((root[7], root[8]), (1.0, 2.0));
+        assert_eq!(targets.row(0).to_vec(), vec![2.0, 2.0]);
+        assert_eq!(targets.row(1).to_vec(), vec![2.0, 0.0]);
+        assert!(table.row(1)[5].is_nan() && table.row(1)[0] == -1.0);
+        // two identical columns: the runner-up equals the chosen score (a tie)
+        let xx = Array2::from_shape_fn((4, 2), |(i, _)| x[[i, 0]]);
+        t.fit(&xx, &y).unwrap();
+        let (table, _) = t.split_report().unwrap();
+        assert_eq!(table.row(0)[5], table.row(0)[6]);
+        // a regressor reports sum, sum of squares, min and max per node
+        let mut r = DecisionTree::with_defaults(Algorithm::CART, false);
+        r.fit(&x, &array![1.0, 2.0, 3.0, 5.0]).unwrap();
+        let (_, targets) = r.split_report().unwrap();
+        assert_eq!(targets.row(0).to_vec(), vec![11.0, 39.0, 1.0, 5.0]);
+    }
+
+    #[test]
     fn random_state_only_breaks_ties() {
         // Two identical columns: every split ties between them.
         let (x0, yc, _) = noisy(200, 3, 4);
