@@ -122,7 +122,26 @@ struct Fitted {
     /// Leaf depth averaged over training samples: the traversal work estimate per sample.
     mean_depth: f64,
     feature_importances: Array1<f64>,
+    /// What scikit-learn's door needs to rebuild scikit-learn's tree and to check that
+    /// scikit-learn would have grown the same one; not persisted.
+    #[serde(skip)]
+    report: Option<SplitReport>,
 }
+
+/// Per flat node, the statistics a scikit-learn `Tree` holds and the margins of each split
+/// decision (see [`DecisionTree::split_report`]).
+#[derive(Debug, Clone, Default)]
+struct SplitReport {
+    /// `REPORT_COLUMNS` values per node.
+    nodes: Vec<f64>,
+    /// Per node: class counts (classifier) or `[sum, sum of squares, min, max]` of the
+    /// targets (regressor).
+    targets: Vec<f64>,
+    target_width: usize,
+}
+
+/// Columns of [`DecisionTree::split_report`]'s node table.
+const REPORT_COLUMNS: usize = 9;
 
 #[derive(Deserialize)]
 struct FittedUnchecked {
@@ -160,6 +179,7 @@ impl TryFrom<FittedUnchecked> for Fitted {
             n_leaves: f.n_leaves,
             mean_depth: f.mean_depth,
             feature_importances: f.feature_importances,
+            report: None,
         })
     }
 }
@@ -339,6 +359,24 @@ impl DecisionTree {
     /// Impurity-decrease importances, normalised to sum to 1 (all zero for a single leaf).
     pub fn feature_importances(&self) -> Option<&Array1<f64>> {
         self.fitted.as_ref().map(|f| &f.feature_importances)
+    }
+
+    /// The last fit's nodes in flat order as `(table, targets)`: `table` has one row per node,
+    /// `[feature, threshold, left, n_samples, impurity, proxy, runner_up, low, high]`
+    /// (`feature` and `left` are -1 for a leaf; `impurity` is the node's gini, entropy in
+    /// nats, or variance; `proxy` is the chosen split's score and `runner_up` the best score
+    /// of any other legal split of the node, both on the engine's scale, `-inf` when there
+    /// is none, NaN for a leaf or a gain-ratio tree; `low` / `high` are the feature values on
+    /// either side of the threshold). `targets` holds per node the class counts
+    /// (classifier) or `[sum, sum of squares, min, max]` of the targets. `None` before a fit
+    /// or after loading one.
+    pub fn split_report(&self) -> Option<(Array2<f64>, Array2<f64>)> {
+        let report = self.fitted.as_ref()?.report.as_ref()?;
+        let n_nodes = report.nodes.len() / REPORT_COLUMNS;
+        let table = Array2::from_shape_vec((n_nodes, REPORT_COLUMNS), report.nodes.clone()).ok()?;
+        let targets =
+            Array2::from_shape_vec((n_nodes, report.target_width), report.targets.clone()).ok()?;
+        Some((table, targets))
     }
 
     fn criterion(&self) -> Criterion {
@@ -1097,8 +1135,11 @@ enum Target<'a> {
 struct NodeStats {
     /// Class counts (classifier) or empty.
     counts: Vec<u32>,
-    /// Sum of targets (regressor).
+    /// Sum of targets, of their squares, and their range (regressor).
     sum: f64,
+    sum_sq: f64,
+    min: f64,
+    max: f64,
     mean: f64,
     impurity: f64,
     pure: bool,
@@ -1110,8 +1151,13 @@ struct Candidate {
     /// A quantity that increases with the impurity decrease, comparable across features of
     /// one node.
     proxy: f64,
+    /// The best score of any other legal split on this feature (`-inf` when none).
+    runner_up: f64,
     n_left: usize,
     threshold: f64,
+    /// The feature values on either side of the threshold.
+    low: f64,
+    high: f64,
 }
 
 /// One feature's sorted sample indices and values.
@@ -1252,6 +1298,9 @@ impl<'a> Builder<'a> {
                 NodeStats {
                     counts,
                     sum: 0.0,
+                    sum_sq: 0.0,
+                    min: 0.0,
+                    max: 0.0,
                     mean: 0.0,
                     impurity,
                     pure,
@@ -1265,9 +1314,19 @@ impl<'a> Builder<'a> {
                     .map(|&i| (y[i as usize] - mean) * (y[i as usize] - mean))
                     .sum::<f64>()
                     / n;
+                let (mut sum_sq, mut min, mut max) = (0.0, f64::INFINITY, f64::NEG_INFINITY);
+                for &i in members {
+                    let v = y[i as usize];
+                    sum_sq += v * v;
+                    min = min.min(v);
+                    max = max.max(v);
+                }
                 NodeStats {
                     counts: Vec::new(),
                     sum,
+                    sum_sq,
+                    min,
+                    max,
                     mean,
                     impurity,
                     pure: impurity <= f64::EPSILON,
@@ -1288,12 +1347,17 @@ impl<'a> Builder<'a> {
         }
         let mut best: Option<Candidate> = None;
         // Consider a split after position i (left = 0..=i) when it is legal.
-        let mut consider = |i: usize, proxy: f64| {
-            if best.is_none_or(|b| proxy > b.proxy) {
+        let mut consider = |i: usize, proxy: f64| match &mut best {
+            Some(b) if proxy <= b.proxy => b.runner_up = b.runner_up.max(proxy),
+            _ => {
+                let runner_up = best.map_or(f64::NEG_INFINITY, |b| b.proxy.max(b.runner_up));
                 best = Some(Candidate {
                     proxy,
+                    runner_up,
                     n_left: i + 1,
                     threshold: midpoint(vals[i], vals[i + 1]),
+                    low: vals[i],
+                    high: vals[i + 1],
                 });
             }
         };
@@ -1390,15 +1454,33 @@ impl<'a> Builder<'a> {
                     best = Some((f, c, ratio));
                 }
             }
-            best.map(|(f, c, _)| (f, c))
+            best.map(|(f, mut c, _)| {
+                c.runner_up = f64::NAN;
+                (f, c)
+            })
         } else {
-            ranked.fold(
+            // The runner-up of the chosen split: the best other split of its feature, or
+            // the best split of any other feature.
+            let mut others = f64::NEG_INFINITY;
+            let best = ranked.fold(
                 None,
                 |best: Option<(usize, Candidate)>, (f, c)| match best {
-                    Some(b) if c.proxy <= b.1.proxy => Some(b),
-                    _ => Some((f, c)),
+                    Some(b) if c.proxy <= b.1.proxy => {
+                        others = others.max(c.proxy);
+                        Some(b)
+                    }
+                    _ => {
+                        if let Some(b) = best {
+                            others = others.max(b.1.proxy);
+                        }
+                        Some((f, c))
+                    }
                 },
-            )
+            );
+            best.map(|(f, mut c)| {
+                c.runner_up = c.runner_up.max(others);
+                (f, c)
+            })
         }
     }
 
@@ -1459,6 +1541,15 @@ impl<'a> Builder<'a> {
         // Per node: samples and impurity, for the importances.
         let mut info = vec![(0usize, 0.0f64)];
         let mut values = Vec::new();
+        let target_width = match self.target {
+            Target::Classes { n_classes, .. } => n_classes,
+            Target::Values(_) => 4,
+        };
+        let mut report = SplitReport {
+            nodes: vec![f64::NAN; REPORT_COLUMNS],
+            targets: vec![0.0; target_width],
+            target_width,
+        };
         let (mut depth_max, mut n_leaves, mut depth_sum) = (0usize, 0usize, 0usize);
         let mut stack = vec![(0usize, 0usize, self.n, 0usize)];
         while let Some((id, s, e, depth)) = stack.pop() {
@@ -1474,12 +1565,32 @@ impl<'a> Builder<'a> {
             } else {
                 None
             };
+            let targets = &mut report.targets[id * target_width..(id + 1) * target_width];
+            if stats.counts.is_empty() {
+                targets.copy_from_slice(&[stats.sum, stats.sum_sq, stats.min, stats.max]);
+            } else {
+                for (t, &c) in targets.iter_mut().zip(&stats.counts) {
+                    *t = c as f64;
+                }
+            }
+            let row = &mut report.nodes[id * REPORT_COLUMNS..(id + 1) * REPORT_COLUMNS];
+            row[..5].copy_from_slice(&[-1.0, f64::NAN, -1.0, size as f64, stats.impurity]);
+            if let Some((feature, cand)) = split {
+                row[0] = feature as f64;
+                row[1] = cand.threshold;
+                row[2] = nodes.len() as f64;
+                row[5..].copy_from_slice(&[cand.proxy, cand.runner_up, cand.low, cand.high]);
+            }
             match split {
                 Some((feature, cand)) => {
                     self.partition(s, e, feature, cand.n_left);
                     let left = nodes.len();
                     nodes.extend([FlatNode::EMPTY, FlatNode::EMPTY]);
                     info.extend([(0, 0.0), (0, 0.0)]);
+                    report.nodes.extend([f64::NAN; 2 * REPORT_COLUMNS]);
+                    report
+                        .targets
+                        .extend(std::iter::repeat_n(0.0, 2 * target_width));
                     nodes[id] = FlatNode::split(feature, cand.threshold, left);
                     stack.push((left + 1, s + cand.n_left, e, depth + 1));
                     stack.push((left, s, s + cand.n_left, depth + 1));
@@ -1529,6 +1640,7 @@ impl<'a> Builder<'a> {
             n_leaves,
             mean_depth: depth_sum as f64 / self.n as f64,
             feature_importances: importances,
+            report: Some(report),
         }
     }
 }
@@ -1755,6 +1867,38 @@ mod tests {
         assert!(t.depth().unwrap() <= 3);
         let imp = t.feature_importances().unwrap();
         assert!((imp.sum() - 1.0).abs() < 1e-12 && imp.iter().all(|&v| v >= 0.0));
+    }
+
+    #[test]
+    fn split_report_holds_counts_and_the_runner_up_of_each_split() {
+        // Hand-derived: labels 0,0,1,1 on x0 = 0,1,2,3 (a perfect split after position 1)
+        // and x1 = 0,2,1,3 (best split after position 0 or 2: one error either side).
+        let x = array![[0.0, 0.0], [1.0, 2.0], [2.0, 1.0], [3.0, 3.0]];
+        let y = array![0.0, 0.0, 1.0, 1.0];
+        let mut t = DecisionTree::with_defaults(Algorithm::CART, true);
+        t.fit(&x, &y).unwrap();
+        let (table, targets) = t.split_report().unwrap();
+        assert_eq!(table.nrows(), 3);
+        let root = table.row(0);
+        assert_eq!((root[0], root[1], root[2], root[3]), (0.0, 1.5, 1.0, 4.0));
+        // gini score sum(c^2)/n per child: perfect split 4/2 + 4/2 = 4; the runner-up,
+        // x1 after position 0 (or x0 after position 0): 1/1 + (1 + 4)/3 = 8/3
+        assert_eq!(root[5], 4.0);
+        assert!((root[6] - 8.0 / 3.0).abs() < 1e-15);
+        assert_eq!((root[7], root[8]), (1.0, 2.0));
+        assert_eq!(targets.row(0).to_vec(), vec![2.0, 2.0]);
+        assert_eq!(targets.row(1).to_vec(), vec![2.0, 0.0]);
+        assert!(table.row(1)[5].is_nan() && table.row(1)[0] == -1.0);
+        // two identical columns: the runner-up equals the chosen score (a tie)
+        let xx = Array2::from_shape_fn((4, 2), |(i, _)| x[[i, 0]]);
+        t.fit(&xx, &y).unwrap();
+        let (table, _) = t.split_report().unwrap();
+        assert_eq!(table.row(0)[5], table.row(0)[6]);
+        // a regressor reports sum, sum of squares, min and max per node
+        let mut r = DecisionTree::with_defaults(Algorithm::CART, false);
+        r.fit(&x, &array![1.0, 2.0, 3.0, 5.0]).unwrap();
+        let (_, targets) = r.split_report().unwrap();
+        assert_eq!(targets.row(0).to_vec(), vec![11.0, 39.0, 1.0, 5.0]);
     }
 
     #[test]

@@ -689,7 +689,32 @@ SKLEARN_SUITES = [
     ("sklearn.metrics.tests.test_ranking", None),
     ("sklearn.metrics.cluster.tests.test_supervised", None),
     ("sklearn.metrics.cluster.tests.test_unsupervised", None),
+    ("sklearn.tree.tests.test_tree", None),
+    # The estimators of the suites below have doors that always fall back (a few metric
+    # calls of theirs run natively).
+    ("sklearn.svm.tests.test_svm", None),
+    ("sklearn.svm.tests.test_sparse", None),
+    ("sklearn.ensemble.tests.test_iforest", None),
+    # CI time: the whole t-SNE module takes minutes (its slowest tests run scikit-learn's
+    # Barnes-Hut on sparse / precomputed inputs, all fallbacks); left out: the tests that
+    # took over 40 s each on a loaded 2-core machine (20 min for the module there).
+    (
+        "sklearn.manifold.tests.test_t_sne",
+        (
+            "not sparse_precomputed_distance and not uniform_grid and not mahalanobis"
+            " and not approximately_with_precomputed and not minimizes_kl_divergence"
+            " and not max_iter_used and not fit_transform_csr_matrix"
+        ),
+    ),
 ]
+# Suites whose estimator doors all fall back: SVC / LinearSVC, IsolationForest and TSNE do
+# not reproduce scikit-learn's random draws or solver iterates (docs/SKLEARN.md).
+FALLBACK_ONLY_SUITES = {
+    "sklearn.svm.tests.test_svm",
+    "sklearn.svm.tests.test_sparse",
+    "sklearn.ensemble.tests.test_iforest",
+    "sklearn.manifold.tests.test_t_sne",
+}
 
 
 @pytest.mark.parametrize("module, select", SKLEARN_SUITES, ids=[m for m, _ in SKLEARN_SUITES])
@@ -710,4 +735,7 @@ def test_scikit_learns_own_tests_pass_patched(module, select):
     assert out.returncode == 0, tail
     native = re.search(rf"{re.escape(module)}: (\d+) native, (\d+) scikit-learn", out.stdout)
     assert native is not None, tail
-    assert int(native.group(1)) > 0, tail
+    if module in FALLBACK_ONLY_SUITES:  # the doors were reached
+        assert int(native.group(2)) > 0, tail
+    else:
+        assert int(native.group(1)) > 0, tail

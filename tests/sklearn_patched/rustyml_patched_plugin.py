@@ -30,6 +30,8 @@ def _import_this_rustyml_in_workers():
 
 
 _per_module = collections.defaultdict(collections.Counter)
+# (module, door class or metric group) -> Counter of paths
+_per_class = collections.defaultdict(collections.Counter)
 
 
 def pytest_runtest_setup(item):
@@ -43,8 +45,9 @@ def pytest_runtest_call(item):
 
 def pytest_runtest_teardown(item):
     module = item.module.__name__ if item.module else "?"
-    for (_cls, _method, path), n in dispatch_stats(reset=True).items():
+    for (cls, _method, path), n in dispatch_stats(reset=True).items():
         _per_module[module][path] += n
+        _per_class[(module, cls)][path] += n
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -57,6 +60,12 @@ def pytest_terminal_summary(terminalreporter):
         native, fallback = counts["rustyml"], counts["scikit-learn"]
         share = native / (native + fallback) if native + fallback else 0.0
         tr.write_line(f"{module}: {native} native, {fallback} scikit-learn ({share:.0%} native)")
+        for (mod, cls), by_path in sorted(_per_class.items()):
+            if mod == module:
+                tr.write_line(
+                    f"    {cls}: {by_path['rustyml']} native, "
+                    f"{by_path['scikit-learn']} scikit-learn"
+                )
     n, f = total["rustyml"], total["scikit-learn"]
     if n + f:
         tr.write_line(f"all: {n} native, {f} scikit-learn ({n / (n + f):.0%} native)")

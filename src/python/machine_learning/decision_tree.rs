@@ -30,6 +30,8 @@ native_estimator! {
     fitted classes_ => |m| m.depth().map(|_| m.classes().cloned());
     fitted node_count => |m| m.node_count();
     fitted feature_importances_ => |m| m.feature_importances().cloned();
+    // (node table, per-node targets) of the last fit, for scikit-learn's door
+    query split_report => |m| m.depth().map(|_| m.split_report());
     query get_depth => |m| m.depth();
     query get_n_leaves => |m| m.n_leaves();
 }

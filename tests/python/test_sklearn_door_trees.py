@@ -1,0 +1,293 @@
+"""rustyml.sklearn.tree (and the fallback-only svm / ensemble / manifold doors) against
+scikit-learn itself: the same inputs to the door and to scikit-learn's class."""
+
+import logging
+import pickle
+
+import numpy as np
+import pytest
+
+sklearn = pytest.importorskip("sklearn")
+
+from sklearn import datasets
+from sklearn.base import clone
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+import rustyml.sklearn as door
+from rustyml.sklearn import ensemble as door_ensemble
+from rustyml.sklearn import manifold as door_manifold
+from rustyml.sklearn import svm as door_svm
+from rustyml.sklearn import tree as door_tree
+
+EPS = np.finfo(np.float64).eps
+
+
+@pytest.fixture(autouse=True)
+def _always_unpatched():
+    yield
+    door.unpatch_sklearn()
+
+
+def _ran(cls, method, path):
+    return door.dispatch_stats().get((cls, method, path), 0)
+
+
+def _native_fit(est, X, y, **kw):
+    door.dispatch_stats(reset=True)
+    est.fit(X, y, **kw)
+    return _ran(type(est).__name__, "fit", "rustyml") == 1
+
+
+def _same_structure(ours, stock):
+    a, b = ours.tree_, stock.tree_
+    assert a.node_count == b.node_count
+    assert a.max_depth == b.max_depth
+    np.testing.assert_array_equal(a.children_left, b.children_left)
+    np.testing.assert_array_equal(a.children_right, b.children_right)
+    np.testing.assert_array_equal(a.feature, b.feature)
+    np.testing.assert_array_equal(a.threshold, b.threshold)
+    np.testing.assert_array_equal(a.n_node_samples, b.n_node_samples)
+    np.testing.assert_array_equal(a.weighted_n_node_samples, b.weighted_n_node_samples)
+    internal = a.children_left >= 0
+    np.testing.assert_array_equal(a.missing_go_to_left[internal], b.missing_go_to_left[internal])
+
+
+def _classification_sets():
+    iris = datasets.load_iris(return_X_y=True)
+    cancer = datasets.load_breast_cancer(return_X_y=True)
+    digits = datasets.load_digits(return_X_y=True)
+    # string labels: classes_ keeps them, sorted
+    names = np.array(["setosa", "versicolor", "virginica"])[iris[1]]
+    return {
+        "iris": iris,
+        "iris_names": (iris[0], names),
+        "breast_cancer": cancer,
+        "digits": digits,
+    }
+
+
+CLASSIFIER_PARAMS = [
+    {},
+    {"criterion": "entropy", "max_depth": 4},
+    {"criterion": "log_loss", "min_samples_leaf": 3},
+    {"min_samples_split": 0.05},
+    {"ccp_alpha": 0.01},
+]
+
+
+@pytest.mark.parametrize("name", ["iris", "iris_names", "breast_cancer", "digits"])
+@pytest.mark.parametrize("params", CLASSIFIER_PARAMS, ids=str)
+def test_classifier_is_scikit_learns_tree_bit_for_bit(name, params):
+    X, y = _classification_sets()[name]
+    ours = door_tree.DecisionTreeClassifier(random_state=0, **params)
+    stock = DecisionTreeClassifier(random_state=0, **params).fit(X, y)
+    native = _native_fit(ours, X, y)
+    _same_structure(ours, stock)
+    # class counts are exact, and the door forms values and impurities by scikit-learn's
+    # own formulas from them: identical floats
+    np.testing.assert_array_equal(ours.tree_.value, stock.tree_.value)
+    np.testing.assert_array_equal(ours.tree_.impurity, stock.tree_.impurity)
+    np.testing.assert_array_equal(ours.feature_importances_, stock.feature_importances_)
+    np.testing.assert_array_equal(ours.classes_, stock.classes_)
+    assert ours.n_classes_ == stock.n_classes_
+    assert (ours.n_outputs_, ours.max_features_) == (stock.n_outputs_, stock.max_features_)
+    rng = np.random.default_rng(0)
+    Q = X[rng.permutation(len(X))[:100]] + rng.normal(0, 0.5, (100, X.shape[1]))
+    np.testing.assert_array_equal(ours.predict(Q), stock.predict(Q))
+    np.testing.assert_array_equal(ours.predict_proba(Q), stock.predict_proba(Q))
+    np.testing.assert_array_equal(ours.apply(Q), stock.apply(Q))
+    np.testing.assert_array_equal(ours.decision_path(Q).toarray(), stock.decision_path(Q).toarray())
+    # tied splits are replayed as scikit-learn breaks them: every one of these fits is native
+    assert native, door.dispatch_stats()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_duplicated_columns_tie_and_the_tie_goes_where_scikit_learn_sends_it(seed):
+    X, y = datasets.load_iris(return_X_y=True)
+    X = np.hstack([X, X[:, :2], X[:, 3:]])  # every split on a copied column is tied
+    ours = door_tree.DecisionTreeClassifier(random_state=seed)
+    assert _native_fit(ours, X, y)
+    stock = DecisionTreeClassifier(random_state=seed).fit(X, y)
+    _same_structure(ours, stock)
+    np.testing.assert_array_equal(ours.tree_.impurity, stock.tree_.impurity)
+
+
+def test_real_valued_regression_ties_fall_back_with_a_reason(caplog):
+    # a fully grown tree ends in two-sample nodes that every feature splits alike: the
+    # tie is decided by scikit-learn's rounded sums, which the door does not replay
+    X, y = datasets.make_regression(200, 4, noise=1.0, random_state=0)
+    ours = door_tree.DecisionTreeRegressor(random_state=0)
+    with caplog.at_level(logging.INFO, logger="rustyml.sklearn"):
+        assert not _native_fit(ours, X, y)
+    assert "tied splits" in caplog.text
+    stock = DecisionTreeRegressor(random_state=0).fit(X, y)
+    _same_structure(ours, stock)
+
+
+@pytest.mark.parametrize(
+    "params, kw, reason",
+    [
+        ({"splitter": "random"}, {}, "splitter='random'"),
+        ({"max_features": "sqrt"}, {}, "max_features='sqrt'"),
+        ({"max_leaf_nodes": 5}, {}, "max_leaf_nodes"),
+        ({"class_weight": "balanced"}, {}, "class_weight"),
+        ({}, {"sample_weight": np.ones(150)}, "sample_weight"),
+    ],
+)
+def test_unsupported_parameters_fall_back_with_their_reason(params, kw, reason, caplog):
+    X, y = datasets.load_iris(return_X_y=True)
+    ours = door_tree.DecisionTreeClassifier(random_state=1, **params)
+    with caplog.at_level(logging.INFO, logger="rustyml.sklearn"):
+        assert not _native_fit(ours, X, y, **kw)
+    assert f"DecisionTreeClassifier.fit: scikit-learn ({reason}" in caplog.text
+    stock = DecisionTreeClassifier(random_state=1, **params).fit(X, y, **kw)
+    _same_structure(ours, stock)
+    np.testing.assert_array_equal(ours.tree_.value, stock.tree_.value)
+
+
+def test_sparse_input_falls_back():
+    from scipy.sparse import csr_matrix
+
+    X, y = datasets.load_iris(return_X_y=True)
+    ours = door_tree.DecisionTreeClassifier(random_state=0)
+    assert not _native_fit(ours, csr_matrix(X), y)
+    stock = DecisionTreeClassifier(random_state=0).fit(csr_matrix(X), y)
+    _same_structure(ours, stock)
+
+
+def _regression_sets():
+    X, y = datasets.make_regression(400, 6, noise=5.0, random_state=0)
+    diabetes = datasets.load_diabetes(return_X_y=True)
+    rng = np.random.default_rng(4)
+    Xr = rng.random((300, 4))
+    yr = np.sin(6 * Xr[:, 0]) + Xr[:, 1] ** 2 + 0.1 * rng.normal(size=300)
+    return {"make_regression": (X, y), "diabetes": diabetes, "random": (Xr, yr)}
+
+
+@pytest.mark.parametrize("name", ["make_regression", "diabetes", "random"])
+@pytest.mark.parametrize("params", [{"max_depth": 3}, {"min_samples_leaf": 20}], ids=str)
+def test_regressor_grows_scikit_learns_tree(name, params):
+    X, y = _regression_sets()[name]
+    ours = door_tree.DecisionTreeRegressor(random_state=0, **params)
+    stock = DecisionTreeRegressor(random_state=0, **params).fit(X, y)
+    assert _native_fit(ours, X, y), door.dispatch_stats()
+    _same_structure(ours, stock)
+    # node means and variances are sums of the same targets in another order (the
+    # engine's variance is two-pass, scikit-learn's sum of squares minus the squared
+    # mean): they agree to a few n * eps relative to the targets' scale
+    scale = np.max(np.abs(y))
+    n = len(y)
+    np.testing.assert_allclose(
+        ours.tree_.value, stock.tree_.value, rtol=0, atol=4 * n * EPS * scale
+    )
+    np.testing.assert_allclose(
+        ours.tree_.impurity, stock.tree_.impurity, rtol=0, atol=8 * n * EPS * scale**2
+    )
+    Q = X + np.random.default_rng(1).normal(0, 0.1, X.shape)
+    np.testing.assert_array_equal(ours.apply(Q), stock.apply(Q))
+    np.testing.assert_allclose(ours.predict(Q), stock.predict(Q), rtol=0, atol=4 * n * EPS * scale)
+
+
+def test_regressor_with_repeated_real_targets_falls_back_where_rounding_decides():
+    # targets 0.1 and 0.7 repeated: a pure node's impurity is 0 for the engine but
+    # scikit-learn's rounded sum-of-squares form may leave it above EPSILON and split on
+    X = np.arange(40, dtype=float).reshape(-1, 1) % 7
+    y = np.where(X[:, 0] > 3, 0.7, 0.1)
+    ours = door_tree.DecisionTreeRegressor(random_state=0)
+    ours.fit(X, y)
+    stock = DecisionTreeRegressor(random_state=0).fit(X, y)
+    _same_structure(ours, stock)
+    np.testing.assert_allclose(ours.predict(X), stock.predict(X), rtol=0, atol=4 * EPS)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_integer_targets_run_natively_ties_included_bit_for_bit(seed):
+    # integer targets: every sum scikit-learn forms is exact, so its scores, values and
+    # impurities are exact functions of the counts and sums and its ties are replayed
+    rng = np.random.default_rng(8)
+    X = rng.random((200, 3)).round(2)
+    y = (30 * X[:, 0] + 20 * (X[:, 1] > 0.5)).round()
+    ours = door_tree.DecisionTreeRegressor(random_state=seed)
+    assert _native_fit(ours, X, y)
+    stock = DecisionTreeRegressor(random_state=seed).fit(X, y)
+    _same_structure(ours, stock)
+    np.testing.assert_array_equal(ours.tree_.value, stock.tree_.value)
+    np.testing.assert_array_equal(ours.tree_.impurity, stock.tree_.impurity)
+
+
+def test_native_fit_draws_from_random_state_as_scikit_learn_does():
+    X, y = datasets.load_iris(return_X_y=True)
+    ours_rng, stock_rng = np.random.RandomState(5), np.random.RandomState(5)
+    assert _native_fit(door_tree.DecisionTreeClassifier(random_state=ours_rng), X, y)
+    DecisionTreeClassifier(random_state=stock_rng).fit(X, y)
+    assert ours_rng.randint(1 << 30) == stock_rng.randint(1 << 30)
+
+
+def test_natively_fitted_tree_pickles_and_clones():
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    ours = door_tree.DecisionTreeClassifier(max_depth=5, random_state=0)
+    assert _native_fit(ours, X, y)
+    back = pickle.loads(pickle.dumps(ours))
+    assert type(back) is door_tree.DecisionTreeClassifier
+    np.testing.assert_array_equal(back.predict_proba(X), ours.predict_proba(X))
+    _same_structure(back, ours)
+    fresh = clone(ours)
+    assert type(fresh) is door_tree.DecisionTreeClassifier
+    assert fresh.get_params() == ours.get_params()
+    assert not hasattr(fresh, "tree_")
+
+
+def test_errors_are_scikit_learns():
+    X, y = datasets.load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match="min_samples_split"):
+        door_tree.DecisionTreeClassifier(min_samples_split=1).fit(X, y)
+    bad = X.copy()
+    bad[0, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        door_tree.DecisionTreeClassifier().fit(bad, y)
+    with pytest.raises(ValueError, match="Unknown label type"):
+        door_tree.DecisionTreeClassifier().fit(X, X[:, 0])
+
+
+def test_patch_points_sklearn_tree_at_the_doors():
+    import sklearn.tree
+
+    door.patch_sklearn()
+    assert sklearn.tree.DecisionTreeClassifier is door_tree.DecisionTreeClassifier
+    assert sklearn.tree.DecisionTreeRegressor is door_tree.DecisionTreeRegressor
+    door.unpatch_sklearn()
+    assert sklearn.tree.DecisionTreeClassifier is DecisionTreeClassifier
+    assert sklearn.tree.DecisionTreeRegressor is DecisionTreeRegressor
+
+
+@pytest.mark.parametrize(
+    "ours, stock, call",
+    [
+        (door_svm.SVC, "sklearn.svm.SVC", "fit"),
+        (door_svm.LinearSVC, "sklearn.svm.LinearSVC", "fit"),
+        (door_ensemble.IsolationForest, "sklearn.ensemble.IsolationForest", "fit"),
+        (door_manifold.TSNE, "sklearn.manifold.TSNE", "fit_transform"),
+    ],
+)
+def test_fallback_doors_give_scikit_learns_answer_and_say_why(ours, stock, call, caplog):
+    import importlib
+
+    module, _, name = stock.rpartition(".")
+    stock_cls = getattr(importlib.import_module(module), name)
+    X, y = datasets.load_iris(return_X_y=True)
+    X = X[::3]
+    y = y[::3]
+    params = {"random_state": 0} if "random_state" in stock_cls().get_params() else {}
+    if name == "TSNE":
+        params["perplexity"] = 10.0
+    with caplog.at_level(logging.INFO, logger="rustyml.sklearn"):
+        door.dispatch_stats(reset=True)
+        a = getattr(ours(**params), call)(X, y)
+    assert f"{name}.{call}: scikit-learn (" in caplog.text
+    assert _ran(name, call, "scikit-learn") == 1
+    b = getattr(stock_cls(**params), call)(X, y)
+    if name == "TSNE":
+        np.testing.assert_array_equal(a, b)
+    else:
+        np.testing.assert_array_equal(a.predict(X), b.predict(X))
+        assert type(pickle.loads(pickle.dumps(a))) is ours
