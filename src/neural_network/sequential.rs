@@ -1064,7 +1064,7 @@ mod tests {
         // the training pass sees the same mask: its output is the masked one
         m.compile(SGD::new(0.1, 0.0, false, 0.0).unwrap(), MeanSquaredError);
         let y = Tensor::zeros(ndarray::IxDyn(&[3, 2]));
-        let (_, out) = m.step_with_output(Cow::Borrowed(&x), &y).unwrap();
+        let (_, out) = m.step_with_output(Cow::Borrowed(&x), &y, None).unwrap();
         assert_eq!(out, want);
         // a fully masked sample keeps the zero state
         assert!(want.slice(ndarray::s![2, ..]).iter().all(|&v| v == 0.0));
