@@ -326,7 +326,7 @@ pub mod pool {
 pub mod recurrent {
     #[allow(unused_imports)]
     use crate::forward_gate;
-    forward_gate!(crate::neural_network::layers::recurrent::engine::RECURRENT_PARALLEL_MIN_FLOPS => set_parallel_min_flops, get_parallel_min_flops);
+    forward_gate!(crate::neural_network::layers::recurrent::time_loop::RECURRENT_PARALLEL_MIN_FLOPS => set_parallel_min_flops, get_parallel_min_flops);
 }
 
 /// The upsampling resize engine; work = destination elements x taps.

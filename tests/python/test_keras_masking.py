@@ -10,7 +10,7 @@ and final weights).
 Dropout (``dropout=``, ``recurrent_dropout=``) cannot match Keras's random numbers: rate 0 is
 no dropout bit for bit, inference is unaffected, the same seed gives the same bits, configs
 carry Keras's keys. The masks' statistics and the gradients under fixed masks are checked in
-the Rust unit tests (``recurrent::engine``).
+the Rust unit tests (``recurrent::time_loop``).
 
 Tolerances: every case runs at most 7 steps of 3-8 units in float32; the two libraries order
 their sums differently, so each output differs by a few float32 roundings per step

@@ -1,7 +1,7 @@
 //! Keras's `Bidirectional` wrapper: one recurrent layer reads the sequence forwards, a copy
 //! of it reads it backwards, and their outputs merge.
 
-use super::engine::{cell_weight, fused_views, Recurrent};
+use super::time_loop::{fused_views, Recurrent};
 use crate::error::{Error, IoError, RustymlResult};
 use crate::neural_network::layers::layer_weight::LayerWeight;
 use crate::neural_network::layers::TrainingParameters;
@@ -229,8 +229,7 @@ impl Layer for Bidirectional {
             side_by_side(frk, brk),
             side_by_side(fb, bb),
         );
-        cell_weight(
-            self.forward.cell,
+        self.forward.cell.weight_enum(
             Cow::Owned(k),
             Cow::Owned(rk),
             Cow::Owned(b),
@@ -449,8 +448,7 @@ mod tests {
         let [k, rk, b] = a.forward.weight_arrays(&w).unwrap();
         assert_eq!(b.shape(), &[2, 12]);
         let mut b2 = make(2);
-        let noisy = crate::neural_network::layers::recurrent::engine::cell_weight(
-            a.forward.cell,
+        let noisy = a.forward.cell.weight_enum(
             Cow::Owned(k.clone()),
             Cow::Owned(rk.clone()),
             Cow::Owned(b.mapv(|_| 0.5)),

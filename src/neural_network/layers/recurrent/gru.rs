@@ -1,6 +1,8 @@
 //! Gated recurrent unit with Keras's gates (update `z`, reset `r`, candidate `h`).
 
-use super::engine::{recurrent_layer, Cell, Recurrent};
+use super::cell::Cell;
+use super::layer_api::recurrent_layer;
+use super::time_loop::Recurrent;
 use crate::error::RustymlResult;
 use crate::neural_network::layers::activation::Activation;
 use ndarray::Array2;

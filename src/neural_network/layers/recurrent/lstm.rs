@@ -1,6 +1,8 @@
 //! Long short-term memory with Keras's gates and initialisation.
 
-use super::engine::{recurrent_layer, Cell, Recurrent};
+use super::cell::Cell;
+use super::layer_api::recurrent_layer;
+use super::time_loop::Recurrent;
 use crate::error::RustymlResult;
 use crate::neural_network::layers::activation::Activation;
 use ndarray::Array2;

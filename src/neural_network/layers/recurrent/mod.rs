@@ -1,12 +1,18 @@
 //! Recurrent layers (SimpleRNN, LSTM, GRU, and the Bidirectional wrapper) with Keras's gate
-//! order, initialisation and options. One engine (`engine.rs`) runs every cell.
+//! order, initialisation and options. One time loop (`time_loop.rs`) runs every cell; each
+//! cell's maths sits in its own file behind the step trait of `cell.rs`.
 
 pub mod bidirectional;
-pub(crate) mod engine;
+pub(crate) mod cell;
 pub mod fused_gates;
 pub mod gru;
+pub(crate) mod gru_cell;
+pub(crate) mod layer_api;
 pub mod lstm;
+pub(crate) mod lstm_cell;
 pub mod simple_rnn;
+pub(crate) mod simple_rnn_cell;
+pub(crate) mod time_loop;
 
 pub use bidirectional::*;
 pub use gru::*;

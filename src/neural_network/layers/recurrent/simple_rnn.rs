@@ -1,6 +1,8 @@
 //! The fully connected recurrent layer, `h_t = act(x_t W + h_{t-1} U + b)`.
 
-use super::engine::{recurrent_layer, Cell, Recurrent};
+use super::cell::Cell;
+use super::layer_api::recurrent_layer;
+use super::time_loop::Recurrent;
 use crate::error::RustymlResult;
 use crate::neural_network::layers::activation::Activation;
 use ndarray::Array2;
