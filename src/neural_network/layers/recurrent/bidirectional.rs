@@ -229,11 +229,9 @@ impl Layer for Bidirectional {
             side_by_side(frk, brk),
             side_by_side(fb, bb),
         );
-        self.forward.cell.weight_enum(
-            Cow::Owned(k),
-            Cow::Owned(rk),
-            Cow::Owned(b),
-        )
+        self.forward
+            .cell
+            .weight_enum(Cow::Owned(k), Cow::Owned(rk), Cow::Owned(b))
     }
 
     fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> RustymlResult<()> {

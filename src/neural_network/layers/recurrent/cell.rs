@@ -33,7 +33,8 @@ macro_rules! with_cell_step {
     ($cell:expr, $step:ident => $body:expr) => {
         match $cell {
             $crate::neural_network::layers::recurrent::cell::Cell::Simple => {
-                let $step = &$crate::neural_network::layers::recurrent::simple_rnn_cell::SimpleRnnCell;
+                let $step =
+                    &$crate::neural_network::layers::recurrent::simple_rnn_cell::SimpleRnnCell;
                 $body
             }
             $crate::neural_network::layers::recurrent::cell::Cell::Lstm => {
@@ -405,4 +406,3 @@ pub(crate) fn recurrent_kernel_gradient(
 
 /// A step's rows are contiguous in the time-major cache.
 pub(crate) const STEP: &str = "a step's rows are contiguous";
-

@@ -311,7 +311,10 @@ fn backward_reset_after(w: &StepWeights<'_>, step: &mut BackwardStep<'_>, par: P
     let (act, ract) = (w.activation, w.recurrent_activation);
     let (rows, gu) = step.dpre.dim();
     let (a, h_prev, rec_h) = (step.acts, step.h_prev, step.operand);
-    let dr_t = step.drec.as_mut().expect("a GRU with the reset after has drec");
+    let dr_t = step
+        .drec
+        .as_mut()
+        .expect("a GRU with the reset after has drec");
     let dr = dr_t.as_slice_mut().expect(STEP);
     let dp = step.dpre.as_slice_mut().expect(STEP);
     let dhs = step.dh.as_slice_mut().expect("standard layout");

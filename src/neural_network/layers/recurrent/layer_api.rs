@@ -148,11 +148,12 @@ macro_rules! recurrent_layer {
         }
 
         impl $crate::neural_network::layers::recurrent::bidirectional::RecurrentLayer for $ty {
-            fn into_engine(self) -> $crate::neural_network::layers::recurrent::time_loop::Recurrent {
+            fn into_engine(
+                self,
+            ) -> $crate::neural_network::layers::recurrent::time_loop::Recurrent {
                 self.core
             }
         }
     };
 }
 pub(crate) use recurrent_layer;
-

@@ -132,8 +132,7 @@ fn layer(cell: Cell, d: usize, u: usize, seq: bool, back: bool, seed: u64) -> Re
     l.go_backwards = back;
     let mut rng = layer_rng(Some(seed + 1));
     use rand::Rng;
-    let b =
-        Array2::from_shape_simple_fn(l.gates.bias.raw_dim(), || rng.random_range(-0.5..0.5));
+    let b = Array2::from_shape_simple_fn(l.gates.bias.raw_dim(), || rng.random_range(-0.5..0.5));
     let k = l.gates.kernel.mapv(|v| v * 1.5);
     let rk = l.gates.recurrent_kernel.clone();
     l.set_weights(k, rk, b).unwrap();
@@ -427,9 +426,8 @@ fn without_bias_gradients_match_central_differences() {
 #[test]
 fn without_bias_bitwise_equal_at_one_and_four_threads() {
     for cell in CELLS {
-        let run = |threads| {
-            bits_on_threads(threads, || layer_without_bias(cell, 32, 64, true, false, 3))
-        };
+        let run =
+            |threads| bits_on_threads(threads, || layer_without_bias(cell, 32, 64, true, false, 3));
         assert!(run(1) == run(4), "{cell:?}");
     }
 }
