@@ -322,6 +322,9 @@ def layer_to_keras(layer, name, input_shape=None):
     config["name"] = name
     config["trainable"] = bool(getattr(layer, "trainable", True))
     config["dtype"] = _policy()
+    if class_name.startswith("SpatialDropout"):
+        # Keras's spatial dropouts take no trainable argument (they have no weights)
+        del config["trainable"]
     if class_name not in _SEEDED_IN_KERAS:
         config.pop("seed", None)
     if class_name == "PReLU":
