@@ -298,45 +298,64 @@ def _close(a, b):
     np.testing.assert_allclose(np.asarray(a), np.asarray(b), atol=ATOL, rtol=RTOL)
 
 
-@pytest.mark.parametrize("kind", sorted(MODELS))
-def test_keras_archive_loads_and_predicts_as_keras(kind, tmp_path):
-    build, inputs = MODELS[kind]
-    rng = np.random.default_rng(0)
-    km = build(keras)
-    _randomize(km, rng)
-    x = inputs(rng)
-    path = tmp_path / "model.keras"
-    km.save(path)
-    model = keras_load = rk.saving.load_model(path)
-    _close(model.predict(x), _keras_predict(km, x))
-    # the same model through rustyml.keras.models.load_model, and its layers' weights
-    model = rk.models.load_model(str(path))
-    named = [lay for lay in km.layers if lay.get_weights()]
-    for klayer in named:
-        ours = model.get_layer(klayer.name) if hasattr(model, "get_layer") else None
-        if ours is None:
-            ours = next(lay for lay in model.layers if lay.name == klayer.name)
-        for a, b in zip(ours.get_weights(), klayer.get_weights(), strict=True):
-            np.testing.assert_array_equal(a, b)
-    assert keras_load is not model
+class _KerasCases:
+    """Each table model built once in Keras with random weights, its inputs and its
+    ``.keras`` archive (building a Keras model the first time costs seconds: JAX traces
+    and compiles every new operation)."""
+
+    def __init__(self, directory):
+        self.directory = directory
+        self.cases = {}
+
+    def __getitem__(self, kind):
+        if kind not in self.cases:
+            build, inputs = MODELS[kind]
+            rng = np.random.default_rng(sorted(MODELS).index(kind))
+            km = build(keras)
+            _randomize(km, rng)
+            path = self.directory / f"{kind}.keras"
+            km.save(path)
+            self.cases[kind] = (km, inputs(rng), path)
+        return self.cases[kind]
 
 
-@pytest.mark.parametrize("kind", sorted(MODELS))
-def test_rustyml_archive_loads_in_keras(kind, tmp_path):
-    build, inputs = MODELS[kind]
-    rng = np.random.default_rng(1)
-    reference = build(keras)
-    _randomize(reference, rng)
-    model = build(rk)
+@pytest.fixture(scope="module")
+def keras_cases(tmp_path_factory):
+    return _KerasCases(tmp_path_factory.mktemp("keras_cases"))
+
+
+def _copy_weights(reference, model):
+    """Keras model ``reference``'s weights into the rustyml model of the same build."""
     if isinstance(reference, keras.Sequential):
         model.set_weights(reference.get_weights())
-    else:
-        # by name: a functional model's layers may be listed in another order than Keras's
-        for klayer in reference.layers:
-            if klayer.weights:
-                ours = next(lay for lay in model.layers if lay.name == klayer.name)
-                ours.set_weights(klayer.get_weights())
-    x = inputs(rng)
+        return
+    # by name: a functional model's layers may be listed in another order than Keras's
+    for klayer in reference.layers:
+        if klayer.weights:
+            ours = next(lay for lay in model.layers if lay.name == klayer.name)
+            ours.set_weights(klayer.get_weights())
+
+
+@pytest.mark.parametrize("kind", sorted(MODELS))
+def test_keras_archive_loads_and_predicts_as_keras(kind, keras_cases):
+    km, x, path = keras_cases[kind]
+    model = rk.saving.load_model(path)
+    _close(model.predict(x), _keras_predict(km, x))
+    # rustyml.keras.models.load_model from a str path; each layer's weights as Keras's
+    model = rk.models.load_model(str(path))
+    for klayer in km.layers:
+        ours = next(lay for lay in model.layers if lay.name == klayer.name)
+        got = ours.get_weights()
+        assert len(got) == len(klayer.weights)
+        for a, b in zip(got, klayer.get_weights()):
+            np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("kind", sorted(MODELS))
+def test_rustyml_archive_loads_in_keras(kind, keras_cases, tmp_path):
+    reference, x, _ = keras_cases[kind]
+    model = MODELS[kind][0](rk)
+    _copy_weights(reference, model)
     ours = model.predict(x)
     path = tmp_path / "ours.keras"
     model.save(path)
@@ -347,23 +366,21 @@ def test_rustyml_archive_loads_in_keras(kind, tmp_path):
     _close(_keras_predict(loaded, x), _keras_predict(reference, x))
 
 
-@pytest.mark.parametrize("kind", ["functional_merges", "bidirectional", "preprocessing_and_activations"])
-def test_weights_h5_both_ways(kind, tmp_path):
-    build, inputs = MODELS[kind]
-    rng = np.random.default_rng(2)
-    km = build(keras)
-    _randomize(km, rng)
-    x = inputs(rng)
+@pytest.mark.parametrize(
+    "kind", ["functional_merges", "bidirectional", "preprocessing_and_activations"]
+)
+def test_weights_h5_both_ways(kind, keras_cases, tmp_path):
+    km, x, archive = keras_cases[kind]
     km.save_weights(tmp_path / "k.weights.h5")
-    model = build(rk)
+    model = MODELS[kind][0](rk)
     model.load_weights(tmp_path / "k.weights.h5")
     _close(model.predict(x), _keras_predict(km, x))
-    # and back: rustyml's file into a fresh Keras model
+    # and back: rustyml's file into another Keras model of this build
     model.set_weights([w * 0.5 for w in model.get_weights()])
     model.save_weights(str(tmp_path / "r.weights.h5"))
-    fresh = build(keras)
-    fresh.load_weights(tmp_path / "r.weights.h5")
-    _close(_keras_predict(fresh, x), model.predict(x))
+    other = keras.saving.load_model(archive)
+    other.load_weights(tmp_path / "r.weights.h5")
+    _close(_keras_predict(other, x), model.predict(x))
 
 
 def test_compile_settings_survive_from_keras(tmp_path):
@@ -418,8 +435,8 @@ def test_compile_settings_survive_to_keras(tmp_path):
     assert [lo.name for lo in again._compiled[2]] == ["mean_squared_error", "huber"]
 
 
-def test_save_model_and_model_from_json(tmp_path):
-    km = MODELS["time_distributed"][0](keras)
+def test_save_model_and_model_from_json(tmp_path, keras_cases):
+    km = keras_cases["time_distributed"][0]
     model = rk.models.model_from_json(km.to_json())
     assert [type(lay).__name__ for lay in model.layers] == [
         type(lay).__name__ for lay in km.layers
@@ -431,10 +448,9 @@ def test_save_model_and_model_from_json(tmp_path):
     _close(_keras_predict(keras.saving.load_model(tmp_path / "m.keras"), x), model.predict(x))
 
 
-def test_layer_get_and_set_weights(tmp_path):
+def test_layer_get_and_set_weights(keras_cases):
     model = MODELS["bidirectional"][0](rk)
-    km = MODELS["bidirectional"][0](keras)
-    _randomize(km, np.random.default_rng(6))
+    km = keras_cases["bidirectional"][0]
     model.set_weights(km.get_weights())
     for ours, theirs in zip(model.layers, km.layers, strict=True):
         got = ours.get_weights()
@@ -481,10 +497,8 @@ def _edit_config(src, dst, edit):
 
 
 @pytest.fixture
-def dense_archive(tmp_path):
-    km = MODELS["initializers"][0](keras)
-    km.save(tmp_path / "d.keras")
-    return tmp_path / "d.keras"
+def dense_archive(keras_cases):
+    return keras_cases["initializers"][2]
 
 
 def test_refuses_unknown_layer_class(dense_archive, tmp_path):
@@ -507,7 +521,7 @@ def test_refuses_non_neutral_key_naming_it(tmp_path):
         rk.models.model_from_json(json.dumps(config))
 
 
-def test_bad_files(tmp_path, dense_archive):
+def test_bad_files(tmp_path, dense_archive, keras_cases):
     with pytest.raises(FileNotFoundError):
         rk.models.load_model(tmp_path / "missing.keras")
     (tmp_path / "junk.keras").write_bytes(b"not a zip at all")
@@ -518,8 +532,7 @@ def test_bad_files(tmp_path, dense_archive):
     before = model.get_weights()
     with pytest.raises(ValueError, match="shape|arrays"):
         model.load_weights(dense_archive)
-    km = MODELS["initializers"][0](keras)
-    km.save_weights(tmp_path / "other.weights.h5")
+    keras_cases["initializers"][0].save_weights(tmp_path / "other.weights.h5")
     with pytest.raises(ValueError, match="shape|arrays"):
         model.load_weights(tmp_path / "other.weights.h5")
     for a, b in zip(model.get_weights(), before, strict=True):
