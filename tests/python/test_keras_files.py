@@ -26,7 +26,7 @@ import pytest
 keras = pytest.importorskip("keras")
 pytest.importorskip("h5py")
 
-import rustyml.keras as rk  # noqa: E402
+import rustyml.keras as rk
 
 ATOL = RTOL = 1e-4
 
@@ -438,9 +438,7 @@ def test_compile_settings_survive_to_keras(tmp_path):
 def test_save_model_and_model_from_json(tmp_path, keras_cases):
     km = keras_cases["time_distributed"][0]
     model = rk.models.model_from_json(km.to_json())
-    assert [type(lay).__name__ for lay in model.layers] == [
-        type(lay).__name__ for lay in km.layers
-    ]
+    assert [type(lay).__name__ for lay in model.layers] == [type(lay).__name__ for lay in km.layers]
     model.set_weights(km.get_weights())
     x = _floats(4, 5)(np.random.default_rng(5))
     _close(model.predict(x), _keras_predict(km, x))

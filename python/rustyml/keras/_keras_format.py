@@ -192,7 +192,7 @@ def layer_config_from_keras(entry):
     """``{"class_name", "config"}`` of the rustyml layer a Keras layer entry describes;
     ``NotImplementedError`` for a class or a key value rustyml does not have."""
     if not isinstance(entry, dict) or not isinstance(entry.get("config"), dict):
-        raise ValueError(f"a layer entry must be a dict with a 'config' dict, got {entry!r}")
+        raise ValueError(f"a layer entry must be a dict with a 'config' dict, got {entry!r}")  # noqa: TRY004 - a file's contents: bad data
     class_name = entry.get("class_name")
     config = dict(entry["config"])
     name = config.get("name")
@@ -213,7 +213,10 @@ def layer_config_from_keras(entry):
     for key, value in config.items():
         if key == "name":
             out[key] = value
-        elif key in ("layer", "backward_layer") and class_name in ("Bidirectional", "TimeDistributed"):
+        elif key in ("layer", "backward_layer") and class_name in (
+            "Bidirectional",
+            "TimeDistributed",
+        ):
             continue
         elif class_name == "PReLU" and key == "alpha_initializer":
             out[key] = _prelu_alpha(value, name)
@@ -222,9 +225,7 @@ def layer_config_from_keras(entry):
         elif key in _ONLY_WITH and config.get(_ONLY_WITH[key][0]) == _ONLY_WITH[key][1]:
             continue
         elif not _is_neutral(class_name, key, value):
-            raise NotImplementedError(
-                f"{where}: {key}={value!r} is not implemented in rustyml"
-            )
+            raise NotImplementedError(f"{where}: {key}={value!r} is not implemented in rustyml")
     if class_name in ("Bidirectional", "TimeDistributed"):
         inner = config.get("layer")
         out["layer"] = layer_config_from_keras(inner)
@@ -298,9 +299,7 @@ _SEEDED_IN_KERAS = (
     "LSTM",
     "GRU",
 )
-_DATA_FORMAT_CLASSES = re.compile(
-    r"Conv|Pooling|UpSampling|ZeroPadding|Cropping|^Flatten$"
-)
+_DATA_FORMAT_CLASSES = re.compile(r"Conv|Pooling|UpSampling|ZeroPadding|Cropping|^Flatten$")
 
 
 def _keras_object(module, class_name, config, **extra):
@@ -410,9 +409,7 @@ def sequential_to_keras(model):
         "layers": entries,
         "build_input_shape": batch_shape,
     }
-    return _keras_object(
-        "keras", "Sequential", config, build_config={"input_shape": batch_shape}
-    )
+    return _keras_object("keras", "Sequential", config, build_config={"input_shape": batch_shape})
 
 
 def functional_layer_order(model):
@@ -510,7 +507,7 @@ def model_from_keras(serialized):
     from rustyml.keras.models import Sequential
 
     if not isinstance(serialized, dict) or not isinstance(serialized.get("config"), dict):
-        raise ValueError("not a Keras model config: a dict with 'class_name' and 'config'")
+        raise ValueError("not a Keras model config: a dict with 'class_name' and 'config'")  # noqa: TRY004 - a file's contents: bad data
     class_name = serialized.get("class_name")
     config = serialized["config"]
     if class_name == "Sequential":
@@ -526,7 +523,7 @@ def model_from_keras(serialized):
 def _sequential_from_keras(config, cls):
     entries = config.get("layers")
     if not isinstance(entries, list):
-        raise ValueError("a Keras Sequential config needs a 'layers' list")
+        raise ValueError("a Keras Sequential config needs a 'layers' list")  # noqa: TRY004 - a file's contents: bad data
     input_shape = None
     if entries and entries[0].get("class_name") == "InputLayer":
         input_cfg = entries[0].get("config") or {}
@@ -551,7 +548,7 @@ def _sequential_from_keras(config, cls):
 def _functional_from_keras(config, cls):
     entries = config.get("layers")
     if not isinstance(entries, list):
-        raise ValueError("a Keras functional config needs a 'layers' list")
+        raise ValueError("a Keras functional config needs a 'layers' list")  # noqa: TRY004 - a file's contents: bad data
     ours = []
     frozen = set()
     for entry in entries:
@@ -563,7 +560,9 @@ def _functional_from_keras(config, cls):
                     raise NotImplementedError(
                         f"InputLayer {name!r}: {key}=True is not implemented in rustyml"
                     )
-            ours.append({"class_name": "InputLayer", "name": name, "config": cfg, "inbound_nodes": []})
+            ours.append(
+                {"class_name": "InputLayer", "name": name, "config": cfg, "inbound_nodes": []}
+            )
             continue
         spec = layer_config_from_keras(entry)
         if spec["config"].pop("__frozen__", False):
@@ -880,7 +879,7 @@ def _read_group(f, path):
     group = f[path]
     h5py = _h5py()
     if not isinstance(group, h5py.Group):
-        raise ValueError(f"{path} in the weights file is not a group")
+        raise ValueError(f"{path} in the weights file is not a group")  # noqa: TRY004 - a file's contents: bad data
     keys = sorted(group.keys(), key=lambda k: int(k) if k.isdigit() else -1)
     if any(not k.isdigit() for k in keys) or keys != [str(i) for i in range(len(keys))]:
         raise ValueError(f"{path} in the weights file holds unexpected entries {keys}")
