@@ -537,3 +537,25 @@ def test_bad_files(tmp_path, dense_archive, keras_cases):
         np.testing.assert_array_equal(a, b)
     with pytest.raises(ValueError, match=r"\.weights\.h5"):
         model.save_weights(tmp_path / "w.h5")
+
+
+def test_frozen_layers_stay_frozen_both_ways(keras_cases, tmp_path):
+    km = keras.saving.load_model(keras_cases["dense_regularized"][2])
+    km.layers[0].trainable = False
+    km.save(tmp_path / "f.keras")
+    model = rk.models.load_model(tmp_path / "f.keras")
+    assert [getattr(lay, "trainable", True) for lay in model.layers] == [False, True]
+    model.layers[0].trainable = True
+    model.layers[1].trainable = False
+    model.save(tmp_path / "g.keras")
+    again = keras.saving.load_model(tmp_path / "g.keras")
+    assert [lay.trainable for lay in again.layers] == [True, False]
+
+
+def test_missing_h5py_is_a_clear_import_error(monkeypatch, keras_cases):
+    import sys
+
+    path = keras_cases["initializers"][2]
+    monkeypatch.setitem(sys.modules, "h5py", None)
+    with pytest.raises(ImportError, match="needs h5py"):
+        rk.models.load_model(path)
