@@ -210,6 +210,20 @@ MODELS = {
         ),
         _padded_steps,
     ),
+    "border_and_group_norm_1d": (
+        lambda K: _seq(
+            K,
+            K.layers.ZeroPadding1D((1, 2)),
+            K.layers.Cropping1D((1, 0)),
+            K.layers.UpSampling1D(2),
+            K.layers.GroupNormalization(groups=2),
+            K.layers.PReLU(shared_axes=[1]),
+            K.layers.Identity(),
+            K.layers.GlobalAveragePooling1D(),
+            shape=(4, 4),
+        ),
+        _floats(4, 4),
+    ),
     "preprocessing_and_activations": (
         lambda K: _seq(
             K,

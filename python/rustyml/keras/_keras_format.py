@@ -129,6 +129,7 @@ _ONLY_WITH = {"renorm_momentum": ("renorm", False)}
 # per class: keys whose neutral value is the layer's fixed behaviour here
 _CLASS_NEUTRAL = {
     "BatchNormalization": {"axis": (-1, [-1])},
+    "GroupNormalization": {"axis": (-1, [-1])},
     "ReLU": {"negative_slope": (0.0, 0)},
     "Softmax": {"axis": (-1, [-1])},
 }
@@ -299,7 +300,10 @@ _SEEDED_IN_KERAS = (
     "LSTM",
     "GRU",
 )
-_DATA_FORMAT_CLASSES = re.compile(r"Conv|Pooling|UpSampling|ZeroPadding|Cropping|^Flatten$")
+# Keras's layers with a data_format argument (Cropping1D and UpSampling1D have none)
+_DATA_FORMAT_CLASSES = re.compile(
+    r"Conv|Pooling|UpSampling[23]D|ZeroPadding|Cropping[23]D|^Flatten$"
+)
 
 
 def _keras_object(module, class_name, config, **extra):
