@@ -277,6 +277,22 @@ def _merge_inputs(rng):
 MODELS["functional_merges"] = (_merge_model, _merge_inputs)
 
 
+def _masks_model(K):
+    # Keras records the masks of Embedding(mask_zero) and Masking as operations in the graph
+    tokens = K.Input((6,), name="tokens")
+    steps = K.Input((5, 3), name="steps")
+    a = K.layers.LSTM(3, name="lstm_tokens")(K.layers.Embedding(10, 4, mask_zero=True)(tokens))
+    b = K.layers.GRU(2, name="gru_steps")(K.layers.Masking(0.0)(steps))
+    return K.Model({"tokens": tokens, "steps": steps}, {"joined": K.layers.Concatenate()([a, b])})
+
+
+def _masks_inputs(rng):
+    return {"tokens": _tokens(rng), "steps": _padded_steps(rng)}
+
+
+MODELS["functional_masks"] = (_masks_model, _masks_inputs)
+
+
 def _randomize(model, rng):
     """Every weight of a Keras model drawn afresh (variances positive, counts > 0)."""
     arrays = []
@@ -300,10 +316,17 @@ def _randomize(model, rng):
 def _keras_predict(model, x):
     # an eager call: Keras's predict compiles the model first, which costs seconds here
     out = model(x, training=False)
+    if isinstance(out, dict):
+        return {k: np.asarray(v) for k, v in out.items()}
     return [np.asarray(o) for o in out] if isinstance(out, (list, tuple)) else np.asarray(out)
 
 
 def _close(a, b):
+    if isinstance(a, dict):
+        assert sorted(a) == sorted(b)
+        for k in a:
+            _close(a[k], b[k])
+        return
     if isinstance(a, list):
         assert len(a) == len(b)
         for u, v in zip(a, b):

@@ -549,14 +549,102 @@ def _sequential_from_keras(config, cls):
     return model
 
 
+# Operations (not layers) Keras records in a functional graph to compute the masks of
+# Embedding(mask_zero=True) and Masking: ``not_equal(x, value)``, then for Masking
+# ``any(..., axis=-1)``, passed as a layer call's ``mask``. rustyml's graph derives those
+# masks itself, so these entries are dropped once recognised.
+_MASK_OPS = ("NotEqual", "Any")
+
+
+def _tensor_key(arg):
+    if isinstance(arg, dict) and arg.get("class_name") == "__keras_tensor__":
+        return tuple(arg["config"]["keras_history"][:2])
+    return None
+
+
+def _entry_name(entry):
+    return entry.get("name") or (entry.get("config") or {}).get("name")
+
+
+def _check_mask_ops(entries):
+    """The names of the mask operations among ``entries``; ``NotImplementedError`` for an
+    operation rustyml cannot stand in for."""
+    ops = {_entry_name(e): e for e in entries if e.get("class_name") in _MASK_OPS}
+    if not ops:
+        return set()
+    # where each Embedding(mask_zero) / Masking layer takes its input, and its mask kind
+    sources = {}
+    for e in entries:
+        cfg = e.get("config") or {}
+        for node in e.get("inbound_nodes") or []:
+            key = _tensor_key((node.get("args") or [None])[0])
+            if e.get("class_name") == "Embedding" and cfg.get("mask_zero"):
+                sources[(key, "NotEqual", 0.0)] = True
+            elif e.get("class_name") == "Masking":
+                sources[(key, "Any", float(cfg.get("mask_value", 0.0)))] = True
+
+    def origin(name):
+        op = ops[name]
+        args = op["inbound_nodes"][0]["args"]
+        if op["class_name"] == "Any":
+            cfg = op.get("config") or {}
+            inner = _tensor_key(args[0])
+            if cfg.get("axis") not in (-1, [-1]) or cfg.get("keepdims") or inner is None:
+                return None
+            inner_op = ops.get(inner[0])
+            if inner_op is None or inner_op["class_name"] != "NotEqual":
+                return None
+            key, _, value = origin(inner[0]) or (None, None, None)
+            return key, "Any", value
+        if len(args) != 2 or not isinstance(args[1], (int, float)):
+            return None
+        return _tensor_key(args[0]), "NotEqual", float(args[1])
+
+    used = set()
+    for e in entries:
+        if e.get("class_name") in _MASK_OPS:
+            continue
+        for node in e.get("inbound_nodes") or []:
+            args = node.get("args") or []
+            flat = args[0] if args and isinstance(args[0], list) else args
+            for arg in flat:
+                key = _tensor_key(arg)
+                if key is not None and key[0] in ops:
+                    raise NotImplementedError(
+                        f"layer {_entry_name(e)!r} takes the output of the operation "
+                        f"{key[0]!r}; operations in a functional graph are not implemented "
+                        "in rustyml"
+                    )
+            key = _tensor_key((node.get("kwargs") or {}).get("mask"))
+            if key is None:
+                continue
+            if key[0] not in ops or sources.get(origin(key[0])) is None:
+                raise NotImplementedError(
+                    f"layer {_entry_name(e)!r} is called with a mask ({key[0]!r}) other than "
+                    "an Embedding(mask_zero=True) or Masking mask, which rustyml derives itself"
+                )
+            used.add(key[0])
+    return set(ops)
+
+
+def _keras_layer_names(serialized):
+    """The names of a functional config's layers in ``model.layers`` order (the mask
+    operations Keras records are not layers)."""
+    entries = serialized["config"]["layers"]
+    return [_entry_name(e) for e in entries if e.get("class_name") not in _MASK_OPS]
+
+
 def _functional_from_keras(config, cls):
     entries = config.get("layers")
     if not isinstance(entries, list):
         raise ValueError("a Keras functional config needs a 'layers' list")  # noqa: TRY004 - a file's contents: bad data
+    mask_ops = _check_mask_ops(entries)
     ours = []
     frozen = set()
     for entry in entries:
-        name = entry.get("name") or (entry.get("config") or {}).get("name")
+        name = _entry_name(entry)
+        if name in mask_ops:
+            continue
         if entry.get("class_name") == "InputLayer":
             cfg = dict(entry.get("config") or {})
             for key in ("sparse", "ragged", "optional"):
@@ -576,7 +664,7 @@ def _functional_from_keras(config, cls):
             extra = {
                 k: v
                 for k, v in (node.get("kwargs") or {}).items()
-                if v is not None and k != "training"
+                if v is not None and k not in ("training", "mask")
             }
             if extra:
                 raise NotImplementedError(
@@ -994,7 +1082,7 @@ def load_archive(path, compile=True):
         compile_from_keras(model, serialized["compile_config"])
     keras_order = None
     if serialized.get("class_name") != "Sequential":
-        keras_order = [e.get("name") for e in serialized["config"]["layers"]]
+        keras_order = _keras_layer_names(serialized)
     read_weights(model, io.BytesIO(weights), keras_order)
     return model
 
