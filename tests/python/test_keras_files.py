@@ -27,6 +27,7 @@ keras = pytest.importorskip("keras")
 pytest.importorskip("h5py")
 
 import rustyml.keras as rk
+from rustyml.keras import _keras_format
 
 ATOL = RTOL = 1e-4
 
@@ -481,6 +482,19 @@ def test_save_model_and_model_from_json(tmp_path, keras_cases):
     _close(model.predict(x), _keras_predict(km, x))
     rk.saving.save_model(model, tmp_path / "m.keras")
     _close(_keras_predict(keras.saving.load_model(tmp_path / "m.keras"), x), model.predict(x))
+    # and rustyml's to_json read by Keras, for a Sequential and a functional model
+    again = keras.models.model_from_json(model.to_json())
+    again.set_weights(model.get_weights())
+    _close(_keras_predict(again, x), model.predict(x))
+    functional = MODELS["functional_merges"][0](rk)
+    rebuilt = keras.models.model_from_json(functional.to_json())
+    assert [lay.name for lay in rebuilt.layers] == [
+        lay.name for lay in _keras_format.functional_layer_order(functional)
+    ]
+    assert (
+        rk.models.model_from_json(functional.to_json()).get_config()["layers"]
+        == (functional.get_config()["layers"])
+    )
 
 
 def test_layer_get_and_set_weights(keras_cases):

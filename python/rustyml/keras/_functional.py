@@ -526,7 +526,10 @@ class Model:
         )
 
     def to_json(self, **kwargs):
-        return json.dumps({"class_name": "Functional", "config": self.get_config()}, **kwargs)
+        """Keras 3's JSON of the model (what ``keras.models.model_from_json`` reads)."""
+        from rustyml.keras import _keras_format
+
+        return json.dumps(_keras_format.model_to_keras(self), **kwargs)
 
     # -- names and structure ---------------------------------------------------------------
     @property

@@ -600,7 +600,6 @@ def _check_mask_ops(entries):
             return None
         return _tensor_key(args[0]), "NotEqual", float(args[1])
 
-    used = set()
     for e in entries:
         if e.get("class_name") in _MASK_OPS:
             continue
@@ -623,7 +622,6 @@ def _check_mask_ops(entries):
                     f"layer {_entry_name(e)!r} is called with a mask ({key[0]!r}) other than "
                     "an Embedding(mask_zero=True) or Masking mask, which rustyml derives itself"
                 )
-            used.add(key[0])
     return set(ops)
 
 

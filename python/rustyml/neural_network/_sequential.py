@@ -1124,6 +1124,12 @@ class Sequential:
         """How many weight arrays each layer has (``get_weights`` lists them in order)."""
         return [len(names) for names in self._built().weight_names()]
 
+    def to_json(self, **kwargs):
+        """Keras 3's JSON of the built model (what ``keras.models.model_from_json`` reads)."""
+        from rustyml.keras import _keras_format
+
+        return json.dumps(_keras_format.model_to_keras(self), **kwargs)
+
     def save_weights(self, filepath, overwrite=True):
         """Keras's ``.weights.h5`` file: every layer's arrays in Keras 3's h5 layout (Keras's
         ``load_weights`` reads it). The optimizer's state is not written."""
