@@ -282,7 +282,9 @@ def _masks_model(K):
     # Keras records the masks of Embedding(mask_zero) and Masking as operations in the graph
     tokens = K.Input((6,), name="tokens")
     steps = K.Input((5, 3), name="steps")
-    a = K.layers.LSTM(3, name="lstm_tokens")(K.layers.Embedding(10, 4, mask_zero=True)(tokens))
+    a = K.layers.LSTM(3, name="lstm_tokens")(
+        K.layers.Embedding(10, 4, mask_zero=True, name="embed")(tokens)
+    )
     b = K.layers.GRU(2, name="gru_steps")(K.layers.Masking(0.0)(steps))
     return K.Model({"tokens": tokens, "steps": steps}, {"joined": K.layers.Concatenate()([a, b])})
 
@@ -449,8 +451,9 @@ def test_compile_settings_survive_from_keras(tmp_path):
 
 def test_compile_settings_survive_to_keras(tmp_path):
     model = MODELS["functional_merges"][0](rk)
+    schedule = rk.optimizers.schedules.ExponentialDecay(0.002, decay_steps=10, decay_rate=0.5)
     model.compile(
-        optimizer=rk.optimizers.RMSprop(learning_rate=0.002, rho=0.8),
+        optimizer=rk.optimizers.RMSprop(learning_rate=schedule, rho=0.8),
         loss=["mse", rk.losses.Huber(delta=0.5)],
         loss_weights=[1.0, 0.25],
         metrics=[["mae"], []],
@@ -462,7 +465,9 @@ def test_compile_settings_survive_to_keras(tmp_path):
     loaded = keras.saving.load_model(tmp_path / "c.keras")
     config = loaded.optimizer.get_config()
     assert type(loaded.optimizer).__name__ == "RMSprop"
-    assert config["learning_rate"] == pytest.approx(0.002)
+    assert config["learning_rate"]["class_name"] == "ExponentialDecay"
+    assert config["learning_rate"]["config"]["initial_learning_rate"] == pytest.approx(0.002)
+    assert config["learning_rate"]["config"]["decay_rate"] == pytest.approx(0.5)
     assert config["rho"] == pytest.approx(0.8)
     k_total = loaded.evaluate(x, y, verbose=0, return_dict=True)["loss"]
     ours = model.evaluate(x, y, return_dict=True)["loss"]

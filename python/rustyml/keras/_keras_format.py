@@ -816,12 +816,12 @@ def _loss_to_keras(loss):
 def _optimizer_to_keras(optimizer):
     config = optimizers_module.serialize(optimizer)["config"]
     config.pop("weight_decay_rule", None)
-    if config.get("learning_rate_schedule") is not None:
-        raise NotImplementedError(
-            "writing an optimizer with a learning-rate schedule to a .keras file is not "
-            "implemented in rustyml"
-        )
     config.pop("learning_rate_schedule", None)
+    schedule = getattr(optimizer, "_schedule", None)
+    if schedule is not None:
+        config["learning_rate"] = _keras_object(
+            "keras.optimizers.schedules", type(schedule).__name__, schedule.get_config()
+        )
     if type(optimizer).__name__ != "AdamW" and config.get("weight_decay") == 0.0:
         config["weight_decay"] = None
     config = {
@@ -1038,6 +1038,7 @@ def save_archive(model, path):
     write_weights(model, weights)
     metadata = {
         "keras_version": _KERAS_VERSION,
+        "written_by": "rustyml",
         "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S"),
     }
     path = os.fspath(path)
@@ -1092,14 +1093,6 @@ def _ensure_built(model):
         if model._input_shape is None:
             raise ValueError("the Keras Sequential config gives no input shape")
         model.build()
-
-
-def is_keras_archive_path(path):
-    return isinstance(path, (str, os.PathLike)) and os.fspath(path).endswith(".keras")
-
-
-def is_weights_h5_path(path):
-    return isinstance(path, (str, os.PathLike)) and os.fspath(path).endswith(".weights.h5")
 
 
 def model_from_json(text):
