@@ -615,3 +615,26 @@ def test_missing_h5py_is_a_clear_import_error(monkeypatch, keras_cases):
     monkeypatch.setitem(sys.modules, "h5py", None)
     with pytest.raises(ImportError, match="needs h5py"):
         rk.models.load_model(path)
+
+
+def test_damaged_archives(tmp_path, dense_archive):
+    def rewrite(name, replace):
+        with zipfile.ZipFile(dense_archive) as zin, zipfile.ZipFile(tmp_path / name, "w") as zout:
+            for entry in zin.namelist():
+                data = replace(entry, zin.read(entry))
+                if data is not None:
+                    zout.writestr(entry, data)
+        return tmp_path / name
+
+    no_config = rewrite("a.keras", lambda e, d: None if e == "config.json" else d)
+    with pytest.raises(ValueError, match="config.json"):
+        rk.models.load_model(no_config)
+    bad_json = rewrite("b.keras", lambda e, d: b"{not json" if e == "config.json" else d)
+    with pytest.raises(ValueError, match="config.json"):
+        rk.models.load_model(bad_json)
+    bad_h5 = rewrite("c.keras", lambda e, d: b"garbage" if e == "model.weights.h5" else d)
+    with pytest.raises(ValueError, match="HDF5"):
+        rk.models.load_model(bad_h5)
+    no_weights = rewrite("d.keras", lambda e, d: None if e == "model.weights.h5" else d)
+    with pytest.raises(NotImplementedError, match="model.weights.h5"):
+        rk.models.load_model(no_weights)
