@@ -523,6 +523,13 @@ def test_layer_get_and_set_weights(keras_cases):
         model.layers[1].set_weights([np.zeros((1, 1))] * len(new))
     with pytest.raises(ValueError, match="no weights yet"):
         rk.layers.Dense(2).get_weights()
+    # a copy's layers answer for the copy
+    import pickle
+
+    copy = pickle.loads(pickle.dumps(model))
+    copy.layers[1].set_weights([np.ones_like(a) for a in new])
+    assert all(not a.any() for a in model.layers[1].get_weights())
+    assert all((a == 1).all() for a in copy.layers[1].get_weights())
 
 
 def test_safetensors_files_keep_their_behaviour(tmp_path):

@@ -998,6 +998,7 @@ class Model:
             )
         model.set_weights(state["weights"])
         self.__dict__.update(model.__dict__)
+        layers_module.remember_model(self, self.layers)
         if "compile" in state:
             self.optimizer._compiled_into(self)
 
