@@ -140,7 +140,6 @@ _FIXED_INITIALIZERS = {
     "moving_mean_initializer": "Zeros",
     "moving_variance_initializer": "Ones",
 }
-_KERAS_BASE_KEYS = ("name", "trainable", "dtype")
 
 
 def _initializer_class(value):
@@ -232,8 +231,6 @@ def layer_config_from_keras(entry):
         out["layer"] = layer_config_from_keras(inner)
         if class_name == "Bidirectional":
             _check_backward(where, inner, config.get("backward_layer"))
-    if class_name in _RECURRENT and config.get("zero_output_for_mask"):
-        out["zero_output_for_mask"] = True
     if "trainable" in accepted:
         out["trainable"] = bool(trainable)
     elif not trainable:
