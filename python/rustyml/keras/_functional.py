@@ -294,6 +294,25 @@ class Model:
         layers_module.apply_adapted_statistics(
             self, self._native, self.layers, self._weight_counts()
         )
+        layers_module.remember_model(self, self.layers)
+
+    def _layer_weight_counts(self):
+        """How many weight arrays each layer has (``get_weights`` lists them in order)."""
+        return self._weight_counts()
+
+    def save_weights(self, filepath, overwrite=True):
+        """Keras's ``.weights.h5`` file: every layer's arrays in Keras 3's h5 layout (Keras's
+        ``load_weights`` reads it). The optimizer's state is not written."""
+        from rustyml.keras import _keras_format
+
+        _keras_format.save_weights(self, filepath, overwrite)
+
+    def load_weights(self, filepath):
+        """Loads a Keras 3 ``.weights.h5`` file (written by Keras or ``save_weights``); a
+        file that does not fit the model is refused and nothing changes."""
+        from rustyml.keras import _keras_format
+
+        _keras_format.load_weights(self, filepath)
 
     def _weight_counts(self):
         return [row[4] for row in self._native.layer_summaries()]
@@ -507,7 +526,10 @@ class Model:
         )
 
     def to_json(self, **kwargs):
-        return json.dumps({"class_name": "Functional", "config": self.get_config()}, **kwargs)
+        """Keras 3's JSON of the model (what ``keras.models.model_from_json`` reads)."""
+        from rustyml.keras import _keras_format
+
+        return json.dumps(_keras_format.model_to_keras(self), **kwargs)
 
     # -- names and structure ---------------------------------------------------------------
     @property
@@ -976,13 +998,20 @@ class Model:
             )
         model.set_weights(state["weights"])
         self.__dict__.update(model.__dict__)
+        layers_module.remember_model(self, self.layers)
         if "compile" in state:
             self.optimizer._compiled_into(self)
 
     # -- files -----------------------------------------------------------------------------
     def save(self, path):
         """One safetensors file (rustyml's format, as ``Sequential.save``): the weights, the
-        functional config and the compile settings in its metadata, with a digest."""
+        functional config and the compile settings in its metadata, with a digest. A path
+        ending in ``.keras`` is written as Keras 3's ``.keras`` archive instead."""
+        if os.fspath(path).endswith(".keras"):
+            from rustyml.keras import _keras_format
+
+            _keras_format.save_archive(self, path)
+            return
         meta = {"format": _FORMAT, "config": json.dumps(self.get_config())}
         frozen = [i for i, layer in enumerate(self.layers) if not getattr(layer, "trainable", True)]
         if frozen:

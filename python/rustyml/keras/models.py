@@ -1,7 +1,9 @@
 """``keras.models``: ``Model`` (the functional API), ``Sequential``, ``load_model``."""
 
+import os
+
 from rustyml import _native
-from rustyml.keras import _seeding
+from rustyml.keras import _keras_format, _seeding
 from rustyml.keras._functional import Model
 from rustyml.keras._missing import stand_ins, unknown_attribute
 from rustyml.keras.layers import InputSpec
@@ -67,16 +69,19 @@ class Sequential(_Sequential):
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
-    """A model saved by ``model.save`` (rustyml's safetensors file). Keras's ``.keras``
-    archives are not read yet."""
-    path = str(filepath)
-    if path.endswith((".keras", ".h5")):
-        raise NotImplementedError(
-            f"reading Keras's own model files ({path}) is not implemented in rustyml yet; "
-            "rustyml saves and loads .safetensors files"
-        )
+    """A model saved by ``model.save``: a Keras 3 ``.keras`` archive (written by Keras or by
+    rustyml; see ``docs/KERAS.md`` for what is read), or rustyml's safetensors file.
+    ``compile=False`` leaves the model uncompiled."""
+    path = os.fspath(filepath)
     if custom_objects:
         raise NotImplementedError("load_model(custom_objects=) is not implemented in rustyml")
+    if path.endswith(".keras"):
+        return _keras_format.load_archive(path, compile=compile)
+    if path.endswith(".h5"):
+        raise NotImplementedError(
+            f"reading Keras 2's legacy .h5 model files ({path}) is not implemented in rustyml; "
+            "it reads Keras 3's .keras archives and .weights.h5 files"
+        )
     meta, weights, verified = _native.neural_network.load_safetensors(path)
     if meta.get("format") == _FUNCTIONAL_FORMAT:
         model = Model._from_file(path, meta, weights, verified)
@@ -87,7 +92,24 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     return model
 
 
+def save_model(model, filepath, overwrite=True, **kwargs):
+    """``model.save(filepath)``: a ``.keras`` path gives Keras 3's archive, any other
+    rustyml's safetensors file."""
+    if kwargs:
+        raise NotImplementedError(f"save_model arguments {sorted(kwargs)} are not implemented")
+    if not overwrite and os.path.exists(os.fspath(filepath)):
+        raise FileExistsError(f"save_model: {filepath} exists and overwrite=False")
+    model.save(filepath)
+
+
+def model_from_json(json_string, custom_objects=None):
+    """The model Keras's ``model.to_json()`` describes, with fresh weights."""
+    if custom_objects:
+        raise NotImplementedError("model_from_json(custom_objects=) is not implemented")
+    return _keras_format.model_from_json(json_string)
+
+
 _FUNCTIONAL_FORMAT = "rustyml.functional.v1"
-globals().update(stand_ins(__name__, ["clone_model", "model_from_json", "save_model"]))
+globals().update(stand_ins(__name__, ["clone_model"]))
 __getattr__ = unknown_attribute(__name__)
-__all__ = ["Model", "Sequential", "load_model"]
+__all__ = ["Model", "Sequential", "load_model", "model_from_json", "save_model"]

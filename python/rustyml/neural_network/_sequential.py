@@ -232,6 +232,7 @@ class Sequential:
             native.learning_rate = self.optimizer.learning_rate
         self._native, self._input_shape = native, shape
         self._trainable_mask = None
+        layers_module.remember_model(self, self.layers)
 
     def _load_adapted_statistics(self, layer):
         """Called by a ``Normalization`` of this model when it is adapted again."""
@@ -1119,14 +1120,45 @@ class Sequential:
         for line in lines:
             print_fn(line)
 
+    def _layer_weight_counts(self):
+        """How many weight arrays each layer has (``get_weights`` lists them in order)."""
+        return [len(names) for names in self._built().weight_names()]
+
+    def to_json(self, **kwargs):
+        """Keras 3's JSON of the built model (what ``keras.models.model_from_json`` reads)."""
+        from rustyml.keras import _keras_format
+
+        return json.dumps(_keras_format.model_to_keras(self), **kwargs)
+
+    def save_weights(self, filepath, overwrite=True):
+        """Keras's ``.weights.h5`` file: every layer's arrays in Keras 3's h5 layout (Keras's
+        ``load_weights`` reads it). The optimizer's state is not written."""
+        from rustyml.keras import _keras_format
+
+        _keras_format.save_weights(self, filepath, overwrite)
+
+    def load_weights(self, filepath):
+        """Loads a Keras 3 ``.weights.h5`` file (written by Keras or ``save_weights``) into
+        this built model; a file that does not fit it is refused and nothing changes."""
+        from rustyml.keras import _keras_format
+
+        _keras_format.load_weights(self, filepath)
+
     def save(self, path):
         """One safetensors file: the weights as tensors, the architecture in its metadata and
-        a SHA-256 digest of both (checked by ``load``).
+        a SHA-256 digest of both (checked by ``load``). A path ending in ``.keras`` is written
+        as Keras 3's ``.keras`` archive instead (config, compile settings, weights; see
+        ``rustyml.keras._keras_format``).
 
         ``path`` may be a symlink (its target is written); a FIFO, device or directory there
         is refused. The file is written to a temporary file beside it and renamed into place,
         so a failed save leaves an earlier file whole."""
         native = self._built()
+        if os.fspath(path).endswith(".keras"):
+            from rustyml.keras import _keras_format
+
+            _keras_format.save_archive(self, path)
+            return
         meta = {"format": _FORMAT, "config": json.dumps(self.get_config())}
         frozen = [i for i, layer in enumerate(self.layers) if not getattr(layer, "trainable", True)]
         if frozen:

@@ -296,7 +296,17 @@ def get(identifier):
         cls = _CLASSES.get(identifier.get("class_name"))
         if cls is None:
             raise ValueError(f"unknown initializer config {identifier!r}")
-        return cls.from_config(dict(identifier.get("config", {})))
+        config = dict(identifier.get("config") or {})
+        # Keras 3.15's variance-scaling configs name the fan axes of einsum kernels; unset
+        # (None), they mean the usual fans computed here
+        for key in ("input_axes", "output_axes"):
+            if key in config:
+                value = config.pop(key)
+                if value is not None:
+                    raise NotImplementedError(
+                        f"{cls.__name__}: {key}={value!r} is not implemented in rustyml"
+                    )
+        return cls.from_config(config)
     raise ValueError(f"an initializer must be a name or an Initializer, got {identifier!r}")
 
 

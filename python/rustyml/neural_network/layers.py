@@ -9,6 +9,8 @@ below (its Keras arguments) plus one entry in the native builder.
 import functools
 import math
 
+import numpy as np
+
 from rustyml.neural_network import initializers as _initializers
 from rustyml.neural_network import regularizers as _regularizers
 
@@ -152,6 +154,56 @@ class Layer:
     @classmethod
     def from_config(cls, config):
         return cls(**config)
+
+    def __getstate__(self):
+        # the models holding the layer are not part of it
+        state = dict(self.__dict__)
+        state.pop("_owners", None)
+        state.pop("_model_ref", None)
+        return state
+
+    def _owner(self):
+        model = self.__dict__.get("_model_ref")
+        model = model() if model is not None else None
+        if model is None:
+            raise ValueError(
+                f"layer {self.name or type(self).__name__!r} has no weights yet: it gets them "
+                "when a model holding it is built"
+            )
+        index = next(i for i, lay in enumerate(model.layers) if lay is self)
+        counts = model._layer_weight_counts()
+        start = sum(counts[:index])
+        return model, start, counts[index]
+
+    def get_weights(self):
+        """This layer's arrays (Keras's order and shapes), from the built model last built
+        with it."""
+        model, start, n = self._owner()
+        return list(model.get_weights()[start : start + n])
+
+    def set_weights(self, weights):
+        """Sets this layer's arrays (Keras's order and shapes) in the model last built with
+        it; a wrong count, shape or value is refused and nothing changes."""
+        model, start, n = self._owner()
+        weights = list(weights)
+        current = list(model.get_weights())
+        if len(weights) != n:
+            raise ValueError(
+                f"layer {self.name or type(self).__name__!r} has {n} weight arrays, got "
+                f"{len(weights)}"
+            )
+        for i, (new, old) in enumerate(zip(weights, current[start : start + n])):
+            if tuple(np.shape(new)) != tuple(old.shape):
+                raise ValueError(
+                    f"layer {self.name or type(self).__name__!r}: weight {i} must have shape "
+                    f"{tuple(old.shape)}, got {tuple(np.shape(new))}"
+                )
+        current[start : start + n] = weights
+        model.set_weights(current)
+
+    @property
+    def weights(self):
+        return self.get_weights()
 
     def __call__(self, inputs, *args, **kwargs):
         """Keras's functional API: called on symbolic tensors (``keras.Input``...), records
@@ -1598,11 +1650,6 @@ class Normalization(Layer):
             "variance": self.variance,
         }
 
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state.pop("_owners", None)
-        return state
-
     def adapt(self, data):
         """Computes the mean and population variance of ``data`` (a NumPy array, or an
         iterable of batches such as a list of arrays or a generator; ``(x, y)`` tuples give
@@ -1662,6 +1709,16 @@ class Normalization(Layer):
     def _live_owners(self):
         owners = [ref() for ref in self.__dict__.get("_owners", [])]
         return [m for m in owners if m is not None]
+
+
+def remember_model(model, layers):
+    """Each of ``layers`` remembers (weakly) the built ``model`` holding it, for its
+    ``get_weights`` / ``set_weights``."""
+    import weakref
+
+    for layer in layers:
+        if isinstance(layer, Layer):
+            layer._model_ref = weakref.ref(model)
 
 
 def apply_adapted_statistics(model, native, layers, weight_counts):
