@@ -840,11 +840,11 @@ class Sequential:
         weights=None,
         weights_name="sample_weight",
     ):
+        x = self._prepare_x(x)
+        y = self._prepare_y(y, len(x))
         if self._trainable_mask is None:
             # a frozen layer's weights carry no regularization penalty, in evaluate too
             self._apply_trainable()
-        x = self._prepare_x(x)
-        y = self._prepare_y(y, len(x))
         batch_size = min(batch_size, len(x))
         w = None if weights is None else _sw.as_sample_weight(weights, len(x), weights_name)
         logs = {"loss": self._native.evaluate(x, y, batch_size, w)}
