@@ -86,7 +86,9 @@ pub enum OptimizerSpec {
     SGD {
         #[serde(flatten)]
         common: CommonSpec,
+        #[serde(default)]
         momentum: f32,
+        #[serde(default)]
         nesterov: bool,
     },
     // Keras's AdamW is its Adam with a default weight decay: the door sets the same rules on
@@ -95,8 +97,11 @@ pub enum OptimizerSpec {
     Adam {
         #[serde(flatten)]
         common: CommonSpec,
+        #[serde(default = "keras_beta_1")]
         beta_1: f32,
+        #[serde(default = "keras_beta_2")]
         beta_2: f32,
+        #[serde(default = "keras_epsilon")]
         epsilon: f32,
         #[serde(default)]
         amsgrad: bool,
@@ -104,7 +109,9 @@ pub enum OptimizerSpec {
     RMSprop {
         #[serde(flatten)]
         common: CommonSpec,
+        #[serde(default = "keras_rho")]
         rho: f32,
+        #[serde(default = "keras_epsilon")]
         epsilon: f32,
         #[serde(default)]
         momentum: f32,
@@ -114,6 +121,7 @@ pub enum OptimizerSpec {
     Adagrad {
         #[serde(flatten)]
         common: CommonSpec,
+        #[serde(default = "keras_epsilon")]
         epsilon: f32,
         /// Keras's default; files saved before the field existed had accumulators from 0
         /// and now start at Keras's 0.1.
@@ -123,17 +131,41 @@ pub enum OptimizerSpec {
     Nadam {
         #[serde(flatten)]
         common: CommonSpec,
+        #[serde(default = "keras_beta_1")]
         beta_1: f32,
+        #[serde(default = "keras_beta_2")]
         beta_2: f32,
+        #[serde(default = "keras_epsilon")]
         epsilon: f32,
     },
     Adamax {
         #[serde(flatten)]
         common: CommonSpec,
+        #[serde(default = "keras_beta_1")]
         beta_1: f32,
+        #[serde(default = "keras_beta_2")]
         beta_2: f32,
+        #[serde(default = "keras_epsilon")]
         epsilon: f32,
     },
+}
+
+/// Keras's constructor defaults, so that a partial config (`{"learning_rate": 0.01}`)
+/// means what `from_config` makes of it in Keras.
+fn keras_beta_1() -> f32 {
+    0.9
+}
+
+fn keras_beta_2() -> f32 {
+    0.999
+}
+
+fn keras_epsilon() -> f32 {
+    1e-7
+}
+
+fn keras_rho() -> f32 {
+    0.9
 }
 
 pub(crate) fn keras_initial_accumulator() -> f32 {

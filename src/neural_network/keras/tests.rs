@@ -320,3 +320,41 @@ fn a_state_that_does_not_fit_is_refused_and_changes_nothing() {
     .to_string();
     assert!(e.contains("it holds 2 layers, this model has 1"), "{e}");
 }
+
+/// A config that leaves out constructor arguments gets Keras's defaults, as Keras's
+/// `from_config` gives them (Adam/Nadam/Adamax betas 0.9 and 0.999, epsilon 1e-7, RMSprop's
+/// rho 0.9, SGD without momentum).
+#[test]
+fn partial_optimizer_configs_take_keras_defaults() {
+    use crate::neural_network::keras::OptimizerSpec;
+    let read = |json: &str| serde_json::from_str::<OptimizerSpec>(json).unwrap();
+    for class in ["Adam", "Nadam", "Adamax"] {
+        assert_eq!(
+            read(&format!(
+                r#"{{"class_name": "{class}", "config": {{"learning_rate": 0.01}}}}"#
+            )),
+            read(&format!(
+                r#"{{"class_name": "{class}", "config": {{"learning_rate": 0.01,
+                    "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}}}}"#
+            ))
+        );
+    }
+    assert_eq!(
+        read(r#"{"class_name": "RMSprop", "config": {"learning_rate": 0.01}}"#),
+        read(
+            r#"{"class_name": "RMSprop", "config": {"learning_rate": 0.01, "rho": 0.9,
+                "epsilon": 1e-7, "momentum": 0.0, "centered": false}}"#
+        )
+    );
+    assert_eq!(
+        read(r#"{"class_name": "SGD", "config": {"learning_rate": 0.01}}"#),
+        read(
+            r#"{"class_name": "SGD", "config": {"learning_rate": 0.01, "momentum": 0.0,
+                "nesterov": false}}"#
+        )
+    );
+    // the rate has a different default per class in Keras: it stays required
+    assert!(
+        serde_json::from_str::<OptimizerSpec>(r#"{"class_name": "Adam", "config": {}}"#).is_err()
+    );
+}
