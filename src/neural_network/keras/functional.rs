@@ -137,7 +137,9 @@ fn input_shape(config: &Value, name: &str) -> RustymlResult<Vec<usize>> {
         })
 }
 
-/// What one layer entry builds.
+/// What one layer entry builds (a short-lived list while a config is read: the boxes would
+/// only move the size around).
+#[allow(clippy::large_enum_variant)]
 enum Kind {
     Input(Vec<usize>),
     Plain(LayerSpec),

@@ -251,7 +251,7 @@ mod tests {
         let base = td.get_weights().into_owned();
         let arrays: Vec<ArrayD<f32>> = base.named_arrays().into_iter().map(|(_, a)| a).collect();
         for (k, grad) in grads.iter().enumerate() {
-            for j in 0..grad.len() {
+            for (j, &got) in grad.iter().enumerate() {
                 let eval = |delta: f32| {
                     let mut a = arrays.clone();
                     a[k].as_slice_mut().unwrap()[j] += delta;
@@ -260,7 +260,7 @@ mod tests {
                     loss(&probe, &x)
                 };
                 let num = (eval(h) - eval(-h)) / (2.0 * h as f64);
-                let got = grad[j] as f64;
+                let got = got as f64;
                 assert!(
                     (got - num).abs() <= 2e-3 * (1.0 + num.abs()),
                     "param {k}[{j}]: {got} vs {num}"
