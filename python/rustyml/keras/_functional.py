@@ -31,8 +31,10 @@ from rustyml.neural_network._sequential import (
     _call,
     _check_callbacks,
     _float32_contiguous,
+    _get_layer,
     _Progress,
     _refuse_weighted_metrics,
+    _split_by_trainability,
     _split_point,
 )
 
@@ -553,20 +555,7 @@ class Model:
         return list(self._out_keys) if self._out_kind == "dict" else self.output_names
 
     def get_layer(self, name=None, index=None):
-        if index is not None:
-            if name is not None:
-                raise ValueError("get_layer: give a name or an index, not both")
-            if not -len(self.layers) <= index < len(self.layers):
-                raise ValueError(
-                    f"get_layer: index {index} is out of range for {len(self.layers)} layers"
-                )
-            return self.layers[index]
-        for layer in self.layers:
-            if layer.name == name:
-                return layer
-        raise ValueError(
-            f"No such layer: {name}. Existing layers are: {[layer.name for layer in self.layers]}"
-        )
+        return _get_layer(self.layers, name, index)
 
     def __call__(self, *args, **kwargs):
         raise NotImplementedError(
@@ -585,6 +574,17 @@ class Model:
     @property
     def weights(self):
         return self.get_weights()
+
+    @property
+    def trainable_weights(self):
+        return _split_by_trainability(self.layers, *self._arrays_and_names())[0]
+
+    @property
+    def non_trainable_weights(self):
+        return _split_by_trainability(self.layers, *self._arrays_and_names())[1]
+
+    def _arrays_and_names(self):
+        return self._native.get_weights(), self._native.weight_names()
 
     def count_params(self):
         return sum(row[3] for row in self._native.layer_summaries())
@@ -949,11 +949,59 @@ class Model:
         ys = self._prepare_y(y, len(xs[0]))
         sws = self._sample_weights(sample_weight, len(xs[0]), "sample_weight")
         logs = self._evaluate_logs(xs, ys, 32 if batch_size is None else int(batch_size), sws)
-        if return_dict:
-            return logs
-        if len(logs) == 1:
-            return logs["loss"]
-        return list(logs.values())
+        return _as_returned(logs, return_dict)
+
+    def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+        """Keras's ``test_on_batch``: ``evaluate`` on ``x, y`` as one batch."""
+        self._check_compiled()
+        xs = self._prepare_x(x)
+        ys = self._prepare_y(y, len(xs[0]))
+        sws = self._sample_weights(sample_weight, len(xs[0]), "sample_weight")
+        return _as_returned(self._evaluate_logs(xs, ys, max(len(xs[0]), 1), sws), return_dict)
+
+    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
+        """Keras's ``train_on_batch``: one optimizer step on ``x, y`` as a single batch, in
+        the given order, weighted as in ``fit``. Returns the batch's loss before the step
+        (with each output's loss and the metrics on the step's training-mode outputs when
+        there are any, as ``evaluate`` lists them). A step whose loss becomes NaN or
+        infinite raises ``ValueError`` and is undone."""
+        self._check_compiled()
+        if sample_weight is not None and class_weight is not None:
+            raise ValueError(
+                "sample_weight and class_weight cannot be given together: pass one of them"
+            )
+        class_weight = _sw.check_class_weight(class_weight)
+        keys = self._output_keys()
+        if class_weight is not None and len(keys) > 1:
+            raise ValueError(
+                "class_weight is only supported for models with a single output (as in "
+                "Keras); give sample_weight per output instead"
+            )
+        xs = self._prepare_x(x)
+        n = len(xs[0])
+        ys = self._prepare_y(y, n)
+        sws = self._sample_weights(sample_weight, n, "sample_weight")
+        if class_weight is not None:
+            sws = [_sw.class_weight_to_sample_weight(ys[0], class_weight)]
+        self._apply_trainable()
+        metric_fns = self._compiled[4]
+        running = _RunningMetrics(metric_fns, ys, self._compiled[2]) if metric_fns else None
+        before = self.get_weights()
+        loss, per, _ = self._native.train_epoch(
+            xs, ys, max(n, 1), False, 0, running.add if running else None, sws
+        )
+        if not np.isfinite(loss):
+            self.set_weights(before)
+            raise ValueError(
+                f"train_on_batch: the loss became {loss}; the step was undone (lower the "
+                "learning rate)"
+            )
+        logs = {"loss": loss}
+        if len(keys) > 1:
+            logs.update({f"{k}_loss": v for k, v in zip(keys, per)})
+        if running:
+            logs.update(running.results())
+        return _as_returned(logs, return_dict)
 
     def predict(self, x, batch_size=None, verbose="auto"):
         """Inference outputs, in the structure the model's outputs were given in."""
@@ -1057,6 +1105,16 @@ class Model:
                 f"{path}: unreadable model config, compile state or weights: {exc}"
             ) from None
         return model
+
+
+def _as_returned(logs, return_dict):
+    """Keras's return value for logs: the dict (its keys sorted, as Keras returns them), or
+    the loss alone, or every value in order (loss, each output's loss, metrics)."""
+    if return_dict:
+        return dict(sorted(logs.items()))
+    if len(logs) == 1:
+        return logs["loss"]
+    return list(logs.values())
 
 
 class _RunningMetrics:

@@ -860,14 +860,17 @@ class Sequential:
         if verbose:
             print(" - ".join(f"{k}: {v:.4f}" for k, v in logs.items()))
         if return_dict:
-            return logs
+            # Keras returns the names sorted; the list keeps loss first
+            return dict(sorted(logs.items()))
         return logs["loss"] if len(logs) == 1 else list(logs.values())
 
-    def train_on_batch(self, x, y, sample_weight=None, class_weight=None):
+    def train_on_batch(self, x, y, sample_weight=None, class_weight=None, return_dict=False):
         """Keras's ``train_on_batch``: one optimizer step on ``x, y`` as a single batch, in the
         given order, its samples' losses weighted by ``sample_weight`` or ``class_weight`` as
-        in ``fit``; returns the batch's loss (before the step). A step whose loss or weights
-        become NaN or infinite raises ``ValueError`` and is undone."""
+        in ``fit``. Returns the batch's loss (before the step), or, with compiled metrics,
+        ``[loss, *metrics]`` measured on the step's training-mode output (a dict with
+        ``return_dict=True``). A step whose loss or weights become NaN or infinite raises
+        ``ValueError`` and is undone."""
         self._check_compiled()
         self._begin_training("train_on_batch")
         if sample_weight is not None and class_weight is not None:
@@ -883,10 +886,32 @@ class Sequential:
             if class_weight is not None:
                 w = _sw.class_weight_to_sample_weight(ys, class_weight)
             self._apply_trainable()
+            metric_fns = self._compiled[3]
+            running = _RunningMetrics(metric_fns, ys, self.loss) if metric_fns else None
+            on_output = running.batch_adder(ys) if running else None
             snapshot = self._native.snapshot()
-            return self._native.train_epoch(xs, ys, len(xs), False, 0, None, None, snapshot, w)
+            loss = self._native.train_epoch(xs, ys, len(xs), False, 0, None, on_output, snapshot, w)
+            logs = {"loss": float(loss)}
+            if running:
+                logs.update(running.results())
+            return logs
 
-        return self._call_keeping_state(step)
+        return self._report(self._call_keeping_state(step), 0, return_dict)
+
+    def test_on_batch(self, x, y, sample_weight=None, return_dict=False):
+        """Keras's ``test_on_batch``: ``evaluate`` on ``x, y`` as one batch."""
+        self._check_compiled()
+        return self._call_keeping_state(
+            lambda: self._report(
+                self._evaluate(x, y, _ONE_BATCH, weights=sample_weight),
+                0,
+                return_dict,
+            )
+        )
+
+    def predict_on_batch(self, x):
+        """Keras's ``predict_on_batch``: ``predict`` on ``x`` as one batch."""
+        return self.predict(x, batch_size=_ONE_BATCH)
 
     def compute_gradients(self, x, y, fraction=1.0):
         """The mean loss of ``x, y`` as one batch and the gradients of ``fraction`` times it,
@@ -1056,19 +1081,13 @@ class Sequential:
         self._built().set_weights(arrays)
 
     def _weights_by_trainability(self):
-        """``(trainable, non_trainable)`` weight arrays as Keras lists them: a frozen layer's
-        weights and every layer's moving statistics are non-trainable."""
         native = self._built()
-        arrays = native.get_weights()
-        names = native.weight_names()
-        trainable, frozen = [], []
-        it = iter(arrays)
-        for layer, layer_names in zip(self.layers, names):
-            on = bool(getattr(layer, "trainable", True))
-            for name in layer_names:
-                a = next(it)
-                (trainable if on and name not in _MOVING else frozen).append(a)
-        return trainable, frozen
+        return _split_by_trainability(self.layers, native.get_weights(), native.weight_names())
+
+    @property
+    def weights(self):
+        """Every layer's weight arrays (``get_weights``), as Keras's ``model.weights``."""
+        return self.get_weights()
 
     @property
     def trainable_weights(self):
@@ -1077,6 +1096,10 @@ class Sequential:
     @property
     def non_trainable_weights(self):
         return self._weights_by_trainability()[1]
+
+    def get_layer(self, name=None, index=None):
+        """The layer called ``name``, or the one at ``index`` (Keras's ``get_layer``)."""
+        return _get_layer(self.layers, name, index)
 
     @property
     def learning_rate(self):
@@ -1207,7 +1230,44 @@ class Sequential:
 
 
 # statistics, never trained: BatchNormalization's moving ones, Normalization's adapted ones
+# a batch size that takes every row at once (the calls cap it at the row count)
+_ONE_BATCH = 2**31 - 1
+
 _MOVING = frozenset({"running_mean", "running_var", "mean", "variance", "count"})
+
+
+def _split_by_trainability(layers, arrays, names):
+    """``(trainable, non_trainable)`` weight arrays as Keras lists them: a frozen layer's
+    weights and every layer's moving statistics are non-trainable. ``names`` holds each
+    layer's weight names, ``arrays`` every weight in the same order."""
+    trainable, frozen = [], []
+    it = iter(arrays)
+    for layer, layer_names in zip(layers, names):
+        on = bool(getattr(layer, "trainable", True))
+        for name in layer_names:
+            a = next(it)
+            (trainable if on and name not in _MOVING else frozen).append(a)
+    return trainable, frozen
+
+
+def _get_layer(layers, name, index):
+    """Keras's ``get_layer``: by name, or by position (negative counts from the end)."""
+    if index is not None:
+        if name is not None:
+            raise ValueError("get_layer: give a name or an index, not both")
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
+            raise ValueError(f"get_layer: index must be an integer, got {index!r}")
+        if not -len(layers) <= index < len(layers):
+            raise ValueError(f"get_layer: index {index} is out of range for {len(layers)} layers")
+        return layers[index]
+    if name is None:
+        raise ValueError("get_layer: provide a layer name or an index")
+    for layer in layers:
+        if layer.name == name:
+            return layer
+    raise ValueError(
+        f"No such layer: {name}. Existing layers are: {[layer.name for layer in layers]}"
+    )
 
 
 def _split_point(n, validation_split):
