@@ -20,7 +20,7 @@ import numpy as np
 from rustyml import _native
 from rustyml.keras import _seeding
 from rustyml.keras.layers import InputSpec
-from rustyml.neural_network import _metrics, merge_layers
+from rustyml.neural_network import _batches, _metrics, merge_layers
 from rustyml.neural_network import _sample_weights as _sw
 from rustyml.neural_network import callbacks as callbacks_module
 from rustyml.neural_network import layers as layers_module
@@ -32,6 +32,7 @@ from rustyml.neural_network._sequential import (
     _check_callbacks,
     _float32_contiguous,
     _get_layer,
+    _optional_steps,
     _Progress,
     _refuse_weighted_metrics,
     _split_by_trainability,
@@ -796,6 +797,8 @@ class Model:
         class_weight=None,
         sample_weight=None,
         initial_epoch=0,
+        steps_per_epoch=None,
+        validation_steps=None,
         validation_freq=1,
     ):
         """Keras's ``fit`` with arrays, lists or dicts of arrays; returns a ``History``
@@ -810,9 +813,39 @@ class Model:
 
         A step whose loss becomes NaN or infinite raises ``ValueError`` with the weights put
         back to their values before this call; with a ``TerminateOnNaN`` callback training
-        stops after that batch instead, the weights as it left them."""
+        stops after that batch instead, the weights as it left them.
+
+        ``x`` may also be read batch by batch, as ``Sequential.fit`` reads it: a generator,
+        an iterable or a ``PyDataset`` of ``(x, y)`` / ``(x, y, sample_weight)`` batches
+        (each part an array, list or dict as for arrays), with ``steps_per_epoch`` and
+        ``validation_steps`` as Keras 3's epochs count them."""
         self._check_compiled()
         batch_size = 32 if batch_size is None else int(batch_size)
+        if _batches.is_batch_source(x):
+            if y is not None or sample_weight is not None:
+                raise ValueError(
+                    "with a generator, PyDataset or iterable x, the targets and sample weights "
+                    "come in its batches: do not pass y or sample_weight"
+                )
+            return self._fit_batches(
+                x,
+                batch_size,
+                epochs,
+                verbose,
+                callbacks,
+                validation_data,
+                shuffle,
+                class_weight,
+                initial_epoch,
+                steps_per_epoch,
+                validation_steps,
+                validation_freq,
+            )
+        if steps_per_epoch is not None:
+            raise ValueError(
+                "steps_per_epoch applies to generators, PyDatasets and iterables; for "
+                "in-memory arrays the epoch is the whole data"
+            )
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
         validation_freq = _sw.check_validation_freq(validation_freq)
@@ -902,6 +935,178 @@ class Model:
         self.history = history
         return history
 
+    # -- data read batch by batch -------------------------------------------------------
+    def _epochs(self, x, what, batch_size, shuffle, steps, steps_name="steps"):
+        src = _batches.source(
+            x, None, what=what, batch_size=batch_size, shuffle=shuffle, seed=self.seed
+        )
+        return _batches.Epochs(src, _optional_steps(steps, steps_name))
+
+    def _source_batch(self, raw, kind, need_y):
+        """One batch of a source as the in-memory path converts and checks arrays."""
+        bx, by, bw = _batches.unpack(raw, kind)
+        xs = self._prepare_x(bx)
+        if not need_y:
+            return xs, None, None
+        if by is None:
+            raise ValueError(f"a {kind} batch for fit/evaluate must hold targets: (x, y)")
+        n = len(xs[0])
+        return xs, self._prepare_y(by, n), self._sample_weights(bw, n, "a batch's sample_weight")
+
+    def _evaluate_batches(self, epochs_iter, index):
+        """The logs of one pass over a batch source, each batch's values weighted by its
+        size; ``None`` when it yields no batch."""
+        sums, seen = {}, 0
+        for raw in epochs_iter.epoch(index):
+            xs, ys, sws = self._source_batch(raw, epochs_iter.src.kind, True)
+            n = len(xs[0])
+            for k, v in self._evaluate_logs(xs, ys, n, sws).items():
+                sums[k] = sums.get(k, 0.0) + float(v) * n
+            seen += n
+        if seen == 0:
+            return None
+        return {k: v / seen for k, v in sums.items()}
+
+    def _fit_batches(
+        self,
+        x,
+        batch_size,
+        epochs,
+        verbose,
+        callbacks,
+        validation_data,
+        shuffle,
+        class_weight,
+        initial_epoch,
+        steps_per_epoch,
+        validation_steps,
+        validation_freq,
+    ):
+        """``fit`` on a batch source: each batch is one step of the native loop (so batches
+        equal to an in-memory epoch's train to the same bits)."""
+        validation_freq = _sw.check_validation_freq(validation_freq)
+        class_weight = _sw.check_class_weight(class_weight)
+        keys = self._output_keys()
+        if class_weight is not None and len(keys) > 1:
+            raise ValueError(
+                "class_weight is only supported for models with a single output (as in "
+                "Keras); give sample_weight per output instead"
+            )
+        cbs = _check_callbacks(callbacks)
+        epochs_iter = self._epochs(
+            x, "fit", batch_size, shuffle, steps_per_epoch, "steps_per_epoch"
+        )
+        kind = epochs_iter.src.kind
+        if class_weight is not None and kind in ("generator", "iterable"):
+            raise ValueError(
+                f"class_weight is not supported when x is a {kind} (Keras refuses it there "
+                "too): yield (x, y, sample_weight) batches, or use a PyDataset or arrays"
+            )
+        val_epochs = val_arrays = None
+        if validation_data is not None:
+            if _batches.is_batch_source(validation_data):
+                val_epochs = self._epochs(
+                    validation_data, "fit", batch_size, False, validation_steps, "validation_steps"
+                )
+            elif isinstance(validation_data, (tuple, list)) and len(validation_data) in (2, 3):
+                vx = self._prepare_x(validation_data[0])
+                vy = self._prepare_y(validation_data[1], len(vx[0]))
+                vws = None
+                if len(validation_data) == 3:
+                    vws = self._sample_weights(validation_data[2], len(vx[0]), "val_sample_weight")
+                val_arrays = (vx, vy, vws)
+            else:
+                raise ValueError(
+                    "validation_data must be a tuple (x_val, y_val[, val_sample_weight]), a "
+                    f"generator, a PyDataset or an iterable of batches, got {validation_data!r}"
+                )
+        terminators = _sw.terminating_callbacks(cbs)
+        verbose = 1 if verbose == "auto" else verbose
+        self._apply_trainable()
+        history = callbacks_module.History()
+        cbs = [*cbs, history]
+        for cb in cbs:
+            if hasattr(cb, "set_model"):
+                cb.set_model(self)
+            else:
+                cb.model = self
+        self.stop_training = False
+        before = self.get_weights()
+        metric_fns = self._compiled[4]
+        _call(cbs, "on_train_begin", None)
+        for epoch in range(initial_epoch, epochs):
+            running = _RunningMetrics(metric_fns, None, self._compiled[2]) if metric_fns else None
+            total, per_total, seen, progress = 0.0, None, 0, None
+            for step, raw in enumerate(epochs_iter.epoch(epoch)):
+                xs, ys, sws = self._source_batch(raw, kind, True)
+                if class_weight is not None:
+                    if sws is not None:
+                        raise ValueError(
+                            "class_weight cannot be used with batches that carry their own "
+                            "sample weights (x, y, sample_weight)"
+                        )
+                    sws = [_sw.class_weight_to_sample_weight(ys[0], class_weight)]
+                if step == 0:
+                    _call(cbs, "on_epoch_begin", epoch, None)
+                    progress = _Progress(verbose, epochs_iter.total, epoch, epochs)
+                n = len(xs[0])
+                loss, per, _ = self._native.train_epoch(
+                    xs, ys, n, False, epoch, running.batch_adder(ys) if running else None, sws
+                )
+                total += float(loss) * n
+                per = [float(v) * n for v in per]
+                per_total = per if per_total is None else [a + b for a, b in zip(per_total, per)]
+                seen += n
+                progress.update(step + 1, total / seen)
+                if not np.isfinite(loss):
+                    if not terminators:
+                        self.set_weights(before)
+                        raise ValueError(
+                            f"training diverged at epoch {epoch + 1}: the loss became {loss}; "
+                            "the weights were put back to their values before fit (lower the "
+                            "learning rate)"
+                        )
+                    _sw.report_non_finite(terminators, step, loss)
+                    if self.stop_training:
+                        break
+            if seen == 0:
+                if epoch == initial_epoch:
+                    raise ValueError(
+                        f"fit: the {kind} yielded no batches (empty, or a generator already "
+                        "consumed)"
+                    )
+                warnings.warn(_batches._RAN_OUT, UserWarning, stacklevel=3)
+                break
+            logs = {"loss": float(np.float32(total / seen))}
+            if len(keys) > 1:
+                logs.update({f"{k}_loss": v / seen for k, v in zip(keys, per_total)})
+            if running:
+                logs.update(running.results())
+            if _sw.should_validate(epoch, validation_freq):
+                vlogs = None
+                if val_epochs is not None:
+                    vlogs = self._evaluate_batches(val_epochs, epoch)
+                    if vlogs is None:
+                        warnings.warn(
+                            f"validation_data ran out of batches: no val_ logs for epoch "
+                            f"{epoch + 1}",
+                            UserWarning,
+                            stacklevel=3,
+                        )
+                elif val_arrays is not None:
+                    vlogs = self._evaluate_logs(
+                        *val_arrays[:2], max(batch_size, 256), val_arrays[2]
+                    )
+                for k, v in (vlogs or {}).items():
+                    logs["val_" + k] = v
+            progress.finish(logs, step + 1)
+            _call(cbs, "on_epoch_end", epoch, logs)
+            if self.stop_training:
+                break
+        _call(cbs, "on_train_end", None)
+        self.history = history
+        return history
+
     def _sample_weights(self, value, n, name):
         """Per-output float32 weights (or ``None`` per unweighted output; ``None`` for no
         weights at all) from one array for every output, or a list / dict per output."""
@@ -940,11 +1145,25 @@ class Model:
         batch_size=None,
         verbose="auto",
         sample_weight=None,
+        steps=None,
         return_dict=False,
     ):
         """The total loss (and each output's loss and the metrics, as Keras lists them);
-        ``sample_weight`` weights the losses as in ``fit`` (metrics stay unweighted)."""
+        ``sample_weight`` weights the losses as in ``fit`` (metrics stay unweighted). ``x``
+        may be a generator, iterable or ``PyDataset`` of batches (``steps`` caps them)."""
         self._check_compiled()
+        if _batches.is_batch_source(x):
+            if y is not None or sample_weight is not None:
+                raise ValueError(
+                    "with a generator, PyDataset or iterable x, the targets and sample weights "
+                    "come in its batches: do not pass y or sample_weight"
+                )
+            logs = self._evaluate_batches(self._epochs(x, "evaluate", 32, False, steps), 0)
+            if logs is None:
+                raise ValueError("evaluate: the data yielded no batches")
+            return _as_returned(logs, return_dict)
+        if steps is not None:
+            raise ValueError("steps applies to generators, PyDatasets and iterables")
         xs = self._prepare_x(x)
         ys = self._prepare_y(y, len(xs[0]))
         sws = self._sample_weights(sample_weight, len(xs[0]), "sample_weight")
@@ -1003,8 +1222,22 @@ class Model:
             logs.update(running.results())
         return _as_returned(logs, return_dict)
 
-    def predict(self, x, batch_size=None, verbose="auto"):
-        """Inference outputs, in the structure the model's outputs were given in."""
+    def predict(self, x, batch_size=None, verbose="auto", steps=None):
+        """Inference outputs, in the structure the model's outputs were given in; ``x`` may
+        be a generator, iterable or ``PyDataset`` of batches (each batch's targets ignored;
+        ``steps`` caps the batches read)."""
+        if _batches.is_batch_source(x):
+            parts = []
+            epochs_iter = self._epochs(x, "predict", 32, False, steps)
+            for raw in epochs_iter.epoch(0):
+                xs, _, _ = self._source_batch(raw, epochs_iter.src.kind, False)
+                parts.append(self._native.predict(xs, len(xs[0])))
+            if not parts:
+                raise ValueError("predict: the data yielded no batches")
+            outs = [np.concatenate([p[j] for p in parts]) for j in range(len(parts[0]))]
+            return _structure(self._out_kind, self._out_keys, outs)
+        if steps is not None:
+            raise ValueError("steps applies to generators, PyDatasets and iterables")
         xs = self._prepare_x(x)
         outs = self._native.predict(xs, 32 if batch_size is None else int(batch_size))
         return _structure(self._out_kind, self._out_keys, outs)
@@ -1127,9 +1360,16 @@ class _RunningMetrics:
         self.seen = 0
 
     def add(self, outputs, indices):
+        self._add(self.ys, outputs, indices)
+
+    def batch_adder(self, ys):
+        """``add`` for a batch trained on its own: its targets are ``ys`` themselves."""
+        return lambda outputs, indices: self._add(ys, outputs, indices)
+
+    def _add(self, ys, outputs, indices):
         for j, name, fn in self.metric_fns:
             loss = self.losses[j]
-            value = fn(self.ys[j][indices], outputs[j], loss.name, loss.from_logits)
+            value = fn(ys[j][indices], outputs[j], loss.name, loss.from_logits)
             self.totals[name] += value * len(indices)
         self.seen += len(indices)
 
