@@ -4,6 +4,7 @@ these are the common ones."""
 import csv
 import math
 import os
+import warnings
 
 import numpy as np
 
@@ -39,20 +40,26 @@ def _better(mode, monitor):
 
 class EarlyStopping(Callback):
     """Stops training when ``monitor`` has not improved by ``min_delta`` for ``patience``
-    epochs; with ``restore_best_weights`` the best epoch's weights are put back."""
+    epochs; with ``restore_best_weights`` the best epoch's weights are put back. With a
+    ``baseline``, an epoch counts as progress only once it also beats the baseline (Keras's
+    rule); ``verbose`` prints Keras's messages when training stops and weights come back."""
 
     def __init__(
         self,
         monitor="val_loss",
         min_delta=0.0,
         patience=0,
+        verbose=0,
         mode="auto",
+        baseline=None,
         restore_best_weights=False,
         start_from_epoch=0,
     ):
         self.monitor = monitor
         self.min_delta = abs(float(min_delta))
         self.patience = int(patience)
+        self.verbose = verbose
+        self.baseline = None if baseline is None else float(baseline)
         self.restore_best_weights = bool(restore_best_weights)
         self.start_from_epoch = int(start_from_epoch)
         _, self.mode = _better(mode, monitor)
@@ -60,65 +67,143 @@ class EarlyStopping(Callback):
 
     def on_train_begin(self, logs=None):
         self.wait = 0
-        self.best = math.inf if self.mode == "min" else -math.inf
+        self.best = None
         self.best_weights = None
         self.best_epoch = 0
         self.stopped_epoch = 0
 
-    def _is_improvement(self, current):
+    def _is_improvement(self, current, reference):
+        if reference is None:
+            return True
         if self.mode == "min":
-            return current < self.best - self.min_delta
-        return current > self.best + self.min_delta
+            return current < reference - self.min_delta
+        return current > reference + self.min_delta
 
     def on_epoch_end(self, epoch, logs=None):
-        current = (logs or {}).get(self.monitor)
-        if current is None or epoch < self.start_from_epoch:
+        logs = logs or {}
+        current = logs.get(self.monitor)
+        if current is None:
+            warnings.warn(
+                f"Early stopping conditioned on metric `{self.monitor}` which is not "
+                f"available. Available metrics are: {','.join(logs)}",
+                stacklevel=2,
+            )
+            return
+        if epoch < self.start_from_epoch:
             return
         if self.restore_best_weights and self.best_weights is None:
             # never set yet: the current weights are the best so far
             self.best_weights = self.model.get_weights()
             self.best_epoch = epoch
         self.wait += 1
-        if self._is_improvement(current):
+        if self._is_improvement(current, self.best):
             self.best = current
             self.best_epoch = epoch
-            self.wait = 0
             if self.restore_best_weights:
                 self.best_weights = self.model.get_weights()
+            if self._is_improvement(current, self.baseline):
+                self.wait = 0
             return
         if self.wait >= self.patience and epoch > 0:
             self.stopped_epoch = epoch
             self.model.stop_training = True
 
     def on_train_end(self, logs=None):
+        if self.stopped_epoch > 0 and self.verbose > 0:
+            print(f"Epoch {self.stopped_epoch + 1}: early stopping")
         # Keras restores the best epoch's weights whether training stopped early or ran to
         # its last epoch
         if self.restore_best_weights and self.best_weights is not None:
+            if self.verbose > 0:
+                print(
+                    "Restoring model weights from the end of the best epoch: "
+                    f"{self.best_epoch + 1}."
+                )
             self.model.set_weights(self.best_weights)
 
 
 class ModelCheckpoint(Callback):
-    """Saves the model to ``filepath`` (formatted with ``epoch`` and the logs) after each
-    epoch, or only when ``monitor`` improves with ``save_best_only``."""
+    """Saves the model (``save``), or only its weights (``save_weights``, to a
+    ``.weights.h5`` path), to ``filepath`` formatted with ``epoch`` and the logs after each
+    epoch; with ``save_best_only`` only when ``monitor`` beats the best value so far
+    (starting from ``initial_value_threshold``). ``verbose`` prints Keras's messages."""
 
-    def __init__(self, filepath, monitor="val_loss", save_best_only=False, mode="auto"):
-        self.filepath = str(filepath)
+    def __init__(
+        self,
+        filepath,
+        monitor="val_loss",
+        verbose=0,
+        save_best_only=False,
+        save_weights_only=False,
+        mode="auto",
+        save_freq="epoch",
+        initial_value_threshold=None,
+    ):
+        self.filepath = os.fspath(filepath)
         self.monitor = monitor
+        self.verbose = verbose
         self.save_best_only = bool(save_best_only)
+        self.save_weights_only = bool(save_weights_only)
         self._improves, self.mode = _better(mode, monitor)
+        self.initial_value_threshold = initial_value_threshold
+        if isinstance(save_freq, int) and not isinstance(save_freq, bool):
+            raise NotImplementedError(
+                "ModelCheckpoint(save_freq=<number of batches>) is not implemented in "
+                "rustyml (callbacks see epochs, not batches): use save_freq='epoch'"
+            )
+        if save_freq != "epoch":
+            raise ValueError(
+                f"Unrecognized save_freq: {save_freq}. Expected save_freq are 'epoch' or "
+                "integer values"
+            )
+        self.save_freq = save_freq
+        if self.save_weights_only and not self.filepath.endswith(".weights.h5"):
+            raise ValueError(
+                "When using `save_weights_only=True` in `ModelCheckpoint`, the filepath "
+                "provided must end in `.weights.h5` (Keras weights format). Received: "
+                f"filepath={self.filepath}"
+            )
 
     def on_train_begin(self, logs=None):
-        self.best = math.inf if self.mode == "min" else -math.inf
+        self.best = self.initial_value_threshold
+
+    def _should_save(self, epoch, logs, path):
+        if not self.save_best_only:
+            if self.verbose > 0:
+                print(f"\nEpoch {epoch + 1}: saving model to {path}")
+            return True
+        current = logs.get(self.monitor)
+        if current is None:
+            # Keras saves anyway, with this warning
+            warnings.warn(f"Can save best model only with {self.monitor} available.", stacklevel=3)
+            return True
+        shown = "None" if self.best is None else f"{self.best:.5f}"
+        if self.best is None or self._improves(current, self.best):
+            if self.verbose > 0:
+                print(
+                    f"\nEpoch {epoch + 1}: {self.monitor} improved from {shown} to "
+                    f"{current:.5f}, saving model to {path}"
+                )
+            self.best = current
+            return True
+        if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: {self.monitor} did not improve from {shown}")
+        return False
 
     def on_epoch_end(self, epoch, logs=None):
         logs = logs or {}
         path = self.filepath.format(epoch=epoch + 1, **logs)
-        if self.save_best_only:
-            current = logs.get(self.monitor)
-            if current is None or not self._improves(current, self.best):
-                return
-            self.best = current
-        self.model.save(path)
+        if not self._should_save(epoch, logs, path):
+            return
+        folder = os.path.dirname(path)
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+        if self.save_weights_only:
+            self.model.save_weights(path)
+        else:
+            self.model.save(path)
+        if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: finished saving model to {path}")
 
 
 class LearningRateScheduler(Callback):

@@ -474,14 +474,15 @@ impl LayerSpec {
                 seed: own,
                 ..
             } => {
-                if sample.len() != 1 {
-                    return Err(Error::invalid_input(format!(
-                        "Dense expects inputs of shape (batch, features), but its input has per-sample shape {sample:?}; add a Flatten layer before it"
-                    )));
-                }
+                // Keras applies the kernel to the last axis of any input of rank >= 2
+                let Some(&features) = sample.last() else {
+                    return Err(Error::invalid_input(
+                        "Dense expects inputs of shape (batch, ..., features), but its input has no axis besides the batch".to_string(),
+                    ));
+                };
                 let act = parse_activation(activation.as_deref())?;
                 Box::new(
-                    Dense::new(sample[0], *units, act)?
+                    Dense::new(features, *units, act)?
                         .with_use_bias(*use_bias)
                         .with_random_state(rng_seed(own)),
                 )

@@ -7,11 +7,13 @@ use crate::error::{Error, IoError, RustymlResult};
 use crate::math::matmul::{self, dot_bias_act, dot_par, nested_parallelism};
 use crate::neural_network::traits::{ApplyWeights, Layer, ParamGrad};
 use crate::neural_network::{NnError, Tensor, TensorView};
-use ndarray::{Array2, ArrayView2, Axis, Ix2};
+use ndarray::{Array2, ArrayView2, Axis, CowArray, Ix2, IxDyn};
 use rand::Rng;
 use std::borrow::Cow;
 
-/// `activation(x · W + b)` for `x` of shape `[batch, input_dim]`.
+/// `activation(x · W + b)` for `x` of shape `[batch, input_dim]`, or, as Keras applies it,
+/// `[batch, ..., input_dim]`: the kernel acts on the last axis, every leading position being
+/// one row of the same product (so the result is the 2-D layer's on the flattened rows).
 ///
 /// The kernel `W` (`[input_dim, units]`) starts Glorot-uniform, the bias (`[1, units]`) at zero,
 /// as in Keras. The product runs on gemmkit with the bias (and a ReLU / LeakyReLU activation)
@@ -26,8 +28,11 @@ pub struct Dense {
     bias: Array2<f32>,
     /// Keras's `use_bias`: without it the bias stays zero, untrained and unlisted.
     use_bias: bool,
+    /// The last forward's input and output as `[rows, input_dim]` / `[rows, units]`.
     input_cache: Option<Array2<f32>>,
     output_cache: Option<Tensor>,
+    /// The last forward's input shape without its last axis (`[batch]` for 2-D input).
+    leading_shape: Vec<usize>,
     grad_weights: Option<Array2<f32>>,
     grad_bias: Option<Array2<f32>>,
 }
@@ -45,10 +50,19 @@ impl Dense {
         let (Some(x), Some(out)) = (&self.input_cache, &self.output_cache) else {
             return Err(Error::forward_pass_not_run("Dense"));
         };
-        if grad_output.shape() != out.shape() {
-            return Err(Error::shape_mismatch(out.shape(), grad_output.shape()));
+        let expected = [&self.leading_shape[..], &[self.units]].concat();
+        if grad_output.shape() != expected.as_slice() {
+            return Err(Error::shape_mismatch(expected, grad_output.shape()));
         }
-        let dz = self.activation.backward(out, grad_output)?;
+        let grad_rows = match grad_output.ndim() {
+            2 => Cow::Borrowed(grad_output),
+            _ => Cow::Owned(
+                to_rows(grad_output.view(), self.units)
+                    .into_owned()
+                    .into_dyn(),
+            ),
+        };
+        let dz = self.activation.backward(out, &grad_rows)?;
         let dz = dz
             .into_dimensionality::<Ix2>()
             .expect("the cached output is 2D");
@@ -88,6 +102,7 @@ impl Dense {
             use_bias: true,
             input_cache: None,
             output_cache: None,
+            leading_shape: Vec::new(),
             grad_weights: None,
             grad_bias: None,
         })
@@ -118,23 +133,33 @@ impl Dense {
         Ok(())
     }
 
-    /// The input as a `[batch, input_dim]` view.
-    fn input_view<'a>(&self, input: TensorView<'a>) -> RustymlResult<ArrayView2<'a, f32>> {
-        if input.ndim() != 2 {
+    /// The input as `[rows, input_dim]`: a 2-D input as it is, an N-D one with its leading
+    /// axes flattened (copied only when it is not in standard layout).
+    fn input_rows<'a>(&self, input: TensorView<'a>) -> RustymlResult<CowArray<'a, f32, Ix2>> {
+        if input.ndim() < 2 {
             return Err(Error::invalid_input(format!(
-                "Dense expects a 2D input [batch, {}], got shape {:?}",
+                "Dense expects an input [batch, ..., {}], got shape {:?}",
                 self.input_dim,
                 input.shape()
             )));
         }
-        let x = input.into_dimensionality::<Ix2>().expect("checked 2-D");
-        if x.ncols() != self.input_dim {
-            return Err(Error::dimension_mismatch(self.input_dim, x.ncols()));
+        let features = input.shape()[input.ndim() - 1];
+        if features != self.input_dim {
+            return Err(Error::dimension_mismatch(self.input_dim, features));
         }
-        Ok(x)
+        Ok(match input.ndim() {
+            2 => CowArray::from(input.into_dimensionality::<Ix2>().expect("checked 2-D")),
+            _ => to_rows(input, features),
+        })
     }
 
-    /// `activation(x · W + b)`, with bias and (Leaky)ReLU in the product's epilogue.
+    /// `compute` on `input`'s rows, shaped back to `input`'s leading axes.
+    fn apply(&self, input: TensorView<'_>) -> RustymlResult<Tensor> {
+        let leading = &input.shape()[..input.ndim().saturating_sub(1)].to_vec();
+        let out = self.compute(self.input_rows(input)?.view())?;
+        Ok(with_leading(out, leading, self.units))
+    }
+
     fn compute(&self, x: ArrayView2<f32>) -> RustymlResult<Tensor> {
         let fused = match self.activation {
             Activation::ReLU => Some(matmul::Activation::Relu),
@@ -158,6 +183,34 @@ impl Dense {
     }
 }
 
+/// `[..., last]` as `[rows, last]` (a view of standard-layout data, else a copy).
+fn to_rows(a: TensorView<'_>, last: usize) -> CowArray<'_, f32, Ix2> {
+    let rows = a.len() / last.max(1);
+    if a.is_standard_layout() {
+        CowArray::from(
+            a.into_shape_with_order((rows, last))
+                .expect("standard layout reshapes"),
+        )
+    } else {
+        CowArray::from(
+            a.as_standard_layout()
+                .into_owned()
+                .into_shape_with_order((rows, last))
+                .expect("standard layout reshapes"),
+        )
+    }
+}
+
+/// `[rows, last]` back to `leading + [last]` (a 2-D result stays as it is).
+fn with_leading(a: Tensor, leading: &[usize], last: usize) -> Tensor {
+    if leading.len() <= 1 {
+        return a;
+    }
+    let shape = [leading, &[last]].concat();
+    a.into_shape_with_order(IxDyn(&shape))
+        .expect("rows of a standard-layout product")
+}
+
 fn check_shape(name: &str, expected: &[usize], found: &[usize]) -> RustymlResult<()> {
     if expected == found {
         Ok(())
@@ -177,12 +230,28 @@ impl Layer for Dense {
     }
 
     fn forward_owned(&mut self, input: Tensor) -> RustymlResult<Tensor> {
-        let out = self.compute(self.input_view(input.view())?)?;
-        let x = input
-            .into_dimensionality::<Ix2>()
-            .expect("checked by input_view");
+        let out = self.compute(self.input_rows(input.view())?.view())?;
+        let leading = input.shape()[..input.ndim() - 1].to_vec();
+        let x = match input.ndim() {
+            2 => input
+                .into_dimensionality::<Ix2>()
+                .expect("checked by input_rows"),
+            _ => {
+                let rows = input.len() / self.input_dim;
+                let input = if input.is_standard_layout() {
+                    input
+                } else {
+                    input.as_standard_layout().into_owned()
+                };
+                input
+                    .into_shape_with_order((rows, self.input_dim))
+                    .expect("standard layout reshapes")
+            }
+        };
         self.input_cache = Some(x);
         self.output_cache = Some(out.clone());
+        let out = with_leading(out, &leading, self.units);
+        self.leading_shape = leading;
         Ok(out)
     }
 
@@ -191,13 +260,14 @@ impl Layer for Dense {
     }
 
     fn predict_view(&self, input: TensorView<'_>) -> RustymlResult<Tensor> {
-        self.compute(self.input_view(input)?)
+        self.apply(input)
     }
 
     fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
         let dz = self.parameter_gradients(grad_output)?;
         // dX = dZ Wᵀ
-        Ok(dot_par(dz.view(), self.weights.t(), nested_parallelism())?.into_dyn())
+        let dx = dot_par(dz.view(), self.weights.t(), nested_parallelism())?.into_dyn();
+        Ok(with_leading(dx, &self.leading_shape, self.input_dim))
     }
 
     fn backward_params_only(&mut self, grad_output: &Tensor) -> RustymlResult<()> {
@@ -441,5 +511,54 @@ mod tests {
         assert_eq!(bits(&a.1), bits(&b.1));
         assert_eq!(bits(&a.2), bits(&b.2));
         assert_eq!(a.3, b.3);
+    }
+
+    /// On `[batch, steps, features]` input the layer is the 2-D layer on the flattened rows
+    /// (Keras's definition): outputs, input gradients and parameter gradients bit for bit,
+    /// each shaped back to the leading axes; a non-standard-layout input gives the same.
+    #[test]
+    fn n_d_input_is_the_same_product_on_flattened_rows() {
+        for act in [Activation::Linear, Activation::Tanh, Activation::Softmax] {
+            let x = Tensor::from_shape_fn(vec![2, 4, 3], |i| {
+                ((i[0] * 12 + i[1] * 3 + i[2]) as f32 * 0.37).sin()
+            });
+            let g = Tensor::from_shape_fn(vec![2, 4, 2], |i| {
+                ((i[0] * 8 + i[1] * 2 + i[2]) as f32 * 0.53).cos()
+            });
+            let flat = |t: &Tensor, last: usize| {
+                t.clone()
+                    .into_shape_with_order(IxDyn(&[t.len() / last, last]))
+                    .unwrap()
+            };
+            let (mut nd, mut rows) = (layer(act), layer(act));
+            let out = nd.forward(&x).unwrap();
+            let out_rows = rows.forward(&flat(&x, 3)).unwrap();
+            assert_eq!(out.shape(), &[2, 4, 2]);
+            assert_eq!(flat(&out, 2), out_rows);
+            let dx = nd.backward(&g).unwrap();
+            let dx_rows = rows.backward(&flat(&g, 2)).unwrap();
+            assert_eq!(dx.shape(), &[2, 4, 3]);
+            assert_eq!(flat(&dx, 3), dx_rows);
+            let grads = |d: &mut Dense| -> Vec<Vec<f32>> {
+                d.parameters().iter().map(|p| p.grad.to_vec()).collect()
+            };
+            assert_eq!(grads(&mut nd), grads(&mut rows));
+            // a transposed (non-standard) view of the same values predicts the same
+            let swapped = x
+                .view()
+                .permuted_axes(vec![1, 0, 2])
+                .as_standard_layout()
+                .into_owned();
+            let back = swapped.view().permuted_axes(vec![1, 0, 2]);
+            assert!(!back.is_standard_layout());
+            assert_eq!(back, x.view());
+            assert_eq!(nd.predict_view(back).unwrap(), out);
+        }
+        assert!(layer(Activation::Linear)
+            .predict(&Tensor::zeros(vec![2, 4, 5]))
+            .is_err());
+        assert!(layer(Activation::Linear)
+            .predict(&Tensor::zeros(vec![3]))
+            .is_err());
     }
 }
