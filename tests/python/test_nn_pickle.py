@@ -254,3 +254,56 @@ def test_mlp_pickled_by_an_older_rustyml_still_loads():
     old = MLPRegressor.__new__(MLPRegressor)
     old.__setstate__(state)
     np.testing.assert_array_equal(old.predict(x), reg.predict(x))
+
+
+def _as_one_module_pickle(data):
+    """A protocol-2 pickle rewritten to name every layer class as
+    ``rustyml.neural_network.layers.<Class>``, as pickles written while the layers were one
+    module (before their split into family modules) name them."""
+    import re
+
+    return re.sub(
+        rb"crustyml\.neural_network\.layers\.[a-z_]+\n", b"crustyml.neural_network.layers\n", data
+    )
+
+
+def test_layers_pickled_under_the_one_module_path_still_load():
+    # every layer class, as the GLOBAL opcode of an older pickle names it
+    for name in layers.__all__:
+        obj = getattr(layers, name)
+        if isinstance(obj, type):
+            old = b"crustyml.neural_network.layers\n" + name.encode() + b"\n."
+            assert pickle.loads(old) is obj
+
+    # layers themselves (a model pickles their configs, not the objects), one per family, an
+    # adapted Normalization among them
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((12, 6, 3)).astype(np.float32)
+    norm = layers.Normalization(input_shape=(6, 3))
+    norm.adapt(x)
+
+    def stack():
+        return [
+            norm,
+            layers.Conv1D(4, 2, padding="causal"),
+            layers.BatchNormalization(),
+            layers.Dropout(0.25),
+            layers.LSTM(5, return_sequences=True),
+            layers.TimeDistributed(layers.Dense(3)),
+            layers.Bidirectional(layers.GRU(3)),
+            layers.Dense(2, activation="tanh"),
+            layers.ReLU(),
+        ]
+
+    data = pickle.dumps(stack(), protocol=2)
+    old = _as_one_module_pickle(data)
+    assert b"crustyml.neural_network.layers.core\n" in data
+    assert b"crustyml.neural_network.layers.core\n" not in old
+    loaded = pickle.loads(old)
+    assert [type(a) for a in loaded] == [type(b) for b in stack()]
+    assert [a.get_config() for a in loaded] == [b.get_config() for b in stack()]
+    np.testing.assert_array_equal(loaded[0]._adapted[0], norm._adapted[0])
+    np.testing.assert_array_equal(loaded[0]._adapted[1], norm._adapted[1])
+    # the same seed draws the same weights: equal bits only if the loaded layers are the same
+    ours, theirs = Sequential(loaded, seed=4), Sequential(stack(), seed=4)
+    np.testing.assert_array_equal(ours.predict(x, verbose=0), theirs.predict(x, verbose=0))

@@ -1,0 +1,203 @@
+"""Recurrent layers: SimpleRNN, LSTM and GRU (input ``(batch, timesteps, features)``)."""
+
+from rustyml.neural_network.layers.base import (
+    Layer,
+    _check_bool,
+    _check_positive_int,
+    _check_seed,
+    _optional_str,
+    _register,
+)
+
+
+def _check_dropout_rate(value, name, layer):
+    """A recurrent dropout rate in [0, 1) (Keras clips instead; see docs/KERAS.md)."""
+    try:
+        rate = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{layer}: {name} must be a number in [0, 1), got {value!r}") from None
+    if not 0.0 <= rate < 1.0:
+        raise ValueError(f"{layer}: {name} must be in [0, 1), got {value!r}")
+    return rate
+
+
+class _Recurrent(Layer):
+    """Shared Keras arguments of SimpleRNN, LSTM and GRU (input ``(batch, timesteps, features)``)."""
+
+    def __init__(
+        self,
+        units,
+        activation="tanh",
+        recurrent_activation="sigmoid",
+        use_bias=True,
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        seed=None,
+        name=None,
+        input_shape=None,
+    ):
+        super().__init__(name, input_shape)
+        layer = type(self).__name__
+        self.units = _check_positive_int(units, "units", layer)
+        self.activation = _optional_str(activation, "activation", type(self).__name__)
+        self.recurrent_activation = _optional_str(
+            recurrent_activation, "recurrent_activation", type(self).__name__
+        )
+        self.use_bias = bool(use_bias)
+        self.return_sequences = bool(return_sequences)
+        self.return_state = bool(return_state)
+        self.go_backwards = bool(go_backwards)
+        self.seed = _check_seed(seed, type(self).__name__)
+        if self.return_state:
+            raise ValueError(
+                f"{layer}: return_state=True returns several tensors, which a Sequential model "
+                "cannot pass on; use return_sequences instead"
+            )
+
+    def _set_dropout(self, dropout, recurrent_dropout, zero_output_for_mask):
+        """Keras's ``dropout`` / ``recurrent_dropout`` (training only) and
+        ``zero_output_for_mask`` (masked steps output zeros instead of the carried state)."""
+        layer = type(self).__name__
+        self.dropout = _check_dropout_rate(dropout, "dropout", layer)
+        self.recurrent_dropout = _check_dropout_rate(recurrent_dropout, "recurrent_dropout", layer)
+        self.zero_output_for_mask = _check_bool(zero_output_for_mask, "zero_output_for_mask", layer)
+
+    def _own_config(self):
+        return {
+            "units": self.units,
+            "activation": self.activation,
+            "recurrent_activation": self.recurrent_activation,
+            "use_bias": self.use_bias,
+            "return_sequences": self.return_sequences,
+            "return_state": self.return_state,
+            "go_backwards": self.go_backwards,
+            "seed": self.seed,
+            "dropout": getattr(self, "dropout", 0.0),
+            "recurrent_dropout": getattr(self, "recurrent_dropout", 0.0),
+            "zero_output_for_mask": getattr(self, "zero_output_for_mask", False),
+        }
+
+
+@_register
+class SimpleRNN(_Recurrent):
+    """``h_t = activation(x_t @ kernel + h_{t-1} @ recurrent_kernel + bias)``.
+
+    Weights as Keras: kernel ``(features, units)``, recurrent_kernel ``(units, units)``, bias ``(units,)``.
+    """
+
+    def __init__(
+        self,
+        units,
+        activation="tanh",
+        use_bias=True,
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        seed=None,
+        name=None,
+        input_shape=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        zero_output_for_mask=False,
+    ):
+        super().__init__(
+            units,
+            activation,
+            "sigmoid",
+            use_bias,
+            return_sequences,
+            return_state,
+            go_backwards,
+            seed,
+            name,
+            input_shape,
+        )
+        self._set_dropout(dropout, recurrent_dropout, zero_output_for_mask)
+
+    def _own_config(self):
+        config = super()._own_config()
+        del config["recurrent_activation"]
+        return config
+
+
+@_register
+class LSTM(_Recurrent):
+    """Keras's LSTM; gate blocks ``[i | f | c | o]`` in kernel ``(features, 4 units)``,
+    recurrent_kernel ``(units, 4 units)`` and bias ``(4 units,)``."""
+
+    def __init__(
+        self,
+        units,
+        activation="tanh",
+        recurrent_activation="sigmoid",
+        use_bias=True,
+        unit_forget_bias=True,
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        seed=None,
+        name=None,
+        input_shape=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        zero_output_for_mask=False,
+    ):
+        super().__init__(
+            units,
+            activation,
+            recurrent_activation,
+            use_bias,
+            return_sequences,
+            return_state,
+            go_backwards,
+            seed,
+            name,
+            input_shape,
+        )
+        self._set_dropout(dropout, recurrent_dropout, zero_output_for_mask)
+        self.unit_forget_bias = bool(unit_forget_bias)
+
+    def _own_config(self):
+        return {**super()._own_config(), "unit_forget_bias": self.unit_forget_bias}
+
+
+@_register
+class GRU(_Recurrent):
+    """Keras's GRU; gate blocks ``[z | r | h]``. With ``reset_after=True`` (Keras's default) the
+    bias is ``(2, 3 units)`` (input row, recurrent row), else ``(3 units,)``."""
+
+    def __init__(
+        self,
+        units,
+        activation="tanh",
+        recurrent_activation="sigmoid",
+        use_bias=True,
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        reset_after=True,
+        seed=None,
+        name=None,
+        input_shape=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        zero_output_for_mask=False,
+    ):
+        super().__init__(
+            units,
+            activation,
+            recurrent_activation,
+            use_bias,
+            return_sequences,
+            return_state,
+            go_backwards,
+            seed,
+            name,
+            input_shape,
+        )
+        self._set_dropout(dropout, recurrent_dropout, zero_output_for_mask)
+        self.reset_after = bool(reset_after)
+
+    def _own_config(self):
+        return {**super()._own_config(), "reset_after": self.reset_after}
