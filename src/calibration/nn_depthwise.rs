@@ -3,7 +3,7 @@
 
 use super::harness::{ladder, Family, Rung};
 use crate::neural_network::layers::activation::Activation;
-use crate::neural_network::layers::convolution::depthwise_engine::CONV_NAIVE_PARALLEL_MIN_FLOPS;
+use crate::neural_network::layers::convolution::depthwise::engine::CONV_NAIVE_PARALLEL_MIN_FLOPS;
 use crate::neural_network::layers::convolution::{DepthwiseConv2D, PaddingType};
 use crate::neural_network::traits::Layer;
 use ndarray::{ArrayD, IxDyn};

@@ -308,7 +308,7 @@ pub mod conv {
     // nnconv: the im2col/GEMM engine
     forward_gate!(crate::neural_network::layers::convolution::engine::CONV_PARALLEL_MIN_FLOPS => set_parallel_min_flops, get_parallel_min_flops);
     // Depthwise and separable convolutions (nndepth).
-    forward_gate!(crate::neural_network::layers::convolution::depthwise_engine::CONV_NAIVE_PARALLEL_MIN_FLOPS => set_naive_parallel_min_flops, get_naive_parallel_min_flops);
+    forward_gate!(crate::neural_network::layers::convolution::depthwise::engine::CONV_NAIVE_PARALLEL_MIN_FLOPS => set_naive_parallel_min_flops, get_naive_parallel_min_flops);
 }
 
 /// The pooling engine; work = window taps.

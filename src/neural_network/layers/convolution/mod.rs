@@ -79,18 +79,21 @@ impl PaddingType {
     }
 }
 
-// Depthwise and separable convolutions (nndepth).
-pub mod depthwise_common;
-pub mod depthwise_conv_1d;
-pub mod depthwise_conv_2d;
-pub mod depthwise_engine;
-pub mod separable_conv_1d;
-pub mod separable_conv_2d;
-pub use depthwise_common::{ConvRank, DepthwiseConv, SeparableConv};
+// Depthwise and separable convolutions (nndepth), one folder; the original's per-rank modules
+// and the depthwise engine keep their paths here.
+pub mod depthwise;
+pub use depthwise::engine as depthwise_engine;
+pub use depthwise::{depthwise_conv_1d, depthwise_conv_2d, separable_conv_1d, separable_conv_2d};
+pub use depthwise::{ConvRank, DepthwiseConv, SeparableConv};
 pub use depthwise_conv_1d::*;
 pub use depthwise_conv_2d::*;
 pub use separable_conv_1d::*;
 pub use separable_conv_2d::*;
+
+/// The family's former single file, kept as a path to its public items.
+pub mod depthwise_common {
+    pub use super::depthwise::{ConvRank, DepthwiseConv, DepthwiseStage, SeparableConv};
+}
 
 #[cfg(test)]
 mod padding_tests {

@@ -1,6 +1,6 @@
 //! `DepthwiseConv2D`: one filter bank per input channel over `[batch, height, width, channels]`.
 
-use super::depthwise_common::DepthwiseConv;
+use super::DepthwiseConv;
 use super::PaddingType;
 use crate::error::RustymlResult;
 use crate::neural_network::layers::activation::Activation;

@@ -1,7 +1,7 @@
 //! `SeparableConv1D`: a depthwise 1-D convolution followed by a pointwise (1-tap) one.
 
-use super::depthwise_common::SeparableConv;
 use super::PaddingType;
+use super::SeparableConv;
 use crate::error::RustymlResult;
 use crate::neural_network::layers::activation::Activation;
 use crate::neural_network::layers::layer_weight::SeparableConv1DLayerWeight;

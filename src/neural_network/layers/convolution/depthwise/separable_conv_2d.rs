@@ -1,7 +1,7 @@
 //! `SeparableConv2D`: a depthwise 2-D convolution followed by a pointwise (1x1) one.
 
-use super::depthwise_common::SeparableConv;
 use super::PaddingType;
+use super::SeparableConv;
 use crate::error::RustymlResult;
 use crate::neural_network::layers::activation::Activation;
 use crate::neural_network::layers::layer_weight::SeparableConv2DLayerWeight;

@@ -1,6 +1,6 @@
 //! `DepthwiseConv1D`: one filter bank per input channel over `[batch, length, channels]`.
 
-use super::depthwise_common::DepthwiseConv;
+use super::DepthwiseConv;
 use super::PaddingType;
 use crate::error::RustymlResult;
 use crate::neural_network::layers::activation::Activation;
