@@ -483,6 +483,7 @@ impl LayerSpec {
                 let act = parse_activation(activation.as_deref())?;
                 Box::new(
                     Dense::new(features, *units, act)?
+                        .applied_to_last_axis()
                         .with_use_bias(*use_bias)
                         .with_random_state(rng_seed(own)),
                 )

@@ -11,9 +11,11 @@ use ndarray::{Array2, ArrayView2, Axis, CowArray, Ix2, IxDyn};
 use rand::Rng;
 use std::borrow::Cow;
 
-/// `activation(x · W + b)` for `x` of shape `[batch, input_dim]`, or, as Keras applies it,
-/// `[batch, ..., input_dim]`: the kernel acts on the last axis, every leading position being
-/// one row of the same product (so the result is the 2-D layer's on the flattened rows).
+/// `activation(x · W + b)` for `x` of shape `[batch, input_dim]`; with
+/// [`Dense::applied_to_last_axis`] also `[batch, ..., input_dim]` as Keras applies it: the
+/// kernel acts on the last axis, every leading position being one row of the same product
+/// (so the result is the 2-D layer's on the flattened rows). RustyML 0.15's layer refuses
+/// inputs of other ranks, so that stays the default.
 ///
 /// The kernel `W` (`[input_dim, units]`) starts Glorot-uniform, the bias (`[1, units]`) at zero,
 /// as in Keras. The product runs on gemmkit with the bias (and a ReLU / LeakyReLU activation)
@@ -33,6 +35,8 @@ pub struct Dense {
     output_cache: Option<Tensor>,
     /// The last forward's input shape without its last axis (`[batch]` for 2-D input).
     leading_shape: Vec<usize>,
+    /// Whether inputs of rank > 2 are taken (Keras's rule) or refused (RustyML 0.15's).
+    any_rank: bool,
     grad_weights: Option<Array2<f32>>,
     grad_bias: Option<Array2<f32>>,
 }
@@ -103,6 +107,7 @@ impl Dense {
             input_cache: None,
             output_cache: None,
             leading_shape: Vec::new(),
+            any_rank: false,
             grad_weights: None,
             grad_bias: None,
         })
@@ -116,6 +121,13 @@ impl Dense {
 
     /// Keras's `use_bias=False`: no bias term (it stays zero and is neither trained nor
     /// counted).
+    /// Takes inputs `[batch, ..., input_dim]` and applies the kernel to the last axis, as
+    /// Keras's `Dense` does.
+    pub fn applied_to_last_axis(mut self) -> Self {
+        self.any_rank = true;
+        self
+    }
+
     pub fn with_use_bias(mut self, use_bias: bool) -> Self {
         self.use_bias = use_bias;
         if !use_bias {
@@ -136,9 +148,14 @@ impl Dense {
     /// The input as `[rows, input_dim]`: a 2-D input as it is, an N-D one with its leading
     /// axes flattened (copied only when it is not in standard layout).
     fn input_rows<'a>(&self, input: TensorView<'a>) -> RustymlResult<CowArray<'a, f32, Ix2>> {
-        if input.ndim() < 2 {
+        if input.ndim() < 2 || (input.ndim() > 2 && !self.any_rank) {
+            let axes = if self.any_rank {
+                "batch, ..., "
+            } else {
+                "batch, "
+            };
             return Err(Error::invalid_input(format!(
-                "Dense expects an input [batch, ..., {}], got shape {:?}",
+                "Dense expects an input [{axes}{}], got shape {:?}",
                 self.input_dim,
                 input.shape()
             )));
@@ -530,7 +547,7 @@ mod tests {
                     .into_shape_with_order(IxDyn(&[t.len() / last, last]))
                     .unwrap()
             };
-            let (mut nd, mut rows) = (layer(act), layer(act));
+            let (mut nd, mut rows) = (layer(act).applied_to_last_axis(), layer(act));
             let out = nd.forward(&x).unwrap();
             let out_rows = rows.forward(&flat(&x, 3)).unwrap();
             assert_eq!(out.shape(), &[2, 4, 2]);
@@ -554,7 +571,12 @@ mod tests {
             assert_eq!(back, x.view());
             assert_eq!(nd.predict_view(back).unwrap(), out);
         }
+        // RustyML 0.15's layer refuses them unless asked
         assert!(layer(Activation::Linear)
+            .predict(&Tensor::zeros(vec![2, 4, 3]))
+            .is_err());
+        assert!(layer(Activation::Linear)
+            .applied_to_last_axis()
             .predict(&Tensor::zeros(vec![2, 4, 5]))
             .is_err());
         assert!(layer(Activation::Linear)
