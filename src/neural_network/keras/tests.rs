@@ -109,12 +109,17 @@ fn configs_that_do_not_build_are_refused_with_the_door_s_messages() {
         "invalid input: the model has no layers"
     );
     let e = err(r#"{"input_shape": [4, 4], "layers": [
-        {"class_name": "Dense", "config": {"units": 2}}]}"#);
+        {"class_name": "Conv2D", "config": {"filters": 2, "kernel_size": [3, 3]}}]}"#);
     assert!(
-        e.contains("layer 0 (Dense) does not fit the input of per-sample shape [4, 4]")
-            && e.contains("add a Flatten layer"),
+        e.contains("layer 0 (Conv2D) does not fit the input of per-sample shape [4, 4]"),
         "{e}"
     );
+    // Keras applies Dense to the last axis of any input (RustyML 0.15's layer would refuse)
+    let dense_3d = model_from_config(
+        r#"{"input_shape": [4, 4], "layers": [{"class_name": "Dense", "config": {"units": 2}}]}"#,
+    )
+    .unwrap();
+    assert_eq!(dense_3d.output_shape(), &[4, 2]);
     assert!(err(r#"{"layers": []}"#).contains("no input_shape"));
     let mut net = model_from_config(TWO_DENSE).unwrap();
     let e = net.compile_json("{}", MSE).err().unwrap().to_string();
