@@ -890,14 +890,7 @@ class Model:
         self._apply_trainable()
         n = len(xs[0])
         batch_size = min(batch_size, n)
-        history = callbacks_module.History()
-        cbs = [*cbs, history]
-        for cb in cbs:
-            if hasattr(cb, "set_model"):
-                cb.set_model(self)
-            else:
-                cb.model = self
-        self.stop_training = False
+        cbs, history = self._attach_callbacks(cbs)
         before = self.get_weights()
         keys = self._output_keys()
         metric_fns = self._compiled[4]
@@ -934,6 +927,19 @@ class Model:
         _call(cbs, "on_train_end", None)
         self.history = history
         return history
+
+    def _attach_callbacks(self, cbs):
+        """``fit``'s callbacks with a fresh ``History`` appended, each pointed at this model,
+        and the model ready to train (``stop_training`` cleared)."""
+        history = callbacks_module.History()
+        cbs = [*cbs, history]
+        for cb in cbs:
+            if hasattr(cb, "set_model"):
+                cb.set_model(self)
+            else:
+                cb.model = self
+        self.stop_training = False
+        return cbs, history
 
     # -- data read batch by batch -------------------------------------------------------
     def _epochs(self, x, what, batch_size, shuffle, steps, steps_name="steps"):
@@ -1023,14 +1029,7 @@ class Model:
         terminators = _sw.terminating_callbacks(cbs)
         verbose = 1 if verbose == "auto" else verbose
         self._apply_trainable()
-        history = callbacks_module.History()
-        cbs = [*cbs, history]
-        for cb in cbs:
-            if hasattr(cb, "set_model"):
-                cb.set_model(self)
-            else:
-                cb.model = self
-        self.stop_training = False
+        cbs, history = self._attach_callbacks(cbs)
         before = self.get_weights()
         metric_fns = self._compiled[4]
         _call(cbs, "on_train_begin", None)
