@@ -822,11 +822,7 @@ class Model:
         self._check_compiled()
         batch_size = 32 if batch_size is None else int(batch_size)
         if _batches.is_batch_source(x):
-            if y is not None or sample_weight is not None:
-                raise ValueError(
-                    "with a generator, PyDataset or iterable x, the targets and sample weights "
-                    "come in its batches: do not pass y or sample_weight"
-                )
+            _refuse_outside_batches(y, sample_weight)
             return self._fit_batches(
                 x,
                 batch_size,
@@ -849,16 +845,7 @@ class Model:
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
         validation_freq = _sw.check_validation_freq(validation_freq)
-        if sample_weight is not None and class_weight is not None:
-            raise ValueError(
-                "sample_weight and class_weight cannot be given together: pass one of them"
-            )
-        class_weight = _sw.check_class_weight(class_weight)
-        if class_weight is not None and len(self._output_keys()) > 1:
-            raise ValueError(
-                "class_weight is only supported for models with a single output (as in "
-                "Keras); give sample_weight per output instead"
-            )
+        class_weight = self._checked_class_weight(class_weight, sample_weight)
         cbs = _check_callbacks(callbacks)
         xs = self._prepare_x(x)
         ys = self._prepare_y(y, len(xs[0]))
@@ -928,6 +915,21 @@ class Model:
         self.history = history
         return history
 
+    def _checked_class_weight(self, class_weight, sample_weight):
+        """``class_weight`` checked as Keras checks it: not with ``sample_weight``, and for
+        single-output models only."""
+        if sample_weight is not None and class_weight is not None:
+            raise ValueError(
+                "sample_weight and class_weight cannot be given together: pass one of them"
+            )
+        class_weight = _sw.check_class_weight(class_weight)
+        if class_weight is not None and len(self._output_keys()) > 1:
+            raise ValueError(
+                "class_weight is only supported for models with a single output (as in "
+                "Keras); give sample_weight per output instead"
+            )
+        return class_weight
+
     def _attach_callbacks(self, cbs):
         """``fit``'s callbacks with a fresh ``History`` appended, each pointed at this model,
         and the model ready to train (``stop_training`` cleared)."""
@@ -991,13 +993,8 @@ class Model:
         """``fit`` on a batch source: each batch is one step of the native loop (so batches
         equal to an in-memory epoch's train to the same bits)."""
         validation_freq = _sw.check_validation_freq(validation_freq)
-        class_weight = _sw.check_class_weight(class_weight)
+        class_weight = self._checked_class_weight(class_weight, None)
         keys = self._output_keys()
-        if class_weight is not None and len(keys) > 1:
-            raise ValueError(
-                "class_weight is only supported for models with a single output (as in "
-                "Keras); give sample_weight per output instead"
-            )
         cbs = _check_callbacks(callbacks)
         epochs_iter = self._epochs(
             x, "fit", batch_size, shuffle, steps_per_epoch, "steps_per_epoch"
@@ -1152,11 +1149,7 @@ class Model:
         may be a generator, iterable or ``PyDataset`` of batches (``steps`` caps them)."""
         self._check_compiled()
         if _batches.is_batch_source(x):
-            if y is not None or sample_weight is not None:
-                raise ValueError(
-                    "with a generator, PyDataset or iterable x, the targets and sample weights "
-                    "come in its batches: do not pass y or sample_weight"
-                )
+            _refuse_outside_batches(y, sample_weight)
             logs = self._evaluate_batches(self._epochs(x, "evaluate", 32, False, steps), 0)
             if logs is None:
                 raise ValueError("evaluate: the data yielded no batches")
@@ -1184,17 +1177,8 @@ class Model:
         there are any, as ``evaluate`` lists them). A step whose loss becomes NaN or
         infinite raises ``ValueError`` and is undone."""
         self._check_compiled()
-        if sample_weight is not None and class_weight is not None:
-            raise ValueError(
-                "sample_weight and class_weight cannot be given together: pass one of them"
-            )
-        class_weight = _sw.check_class_weight(class_weight)
+        class_weight = self._checked_class_weight(class_weight, sample_weight)
         keys = self._output_keys()
-        if class_weight is not None and len(keys) > 1:
-            raise ValueError(
-                "class_weight is only supported for models with a single output (as in "
-                "Keras); give sample_weight per output instead"
-            )
         xs = self._prepare_x(x)
         n = len(xs[0])
         ys = self._prepare_y(y, n)
@@ -1337,6 +1321,15 @@ class Model:
                 f"{path}: unreadable model config, compile state or weights: {exc}"
             ) from None
         return model
+
+
+def _refuse_outside_batches(y, sample_weight):
+    """A batch source carries its own targets and weights (Keras's rule)."""
+    if y is not None or sample_weight is not None:
+        raise ValueError(
+            "with a generator, PyDataset or iterable x, the targets and sample weights "
+            "come in its batches: do not pass y or sample_weight"
+        )
 
 
 def _as_returned(logs, return_dict):
