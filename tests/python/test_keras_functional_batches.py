@@ -177,3 +177,21 @@ def test_bad_batches_are_refused_and_change_nothing():
     with pytest.raises(ValueError, match="steps_per_epoch"):
         m.fit(_batches(a, b, y1, y2, 8), steps_per_epoch=0, verbose=0)
     assert _bits(m.get_weights()) == before
+
+
+def test_class_weight_is_refused_for_several_outputs_on_every_path():
+    """Keras refuses class_weight on multi-output models; so do fit on arrays, fit on a
+    batch source and train_on_batch, and nothing changes."""
+    a, b, y1, y2 = _data()
+    m = _two_tower(rkeras)
+    before = _bits(m.get_weights())
+    cw = {0: 1.0, 1: 2.0}
+    x, y = {"a": a, "b": b}, {"reg": y1, "cls": y2}
+    for call in (
+        lambda: m.fit(x, y, class_weight=cw, verbose=0),
+        lambda: m.fit(_Dataset((a, b, y1, y2), 6), class_weight=cw, verbose=0),
+        lambda: m.train_on_batch(x, y, class_weight=cw),
+    ):
+        with pytest.raises(ValueError, match="single output"):
+            call()
+    assert _bits(m.get_weights()) == before
