@@ -162,22 +162,46 @@ pub fn require_data_width(x: &ArrayView2<f64>, expected: usize, what: &str) -> R
     Ok(())
 }
 
-/// A hyper-parameter that must be finite and strictly positive (`InvalidParameter` otherwise).
+// Hyper-parameter checks. Every door (the original constructors and setters, the engines'
+// `fit`, the Python classes) reports a bad hyper-parameter the same way: one
+// `InvalidParameter` naming it, its reason phrased to follow the name ("tol must be ...").
+
+/// A hyper-parameter that must be finite and strictly positive.
 pub fn require_positive(name: &str, value: f64) -> Result<()> {
     if value.is_finite() && value > 0.0 {
         Ok(())
     } else {
         Err(Error::invalid_parameter(
             name,
-            format!("must be finite and > 0, got {value}"),
+            format!("must be a finite number > 0, got {value}"),
         ))
     }
 }
 
-/// A count hyper-parameter that must be at least 1 (`InvalidParameter` otherwise).
+/// A hyper-parameter that must be finite and at least 0.
+pub fn require_non_negative(name: &str, value: f64) -> Result<()> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(())
+    } else {
+        Err(Error::invalid_parameter(
+            name,
+            format!("must be a finite number >= 0, got {value}"),
+        ))
+    }
+}
+
+/// A count hyper-parameter that must be at least 1.
 pub fn require_nonzero(name: &str, value: usize) -> Result<()> {
-    if value == 0 {
-        Err(Error::invalid_parameter(name, "must be at least 1, got 0"))
+    require_at_least(name, value, 1)
+}
+
+/// A count hyper-parameter that must be at least `min`.
+pub fn require_at_least(name: &str, value: usize, min: usize) -> Result<()> {
+    if value < min {
+        Err(Error::invalid_parameter(
+            name,
+            format!("must be at least {min}, got {value}"),
+        ))
     } else {
         Ok(())
     }

@@ -12,7 +12,9 @@
 //! kept.
 
 use crate::error::{Error, Result};
-use crate::machine_learning::validation::{check_features, require_data, require_positive};
+use crate::machine_learning::validation::{
+    check_features, require_data, require_nonzero, require_positive,
+};
 use crate::math::distance::{self, DistanceCalculationMetric, Metric};
 use crate::math::radius;
 use crate::persistence::Persist;
@@ -74,26 +76,11 @@ impl DBSCAN {
         self.components.as_ref()
     }
 
-    fn check_params(&self) -> Result<()> {
-        if !(self.eps.is_finite() && self.eps > 0.0) {
-            return Err(Error::invalid_input(format!(
-                "eps must be a finite number > 0, got {}",
-                self.eps
-            )));
-        }
-        if self.min_samples == 0 {
-            return Err(Error::invalid_input(
-                "min_samples must be at least 1, got 0",
-            ));
-        }
-        if let Metric::Minkowski(p) = self.metric {
-            if !(p.is_finite() && p >= 1.0) {
-                return Err(Error::invalid_input(format!(
-                    "minkowski p must be a finite number >= 1, got {p}"
-                )));
-            }
-        }
-        Ok(())
+    /// The one check of DBSCAN's hyper-parameters, for every door.
+    pub fn check_params(&self) -> Result<()> {
+        require_positive("eps", self.eps)?;
+        require_nonzero("min_samples", self.min_samples)?;
+        self.metric.check_params()
     }
 
     /// Cluster `x` (`n_samples x n_features`) with scikit-learn's checks and messages.
@@ -126,22 +113,15 @@ impl Persist for DBSCAN {
 impl DBSCAN {
     /// Radius `eps` (finite, > 0) and `min_samples` (>= 1), euclidean; else `InvalidParameter`.
     pub fn new(eps: f64, min_samples: usize) -> Result<Self> {
-        require_positive("eps", eps)?;
-        crate::machine_learning::validation::require_nonzero("min_samples", min_samples)?;
-        Ok(Self::builder(eps, min_samples))
+        let model = Self::builder(eps, min_samples);
+        model.check_params()?;
+        Ok(model)
     }
 
     /// Euclidean, manhattan or minkowski (`p >= 1`, finite; else `InvalidParameter`).
     pub fn with_metric(mut self, metric: DistanceCalculationMetric) -> Result<Self> {
-        if let DistanceCalculationMetric::Minkowski(p) = metric {
-            if !(p.is_finite() && p >= 1.0) {
-                return Err(Error::invalid_parameter(
-                    "metric",
-                    format!("minkowski p must be finite and >= 1, got {p}"),
-                ));
-            }
-        }
         self.metric = metric.to_metric();
+        self.check_params()?;
         Ok(self)
     }
 

@@ -192,30 +192,25 @@ impl IsolationForest {
         self.fitted.as_ref().map(|f| f.trees.len())
     }
 
-    fn check_params(&self) -> Result<()> {
-        if self.n_estimators == 0 {
-            return Err(Error::invalid_input(
-                "n_estimators must be at least 1, got 0",
-            ));
-        }
+    /// The one check of the forest's hyper-parameters, for every door.
+    pub fn check_params(&self) -> Result<()> {
+        require_nonzero("n_estimators", self.n_estimators)?;
         match self.max_samples {
-            MaxSamples::Count(0) => {
-                return Err(Error::invalid_input(
-                    "max_samples must be at least 1, got 0",
-                ))
-            }
+            MaxSamples::Count(count) => require_nonzero("max_samples", count)?,
             MaxSamples::Fraction(f) if !(f > 0.0 && f <= 1.0) => {
-                return Err(Error::invalid_input(format!(
-                    "max_samples as a fraction must be in (0, 1], got {f}"
-                )))
+                return Err(Error::invalid_parameter(
+                    "max_samples",
+                    format!("must be a count >= 1 or a fraction in (0, 1], got {f}"),
+                ))
             }
             _ => {}
         }
         if let Contamination::Fraction(c) = self.contamination {
             if !(c > 0.0 && c <= 0.5) {
-                return Err(Error::invalid_input(format!(
-                    "contamination must be 'auto' or in (0, 0.5], got {c}"
-                )));
+                return Err(Error::invalid_parameter(
+                    "contamination",
+                    format!("must be 'auto' or in (0, 0.5], got {c}"),
+                ));
             }
         }
         Ok(())
@@ -315,16 +310,17 @@ impl IsolationForest {
     /// `n_estimators` trees of `max_samples` samples each (both >= 1, else
     /// `InvalidParameter`), depth limit `ceil(log2(max_samples))`, contamination auto.
     pub fn new(n_estimators: usize, max_samples: usize) -> Result<Self> {
-        require_nonzero("n_estimators", n_estimators)?;
-        require_nonzero("max_samples", max_samples)?;
         let mut model =
             Self::builder(n_estimators).with_max_samples(MaxSamples::Count(max_samples));
-        model.max_depth = Some((max_samples as f64).log2().ceil() as usize);
+        // the original's depth limit; max_samples 0 is refused below, before it matters
+        model.max_depth = Some((max_samples.max(1) as f64).log2().ceil() as usize);
         model.zero_normaliser_exponent = 0.0;
+        model.check_params()?;
         Ok(model)
     }
 
     pub fn with_max_depth(mut self, max_depth: usize) -> Result<Self> {
+        // a depth the engine takes (new(_, 1) sets 0), but the original's setter refuses it
         require_nonzero("max_depth", max_depth)?;
         self.max_depth = Some(max_depth);
         Ok(self)
@@ -337,15 +333,8 @@ impl IsolationForest {
 
     /// `Auto` or a share in `(0, 0.5]` (else `InvalidParameter`).
     pub fn with_contamination(mut self, contamination: Contamination) -> Result<Self> {
-        if let Contamination::Fraction(c) = contamination {
-            if !(c.is_finite() && c > 0.0 && c <= 0.5) {
-                return Err(Error::invalid_parameter(
-                    "contamination",
-                    format!("must be in (0, 0.5], got {c}"),
-                ));
-            }
-        }
         self.contamination = contamination;
+        self.check_params()?;
         Ok(self)
     }
 

@@ -207,9 +207,10 @@ impl KernelPCA {
     fn resolve_kernel(&self, n_features: usize) -> Result<FittedKernel> {
         if let Some(g) = self.gamma {
             if !(g.is_finite() && g > 0.0) {
-                return Err(Error::invalid_input(format!(
-                    "gamma must be None or a finite number > 0, got {g}"
-                )));
+                return Err(Error::invalid_parameter(
+                    "gamma",
+                    format!("must be None or a finite number > 0, got {g}"),
+                ));
             }
         }
         let gamma = self.gamma.unwrap_or(1.0 / n_features.max(1) as f64);
@@ -227,13 +228,23 @@ impl KernelPCA {
         }
     }
 
-    fn check_params(&self, n: usize, d: usize) -> Result<FittedKernel> {
-        let kernel = self.resolve_kernel(d)?;
+    /// The one check of KernelPCA's hyper-parameters, for every door (the kernel's own are
+    /// checked as it is resolved against the data's width).
+    pub fn check_params(&self) -> Result<()> {
+        if let Some(count) = self.n_components {
+            require_nonzero("n_components", count)?;
+        }
+        Ok(())
+    }
+
+    /// A count of components `n` samples can give.
+    fn check_components_for(&self, n: usize) -> Result<()> {
         match self.n_components {
-            Some(k) if k == 0 || k > n => Err(Error::invalid_input(format!(
-                "n_components={k} must be between 1 and n_samples={n}"
-            ))),
-            _ => Ok(kernel),
+            Some(k) if k > n => Err(Error::invalid_parameter(
+                "n_components",
+                format!("must be between 1 and n_samples={n}, got {k}"),
+            )),
+            _ => Ok(()),
         }
     }
 
@@ -242,7 +253,9 @@ impl KernelPCA {
         let x = x.view();
         check_features(&x, "X")?;
         let (n, d) = x.dim();
-        let kernel = self.check_params(n, d)?;
+        self.check_params()?;
+        self.check_components_for(n)?;
+        let kernel = self.resolve_kernel(d)?;
         let mut k = kernel.gram(x)?;
         if let Some(pos) = k.iter().position(|v| !v.is_finite()) {
             return Err(Error::computation(format!(
@@ -359,7 +372,6 @@ fn clean_psd_eigenvalues(values: &mut Array1<f64>, kernel: &str) -> Result<()> {
 impl KernelPCA {
     /// `kernel` (parameters validated) and `n_components` (>= 1); else `InvalidParameter`.
     pub fn new(kernel: KernelType, n_components: usize) -> Result<Self> {
-        require_nonzero("n_components", n_components)?;
         kernel.validate()?;
         let name = match kernel {
             KernelType::Linear => "linear",
@@ -378,6 +390,7 @@ impl KernelPCA {
         }
         model.kernel_type = Some(kernel);
         model.strict_psd = false;
+        model.check_params()?;
         Ok(model)
     }
 
@@ -443,12 +456,7 @@ impl KernelPCA {
                 "KernelPCA needs at least 2 samples, got {n}"
             )));
         }
-        if let Some(k) = self.n_components.filter(|&k| k > n) {
-            return Err(Error::invalid_parameter(
-                "n_components",
-                format!("{k} exceeds n_samples = {n}"),
-            ));
-        }
+        self.check_components_for(n)?;
         if let Some(kernel) = self.kernel_type {
             let variance = x.var(0.0);
             if let KernelType::Poly { gamma, .. }

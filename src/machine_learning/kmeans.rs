@@ -12,8 +12,8 @@
 
 use crate::error::{Error, Result};
 use crate::machine_learning::validation::{
-    check_features, check_n_features, require_data, require_data_width, require_nonzero,
-    require_positive,
+    check_features, check_n_features, require_data, require_data_width, require_non_negative,
+    require_nonzero, require_positive,
 };
 use crate::math::distance::{
     self, nearest_block, row_sq_norms, Metric, NEAREST_BLOCK_ROWS, SCAN_F64,
@@ -161,24 +161,21 @@ impl KMeans {
         }
     }
 
-    fn check_params(&self, x: &ArrayView2<f64>) -> Result<()> {
-        if self.n_clusters == 0 {
-            return Err(Error::invalid_input("n_clusters must be at least 1, got 0"));
-        }
-        if self.max_iter == 0 {
-            return Err(Error::invalid_input("max_iter must be at least 1, got 0"));
-        }
+    /// The one check of KMeans's hyper-parameters, for every door.
+    pub fn check_params(&self) -> Result<()> {
+        require_nonzero("n_clusters", self.n_clusters)?;
+        require_nonzero("max_iter", self.max_iter)?;
         if let NInit::Runs(0) = self.n_init {
-            return Err(Error::invalid_input(
-                "n_init must be at least 1 or 'auto', got 0",
+            return Err(Error::invalid_parameter(
+                "n_init",
+                "must be at least 1 or 'auto', got 0",
             ));
         }
-        if !(self.tol.is_finite() && self.tol >= 0.0) {
-            return Err(Error::invalid_input(format!(
-                "tol must be a finite number >= 0, got {}",
-                self.tol
-            )));
-        }
+        require_non_negative("tol", self.tol)
+    }
+
+    /// What `x` must satisfy for these parameters.
+    fn check_data(&self, x: &ArrayView2<f64>) -> Result<()> {
         check_features(x, "X")?;
         Metric::Euclidean.check_range(x, "X")?;
         if x.nrows() < self.n_clusters {
@@ -205,7 +202,8 @@ impl KMeans {
     /// Fit to `x` (`n_samples x n_features`) with scikit-learn's checks and messages.
     pub fn fit_checked<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
         let x = x.view();
-        self.check_params(&x)?;
+        self.check_params()?;
+        self.check_data(&x)?;
         let (n, d) = x.dim();
         let stats = reduction::column_moments(x);
         let mean = if self.center_data {
@@ -306,19 +304,19 @@ impl KMeans {
     /// `n_clusters` clusters, at most `max_iterations` Lloyd passes per run, stopping once the
     /// centers move less than `tolerance`; ten k-means++ runs. Bad values -> `InvalidParameter`.
     pub fn new(n_clusters: usize, max_iterations: usize, tolerance: f64) -> Result<Self> {
-        require_nonzero("n_clusters", n_clusters)?;
-        require_nonzero("max_iterations", max_iterations)?;
+        // the original's tolerance bounds the centers' shift, where 0 would never stop early
         require_positive("tolerance", tolerance)?;
         let mut km = Self::builder(n_clusters).with_max_iter(max_iterations);
         km.tol = tolerance;
         km.center_data = false;
+        km.check_params()?;
         Ok(km)
     }
 
     /// Number of k-means++ restarts (the lowest inertia is kept).
     pub fn with_n_init(mut self, n_init: usize) -> Result<Self> {
-        require_nonzero("n_init", n_init)?;
         self.n_init = NInit::Runs(n_init);
+        self.check_params()?;
         Ok(self)
     }
 

@@ -147,20 +147,10 @@ impl KnnClassifier {
         self.fitted.as_ref().map(|f| f.x.ncols())
     }
 
-    fn check_params(&self) -> Result<()> {
-        if self.n_neighbors == 0 {
-            return Err(Error::invalid_input(
-                "n_neighbors must be at least 1, got 0",
-            ));
-        }
-        if let Metric::Minkowski(p) = self.metric {
-            if !(p.is_finite() && p >= 1.0) {
-                return Err(Error::invalid_input(format!(
-                    "minkowski p must be a finite number >= 1, got {p}"
-                )));
-            }
-        }
-        Ok(())
+    /// The one check of the neighbour search's hyper-parameters, for every door.
+    pub fn check_params(&self) -> Result<()> {
+        require_nonzero("n_neighbors", self.n_neighbors)?;
+        self.metric.check_params()
     }
 
     /// Store the training set.
@@ -351,9 +341,10 @@ impl<T: Clone + Hash + Eq> Default for KNN<T> {
 impl<T: Clone + Hash + Eq> KNN<T> {
     /// `k` neighbours (>= 1, else `InvalidParameter`), uniform weights, euclidean.
     pub fn new(k: usize) -> Result<Self> {
-        require_nonzero("k", k)?;
+        let engine = KnnClassifier::new(k);
+        engine.check_params()?;
         Ok(Self {
-            engine: KnnClassifier::new(k),
+            engine,
             metric: DistanceCalculationMetric::Euclidean,
             labels: None,
         })
@@ -366,16 +357,9 @@ impl<T: Clone + Hash + Eq> KNN<T> {
 
     /// Euclidean, manhattan or minkowski (`p >= 1`, finite; else `InvalidParameter`).
     pub fn with_metric(mut self, metric: DistanceCalculationMetric) -> Result<Self> {
-        if let DistanceCalculationMetric::Minkowski(p) = metric {
-            if !(p.is_finite() && p >= 1.0) {
-                return Err(Error::invalid_parameter(
-                    "metric",
-                    format!("minkowski p must be finite and >= 1, got {p}"),
-                ));
-            }
-        }
-        self.metric = metric;
         self.engine.metric = metric.to_metric();
+        self.engine.check_params()?;
+        self.metric = metric;
         Ok(self)
     }
 

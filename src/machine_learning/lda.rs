@@ -28,7 +28,9 @@ use crate::machine_learning::labels;
 #[cfg(test)]
 use crate::machine_learning::logistic_regression::accuracy;
 use crate::machine_learning::options::{byte_to_pair, pair_to_byte};
-use crate::machine_learning::validation::{check_xy, require_data, require_data_width};
+use crate::machine_learning::validation::{
+    check_xy, require_data, require_data_width, require_non_negative, require_nonzero,
+};
 use crate::math::distance::SCAN_F64;
 use crate::math::{elementwise, linalg, matmul, reduction};
 use crate::persistence::Persist;
@@ -179,16 +181,12 @@ impl LDA {
     /// Keep `n_components` discriminant directions (0 -> `InvalidParameter`; more than
     /// `min(n_classes - 1, n_features)` is refused at `fit` with `InvalidInput`).
     pub fn new(n_components: usize) -> Result<Self> {
-        if n_components == 0 {
-            return Err(Error::invalid_parameter(
-                "n_components",
-                "must be at least 1, got 0",
-            ));
-        }
-        Ok(Self {
+        let model = Self {
             n_components: Some(n_components),
             ..Self::default()
-        })
+        };
+        model.check_params()?;
+        Ok(model)
     }
 
     pub fn with_solver(mut self, solver: DiscriminantSolver) -> Self {
@@ -200,15 +198,8 @@ impl LDA {
     /// -> `InvalidParameter`). With the `SVD` solver a non-zero shrinkage uses the covariance
     /// (eigen) path, since the SVD never forms the covariance.
     pub fn with_shrinkage(mut self, shrinkage: Shrinkage) -> Result<Self> {
-        if let Shrinkage::Manual(alpha) = shrinkage {
-            if !(alpha.is_finite() && (0.0..=1.0).contains(&alpha)) {
-                return Err(Error::invalid_parameter(
-                    "shrinkage",
-                    format!("must be finite and in [0, 1], got {alpha}"),
-                ));
-            }
-        }
         self.shrinkage = Some(shrinkage);
+        self.check_params()?;
         Ok(self)
     }
 
@@ -328,18 +319,26 @@ impl LDA {
         self.fitted.as_ref().map(|f| &f.intercept)
     }
 
-    /// scikit-learn's parameter check (its messages), run by [`fit_labels`](Self::fit_labels).
-    pub(crate) fn check_params(&self) -> Result<()> {
-        if !(self.tol.is_finite() && self.tol >= 0.0) {
-            return Err(Error::invalid_input(format!(
-                "tol must be a finite number >= 0, got {}",
-                self.tol
-            )));
+    /// The one check of LDA's hyper-parameters, for every door (a component count the data
+    /// cannot give is the data's fault, refused at `fit`).
+    pub fn check_params(&self) -> Result<()> {
+        if let Some(count) = self.n_components {
+            require_nonzero("n_components", count)?;
         }
+        if let Some(Shrinkage::Manual(alpha)) = self.shrinkage {
+            if !(alpha.is_finite() && (0.0..=1.0).contains(&alpha)) {
+                return Err(Error::invalid_parameter(
+                    "shrinkage",
+                    format!("must be a finite number in [0, 1], got {alpha}"),
+                ));
+            }
+        }
+        require_non_negative("tol", self.tol)?;
         if let Some(p) = &self.priors {
             if p.iter().any(|v| !(v.is_finite() && *v >= 0.0)) || p.iter().sum::<f64>() <= 0.0 {
-                return Err(Error::invalid_input(
-                    "priors must be finite, non-negative and not all zero",
+                return Err(Error::invalid_parameter(
+                    "priors",
+                    "must be finite, non-negative and not all zero",
                 ));
             }
         }

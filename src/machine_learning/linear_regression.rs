@@ -15,7 +15,9 @@
 
 use crate::error::{Error, Result};
 use crate::machine_learning::linear_model::require_xy;
-use crate::machine_learning::validation::{require_data_width, require_nonzero, require_positive};
+use crate::machine_learning::validation::{
+    require_data_width, require_non_negative, require_nonzero, require_positive,
+};
 use crate::math::{linalg, matmul, reduction};
 use crate::persistence::Persist;
 use ndarray::{Array1, ArrayBase, ArrayView1, ArrayView2, Data, Ix1, Ix2, Zip};
@@ -66,7 +68,7 @@ pub(crate) fn check_regularization(reg: RegularizationType) -> Result<()> {
     } else {
         Err(Error::invalid_parameter(
             "regularization",
-            format!("strength must be finite and >= 0, got {alpha}"),
+            format!("strength must be a finite number >= 0, got {alpha}"),
         ))
     }
 }
@@ -87,24 +89,19 @@ impl LinearRegression {
 
     /// Choose the solver; gradient-descent settings are validated (`InvalidParameter`).
     pub fn with_solver(mut self, solver: LeastSquaresSolver) -> Result<Self> {
-        if let LeastSquaresSolver::GradientDescent {
-            learning_rate,
-            max_iter,
-            tol,
-        } = solver
-        {
-            require_positive("learning_rate", learning_rate)?;
-            require_nonzero("max_iter", max_iter)?;
+        // the original's tolerance must be > 0 (scikit-learn-style doors take 0: run to max_iter)
+        if let LeastSquaresSolver::GradientDescent { tol, .. } = solver {
             require_positive("tol", tol)?;
         }
         self.solver = solver;
+        self.check_params()?;
         Ok(self)
     }
 
     /// Add a penalty; a negative or non-finite strength is `InvalidParameter`.
     pub fn with_regularization(mut self, regularization: RegularizationType) -> Result<Self> {
-        check_regularization(regularization)?;
         self.regularization = Some(regularization);
+        self.check_params()?;
         Ok(self)
     }
 
@@ -156,15 +153,10 @@ impl LinearRegression {
         self.coef.as_ref().map(|_| self.n_iter)
     }
 
-    /// The Python layer's parameter check (scikit-learn's messages), run at `fit`.
-    pub(crate) fn check_params(&self) -> Result<()> {
-        if let Some(reg) = self.regularization {
-            let (RegularizationType::L1(alpha) | RegularizationType::L2(alpha)) = reg;
-            if !(alpha.is_finite() && alpha >= 0.0) {
-                return Err(Error::invalid_input(format!(
-                    "alpha must be a finite number >= 0, got {alpha}"
-                )));
-            }
+    /// The one check of LinearRegression's hyper-parameters, for every door.
+    pub fn check_params(&self) -> Result<()> {
+        if let Some(regularization) = self.regularization {
+            check_regularization(regularization)?;
         }
         if let LeastSquaresSolver::GradientDescent {
             learning_rate,
@@ -172,19 +164,9 @@ impl LinearRegression {
             tol,
         } = self.solver
         {
-            if !(learning_rate.is_finite() && learning_rate > 0.0) {
-                return Err(Error::invalid_input(format!(
-                    "learning_rate must be a finite number > 0, got {learning_rate}"
-                )));
-            }
-            if max_iter == 0 {
-                return Err(Error::invalid_input("max_iter must be at least 1"));
-            }
-            if !(tol.is_finite() && tol >= 0.0) {
-                return Err(Error::invalid_input(format!(
-                    "tol must be a finite number >= 0, got {tol}"
-                )));
-            }
+            require_positive("learning_rate", learning_rate)?;
+            require_nonzero("max_iter", max_iter)?;
+            require_non_negative("tol", tol)?;
         }
         Ok(())
     }

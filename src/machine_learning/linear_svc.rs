@@ -18,7 +18,9 @@ use crate::machine_learning::labels;
 use crate::machine_learning::linear_model::require_xy;
 use crate::machine_learning::linear_regression::check_regularization;
 use crate::machine_learning::logistic_regression::{accuracy, scores};
-use crate::machine_learning::validation::{check_xy, require_data_width};
+use crate::machine_learning::validation::{
+    check_xy, require_data_width, require_non_negative, require_nonzero, require_positive,
+};
 use crate::machine_learning::Penalty;
 use crate::math::optimize::SecondOrder;
 use crate::math::{losses, matmul, optimize, reduction};
@@ -117,11 +119,7 @@ impl LinearSVC {
         fit_intercept: bool,
         tol: f64,
     ) -> Result<Self> {
-        crate::machine_learning::validation::require_nonzero("max_iter", max_iter)?;
-        crate::machine_learning::validation::require_positive("learning_rate", learning_rate)?;
-        crate::machine_learning::validation::require_positive("tol", tol)?;
-        check_regularization(penalty)?;
-        Ok(Self {
+        let model = Self {
             penalty: Penalty::L2,
             c: 1.0,
             fit_intercept,
@@ -135,7 +133,9 @@ impl LinearSVC {
             random_state: None,
             solver: LinearSvcSolver::MinibatchSgd,
             fitted: None,
-        })
+        };
+        model.check_params()?;
+        Ok(model)
     }
 
     pub fn with_loss(mut self, loss: Loss) -> Self {
@@ -145,13 +145,8 @@ impl LinearSVC {
 
     /// Step decay per epoch (negative or non-finite -> `InvalidParameter`).
     pub fn with_learning_rate_decay(mut self, decay: f64) -> Result<Self> {
-        if !(decay.is_finite() && decay >= 0.0) {
-            return Err(Error::invalid_parameter(
-                "learning_rate_decay",
-                format!("must be finite and >= 0, got {decay}"),
-            ));
-        }
         self.learning_rate_decay = decay;
+        self.check_params()?;
         Ok(self)
     }
 
@@ -290,37 +285,28 @@ impl LinearSVC {
         self.fitted.as_ref().map(|f| f.converged)
     }
 
-    /// The `Liblinear` solver's parameter check (scikit-learn's messages), run at `fit`.
-    pub(crate) fn check_params(&self) -> Result<()> {
-        if !(self.c.is_finite() && self.c > 0.0) {
-            return Err(Error::invalid_input(format!(
-                "C must be a finite number > 0, got {}",
-                self.c
-            )));
+    /// The one check of LinearSVC's hyper-parameters, for every door: those of the solver
+    /// it will run (scikit-learn's `tol` may be 0, the original's minibatch SGD needs > 0).
+    pub fn check_params(&self) -> Result<()> {
+        require_nonzero("max_iter", self.max_iter)?;
+        match self.solver {
+            LinearSvcSolver::MinibatchSgd => {
+                require_positive("learning_rate", self.learning_rate)?;
+                require_positive("tol", self.tol)?;
+                require_non_negative("learning_rate_decay", self.learning_rate_decay)?;
+                check_regularization(self.regularization)
+            }
+            LinearSvcSolver::Liblinear => {
+                require_positive("C", self.c)?;
+                if self.penalty == Penalty::None {
+                    return Err(Error::invalid_parameter("penalty", "must be 'l1' or 'l2'"));
+                }
+                if self.fit_intercept {
+                    require_positive("intercept_scaling", self.intercept_scaling)?;
+                }
+                require_non_negative("tol", self.tol)
+            }
         }
-        if self.penalty == Penalty::None {
-            return Err(Error::invalid_input(
-                "LinearSVC penalty must be 'l1' or 'l2'",
-            ));
-        }
-        if self.fit_intercept
-            && !(self.intercept_scaling.is_finite() && self.intercept_scaling > 0.0)
-        {
-            return Err(Error::invalid_input(format!(
-                "intercept_scaling must be a finite number > 0, got {}",
-                self.intercept_scaling
-            )));
-        }
-        if self.max_iter == 0 {
-            return Err(Error::invalid_input("max_iter must be at least 1"));
-        }
-        if !(self.tol.is_finite() && self.tol >= 0.0) {
-            return Err(Error::invalid_input(format!(
-                "tol must be a finite number >= 0, got {}",
-                self.tol
-            )));
-        }
-        Ok(())
     }
 
     /// Fit to `x` (`n_samples x n_features`) and labels `y`.
@@ -340,6 +326,7 @@ impl LinearSVC {
     {
         let (x, y) = (x.view(), y.view());
         if self.solver == LinearSvcSolver::MinibatchSgd {
+            self.check_params()?;
             require_xy(&x, &y)?;
             if let Some(bad) = y.iter().find(|&&v| v != 0.0 && v != 1.0) {
                 return Err(Error::invalid_input(format!(

@@ -19,7 +19,7 @@ use crate::machine_learning::linear_model::require_xy;
 use crate::machine_learning::linear_regression::check_regularization;
 use crate::machine_learning::options::{byte_to_pair, pair_to_byte, ClassLabels};
 use crate::machine_learning::validation::{
-    check_xy, require_data_width, require_nonzero, require_positive,
+    check_xy, require_data_width, require_non_negative, require_nonzero, require_positive,
 };
 use crate::math::{elementwise, losses, matmul, optimize};
 use crate::persistence::Persist;
@@ -159,10 +159,7 @@ impl LogisticRegression {
         max_iterations: usize,
         tolerance: f64,
     ) -> Result<Self> {
-        require_positive("learning_rate", learning_rate)?;
-        require_nonzero("max_iterations", max_iterations)?;
-        require_positive("tolerance", tolerance)?;
-        Ok(Self {
+        let model = Self {
             fit_intercept,
             penalty: Penalty::None,
             c: 1.0,
@@ -173,13 +170,15 @@ impl LogisticRegression {
             regularization: None,
             options: LogisticOptions::ORIGINAL,
             fitted: None,
-        })
+        };
+        model.check_params()?;
+        Ok(model)
     }
 
     /// Add a penalty (negative or non-finite strength -> `InvalidParameter`).
     pub fn with_regularization(mut self, regularization: RegularizationType) -> Result<Self> {
-        check_regularization(regularization)?;
         self.regularization = Some(regularization);
+        self.check_params()?;
         Ok(self)
     }
 
@@ -305,32 +304,23 @@ impl LogisticRegression {
         self.fitted.as_ref().map(|f| f.converged)
     }
 
-    /// scikit-learn's parameter check (its messages), run at `fit` with observed labels.
-    pub(crate) fn check_params(&self) -> Result<()> {
-        if self.penalty != Penalty::None && !(self.c.is_finite() && self.c > 0.0) {
-            return Err(Error::invalid_input(format!(
-                "C must be a finite number > 0, got {}",
-                self.c
-            )));
+    /// The one check of LogisticRegression's hyper-parameters, for every door: the original's
+    /// gradient descent needs a step and a tolerance > 0, scikit-learn's solvers take tol 0.
+    pub fn check_params(&self) -> Result<()> {
+        if self.penalty != Penalty::None {
+            require_positive("C", self.c)?;
         }
-        if self.max_iter == 0 {
-            return Err(Error::invalid_input("max_iter must be at least 1"));
+        require_nonzero("max_iter", self.max_iter)?;
+        if self.solver == LogisticSolver::GradientDescent {
+            require_positive("learning_rate", self.learning_rate)?;
+            require_positive("tol", self.tol)?;
+        } else {
+            require_non_negative("tol", self.tol)?;
         }
-        if !(self.tol.is_finite() && self.tol >= 0.0) {
-            return Err(Error::invalid_input(format!(
-                "tol must be a finite number >= 0, got {}",
-                self.tol
-            )));
+        match self.regularization {
+            Some(regularization) => check_regularization(regularization),
+            None => Ok(()),
         }
-        if self.solver == LogisticSolver::GradientDescent
-            && !(self.learning_rate.is_finite() && self.learning_rate > 0.0)
-        {
-            return Err(Error::invalid_input(format!(
-                "learning_rate must be a finite number > 0, got {}",
-                self.learning_rate
-            )));
-        }
-        Ok(())
     }
 
     /// Per-sample (L2, L1) strengths next to the mean loss: `penalty`'s `1 / (C n)` plus the
@@ -371,6 +361,7 @@ impl LogisticRegression {
             check_xy(&x, &y)?;
             labels::encode(y, "LogisticRegression")?
         } else {
+            self.check_params()?;
             require_xy(&x, &y)?;
             if let Some(bad) = y.iter().find(|&&v| v != 0.0 && v != 1.0) {
                 return Err(Error::invalid_input(format!(

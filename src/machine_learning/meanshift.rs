@@ -128,19 +128,16 @@ impl MeanShift {
         self.centers.as_ref().map(|_| self.fitted_bandwidth)
     }
 
-    fn check_params(&self, x: &ArrayView2<f64>) -> Result<()> {
+    /// The one check of MeanShift's hyper-parameters, for every door.
+    pub fn check_params(&self) -> Result<()> {
         if let Some(bw) = self.bandwidth {
-            if !(bw.is_finite() && bw > 0.0) {
-                return Err(Error::invalid_input(format!(
-                    "bandwidth must be a finite number > 0, got {bw}"
-                )));
-            }
+            require_positive("bandwidth", bw)?;
         }
-        if self.min_bin_freq == 0 {
-            return Err(Error::invalid_input(
-                "min_bin_freq must be at least 1, got 0",
-            ));
-        }
+        require_nonzero("min_bin_freq", self.min_bin_freq)
+    }
+
+    /// What `x` must satisfy for these parameters.
+    fn check_data(&self, x: &ArrayView2<f64>) -> Result<()> {
         check_features(x, "X")?;
         if let Some(seeds) = &self.seeds {
             if seeds.ncols() != x.ncols() {
@@ -158,7 +155,8 @@ impl MeanShift {
     /// Cluster `x` (`n_samples x n_features`) with scikit-learn's checks and messages.
     pub fn fit_checked<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
         let x = x.view();
-        self.check_params(&x)?;
+        self.check_params()?;
+        self.check_data(&x)?;
         let bandwidth = match self.bandwidth {
             Some(bw) => bw,
             None => estimate_bandwidth_all(&x, 0.3)?,
@@ -247,10 +245,13 @@ impl MeanShift {
     /// Flat kernel of radius `bandwidth` (finite, > 0; else `InvalidParameter`); 300
     /// iterations, tolerance 1e-3, every sample a seed, `cluster_all`.
     pub fn new(bandwidth: f64) -> Result<Self> {
-        require_positive("bandwidth", bandwidth)?;
-        Ok(Self::builder(Some(bandwidth)))
+        let model = Self::builder(Some(bandwidth));
+        model.check_params()?;
+        Ok(model)
     }
 
+    // The original's setters are narrower than scikit-learn's (which takes max_iter 0 and
+    // has no tolerance to set): these domains are the original's own.
     pub fn with_max_iter(mut self, max_iter: usize) -> Result<Self> {
         require_nonzero("max_iter", max_iter)?;
         self.max_iter = max_iter;

@@ -16,6 +16,8 @@ pub mod logistic_regression;
 pub mod meanshift;
 pub mod mini_batch_kmeans;
 pub mod options;
+#[cfg(test)]
+mod parameter_checks;
 pub mod pca;
 pub mod svc;
 pub mod tree;

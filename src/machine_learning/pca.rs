@@ -138,20 +138,31 @@ impl PCA {
         self.fitted.as_ref().map(|f| f.mean.len())
     }
 
-    fn check_params(&self, n: usize, d: usize) -> Result<()> {
-        let limit = n.min(d);
+    /// The one check of PCA's hyper-parameters, for every door.
+    pub fn check_params(&self) -> Result<()> {
         match self.n_components {
-            NComponents::All => Ok(()),
-            NComponents::Count(k) if k == 0 || k > limit => Err(Error::invalid_input(format!(
-                "n_components={k} must be between 1 and min(n_samples, n_features)={limit}"
-            ))),
-            NComponents::Count(_) => Ok(()),
+            NComponents::Count(count) => require_nonzero("n_components", count),
             NComponents::VarianceRatio(r) if !(r > 0.0 && r < 1.0) => {
-                Err(Error::invalid_input(format!(
-                "n_components as a variance fraction must lie strictly between 0 and 1, got {r}"
-            )))
+                Err(Error::invalid_parameter(
+                    "n_components",
+                    format!("as a variance fraction must lie strictly between 0 and 1, got {r}"),
+                ))
             }
-            NComponents::VarianceRatio(_) => Ok(()),
+            NComponents::VarianceRatio(_) | NComponents::All => Ok(()),
+        }
+    }
+
+    /// A count of components `n x d` data can give.
+    fn check_components_for(&self, n: usize, d: usize) -> Result<()> {
+        match self.n_components {
+            NComponents::Count(k) if k > n.min(d) => Err(Error::invalid_parameter(
+                "n_components",
+                format!(
+                    "must be between 1 and min(n_samples, n_features)={}, got {k}",
+                    n.min(d)
+                ),
+            )),
+            _ => Ok(()),
         }
     }
 
@@ -177,7 +188,8 @@ impl PCA {
     fn fit_centered(&mut self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
         check_features(&x, "X")?;
         let (n, d) = x.dim();
-        self.check_params(n, d)?;
+        self.check_params()?;
+        self.check_components_for(n, d)?;
         if n < 2 {
             return Err(Error::invalid_input(format!(
                 "PCA needs at least 2 samples to estimate a variance, got n_samples = {n}"
@@ -395,8 +407,9 @@ pub(crate) fn flip_to_positive_max(mut v: ndarray::ArrayViewMut1<f64>) {
 impl PCA {
     /// Keep `n_components` (>= 1, else `InvalidParameter`) components, solver `Full`.
     pub fn new(n_components: usize) -> Result<Self> {
-        require_nonzero("n_components", n_components)?;
-        Ok(Self::builder(NComponents::Count(n_components)))
+        let model = Self::builder(NComponents::Count(n_components));
+        model.check_params()?;
+        Ok(model)
     }
 
     pub fn with_svd_solver(mut self, svd_solver: SVDSolver) -> Self {
@@ -455,15 +468,7 @@ impl PCA {
                 "PCA needs at least 2 samples, got {n}"
             )));
         }
-        if let NComponents::Count(k) = self.n_components {
-            if k > n.min(d) {
-                return Err(Error::invalid_parameter(
-                    "n_components",
-                    format!("{k} exceeds min(n_samples, n_features) = {}", n.min(d)),
-                ));
-            }
-        }
-        Ok(())
+        self.check_components_for(n, d)
     }
 
     pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {

@@ -12,9 +12,7 @@ use crate::machine_learning::linear_model::require_xy;
 use crate::machine_learning::logistic_regression::accuracy;
 use crate::machine_learning::options::{byte_to_pair, pair_to_byte, ClassLabels};
 use crate::machine_learning::types::KernelType;
-use crate::machine_learning::validation::{
-    check_xy, require_data_width, require_nonzero, require_positive,
-};
+use crate::machine_learning::validation::{check_xy, require_data_width, require_positive};
 use crate::math::distance::SCAN_F64;
 use crate::math::kernels::{Gamma, Kernel};
 use crate::math::matmul;
@@ -173,18 +171,17 @@ impl SVC {
         tol: f64,
         max_iter: usize,
     ) -> Result<Self> {
-        require_positive("regularization_param", regularization_param)?;
-        require_positive("tol", tol)?;
-        require_nonzero("max_iter", max_iter)?;
-        kernel.validate()?;
-        Ok(Self {
+        let model = Self {
             c: regularization_param,
             tol,
             max_iter: Some(max_iter),
             kernel_type: Some(kernel),
             options: SvcOptions::ORIGINAL,
             ..Self::with_defaults()
-        })
+        };
+        model.check_params()?;
+        kernel.validate()?;
+        Ok(model)
     }
 
     pub fn with_random_state(mut self, seed: u64) -> Self {
@@ -435,29 +432,25 @@ impl SVC {
         )
     }
 
-    fn check_params(&self) -> Result<()> {
-        if !(self.c.is_finite() && self.c > 0.0) {
-            return Err(Error::invalid_input(format!(
-                "C must be a finite number > 0, got {}",
-                self.c
-            )));
-        }
-        if !(self.tol.is_finite() && self.tol > 0.0) {
-            return Err(Error::invalid_input(format!(
-                "tol must be a finite number > 0, got {}",
-                self.tol
-            )));
-        }
+    /// The one check of SVC's hyper-parameters, for every door (the kernel's are checked as
+    /// it is resolved).
+    pub fn check_params(&self) -> Result<()> {
+        require_positive("C", self.c)?;
+        require_positive("tol", self.tol)?;
         if self.max_iter == Some(0) {
-            return Err(Error::invalid_input(
-                "max_iter must be at least 1 (or None for no cap)",
+            return Err(Error::invalid_parameter(
+                "max_iter",
+                "must be at least 1 (or None for no cap), got 0",
             ));
         }
         if !(self.cache_size.is_finite() && self.cache_size > 0.0) {
-            return Err(Error::invalid_input(format!(
-                "cache_size must be a positive number of megabytes, got {}",
-                self.cache_size
-            )));
+            return Err(Error::invalid_parameter(
+                "cache_size",
+                format!(
+                    "must be a positive number of megabytes, got {}",
+                    self.cache_size
+                ),
+            ));
         }
         Ok(())
     }

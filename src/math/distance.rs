@@ -63,16 +63,18 @@ impl Metric {
                 )))
             }
         };
-        metric.validate()?;
+        metric.check_params()?;
         Ok(metric)
     }
 
-    fn validate(&self) -> Result<()> {
+    /// A Minkowski exponent must be finite and at least 1 (below 1 it is no metric).
+    pub fn check_params(&self) -> Result<()> {
         if let Metric::Minkowski(p) = self {
             if !(p.is_finite() && *p >= 1.0) {
-                return Err(Error::invalid_input(format!(
-                    "minkowski p must be a finite number >= 1, got {p}"
-                )));
+                return Err(Error::invalid_parameter(
+                    "p",
+                    format!("must be a finite number >= 1 for the minkowski metric, got {p}"),
+                ));
             }
         }
         Ok(())
@@ -224,7 +226,7 @@ pub fn manhattan(a: ArrayView1<f64>, b: ArrayView1<f64>) -> Result<f64> {
 pub fn minkowski(a: ArrayView1<f64>, b: ArrayView1<f64>, p: f64) -> Result<f64> {
     check_same_len(&a, &b)?;
     let metric = Metric::Minkowski(p);
-    metric.validate()?;
+    metric.check_params()?;
     Ok(metric.between(a, b))
 }
 
@@ -241,7 +243,7 @@ fn check_same_cols(a: &ArrayView2<f64>, b: &ArrayView2<f64>) -> Result<()> {
 
 /// Distance between corresponding rows of two equally shaped matrices.
 pub fn rowwise(a: ArrayView2<f64>, b: ArrayView2<f64>, metric: Metric) -> Result<Array1<f64>> {
-    metric.validate()?;
+    metric.check_params()?;
     if a.dim() != b.dim() {
         return Err(Error::invalid_input(format!(
             "distance: row-to-row needs equal shapes, got {:?} and {:?}",
@@ -428,7 +430,7 @@ fn product_form_row_inner(
 
 /// Distances of every row of `a` to every row of `b` (`a.nrows() x b.nrows()`).
 pub fn pairwise(a: ArrayView2<f64>, b: ArrayView2<f64>, metric: Metric) -> Result<Array2<f64>> {
-    metric.validate()?;
+    metric.check_params()?;
     check_same_cols(&a, &b)?;
     metric.check_range(&a, "a")?;
     metric.check_range(&b, "b")?;

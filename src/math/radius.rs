@@ -502,13 +502,7 @@ pub fn radius_neighbourhoods(
             "radius must be a finite number >= 0, got {radius}"
         )));
     }
-    if let Metric::Minkowski(p) = metric {
-        if !(p.is_finite() && p >= 1.0) {
-            return Err(Error::invalid_input(format!(
-                "minkowski p must be a finite number >= 1, got {p}"
-            )));
-        }
-    }
+    metric.check_params()?;
     if metric == Metric::Chebyshev {
         return Err(Error::invalid_input(
             "the radius search does not support the chebyshev metric",

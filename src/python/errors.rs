@@ -30,6 +30,10 @@ pub(crate) fn to_py_err(err: Error) -> PyErr {
         Error::Io(IoError::UnsupportedModelFormat(msg)) => PyOSError::new_err(msg),
         Error::Io(other) => PyOSError::new_err(other.to_string()),
         Error::InvalidInput(msg) => PyValueError::new_err(msg),
+        // the reason is phrased to follow the name: "tol must be a finite number >= 0, got -1"
+        Error::InvalidParameter { name, reason } => {
+            PyValueError::new_err(format!("{name} {reason}"))
+        }
         Error::Computation { context, .. } => PyValueError::new_err(context),
         other => PyValueError::new_err(other.to_string()),
     }

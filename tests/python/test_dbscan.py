@@ -117,7 +117,11 @@ def test_conventions_and_persistence(tmp_path):
         ({"eps": float("nan")}, IRIS, "eps must be"),
         ({"min_samples": 0}, IRIS, "min_samples"),
         ({"metric": "cosine"}, IRIS, "unknown metric"),
-        ({"metric": "minkowski", "p": 0.5}, IRIS, "minkowski p"),
+        (
+            {"metric": "minkowski", "p": 0.5},
+            IRIS,
+            "p must be a finite number >= 1 for the minkowski metric",
+        ),
         ({}, np.ones((0, 2)), "empty"),
         ({}, np.array([[0.0, np.nan]]), "NaN or infinity"),
         ({}, np.array([[0.0, np.inf]]), "NaN or infinity"),

@@ -6,7 +6,9 @@ use super::descent::{Descent, Schedule};
 use super::gradient::Objective;
 use crate::error::{Error, Result};
 use crate::machine_learning::pca::{NComponents, PCA};
-use crate::machine_learning::validation::check_features;
+use crate::machine_learning::validation::{
+    check_features, require_at_least, require_non_negative, require_nonzero, require_positive,
+};
 use crate::math::distance::Metric;
 use crate::math::reduction;
 use crate::persistence::Persist;
@@ -198,67 +200,59 @@ impl TSNE {
         self.embedding.as_ref().map(|_| self.learning_rate_used)
     }
 
-    fn check_params(&self, n: usize, d: usize) -> Result<()> {
+    /// The one check of t-SNE's hyper-parameters, for every door.
+    pub fn check_params(&self) -> Result<()> {
+        require_nonzero("n_components", self.n_components)?;
+        if self.method == TsneMethod::BarnesHut && self.n_components > 3 {
+            return Err(Error::invalid_parameter(
+                "n_components",
+                format!(
+                    "must be at most 3 for method='barnes_hut' (it relies on a quadtree or octree), got {}; use method='exact'",
+                    self.n_components
+                ),
+            ));
+        }
+        require_positive("perplexity", self.perplexity)?;
+        if !(self.early_exaggeration.is_finite() && self.early_exaggeration >= 1.0) {
+            return Err(Error::invalid_parameter(
+                "early_exaggeration",
+                format!(
+                    "must be a finite number >= 1, got {}",
+                    self.early_exaggeration
+                ),
+            ));
+        }
+        if let LearningRate::Fixed(lr) = self.learning_rate {
+            require_positive("learning_rate", lr)?;
+        }
+        // the original's schedule has no separate exploration phase to fit in
+        let min_iter = if self.original_schedule {
+            1
+        } else {
+            EXPLORATION_ITER
+        };
+        require_at_least("max_iter", self.max_iter, min_iter)?;
+        if !(self.angle.is_finite() && (0.0..=1.0).contains(&self.angle)) {
+            return Err(Error::invalid_parameter(
+                "angle",
+                format!("must lie in [0, 1], got {}", self.angle),
+            ));
+        }
+        require_non_negative("min_grad_norm", self.min_grad_norm)?;
+        require_nonzero("n_iter_without_progress", self.n_iter_without_progress)
+    }
+
+    /// What `n x d` data must satisfy for these parameters.
+    fn check_data(&self, n: usize, d: usize) -> Result<()> {
         if n < 2 {
             return Err(Error::invalid_input(format!(
                 "t-SNE needs at least 2 samples, got n_samples = {n}"
             )));
         }
-        if self.n_components == 0 {
-            return Err(Error::invalid_input("n_components must be at least 1"));
-        }
-        if self.method == TsneMethod::BarnesHut && self.n_components > 3 {
-            return Err(Error::invalid_input(format!(
-                "n_components={} is too large for method='barnes_hut' (at most 3: it relies on a quadtree or octree); use method='exact'",
-                self.n_components
-            )));
-        }
-        if !(self.perplexity.is_finite() && self.perplexity > 0.0) {
-            return Err(Error::invalid_input(format!(
-                "perplexity must be a finite number > 0, got {}",
-                self.perplexity
-            )));
-        }
         if self.perplexity >= n as f64 {
-            return Err(Error::invalid_input(format!(
-                "perplexity ({}) must be less than n_samples ({n})",
-                self.perplexity
-            )));
-        }
-        if !(self.early_exaggeration.is_finite() && self.early_exaggeration >= 1.0) {
-            return Err(Error::invalid_input(format!(
-                "early_exaggeration must be a finite number >= 1, got {}",
-                self.early_exaggeration
-            )));
-        }
-        if let LearningRate::Fixed(lr) = self.learning_rate {
-            if !(lr.is_finite() && lr > 0.0) {
-                return Err(Error::invalid_input(format!(
-                    "learning_rate must be 'auto' or a finite number > 0, got {lr}"
-                )));
-            }
-        }
-        if self.max_iter < EXPLORATION_ITER && !self.original_schedule {
-            return Err(Error::invalid_input(format!(
-                "max_iter must be at least {EXPLORATION_ITER} (the early-exaggeration phase), got {}",
-                self.max_iter
-            )));
-        }
-        if !(self.angle.is_finite() && (0.0..=1.0).contains(&self.angle)) {
-            return Err(Error::invalid_input(format!(
-                "angle must lie in [0, 1], got {}",
-                self.angle
-            )));
-        }
-        if !(self.min_grad_norm.is_finite() && self.min_grad_norm >= 0.0) {
-            return Err(Error::invalid_input(format!(
-                "min_grad_norm must be a finite number >= 0, got {}",
-                self.min_grad_norm
-            )));
-        }
-        if self.n_iter_without_progress == 0 {
-            return Err(Error::invalid_input(
-                "n_iter_without_progress must be at least 1",
+            return Err(Error::invalid_parameter(
+                "perplexity",
+                format!("must be less than n_samples ({n}), got {}", self.perplexity),
             ));
         }
         if self.init == TsneInit::Pca && self.n_components > n.min(d) {
@@ -286,7 +280,8 @@ impl TSNE {
         check_features(&x, "X")?;
         Metric::Euclidean.check_range(&x, "X")?;
         let (n, d) = x.dim();
-        self.check_params(n, d)?;
+        self.check_params()?;
+        self.check_data(n, d)?;
         let learning_rate = match self.learning_rate {
             LearningRate::Auto => (n as f64 / self.early_exaggeration / 4.0).max(50.0),
             LearningRate::Fixed(lr) => lr,

@@ -4,7 +4,7 @@
 use super::estimator::{LearningRate, TsneMethod, TSNE};
 use super::TsneInit;
 use crate::error::{Error, Result};
-use crate::machine_learning::validation::{require_data, require_positive};
+use crate::machine_learning::validation::require_data;
 use crate::math::distance::Metric;
 use ndarray::{Array2, ArrayBase, Data, Ix2};
 use serde::{Deserialize, Serialize};
@@ -46,10 +46,6 @@ impl TSNE {
         learning_rate: f64,
         n_iter: usize,
     ) -> Result<Self> {
-        crate::machine_learning::validation::require_nonzero("n_components", n_components)?;
-        crate::machine_learning::validation::require_nonzero("n_iter", n_iter)?;
-        require_positive("perplexity", perplexity)?;
-        require_positive("learning_rate", learning_rate)?;
         let mut model = Self::builder(n_components)
             .with_perplexity(perplexity)
             .with_learning_rate(LearningRate::Fixed(learning_rate))
@@ -58,6 +54,7 @@ impl TSNE {
             model.method = TsneMethod::Exact;
         }
         model.original_schedule = true;
+        model.check_params()?;
         Ok(model)
     }
 
@@ -79,19 +76,11 @@ impl TSNE {
     pub fn with_method(mut self, method: TSNEMethod) -> Result<Self> {
         match method {
             TSNEMethod::BarnesHut { angle } => {
-                if !(angle.is_finite() && (0.0..1.0).contains(&angle)) {
+                // the original excludes angle 1 (scikit-learn takes it)
+                if angle == 1.0 {
                     return Err(Error::invalid_parameter(
                         "angle",
-                        format!("must lie in [0, 1), got {angle}"),
-                    ));
-                }
-                if self.n_components > 3 {
-                    return Err(Error::invalid_parameter(
-                        "method",
-                        format!(
-                            "Barnes-Hut supports at most 3 components, got {}",
-                            self.n_components
-                        ),
+                        "must lie in [0, 1), got 1",
                     ));
                 }
                 self.method = TsneMethod::BarnesHut;
@@ -99,6 +88,7 @@ impl TSNE {
             }
             TSNEMethod::Exact => self.method = TsneMethod::Exact,
         }
+        self.check_params()?;
         Ok(self)
     }
 
@@ -149,18 +139,6 @@ impl TSNE {
     pub fn fit_transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
         require_data(&x.view(), "TSNE data")?;
         Metric::Euclidean.check_range(&x.view(), "TSNE data")?;
-        let n = x.nrows();
-        if n < 2 {
-            return Err(Error::invalid_input(format!(
-                "t-SNE needs at least 2 samples, got n_samples = {n}"
-            )));
-        }
-        if self.perplexity >= n as f64 {
-            return Err(Error::invalid_parameter(
-                "perplexity",
-                format!("{} must be less than n_samples ({n})", self.perplexity),
-            ));
-        }
         // The fitted state of this run is dropped with the copy.
         let mut run = self.clone();
         run.embedding = None;
