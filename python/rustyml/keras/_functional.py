@@ -885,7 +885,9 @@ class Model:
         for epoch in range(initial_epoch, epochs):
             _call(cbs, "on_epoch_begin", epoch, None)
             progress = _Progress(verbose, -(-n // batch_size), epoch, epochs)
-            running = _RunningMetrics(metric_fns, ys, self._compiled[2]) if metric_fns else None
+            running = (
+                _metrics.RunningMetrics(metric_fns, ys, self._compiled[2]) if metric_fns else None
+            )
             loss, per, batches = self._native.train_epoch(
                 xs, ys, batch_size, bool(shuffle), epoch, running.add if running else None, sws
             )
@@ -1031,7 +1033,9 @@ class Model:
         metric_fns = self._compiled[4]
         _call(cbs, "on_train_begin", None)
         for epoch in range(initial_epoch, epochs):
-            running = _RunningMetrics(metric_fns, None, self._compiled[2]) if metric_fns else None
+            running = (
+                _metrics.RunningMetrics(metric_fns, None, self._compiled[2]) if metric_fns else None
+            )
             total, per_total, seen, progress = 0.0, None, 0, None
             for step, raw in enumerate(epochs_iter.epoch(epoch)):
                 xs, ys, sws = self._source_batch(raw, kind, True)
@@ -1187,7 +1191,7 @@ class Model:
             sws = [_sw.class_weight_to_sample_weight(ys[0], class_weight)]
         self._apply_trainable()
         metric_fns = self._compiled[4]
-        running = _RunningMetrics(metric_fns, ys, self._compiled[2]) if metric_fns else None
+        running = _metrics.RunningMetrics(metric_fns, ys, self._compiled[2]) if metric_fns else None
         before = self.get_weights()
         loss, per, _ = self._native.train_epoch(
             xs, ys, max(n, 1), False, 0, running.add if running else None, sws
@@ -1340,30 +1344,3 @@ def _as_returned(logs, return_dict):
     if len(logs) == 1:
         return logs["loss"]
     return list(logs.values())
-
-
-class _RunningMetrics:
-    """Keras's running training metrics, per output: each batch's value on its training-mode
-    output, averaged over the epoch weighted by batch size."""
-
-    def __init__(self, metric_fns, ys, losses):
-        self.metric_fns, self.ys, self.losses = metric_fns, ys, losses
-        self.totals = dict.fromkeys((name for _, name, _ in metric_fns), 0.0)
-        self.seen = 0
-
-    def add(self, outputs, indices):
-        self._add(self.ys, outputs, indices)
-
-    def batch_adder(self, ys):
-        """``add`` for a batch trained on its own: its targets are ``ys`` themselves."""
-        return lambda outputs, indices: self._add(ys, outputs, indices)
-
-    def _add(self, ys, outputs, indices):
-        for j, name, fn in self.metric_fns:
-            loss = self.losses[j]
-            value = fn(ys[j][indices], outputs[j], loss.name, loss.from_logits)
-            self.totals[name] += value * len(indices)
-        self.seen += len(indices)
-
-    def results(self):
-        return {name: total / max(self.seen, 1) for name, total in self.totals.items()}

@@ -121,3 +121,58 @@ def resolve(metrics):
             raise ValueError(f"unknown metric {m!r}; known: {sorted(_BY_NAME)}")
         out.append((m, entry[1]))
     return out
+
+
+class RunningMetrics:
+    """Keras's training metrics over an epoch, per output: each batch's value on its
+    training-mode output (dropout on, weights as they were before that batch's step),
+    averaged weighted by batch size; a metric object (AUC, Precision...) instead accumulates
+    its own state batch by batch, as Keras's do. The native loop calls ``add`` with each
+    batch's outputs and sample indices.
+
+    ``metric_fns`` holds ``(output index, log name, fn)``; ``ys`` the targets per output.
+    """
+
+    def __init__(self, metric_fns, ys, losses, single_output=False):
+        self.metric_fns, self.ys, self.losses = metric_fns, ys, losses
+        # a one-output model's native loop passes the output itself, not a list of one
+        self.single_output = single_output
+        self.totals = dict.fromkeys((name for _, name, _ in metric_fns), 0.0)
+        self.seen = 0
+        for _, _, fn in metric_fns:
+            if hasattr(fn, "metric"):
+                fn.metric.reset_state()
+
+    @classmethod
+    def for_single_output(cls, metric_fns, y, loss):
+        """A one-output model's metrics: ``metric_fns`` as ``(log name, fn)``."""
+        fns = [(0, name, fn) for name, fn in metric_fns]
+        return cls(fns, None if y is None else [y], [loss], single_output=True)
+
+    def add(self, outputs, indices):
+        self._add(self.ys, outputs, indices)
+
+    def batch_adder(self, ys):
+        """``add`` for a batch trained on its own: its targets are ``ys`` themselves."""
+        if self.single_output:
+            ys = [ys]
+        return lambda outputs, indices: self._add(ys, outputs, indices)
+
+    def _add(self, ys, outputs, indices):
+        if self.single_output:
+            outputs = [outputs]
+        for j, name, fn in self.metric_fns:
+            y, output = ys[j][indices], outputs[j]
+            if hasattr(fn, "metric"):
+                fn.metric.update_state(y, output)
+                continue
+            loss = self.losses[j]
+            self.totals[name] += fn(y, output, loss.name, loss.from_logits) * len(indices)
+        self.seen += len(indices)
+
+    def results(self):
+        out = {name: total / max(self.seen, 1) for name, total in self.totals.items()}
+        for _, name, fn in self.metric_fns:
+            if hasattr(fn, "metric"):
+                out[name] = fn.metric.result()
+        return out

@@ -546,7 +546,11 @@ class Sequential:
                 _call(cbs, "on_epoch_begin", epoch, None)
                 progress = _Progress(verbose, n_batches, epoch, epochs)
                 metric_fns = self._compiled[3]
-                running = _RunningMetrics(metric_fns, y, self.loss) if metric_fns else None
+                running = (
+                    _metrics.RunningMetrics.for_single_output(metric_fns, y, self.loss)
+                    if metric_fns
+                    else None
+                )
                 done = [0]
 
                 def on_progress(batches, mean_loss, done=done, progress=progress):
@@ -689,7 +693,11 @@ class Sequential:
                 progress = None
                 total = 0.0
                 seen = 0
-                running = _RunningMetrics(metric_fns, None, self.loss) if metric_fns else None
+                running = (
+                    _metrics.RunningMetrics.for_single_output(metric_fns, None, self.loss)
+                    if metric_fns
+                    else None
+                )
                 for step, raw in enumerate(epochs_iter.epoch(epoch)):
                     xs, ys, bw = self._stream_batch(raw, kind, True)
                     if class_weight is not None:
@@ -887,7 +895,11 @@ class Sequential:
                 w = _sw.class_weight_to_sample_weight(ys, class_weight)
             self._apply_trainable()
             metric_fns = self._compiled[3]
-            running = _RunningMetrics(metric_fns, ys, self.loss) if metric_fns else None
+            running = (
+                _metrics.RunningMetrics.for_single_output(metric_fns, ys, self.loss)
+                if metric_fns
+                else None
+            )
             on_output = running.batch_adder(ys) if running else None
             snapshot = self._native.snapshot()
             loss = self._native.train_epoch(xs, ys, len(xs), False, 0, None, on_output, snapshot, w)
@@ -1340,43 +1352,6 @@ def _warn_non_finite(model, x, out):
         stacklevel=3,
     )
     return out
-
-
-class _RunningMetrics:
-    """Keras's training metrics: each batch's value on its training-mode output (dropout on,
-    weights as they were before that batch's step), averaged over the epoch weighted by batch
-    size. ``add`` receives every batch's output and sample indices from the native loop."""
-
-    def __init__(self, metric_fns, y, loss):
-        self.metric_fns, self.y, self.loss = metric_fns, y, loss
-        self.totals = dict.fromkeys((name for name, _ in metric_fns), 0.0)
-        self.seen = 0
-        # metric objects keep their own state across the epoch's batches (AUC, Precision...)
-        for _, fn in metric_fns:
-            if hasattr(fn, "metric"):
-                fn.metric.reset_state()
-
-    def add(self, output, indices):
-        self._add(self.y[indices], output)
-
-    def batch_adder(self, y):
-        """``add`` for a batch trained on its own: its targets are ``y`` itself."""
-        return lambda output, indices: self._add(y[indices], output)
-
-    def _add(self, y, output):
-        for name, fn in self.metric_fns:
-            if hasattr(fn, "metric"):
-                fn.metric.update_state(y, output)
-                continue
-            self.totals[name] += fn(y, output, self.loss.name, self.loss.from_logits) * len(y)
-        self.seen += len(y)
-
-    def results(self):
-        out = {name: total / max(self.seen, 1) for name, total in self.totals.items()}
-        for name, fn in self.metric_fns:
-            if hasattr(fn, "metric"):
-                out[name] = fn.metric.result()
-        return out
 
 
 def _call(cbs, hook, *args):
