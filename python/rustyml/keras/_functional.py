@@ -22,12 +22,12 @@ from rustyml.keras import _seeding
 from rustyml.keras.layers import InputSpec
 from rustyml.neural_network import _batches, _metrics, merge_layers
 from rustyml.neural_network import _sample_weights as _sw
-from rustyml.neural_network import callbacks as callbacks_module
 from rustyml.neural_network import layers as layers_module
 from rustyml.neural_network import losses as losses_module
 from rustyml.neural_network import optimizers as optimizers_module
 from rustyml.neural_network._sequential import (
     _as_float32,
+    _attach_callbacks,
     _call,
     _check_callbacks,
     _float32_contiguous,
@@ -877,7 +877,7 @@ class Model:
         self._apply_trainable()
         n = len(xs[0])
         batch_size = min(batch_size, n)
-        cbs, history = self._attach_callbacks(cbs)
+        cbs, history = _attach_callbacks(self, cbs)
         before = self.get_weights()
         keys = self._output_keys()
         metric_fns = self._compiled[4]
@@ -931,19 +931,6 @@ class Model:
                 "Keras); give sample_weight per output instead"
             )
         return class_weight
-
-    def _attach_callbacks(self, cbs):
-        """``fit``'s callbacks with a fresh ``History`` appended, each pointed at this model,
-        and the model ready to train (``stop_training`` cleared)."""
-        history = callbacks_module.History()
-        cbs = [*cbs, history]
-        for cb in cbs:
-            if hasattr(cb, "set_model"):
-                cb.set_model(self)
-            else:
-                cb.model = self
-        self.stop_training = False
-        return cbs, history
 
     # -- data read batch by batch -------------------------------------------------------
     def _epochs(self, x, what, batch_size, shuffle, steps, steps_name="steps"):
@@ -1028,7 +1015,7 @@ class Model:
         terminators = _sw.terminating_callbacks(cbs)
         verbose = 1 if verbose == "auto" else verbose
         self._apply_trainable()
-        cbs, history = self._attach_callbacks(cbs)
+        cbs, history = _attach_callbacks(self, cbs)
         before = self.get_weights()
         metric_fns = self._compiled[4]
         _call(cbs, "on_train_begin", None)

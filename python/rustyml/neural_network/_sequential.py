@@ -529,14 +529,7 @@ class Sequential:
         batch_size = min(batch_size, len(x))
         eval_batch = min(max(batch_size, 256), len(vx)) if vx is not None else 0
 
-        history = callbacks_module.History()
-        cbs = cbs + [history]
-        for cb in cbs:
-            if hasattr(cb, "set_model"):
-                cb.set_model(self)
-            else:
-                cb.model = self
-        self.stop_training = False
+        cbs, history = _attach_callbacks(self, cbs)
         snapshot = self._native.snapshot()
         self._training_thread = threading.get_ident()
         try:
@@ -677,14 +670,7 @@ class Sequential:
             )
         terminators = _sw.terminating_callbacks(cbs)
         metric_fns = self._compiled[3]
-        history = callbacks_module.History()
-        cbs = cbs + [history]
-        for cb in cbs:
-            if hasattr(cb, "set_model"):
-                cb.set_model(self)
-            else:
-                cb.model = self
-        self.stop_training = False
+        cbs, history = _attach_callbacks(self, cbs)
         snapshot = None
         self._training_thread = threading.get_ident()
         try:
@@ -1307,6 +1293,20 @@ def _refuse_weighted_metrics(weighted_metrics):
 
 def _optional_steps(value, name):
     return None if value is None else _int_arg(value, name, 1)
+
+
+def _attach_callbacks(model, cbs):
+    """``fit``'s callbacks with a fresh ``History`` appended, each pointed at ``model``, and
+    the model ready to train (``stop_training`` cleared)."""
+    history = callbacks_module.History()
+    cbs = [*cbs, history]
+    for cb in cbs:
+        if hasattr(cb, "set_model"):
+            cb.set_model(model)
+        else:
+            cb.model = model
+    model.stop_training = False
+    return cbs, history
 
 
 def _check_callbacks(callbacks):
