@@ -59,7 +59,7 @@ def test_functions_on_arrays_match_keras_and_stay_finite(name):
 
 
 def test_gelu_approximate_and_shapes_match_keras():
-    x = _grid().reshape(-1, 2)
+    x = _grid()[:4016].reshape(-1, 2)
     for approximate in (False, True):
         ours = rk.activations.gelu(x, approximate=approximate)
         theirs = np.asarray(keras.activations.gelu(x, approximate=approximate))
