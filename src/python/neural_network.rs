@@ -870,8 +870,40 @@ fn normalization_adapt<'py>(
     Ok((mean.into_pyarray(py), variance.into_pyarray(py)))
 }
 
+/// `keras.activations.<name>(x)` on a float32 array: the layers' own activation maps, GIL
+/// released. `approximate` selects the tanh GELU; `alpha` is ELU's alpha or LeakyReLU's
+/// negative slope (Keras's defaults otherwise).
+#[pyfunction]
+#[pyo3(signature = (x, name, approximate = false, alpha = None))]
+fn apply_activation<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArrayDyn<'py, f32>,
+    name: &str,
+    approximate: bool,
+    alpha: Option<f32>,
+) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
+    use crate::neural_network::layers::activation::Activation;
+    let activation = match (
+        crate::neural_network::keras::parse_activation(Some(name)).map_err(to_py_err)?,
+        alpha,
+    ) {
+        (Activation::GELU { .. }, _) => Activation::GELU { approximate },
+        (Activation::ELU { .. }, Some(alpha)) => Activation::ELU { alpha },
+        (Activation::LeakyReLU { .. }, Some(negative_slope)) => {
+            Activation::LeakyReLU { negative_slope }
+        }
+        (activation, _) => activation,
+    };
+    activation.validate().map_err(to_py_err)?;
+    let mut out = x.as_array().to_owned();
+    crate::python::parallel::detach(py, || activation.forward_in_place(&mut out))
+        .map_err(to_py_err)?;
+    Ok(out.into_pyarray(py))
+}
+
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySequential>()?;
+    m.add_function(wrap_pyfunction!(apply_activation, m)?)?;
     m.add_function(wrap_pyfunction!(normalization_adapt, m)?)?;
     m.add_class::<PySnapshot>()?;
     super::functional_model::register(m)?;

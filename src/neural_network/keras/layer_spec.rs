@@ -8,8 +8,8 @@ use super::recurrent::{build_recurrent, BidirectionalSpec, RecurrentSpec};
 use super::regularizer_spec::LayerRegularizers;
 use crate::error::{Error, RustymlResult};
 use crate::neural_network::layers::activation::{
-    Activation, Exponential, HardSigmoid, LeakyReLU, Linear, ReLU, Sigmoid, Softmax, Softplus,
-    Softsign, Tanh, ELU, SELU,
+    Activation, Exponential, HardSigmoid, LeakyReLU, Linear, Mish, ReLU, SiLU, Sigmoid, Softmax,
+    Softplus, Softsign, Tanh, ELU, GELU, SELU,
 };
 use crate::neural_network::layers::border::{
     Cropping1D, Cropping2D, Cropping3D, ZeroPadding1D, ZeroPadding2D, ZeroPadding3D,
@@ -341,12 +341,17 @@ pub(crate) fn parse_activation(name: Option<&str>) -> RustymlResult<Activation> 
         "softsign" => Activation::Softsign,
         "hard_sigmoid" => Activation::HardSigmoid,
         "exponential" => Activation::Exponential,
+        // Keras's "gelu" is the exact form; it writes "silu" for "swish".
+        "gelu" => Activation::GELU { approximate: false },
+        "silu" | "swish" => Activation::SiLU,
+        "mish" => Activation::Mish,
         other => {
             return Err(Error::invalid_parameter(
                 "activation",
                 format!(
                     "unknown activation {other:?}; expected one of linear, relu, sigmoid, tanh, \
-                     softmax, leaky_relu, elu, selu, softplus, softsign, hard_sigmoid, exponential"
+                     softmax, leaky_relu, elu, selu, softplus, softsign, hard_sigmoid, exponential, \
+                     gelu, silu, swish, mish"
                 ),
             ))
         }
@@ -368,6 +373,9 @@ pub(crate) fn activation_layer(activation: Activation) -> RustymlResult<Box<dyn 
         Activation::Softsign => Box::new(Softsign::new()),
         Activation::HardSigmoid => Box::new(HardSigmoid::new()),
         Activation::Exponential => Box::new(Exponential::new()),
+        Activation::GELU { approximate } => Box::new(GELU::new(approximate)),
+        Activation::SiLU => Box::new(SiLU::new()),
+        Activation::Mish => Box::new(Mish::new()),
     })
 }
 

@@ -41,6 +41,8 @@ pub mod weight_layout;
 
 pub use convolution::{ConvSpec, DepthwiseSpec};
 pub use functional::{functional_model_from_config, KerasFunctional, LayerSummary};
+#[cfg(feature = "python")]
+pub(crate) use layer_spec::parse_activation;
 pub use layer_spec::{AxisSpec, LayerSpec, SpatialArg};
 pub use loss_spec::LossSpec;
 pub use merge_spec::MergeSpec;

@@ -1,6 +1,6 @@
 //! The fully connected layer.
 
-use super::activation::Activation;
+use super::activation::{Activation, ActivationCache};
 use super::layer_weight::{DenseLayerWeight, LayerWeight};
 use super::TrainingParameters;
 use crate::error::{Error, IoError, RustymlResult};
@@ -30,9 +30,10 @@ pub struct Dense {
     bias: Array2<f32>,
     /// Keras's `use_bias`: without it the bias stays zero, untrained and unlisted.
     use_bias: bool,
-    /// The last forward's input and output as `[rows, input_dim]` / `[rows, units]`.
+    /// The last forward's input as `[rows, input_dim]`, and what its activation's backward
+    /// pass reads (`[rows, units]`).
     input_cache: Option<Array2<f32>>,
-    output_cache: Option<Tensor>,
+    activation_cache: Option<ActivationCache>,
     /// The last forward's input shape without its last axis (`[batch]` for 2-D input).
     leading_shape: Vec<usize>,
     /// Whether inputs of rank > 2 are taken (Keras's rule) or refused (RustyML 0.15's).
@@ -51,7 +52,7 @@ fn glorot_uniform(fan_in: usize, fan_out: usize, random_state: Option<u64>) -> A
 impl Dense {
     /// Stores dW = xᵀ dZ and db = the column sums of dZ (row order, serial); returns dZ.
     fn parameter_gradients(&mut self, grad_output: &Tensor) -> RustymlResult<Array2<f32>> {
-        let (Some(x), Some(out)) = (&self.input_cache, &self.output_cache) else {
+        let (Some(x), Some(cache)) = (&self.input_cache, &self.activation_cache) else {
             return Err(Error::forward_pass_not_run("Dense"));
         };
         let expected = [&self.leading_shape[..], &[self.units]].concat();
@@ -66,10 +67,10 @@ impl Dense {
                     .into_dyn(),
             ),
         };
-        let dz = self.activation.backward(out, &grad_rows)?;
+        let dz = self.activation.backward_cached(cache, &grad_rows)?;
         let dz = dz
             .into_dimensionality::<Ix2>()
-            .expect("the cached output is 2D");
+            .expect("the cached activation is 2D");
         self.grad_weights = Some(dot_par(x.t(), dz.view(), nested_parallelism())?);
         self.grad_bias = self
             .use_bias
@@ -105,7 +106,7 @@ impl Dense {
             bias: Array2::zeros((1, units)),
             use_bias: true,
             input_cache: None,
-            output_cache: None,
+            activation_cache: None,
             leading_shape: Vec::new(),
             any_rank: false,
             grad_weights: None,
@@ -178,6 +179,16 @@ impl Dense {
     }
 
     fn compute(&self, x: ArrayView2<f32>) -> RustymlResult<Tensor> {
+        let (mut z, fused) = self.product(x)?;
+        if !fused {
+            self.activation.forward_in_place(&mut z)?;
+        }
+        Ok(z)
+    }
+
+    /// `x · W + b`, with the activation applied in gemmkit's epilogue when it can be (ReLU,
+    /// LeakyReLU: then the flag is true).
+    fn product(&self, x: ArrayView2<f32>) -> RustymlResult<(Tensor, bool)> {
         let fused = match self.activation {
             Activation::ReLU => Some(matmul::Activation::Relu),
             Activation::LeakyReLU { negative_slope } => {
@@ -192,11 +203,7 @@ impl Dense {
             fused,
             nested_parallelism(),
         )?;
-        let mut z = z.into_dyn();
-        if fused.is_none() {
-            self.activation.forward_in_place(&mut z)?;
-        }
-        Ok(z)
+        Ok((z.into_dyn(), fused.is_some()))
     }
 }
 
@@ -247,7 +254,8 @@ impl Layer for Dense {
     }
 
     fn forward_owned(&mut self, input: Tensor) -> RustymlResult<Tensor> {
-        let out = self.compute(self.input_rows(input.view())?.view())?;
+        let (z, fused) = self.product(self.input_rows(input.view())?.view())?;
+        let (out, activation_cache) = self.activation.forward_training(z, fused)?;
         let leading = input.shape()[..input.ndim() - 1].to_vec();
         let x = match input.ndim() {
             2 => input
@@ -266,7 +274,7 @@ impl Layer for Dense {
             }
         };
         self.input_cache = Some(x);
-        self.output_cache = Some(out.clone());
+        self.activation_cache = Some(activation_cache);
         let out = with_leading(out, &leading, self.units);
         self.leading_shape = leading;
         Ok(out)

@@ -1,6 +1,6 @@
 """Activation layers: ``Activation`` (a named activation) and one class per activation."""
 
-from rustyml.neural_network.layers.base import Layer, _optional_str, _register
+from rustyml.neural_network.layers.base import Layer, _activation_arg, _register
 
 
 @_register
@@ -9,7 +9,7 @@ class Activation(Layer):
 
     def __init__(self, activation, name=None, input_shape=None):
         super().__init__(name, input_shape)
-        self.activation = _optional_str(activation, "activation", type(self).__name__)
+        self.activation = _activation_arg(activation, "activation", type(self).__name__)
 
     def _own_config(self):
         return {"activation": self.activation}

@@ -81,6 +81,23 @@ def _optional_str(value, name, layer):
     return value
 
 
+def _activation_arg(value, name, layer):
+    """A layer's ``activation``-style argument as the name Keras writes in configs: ``None``,
+    a name (``"swish"`` becomes ``"silu"``, as Keras writes it) or a ``keras.activations``
+    function (which carries its name)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return "silu" if value == "swish" else value
+    keras_name = getattr(value, "keras_activation_name", None)
+    if callable(value) and isinstance(keras_name, str):
+        return keras_name
+    raise TypeError(
+        f"{layer}: {name} must be None, an activation name or a keras.activations function, "
+        f"got {type(value).__name__}"
+    )
+
+
 def _channels_last(data_format, layer):
     """Only channels-last is supported; returns Keras's name for it."""
     if data_format not in (None, "channels_last"):

@@ -3,6 +3,7 @@ arguments), and the depthwise and separable ones."""
 
 from rustyml.neural_network.layers.base import (
     Layer,
+    _activation_arg,
     _channels_last,
     _check_positive_int,
     _check_seed,
@@ -42,7 +43,7 @@ class _Conv(Layer):
             allowed = " or ".join(repr(p) for p in self._paddings)
             raise ValueError(f"{layer}: padding must be {allowed}, got {padding!r}")
         self.padding = padding.lower()
-        self.activation = _optional_str(activation, "activation", type(self).__name__)
+        self.activation = _activation_arg(activation, "activation", type(self).__name__)
         self.use_bias = bool(use_bias)
         self.seed = _check_seed(seed, type(self).__name__)
 
@@ -145,7 +146,7 @@ class _DepthwiseFamily(Layer):
         self.padding = _optional_str(padding, "padding", type(self).__name__)
         _channels_last(data_format, layer)
         self.depth_multiplier = _check_positive_int(depth_multiplier, "depth_multiplier", layer)
-        self.activation = _optional_str(activation, "activation", type(self).__name__)
+        self.activation = _activation_arg(activation, "activation", type(self).__name__)
         self.use_bias = bool(use_bias)
         self.seed = _check_seed(seed, type(self).__name__)
 

@@ -4,10 +4,10 @@ import math
 
 from rustyml.neural_network.layers.base import (
     Layer,
+    _activation_arg,
     _check_bool,
     _check_positive_int,
     _check_seed,
-    _optional_str,
     _register,
 )
 
@@ -21,7 +21,7 @@ class Dense(Layer):
     ):
         super().__init__(name, input_shape)
         self.units = _check_positive_int(units, "units", "Dense")
-        self.activation = _optional_str(activation, "activation", type(self).__name__)
+        self.activation = _activation_arg(activation, "activation", type(self).__name__)
         self.use_bias = bool(use_bias)
         self.seed = _check_seed(seed, type(self).__name__)
 

@@ -2,10 +2,10 @@
 
 from rustyml.neural_network.layers.base import (
     Layer,
+    _activation_arg,
     _check_bool,
     _check_positive_int,
     _check_seed,
-    _optional_str,
     _register,
 )
 
@@ -40,8 +40,8 @@ class _Recurrent(Layer):
         super().__init__(name, input_shape)
         layer = type(self).__name__
         self.units = _check_positive_int(units, "units", layer)
-        self.activation = _optional_str(activation, "activation", type(self).__name__)
-        self.recurrent_activation = _optional_str(
+        self.activation = _activation_arg(activation, "activation", type(self).__name__)
+        self.recurrent_activation = _activation_arg(
             recurrent_activation, "recurrent_activation", type(self).__name__
         )
         self.use_bias = bool(use_bias)

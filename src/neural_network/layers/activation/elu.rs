@@ -2,24 +2,20 @@
 
 use super::Activation;
 use crate::error::RustymlResult;
-use crate::neural_network::Tensor;
 
 /// `f(x) = x` for `x > 0`, `alpha * (e^x - 1)` otherwise; the derivative at 0 is `alpha`.
 #[derive(Debug)]
 pub struct ELU {
     alpha: f32,
-    /// The last training output, which `backward` differentiates from.
-    output: Option<Tensor>,
+    /// What the last training forward kept for `backward`.
+    cache: Option<super::ActivationCache>,
 }
 
 impl ELU {
     /// `alpha` must be finite and > 0 (the backward pass reads the branch from the output).
     pub fn new(alpha: f32) -> RustymlResult<Self> {
         Activation::ELU { alpha }.validate()?;
-        Ok(Self {
-            alpha,
-            output: None,
-        })
+        Ok(Self { alpha, cache: None })
     }
 
     fn activation(&self) -> Activation {
@@ -32,7 +28,7 @@ impl Default for ELU {
     fn default() -> Self {
         Self {
             alpha: 1.0,
-            output: None,
+            cache: None,
         }
     }
 }

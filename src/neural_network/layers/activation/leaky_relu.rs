@@ -2,14 +2,13 @@
 
 use super::Activation;
 use crate::error::RustymlResult;
-use crate::neural_network::Tensor;
 
 /// `f(x) = x` for `x >= 0`, `negative_slope * x` below; the derivative at 0 is 1.
 #[derive(Debug)]
 pub struct LeakyReLU {
     negative_slope: f32,
-    /// The last training output, which `backward` differentiates from.
-    output: Option<Tensor>,
+    /// What the last training forward kept for `backward`.
+    cache: Option<super::ActivationCache>,
 }
 
 impl LeakyReLU {
@@ -19,7 +18,7 @@ impl LeakyReLU {
         Activation::LeakyReLU { negative_slope }.validate()?;
         Ok(Self {
             negative_slope,
-            output: None,
+            cache: None,
         })
     }
 
@@ -35,7 +34,7 @@ impl Default for LeakyReLU {
     fn default() -> Self {
         Self {
             negative_slope: 0.3,
-            output: None,
+            cache: None,
         }
     }
 }

@@ -1,6 +1,8 @@
 //! Activation functions: the [`Activation`] enum used as a layer's `activation`, and one
-//! activation layer per file wrapping it. Backward passes work from the activated output, so a
-//! layer keeps one tensor, not two.
+//! activation layer per file wrapping it. A layer keeps one tensor for the backward pass, not
+//! two: the activated output for the activations whose derivative is a function of it (ReLU,
+//! sigmoid, tanh, softmax...), the pre-activation for the smooth ones whose derivative is not
+//! (GELU, SiLU, Mish); see [`ActivationCache`].
 
 use crate::declare_gate;
 use crate::error::{Error, RustymlResult};
@@ -22,13 +24,136 @@ pub enum Activation {
     Sigmoid,
     Tanh,
     Softmax,
-    LeakyReLU { negative_slope: f32 },
-    ELU { alpha: f32 },
+    LeakyReLU {
+        negative_slope: f32,
+    },
+    ELU {
+        alpha: f32,
+    },
     SELU,
     Softplus,
     Softsign,
     HardSigmoid,
     Exponential,
+    /// `x Φ(x)` (Φ the standard normal CDF); `approximate`: Keras's tanh approximation
+    /// `x/2 (1 + tanh(√(2/π) (x + 0.044715 x³)))`. Keras's `"gelu"` is the exact form.
+    GELU {
+        approximate: bool,
+    },
+    /// `x σ(x)`, Keras's `silu` (alias `swish`).
+    SiLU,
+    /// `x tanh(softplus(x))`.
+    Mish,
+}
+
+/// `√(2/π)` and the cubic coefficient of the tanh-approximated GELU.
+const SQRT_2_OVER_PI: f32 = 0.797_884_6;
+const GELU_CUBIC: f32 = 0.044_715;
+/// `1/√(2π)`, the standard normal density at 0.
+const FRAC_1_SQRT_2PI: f32 = 0.398_942_3;
+/// Above this, Mish's `tanh(softplus(x))` is 1 in f32 (it is already from x ≈ 9); clamping
+/// `e^x` here keeps `(e^x)²` finite.
+const MISH_SATURATION: f32 = 20.0;
+
+/// Exact GELU, `x/2 erfc(-x/√2)`: erfc rather than `1 + erf` keeps the left tail accurate
+/// (no cancellation).
+#[inline]
+fn gelu_exact(x: f32) -> f32 {
+    0.5 * x * libm::erfcf(-x * std::f32::consts::FRAC_1_SQRT_2)
+}
+
+/// `Φ(x) + x φ(x)`.
+#[inline]
+fn gelu_exact_derivative(x: f32) -> f32 {
+    0.5 * libm::erfcf(-x * std::f32::consts::FRAC_1_SQRT_2)
+        + x * FRAC_1_SQRT_2PI * f32_math::exp(-0.5 * x * x)
+}
+
+/// Keras's tanh GELU through the identity `(1 + tanh u) / 2 = σ(2u)`: the same function, with
+/// no cancellation in the left tail and no overflow.
+#[inline]
+fn gelu_tanh(x: f32) -> f32 {
+    let u = SQRT_2_OVER_PI * (x + GELU_CUBIC * x * x * x);
+    x * sigmoid(2.0 * u)
+}
+
+#[inline]
+fn gelu_tanh_derivative(x: f32) -> f32 {
+    let u = SQRT_2_OVER_PI * (x + GELU_CUBIC * x * x * x);
+    let s = sigmoid(2.0 * u);
+    let du = SQRT_2_OVER_PI * (1.0 + 3.0 * GELU_CUBIC * x * x);
+    let spread = s * (1.0 - s);
+    // Saturated (spread 0), the second term is 0; `x du` alone may be inf far out.
+    let slope = if spread > 0.0 {
+        x * spread * 2.0 * du
+    } else {
+        0.0
+    };
+    s + slope
+}
+
+#[inline]
+fn silu(x: f32) -> f32 {
+    x * sigmoid(x)
+}
+
+/// `σ(x) (1 + x (1 - σ(x)))`.
+#[inline]
+fn silu_derivative(x: f32) -> f32 {
+    let s = sigmoid(x);
+    s * (1.0 + x * (1.0 - s))
+}
+
+/// With `n = e^x` and `p = n (n + 2)`: `tanh(softplus(x)) = p / (p + 2)` and
+/// `1 - tanh² = 4 (p + 1) / (p + 2)²`, both free of cancellation in either tail.
+#[inline]
+fn mish_parts(x: f32) -> (f32, f32) {
+    let n = f32_math::exp(x.min(MISH_SATURATION));
+    let p = n * (n + 2.0);
+    let t = p / (p + 2.0);
+    // beyond the clamp, 1 - t² is 0 in truth, not its value at the clamp
+    let one_minus_t2 = if x > MISH_SATURATION {
+        0.0
+    } else {
+        4.0 * (p + 1.0) / ((p + 2.0) * (p + 2.0))
+    };
+    (t, one_minus_t2)
+}
+
+#[inline]
+fn mish(x: f32) -> f32 {
+    x * mish_parts(x).0
+}
+
+/// `tanh(softplus x) + x (1 - tanh²(softplus x)) σ(x)`.
+#[inline]
+fn mish_derivative(x: f32) -> f32 {
+    let (t, one_minus_t2) = mish_parts(x);
+    t + x * one_minus_t2 * sigmoid(x)
+}
+
+/// What a layer keeps from a training forward pass for its activation's backward pass:
+/// nothing for the identity, the output when the derivative is a function of it, the
+/// pre-activation when it is not. Either way one copy of one tensor, made by
+/// [`Activation::forward_training`].
+#[derive(Debug, Clone)]
+pub enum ActivationCache {
+    /// Linear: the gradient passes through; only the shape is kept (for shape checks).
+    Identity { shape: Vec<usize> },
+    /// The activated output.
+    Output(Tensor),
+    /// The input of the activation (GELU, SiLU, Mish).
+    PreActivation(Tensor),
+}
+
+impl ActivationCache {
+    /// The shape of the activation's input and output.
+    pub fn shape(&self) -> &[usize] {
+        match self {
+            ActivationCache::Identity { shape } => shape,
+            ActivationCache::Output(t) | ActivationCache::PreActivation(t) => t.shape(),
+        }
+    }
 }
 
 #[inline]
@@ -76,7 +201,19 @@ impl Activation {
             Activation::Softsign => "softsign",
             Activation::HardSigmoid => "hard_sigmoid",
             Activation::Exponential => "exponential",
+            Activation::GELU { .. } => "gelu",
+            Activation::SiLU => "silu",
+            Activation::Mish => "mish",
         }
+    }
+
+    /// Whether the backward pass needs the pre-activation: the derivative of GELU, SiLU and
+    /// Mish is not a function of their output (they are not invertible).
+    pub fn needs_pre_activation(&self) -> bool {
+        matches!(
+            self,
+            Activation::GELU { .. } | Activation::SiLU | Activation::Mish
+        )
     }
 
     /// [`Activation::apply_scalar`] over a slice in place, the variant matched once so the
@@ -125,10 +262,29 @@ impl Activation {
             Activation::Softsign => x / (1.0 + x.abs()),
             Activation::HardSigmoid => (x / 6.0 + 0.5).clamp(0.0, 1.0),
             Activation::Exponential => x.exp(),
+            Activation::GELU { approximate: false } => gelu_exact(x),
+            Activation::GELU { approximate: true } => gelu_tanh(x),
+            Activation::SiLU => silu(x),
+            Activation::Mish => mish(x),
+        }
+    }
+
+    /// The derivative at the pre-activation `x` (every variant but softmax).
+    #[inline]
+    pub fn derivative_from_input(&self, x: f32) -> f32 {
+        match *self {
+            Activation::GELU { approximate: false } => gelu_exact_derivative(x),
+            Activation::GELU { approximate: true } => gelu_tanh_derivative(x),
+            Activation::SiLU => silu_derivative(x),
+            Activation::Mish => mish_derivative(x),
+            act => act.derivative_from_output(act.apply_scalar(x)),
         }
     }
 
     /// The derivative at the point whose activated value is `a` (every variant but softmax).
+    /// NaN for the activations whose derivative is not a function of the output
+    /// ([`Activation::needs_pre_activation`]): the layers taking an activation either keep the
+    /// pre-activation for those or refuse them.
     #[inline]
     pub fn derivative_from_output(&self, a: f32) -> f32 {
         match *self {
@@ -171,6 +327,7 @@ impl Activation {
                 }
             }
             Activation::Exponential => a,
+            Activation::GELU { .. } | Activation::SiLU | Activation::Mish => f32::NAN,
         }
     }
 
@@ -184,17 +341,105 @@ impl Activation {
             | Activation::ELU { .. }
             | Activation::SELU
             | Activation::Softplus
-            | Activation::Exponential => &EXP_MAP_F32,
+            | Activation::Exponential
+            | Activation::GELU { .. }
+            | Activation::SiLU
+            | Activation::Mish => &EXP_MAP_F32,
             _ => &CHEAP_MAP_F32,
         }
     }
 
-    /// Derivatives from the output are cheap except softplus's, which calls `exp`.
+    /// Derivatives from the output are cheap except softplus's, which calls `exp`; those from
+    /// the pre-activation (GELU, SiLU, Mish) call `exp` or `erfc`.
     fn backward_gate(&self) -> &'static Gate {
         match self {
-            Activation::Softplus => &EXP_MAP_F32,
+            Activation::Softplus
+            | Activation::GELU { .. }
+            | Activation::SiLU
+            | Activation::Mish => &EXP_MAP_F32,
             _ => &CHEAP_MAP_F32,
         }
+    }
+
+    /// The training epilogue of a layer: `z` is the pre-activation, or already the output
+    /// when the layer fused the activation into its product (`already_applied`; only ever for
+    /// activations differentiated from the output). Returns the output and what
+    /// [`Activation::backward_cached`] reads: no copy for linear, one copy of the output or of
+    /// the pre-activation otherwise.
+    pub fn forward_training(
+        &self,
+        mut z: Tensor,
+        already_applied: bool,
+    ) -> RustymlResult<(Tensor, ActivationCache)> {
+        assert!(
+            !(already_applied && self.needs_pre_activation()),
+            "{} cannot be fused: its backward pass reads the pre-activation",
+            self.name()
+        );
+        if matches!(self, Activation::Linear) {
+            let shape = z.shape().to_vec();
+            return Ok((z, ActivationCache::Identity { shape }));
+        }
+        if self.needs_pre_activation() {
+            let out = self.forward(&z)?;
+            return Ok((out, ActivationCache::PreActivation(z)));
+        }
+        if !already_applied {
+            self.forward_in_place(&mut z)?;
+        }
+        let cache = ActivationCache::Output(z.clone());
+        Ok((z, cache))
+    }
+
+    /// Backward pass from what [`Activation::forward_training`] kept: the gradient with
+    /// respect to the pre-activation, in C order.
+    pub fn backward_cached(
+        &self,
+        cache: &ActivationCache,
+        grad_output: &Tensor,
+    ) -> RustymlResult<Tensor> {
+        match cache {
+            ActivationCache::Identity { shape } => {
+                if shape.as_slice() != grad_output.shape() {
+                    return Err(Error::shape_mismatch(shape.as_slice(), grad_output.shape()));
+                }
+                Ok(to_c_order(grad_output))
+            }
+            ActivationCache::Output(a) => self.backward(a, grad_output),
+            ActivationCache::PreActivation(z) => self.backward_from_pre_activation(z, grad_output),
+        }
+    }
+
+    /// Backward pass from the pre-activation `z` (every variant but softmax): the gradient with
+    /// respect to `z`, in C order.
+    pub fn backward_from_pre_activation(
+        &self,
+        z: &Tensor,
+        grad_output: &Tensor,
+    ) -> RustymlResult<Tensor> {
+        if z.shape() != grad_output.shape() {
+            return Err(Error::shape_mismatch(z.shape(), grad_output.shape()));
+        }
+        if matches!(self, Activation::Softmax) {
+            let out = self.forward(z)?;
+            return self.backward(&out, grad_output);
+        }
+        let mut grad = to_c_order(grad_output);
+        if matches!(self, Activation::Linear) {
+            return Ok(grad);
+        }
+        let z = z.as_standard_layout();
+        let x = z
+            .as_slice()
+            .expect("a C-order tensor is one contiguous slice");
+        let g = grad
+            .as_slice_mut()
+            .expect("a C-order tensor is one contiguous slice");
+        let act = *self;
+        zip_f32(self.backward_gate(), g, x, move |g, x| {
+            g * act.derivative_from_input(x)
+        });
+        Ok(grad)
     }
 
     /// Forward pass into a new C-order tensor. Softmax normalises over the last axis and needs
@@ -230,8 +475,16 @@ impl Activation {
     }
 
     /// Backward pass from the activated output: the gradient with respect to the pre-activation,
-    /// in C order.
+    /// in C order. Refused for the activations that need the pre-activation
+    /// ([`Activation::needs_pre_activation`]).
     pub fn backward(&self, activated: &Tensor, grad_output: &Tensor) -> RustymlResult<Tensor> {
+        if self.needs_pre_activation() {
+            return Err(Error::invalid_input(format!(
+                "{}: the derivative is not a function of the output; differentiate from the \
+                 pre-activation",
+                self.name()
+            )));
+        }
         if activated.shape() != grad_output.shape() {
             return Err(Error::shape_mismatch(
                 activated.shape(),
@@ -412,30 +665,39 @@ pub(crate) fn zip_lanes_f32(
 // Activation layers: one file each, every one a thin wrapper over an `Activation`.
 // ---------------------------------------------------------------------------------------
 
-/// Training forward of an activation layer: refuses an empty tensor, then maps.
+/// Inference forward of an activation layer: refuses an empty tensor, then maps.
 fn layer_forward(activation: Activation, input: &Tensor) -> RustymlResult<Tensor> {
     require_non_empty(input)?;
     activation.forward(input)
 }
 
-/// Backward of an activation layer from the output its last `forward` cached.
+/// Training forward of an activation layer: the output, and what its backward pass reads.
+fn layer_forward_training(
+    activation: Activation,
+    input: &Tensor,
+) -> RustymlResult<(Tensor, ActivationCache)> {
+    require_non_empty(input)?;
+    activation.forward_training(to_c_order(input), false)
+}
+
+/// Backward of an activation layer from what its last `forward` cached.
 fn layer_backward(
     activation: Activation,
     layer: &'static str,
-    output: Option<&Tensor>,
+    cache: Option<&ActivationCache>,
     grad_output: &Tensor,
 ) -> RustymlResult<Tensor> {
-    let output = output.ok_or_else(|| Error::forward_pass_not_run(layer))?;
-    activation.backward(output, grad_output)
+    let cache = cache.ok_or_else(|| Error::forward_pass_not_run(layer))?;
+    activation.backward_cached(cache, grad_output)
 }
 
 /// `summary()` text of an activation layer: known once a forward pass has run.
-fn layer_output_shape(output: Option<&Tensor>) -> String {
-    output.map_or_else(|| "Unknown".to_string(), |o| batch_free_shape(o.shape()))
+fn layer_output_shape(cache: Option<&ActivationCache>) -> String {
+    cache.map_or_else(|| "Unknown".to_string(), |c| batch_free_shape(c.shape()))
 }
 
-/// `impl Layer` and `From<Layer> for Activation` for an activation layer type that has an
-/// `output: Option<Tensor>` field and a `fn activation(&self) -> Activation`.
+/// `impl Layer` and `From<Layer> for Activation` for an activation layer type that has a
+/// `cache: Option<ActivationCache>` field and a `fn activation(&self) -> Activation`.
 macro_rules! impl_activation_layer {
     ($ty:ident) => {
         impl $crate::neural_network::traits::Layer for $ty {
@@ -443,8 +705,9 @@ macro_rules! impl_activation_layer {
                 &mut self,
                 input: &$crate::neural_network::Tensor,
             ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
-                let out = super::layer_forward(self.activation(), input)?;
-                self.output = Some(out.clone());
+                self.cache = None;
+                let (out, cache) = super::layer_forward_training(self.activation(), input)?;
+                self.cache = Some(cache);
                 Ok(out)
             }
 
@@ -462,7 +725,7 @@ macro_rules! impl_activation_layer {
                 super::layer_backward(
                     self.activation(),
                     stringify!($ty),
-                    self.output.as_ref(),
+                    self.cache.as_ref(),
                     grad_output,
                 )
             }
@@ -472,7 +735,7 @@ macro_rules! impl_activation_layer {
             }
 
             fn output_shape(&self) -> String {
-                super::layer_output_shape(self.output.as_ref())
+                super::layer_output_shape(self.cache.as_ref())
             }
 
             fn param_count(&self) -> $crate::neural_network::layers::TrainingParameters {
@@ -498,8 +761,8 @@ macro_rules! parameterless_activation_layer {
         $(#[$meta])*
         #[derive(Debug, Default)]
         pub struct $ty {
-            /// The last training output, which `backward` differentiates from.
-            output: Option<$crate::neural_network::Tensor>,
+            /// What the last training forward kept for `backward`.
+            cache: Option<super::ActivationCache>,
         }
 
         impl $ty {
@@ -519,13 +782,16 @@ macro_rules! parameterless_activation_layer {
 pub mod elu;
 pub mod exponential;
 pub(crate) mod f32_math;
+pub mod gelu;
 pub mod hard_sigmoid;
 pub mod leaky_relu;
 pub mod linear;
+pub mod mish;
 pub mod p_relu;
 pub mod relu;
 pub mod selu;
 pub mod sigmoid;
+pub mod silu;
 pub mod softmax;
 pub mod softplus;
 pub mod softsign;
@@ -533,13 +799,16 @@ pub mod tanh;
 
 pub use elu::ELU;
 pub use exponential::Exponential;
+pub use gelu::GELU;
 pub use hard_sigmoid::HardSigmoid;
 pub use leaky_relu::LeakyReLU;
 pub use linear::Linear;
+pub use mish::Mish;
 pub use p_relu::PReLU;
 pub use relu::ReLU;
 pub use selu::SELU;
 pub use sigmoid::Sigmoid;
+pub use silu::SiLU;
 pub use softmax::Softmax;
 pub use softplus::Softplus;
 pub use softsign::Softsign;
@@ -565,7 +834,7 @@ mod tests {
     use crate::gate::serial_and_parallel;
     use ndarray::{Array2, ArrayD, IxDyn};
 
-    const ALL: [Activation; 12] = [
+    const ALL: [Activation; 16] = [
         Activation::Linear,
         Activation::ReLU,
         Activation::Sigmoid,
@@ -580,7 +849,18 @@ mod tests {
         Activation::Softsign,
         Activation::HardSigmoid,
         Activation::Exponential,
+        Activation::GELU { approximate: false },
+        Activation::GELU { approximate: true },
+        Activation::SiLU,
+        Activation::Mish,
     ];
+
+    /// The training forward and the backward from its cache, as a layer runs them.
+    fn train_step(act: Activation, x: &Tensor, g: &Tensor) -> (Tensor, Tensor) {
+        let (y, cache) = act.forward_training(x.clone(), false).unwrap();
+        let d = act.backward_cached(&cache, g).unwrap();
+        (y, d)
+    }
 
     fn bits(t: &Tensor) -> Vec<u32> {
         t.iter().map(|v| v.to_bits()).collect()
@@ -650,11 +930,7 @@ mod tests {
         let g = ramp(3 * MAP_TASK / 7 + 5, 7).mapv(|v| v * 0.5 - 0.1);
         for act in ALL {
             for gate in [&CHEAP_MAP_F32, &EXP_MAP_F32] {
-                let (s, p) = serial_and_parallel(gate, || {
-                    let y = act.forward(&x).unwrap();
-                    let d = act.backward(&y, &g).unwrap();
-                    (y, d)
-                });
+                let (s, p) = serial_and_parallel(gate, || train_step(act, &x, &g));
                 assert_eq!(bits(&s.0), bits(&p.0), "{} forward", act.name());
                 assert_eq!(bits(&s.1), bits(&p.1), "{} backward", act.name());
             }
@@ -727,6 +1003,33 @@ mod tests {
                 assert!((g - w).abs() < 1e-6, "{}: {g} vs {w}", act.name());
             }
         }
+        // GELU, SiLU and Mish in f64 from their definitions; Φ(-1) and Φ(2) from normal
+        // tables; the tolerance is the f32 rounding of values below 2 (plus erfc's few ulps).
+        let x64 = [-1.0f64, 0.0, 2.0];
+        let sig = |x: f64| 1.0 / (1.0 + (-x).exp());
+        let phi = [0.158_655_253_931_457_05, 0.5, 0.977_249_868_051_820_8];
+        let approx = |x: f64| {
+            let u = (2.0 / std::f64::consts::PI).sqrt() * (x + 0.044715 * x * x * x);
+            0.5 * x * (1.0 + u.tanh())
+        };
+        let smooth: Vec<(Activation, [f64; 3])> = vec![
+            (
+                Activation::GELU { approximate: false },
+                [0, 1, 2].map(|i| x64[i] * phi[i]),
+            ),
+            (Activation::GELU { approximate: true }, x64.map(approx)),
+            (Activation::SiLU, x64.map(|x| x * sig(x))),
+            (
+                Activation::Mish,
+                x64.map(|x| x * (1.0 + x.exp()).ln().tanh()),
+            ),
+        ];
+        for (act, want) in smooth {
+            let got = act.forward(&x).unwrap();
+            for (g, w) in got.iter().zip(want) {
+                assert!((*g as f64 - w).abs() < 1e-6, "{}: {g} vs {w}", act.name());
+            }
+        }
         // softmax([-1, 0, 2]) = e^x / (e^-1 + 1 + e^2)
         let z = 1.0 / e + 1.0 + e * e;
         let got = Activation::Softmax.forward(&x).unwrap();
@@ -751,8 +1054,7 @@ mod tests {
         .unwrap();
         let eps = 1e-3f32;
         for act in ALL {
-            let y = act.forward(&x).unwrap();
-            let analytic = act.backward(&y, &w).unwrap();
+            let (_, analytic) = train_step(act, &x, &w);
             for i in 0..x.len() {
                 let loss = |delta: f32| {
                     let mut xp = x.clone();
@@ -775,10 +1077,7 @@ mod tests {
     fn branch_at_zero_follows_keras() {
         let x = ArrayD::from_shape_vec(IxDyn(&[1, 1]), vec![0.0f32]).unwrap();
         let ones = ArrayD::ones(IxDyn(&[1, 1]));
-        let grad_at_zero = |act: Activation| {
-            let y = act.forward(&x).unwrap();
-            act.backward(&y, &ones).unwrap()[[0, 0]]
-        };
+        let grad_at_zero = |act: Activation| train_step(act, &x, &ones).1[[0, 0]];
         assert_eq!(grad_at_zero(Activation::ReLU), 0.0);
         assert_eq!(
             grad_at_zero(Activation::LeakyReLU {
@@ -788,6 +1087,57 @@ mod tests {
         );
         assert_eq!(grad_at_zero(Activation::ELU { alpha: 0.5 }), 0.5);
         assert_eq!(grad_at_zero(Activation::SELU), SELU_SCALE * SELU_ALPHA);
+    }
+
+    #[test]
+    fn smooth_activations_saturate_without_overflow() {
+        // Far out the functions are x (right) and -0 or a vanishing negative (left), their
+        // derivatives 1 and 0: no NaN or inf from e^x, x³ or a cancelling 1 + erf.
+        for act in ALL.into_iter().filter(|a| a.needs_pre_activation()) {
+            for x in [100.0f32, 1e4, 3e38] {
+                assert_eq!(act.apply_scalar(x), x, "{act:?} at {x}");
+                assert_eq!(act.derivative_from_input(x), 1.0, "{act:?}' at {x}");
+            }
+            for x in [-100.0f32, -1e4, -3e38] {
+                let y = act.apply_scalar(x);
+                assert!(y <= 0.0 && y > -1e-30, "{act:?} at {x}: {y}");
+                let d = act.derivative_from_input(x);
+                assert!(d.abs() < 1e-30, "{act:?}' at {x}: {d}");
+            }
+        }
+        // The left tail keeps its relative accuracy: GELU(-5) = -5 Φ(-5), Φ(-5) = 2.8665e-7.
+        let g = Activation::GELU { approximate: false }.apply_scalar(-5.0);
+        assert!((g as f64 / (-5.0 * 2.866_515_718_791_939e-7) - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn training_caches_one_tensor_and_only_what_backward_reads() {
+        let x = ramp(3, 4);
+        for act in ALL {
+            let (y, cache) = act.forward_training(x.clone(), false).unwrap();
+            match (&cache, act) {
+                (ActivationCache::Identity { shape }, Activation::Linear) => {
+                    assert_eq!(shape.as_slice(), x.shape())
+                }
+                (ActivationCache::PreActivation(z), a) if a.needs_pre_activation() => {
+                    assert_eq!(bits(z), bits(&x))
+                }
+                (ActivationCache::Output(o), a)
+                    if !a.needs_pre_activation() && a != Activation::Linear =>
+                {
+                    assert_eq!(bits(o), bits(&y))
+                }
+                _ => panic!("{act:?} cached {cache:?}"),
+            }
+            // The output-differentiated activations give the same gradient from their input.
+            let g = ramp(3, 4).mapv(|v| v * 0.3);
+            let from_cache = act.backward_cached(&cache, &g).unwrap();
+            let from_input = act.backward_from_pre_activation(&x, &g).unwrap();
+            assert_eq!(bits(&from_cache), bits(&from_input), "{act:?}");
+        }
+        // Those that need the input refuse to be differentiated from the output.
+        let y = Activation::SiLU.forward(&x).unwrap();
+        assert!(Activation::SiLU.backward(&y, &x).is_err());
     }
 
     #[test]

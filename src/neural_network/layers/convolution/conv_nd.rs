@@ -11,7 +11,7 @@ use super::engine::{self, ConvGeometry, FusedActivation};
 use super::PaddingType;
 use crate::error::{Error, RustymlResult};
 use crate::math::matmul;
-use crate::neural_network::layers::activation::Activation;
+use crate::neural_network::layers::activation::{Activation, ActivationCache};
 use crate::neural_network::layers::layer_util::{full_shape, require_shape};
 use crate::neural_network::layers::TrainingParameters;
 use crate::neural_network::traits::ParamGrad;
@@ -60,7 +60,8 @@ pub(crate) struct ConvNd<D: Dimension> {
     pub(crate) weights: Array<f32, D>,
     pub(crate) bias: Array1<f32>,
     input_cache: Option<Tensor>,
-    output_cache: Option<Tensor>,
+    /// What the activation's backward pass reads (nothing for linear).
+    activation_cache: Option<ActivationCache>,
     grad_weights: Option<Array<f32, D>>,
     grad_bias: Option<Array1<f32>>,
 }
@@ -130,7 +131,7 @@ impl<D: Dimension> ConvNd<D> {
             weights: Array::zeros(D::zeros(rank + 2)),
             bias: Array1::zeros(0),
             input_cache: None,
-            output_cache: None,
+            activation_cache: None,
             grad_weights: None,
             grad_bias: None,
         };
@@ -280,15 +281,24 @@ impl<D: Dimension> ConvNd<D> {
     }
 
     fn compute(&self, input: TensorView<'_>) -> RustymlResult<Tensor> {
+        let (mut out, fused) = self.pre_activation(input)?;
+        if !fused {
+            self.activation.forward_in_place(&mut out)?;
+        }
+        Ok(out)
+    }
+
+    /// The convolution with its bias, and the activation too when it is fused into the
+    /// engine's epilogue (ReLU, LeakyReLU: then the flag is true).
+    fn pre_activation(&self, input: TensorView<'_>) -> RustymlResult<(Tensor, bool)> {
         let geom = self.check_input(input.shape())?;
         let x = input.as_standard_layout();
         let x = x.as_slice().expect("standard layout");
         let batch = input.shape()[0];
         let kernel = self.kernel_slice();
         if self.transposed {
-            let mut out = engine::backward_data(&geom, batch, x, kernel, self.bias_slice())?;
-            self.activation.forward_in_place(&mut out)?;
-            return Ok(out);
+            let out = engine::backward_data(&geom, batch, x, kernel, self.bias_slice())?;
+            return Ok((out, false));
         }
         let fused: Option<FusedActivation> = match self.activation {
             Activation::ReLU => Some(matmul::Activation::Relu),
@@ -297,11 +307,8 @@ impl<D: Dimension> ConvNd<D> {
             }
             _ => None,
         };
-        let mut out = engine::forward(&geom, batch, x, kernel, self.bias_slice(), fused)?;
-        if fused.is_none() {
-            self.activation.forward_in_place(&mut out)?;
-        }
-        Ok(out)
+        let out = engine::forward(&geom, batch, x, kernel, self.bias_slice(), fused)?;
+        Ok((out, fused.is_some()))
     }
 
     pub(crate) fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
@@ -309,14 +316,14 @@ impl<D: Dimension> ConvNd<D> {
     }
 
     pub(crate) fn forward_owned(&mut self, input: Tensor) -> RustymlResult<Tensor> {
-        let out = self.compute(input.view())?;
+        let (z, fused) = self.pre_activation(input.view())?;
+        let (out, activation_cache) = self.activation.forward_training(z, fused)?;
         self.input_cache = Some(if input.is_standard_layout() {
             input
         } else {
             input.as_standard_layout().into_owned()
         });
-        // A linear layer's backward never reads its output: no copy of it is kept.
-        self.output_cache = (self.activation != Activation::Linear).then(|| out.clone());
+        self.activation_cache = Some(activation_cache);
         Ok(out)
     }
 
@@ -356,9 +363,12 @@ impl<D: Dimension> ConvNd<D> {
             geom.output_shape(batch)
         };
         require_shape(&out_shape, grad_output.shape())?;
-        let dz = match &self.output_cache {
-            Some(out) => Cow::Owned(self.activation.backward(out, grad_output)?),
-            None => Cow::Borrowed(grad_output),
+        // A linear layer's backward passes the gradient through without a copy.
+        let dz = match &self.activation_cache {
+            Some(cache) if self.activation != Activation::Linear => {
+                Cow::Owned(self.activation.backward_cached(cache, grad_output)?)
+            }
+            _ => Cow::Borrowed(grad_output),
         };
         let dz = dz.as_standard_layout();
         let dz = dz.as_slice().expect("standard layout");

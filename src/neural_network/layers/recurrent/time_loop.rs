@@ -124,9 +124,21 @@ fn check_dropout_rate(rate: f32, what: &str, layer: &str) -> RustymlResult<()> {
     }
 }
 
-/// Softmax has no elementwise form; everything else does.
+/// Softmax has no elementwise form; everything else does. The recurrent cells differentiate
+/// their gates from the gate outputs, so the activations that need the pre-activation (GELU,
+/// SiLU, Mish) are refused too.
 fn check_elementwise(activation: Activation, what: &str, layer: &str) -> RustymlResult<()> {
     activation.validate()?;
+    if activation.needs_pre_activation() {
+        return Err(Error::invalid_parameter(
+            what,
+            format!(
+                "{layer}: {} is not supported as a recurrent layer's {what} in rustyml (its \
+                 derivative needs the pre-activation, which the recurrent cells do not keep)",
+                activation.name()
+            ),
+        ));
+    }
     if matches!(activation, Activation::Softmax) {
         return Err(Error::invalid_parameter(
             what,

@@ -6,7 +6,7 @@ use super::rank::ConvRank;
 use super::stage::{check_shape, positive, shared_builders, DepthwiseStage};
 use super::PaddingType;
 use crate::error::{Error, IoError, RustymlResult};
-use crate::neural_network::layers::activation::Activation;
+use crate::neural_network::layers::activation::{Activation, ActivationCache};
 use crate::neural_network::layers::layer_util::{full_shape, require_shape};
 use crate::neural_network::layers::layer_weight::LayerWeight;
 use crate::neural_network::layers::TrainingParameters;
@@ -31,7 +31,8 @@ pub struct DepthwiseConv<K: ConvRank> {
     use_bias: bool,
     bias: Array1<f32>,
     random_state: Option<u64>,
-    output_cache: Option<Tensor>,
+    /// What the activation's backward pass reads.
+    activation_cache: Option<ActivationCache>,
     grad_bias: Option<Array1<f32>>,
 }
 
@@ -55,7 +56,7 @@ impl<K: ConvRank> DepthwiseConv<K> {
             activation,
             use_bias: true,
             random_state: None,
-            output_cache: None,
+            activation_cache: None,
             grad_bias: None,
         };
         layer.init_weights();
@@ -101,37 +102,40 @@ impl<K: ConvRank> DepthwiseConv<K> {
         Ok(())
     }
 
-    fn compute(&self, input: &Tensor) -> RustymlResult<(Tensor, DepthwiseGeometry, Tensor)> {
+    /// The pre-activation (the depthwise convolution plus bias), its geometry and the C-order
+    /// input.
+    fn pre_activation(&self, input: &Tensor) -> RustymlResult<(Tensor, DepthwiseGeometry, Tensor)> {
         let bias = self
             .use_bias
             .then(|| self.bias.as_slice().expect("C order"));
         let (y, g, x) = self.stage.run(input, bias)?;
-        let mut out = output_tensor(&g, self.stage.lanes(), y);
-        self.activation.forward_in_place(&mut out)?;
-        Ok((out, g, x))
+        Ok((output_tensor(&g, self.stage.lanes(), y), g, x))
     }
 }
 
 impl<K: ConvRank> Layer for DepthwiseConv<K> {
     fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
         self.stage.cache = None;
-        self.output_cache = None;
-        let (out, g, x) = self.compute(input)?;
+        self.activation_cache = None;
+        let (z, g, x) = self.pre_activation(input)?;
+        let (out, activation_cache) = self.activation.forward_training(z, false)?;
         self.stage.cache = Some((x, g));
-        self.output_cache = Some(out.clone());
+        self.activation_cache = Some(activation_cache);
         Ok(out)
     }
 
     fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
-        Ok(self.compute(input)?.0)
+        let mut out = self.pre_activation(input)?.0;
+        self.activation.forward_in_place(&mut out)?;
+        Ok(out)
     }
 
     fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
-        let Some(out) = &self.output_cache else {
+        let Some(cache) = &self.activation_cache else {
             return Err(Error::forward_pass_not_run(K::DEPTHWISE));
         };
-        require_shape(out.shape(), grad_output.shape())?;
-        let dz = self.activation.backward(out, grad_output)?;
+        require_shape(cache.shape(), grad_output.shape())?;
+        let dz = self.activation.backward_cached(cache, grad_output)?;
         let (dx, db) = self
             .stage
             .backward(dz.as_slice().expect("activation gradients are C order"))?;

@@ -10,7 +10,7 @@ use super::stage::{check_shape, glorot, positive, shared_builders, DepthwiseStag
 use super::PaddingType;
 use crate::error::{Error, IoError, RustymlResult};
 use crate::math::matmul;
-use crate::neural_network::layers::activation::Activation;
+use crate::neural_network::layers::activation::{Activation, ActivationCache};
 use crate::neural_network::layers::layer_util::{full_shape, require_shape};
 use crate::neural_network::layers::layer_weight::LayerWeight;
 use crate::neural_network::layers::TrainingParameters;
@@ -31,7 +31,7 @@ pub struct SeparableConv<K: ConvRank> {
     bias: Array1<f32>,
     random_state: Option<u64>,
     /// Depthwise output `[batch, positions, C*dm]`, the pointwise geometry, the layer output.
-    cache: Option<(Vec<f32>, ConvGeometry, Tensor)>,
+    cache: Option<(Vec<f32>, ConvGeometry, ActivationCache)>,
     grad_pointwise: Option<Array<f32, K>>,
     grad_bias: Option<Array1<f32>>,
 }
@@ -181,24 +181,29 @@ impl<K: ConvRank> SeparableConv<K> {
         Ok(())
     }
 
-    /// The output, then for the cache: the depthwise output, the pointwise geometry, the
-    /// depthwise geometry and the C-order input.
+    /// The pre-activation (the activation too when it is fused: then the flag is true), then
+    /// for the cache: the depthwise output, the pointwise geometry, the depthwise geometry and
+    /// the C-order input.
     #[allow(clippy::type_complexity)]
-    fn compute(
+    fn pre_activation(
         &self,
         input: &Tensor,
-    ) -> RustymlResult<(Tensor, Vec<f32>, ConvGeometry, DepthwiseGeometry, Tensor)> {
+    ) -> RustymlResult<(
+        Tensor,
+        bool,
+        Vec<f32>,
+        ConvGeometry,
+        DepthwiseGeometry,
+        Tensor,
+    )> {
         let (mid, g, x) = self.stage.run(input, None)?;
         let pg = pointwise_geometry(K::SEPARABLE, &g, self.filters)?;
         let bias = self
             .use_bias
             .then(|| self.bias.as_slice().expect("C order"));
         let pw = self.pointwise.as_slice().expect("C order");
-        let (mut out, fused) = pointwise_forward(&pg, g.batch, &mid, pw, bias, self.activation)?;
-        if !fused {
-            self.activation.forward_in_place(&mut out)?;
-        }
-        Ok((out, mid, pg, g, x))
+        let (z, fused) = pointwise_forward(&pg, g.batch, &mid, pw, bias, self.activation)?;
+        Ok((z, fused, mid, pg, g, x))
     }
 }
 
@@ -206,23 +211,28 @@ impl<K: ConvRank> Layer for SeparableConv<K> {
     fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
         self.stage.cache = None;
         self.cache = None;
-        let (out, mid, pg, g, x) = self.compute(input)?;
+        let (z, fused, mid, pg, g, x) = self.pre_activation(input)?;
+        let (out, activation_cache) = self.activation.forward_training(z, fused)?;
         self.stage.cache = Some((x, g));
-        self.cache = Some((mid, pg, out.clone()));
+        self.cache = Some((mid, pg, activation_cache));
         Ok(out)
     }
 
     fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
-        Ok(self.compute(input)?.0)
+        let (mut out, fused, ..) = self.pre_activation(input)?;
+        if !fused {
+            self.activation.forward_in_place(&mut out)?;
+        }
+        Ok(out)
     }
 
     fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
-        let Some((mid, pg, out)) = &self.cache else {
+        let Some((mid, pg, cache)) = &self.cache else {
             return Err(Error::forward_pass_not_run(K::SEPARABLE));
         };
-        require_shape(out.shape(), grad_output.shape())?;
-        let dz = self.activation.backward(out, grad_output)?;
-        let batch = out.shape()[0];
+        require_shape(cache.shape(), grad_output.shape())?;
+        let dz = self.activation.backward_cached(cache, grad_output)?;
+        let batch = cache.shape()[0];
         let pw = self.pointwise.as_slice().expect("C order");
         let dz = dz.as_slice().expect("activation gradients are C order");
         let (dpw, db, dmid) = pointwise_backward(pg, batch, mid, pw, dz)?;
