@@ -150,4 +150,9 @@ fn linear_and_kernel_doors_agree() {
         ),
         "tol"
     );
+
+    let tree = DecisionTree::new(Algorithm::CART, true).unwrap();
+    assert_eq!(named(tree.with_min_samples_split(1)), "min_samples_split");
+    let door = DecisionTree::with_defaults(Algorithm::CART, true).set_min_samples_split(1);
+    assert_eq!(named(door.clone().fit(&x, &y)), "min_samples_split");
 }

@@ -12,7 +12,8 @@ use super::{Algorithm, DecisionTreeParams};
 use crate::error::{Error, Result};
 use crate::machine_learning::linear_model::require_xy;
 use crate::machine_learning::validation::{
-    check_n_features, check_xy, encode_classes, require_data_width,
+    check_n_features, check_xy, encode_classes, require_at_least, require_data_width,
+    require_non_negative, require_nonzero,
 };
 use crate::machine_learning::TreeError;
 use crate::persistence::Persist;
@@ -277,31 +278,33 @@ impl DecisionTree {
         }
     }
 
+    /// The one check of the tree's hyper-parameters, for every door. A depth of 0 is
+    /// scikit-learn's error but the original's single leaf.
+    pub fn check_params(&self) -> Result<()> {
+        require_at_least("min_samples_split", self.min_samples_split, 2)?;
+        require_nonzero("min_samples_leaf", self.min_samples_leaf)?;
+        require_non_negative("min_impurity_decrease", self.min_impurity_decrease)?;
+        if self.options.conventions == Conventions::ScikitLearn && self.max_depth == Some(0) {
+            return Err(Error::invalid_parameter(
+                "max_depth",
+                "must be at least 1 (or None), got 0",
+            ));
+        }
+        Ok(())
+    }
+
     /// Every check a fit makes, before any work, in the order (and with the error kinds) of
-    /// the tree's conventions. The original API's setters also check their own value.
+    /// the tree's conventions.
     fn check_fit(&self, x: &ArrayView2<f64>, y: &ArrayView1<f64>) -> Result<()> {
         match self.options.conventions {
             Conventions::ScikitLearn => {
-                if self.min_samples_split < 2 {
-                    return Err(Error::invalid_input(format!(
-                        "min_samples_split must be at least 2, got {}",
-                        self.min_samples_split
-                    )));
-                }
-                if self.min_samples_leaf < 1 {
-                    return Err(Error::invalid_input(
-                        "min_samples_leaf must be at least 1, got 0",
-                    ));
-                }
-                if self.max_depth == Some(0) {
-                    return Err(Error::invalid_input(
-                        "max_depth must be at least 1 (or None), got 0",
-                    ));
-                }
+                self.check_params()?;
                 check_xy(x, y)?;
             }
             Conventions::Original => {
                 require_xy(x, y)?;
+                self.check_params()?;
+                // a relation of two settings, checked once both are final
                 if self.min_samples_leaf > self.min_samples_split {
                     return Err(Error::invalid_parameter(
                         "min_samples_leaf",

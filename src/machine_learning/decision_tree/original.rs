@@ -326,32 +326,22 @@ impl DecisionTree {
 
     /// At least 2 (`InvalidParameter` otherwise).
     pub fn with_min_samples_split(mut self, v: usize) -> Result<Self> {
-        if v < 2 {
-            return Err(Error::invalid_parameter(
-                "min_samples_split",
-                format!("must be at least 2, got {v}"),
-            ));
-        }
         self.min_samples_split = v;
+        self.check_params()?;
         Ok(self)
     }
 
     /// At least 1 (`InvalidParameter` otherwise).
     pub fn with_min_samples_leaf(mut self, v: usize) -> Result<Self> {
-        crate::machine_learning::validation::require_nonzero("min_samples_leaf", v)?;
         self.min_samples_leaf = v;
+        self.check_params()?;
         Ok(self)
     }
 
     /// Finite and `>= 0` (`InvalidParameter` otherwise).
     pub fn with_min_impurity_decrease(mut self, v: f64) -> Result<Self> {
-        if !(v.is_finite() && v >= 0.0) {
-            return Err(Error::invalid_parameter(
-                "min_impurity_decrease",
-                format!("must be finite and >= 0, got {v}"),
-            ));
-        }
         self.min_impurity_decrease = v;
+        self.check_params()?;
         Ok(self)
     }
 
