@@ -27,6 +27,25 @@ pub(super) struct Growth {
 /// One feature's sorted sample indices and values.
 type SegmentMut<'s> = (&'s mut [u32], &'s mut [f64]);
 
+/// Run `split` on every feature's (indices, values) column of the presorted arrays, across
+/// workers when `work` passes the gate: the columns are disjoint, so the result is the same.
+fn each_feature_column<F>(idx: &mut [u32], val: &mut [f64], n: usize, work: usize, split: F)
+where
+    F: Fn((usize, SegmentMut)) + Sync + Send,
+{
+    if SORT_SCAN_MIN_ELEMS.allows_parallel(work) {
+        idx.par_chunks_mut(n)
+            .zip(val.par_chunks_mut(n))
+            .enumerate()
+            .for_each(split);
+    } else {
+        idx.chunks_mut(n)
+            .zip(val.chunks_mut(n))
+            .enumerate()
+            .for_each(split);
+    }
+}
+
 thread_local! {
     /// The right half of a segment being partitioned, reused across nodes by each thread.
     static RIGHT_SCRATCH: std::cell::RefCell<(Vec<u32>, Vec<f64>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
@@ -239,19 +258,7 @@ impl<'a> Builder<'a> {
                 vc[w..e].copy_from_slice(sv);
             });
         };
-        if SORT_SCAN_MIN_ELEMS.allows_parallel((e - s) * self.d) {
-            self.idx
-                .par_chunks_mut(n)
-                .zip(self.val.par_chunks_mut(n))
-                .enumerate()
-                .for_each(split);
-        } else {
-            self.idx
-                .chunks_mut(n)
-                .zip(self.val.chunks_mut(n))
-                .enumerate()
-                .for_each(split);
-        }
+        each_feature_column(&mut self.idx, &mut self.val, n, (e - s) * self.d, split);
     }
 
     /// Split the segment `s..e` of every feature stably into the runs of `chosen` ending at
@@ -282,19 +289,7 @@ impl<'a> Builder<'a> {
                 next[k] += 1;
             }
         };
-        if SORT_SCAN_MIN_ELEMS.allows_parallel((e - s) * self.d) {
-            self.idx
-                .par_chunks_mut(n)
-                .zip(self.val.par_chunks_mut(n))
-                .enumerate()
-                .for_each(split);
-        } else {
-            self.idx
-                .chunks_mut(n)
-                .zip(self.val.chunks_mut(n))
-                .enumerate()
-                .for_each(split);
-        }
+        each_feature_column(&mut self.idx, &mut self.val, n, (e - s) * self.d, split);
     }
 
     /// The leaf of a node with `stats` over `size` samples: pushes its values (class
