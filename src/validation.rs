@@ -105,14 +105,18 @@ pub fn check_target(y: &ArrayView1<f64>, name: &str) -> Result<()> {
 /// `x` and `y` must describe the same samples.
 pub fn check_xy(x: &ArrayView2<f64>, y: &ArrayView1<f64>) -> Result<()> {
     check_features(x, "X")?;
-    if x.nrows() != y.len() {
+    check_n_samples(x.nrows(), y.len())?;
+    check_target(y, "y")
+}
+
+/// `X` (or the predictions made from it) and `y` must count the same samples.
+pub fn check_n_samples(n_x: usize, n_y: usize) -> Result<()> {
+    if n_x != n_y {
         return Err(Error::invalid_input(format!(
-            "X and y have inconsistent numbers of samples: {} and {}",
-            x.nrows(),
-            y.len()
+            "X and y have inconsistent numbers of samples: {n_x} and {n_y}"
         )));
     }
-    check_target(y, "y")
+    Ok(())
 }
 
 /// A fitted model's feature count must match the input's.

@@ -300,14 +300,7 @@ impl KnnClassifier {
         S2: Data<Elem = f64>,
     {
         let pred = self.predict(x)?;
-        if pred.len() != y.len() {
-            return Err(Error::invalid_input(format!(
-                "X and y have inconsistent numbers of samples: {} and {}",
-                pred.len(),
-                y.len()
-            )));
-        }
-        Ok(pred.iter().zip(y.iter()).filter(|(p, t)| p == t).count() as f64 / y.len() as f64)
+        crate::machine_learning::logistic_regression::accuracy(pred.view(), y.view())
     }
 
     /// The k-nearest engine over the training rows (their norms stored at `fit`).

@@ -619,13 +619,7 @@ where
 
 /// Fraction of equal labels (shared by the classifiers' `score`).
 pub(crate) fn accuracy(pred: ArrayView1<f64>, y: ArrayView1<f64>) -> Result<f64> {
-    if pred.len() != y.len() {
-        return Err(Error::invalid_input(format!(
-            "X and y have inconsistent numbers of samples: {} and {}",
-            pred.len(),
-            y.len()
-        )));
-    }
+    crate::validation::check_n_samples(pred.len(), y.len())?;
     let hits = Zip::from(&pred)
         .and(&y)
         .fold(0usize, |n, a, b| n + usize::from(a == b));

@@ -473,16 +473,9 @@ impl DecisionTree {
         S2: Data<Elem = f64>,
     {
         let pred = self.predict(x)?;
-        if pred.len() != y.len() {
-            return Err(Error::invalid_input(format!(
-                "X and y have inconsistent numbers of samples: {} and {}",
-                pred.len(),
-                y.len()
-            )));
-        }
+        crate::validation::check_n_samples(pred.len(), y.len())?;
         if self.is_classifier {
-            let hits = pred.iter().zip(y.iter()).filter(|(p, t)| p == t).count();
-            Ok(hits as f64 / y.len() as f64)
+            crate::machine_learning::logistic_regression::accuracy(pred.view(), y.view())
         } else {
             crate::metrics::checked::r2_score(y.view(), pred.view())
         }
