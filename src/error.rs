@@ -67,11 +67,11 @@ pub enum IoError {
     UnsupportedModelFormat(String),
 }
 
-/// The original crate's name for the result type.
-pub type RustymlResult<T> = std::result::Result<T, Error>;
-
-/// Shorthand used across the crate.
+/// The crate's result type; every module writes it as `Result`.
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// The original RustyML 0.15's name for [`Result`], kept so code written against it compiles.
+pub type RustymlResult<T> = Result<T>;
 
 impl Error {
     pub fn empty_input(what: impl Into<String>) -> Self {
@@ -145,8 +145,8 @@ impl From<postcard::Error> for Error {
 
 /// Attach a context to a foreign error, giving `Error::Computation` with that error as source.
 pub trait Context<T> {
-    fn context(self, context: impl Into<String>) -> RustymlResult<T>;
-    fn with_context<F, S>(self, f: F) -> RustymlResult<T>
+    fn context(self, context: impl Into<String>) -> Result<T>;
+    fn with_context<F, S>(self, f: F) -> Result<T>
     where
         F: FnOnce() -> S,
         S: Into<String>;
@@ -156,14 +156,14 @@ impl<T, E> Context<T> for std::result::Result<T, E>
 where
     E: std::error::Error + Send + Sync + 'static,
 {
-    fn context(self, context: impl Into<String>) -> RustymlResult<T> {
+    fn context(self, context: impl Into<String>) -> Result<T> {
         self.map_err(|e| Error::Computation {
             context: context.into(),
             source: Some(Box::new(e)),
         })
     }
 
-    fn with_context<F, S>(self, f: F) -> RustymlResult<T>
+    fn with_context<F, S>(self, f: F) -> Result<T>
     where
         F: FnOnce() -> S,
         S: Into<String>,

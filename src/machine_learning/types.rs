@@ -1,7 +1,7 @@
 //! The original crate's shared hyper-parameter types: regularisation, kernel and gamma choices.
 //! Kernels evaluate through the crate's one kernel engine (`math::kernels`).
 
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::math::kernels::Kernel;
 use ndarray::{Array2, ArrayBase, ArrayView1, Data, Ix2};
 use serde::{Deserialize, Serialize};
@@ -37,7 +37,7 @@ pub enum KernelType {
 
 impl KernelType {
     /// The same kernel with a concrete `Gamma::Value`.
-    pub fn resolve_gamma(&self, n_features: usize, x_variance: f64) -> RustymlResult<KernelType> {
+    pub fn resolve_gamma(&self, n_features: usize, x_variance: f64) -> Result<KernelType> {
         let r = |g: Gamma| g.resolve(n_features, x_variance).map(Gamma::Value);
         Ok(match *self {
             KernelType::Poly {
@@ -59,7 +59,7 @@ impl KernelType {
     }
 
     /// Checks the parameters that do not depend on the data.
-    pub fn validate(&self) -> RustymlResult<()> {
+    pub fn validate(&self) -> Result<()> {
         let gamma_ok = |g: Gamma| match g {
             Gamma::Value(v) if !(v.is_finite() && v > 0.0) => Err(Error::invalid_parameter(
                 "gamma",

@@ -24,7 +24,7 @@ use super::layers::layer_weight::LayerWeight;
 use super::layers::TrainingParameters;
 use super::traits::{Layer, Mask, ParamGrad, RandomStream};
 use super::{Tensor, TensorView};
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -49,7 +49,7 @@ pub struct Regularizer {
 /// Keras's default factor of `L1()` and `L2()` (and of the names `"l1"`, `"l2"`).
 pub const DEFAULT_FACTOR: f64 = 0.01;
 
-fn check_factor(name: &str, value: f64) -> RustymlResult<f64> {
+fn check_factor(name: &str, value: f64) -> Result<f64> {
     if value.is_finite() && value >= 0.0 {
         Ok(value)
     } else {
@@ -62,7 +62,7 @@ fn check_factor(name: &str, value: f64) -> RustymlResult<f64> {
 
 impl Regularizer {
     /// Keras's `L1(l1)`: `l1 * sum(|x|)`.
-    pub fn l1(l1: f64) -> RustymlResult<Self> {
+    pub fn l1(l1: f64) -> Result<Self> {
         Ok(Self {
             kind: RegularizerKind::L1,
             l1: check_factor("l1", l1)?,
@@ -71,7 +71,7 @@ impl Regularizer {
     }
 
     /// Keras's `L2(l2)`: `l2 * sum(x²)`.
-    pub fn l2(l2: f64) -> RustymlResult<Self> {
+    pub fn l2(l2: f64) -> Result<Self> {
         Ok(Self {
             kind: RegularizerKind::L2,
             l1: 0.0,
@@ -80,7 +80,7 @@ impl Regularizer {
     }
 
     /// Keras's `L1L2(l1, l2)`: both penalties.
-    pub fn l1_l2(l1: f64, l2: f64) -> RustymlResult<Self> {
+    pub fn l1_l2(l1: f64, l2: f64) -> Result<Self> {
         Ok(Self {
             kind: RegularizerKind::L1L2,
             l1: check_factor("l1", l1)?,
@@ -146,7 +146,7 @@ impl Regularizer {
         }
     }
 
-    fn from_name(name: &str) -> Result<Self, String> {
+    fn from_name(name: &str) -> std::result::Result<Self, String> {
         let made = match name {
             "l1" | "L1" => Self::l1(DEFAULT_FACTOR),
             "l2" | "L2" => Self::l2(DEFAULT_FACTOR),
@@ -157,7 +157,10 @@ impl Regularizer {
         made.map_err(|e| e.to_string())
     }
 
-    fn from_class(class_name: &str, config: &Map<String, Value>) -> Result<Self, String> {
+    fn from_class(
+        class_name: &str,
+        config: &Map<String, Value>,
+    ) -> std::result::Result<Self, String> {
         let allowed: &[&str] = match class_name {
             "L1" => &["l1"],
             "L2" => &["l2"],
@@ -170,7 +173,7 @@ impl Regularizer {
             ));
         }
         // `None` (null) is Keras's default: 0.01 for L1 / L2, 0 for L1L2's two factors
-        let factor = |key: &str, default: f64| -> Result<f64, String> {
+        let factor = |key: &str, default: f64| -> std::result::Result<f64, String> {
             match config.get(key) {
                 None | Some(Value::Null) => Ok(default),
                 Some(Value::Number(n)) => n
@@ -216,7 +219,7 @@ enum KerasRegularizer {
 impl TryFrom<KerasRegularizer> for Regularizer {
     type Error = String;
 
-    fn try_from(raw: KerasRegularizer) -> Result<Self, String> {
+    fn try_from(raw: KerasRegularizer) -> std::result::Result<Self, String> {
         match raw {
             KerasRegularizer::Name(name) => Self::from_name(&name),
             KerasRegularizer::Object {
@@ -275,7 +278,7 @@ impl Regularized {
         inner: Box<dyn Layer>,
         weights: Vec<(&'static str, Regularizer)>,
         activity: Option<Regularizer>,
-    ) -> RustymlResult<Self> {
+    ) -> Result<Self> {
         let all: Vec<&'static str> = inner
             .get_weights()
             .array_views()
@@ -377,44 +380,40 @@ impl Regularized {
 }
 
 impl Layer for Regularized {
-    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
         let out = self.inner.forward(input)?;
         if self.activity.is_some() {
             self.output = Some(out.clone());
         }
         Ok(out)
     }
-    fn forward_owned(&mut self, input: Tensor) -> RustymlResult<Tensor> {
+    fn forward_owned(&mut self, input: Tensor) -> Result<Tensor> {
         let out = self.inner.forward_owned(input)?;
         if self.activity.is_some() {
             self.output = Some(out.clone());
         }
         Ok(out)
     }
-    fn forward_masked(&mut self, input: &Tensor, mask: Option<&Mask>) -> RustymlResult<Tensor> {
+    fn forward_masked(&mut self, input: &Tensor, mask: Option<&Mask>) -> Result<Tensor> {
         let out = self.inner.forward_masked(input, mask)?;
         if self.activity.is_some() {
             self.output = Some(out.clone());
         }
         Ok(out)
     }
-    fn predict_masked(&self, input: &Tensor, mask: Option<&Mask>) -> RustymlResult<Tensor> {
+    fn predict_masked(&self, input: &Tensor, mask: Option<&Mask>) -> Result<Tensor> {
         self.inner.predict_masked(input, mask)
     }
-    fn compute_mask(
-        &self,
-        input: TensorView<'_>,
-        mask: Option<&Mask>,
-    ) -> RustymlResult<Option<Mask>> {
+    fn compute_mask(&self, input: TensorView<'_>, mask: Option<&Mask>) -> Result<Option<Mask>> {
         self.inner.compute_mask(input, mask)
     }
-    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn predict(&self, input: &Tensor) -> Result<Tensor> {
         self.inner.predict(input)
     }
-    fn predict_view(&self, input: TensorView<'_>) -> RustymlResult<Tensor> {
+    fn predict_view(&self, input: TensorView<'_>) -> Result<Tensor> {
         self.inner.predict_view(input)
     }
-    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
         let (scale, weights, activity) = self.take_armed();
         let gi = match self.activity_gradient(grad_output, scale, activity) {
             Some(g) => self.inner.backward(&g)?,
@@ -423,7 +422,7 @@ impl Layer for Regularized {
         self.add_weight_gradients(scale, weights);
         Ok(gi)
     }
-    fn backward_params_only(&mut self, grad_output: &Tensor) -> RustymlResult<()> {
+    fn backward_params_only(&mut self, grad_output: &Tensor) -> Result<()> {
         let (scale, weights, activity) = self.take_armed();
         match self.activity_gradient(grad_output, scale, activity) {
             Some(g) => self.inner.backward_params_only(&g)?,
@@ -472,7 +471,7 @@ impl Layer for Regularized {
     fn set_random_stream(&mut self, stream: &RandomStream) {
         self.inner.set_random_stream(stream)
     }
-    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> RustymlResult<()> {
+    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> Result<()> {
         self.inner.apply_weights(weights)
     }
     fn regularize(&mut self, grad_scale: f32, weights: bool, activity: bool) -> f32 {

@@ -9,7 +9,7 @@ use super::layers::TrainingParameters;
 use super::optimizers::OptimizerState;
 use super::traits::{Layer, Loss, Optimizer, ParamGrad};
 use super::{NnError, Tensor, TensorView};
-use crate::error::{Error, IoError, RustymlResult};
+use crate::error::{Error, IoError, Result};
 use ndarray::Axis;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -85,7 +85,7 @@ impl Sequential {
     /// Freezes (`false`) or unfreezes layer `index`: a frozen layer still passes gradients
     /// to the layers before it but gets no optimizer update (no weight decay either), as a
     /// Keras layer with `trainable = False`. All layers train by default.
-    pub fn set_layer_trainable(&mut self, index: usize, trainable: bool) -> RustymlResult<()> {
+    pub fn set_layer_trainable(&mut self, index: usize, trainable: bool) -> Result<()> {
         if index >= self.layers.len() {
             return Err(Error::invalid_parameter(
                 "index",
@@ -125,7 +125,7 @@ impl Sequential {
     }
 
     /// Puts back the weights and optimizer state of `snapshot`, taken from this model.
-    pub fn restore(&mut self, snapshot: &TrainingSnapshot) -> RustymlResult<()> {
+    pub fn restore(&mut self, snapshot: &TrainingSnapshot) -> Result<()> {
         if snapshot.weights.len() != self.layers.len() {
             return Err(Error::invalid_input(
                 "the snapshot was taken from a model with other layers",
@@ -183,7 +183,7 @@ impl Sequential {
         x: TensorView<'_>,
         y: TensorView<'_>,
         rows: &[usize],
-    ) -> RustymlResult<(f32, Tensor)> {
+    ) -> Result<(f32, Tensor)> {
         self.train_rows_weighted(x, y, None, rows)
     }
 
@@ -197,7 +197,7 @@ impl Sequential {
         y: TensorView<'_>,
         sample_weight: Option<&[f32]>,
         rows: &[usize],
-    ) -> RustymlResult<(f32, Tensor)> {
+    ) -> Result<(f32, Tensor)> {
         self.check_trainable()?;
         Self::check_pair(x.shape(), y.shape())?;
         if let Some(&bad) = rows.iter().find(|&&r| r >= x.shape()[0]) {
@@ -245,7 +245,7 @@ impl Sequential {
 
     /// Puts back an optimizer state from [`Self::optimizer_state`]; on error the optimizer is
     /// unchanged.
-    pub fn load_optimizer_state(&mut self, state: &OptimizerState) -> RustymlResult<()> {
+    pub fn load_optimizer_state(&mut self, state: &OptimizerState) -> Result<()> {
         let current = self
             .optimizer
             .as_ref()
@@ -296,14 +296,14 @@ impl Sequential {
         &mut self.layers
     }
 
-    fn check_layers(&self) -> RustymlResult<()> {
+    fn check_layers(&self) -> Result<()> {
         if self.layers.is_empty() {
             return Err(NnError::EmptyModel.into());
         }
         Ok(())
     }
 
-    fn check_trainable(&self) -> RustymlResult<()> {
+    fn check_trainable(&self) -> Result<()> {
         self.check_layers()?;
         if self.optimizer.is_none() {
             return Err(NnError::NotCompiled("optimizer").into());
@@ -315,7 +315,7 @@ impl Sequential {
     }
 
     /// Both tensors have a batch axis, samples, and the same batch size; returns it.
-    fn check_pair(x: &[usize], y: &[usize]) -> RustymlResult<usize> {
+    fn check_pair(x: &[usize], y: &[usize]) -> Result<usize> {
         if x.is_empty() || y.is_empty() {
             return Err(Error::invalid_input(
                 "inputs and targets need a batch axis (rank >= 1)",
@@ -332,7 +332,7 @@ impl Sequential {
 
     /// One training step on `(x, y)`: forward, loss, backward, optimizer update. Returns the
     /// loss of the forward pass, i.e. of the model as it was before this update.
-    pub fn train_batch(&mut self, x: &Tensor, y: &Tensor) -> RustymlResult<f32> {
+    pub fn train_batch(&mut self, x: &Tensor, y: &Tensor) -> Result<f32> {
         self.check_trainable()?;
         Self::check_pair(x.shape(), y.shape())?;
         self.step(x, y)
@@ -342,18 +342,14 @@ impl Sequential {
     /// which Keras computes its running training metrics.
     ///
     /// The batch is handed over: the first layer keeps it as its cache rather than a copy.
-    pub fn train_batch_with_output(
-        &mut self,
-        x: Tensor,
-        y: &Tensor,
-    ) -> RustymlResult<(f32, Tensor)> {
+    pub fn train_batch_with_output(&mut self, x: Tensor, y: &Tensor) -> Result<(f32, Tensor)> {
         self.check_trainable()?;
         Self::check_pair(x.shape(), y.shape())?;
         self.step_with_output(Cow::Owned(x), y, None)
     }
 
     /// `train_batch` without the checks (callers have made them).
-    fn step(&mut self, x: &Tensor, y: &Tensor) -> RustymlResult<f32> {
+    fn step(&mut self, x: &Tensor, y: &Tensor) -> Result<f32> {
         self.step_with_output(Cow::Borrowed(x), y, None)
             .map(|(loss, _)| loss)
     }
@@ -363,7 +359,7 @@ impl Sequential {
         x: Cow<'_, Tensor>,
         y: &Tensor,
         weights: Option<&[f32]>,
-    ) -> RustymlResult<(f32, Tensor)> {
+    ) -> Result<(f32, Tensor)> {
         let (loss, out) = self.forward_backward(x, y, weights, 1.0)?;
         let optimizer = self.optimizer.as_mut().expect("checked by check_trainable");
         let frozen = &self.frozen;
@@ -392,7 +388,7 @@ impl Sequential {
         y: &Tensor,
         weights: Option<&[f32]>,
         fraction: f32,
-    ) -> RustymlResult<(f32, Tensor)> {
+    ) -> Result<(f32, Tensor)> {
         let loss_fn = self.loss.as_ref().expect("checked by check_trainable");
         for layer in &mut self.layers {
             layer.set_training_if_mode_dependent(true);
@@ -455,7 +451,7 @@ impl Sequential {
         x: &Tensor,
         y: &Tensor,
         fraction: f32,
-    ) -> RustymlResult<(f32, Vec<Vec<f32>>)> {
+    ) -> Result<(f32, Vec<Vec<f32>>)> {
         self.check_trainable()?;
         Self::check_pair(x.shape(), y.shape())?;
         if !(fraction.is_finite() && fraction > 0.0) {
@@ -483,7 +479,7 @@ impl Sequential {
     /// the step count and each trainable layer's update, exactly as `train_batch` applies its
     /// own gradients. Refused, changing nothing, when the gradients do not fit the layers (or
     /// the layers hold none yet: they list their parameters once a backward pass ran).
-    pub fn apply_gradients(&mut self, grads: &[Vec<f32>]) -> RustymlResult<()> {
+    pub fn apply_gradients(&mut self, grads: &[Vec<f32>]) -> Result<()> {
         self.check_trainable()?;
         let sizes: Vec<Vec<usize>> = self
             .layers
@@ -557,12 +553,12 @@ impl Sequential {
     }
 
     /// Full-batch training: `epochs` calls of `train_batch` on all of `x`.
-    pub fn fit(&mut self, x: &Tensor, y: &Tensor, epochs: u32) -> RustymlResult<History> {
+    pub fn fit(&mut self, x: &Tensor, y: &Tensor, epochs: u32) -> Result<History> {
         self.check_trainable()?;
         Self::check_pair(x.shape(), y.shape())?;
         let loss = (0..epochs)
             .map(|_| self.step(x, y))
-            .collect::<RustymlResult<Vec<f32>>>()?;
+            .collect::<Result<Vec<f32>>>()?;
         Ok(History { loss })
     }
 
@@ -576,7 +572,7 @@ impl Sequential {
         y: &Tensor,
         epochs: u32,
         batch_size: usize,
-    ) -> RustymlResult<History> {
+    ) -> Result<History> {
         self.check_trainable()?;
         let n = Self::check_pair(x.shape(), y.shape())?;
         if batch_size == 0 || batch_size > n {
@@ -602,12 +598,12 @@ impl Sequential {
     }
 
     /// The compiled loss of `predict(x)` against `y`; changes nothing.
-    pub fn evaluate(&self, x: &Tensor, y: &Tensor) -> RustymlResult<f32> {
+    pub fn evaluate(&self, x: &Tensor, y: &Tensor) -> Result<f32> {
         self.evaluate_view(x.view(), y)
     }
 
     /// [`Self::evaluate`] on a borrowed input.
-    pub fn evaluate_view(&self, x: TensorView<'_>, y: &Tensor) -> RustymlResult<f32> {
+    pub fn evaluate_view(&self, x: TensorView<'_>, y: &Tensor) -> Result<f32> {
         self.evaluate_loss(x, y, None)
     }
 
@@ -618,16 +614,11 @@ impl Sequential {
         x: TensorView<'_>,
         y: &Tensor,
         weights: &[f32],
-    ) -> RustymlResult<f32> {
+    ) -> Result<f32> {
         self.evaluate_loss(x, y, Some(weights))
     }
 
-    fn evaluate_loss(
-        &self,
-        x: TensorView<'_>,
-        y: &Tensor,
-        weights: Option<&[f32]>,
-    ) -> RustymlResult<f32> {
+    fn evaluate_loss(&self, x: TensorView<'_>, y: &Tensor, weights: Option<&[f32]>) -> Result<f32> {
         self.check_layers()?;
         let loss_fn = self
             .loss
@@ -660,7 +651,7 @@ impl Sequential {
     }
 
     /// Inference pass (mode-dependent layers such as dropout act as at inference).
-    pub fn predict(&self, x: &Tensor) -> RustymlResult<Tensor> {
+    pub fn predict(&self, x: &Tensor) -> Result<Tensor> {
         self.predict_view(x.view())
     }
 
@@ -671,7 +662,7 @@ impl Sequential {
     /// output is read by the next while still in cache, and the activations' memory no
     /// longer grows with the batch. The chunk size follows from the shapes alone (measured on
     /// the first item), so the results never depend on threads or gates.
-    pub fn predict_view(&self, x: TensorView<'_>) -> RustymlResult<Tensor> {
+    pub fn predict_view(&self, x: TensorView<'_>) -> Result<Tensor> {
         self.predict_view_seen(x, &mut |_, _| {})
     }
 
@@ -681,7 +672,7 @@ impl Sequential {
         &self,
         x: TensorView<'_>,
         seen: &mut dyn FnMut(usize, &Tensor),
-    ) -> RustymlResult<Tensor> {
+    ) -> Result<Tensor> {
         self.check_layers()?;
         if x.ndim() == 0 {
             return Err(Error::invalid_input("input needs a batch axis (rank >= 1)"));
@@ -719,7 +710,7 @@ impl Sequential {
         &self,
         x: TensorView<'_>,
         mut seen: impl FnMut(usize, &Tensor),
-    ) -> RustymlResult<Tensor> {
+    ) -> Result<Tensor> {
         let (first, rest) = self.layers.split_first().expect("checked non-empty");
         let mut mask = first.compute_mask(x.view(), None)?;
         let mut out = first.predict_view(x)?;
@@ -738,7 +729,7 @@ impl Sequential {
 
     /// Whether the network's output carries a Keras mask (run on one item: whether a mask
     /// exists does not depend on the values).
-    fn output_carries_mask(&self, item: TensorView<'_>) -> RustymlResult<bool> {
+    fn output_carries_mask(&self, item: TensorView<'_>) -> Result<bool> {
         let (first, rest) = self.layers.split_first().expect("checked non-empty");
         let mut mask = first.compute_mask(item.view(), None)?;
         let mut out = first.predict_view(item)?;
@@ -751,7 +742,7 @@ impl Sequential {
     }
 
     /// The largest per-item element count among the layers' outputs, from one item.
-    fn widest_activation(&self, item: TensorView<'_>) -> RustymlResult<usize> {
+    fn widest_activation(&self, item: TensorView<'_>) -> Result<usize> {
         let mut widest = 0;
         self.predict_chain(item, |_, out| widest = widest.max(out.len()))?;
         Ok(widest)
@@ -827,7 +818,7 @@ impl Sequential {
 
     /// Writes the layers' types, output shapes and weights (postcard, `serialize_model`'s
     /// format).
-    pub fn save_to_path(&self, path: impl AsRef<Path>) -> RustymlResult<()> {
+    pub fn save_to_path(&self, path: impl AsRef<Path>) -> Result<()> {
         let file = SerializableSequential {
             magic: MODEL_MAGIC,
             format_version: MODEL_FORMAT_VERSION,
@@ -849,7 +840,7 @@ impl Sequential {
 
     /// Loads weights saved by `save_to_path` into this model, which must have the same
     /// architecture. On any mismatch the model keeps the weights it had.
-    pub fn load_from_path(&mut self, path: impl AsRef<Path>) -> RustymlResult<()> {
+    pub fn load_from_path(&mut self, path: impl AsRef<Path>) -> Result<()> {
         let bytes = std::fs::read(path)?;
         let ((magic, version), _) = postcard::take_from_bytes::<(u32, u32)>(&bytes)?;
         if magic != MODEL_MAGIC {
@@ -971,13 +962,13 @@ struct GivenGradients {
 }
 
 impl Layer for GivenGradients {
-    fn forward(&mut self, _input: &Tensor) -> RustymlResult<Tensor> {
+    fn forward(&mut self, _input: &Tensor) -> Result<Tensor> {
         unreachable!("a stand-in for an optimizer update only")
     }
-    fn predict(&self, _input: &Tensor) -> RustymlResult<Tensor> {
+    fn predict(&self, _input: &Tensor) -> Result<Tensor> {
         unreachable!("a stand-in for an optimizer update only")
     }
-    fn backward(&mut self, _grad_output: &Tensor) -> RustymlResult<Tensor> {
+    fn backward(&mut self, _grad_output: &Tensor) -> Result<Tensor> {
         unreachable!("a stand-in for an optimizer update only")
     }
     fn param_count(&self) -> TrainingParameters {

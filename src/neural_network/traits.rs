@@ -3,7 +3,7 @@
 use super::layers::layer_weight::LayerWeight;
 use super::layers::TrainingParameters;
 use super::{Tensor, TensorView};
-use crate::error::{IoError, RustymlResult};
+use crate::error::{IoError, Result};
 
 /// One trainable parameter buffer with its gradient, as an optimizer sees it.
 pub struct ParamGrad<'a> {
@@ -134,47 +134,43 @@ pub fn keras_mask_rule(layer_type: &str) -> MaskRule {
 
 pub trait Layer: std::any::Any + Send + Sync {
     /// Training pass: computes the output and keeps what `backward` needs.
-    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor>;
+    fn forward(&mut self, input: &Tensor) -> Result<Tensor>;
     /// `forward` on an input the caller hands over: layers that cache their input keep it
     /// as it is instead of copying it (a network's first layer, fed a fresh batch).
-    fn forward_owned(&mut self, input: Tensor) -> RustymlResult<Tensor> {
+    fn forward_owned(&mut self, input: Tensor) -> Result<Tensor> {
         self.forward(&input)
     }
     /// Inference pass: keeps nothing, mode-dependent layers behave as at inference.
-    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor>;
+    fn predict(&self, input: &Tensor) -> Result<Tensor>;
     /// `predict` on a borrowed input. Layers that read their input in place override it, so
     /// a network's caller (the Python front's arrays) is never copied to start inference.
-    fn predict_view(&self, input: TensorView<'_>) -> RustymlResult<Tensor> {
+    fn predict_view(&self, input: TensorView<'_>) -> Result<Tensor> {
         self.predict(&input.to_owned())
     }
     /// Stores the parameter gradients and returns the gradient with respect to the input.
-    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor>;
+    fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor>;
     /// `backward` for a network's first layer, whose input gradient nobody reads: stores the
     /// same parameter gradients; layers whose input gradient costs a product of its own skip
     /// computing it.
-    fn backward_params_only(&mut self, grad_output: &Tensor) -> RustymlResult<()> {
+    fn backward_params_only(&mut self, grad_output: &Tensor) -> Result<()> {
         self.backward(grad_output).map(drop)
     }
     /// Training pass given Keras's mask of the input (`None`: none). The layers that read a
     /// mask (the recurrent ones) override it; for the others it is `forward`, after
     /// [`Layer::compute_mask`] has refused a mask they cannot honour.
-    fn forward_masked(&mut self, input: &Tensor, mask: Option<&Mask>) -> RustymlResult<Tensor> {
+    fn forward_masked(&mut self, input: &Tensor, mask: Option<&Mask>) -> Result<Tensor> {
         let _ = mask;
         self.forward(input)
     }
     /// [`Layer::predict`] given Keras's mask of the input.
-    fn predict_masked(&self, input: &Tensor, mask: Option<&Mask>) -> RustymlResult<Tensor> {
+    fn predict_masked(&self, input: &Tensor, mask: Option<&Mask>) -> Result<Tensor> {
         let _ = mask;
         self.predict(input)
     }
     /// Keras's `compute_mask`: the mask of the output, from the input and the mask arriving
     /// with it. The default follows [`keras_mask_rule`] for the layer's name: pass it on,
     /// drop it, or refuse it (an error naming the layer).
-    fn compute_mask(
-        &self,
-        input: TensorView<'_>,
-        mask: Option<&Mask>,
-    ) -> RustymlResult<Option<Mask>> {
+    fn compute_mask(&self, input: TensorView<'_>, mask: Option<&Mask>) -> Result<Option<Mask>> {
         let _ = input;
         let Some(mask) = mask else {
             return Ok(None);
@@ -239,7 +235,7 @@ pub trait Layer: std::any::Any + Send + Sync {
 
     /// Loads weights of the layer's own kind (used by model loading). Layers with weights
     /// override this; the default accepts only `LayerWeight::Empty`.
-    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> RustymlResult<()> {
+    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> Result<()> {
         match weights {
             LayerWeight::Empty => Ok(()),
             _ => Err(IoError::ModelStructureMismatch(format!(
@@ -254,8 +250,8 @@ pub trait Layer: std::any::Any + Send + Sync {
 /// A training objective. `Send + Sync` so a compiled model can cross threads (the Python
 /// front trains with the GIL released).
 pub trait Loss: Send + Sync {
-    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<f32>;
-    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<Tensor>;
+    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<f32>;
+    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<Tensor>;
 
     /// The loss with one weight per sample (rows along axis 0), Keras's `sample_weight`:
     /// `sum_i w_i L_i / batch`, `L_i` sample `i`'s own loss. Unit weights give
@@ -268,7 +264,7 @@ pub trait Loss: Send + Sync {
         y_true: &Tensor,
         y_pred: &Tensor,
         weights: &[f32],
-    ) -> RustymlResult<f32> {
+    ) -> Result<f32> {
         crate::neural_network::losses::sample_weights::check_row_weights(weights, y_pred)?;
         if crate::neural_network::losses::sample_weights::all_unit(weights) {
             return self.compute_loss(y_true, y_pred);
@@ -288,7 +284,7 @@ pub trait Loss: Send + Sync {
         y_true: &Tensor,
         y_pred: &Tensor,
         weights: &[f32],
-    ) -> RustymlResult<Tensor> {
+    ) -> Result<Tensor> {
         crate::neural_network::losses::sample_weights::check_row_weights(weights, y_pred)?;
         let grad = self.compute_grad(y_true, y_pred)?;
         if crate::neural_network::losses::sample_weights::all_unit(weights) {
@@ -323,7 +319,7 @@ pub trait Optimizer: Send + Sync {
     fn import_state(
         &mut self,
         _state: &crate::neural_network::optimizers::OptimizerState,
-    ) -> RustymlResult<()> {
+    ) -> Result<()> {
         Err(crate::error::Error::invalid_input(
             "this optimizer cannot import a saved state",
         ))
@@ -332,41 +328,37 @@ pub trait Optimizer: Send + Sync {
 
 /// Weights that know which layer type they belong to.
 pub trait ApplyWeights<L> {
-    fn apply_to_layer(&self, layer: &mut L) -> RustymlResult<()>;
+    fn apply_to_layer(&self, layer: &mut L) -> Result<()>;
 }
 
 /// A boxed layer is a layer: models assembled at run time (the Python front builds layers
 /// from configs) hold `Box<dyn Layer>` and add them like any other.
 impl Layer for Box<dyn Layer> {
-    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
         (**self).forward(input)
     }
-    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn predict(&self, input: &Tensor) -> Result<Tensor> {
         (**self).predict(input)
     }
-    fn predict_view(&self, input: TensorView<'_>) -> RustymlResult<Tensor> {
+    fn predict_view(&self, input: TensorView<'_>) -> Result<Tensor> {
         (**self).predict_view(input)
     }
-    fn forward_owned(&mut self, input: Tensor) -> RustymlResult<Tensor> {
+    fn forward_owned(&mut self, input: Tensor) -> Result<Tensor> {
         (**self).forward_owned(input)
     }
-    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
         (**self).backward(grad_output)
     }
-    fn backward_params_only(&mut self, grad_output: &Tensor) -> RustymlResult<()> {
+    fn backward_params_only(&mut self, grad_output: &Tensor) -> Result<()> {
         (**self).backward_params_only(grad_output)
     }
-    fn forward_masked(&mut self, input: &Tensor, mask: Option<&Mask>) -> RustymlResult<Tensor> {
+    fn forward_masked(&mut self, input: &Tensor, mask: Option<&Mask>) -> Result<Tensor> {
         (**self).forward_masked(input, mask)
     }
-    fn predict_masked(&self, input: &Tensor, mask: Option<&Mask>) -> RustymlResult<Tensor> {
+    fn predict_masked(&self, input: &Tensor, mask: Option<&Mask>) -> Result<Tensor> {
         (**self).predict_masked(input, mask)
     }
-    fn compute_mask(
-        &self,
-        input: TensorView<'_>,
-        mask: Option<&Mask>,
-    ) -> RustymlResult<Option<Mask>> {
+    fn compute_mask(&self, input: TensorView<'_>, mask: Option<&Mask>) -> Result<Option<Mask>> {
         (**self).compute_mask(input, mask)
     }
     fn layer_type(&self) -> &str {
@@ -396,7 +388,7 @@ impl Layer for Box<dyn Layer> {
     fn set_random_stream(&mut self, stream: &RandomStream) {
         (**self).set_random_stream(stream)
     }
-    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> RustymlResult<()> {
+    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> Result<()> {
         (**self).apply_weights(weights)
     }
     fn regularize(&mut self, grad_scale: f32, weights: bool, activity: bool) -> f32 {
@@ -411,10 +403,10 @@ impl Layer for Box<dyn Layer> {
 }
 
 impl Loss for Box<dyn Loss> {
-    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<f32> {
+    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<f32> {
         (**self).compute_loss(y_true, y_pred)
     }
-    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<Tensor> {
+    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<Tensor> {
         (**self).compute_grad(y_true, y_pred)
     }
     fn compute_weighted_loss(
@@ -422,7 +414,7 @@ impl Loss for Box<dyn Loss> {
         y_true: &Tensor,
         y_pred: &Tensor,
         weights: &[f32],
-    ) -> RustymlResult<f32> {
+    ) -> Result<f32> {
         (**self).compute_weighted_loss(y_true, y_pred, weights)
     }
     fn compute_weighted_grad(
@@ -430,7 +422,7 @@ impl Loss for Box<dyn Loss> {
         y_true: &Tensor,
         y_pred: &Tensor,
         weights: &[f32],
-    ) -> RustymlResult<Tensor> {
+    ) -> Result<Tensor> {
         (**self).compute_weighted_grad(y_true, y_pred, weights)
     }
 }
@@ -460,7 +452,7 @@ impl Optimizer for Box<dyn Optimizer> {
     fn import_state(
         &mut self,
         state: &crate::neural_network::optimizers::OptimizerState,
-    ) -> RustymlResult<()> {
+    ) -> Result<()> {
         (**self).import_state(state)
     }
 }
@@ -473,16 +465,16 @@ mod tests {
     struct Marked;
 
     impl Layer for Marked {
-        fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+        fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
             self.predict(input)
         }
-        fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+        fn predict(&self, input: &Tensor) -> Result<Tensor> {
             Ok(input.mapv(|_| 1.0))
         }
-        fn predict_view(&self, input: TensorView<'_>) -> RustymlResult<Tensor> {
+        fn predict_view(&self, input: TensorView<'_>) -> Result<Tensor> {
             Ok(input.mapv(|_| 2.0))
         }
-        fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+        fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
             Ok(grad_output.clone())
         }
         fn param_count(&self) -> TrainingParameters {

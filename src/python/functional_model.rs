@@ -3,7 +3,7 @@
 //! output. Training runs an epoch's batches with the GIL released, checking for Ctrl-C
 //! between batches.
 
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::keras::KerasFunctional;
 use crate::neural_network::{Tensor, TensorView};
 use crate::python::to_py_err;
@@ -208,7 +208,7 @@ impl PyFunctional {
                 "the model must be compiled before evaluate",
             ));
         }
-        crate::python::parallel::detach(py, || -> RustymlResult<(f32, Vec<f32>)> {
+        crate::python::parallel::detach(py, || -> Result<(f32, Vec<f32>)> {
             let mut total = 0.0f64;
             let mut each: Vec<f64> = Vec::new();
             for start in (0..n).step_by(batch_size) {
@@ -253,7 +253,7 @@ impl PyFunctional {
         let n = samples(&xv)?;
         let guard = self.read(py)?;
         let st = &*guard;
-        let outs = crate::python::parallel::detach(py, || -> RustymlResult<Vec<Tensor>> {
+        let outs = crate::python::parallel::detach(py, || -> Result<Vec<Tensor>> {
             let mut parts: Vec<Vec<Tensor>> = Vec::new();
             for start in (0..n.max(1)).step_by(batch_size) {
                 let end = (start + batch_size).min(n);

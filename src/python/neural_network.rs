@@ -7,7 +7,7 @@
 //! check for Ctrl-C and report progress, so an interrupt stops at a batch boundary with the
 //! model intact.
 
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::keras::KerasSequential;
 use crate::neural_network::sequential::TrainingSnapshot;
 use crate::neural_network::Tensor;
@@ -488,7 +488,7 @@ impl PySequential {
         let xv = x.as_array();
         let n = xv.shape()[0];
         let st = self.read(py)?;
-        let out = crate::python::parallel::detach(py, || -> RustymlResult<Tensor> {
+        let out = crate::python::parallel::detach(py, || -> Result<Tensor> {
             let mut parts = Vec::new();
             for start in (0..n).step_by(batch_size) {
                 let end = (start + batch_size).min(n);
@@ -772,7 +772,7 @@ fn save_safetensors(
                 safetensors::tensor::TensorView::new(safetensors::Dtype::F32, shape.clone(), bytes)
                     .map(|v| (name.clone(), v))
             })
-            .collect::<Result<Vec<_>, _>>()
+            .collect::<std::result::Result<Vec<_>, _>>()
             .map_err(|e| PyValueError::new_err(format!("cannot encode weights: {e}")))?;
         let bytes = safetensors::tensor::serialize(views, Some(metadata))
             .map_err(|e| PyValueError::new_err(format!("cannot encode weights: {e}")))?;

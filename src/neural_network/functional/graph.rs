@@ -1,7 +1,7 @@
 //! The graph's structure and its inference pass.
 
 use super::shared_weights::copy_weights_from_first;
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::layers::merge::MergeLayer;
 use crate::neural_network::traits::{Layer, Loss, Mask, Optimizer};
 use crate::neural_network::{Tensor, TensorView};
@@ -56,7 +56,7 @@ impl GraphModel {
         inputs: Vec<usize>,
         outputs: Vec<usize>,
         seed: Option<u64>,
-    ) -> RustymlResult<Self> {
+    ) -> Result<Self> {
         let bad = |m: String| Err(Error::invalid_input(format!("graph model: {m}")));
         if inputs.is_empty() || outputs.is_empty() {
             return bad("a model needs at least one input and one output".into());
@@ -164,7 +164,7 @@ impl GraphModel {
 
     /// Freezes (`false`) or unfreezes a layer (Keras's `trainable`): it still passes
     /// gradients on but gets no optimizer update.
-    pub fn set_layer_trainable(&mut self, layer: usize, trainable: bool) -> RustymlResult<()> {
+    pub fn set_layer_trainable(&mut self, layer: usize, trainable: bool) -> Result<()> {
         let n = self.layers.len();
         let flag = self.frozen.get_mut(layer).ok_or_else(|| {
             Error::invalid_parameter("layer", format!("the model has {n} layers, got {layer}"))
@@ -174,7 +174,7 @@ impl GraphModel {
     }
 
     /// Checks that `xs` holds one array per model input with one batch size.
-    pub(super) fn check_inputs(&self, shapes: &[&[usize]]) -> RustymlResult<usize> {
+    pub(super) fn check_inputs(&self, shapes: &[&[usize]]) -> Result<usize> {
         if shapes.len() != self.inputs.len() {
             return Err(Error::invalid_input(format!(
                 "the model has {} inputs, got {} arrays",
@@ -196,7 +196,7 @@ impl GraphModel {
     }
 
     /// Inference on one batch: every output, in the model's output order.
-    pub fn predict(&self, xs: &[TensorView<'_>]) -> RustymlResult<Vec<Tensor>> {
+    pub fn predict(&self, xs: &[TensorView<'_>]) -> Result<Vec<Tensor>> {
         Ok(self.predict_with_masks(xs, None)?.0)
     }
 
@@ -208,7 +208,7 @@ impl GraphModel {
         &self,
         xs: &[TensorView<'_>],
         mut activity: Option<&mut f64>,
-    ) -> RustymlResult<(Vec<Tensor>, Vec<bool>)> {
+    ) -> Result<(Vec<Tensor>, Vec<bool>)> {
         let shapes: Vec<&[usize]> = xs.iter().map(|x| x.shape()).collect();
         self.check_inputs(&shapes)?;
         let mut values: Vec<Option<Tensor>> = vec![None; self.nodes.len()];
@@ -269,7 +269,7 @@ pub(super) fn merged_mask(
     layer: &dyn MergeLayer,
     inputs: &[usize],
     masks: &[Option<Mask>],
-) -> RustymlResult<Option<Mask>> {
+) -> Result<Option<Mask>> {
     let present: Vec<&Mask> = inputs.iter().filter_map(|&i| masks[i].as_ref()).collect();
     let Some((first, rest)) = present.split_first() else {
         return Ok(None);

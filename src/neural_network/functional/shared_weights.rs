@@ -1,7 +1,7 @@
 //! A layer called on several tensors: its calls' gradients summed into one update, and the
 //! updated weights copied to every call's instance.
 
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::layers::layer_weight::LayerWeight;
 use crate::neural_network::layers::TrainingParameters;
 use crate::neural_network::traits::{Layer, ParamGrad};
@@ -47,7 +47,7 @@ pub(super) fn copy_values_from_first(calls: &mut [Box<dyn Layer>]) {
 
 /// Copies the first instance's whole weight set (moving statistics included) into the other
 /// calls' instances: after building and after `set_weights`.
-pub(super) fn copy_weights_from_first(calls: &mut [Box<dyn Layer>]) -> RustymlResult<()> {
+pub(super) fn copy_weights_from_first(calls: &mut [Box<dyn Layer>]) -> Result<()> {
     let weights = calls[0].get_weights().into_owned();
     for call in calls[1..].iter_mut() {
         call.apply_weights(&weights)?;
@@ -60,13 +60,13 @@ fn not_callable() -> Error {
 }
 
 impl Layer for SummedGradients {
-    fn forward(&mut self, _input: &Tensor) -> RustymlResult<Tensor> {
+    fn forward(&mut self, _input: &Tensor) -> Result<Tensor> {
         Err(not_callable())
     }
-    fn predict(&self, _input: &Tensor) -> RustymlResult<Tensor> {
+    fn predict(&self, _input: &Tensor) -> Result<Tensor> {
         Err(not_callable())
     }
-    fn backward(&mut self, _grad_output: &Tensor) -> RustymlResult<Tensor> {
+    fn backward(&mut self, _grad_output: &Tensor) -> Result<Tensor> {
         Err(not_callable())
     }
     fn layer_type(&self) -> &str {

@@ -54,7 +54,7 @@ fn model(layers: Vec<Value>, inputs: &[&str], outputs: &[&str], seed: u64) -> Ru
     functional_model_from_config(&config.to_string())
 }
 
-type RustymlModel = crate::error::RustymlResult<KerasFunctional>;
+type RustymlModel = crate::error::Result<KerasFunctional>;
 
 fn sgd(lr: f32) -> String {
     json!({"class_name": "SGD", "config": {"learning_rate": lr, "momentum": 0.0, "nesterov": false}}).to_string()

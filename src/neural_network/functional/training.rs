@@ -3,7 +3,7 @@
 
 use super::graph::{merged_mask, value_of, GraphLayer, GraphModel};
 use super::shared_weights::{copy_values_from_first, sum_gradients, SummedGradients};
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::sequential::{gather_rows, masked_loss_unsupported, shuffled_order};
 use crate::neural_network::traits::{Loss, Mask, Optimizer};
 use crate::neural_network::{NnError, Tensor, TensorView};
@@ -20,7 +20,7 @@ pub struct StepResult {
 }
 
 /// Adds `g` into the gradient slot `slot` (the first contribution is moved in).
-fn accumulate(slot: &mut Option<Tensor>, g: Tensor) -> RustymlResult<()> {
+fn accumulate(slot: &mut Option<Tensor>, g: Tensor) -> Result<()> {
     match slot {
         None => *slot = Some(g),
         Some(acc) => {
@@ -44,7 +44,7 @@ impl GraphModel {
         optimizer: Box<dyn Optimizer>,
         losses: Vec<Box<dyn Loss>>,
         loss_weights: Vec<f32>,
-    ) -> RustymlResult<()> {
+    ) -> Result<()> {
         let n = self.outputs.len();
         if losses.len() != n || loss_weights.len() != n {
             return Err(Error::invalid_input(format!(
@@ -94,7 +94,7 @@ impl GraphModel {
         shuffled_order(self.seed(), n, epoch)
     }
 
-    fn check_targets(&self, n: usize, ys: &[&[usize]]) -> RustymlResult<()> {
+    fn check_targets(&self, n: usize, ys: &[&[usize]]) -> Result<()> {
         if !self.is_compiled() {
             return Err(NnError::NotCompiled("optimizer").into());
         }
@@ -119,7 +119,7 @@ impl GraphModel {
         xs: &[TensorView<'_>],
         ys: &[TensorView<'_>],
         rows: &[usize],
-    ) -> RustymlResult<StepResult> {
+    ) -> Result<StepResult> {
         self.train_rows_weighted(xs, ys, &[], rows)
     }
 
@@ -134,7 +134,7 @@ impl GraphModel {
         ys: &[TensorView<'_>],
         sample_weights: &[Option<&[f32]>],
         rows: &[usize],
-    ) -> RustymlResult<StepResult> {
+    ) -> Result<StepResult> {
         let weights = self.gather_weights(sample_weights, xs, rows)?;
         let shapes: Vec<&[usize]> = xs.iter().map(|x| x.shape()).collect();
         let n = self.check_inputs(&shapes)?;
@@ -156,7 +156,7 @@ impl GraphModel {
         sample_weights: &[Option<&[f32]>],
         xs: &[TensorView<'_>],
         rows: &[usize],
-    ) -> RustymlResult<Vec<Option<Vec<f32>>>> {
+    ) -> Result<Vec<Option<Vec<f32>>>> {
         if sample_weights.is_empty() {
             return Ok(vec![None; self.outputs.len()]);
         }
@@ -182,7 +182,7 @@ impl GraphModel {
     }
 
     /// One training step on whole arrays.
-    pub fn train_batch(&mut self, xs: Vec<Tensor>, ys: &[Tensor]) -> RustymlResult<StepResult> {
+    pub fn train_batch(&mut self, xs: Vec<Tensor>, ys: &[Tensor]) -> Result<StepResult> {
         let shapes: Vec<&[usize]> = xs.iter().map(|x| x.shape()).collect();
         let n = self.check_inputs(&shapes)?;
         let y_shapes: Vec<&[usize]> = ys.iter().map(|y| y.shape()).collect();
@@ -198,7 +198,7 @@ impl GraphModel {
         ys: &[Tensor],
         epochs: u32,
         batch_size: usize,
-    ) -> RustymlResult<Vec<f32>> {
+    ) -> Result<Vec<f32>> {
         let xv: Vec<TensorView<'_>> = xs.iter().map(|x| x.view()).collect();
         let yv: Vec<TensorView<'_>> = ys.iter().map(|y| y.view()).collect();
         let shapes: Vec<&[usize]> = xs.iter().map(|x| x.shape()).collect();
@@ -230,7 +230,7 @@ impl GraphModel {
         &self,
         xs: &[TensorView<'_>],
         ys: &[TensorView<'_>],
-    ) -> RustymlResult<(f32, Vec<f32>)> {
+    ) -> Result<(f32, Vec<f32>)> {
         self.evaluate_weighted(xs, ys, &[])
     }
 
@@ -241,7 +241,7 @@ impl GraphModel {
         xs: &[TensorView<'_>],
         ys: &[TensorView<'_>],
         sample_weights: &[Option<&[f32]>],
-    ) -> RustymlResult<(f32, Vec<f32>)> {
+    ) -> Result<(f32, Vec<f32>)> {
         let n = xs.first().map(|x| x.shape()[0]).unwrap_or(0);
         let weights = self.gather_weights(sample_weights, xs, &(0..n).collect::<Vec<_>>())?;
         let shapes: Vec<&[usize]> = xs.iter().map(|x| x.shape()).collect();
@@ -285,7 +285,7 @@ impl GraphModel {
         xs: Vec<Tensor>,
         ys: &[Tensor],
         weights: &[Option<Vec<f32>>],
-    ) -> RustymlResult<StepResult> {
+    ) -> Result<StepResult> {
         for layer in &mut self.layers {
             if let GraphLayer::Plain(calls) = layer {
                 for c in calls.iter_mut() {
@@ -401,7 +401,7 @@ impl GraphModel {
 
     /// One optimizer step over every trainable layer, in layer order (a shared layer's
     /// calls' gradients summed first).
-    fn update(&mut self) -> RustymlResult<()> {
+    fn update(&mut self) -> Result<()> {
         let frozen = &self.frozen;
         let summed: Vec<Option<Vec<Vec<f32>>>> = self
             .layers

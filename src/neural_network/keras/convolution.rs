@@ -3,7 +3,7 @@
 
 use super::layer_spec::{default_one, default_true, default_valid, parse_activation, SpatialArg};
 use super::regularizer_spec::LayerRegularizers;
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::layers::activation::Activation;
 use crate::neural_network::layers::convolution::PaddingType;
 use crate::neural_network::traits::Layer;
@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 pub(crate) fn parse_padding(
     padding: Option<&str>,
     layer: &str,
-) -> RustymlResult<crate::neural_network::layers::convolution::PaddingType> {
+) -> Result<crate::neural_network::layers::convolution::PaddingType> {
     match padding.map(str::to_ascii_lowercase).as_deref() {
         None | Some("valid") => Ok(PaddingType::Valid),
         Some("same") => Ok(PaddingType::Same),
@@ -62,12 +62,7 @@ pub(crate) fn dw_one_usize() -> usize {
 
 impl DepthwiseSpec {
     /// The layer `class` (one of the four) over samples of shape `sample`.
-    pub(crate) fn build(
-        &self,
-        class: &str,
-        sample: &[usize],
-        seed: u64,
-    ) -> RustymlResult<Box<dyn Layer>> {
+    pub(crate) fn build(&self, class: &str, sample: &[usize], seed: u64) -> Result<Box<dyn Layer>> {
         use crate::neural_network::layers::convolution::{DepthwiseConv, SeparableConv};
         use ndarray::{Ix3, Ix4};
         let rank = if class.ends_with("1D") { 1 } else { 2 };
@@ -173,12 +168,7 @@ impl ConvParts {
 }
 
 impl ConvSpec {
-    pub(crate) fn resolve(
-        &self,
-        layer: &str,
-        rank: usize,
-        sample: &[usize],
-    ) -> RustymlResult<ConvParts> {
+    pub(crate) fn resolve(&self, layer: &str, rank: usize, sample: &[usize]) -> Result<ConvParts> {
         if sample.len() != rank + 1 {
             return Err(Error::invalid_input(format!(
                 "{layer} expects inputs of shape (batch, {}channels), but its input has per-sample shape {sample:?}",

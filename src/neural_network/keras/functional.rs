@@ -7,7 +7,7 @@
 
 use super::merge_spec::MergeSpec;
 use super::{config_error, layer_seed, weight_layout, LayerSpec, LossSpec, OptimizerSpec};
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::functional::{GraphLayer, GraphModel, Node};
 use crate::neural_network::layers::size_guard;
 use crate::neural_network::traits::Layer;
@@ -35,7 +35,7 @@ pub struct KerasFunctional {
 pub type LayerSummary = (String, String, Vec<Vec<usize>>, usize, usize);
 
 /// Builds the graph model a functional config describes (see the module docs).
-pub fn functional_model_from_config(config_json: &str) -> RustymlResult<KerasFunctional> {
+pub fn functional_model_from_config(config_json: &str) -> Result<KerasFunctional> {
     KerasFunctional::from_config(config_json)
 }
 
@@ -76,7 +76,7 @@ fn parse_history(v: &Value) -> Option<TensorRef> {
 }
 
 /// `input_layers` / `output_layers`: one `[name, node, 0]` or a list of them.
-fn parse_refs(v: &Value, what: &str) -> RustymlResult<Vec<TensorRef>> {
+fn parse_refs(v: &Value, what: &str) -> Result<Vec<TensorRef>> {
     if let Some(r) = parse_history(v) {
         return Ok(vec![r]);
     }
@@ -91,7 +91,7 @@ fn parse_refs(v: &Value, what: &str) -> RustymlResult<Vec<TensorRef>> {
 }
 
 /// The tensors one inbound node takes: its first argument, a tensor or a list of tensors.
-fn parse_call(v: &Value, layer: &str) -> RustymlResult<Vec<TensorRef>> {
+fn parse_call(v: &Value, layer: &str) -> Result<Vec<TensorRef>> {
     let bad = || {
         graph_error(format!(
             "layer {layer:?}: an inbound node must be {{\"args\": [tensor or [tensors]]}}, got {v}"
@@ -118,7 +118,7 @@ fn parse_call(v: &Value, layer: &str) -> RustymlResult<Vec<TensorRef>> {
 }
 
 /// An `InputLayer`'s per-sample shape: `batch_shape` without its batch axis, or `shape`.
-fn input_shape(config: &Value, name: &str) -> RustymlResult<Vec<usize>> {
+fn input_shape(config: &Value, name: &str) -> Result<Vec<usize>> {
     let parse = |v: &Value, skip: usize| -> Option<Vec<usize>> {
         v.as_array()?
             .iter()
@@ -148,7 +148,7 @@ enum Kind {
 
 impl KerasFunctional {
     /// See [`functional_model_from_config`].
-    pub fn from_config(config_json: &str) -> RustymlResult<Self> {
+    pub fn from_config(config_json: &str) -> Result<Self> {
         let raw: Value = serde_json::from_str(config_json).map_err(|e| config_error("model", e))?;
         let config: FunctionalConfig =
             serde_json::from_value(raw.clone()).map_err(|e| config_error("functional model", e))?;
@@ -199,7 +199,7 @@ impl KerasFunctional {
                 .inbound_nodes
                 .iter()
                 .map(|v| parse_call(v, &name))
-                .collect::<RustymlResult<Vec<_>>>()?;
+                .collect::<Result<Vec<_>>>()?;
             if !matches!(kind, Kind::Input(_)) && layer_calls.is_empty() {
                 return Err(graph_error(format!(
                     "layer {name:?} ({}) is not called on any tensor: it is not connected to the model",
@@ -217,7 +217,7 @@ impl KerasFunctional {
             kinds.push(kind);
             calls.push(layer_calls);
         }
-        let resolve = |r: &TensorRef, user: &str| -> RustymlResult<(usize, usize)> {
+        let resolve = |r: &TensorRef, user: &str| -> Result<(usize, usize)> {
             let &l = index.get(&r.0).ok_or_else(|| {
                 graph_error(format!(
                     "{user} refers to layer {:?}, which the model does not have",
@@ -240,7 +240,7 @@ impl KerasFunctional {
         let inputs = parse_refs(&config.input_layers, "input_layers")?
             .iter()
             .map(|r| resolve(r, "input_layers"))
-            .collect::<RustymlResult<Vec<_>>>()?;
+            .collect::<Result<Vec<_>>>()?;
         for &(l, _) in &inputs {
             if !matches!(kinds[l], Kind::Input(_)) {
                 return Err(graph_error(format!(
@@ -252,7 +252,7 @@ impl KerasFunctional {
         let outputs = parse_refs(&config.output_layers, "output_layers")?
             .iter()
             .map(|r| resolve(r, "output_layers"))
-            .collect::<RustymlResult<Vec<_>>>()?;
+            .collect::<Result<Vec<_>>>()?;
         // topological order: inputs first, then a depth-first post-order from the outputs
         let mut order: Vec<(usize, usize)> = inputs.clone();
         let mut state: HashMap<(usize, usize), bool> = inputs.iter().map(|&k| (k, true)).collect();
@@ -435,11 +435,11 @@ impl KerasFunctional {
         optimizer: OptimizerSpec,
         losses: Vec<LossSpec>,
         loss_weights: Vec<f32>,
-    ) -> RustymlResult<()> {
+    ) -> Result<()> {
         let built = losses
             .iter()
             .map(LossSpec::build)
-            .collect::<RustymlResult<Vec<_>>>()?;
+            .collect::<Result<Vec<_>>>()?;
         self.model
             .compile(optimizer.build()?, built, loss_weights.clone())?;
         self.compiled = Some((optimizer, losses, loss_weights));
@@ -453,7 +453,7 @@ impl KerasFunctional {
         optimizer_json: &str,
         losses_json: &str,
         loss_weights: Vec<f32>,
-    ) -> RustymlResult<()> {
+    ) -> Result<()> {
         let opt: OptimizerSpec =
             serde_json::from_str(optimizer_json).map_err(|e| config_error("optimizer", e))?;
         let losses: Vec<LossSpec> =
@@ -534,7 +534,7 @@ impl KerasFunctional {
     }
 
     /// Loads weights in [`Self::get_weights`]'s order; all are checked before any is set.
-    pub fn set_weights(&mut self, weights: Vec<ArrayD<f32>>) -> RustymlResult<()> {
+    pub fn set_weights(&mut self, weights: Vec<ArrayD<f32>>) -> Result<()> {
         self.with_owners(|owners| weight_layout::set_keras_weights(owners, weights))?;
         for layer in self.model.layers_mut() {
             if let GraphLayer::Plain(calls) = layer {

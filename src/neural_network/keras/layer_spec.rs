@@ -6,7 +6,7 @@ use super::convolution::{ConvSpec, DepthwiseSpec};
 use super::pooling::{GlobalPoolSpec, PoolSpec};
 use super::recurrent::{build_recurrent, BidirectionalSpec, RecurrentSpec};
 use super::regularizer_spec::LayerRegularizers;
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::layers::activation::{
     Activation, Exponential, HardSigmoid, LeakyReLU, Linear, Mish, ReLU, SiLU, Sigmoid, Softmax,
     Softplus, Softsign, Tanh, ELU, GELU, SELU,
@@ -241,12 +241,7 @@ pub enum SpatialArg {
 }
 
 impl SpatialArg {
-    pub(crate) fn per_axis(
-        &self,
-        rank: usize,
-        name: &str,
-        layer: &str,
-    ) -> RustymlResult<Vec<usize>> {
+    pub(crate) fn per_axis(&self, rank: usize, name: &str, layer: &str) -> Result<Vec<usize>> {
         match self {
             SpatialArg::One(v) => Ok(vec![*v; rank]),
             SpatialArg::Many(v) if v.len() == rank => Ok(v.clone()),
@@ -268,13 +263,13 @@ fn default_last_axis() -> Option<AxisSpec> {
 
 /// A number or a nested list of numbers (Keras's `mean`/`variance` config values) as an f32
 /// array of the nesting's shape.
-fn json_array(value: &Value, name: &str) -> RustymlResult<ndarray::ArrayD<f32>> {
+fn json_array(value: &Value, name: &str) -> Result<ndarray::ArrayD<f32>> {
     fn walk(
         v: &Value,
         depth: usize,
         shape: &mut Vec<usize>,
         out: &mut Vec<f32>,
-    ) -> Result<(), String> {
+    ) -> std::result::Result<(), String> {
         match v {
             Value::Number(n) => {
                 if depth != shape.len() {
@@ -325,7 +320,7 @@ pub(crate) fn default_valid() -> String {
 }
 
 /// Keras's activation names.
-pub(crate) fn parse_activation(name: Option<&str>) -> RustymlResult<Activation> {
+pub(crate) fn parse_activation(name: Option<&str>) -> Result<Activation> {
     Ok(match name.unwrap_or("linear") {
         "linear" | "None" => Activation::Linear,
         "relu" => Activation::ReLU,
@@ -359,7 +354,7 @@ pub(crate) fn parse_activation(name: Option<&str>) -> RustymlResult<Activation> 
 }
 
 /// The layer that applies `activation` on its own.
-pub(crate) fn activation_layer(activation: Activation) -> RustymlResult<Box<dyn Layer>> {
+pub(crate) fn activation_layer(activation: Activation) -> Result<Box<dyn Layer>> {
     Ok(match activation {
         Activation::Linear => Box::new(Linear::new()),
         Activation::ReLU => Box::new(ReLU::new()),
@@ -381,7 +376,7 @@ pub(crate) fn activation_layer(activation: Activation) -> RustymlResult<Box<dyn 
 
 /// Keras's axis numbering (negative from the end, batch axis 0) to a non-negative index in a
 /// tensor of `rank` axes including the batch axis.
-pub(crate) fn resolve_axis(axis: i64, rank: usize) -> RustymlResult<usize> {
+pub(crate) fn resolve_axis(axis: i64, rank: usize) -> Result<usize> {
     let a = if axis < 0 { axis + rank as i64 } else { axis };
     if a < 1 || a >= rank as i64 {
         return Err(Error::invalid_parameter(
@@ -392,7 +387,7 @@ pub(crate) fn resolve_axis(axis: i64, rank: usize) -> RustymlResult<usize> {
     Ok(a as usize)
 }
 
-pub(crate) fn resolve_axes(spec: &AxisSpec, rank: usize) -> RustymlResult<Vec<usize>> {
+pub(crate) fn resolve_axes(spec: &AxisSpec, rank: usize) -> Result<Vec<usize>> {
     match spec {
         AxisSpec::One(a) => Ok(vec![resolve_axis(*a, rank)?]),
         AxisSpec::Many(v) => v.iter().map(|&a| resolve_axis(a, rank)).collect(),
@@ -436,7 +431,7 @@ impl LayerSpec {
     /// Builds the Rust layer for samples of shape `sample` (no batch axis). `seed` is used
     /// when the config has no `seed` of its own (`None`: the global seed stream). A layer
     /// with regularizers comes wrapped in [`crate::neural_network::regularizers::Regularized`].
-    pub fn build(&self, sample: &[usize], seed: Option<u64>) -> RustymlResult<Box<dyn Layer>> {
+    pub fn build(&self, sample: &[usize], seed: Option<u64>) -> Result<Box<dyn Layer>> {
         let layer = self.build_layer(sample, seed)?;
         match self.regularizers() {
             Some(r) if !r.is_empty() => r.wrap(&self.class_name(), layer),
@@ -444,7 +439,7 @@ impl LayerSpec {
         }
     }
 
-    fn build_layer(&self, sample: &[usize], seed: Option<u64>) -> RustymlResult<Box<dyn Layer>> {
+    fn build_layer(&self, sample: &[usize], seed: Option<u64>) -> Result<Box<dyn Layer>> {
         let with_batch = |s: &[usize]| {
             let mut v = vec![1];
             v.extend_from_slice(s);
@@ -719,14 +714,14 @@ impl LayerSpec {
 
 /// Config decoding for the border and upsampling layers.
 mod shape_args {
-    use crate::error::{Error, RustymlResult};
+    use crate::error::{Error, Result};
     use crate::neural_network::layers::upsampling::Interpolation;
 
     /// Exactly `N` `(before, after)` pairs.
     pub(super) fn pairs<const N: usize>(
         v: &[(usize, usize)],
         name: &str,
-    ) -> RustymlResult<[(usize, usize); N]> {
+    ) -> Result<[(usize, usize); N]> {
         <[(usize, usize); N]>::try_from(v).map_err(|_| {
             Error::invalid_parameter(
                 name,
@@ -735,7 +730,7 @@ mod shape_args {
         })
     }
 
-    pub(super) fn interpolation(name: Option<&str>) -> RustymlResult<Interpolation> {
+    pub(super) fn interpolation(name: Option<&str>) -> Result<Interpolation> {
         Ok(match name.unwrap_or("nearest") {
             "nearest" => Interpolation::Nearest,
             "bilinear" => Interpolation::Bilinear,

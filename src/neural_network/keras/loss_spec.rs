@@ -1,7 +1,7 @@
 //! Keras's loss configs: `{"name": ..., "from_logits": ..., "delta": ..., "reduction": ...}`
 //! as the Python losses serialise.
 
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::losses::{
     BinaryCrossEntropy, CategoricalCrossEntropy, CategoricalHinge, CosineSimilarity, Hinge, Huber,
     KLDivergence, LogCosh, MeanAbsoluteError, MeanAbsolutePercentageError, MeanSquaredError,
@@ -35,11 +35,11 @@ fn samples(y_pred: &Tensor) -> f32 {
 }
 
 impl Loss for Summed {
-    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<f32> {
+    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<f32> {
         Ok(self.0.compute_loss(y_true, y_pred)? * samples(y_pred))
     }
 
-    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<Tensor> {
+    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<Tensor> {
         let n = samples(y_pred);
         Ok(self.0.compute_grad(y_true, y_pred)?.mapv(|g| g * n))
     }
@@ -49,7 +49,7 @@ impl Loss for Summed {
         y_true: &Tensor,
         y_pred: &Tensor,
         weights: &[f32],
-    ) -> RustymlResult<f32> {
+    ) -> Result<f32> {
         Ok(self.0.compute_weighted_loss(y_true, y_pred, weights)? * samples(y_pred))
     }
 
@@ -58,7 +58,7 @@ impl Loss for Summed {
         y_true: &Tensor,
         y_pred: &Tensor,
         weights: &[f32],
-    ) -> RustymlResult<Tensor> {
+    ) -> Result<Tensor> {
         let n = samples(y_pred);
         Ok(self
             .0
@@ -85,11 +85,11 @@ impl MeanWithSampleWeight {
 }
 
 impl Loss for MeanWithSampleWeight {
-    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<f32> {
+    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<f32> {
         self.0.compute_loss(y_true, y_pred)
     }
 
-    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<Tensor> {
+    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<Tensor> {
         self.0.compute_grad(y_true, y_pred)
     }
 
@@ -98,7 +98,7 @@ impl Loss for MeanWithSampleWeight {
         y_true: &Tensor,
         y_pred: &Tensor,
         weights: &[f32],
-    ) -> RustymlResult<f32> {
+    ) -> Result<f32> {
         let value = self.0.compute_weighted_loss(y_true, y_pred, weights)?;
         if crate::neural_network::losses::sample_weights::all_unit(weights) {
             return Ok(value);
@@ -111,7 +111,7 @@ impl Loss for MeanWithSampleWeight {
         y_true: &Tensor,
         y_pred: &Tensor,
         weights: &[f32],
-    ) -> RustymlResult<Tensor> {
+    ) -> Result<Tensor> {
         let grad = self.0.compute_weighted_grad(y_true, y_pred, weights)?;
         if crate::neural_network::losses::sample_weights::all_unit(weights) {
             return Ok(grad);
@@ -122,7 +122,7 @@ impl Loss for MeanWithSampleWeight {
 }
 
 impl LossSpec {
-    pub fn build(&self) -> RustymlResult<Box<dyn Loss>> {
+    pub fn build(&self) -> Result<Box<dyn Loss>> {
         let loss: Box<dyn Loss> = match self.name.as_str() {
             "mean_squared_error" => Box::new(MeanSquaredError::new()),
             "mean_absolute_error" => Box::new(MeanAbsoluteError::new()),

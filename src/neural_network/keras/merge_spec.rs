@@ -2,7 +2,7 @@
 
 use super::AxisSpec;
 use crate::error::Error;
-use crate::error::RustymlResult;
+use crate::error::Result;
 use crate::neural_network::layers::merge::{
     Concatenate, Dot, ElementwiseMerge, MergeLayer, MergeOp,
 };
@@ -49,7 +49,7 @@ impl MergeSpec {
         )
     }
 
-    pub fn build(&self) -> RustymlResult<Box<dyn MergeLayer>> {
+    pub fn build(&self) -> Result<Box<dyn MergeLayer>> {
         let elementwise = |op| -> Box<dyn MergeLayer> { Box::new(ElementwiseMerge::new(op)) };
         Ok(match self {
             MergeSpec::Add {} => elementwise(MergeOp::Add),

@@ -51,7 +51,7 @@ pub use pooling::{GlobalPoolSpec, PoolSpec};
 pub use recurrent::{BidirectionalSpec, RecurrentSpec};
 pub use regularizer_spec::LayerRegularizers;
 
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::layers::size_guard;
 use crate::neural_network::layers::TrainingParameters;
 use crate::neural_network::sequential::Sequential;
@@ -101,13 +101,13 @@ struct ModelConfig {
 /// "seed": ..., "name": ...}`, the JSON of the Python `Sequential.get_config()` (and of the
 /// `config` entry of a saved file's metadata). `input_shape` is the per-sample shape, and
 /// required.
-pub fn model_from_config(config_json: &str) -> RustymlResult<KerasSequential> {
+pub fn model_from_config(config_json: &str) -> Result<KerasSequential> {
     KerasSequential::from_config(config_json)
 }
 
 impl KerasSequential {
     /// See [`model_from_config`].
-    pub fn from_config(config_json: &str) -> RustymlResult<Self> {
+    pub fn from_config(config_json: &str) -> Result<Self> {
         let config: ModelConfig =
             serde_json::from_str(config_json).map_err(|e| config_error("model", e))?;
         let input_shape = config.input_shape.ok_or_else(|| {
@@ -125,7 +125,7 @@ impl KerasSequential {
         layers_json: &str,
         input_shape: &[usize],
         seed: Option<u64>,
-    ) -> RustymlResult<Self> {
+    ) -> Result<Self> {
         let specs: Vec<Value> =
             serde_json::from_str(layers_json).map_err(|e| config_error("layers", e))?;
         Self::from_layer_values(specs, input_shape, seed)
@@ -135,7 +135,7 @@ impl KerasSequential {
         specs: Vec<Value>,
         input_shape: &[usize],
         seed: Option<u64>,
-    ) -> RustymlResult<Self> {
+    ) -> Result<Self> {
         let layers = specs
             .into_iter()
             .enumerate()
@@ -152,18 +152,14 @@ impl KerasSequential {
                     .map_err(|e| Error::invalid_input(format!("layer {i} ({class}): {e}")))?;
                 Ok(spec)
             })
-            .collect::<RustymlResult<Vec<LayerSpec>>>()?;
+            .collect::<Result<Vec<LayerSpec>>>()?;
         Self::new(layers, input_shape, seed)
     }
 
     /// Builds `layers` for samples of `input_shape` (no batch axis): each layer for the
     /// shape the one before it produces (found by running one zero sample through it), so
     /// a layer that does not fit its predecessor is refused here, naming both.
-    pub fn new(
-        layers: Vec<LayerSpec>,
-        input_shape: &[usize],
-        seed: Option<u64>,
-    ) -> RustymlResult<Self> {
+    pub fn new(layers: Vec<LayerSpec>, input_shape: &[usize], seed: Option<u64>) -> Result<Self> {
         if layers.is_empty() {
             return Err(Error::invalid_input("the model has no layers"));
         }
@@ -215,7 +211,7 @@ impl KerasSequential {
     }
 
     /// Sets the optimizer and the loss.
-    pub fn compile(&mut self, optimizer: OptimizerSpec, loss: LossSpec) -> RustymlResult<()> {
+    pub fn compile(&mut self, optimizer: OptimizerSpec, loss: LossSpec) -> Result<()> {
         let (opt, loss_fn) = (optimizer.build()?, loss.build()?);
         self.model.compile(opt, loss_fn);
         self.compiled = Some((optimizer, loss));
@@ -224,7 +220,7 @@ impl KerasSequential {
 
     /// [`Self::compile`] from the optimizer's `{"class_name", "config"}` and the loss's
     /// `{"name", "from_logits"}` JSON.
-    pub fn compile_json(&mut self, optimizer_json: &str, loss_json: &str) -> RustymlResult<()> {
+    pub fn compile_json(&mut self, optimizer_json: &str, loss_json: &str) -> Result<()> {
         let opt: OptimizerSpec =
             serde_json::from_str(optimizer_json).map_err(|e| config_error("optimizer", e))?;
         let loss: LossSpec =
@@ -321,7 +317,7 @@ impl KerasSequential {
     /// Loads weights given in Keras's order and shapes (or this crate's shapes); every array
     /// is checked (count, shape, finite values, a non-negative moving variance) before any
     /// is set, so a refused call changes nothing.
-    pub fn set_weights(&mut self, weights: Vec<ArrayD<f32>>) -> RustymlResult<()> {
+    pub fn set_weights(&mut self, weights: Vec<ArrayD<f32>>) -> Result<()> {
         weight_layout::set_keras_weights(self.model.layers_mut(), weights)
     }
 
@@ -347,7 +343,7 @@ impl KerasSequential {
     /// batch (inference runs in chunks and needs none of this). The bound is half the
     /// machine's physical memory; the message names the widest layer, the bytes and the
     /// largest batch_size that fits.
-    pub fn check_training_batch(&self, batch_size: usize) -> RustymlResult<()> {
+    pub fn check_training_batch(&self, batch_size: usize) -> Result<()> {
         use size_guard::{describe_bytes, physical_memory_bytes};
         let per_sample = |s: &[usize]| s.iter().fold(4u128, |a, &d| a.saturating_mul(d as u128));
         let mut total = per_sample(&self.input_shape);

@@ -2,7 +2,7 @@
 //! built with Keras 3's update rules (epsilon placement, decoupled weight decay, clipping) and
 //! an optional learning-rate schedule.
 
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::optimizers::{
     AdaGrad, Adam, AdamEpsilon, Adamax, DecayCoupling, DecayScope, EpsilonPlacement, GradientClip,
     LearningRateSchedule, Nadam, RMSprop, Scheduled, WeightDecayRule, SGD,
@@ -58,7 +58,7 @@ pub struct CommonSpec {
 
 impl CommonSpec {
     /// The per-variable clip, refusing more than one of Keras's three clipping arguments.
-    pub(crate) fn clip(&self) -> RustymlResult<Option<GradientClip>> {
+    pub(crate) fn clip(&self) -> Result<Option<GradientClip>> {
         let set = [
             self.clipnorm.is_some(),
             self.clipvalue.is_some(),
@@ -177,9 +177,9 @@ pub(crate) fn keras_initial_accumulator() -> f32 {
 pub(crate) fn finish<O: Optimizer + 'static>(
     opt: O,
     common: &CommonSpec,
-    with_clip: impl FnOnce(O, GradientClip) -> RustymlResult<O>,
-    with_global: impl FnOnce(O, f32) -> RustymlResult<O>,
-) -> RustymlResult<Box<dyn Optimizer>> {
+    with_clip: impl FnOnce(O, GradientClip) -> Result<O>,
+    with_global: impl FnOnce(O, f32) -> Result<O>,
+) -> Result<Box<dyn Optimizer>> {
     let opt = match common.clip()? {
         Some(c) => with_clip(opt, c)?,
         None => opt,
@@ -214,7 +214,7 @@ impl OptimizerSpec {
     }
 
     /// The optimizer this config describes, with Keras 3's update rules.
-    pub fn build(&self) -> RustymlResult<Box<dyn Optimizer>> {
+    pub fn build(&self) -> Result<Box<dyn Optimizer>> {
         match self {
             OptimizerSpec::SGD {
                 common,

@@ -3,13 +3,13 @@
 
 use super::convolution::parse_padding;
 use super::layer_spec::SpatialArg;
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::traits::Layer;
 use serde::{Deserialize, Serialize};
 
 // ---- pooling family -------------------------------------------------------------------------
 
-pub(crate) fn channels_last_only(data_format: &Option<String>, layer: &str) -> RustymlResult<()> {
+pub(crate) fn channels_last_only(data_format: &Option<String>, layer: &str) -> Result<()> {
     match data_format.as_deref() {
         None | Some("channels_last") => Ok(()),
         Some(other) => Err(Error::invalid_parameter(
@@ -20,7 +20,7 @@ pub(crate) fn channels_last_only(data_format: &Option<String>, layer: &str) -> R
 }
 
 /// A pooling input is `[spatial.., channels]` per sample.
-pub(crate) fn pool_sample_rank(sample: &[usize], rank: usize, layer: &str) -> RustymlResult<()> {
+pub(crate) fn pool_sample_rank(sample: &[usize], rank: usize, layer: &str) -> Result<()> {
     if sample.len() != rank + 1 {
         return Err(Error::invalid_input(format!(
             "{layer} expects inputs with {rank} spatial axes and a channel axis (per-sample rank {}), got per-sample shape {sample:?}",
@@ -46,13 +46,13 @@ impl PoolSpec {
     pub(crate) fn build<const N: usize, const MAX: bool>(
         &self,
         sample: &[usize],
-    ) -> RustymlResult<Box<dyn Layer>> {
+    ) -> Result<Box<dyn Layer>> {
         use crate::neural_network::layers::pooling::Pooling;
         let name = Pooling::<N, MAX>::NAME;
         channels_last_only(&self.data_format, name)?;
         pool_sample_rank(sample, N, name)?;
         let padding = parse_padding(self.padding.as_deref(), name)?;
-        let fixed = |arg: &SpatialArg, what: &str| -> RustymlResult<[usize; N]> {
+        let fixed = |arg: &SpatialArg, what: &str| -> Result<[usize; N]> {
             Ok(arg
                 .per_axis(N, what, name)?
                 .try_into()
@@ -85,7 +85,7 @@ impl GlobalPoolSpec {
     pub(crate) fn build<const N: usize, const MAX: bool>(
         &self,
         sample: &[usize],
-    ) -> RustymlResult<Box<dyn Layer>> {
+    ) -> Result<Box<dyn Layer>> {
         use crate::neural_network::layers::pooling::GlobalPooling;
         let name = GlobalPooling::<N, MAX>::NAME;
         channels_last_only(&self.data_format, name)?;

@@ -3,7 +3,7 @@
 
 use super::layer_spec::{default_true, parse_activation, LayerSpec};
 use super::regularizer_spec::LayerRegularizers;
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::layers::recurrent::{Bidirectional, MergeMode, SimpleRNN, GRU, LSTM};
 use crate::neural_network::traits::Layer;
 use serde::{Deserialize, Serialize};
@@ -75,7 +75,7 @@ impl AnyRecurrent {
         }
     }
 
-    pub(crate) fn bidirectional(self, mode: MergeMode) -> RustymlResult<Bidirectional> {
+    pub(crate) fn bidirectional(self, mode: MergeMode) -> Result<Bidirectional> {
         match self {
             AnyRecurrent::Simple(l) => Bidirectional::new(l, mode),
             AnyRecurrent::Lstm(l) => Bidirectional::new(l, mode),
@@ -89,7 +89,7 @@ pub(crate) fn build_recurrent(
     spec: &LayerSpec,
     sample: &[usize],
     seed: Option<u64>,
-) -> RustymlResult<AnyRecurrent> {
+) -> Result<AnyRecurrent> {
     let (class, cfg) = match spec {
         LayerSpec::SimpleRNN(c) => ("SimpleRNN", c),
         LayerSpec::LSTM(c) => ("LSTM", c),

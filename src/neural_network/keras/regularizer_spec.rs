@@ -4,7 +4,7 @@
 //! around a built layer.
 
 use super::layer_spec::LayerSpec;
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::regularizers::{Regularized, Regularizer};
 use crate::neural_network::traits::Layer;
 use serde::{Deserialize, Serialize};
@@ -128,7 +128,7 @@ impl LayerRegularizers {
     /// `layer` (of Keras class `class`) with these regularizers: unchanged when there are
     /// none, a [`Regularized`] wrapper otherwise; an argument the class does not take is
     /// refused, naming it.
-    pub(crate) fn wrap(&self, class: &str, layer: Box<dyn Layer>) -> RustymlResult<Box<dyn Layer>> {
+    pub(crate) fn wrap(&self, class: &str, layer: Box<dyn Layer>) -> Result<Box<dyn Layer>> {
         let set = self.set();
         if set.is_empty() {
             return Ok(layer);
@@ -151,10 +151,7 @@ impl LayerRegularizers {
 /// Refuses a layer config with a regularizer argument (a key ending in `_regularizer`, not
 /// null) that rustyml's layer of that class does not read, naming it: nothing in a config is
 /// silently dropped.
-pub(crate) fn check_regularizer_keys(
-    spec: &LayerSpec,
-    config: Option<&Value>,
-) -> RustymlResult<()> {
+pub(crate) fn check_regularizer_keys(spec: &LayerSpec, config: Option<&Value>) -> Result<()> {
     let Some(Value::Object(map)) = config else {
         return Ok(());
     };

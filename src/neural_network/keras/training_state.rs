@@ -4,7 +4,7 @@
 //! and compiled alike, predicts and continues training with the original's bits.
 
 use super::KerasSequential;
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::optimizers::OptimizerState;
 use crate::neural_network::traits::RandomStream;
 use ndarray::{ArrayD, IxDyn};
@@ -26,7 +26,7 @@ struct TrainingState {
 impl KerasSequential {
     /// The training state as bytes (see the module docs). Refused for a compiled model
     /// whose optimizer cannot export its state.
-    pub fn state_bytes(&self) -> RustymlResult<Vec<u8>> {
+    pub fn state_bytes(&self) -> Result<Vec<u8>> {
         let optimizer = match self.is_compiled() {
             true => Some(self.model.optimizer_state().ok_or_else(|| {
                 Error::invalid_input("this model's optimizer cannot export its state")
@@ -57,7 +57,7 @@ impl KerasSequential {
     /// Puts back a state from [`Self::state_bytes`] of a model built from the same configs
     /// (and compiled alike, when the state holds an optimizer state). Everything is checked
     /// before anything changes: on error the model is as it was.
-    pub fn load_state_bytes(&mut self, bytes: &[u8]) -> RustymlResult<()> {
+    pub fn load_state_bytes(&mut self, bytes: &[u8]) -> Result<()> {
         let bad = |what: String| Error::invalid_input(format!("invalid model state: {what}"));
         let body = bytes
             .strip_prefix(STATE_MAGIC)
@@ -69,7 +69,7 @@ impl KerasSequential {
             .map(|(shape, values)| {
                 ArrayD::from_shape_vec(IxDyn(&shape), values).map_err(|e| bad(e.to_string()))
             })
-            .collect::<RustymlResult<Vec<_>>>()?;
+            .collect::<Result<Vec<_>>>()?;
         if state.random_streams.len() != self.model.layers().len() {
             return Err(bad(format!(
                 "it holds {} layers, this model has {}",

@@ -4,7 +4,7 @@
 //! translate between the two layouts so that `get_weights`/`set_weights` exchange arrays
 //! with Keras as they are.
 
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::traits::Layer;
 use ndarray::{ArrayD, Axis};
 
@@ -100,7 +100,7 @@ fn check_weight_values(
     layer: &str,
     name: &str,
     a: &ndarray::ArrayD<f32>,
-) -> RustymlResult<()> {
+) -> Result<()> {
     if let Some(v) = a.iter().find(|v| !v.is_finite()) {
         return Err(Error::invalid_input(format!(
             "set_weights: layer {index} ({layer}) {name} holds {v} (weights must be finite; \
@@ -137,10 +137,7 @@ pub fn keras_weights(layer: &dyn Layer) -> Vec<(&'static str, ArrayD<f32>)> {
 
 /// Loads `weights`, given in Keras's order and shapes (or this crate's shapes), into
 /// `layers`; every array is checked before any is set, so a refused call changes nothing.
-pub fn set_keras_weights(
-    layers: &mut [Box<dyn Layer>],
-    weights: Vec<ArrayD<f32>>,
-) -> RustymlResult<()> {
+pub fn set_keras_weights(layers: &mut [Box<dyn Layer>], weights: Vec<ArrayD<f32>>) -> Result<()> {
     let total_given = weights.len();
     let mut given = weights.into_iter();
     let mut staged = Vec::new();

@@ -3,7 +3,7 @@
 use super::activation::{Activation, ActivationCache};
 use super::layer_weight::{DenseLayerWeight, LayerWeight};
 use super::TrainingParameters;
-use crate::error::{Error, IoError, RustymlResult};
+use crate::error::{Error, IoError, Result};
 use crate::math::matmul::{self, dot_bias_act, dot_par, nested_parallelism};
 use crate::neural_network::traits::{ApplyWeights, Layer, ParamGrad};
 use crate::neural_network::{NnError, Tensor, TensorView};
@@ -51,7 +51,7 @@ fn glorot_uniform(fan_in: usize, fan_out: usize, random_state: Option<u64>) -> A
 
 impl Dense {
     /// Stores dW = xᵀ dZ and db = the column sums of dZ (row order, serial); returns dZ.
-    fn parameter_gradients(&mut self, grad_output: &Tensor) -> RustymlResult<Array2<f32>> {
+    fn parameter_gradients(&mut self, grad_output: &Tensor) -> Result<Array2<f32>> {
         let (Some(x), Some(cache)) = (&self.input_cache, &self.activation_cache) else {
             return Err(Error::forward_pass_not_run("Dense"));
         };
@@ -80,11 +80,7 @@ impl Dense {
 
     /// A layer mapping `input_dim` features to `units`, weights drawn from the global seed
     /// stream (or entropy); `with_random_state` fixes them.
-    pub fn new(
-        input_dim: usize,
-        units: usize,
-        activation: impl Into<Activation>,
-    ) -> RustymlResult<Self> {
+    pub fn new(input_dim: usize, units: usize, activation: impl Into<Activation>) -> Result<Self> {
         if input_dim == 0 {
             return Err(Error::invalid_parameter("input_dim", "must be > 0"));
         }
@@ -138,7 +134,7 @@ impl Dense {
     }
 
     /// Replaces the kernel (`[input_dim, units]`) and bias (`[1, units]`).
-    pub fn set_weights(&mut self, weights: Array2<f32>, bias: Array2<f32>) -> RustymlResult<()> {
+    pub fn set_weights(&mut self, weights: Array2<f32>, bias: Array2<f32>) -> Result<()> {
         check_shape("weights", &[self.input_dim, self.units], weights.shape())?;
         check_shape("bias", &[1, self.units], bias.shape())?;
         self.weights = weights.as_standard_layout().into_owned();
@@ -148,7 +144,7 @@ impl Dense {
 
     /// The input as `[rows, input_dim]`: a 2-D input as it is, an N-D one with its leading
     /// axes flattened (copied only when it is not in standard layout).
-    fn input_rows<'a>(&self, input: TensorView<'a>) -> RustymlResult<CowArray<'a, f32, Ix2>> {
+    fn input_rows<'a>(&self, input: TensorView<'a>) -> Result<CowArray<'a, f32, Ix2>> {
         if input.ndim() < 2 || (input.ndim() > 2 && !self.any_rank) {
             let axes = if self.any_rank {
                 "batch, ..., "
@@ -172,13 +168,13 @@ impl Dense {
     }
 
     /// `compute` on `input`'s rows, shaped back to `input`'s leading axes.
-    fn apply(&self, input: TensorView<'_>) -> RustymlResult<Tensor> {
+    fn apply(&self, input: TensorView<'_>) -> Result<Tensor> {
         let leading = &input.shape()[..input.ndim().saturating_sub(1)].to_vec();
         let out = self.compute(self.input_rows(input)?.view())?;
         Ok(with_leading(out, leading, self.units))
     }
 
-    fn compute(&self, x: ArrayView2<f32>) -> RustymlResult<Tensor> {
+    fn compute(&self, x: ArrayView2<f32>) -> Result<Tensor> {
         let (mut z, fused) = self.product(x)?;
         if !fused {
             self.activation.forward_in_place(&mut z)?;
@@ -188,7 +184,7 @@ impl Dense {
 
     /// `x · W + b`, with the activation applied in gemmkit's epilogue when it can be (ReLU,
     /// LeakyReLU: then the flag is true).
-    fn product(&self, x: ArrayView2<f32>) -> RustymlResult<(Tensor, bool)> {
+    fn product(&self, x: ArrayView2<f32>) -> Result<(Tensor, bool)> {
         let fused = match self.activation {
             Activation::ReLU => Some(matmul::Activation::Relu),
             Activation::LeakyReLU { negative_slope } => {
@@ -235,7 +231,7 @@ fn with_leading(a: Tensor, leading: &[usize], last: usize) -> Tensor {
         .expect("rows of a standard-layout product")
 }
 
-fn check_shape(name: &str, expected: &[usize], found: &[usize]) -> RustymlResult<()> {
+fn check_shape(name: &str, expected: &[usize], found: &[usize]) -> Result<()> {
     if expected == found {
         Ok(())
     } else {
@@ -249,11 +245,11 @@ fn check_shape(name: &str, expected: &[usize], found: &[usize]) -> RustymlResult
 }
 
 impl Layer for Dense {
-    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
         self.forward_owned(input.as_standard_layout().into_owned())
     }
 
-    fn forward_owned(&mut self, input: Tensor) -> RustymlResult<Tensor> {
+    fn forward_owned(&mut self, input: Tensor) -> Result<Tensor> {
         let (z, fused) = self.product(self.input_rows(input.view())?.view())?;
         let (out, activation_cache) = self.activation.forward_training(z, fused)?;
         let leading = input.shape()[..input.ndim() - 1].to_vec();
@@ -280,22 +276,22 @@ impl Layer for Dense {
         Ok(out)
     }
 
-    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn predict(&self, input: &Tensor) -> Result<Tensor> {
         self.predict_view(input.view())
     }
 
-    fn predict_view(&self, input: TensorView<'_>) -> RustymlResult<Tensor> {
+    fn predict_view(&self, input: TensorView<'_>) -> Result<Tensor> {
         self.apply(input)
     }
 
-    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
         let dz = self.parameter_gradients(grad_output)?;
         // dX = dZ Wᵀ
         let dx = dot_par(dz.view(), self.weights.t(), nested_parallelism())?.into_dyn();
         Ok(with_leading(dx, &self.leading_shape, self.input_dim))
     }
 
-    fn backward_params_only(&mut self, grad_output: &Tensor) -> RustymlResult<()> {
+    fn backward_params_only(&mut self, grad_output: &Tensor) -> Result<()> {
         self.parameter_gradients(grad_output).map(drop)
     }
 
@@ -343,7 +339,7 @@ impl Layer for Dense {
         })
     }
 
-    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> RustymlResult<()> {
+    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> Result<()> {
         match weights {
             LayerWeight::Dense(w) => w.apply_to_layer(self),
             _ => Err(IoError::ModelStructureMismatch(
@@ -355,7 +351,7 @@ impl Layer for Dense {
 }
 
 impl ApplyWeights<Dense> for DenseLayerWeight<'_> {
-    fn apply_to_layer(&self, layer: &mut Dense) -> RustymlResult<()> {
+    fn apply_to_layer(&self, layer: &mut Dense) -> Result<()> {
         layer
             .set_weights(self.weight.as_ref().clone(), self.bias.as_ref().clone())
             .map_err(|e| IoError::ModelStructureMismatch(format!("Dense: {e}")).into())

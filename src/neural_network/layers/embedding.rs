@@ -4,7 +4,7 @@ use super::activation::{CHEAP_MAP_F32, MAP_TASK};
 use super::layer_util::{batch_free_shape, require_batched, require_shape, to_c_order};
 use super::layer_weight::{EmbeddingLayerWeight, LayerWeight};
 use super::TrainingParameters;
-use crate::error::{Error, IoError, RustymlResult};
+use crate::error::{Error, IoError, Result};
 use crate::neural_network::traits::{ApplyWeights, Layer, ParamGrad};
 use crate::neural_network::{NnError, Tensor};
 use ndarray::{Array2, IxDyn};
@@ -33,7 +33,7 @@ impl Embedding {
     /// `input_dim` (vocabulary size) and `output_dim` (row width) must be >= 1 (else
     /// `InvalidParameter`). The table starts uniform in [-0.05, 0.05], drawn from the global
     /// seed stream when one is set.
-    pub fn new(input_dim: usize, output_dim: usize) -> RustymlResult<Self> {
+    pub fn new(input_dim: usize, output_dim: usize) -> Result<Self> {
         for (name, value) in [("input_dim", input_dim), ("output_dim", output_dim)] {
             if value == 0 {
                 return Err(Error::invalid_parameter(name, "must be >= 1"));
@@ -79,7 +79,7 @@ impl Embedding {
 
     /// Replaces the table; its shape must stay `[input_dim, output_dim]` (else
     /// `NnError::WeightShape { name: "embeddings", .. }`).
-    pub fn set_weights(&mut self, embeddings: Array2<f32>) -> RustymlResult<()> {
+    pub fn set_weights(&mut self, embeddings: Array2<f32>) -> Result<()> {
         if embeddings.dim() != self.embeddings.dim() {
             return Err(NnError::WeightShape {
                 name: "embeddings".to_string(),
@@ -94,7 +94,7 @@ impl Embedding {
     }
 
     /// The row each input element selects, in the input's logical (C) order.
-    fn indices(&self, input: &Tensor) -> RustymlResult<Vec<usize>> {
+    fn indices(&self, input: &Tensor) -> Result<Vec<usize>> {
         require_batched(input)?;
         let rows = self.embeddings.nrows();
         input
@@ -113,7 +113,7 @@ impl Embedding {
     }
 
     /// The output (`input`'s shape plus the row width) must be allocatable.
-    fn check_output(&self, input: &Tensor) -> RustymlResult<()> {
+    fn check_output(&self, input: &Tensor) -> Result<()> {
         let mut shape = input.shape().to_vec();
         shape.push(self.embeddings.ncols());
         crate::neural_network::layers::size_guard::check_f32_alloc("Embedding", "output", &shape)
@@ -144,7 +144,7 @@ impl Embedding {
 }
 
 impl Layer for Embedding {
-    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
         self.check_output(input)?;
         let indices = self.indices(input)?;
         let out = self.gather(&indices, input.shape());
@@ -152,13 +152,13 @@ impl Layer for Embedding {
         Ok(out)
     }
 
-    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn predict(&self, input: &Tensor) -> Result<Tensor> {
         self.check_output(input)?;
         let indices = self.indices(input)?;
         Ok(self.gather(&indices, input.shape()))
     }
 
-    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
         let (indices, input_shape) = self
             .cache
             .as_ref()
@@ -191,7 +191,7 @@ impl Layer for Embedding {
         &self,
         input: crate::neural_network::TensorView<'_>,
         _mask: Option<&crate::neural_network::traits::Mask>,
-    ) -> RustymlResult<Option<crate::neural_network::traits::Mask>> {
+    ) -> Result<Option<crate::neural_network::traits::Mask>> {
         // Keras compares the raw input with zero (before its integer cast).
         Ok(self.mask_zero.then(|| input.mapv(|v| v != 0.0)))
     }
@@ -233,7 +233,7 @@ impl Layer for Embedding {
         })
     }
 
-    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> RustymlResult<()> {
+    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> Result<()> {
         match weights {
             LayerWeight::Embedding(w) => w.apply_to_layer(self),
             _ => Err(IoError::ModelStructureMismatch(
@@ -245,7 +245,7 @@ impl Layer for Embedding {
 }
 
 impl ApplyWeights<Embedding> for EmbeddingLayerWeight<'_> {
-    fn apply_to_layer(&self, layer: &mut Embedding) -> RustymlResult<()> {
+    fn apply_to_layer(&self, layer: &mut Embedding) -> Result<()> {
         layer.set_weights(self.embeddings.clone().into_owned())
     }
 }

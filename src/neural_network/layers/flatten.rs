@@ -2,7 +2,7 @@
 
 use super::layer_weight::LayerWeight;
 use super::TrainingParameters;
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::traits::Layer;
 use crate::neural_network::Tensor;
 use ndarray::IxDyn;
@@ -17,7 +17,7 @@ pub struct Flatten {
 
 impl Flatten {
     /// `input_shape` includes the batch axis: at least 2 axes, none of them 0.
-    pub fn new(input_shape: Vec<usize>) -> RustymlResult<Self> {
+    pub fn new(input_shape: Vec<usize>) -> Result<Self> {
         if input_shape.len() < 2 {
             return Err(Error::invalid_input(format!(
                 "Flatten needs an input_shape with at least 2 axes, got {input_shape:?}"
@@ -34,7 +34,7 @@ impl Flatten {
         })
     }
 
-    fn flatten(input: &Tensor) -> RustymlResult<Tensor> {
+    fn flatten(input: &Tensor) -> Result<Tensor> {
         if !(3..=5).contains(&input.ndim()) {
             return Err(Error::invalid_input(format!(
                 "Flatten expects a 3D, 4D or 5D input, got shape {:?}",
@@ -52,17 +52,17 @@ impl Flatten {
 }
 
 impl Layer for Flatten {
-    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
         let out = Self::flatten(input)?;
         self.input_dims = Some(input.shape().to_vec());
         Ok(out)
     }
 
-    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn predict(&self, input: &Tensor) -> Result<Tensor> {
         Self::flatten(input)
     }
 
-    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
         let dims = self
             .input_dims
             .as_ref()

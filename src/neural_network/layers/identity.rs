@@ -3,7 +3,7 @@
 use super::layer_util::{batch_free_shape, require_batched, require_shape, to_c_order};
 use super::layer_weight::LayerWeight;
 use super::TrainingParameters;
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::traits::Layer;
 use crate::neural_network::Tensor;
 
@@ -21,18 +21,18 @@ impl Identity {
 }
 
 impl Layer for Identity {
-    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
         let out = self.predict(input)?;
         self.input_shape = Some(input.shape().to_vec());
         Ok(out)
     }
 
-    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn predict(&self, input: &Tensor) -> Result<Tensor> {
         require_batched(input)?;
         Ok(to_c_order(input))
     }
 
-    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
         let shape = self
             .input_shape
             .as_ref()

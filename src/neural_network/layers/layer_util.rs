@@ -1,7 +1,7 @@
 //! Small checks and formatters shared by the parameter-light layers (activations, reshaping
 //! layers, embedding, dropout and noise), so each layer file holds only its own logic.
 
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::Tensor;
 
 /// `(None, 3, 4)`: the shape after the batch axis, as `summary()` prints it (`(None,)` for a
@@ -28,7 +28,7 @@ fn tuple_text(items: impl Iterator<Item = String>) -> String {
 }
 
 /// A tensor with no element has nothing to transform.
-pub(crate) fn require_non_empty(input: &Tensor) -> RustymlResult<()> {
+pub(crate) fn require_non_empty(input: &Tensor) -> Result<()> {
     if input.is_empty() {
         return Err(Error::empty_input(format!(
             "input tensor of shape {:?} has no element",
@@ -39,7 +39,7 @@ pub(crate) fn require_non_empty(input: &Tensor) -> RustymlResult<()> {
 }
 
 /// A rank-0 tensor has no batch axis; an empty one has nothing to transform.
-pub(crate) fn require_batched(input: &Tensor) -> RustymlResult<()> {
+pub(crate) fn require_batched(input: &Tensor) -> Result<()> {
     if input.ndim() == 0 {
         return Err(Error::invalid_input(
             "input must have a batch axis, got a rank-0 tensor",
@@ -49,7 +49,7 @@ pub(crate) fn require_batched(input: &Tensor) -> RustymlResult<()> {
 }
 
 /// An upstream gradient must have the shape of the output it belongs to.
-pub(crate) fn require_shape(expected: &[usize], found: &[usize]) -> RustymlResult<()> {
+pub(crate) fn require_shape(expected: &[usize], found: &[usize]) -> Result<()> {
     if expected != found {
         return Err(Error::shape_mismatch(expected, found));
     }
@@ -69,21 +69,21 @@ macro_rules! core_passes {
         fn forward(
             &mut self,
             input: &$crate::neural_network::Tensor,
-        ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+        ) -> $crate::error::Result<$crate::neural_network::Tensor> {
             self.core.forward(input)
         }
 
         fn predict(
             &self,
             input: &$crate::neural_network::Tensor,
-        ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+        ) -> $crate::error::Result<$crate::neural_network::Tensor> {
             self.core.predict(input)
         }
 
         fn backward(
             &mut self,
             grad_output: &$crate::neural_network::Tensor,
-        ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+        ) -> $crate::error::Result<$crate::neural_network::Tensor> {
             self.core.backward(grad_output)
         }
     };

@@ -4,7 +4,7 @@
 //! Front ends read and write weights generically through [`LayerWeight::named_arrays`] and
 //! [`LayerWeight::with_arrays`]; the two macros below declare the structs and the enum from one table each.
 
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use ndarray::{Array1, Array2, Array3, Array4, Array5, ArrayD};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -36,7 +36,7 @@ macro_rules! weight_structs {
                 true $(&& self.$field.iter().all(|v| v.is_finite()))+
             }
 
-            fn with_arrays(&self, next: &mut NextArray<'_>) -> RustymlResult<$name<'static>> {
+            fn with_arrays(&self, next: &mut NextArray<'_>) -> Result<$name<'static>> {
                 Ok($name {
                     $($field: Cow::Owned(
                         next(stringify!($field), self.$field.shape())?
@@ -50,7 +50,7 @@ macro_rules! weight_structs {
 }
 
 /// Yields the next given array, reshaped to `shape` (the field it replaces), or the error.
-type NextArray<'n> = dyn FnMut(&'static str, &[usize]) -> RustymlResult<ArrayD<f32>> + 'n;
+type NextArray<'n> = dyn FnMut(&'static str, &[usize]) -> Result<ArrayD<f32>> + 'n;
 
 weight_structs! {
     DenseLayerWeight { weight: Array2, bias: Array2 }
@@ -128,7 +128,7 @@ macro_rules! layer_weight_enum {
                 }
             }
 
-            fn rebuilt(&self, next: &mut NextArray<'_>) -> RustymlResult<LayerWeight<'static>> {
+            fn rebuilt(&self, next: &mut NextArray<'_>) -> Result<LayerWeight<'static>> {
                 Ok(match self {
                     $(LayerWeight::$before(w) => LayerWeight::$before(w.with_arrays(next)?),)+
                     LayerWeight::Empty => LayerWeight::Empty,
@@ -171,7 +171,7 @@ layer_weight_enum! {
 impl LayerWeight<'_> {
     /// The same variant holding `arrays` (in [`LayerWeight::named_arrays`] order), each
     /// reshaped to the shape of the array it replaces; a wrong count or size is an error.
-    pub fn with_arrays(&self, arrays: Vec<ArrayD<f32>>) -> RustymlResult<LayerWeight<'static>> {
+    pub fn with_arrays(&self, arrays: Vec<ArrayD<f32>>) -> Result<LayerWeight<'static>> {
         let expected = self.named_arrays().len();
         if arrays.len() != expected {
             return Err(Error::invalid_input(format!(
@@ -180,7 +180,7 @@ impl LayerWeight<'_> {
             )));
         }
         let mut given = arrays.into_iter();
-        let mut next = |name: &'static str, shape: &[usize]| -> RustymlResult<ArrayD<f32>> {
+        let mut next = |name: &'static str, shape: &[usize]| -> Result<ArrayD<f32>> {
             let a = given.next().expect("counted above");
             if a.len() != shape.iter().product::<usize>() {
                 return Err(crate::neural_network::NnError::WeightShape {

@@ -3,7 +3,7 @@
 use super::layer_util::{batch_free_shape, require_shape};
 use super::layer_weight::LayerWeight;
 use super::TrainingParameters;
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::traits::{Layer, Mask};
 use crate::neural_network::{Tensor, TensorView};
 use ndarray::{ArrayD, Axis};
@@ -21,7 +21,7 @@ pub struct Masking {
 
 impl Masking {
     /// Any finite or infinite `mask_value` (NaN is refused: nothing would ever equal it).
-    pub fn new(mask_value: f32) -> RustymlResult<Self> {
+    pub fn new(mask_value: f32) -> Result<Self> {
         if mask_value.is_nan() {
             return Err(Error::invalid_parameter(
                 "mask_value",
@@ -39,7 +39,7 @@ impl Masking {
     }
 
     /// `any(x != mask_value)` over the last axis, for an input of rank >= 2.
-    fn keep(&self, input: TensorView<'_>) -> RustymlResult<Mask> {
+    fn keep(&self, input: TensorView<'_>) -> Result<Mask> {
         if input.ndim() < 2 {
             return Err(Error::invalid_input(format!(
                 "Masking expects inputs of shape (batch, ..., features), got shape {:?}",
@@ -70,19 +70,19 @@ impl Masking {
 }
 
 impl Layer for Masking {
-    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
         let keep = self.keep(input.view())?;
         let out = Self::apply(input.view(), &keep);
         self.cache = Some((keep, input.shape().to_vec()));
         Ok(out)
     }
 
-    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn predict(&self, input: &Tensor) -> Result<Tensor> {
         let keep = self.keep(input.view())?;
         Ok(Self::apply(input.view(), &keep))
     }
 
-    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
         let (keep, shape) = self
             .cache
             .as_ref()
@@ -91,11 +91,7 @@ impl Layer for Masking {
         Ok(Self::apply(grad_output.view(), keep))
     }
 
-    fn compute_mask(
-        &self,
-        input: TensorView<'_>,
-        _mask: Option<&Mask>,
-    ) -> RustymlResult<Option<Mask>> {
+    fn compute_mask(&self, input: TensorView<'_>, _mask: Option<&Mask>) -> Result<Option<Mask>> {
         self.keep(input).map(Some)
     }
 

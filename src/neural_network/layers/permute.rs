@@ -3,7 +3,7 @@
 use super::layer_util::{batch_free_shape, require_non_empty, require_shape};
 use super::layer_weight::LayerWeight;
 use super::TrainingParameters;
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::traits::Layer;
 use crate::neural_network::Tensor;
 use ndarray::IxDyn;
@@ -21,7 +21,7 @@ pub struct Permute {
 
 impl Permute {
     /// `dims` must be a permutation of `1..=dims.len()` (else `InvalidParameter`).
-    pub fn new(dims: Vec<usize>) -> RustymlResult<Self> {
+    pub fn new(dims: Vec<usize>) -> Result<Self> {
         let n = dims.len();
         let mut seen = vec![false; n + 1];
         for &d in &dims {
@@ -51,7 +51,7 @@ impl Permute {
         })
     }
 
-    fn transform(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn transform(&self, input: &Tensor) -> Result<Tensor> {
         if input.ndim() != self.order.len() {
             return Err(Error::invalid_input(format!(
                 "Permute with {} axes after the batch axis expects rank {} input, got shape {:?}",
@@ -70,17 +70,17 @@ impl Permute {
 }
 
 impl Layer for Permute {
-    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
         let out = self.transform(input)?;
         self.shapes = Some((input.shape().to_vec(), out.shape().to_vec()));
         Ok(out)
     }
 
-    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn predict(&self, input: &Tensor) -> Result<Tensor> {
         self.transform(input)
     }
 
-    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
         let (_, out_shape) = self
             .shapes
             .as_ref()

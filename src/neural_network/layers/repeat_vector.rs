@@ -4,7 +4,7 @@
 use super::layer_util::{batch_free_shape, require_non_empty, require_shape};
 use super::layer_weight::LayerWeight;
 use super::TrainingParameters;
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::traits::Layer;
 use crate::neural_network::Tensor;
 use ndarray::{Axis, Ix2};
@@ -19,14 +19,14 @@ pub struct RepeatVector {
 
 impl RepeatVector {
     /// `n` must be >= 1 (else `InvalidParameter`).
-    pub fn new(n: usize) -> RustymlResult<Self> {
+    pub fn new(n: usize) -> Result<Self> {
         if n == 0 {
             return Err(Error::invalid_parameter("n", "must be >= 1"));
         }
         Ok(Self { n, output: None })
     }
 
-    fn transform(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn transform(&self, input: &Tensor) -> Result<Tensor> {
         let x = input.view().into_dimensionality::<Ix2>().map_err(|_| {
             Error::invalid_input(format!(
                 "RepeatVector expects rank 2 input [batch, features], got shape {:?}",
@@ -50,17 +50,17 @@ impl RepeatVector {
 }
 
 impl Layer for RepeatVector {
-    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
         let out = self.transform(input)?;
         self.output = Some([out.shape()[0], out.shape()[1], out.shape()[2]]);
         Ok(out)
     }
 
-    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn predict(&self, input: &Tensor) -> Result<Tensor> {
         self.transform(input)
     }
 
-    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
         let shape = self
             .output
             .ok_or_else(|| Error::forward_pass_not_run("RepeatVector"))?;

@@ -4,7 +4,7 @@
 use super::layer_util::{batch_free_shape, require_batched, require_shape, to_c_order};
 use super::layer_weight::LayerWeight;
 use super::TrainingParameters;
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::traits::Layer;
 use crate::neural_network::Tensor;
 use ndarray::IxDyn;
@@ -21,7 +21,7 @@ pub struct Reshape {
 impl Reshape {
     /// Every entry must be >= 1 or -1, with at most one -1 (else `InvalidParameter`). An empty
     /// target gives a rank-1 output `[batch]`.
-    pub fn new(target_shape: Vec<isize>) -> RustymlResult<Self> {
+    pub fn new(target_shape: Vec<isize>) -> Result<Self> {
         if let Some(&bad) = target_shape.iter().find(|&&d| d == 0 || d < -1) {
             return Err(Error::invalid_parameter(
                 "target_shape",
@@ -41,7 +41,7 @@ impl Reshape {
     }
 
     /// The output shape for an input of `shape`, with the -1 entry resolved.
-    fn resolve(&self, shape: &[usize]) -> RustymlResult<Vec<usize>> {
+    fn resolve(&self, shape: &[usize]) -> Result<Vec<usize>> {
         let per_sample: usize = shape[1..].iter().product();
         // checked: a target whose sizes overflow cannot match a real input
         let known = self
@@ -81,7 +81,7 @@ impl Reshape {
         Ok(out)
     }
 
-    fn transform(&self, input: &Tensor) -> RustymlResult<(Tensor, Vec<usize>)> {
+    fn transform(&self, input: &Tensor) -> Result<(Tensor, Vec<usize>)> {
         require_batched(input)?;
         let out_shape = self.resolve(input.shape())?;
         let out = to_c_order(input)
@@ -92,17 +92,17 @@ impl Reshape {
 }
 
 impl Layer for Reshape {
-    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
         let (out, out_shape) = self.transform(input)?;
         self.shapes = Some((input.shape().to_vec(), out_shape));
         Ok(out)
     }
 
-    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn predict(&self, input: &Tensor) -> Result<Tensor> {
         Ok(self.transform(input)?.0)
     }
 
-    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
         let (in_shape, out_shape) = self
             .shapes
             .as_ref()

@@ -2,7 +2,7 @@
 //! (magic, format version) form a header checked before the body is decoded.
 
 use super::layer_weight::LayerWeight;
-use crate::error::{Error, IoError, RustymlResult};
+use crate::error::{Error, IoError, Result};
 use crate::neural_network::traits::Layer;
 use serde::{Deserialize, Serialize};
 
@@ -39,7 +39,7 @@ pub fn apply_weights_to_layer(
     layer: &mut dyn Layer,
     weights: &LayerWeight<'_>,
     expected_type: &str,
-) -> RustymlResult<()> {
+) -> Result<()> {
     if layer.layer_type() != expected_type {
         return Err(IoError::ModelStructureMismatch(format!(
             "the file holds a `{expected_type}` layer where the model has a `{}`",

@@ -8,7 +8,7 @@
 //! output). Either failure is an `InvalidParameter` naming the layer and the bytes, never an
 //! abort or a panic.
 
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use std::sync::OnceLock;
 
 /// The machine's physical memory in bytes (`/proc/meminfo`'s MemTotal on Linux); where it
@@ -48,7 +48,7 @@ pub fn describe_bytes(bytes: u128) -> String {
 /// The element count of an `f32` array of shape `dims` that `layer` is about to allocate
 /// for `what` (its weights, its output): refused when the count overflows, when ndarray
 /// could not index it (`isize::MAX` bytes), or when the bytes exceed [`array_byte_limit`].
-pub fn check_f32_alloc(layer: &str, what: &str, dims: &[usize]) -> RustymlResult<usize> {
+pub fn check_f32_alloc(layer: &str, what: &str, dims: &[usize]) -> Result<usize> {
     check_alloc_bytes(layer, what, dims, std::mem::size_of::<f32>())
 }
 
@@ -58,7 +58,7 @@ pub fn check_alloc_bytes(
     what: &str,
     dims: &[usize],
     elem_bytes: usize,
-) -> RustymlResult<usize> {
+) -> Result<usize> {
     let exact: u128 = dims
         .iter()
         .try_fold(elem_bytes as u128, |acc, &d| acc.checked_mul(d as u128))
@@ -83,12 +83,12 @@ pub fn check_alloc_bytes(
 }
 
 /// `a * b` for a size, or an `InvalidParameter` naming `layer` and `what`.
-pub fn mul_size(layer: &str, what: &str, a: usize, b: usize) -> RustymlResult<usize> {
+pub fn mul_size(layer: &str, what: &str, a: usize, b: usize) -> Result<usize> {
     a.checked_mul(b).ok_or_else(|| overflow(layer, what))
 }
 
 /// `a + b` for a size, or an `InvalidParameter` naming `layer` and `what`.
-pub fn add_size(layer: &str, what: &str, a: usize, b: usize) -> RustymlResult<usize> {
+pub fn add_size(layer: &str, what: &str, a: usize, b: usize) -> Result<usize> {
     a.checked_add(b).ok_or_else(|| overflow(layer, what))
 }
 

@@ -7,7 +7,7 @@
 use super::layer_util::{batch_free_shape, require_batched, require_shape, to_c_order};
 use super::layer_weight::LayerWeight;
 use super::TrainingParameters;
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::traits::{Layer, ParamGrad, RandomStream};
 use crate::neural_network::Tensor;
 use ndarray::IxDyn;
@@ -28,7 +28,7 @@ impl std::fmt::Debug for TimeDistributed {
 }
 
 /// `(batch, time, rest...)` -> `(batch * time, rest...)`, or the error for an input of rank < 3.
-fn fold_time(input: &Tensor) -> RustymlResult<(Tensor, usize, usize)> {
+fn fold_time(input: &Tensor) -> Result<(Tensor, usize, usize)> {
     require_batched(input)?;
     if input.ndim() < 3 {
         return Err(Error::invalid_input(format!(
@@ -46,7 +46,7 @@ fn fold_time(input: &Tensor) -> RustymlResult<(Tensor, usize, usize)> {
 }
 
 /// `(batch * time, rest...)` -> `(batch, time, rest...)`.
-fn unfold_time(output: Tensor, b: usize, t: usize) -> RustymlResult<Tensor> {
+fn unfold_time(output: Tensor, b: usize, t: usize) -> Result<Tensor> {
     if output.ndim() == 0 || output.shape()[0] != b * t {
         return Err(Error::invalid_input(format!(
             "TimeDistributed: the wrapped layer returned shape {:?} for {} samples; it must keep the batch axis",
@@ -75,7 +75,7 @@ impl TimeDistributed {
         self.layer.as_ref()
     }
 
-    fn grad_folded(&self, grad_output: &Tensor) -> RustymlResult<(Tensor, Vec<usize>)> {
+    fn grad_folded(&self, grad_output: &Tensor) -> Result<(Tensor, Vec<usize>)> {
         let (in_shape, out_shape) = self
             .shapes
             .as_ref()
@@ -91,19 +91,19 @@ impl TimeDistributed {
 }
 
 impl Layer for TimeDistributed {
-    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
         let (folded, b, t) = fold_time(input)?;
         let out = unfold_time(self.layer.forward_owned(folded)?, b, t)?;
         self.shapes = Some((input.shape().to_vec(), out.shape().to_vec()));
         Ok(out)
     }
 
-    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn predict(&self, input: &Tensor) -> Result<Tensor> {
         let (folded, b, t) = fold_time(input)?;
         unfold_time(self.layer.predict(&folded)?, b, t)
     }
 
-    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
         let (g, in_shape) = self.grad_folded(grad_output)?;
         let dx = self.layer.backward(&g)?;
         to_c_order(&dx)
@@ -111,7 +111,7 @@ impl Layer for TimeDistributed {
             .map_err(|_| Error::shape_mismatch(in_shape.clone(), dx.shape()))
     }
 
-    fn backward_params_only(&mut self, grad_output: &Tensor) -> RustymlResult<()> {
+    fn backward_params_only(&mut self, grad_output: &Tensor) -> Result<()> {
         let (g, _) = self.grad_folded(grad_output)?;
         self.layer.backward_params_only(&g)
     }
@@ -155,7 +155,7 @@ impl Layer for TimeDistributed {
         self.layer.set_random_stream(stream)
     }
 
-    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> RustymlResult<()> {
+    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> Result<()> {
         self.layer.apply_weights(weights)
     }
 

@@ -2,7 +2,7 @@
 //! explicit options: on logits, or with float32 clamp bounds ([`ConfiguredBinaryCrossEntropy`]).
 
 use super::{clamp_prob, elementwise_grad, elementwise_mean};
-use crate::error::RustymlResult;
+use crate::error::Result;
 use crate::neural_network::traits::Loss;
 use crate::neural_network::Tensor;
 
@@ -18,14 +18,14 @@ impl BinaryCrossEntropy {
 }
 
 impl Loss for BinaryCrossEntropy {
-    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<f32> {
+    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<f32> {
         elementwise_mean(y_true, y_pred, |t, p| {
             let (p, _) = clamp_prob(p);
             -(t * p.ln() + (1.0 - t) * (1.0 - p).ln())
         })
     }
 
-    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<Tensor> {
+    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<Tensor> {
         elementwise_grad(y_true, y_pred, |t, p| match clamp_prob(p) {
             (p, true) => -t / p + (1.0 - t) / (1.0 - p),
             (_, false) => 0.0,
@@ -100,7 +100,7 @@ fn softplus_neg_abs(x: f64) -> f64 {
 }
 
 impl Loss for ConfiguredBinaryCrossEntropy {
-    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<f32> {
+    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<f32> {
         match (self.from_logits, self.clamp) {
             (true, _) => elementwise_mean(y_true, y_pred, |t, x| {
                 x.max(0.0) - x * t + softplus_neg_abs(x)
@@ -113,7 +113,7 @@ impl Loss for ConfiguredBinaryCrossEntropy {
         }
     }
 
-    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<Tensor> {
+    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<Tensor> {
         match (self.from_logits, self.clamp) {
             (true, _) => elementwise_grad(y_true, y_pred, |t, x| {
                 let sigmoid = if x >= 0.0 {

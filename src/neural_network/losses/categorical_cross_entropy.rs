@@ -1,7 +1,7 @@
 //! Categorical cross-entropy over the last axis, on probabilities or logits.
 
 use super::{check_pair, clamp_prob};
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::traits::Loss;
 use crate::neural_network::Tensor;
 
@@ -79,7 +79,7 @@ fn log_sum_exp(z: &[f32]) -> f64 {
 
 impl CategoricalCrossEntropy {
     /// Checks the pair and returns the row-major predictions, targets and class count.
-    fn rows(y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<(Vec<f32>, Vec<f32>, usize)> {
+    fn rows(y_true: &Tensor, y_pred: &Tensor) -> Result<(Vec<f32>, Vec<f32>, usize)> {
         check_pair(y_true, y_pred)?;
         if y_pred.ndim() < 2 {
             return Err(Error::invalid_input(format!(
@@ -95,7 +95,7 @@ impl CategoricalCrossEntropy {
 }
 
 impl Loss for CategoricalCrossEntropy {
-    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<f32> {
+    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<f32> {
         let (z, y, c) = Self::rows(y_true, y_pred)?;
         let sites = z.len() / c;
         let total: f64 = z
@@ -106,7 +106,7 @@ impl Loss for CategoricalCrossEntropy {
         Ok((total / sites as f64) as f32)
     }
 
-    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<Tensor> {
+    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<Tensor> {
         let (z, y, c) = Self::rows(y_true, y_pred)?;
         let scale = 1.0 / (z.len() / c) as f64;
         let mut grad = vec![0.0f32; z.len()];

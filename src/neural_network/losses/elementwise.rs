@@ -3,7 +3,7 @@
 //! samples, which for equal-length rows is the mean over every element.
 
 use super::{elementwise_grad, elementwise_mean, EPSILON};
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::traits::Loss;
 use crate::neural_network::Tensor;
 
@@ -16,7 +16,7 @@ pub struct Huber {
 
 impl Huber {
     /// `delta` finite and >= 0 (Keras's default is 1).
-    pub fn new(delta: f32) -> RustymlResult<Self> {
+    pub fn new(delta: f32) -> Result<Self> {
         if !(delta.is_finite() && delta >= 0.0) {
             return Err(Error::invalid_parameter(
                 "delta",
@@ -30,7 +30,7 @@ impl Huber {
 }
 
 impl Loss for Huber {
-    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<f32> {
+    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<f32> {
         let d = self.delta;
         elementwise_mean(y_true, y_pred, |t, p| {
             let e = p - t;
@@ -42,7 +42,7 @@ impl Loss for Huber {
         })
     }
 
-    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<Tensor> {
+    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<Tensor> {
         let d = self.delta;
         elementwise_grad(y_true, y_pred, |t, p| (p - t).clamp(-d, d))
     }
@@ -58,14 +58,14 @@ fn softplus(z: f64) -> f64 {
 }
 
 impl Loss for LogCosh {
-    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<f32> {
+    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<f32> {
         elementwise_mean(y_true, y_pred, |t, p| {
             let x = p - t;
             x + softplus(-2.0 * x) - std::f64::consts::LN_2
         })
     }
 
-    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<Tensor> {
+    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<Tensor> {
         elementwise_grad(y_true, y_pred, |t, p| (p - t).tanh())
     }
 }
@@ -75,13 +75,13 @@ impl Loss for LogCosh {
 pub struct MeanAbsolutePercentageError;
 
 impl Loss for MeanAbsolutePercentageError {
-    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<f32> {
+    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<f32> {
         elementwise_mean(y_true, y_pred, |t, p| {
             100.0 * (t - p).abs() / t.abs().max(EPSILON)
         })
     }
 
-    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<Tensor> {
+    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<Tensor> {
         elementwise_grad(y_true, y_pred, |t, p| {
             let sign = if p > t {
                 1.0
@@ -101,14 +101,14 @@ impl Loss for MeanAbsolutePercentageError {
 pub struct MeanSquaredLogarithmicError;
 
 impl Loss for MeanSquaredLogarithmicError {
-    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<f32> {
+    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<f32> {
         elementwise_mean(y_true, y_pred, |t, p| {
             let d = (p.max(EPSILON) + 1.0).ln() - (t.max(EPSILON) + 1.0).ln();
             d * d
         })
     }
 
-    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<Tensor> {
+    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<Tensor> {
         elementwise_grad(y_true, y_pred, |t, p| {
             if p < EPSILON {
                 return 0.0;

@@ -1,7 +1,7 @@
 //! Mean absolute error.
 
 use super::{elementwise_grad, elementwise_mean};
-use crate::error::RustymlResult;
+use crate::error::Result;
 use crate::neural_network::traits::Loss;
 use crate::neural_network::Tensor;
 
@@ -16,11 +16,11 @@ impl MeanAbsoluteError {
 }
 
 impl Loss for MeanAbsoluteError {
-    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<f32> {
+    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<f32> {
         elementwise_mean(y_true, y_pred, |t, p| (p - t).abs())
     }
 
-    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<Tensor> {
+    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<Tensor> {
         elementwise_grad(y_true, y_pred, |t, p| {
             if p > t {
                 1.0

@@ -24,14 +24,14 @@ pub use mean_squared_error::MeanSquaredError;
 pub use row_losses::{CategoricalHinge, CosineSimilarity, Hinge, KLDivergence, SquaredHinge};
 pub use sparse_categorical_cross_entropy::SparseCategoricalCrossEntropy;
 
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::Tensor;
 
 /// Keras's fuzz factor for clamping probabilities.
 pub const EPSILON: f64 = 1e-7;
 
 /// `y_true` and `y_pred` must have one shape, with at least one element.
-pub(crate) fn check_pair(y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<()> {
+pub(crate) fn check_pair(y_true: &Tensor, y_pred: &Tensor) -> Result<()> {
     if y_true.shape() != y_pred.shape() {
         return Err(Error::shape_mismatch(y_true.shape(), y_pred.shape()));
     }
@@ -43,7 +43,7 @@ pub(crate) fn check_pair(y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<()> 
 
 /// `y_true` and `y_pred` both have a batch axis of one non-zero length (their other axes
 /// may differ: sparse labels against class scores).
-pub(crate) fn check_pair_batch(y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<()> {
+pub(crate) fn check_pair_batch(y_true: &Tensor, y_pred: &Tensor) -> Result<()> {
     match (y_true.shape().first(), y_pred.shape().first()) {
         (Some(&a), Some(&b)) if a == b && a > 0 => Ok(()),
         (Some(&a), Some(&b)) if a != b => Err(Error::dimension_mismatch(b, a)),
@@ -58,7 +58,7 @@ pub(crate) fn elementwise_mean(
     y_true: &Tensor,
     y_pred: &Tensor,
     f: impl Fn(f64, f64) -> f64 + Sync,
-) -> RustymlResult<f32> {
+) -> Result<f32> {
     check_pair(y_true, y_pred)?;
     let (t, p) = (y_true.as_standard_layout(), y_pred.as_standard_layout());
     let (t, p) = (
@@ -74,7 +74,7 @@ pub(crate) fn elementwise_grad(
     y_true: &Tensor,
     y_pred: &Tensor,
     f: impl Fn(f64, f64) -> f64,
-) -> RustymlResult<Tensor> {
+) -> Result<Tensor> {
     check_pair(y_true, y_pred)?;
     let n = y_true.len() as f64;
     let mut grad = Tensor::zeros(y_pred.raw_dim());

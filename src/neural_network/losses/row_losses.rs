@@ -3,7 +3,7 @@
 //! hinge family (hinge and squared hinge are elementwise means, kept here with their kin).
 
 use super::{check_pair, elementwise_grad, elementwise_mean, EPSILON};
-use crate::error::RustymlResult;
+use crate::error::Result;
 use crate::neural_network::traits::Loss;
 use crate::neural_network::Tensor;
 
@@ -26,7 +26,7 @@ fn sites(x: &Tensor) -> usize {
 pub struct KLDivergence;
 
 impl Loss for KLDivergence {
-    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<f32> {
+    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<f32> {
         let mean = elementwise_mean(y_true, y_pred, |t, p| {
             let (t, p) = (t.clamp(EPSILON, 1.0), p.clamp(EPSILON, 1.0));
             t * (t / p).ln()
@@ -35,7 +35,7 @@ impl Loss for KLDivergence {
         Ok((mean * (y_pred.len() / sites(y_pred)) as f64) as f32)
     }
 
-    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<Tensor> {
+    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<Tensor> {
         let per_row = (y_pred.len() / sites(y_pred)) as f64;
         elementwise_grad(y_true, y_pred, |t, p| {
             if (EPSILON..=1.0).contains(&p) {
@@ -72,7 +72,7 @@ pub struct Hinge;
 pub struct SquaredHinge;
 
 /// The hinge margins `max(1 - t p, 0)` with the converted targets, row-major.
-fn margins(y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<(Vec<f64>, Vec<f64>)> {
+fn margins(y_true: &Tensor, y_pred: &Tensor) -> Result<(Vec<f64>, Vec<f64>)> {
     check_pair(y_true, y_pred)?;
     let labels = hinge_labels(y_true);
     let margins = labels
@@ -88,7 +88,7 @@ fn hinge_family(
     y_pred: &Tensor,
     squared: bool,
     grad: bool,
-) -> RustymlResult<(f32, Option<Tensor>)> {
+) -> Result<(f32, Option<Tensor>)> {
     let (labels, m) = margins(y_true, y_pred)?;
     let n = m.len() as f64;
     let label_tensor =
@@ -116,12 +116,7 @@ fn hinge_family(
 
 /// `sum_i w_i L_i / batch` for the hinge family, the label conversion decided once for the
 /// whole batch (as the unweighted loss decides it), `L_i` the mean over sample `i`'s elements.
-fn weighted_hinge(
-    y_true: &Tensor,
-    y_pred: &Tensor,
-    weights: &[f32],
-    squared: bool,
-) -> RustymlResult<f32> {
+fn weighted_hinge(y_true: &Tensor, y_pred: &Tensor, weights: &[f32], squared: bool) -> Result<f32> {
     use super::sample_weights::{all_unit, check_row_weights};
     check_row_weights(weights, y_pred)?;
     if all_unit(weights) {
@@ -145,7 +140,7 @@ fn weighted_hinge(
 }
 
 impl Loss for Hinge {
-    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<f32> {
+    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<f32> {
         Ok(hinge_family(y_true, y_pred, false, false)?.0)
     }
 
@@ -154,11 +149,11 @@ impl Loss for Hinge {
         y_true: &Tensor,
         y_pred: &Tensor,
         weights: &[f32],
-    ) -> RustymlResult<f32> {
+    ) -> Result<f32> {
         weighted_hinge(y_true, y_pred, weights, false)
     }
 
-    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<Tensor> {
+    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<Tensor> {
         Ok(hinge_family(y_true, y_pred, false, true)?
             .1
             .expect("asked for"))
@@ -166,7 +161,7 @@ impl Loss for Hinge {
 }
 
 impl Loss for SquaredHinge {
-    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<f32> {
+    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<f32> {
         Ok(hinge_family(y_true, y_pred, true, false)?.0)
     }
 
@@ -175,11 +170,11 @@ impl Loss for SquaredHinge {
         y_true: &Tensor,
         y_pred: &Tensor,
         weights: &[f32],
-    ) -> RustymlResult<f32> {
+    ) -> Result<f32> {
         weighted_hinge(y_true, y_pred, weights, true)
     }
 
-    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<Tensor> {
+    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<Tensor> {
         Ok(hinge_family(y_true, y_pred, true, true)?
             .1
             .expect("asked for"))
@@ -192,7 +187,7 @@ impl Loss for SquaredHinge {
 pub struct CategoricalHinge;
 
 impl CategoricalHinge {
-    fn run(y_true: &Tensor, y_pred: &Tensor, grad: bool) -> RustymlResult<(f32, Vec<f32>)> {
+    fn run(y_true: &Tensor, y_pred: &Tensor, grad: bool) -> Result<(f32, Vec<f32>)> {
         check_pair(y_true, y_pred)?;
         let ((p, c), (t, _)) = (rows(y_pred), rows(y_true));
         let n_sites = p.len() / c;
@@ -230,11 +225,11 @@ impl CategoricalHinge {
 }
 
 impl Loss for CategoricalHinge {
-    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<f32> {
+    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<f32> {
         Ok(Self::run(y_true, y_pred, false)?.0)
     }
 
-    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<Tensor> {
+    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<Tensor> {
         let (_, g) = Self::run(y_true, y_pred, true)?;
         Ok(Tensor::from_shape_vec(y_pred.raw_dim(), g).expect("gradient has the input's size"))
     }
@@ -257,7 +252,7 @@ fn inverse_norm(x: &[f32]) -> (f64, bool) {
 }
 
 impl CosineSimilarity {
-    fn run(y_true: &Tensor, y_pred: &Tensor, grad: bool) -> RustymlResult<(f32, Vec<f32>)> {
+    fn run(y_true: &Tensor, y_pred: &Tensor, grad: bool) -> Result<(f32, Vec<f32>)> {
         check_pair(y_true, y_pred)?;
         let ((p, c), (t, _)) = (rows(y_pred), rows(y_true));
         let n_sites = (p.len() / c) as f64;
@@ -295,11 +290,11 @@ impl CosineSimilarity {
 }
 
 impl Loss for CosineSimilarity {
-    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<f32> {
+    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<f32> {
         Ok(Self::run(y_true, y_pred, false)?.0)
     }
 
-    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<Tensor> {
+    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<Tensor> {
         let (_, g) = Self::run(y_true, y_pred, true)?;
         Ok(Tensor::from_shape_vec(y_pred.raw_dim(), g).expect("gradient has the input's size"))
     }

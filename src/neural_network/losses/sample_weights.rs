@@ -7,13 +7,13 @@
 //!
 //! Unit weights take the unweighted path itself (the same value, the same bits).
 
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::Tensor;
 use ndarray::Axis;
 
 /// Weights are one finite number per sample of the batch (rows along axis 0); negative
 /// weights are accepted, as Keras accepts them.
-pub fn check_row_weights(weights: &[f32], y_pred: &Tensor) -> RustymlResult<()> {
+pub fn check_row_weights(weights: &[f32], y_pred: &Tensor) -> Result<()> {
     let batch = y_pred.shape().first().copied().unwrap_or(0);
     if weights.len() != batch {
         return Err(Error::invalid_input(format!(
@@ -42,11 +42,11 @@ pub(crate) fn sample(t: &Tensor, i: usize) -> Tensor {
 /// `sum_i w_i L_i / batch` with `L_i` each sample's own loss, computed by `loss` on that
 /// sample alone (exact for every loss whose batch value is the mean of its samples' values).
 pub(crate) fn weighted_mean_of_samples(
-    loss: impl Fn(&Tensor, &Tensor) -> RustymlResult<f32>,
+    loss: impl Fn(&Tensor, &Tensor) -> Result<f32>,
     y_true: &Tensor,
     y_pred: &Tensor,
     weights: &[f32],
-) -> RustymlResult<f32> {
+) -> Result<f32> {
     super::check_pair_batch(y_true, y_pred)?;
     check_row_weights(weights, y_pred)?;
     let mut total = 0.0f64;
@@ -60,7 +60,7 @@ pub(crate) fn weighted_mean_of_samples(
 }
 
 /// `grad` with every sample's rows multiplied by its weight.
-pub fn scale_samples(mut grad: Tensor, weights: &[f32]) -> RustymlResult<Tensor> {
+pub fn scale_samples(mut grad: Tensor, weights: &[f32]) -> Result<Tensor> {
     check_row_weights(weights, &grad)?;
     for (mut row, &w) in grad.axis_iter_mut(Axis(0)).zip(weights) {
         row.mapv_inplace(|g| g * w);

@@ -1,7 +1,7 @@
 //! Sparse categorical cross-entropy: categorical cross-entropy with class-index targets.
 
 use super::categorical_cross_entropy::{row_grad, row_loss};
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::traits::Loss;
 use crate::neural_network::Tensor;
 
@@ -20,7 +20,7 @@ impl SparseCategoricalCrossEntropy {
     }
 
     /// Checks the inputs and returns the labels, the row-major predictions and the class count.
-    fn rows(y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<(Vec<usize>, Vec<f32>, usize)> {
+    fn rows(y_true: &Tensor, y_pred: &Tensor) -> Result<(Vec<usize>, Vec<f32>, usize)> {
         if y_pred.ndim() != 2 {
             return Err(Error::invalid_input(format!(
                 "sparse categorical cross-entropy needs [batch, classes] predictions, got shape {:?}",
@@ -51,7 +51,7 @@ impl SparseCategoricalCrossEntropy {
                     )))
                 }
             })
-            .collect::<RustymlResult<Vec<_>>>()?;
+            .collect::<Result<Vec<_>>>()?;
         Ok((
             labels,
             y_pred.as_standard_layout().iter().copied().collect(),
@@ -66,7 +66,7 @@ fn one_hot(label: usize) -> impl Fn(usize) -> f64 {
 }
 
 impl Loss for SparseCategoricalCrossEntropy {
-    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<f32> {
+    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<f32> {
         let (labels, z, c) = Self::rows(y_true, y_pred)?;
         let total: f64 = z
             .chunks_exact(c)
@@ -76,7 +76,7 @@ impl Loss for SparseCategoricalCrossEntropy {
         Ok((total / labels.len() as f64) as f32)
     }
 
-    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> RustymlResult<Tensor> {
+    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<Tensor> {
         let (labels, z, c) = Self::rows(y_true, y_pred)?;
         let scale = 1.0 / labels.len() as f64;
         let mut grad = vec![0.0f32; z.len()];

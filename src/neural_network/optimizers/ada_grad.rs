@@ -6,7 +6,7 @@ use super::rules::{
 };
 use super::state::{LayerSlots, OptimizerState};
 use super::validation::{self, non_negative, positive};
-use crate::error::RustymlResult;
+use crate::error::Result;
 use crate::neural_network::traits::{Layer, Optimizer};
 
 /// AdaGrad: `a += g²`, `p -= lr g / (sqrt(a) + eps)`, accumulators starting at 0. Weight decay is
@@ -27,7 +27,7 @@ pub struct AdaGrad {
 
 impl AdaGrad {
     /// `learning_rate`, `epsilon` finite and > 0; `weight_decay` finite and >= 0.
-    pub fn new(learning_rate: f32, epsilon: f32, weight_decay: f32) -> RustymlResult<Self> {
+    pub fn new(learning_rate: f32, epsilon: f32, weight_decay: f32) -> Result<Self> {
         Ok(Self {
             learning_rate: positive("learning_rate", learning_rate)?,
             epsilon: positive("epsilon", epsilon)?,
@@ -42,14 +42,14 @@ impl AdaGrad {
     }
 
     /// Clips every batch's gradients so that their global L2 norm is at most `global_clipnorm`.
-    pub fn with_global_clipnorm(mut self, global_clipnorm: f32) -> RustymlResult<Self> {
+    pub fn with_global_clipnorm(mut self, global_clipnorm: f32) -> Result<Self> {
         self.global_clipnorm = Some(positive("global_clipnorm", global_clipnorm)?);
         Ok(self)
     }
 
     /// The value every accumulator starts at (finite, >= 0; default 0). Applies to
     /// accumulators created after the call.
-    pub fn with_initial_accumulator(mut self, value: f32) -> RustymlResult<Self> {
+    pub fn with_initial_accumulator(mut self, value: f32) -> Result<Self> {
         self.initial_accumulator = non_negative("initial_accumulator_value", value)?;
         Ok(self)
     }
@@ -68,14 +68,14 @@ impl AdaGrad {
 
     /// Clips each parameter's gradient (by its own norm, or elementwise by value) after the
     /// global-norm scale.
-    pub fn with_gradient_clip(mut self, clip: GradientClip) -> RustymlResult<Self> {
+    pub fn with_gradient_clip(mut self, clip: GradientClip) -> Result<Self> {
         self.clip = Some(validation::gradient_clip(clip)?);
         Ok(self)
     }
 
     /// Replaces the learning rate; unlike the constructor's, this one may be 0 (finite and
     /// >= 0), as a warm-up schedule's first step is.
-    pub fn with_learning_rate(mut self, learning_rate: f32) -> RustymlResult<Self> {
+    pub fn with_learning_rate(mut self, learning_rate: f32) -> Result<Self> {
         self.learning_rate = validation::learning_rate(learning_rate)?;
         Ok(self)
     }
@@ -128,7 +128,7 @@ impl Optimizer for AdaGrad {
         })
     }
 
-    fn import_state(&mut self, state: &OptimizerState) -> RustymlResult<()> {
+    fn import_state(&mut self, state: &OptimizerState) -> Result<()> {
         state.check("AdaGrad", 0, 1)?;
         self.accumulators.import(&state.groups[0])
     }

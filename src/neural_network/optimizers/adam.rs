@@ -3,7 +3,7 @@
 use super::adam_core::AdamCore;
 use super::rules::{AdamEpsilon, DecayCoupling, DecayScope, GradientClip, WeightDecayRule};
 use super::state::OptimizerState;
-use crate::error::RustymlResult;
+use crate::error::Result;
 use crate::neural_network::traits::{Layer, Optimizer};
 
 /// Adam (Kingma & Ba 2015) with L2-coupled weight decay: `g + wd * p` enters the moments. Biases and normalisation parameters never decay.
@@ -21,7 +21,7 @@ impl Adam {
         beta2: f32,
         epsilon: f32,
         weight_decay: f32,
-    ) -> RustymlResult<Self> {
+    ) -> Result<Self> {
         Ok(Self {
             core: AdamCore::new(
                 learning_rate,
@@ -35,7 +35,7 @@ impl Adam {
     }
 
     /// Clips every batch's gradients so that their global L2 norm is at most `global_clipnorm`.
-    pub fn with_global_clipnorm(mut self, global_clipnorm: f32) -> RustymlResult<Self> {
+    pub fn with_global_clipnorm(mut self, global_clipnorm: f32) -> Result<Self> {
         self.core.set_global_clipnorm(global_clipnorm)?;
         Ok(self)
     }
@@ -61,14 +61,14 @@ impl Adam {
 
     /// Clips each parameter's gradient (by its own norm, or elementwise by value) after the
     /// global-norm scale.
-    pub fn with_gradient_clip(mut self, clip: GradientClip) -> RustymlResult<Self> {
+    pub fn with_gradient_clip(mut self, clip: GradientClip) -> Result<Self> {
         self.core.set_gradient_clip(clip)?;
         Ok(self)
     }
 
     /// Replaces the learning rate; unlike the constructor's, this one may be 0 (finite and
     /// >= 0), as a warm-up schedule's first step is.
-    pub fn with_learning_rate(mut self, learning_rate: f32) -> RustymlResult<Self> {
+    pub fn with_learning_rate(mut self, learning_rate: f32) -> Result<Self> {
         self.core.set_learning_rate_checked(learning_rate)?;
         Ok(self)
     }
@@ -103,7 +103,7 @@ impl Optimizer for Adam {
         Some(self.core.export_state())
     }
 
-    fn import_state(&mut self, state: &OptimizerState) -> RustymlResult<()> {
+    fn import_state(&mut self, state: &OptimizerState) -> Result<()> {
         self.core.import_state(state)
     }
 }

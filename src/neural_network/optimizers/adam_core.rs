@@ -4,7 +4,7 @@ use super::kernels::{adam_step, adam_step_with};
 use super::rules::{prepare_grad, AdamEpsilon, GradientClip, WeightDecayRule};
 use super::state::{LayerSlots, OptimizerState};
 use super::validation::{self, non_negative, positive, unit_interval};
-use crate::error::RustymlResult;
+use crate::error::Result;
 use crate::neural_network::traits::Layer;
 
 #[derive(Debug, Clone)]
@@ -32,7 +32,7 @@ impl AdamCore {
         epsilon: f32,
         weight_decay: f32,
         decay: WeightDecayRule,
-    ) -> RustymlResult<Self> {
+    ) -> Result<Self> {
         Ok(Self {
             learning_rate: positive("learning_rate", learning_rate)?,
             beta1: unit_interval("beta1", beta1)?,
@@ -58,7 +58,7 @@ impl AdamCore {
         }
     }
 
-    pub(crate) fn import_state(&mut self, state: &OptimizerState) -> RustymlResult<()> {
+    pub(crate) fn import_state(&mut self, state: &OptimizerState) -> Result<()> {
         state.check("Adam", 1, 2)?;
         self.moments.import(&state.groups[0])?;
         self.max_second_moments.import(&state.groups[1])?;
@@ -66,17 +66,17 @@ impl AdamCore {
         Ok(())
     }
 
-    pub(crate) fn set_global_clipnorm(&mut self, global_clipnorm: f32) -> RustymlResult<()> {
+    pub(crate) fn set_global_clipnorm(&mut self, global_clipnorm: f32) -> Result<()> {
         self.global_clipnorm = Some(positive("global_clipnorm", global_clipnorm)?);
         Ok(())
     }
 
-    pub(crate) fn set_gradient_clip(&mut self, clip: GradientClip) -> RustymlResult<()> {
+    pub(crate) fn set_gradient_clip(&mut self, clip: GradientClip) -> Result<()> {
         self.clip = Some(validation::gradient_clip(clip)?);
         Ok(())
     }
 
-    pub(crate) fn set_learning_rate_checked(&mut self, lr: f32) -> RustymlResult<()> {
+    pub(crate) fn set_learning_rate_checked(&mut self, lr: f32) -> Result<()> {
         self.learning_rate = validation::learning_rate(lr)?;
         Ok(())
     }

@@ -5,7 +5,7 @@ use super::kernels::adamax_step;
 use super::rules::{prepare_grad, DecayCoupling, DecayScope, GradientClip, WeightDecayRule};
 use super::state::{LayerSlots, OptimizerState};
 use super::validation::{self, non_negative, positive, unit_interval};
-use crate::error::RustymlResult;
+use crate::error::Result;
 use crate::neural_network::traits::{Layer, Optimizer};
 
 /// Adamax with Keras 3's update rule; weight decay is decoupled and applies to every
@@ -34,7 +34,7 @@ impl Adamax {
         beta2: f32,
         epsilon: f32,
         weight_decay: f32,
-    ) -> RustymlResult<Self> {
+    ) -> Result<Self> {
         Ok(Self {
             learning_rate: validation::learning_rate(learning_rate)?,
             beta1: unit_interval("beta1", beta1)?,
@@ -50,7 +50,7 @@ impl Adamax {
     }
 
     /// Clips every batch's gradients so that their global L2 norm is at most `global_clipnorm`.
-    pub fn with_global_clipnorm(mut self, global_clipnorm: f32) -> RustymlResult<Self> {
+    pub fn with_global_clipnorm(mut self, global_clipnorm: f32) -> Result<Self> {
         self.global_clipnorm = Some(positive("global_clipnorm", global_clipnorm)?);
         Ok(self)
     }
@@ -63,7 +63,7 @@ impl Adamax {
 
     /// Clips each parameter's gradient (by its own norm, or elementwise by value) after the
     /// global-norm scale.
-    pub fn with_gradient_clip(mut self, clip: GradientClip) -> RustymlResult<Self> {
+    pub fn with_gradient_clip(mut self, clip: GradientClip) -> Result<Self> {
         self.clip = Some(validation::gradient_clip(clip)?);
         Ok(self)
     }
@@ -119,7 +119,7 @@ impl Optimizer for Adamax {
         })
     }
 
-    fn import_state(&mut self, state: &OptimizerState) -> RustymlResult<()> {
+    fn import_state(&mut self, state: &OptimizerState) -> Result<()> {
         state.check("Adamax", 1, 1)?;
         self.moments.import(&state.groups[0])?;
         self.t = state.steps[0];

@@ -35,7 +35,7 @@ pub use state::OptimizerState;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::RustymlResult;
+    use crate::error::Result;
     use crate::neural_network::layers::layer_weight::LayerWeight;
     use crate::neural_network::layers::TrainingParameters;
     use crate::neural_network::traits::{Layer, Optimizer, ParamGrad};
@@ -61,13 +61,13 @@ mod tests {
     }
 
     impl Layer for Two {
-        fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+        fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
             Ok(input.clone())
         }
-        fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+        fn predict(&self, input: &Tensor) -> Result<Tensor> {
             Ok(input.clone())
         }
-        fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+        fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
             Ok(grad_output.clone())
         }
         fn param_count(&self) -> TrainingParameters {

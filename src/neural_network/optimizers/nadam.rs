@@ -5,7 +5,7 @@ use super::kernels::{nadam_step, NadamFactors};
 use super::rules::{prepare_grad, DecayCoupling, DecayScope, GradientClip, WeightDecayRule};
 use super::state::{LayerSlots, OptimizerState};
 use super::validation::{self, non_negative, positive, unit_interval};
-use crate::error::RustymlResult;
+use crate::error::Result;
 use crate::neural_network::traits::{Layer, Optimizer};
 
 /// Nadam with Keras 3's update rule; weight decay is decoupled and applies to every trainable
@@ -35,7 +35,7 @@ impl Nadam {
         beta2: f32,
         epsilon: f32,
         weight_decay: f32,
-    ) -> RustymlResult<Self> {
+    ) -> Result<Self> {
         Ok(Self {
             learning_rate: validation::learning_rate(learning_rate)?,
             beta1: unit_interval("beta1", beta1)?,
@@ -52,7 +52,7 @@ impl Nadam {
     }
 
     /// Clips every batch's gradients so that their global L2 norm is at most `global_clipnorm`.
-    pub fn with_global_clipnorm(mut self, global_clipnorm: f32) -> RustymlResult<Self> {
+    pub fn with_global_clipnorm(mut self, global_clipnorm: f32) -> Result<Self> {
         self.global_clipnorm = Some(positive("global_clipnorm", global_clipnorm)?);
         Ok(self)
     }
@@ -65,7 +65,7 @@ impl Nadam {
 
     /// Clips each parameter's gradient (by its own norm, or elementwise by value) after the
     /// global-norm scale.
-    pub fn with_gradient_clip(mut self, clip: GradientClip) -> RustymlResult<Self> {
+    pub fn with_gradient_clip(mut self, clip: GradientClip) -> Result<Self> {
         self.clip = Some(validation::gradient_clip(clip)?);
         Ok(self)
     }
@@ -153,7 +153,7 @@ impl Optimizer for Nadam {
         })
     }
 
-    fn import_state(&mut self, state: &OptimizerState) -> RustymlResult<()> {
+    fn import_state(&mut self, state: &OptimizerState) -> Result<()> {
         state.check("Nadam", 1, 1)?;
         self.moments.import(&state.groups[0])?;
         self.t = state.steps[0];

@@ -6,7 +6,7 @@ use super::rules::{
 };
 use super::state::{LayerSlots, OptimizerState};
 use super::validation::{self, non_negative, positive, unit_interval};
-use crate::error::RustymlResult;
+use crate::error::Result;
 use crate::neural_network::traits::{Layer, Optimizer};
 
 /// RMSprop: `c = rho c + (1 - rho) g²`, `p -= lr g / (sqrt(c) + eps)`. Weight decay is L2-coupled
@@ -31,12 +31,7 @@ pub struct RMSprop {
 
 impl RMSprop {
     /// `learning_rate`, `epsilon` finite and > 0; `rho` in [0, 1); `weight_decay` >= 0.
-    pub fn new(
-        learning_rate: f32,
-        rho: f32,
-        epsilon: f32,
-        weight_decay: f32,
-    ) -> RustymlResult<Self> {
+    pub fn new(learning_rate: f32, rho: f32, epsilon: f32, weight_decay: f32) -> Result<Self> {
         Ok(Self {
             learning_rate: positive("learning_rate", learning_rate)?,
             rho: unit_interval("rho", rho)?,
@@ -55,7 +50,7 @@ impl RMSprop {
     }
 
     /// Clips every batch's gradients so that their global L2 norm is at most `global_clipnorm`.
-    pub fn with_global_clipnorm(mut self, global_clipnorm: f32) -> RustymlResult<Self> {
+    pub fn with_global_clipnorm(mut self, global_clipnorm: f32) -> Result<Self> {
         self.global_clipnorm = Some(positive("global_clipnorm", global_clipnorm)?);
         Ok(self)
     }
@@ -74,7 +69,7 @@ impl RMSprop {
 
     /// Momentum on the scaled step: `u = momentum u + lr g / root`, `p -= u` (finite, >= 0;
     /// 0 is plain RMSprop).
-    pub fn with_momentum(mut self, momentum: f32) -> RustymlResult<Self> {
+    pub fn with_momentum(mut self, momentum: f32) -> Result<Self> {
         self.momentum = non_negative("momentum", momentum)?;
         Ok(self)
     }
@@ -88,14 +83,14 @@ impl RMSprop {
 
     /// Clips each parameter's gradient (by its own norm, or elementwise by value) after the
     /// global-norm scale.
-    pub fn with_gradient_clip(mut self, clip: GradientClip) -> RustymlResult<Self> {
+    pub fn with_gradient_clip(mut self, clip: GradientClip) -> Result<Self> {
         self.clip = Some(validation::gradient_clip(clip)?);
         Ok(self)
     }
 
     /// Replaces the learning rate; unlike the constructor's, this one may be 0 (finite and
     /// >= 0), as a warm-up schedule's first step is.
-    pub fn with_learning_rate(mut self, learning_rate: f32) -> RustymlResult<Self> {
+    pub fn with_learning_rate(mut self, learning_rate: f32) -> Result<Self> {
         self.learning_rate = validation::learning_rate(learning_rate)?;
         Ok(self)
     }
@@ -175,7 +170,7 @@ impl Optimizer for RMSprop {
         })
     }
 
-    fn import_state(&mut self, state: &OptimizerState) -> RustymlResult<()> {
+    fn import_state(&mut self, state: &OptimizerState) -> Result<()> {
         state.check("RMSprop", 0, 3)?;
         self.cache.import(&state.groups[0])?;
         self.mean_grad.import(&state.groups[1])?;

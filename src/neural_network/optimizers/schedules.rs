@@ -8,7 +8,7 @@
 //! in Keras's order, as Keras computes it from a float initial rate.
 
 use super::state::OptimizerState;
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::traits::{Layer, Optimizer};
 use serde::{Deserialize, Serialize};
 
@@ -74,7 +74,7 @@ fn one() -> f32 {
     1.0
 }
 
-fn finite(name: &str, value: f32) -> RustymlResult<()> {
+fn finite(name: &str, value: f32) -> Result<()> {
     if value.is_finite() {
         Ok(())
     } else {
@@ -85,7 +85,7 @@ fn finite(name: &str, value: f32) -> RustymlResult<()> {
     }
 }
 
-fn positive_steps(value: f32) -> RustymlResult<()> {
+fn positive_steps(value: f32) -> Result<()> {
     if value.is_finite() && value > 0.0 {
         Ok(())
     } else {
@@ -99,7 +99,7 @@ fn positive_steps(value: f32) -> RustymlResult<()> {
 impl LearningRateSchedule {
     /// Refuses what Keras refuses (`decay_steps <= 0`, mismatched piecewise lists) and
     /// non-finite numbers.
-    pub fn validate(&self) -> RustymlResult<()> {
+    pub fn validate(&self) -> Result<()> {
         match self {
             Self::ExponentialDecay {
                 initial_learning_rate,
@@ -273,7 +273,7 @@ pub struct Scheduled {
 
 impl Scheduled {
     /// `inner` driven by a validated `schedule`, starting at step 0.
-    pub fn new(inner: Box<dyn Optimizer>, schedule: LearningRateSchedule) -> RustymlResult<Self> {
+    pub fn new(inner: Box<dyn Optimizer>, schedule: LearningRateSchedule) -> Result<Self> {
         schedule.validate()?;
         let mut inner = inner;
         inner.set_learning_rate(schedule.at(0));
@@ -332,7 +332,7 @@ impl Optimizer for Scheduled {
         Some(state)
     }
 
-    fn import_state(&mut self, state: &OptimizerState) -> RustymlResult<()> {
+    fn import_state(&mut self, state: &OptimizerState) -> Result<()> {
         let mut inner_state = state.clone();
         let iterations = inner_state.steps.pop().ok_or_else(|| {
             Error::invalid_input("the optimizer state has no learning-rate schedule step count")

@@ -4,7 +4,7 @@ use super::kernels::{sgd_momentum_step, sgd_step};
 use super::rules::{prepare_grad, DecayCoupling, DecayScope, GradientClip, WeightDecayRule};
 use super::state::{LayerSlots, OptimizerState};
 use super::validation::{self, non_negative, positive};
-use crate::error::RustymlResult;
+use crate::error::Result;
 use crate::neural_network::traits::{Layer, Optimizer};
 
 /// SGD: `p -= lr * g`; with momentum Keras's `v = momentum v - lr g`, `p += v` (Nesterov:
@@ -30,7 +30,7 @@ impl SGD {
         momentum: f32,
         nesterov: bool,
         weight_decay: f32,
-    ) -> RustymlResult<Self> {
+    ) -> Result<Self> {
         Ok(Self {
             learning_rate: positive("learning_rate", learning_rate)?,
             momentum: non_negative("momentum", momentum)?,
@@ -44,7 +44,7 @@ impl SGD {
     }
 
     /// Clips every batch's gradients so that their global L2 norm is at most `global_clipnorm`.
-    pub fn with_global_clipnorm(mut self, global_clipnorm: f32) -> RustymlResult<Self> {
+    pub fn with_global_clipnorm(mut self, global_clipnorm: f32) -> Result<Self> {
         self.global_clipnorm = Some(positive("global_clipnorm", global_clipnorm)?);
         Ok(self)
     }
@@ -57,14 +57,14 @@ impl SGD {
 
     /// Clips each parameter's gradient (by its own norm, or elementwise by value) after the
     /// global-norm scale.
-    pub fn with_gradient_clip(mut self, clip: GradientClip) -> RustymlResult<Self> {
+    pub fn with_gradient_clip(mut self, clip: GradientClip) -> Result<Self> {
         self.clip = Some(validation::gradient_clip(clip)?);
         Ok(self)
     }
 
     /// Replaces the learning rate; unlike the constructor's, this one may be 0 (finite and
     /// >= 0), as a warm-up schedule's first step is.
-    pub fn with_learning_rate(mut self, learning_rate: f32) -> RustymlResult<Self> {
+    pub fn with_learning_rate(mut self, learning_rate: f32) -> Result<Self> {
         self.learning_rate = validation::learning_rate(learning_rate)?;
         Ok(self)
     }
@@ -126,7 +126,7 @@ impl Optimizer for SGD {
         })
     }
 
-    fn import_state(&mut self, state: &OptimizerState) -> RustymlResult<()> {
+    fn import_state(&mut self, state: &OptimizerState) -> Result<()> {
         state.check("SGD", 0, 1)?;
         self.velocity.import(&state.groups[0])
     }

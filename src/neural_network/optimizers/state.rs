@@ -5,7 +5,7 @@
 //! k-th slot. A model always updates its layers in the same order, so each layer meets its own
 //! buffers again; a slot whose sizes no longer match its layer starts from zeros.
 
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::traits::ParamGrad;
 use serde::{Deserialize, Serialize};
 
@@ -21,7 +21,7 @@ pub struct OptimizerState {
 
 impl OptimizerState {
     /// Refuses a state of another shape than `steps` counters and `groups` buffer groups.
-    pub(crate) fn check(&self, kind: &str, steps: usize, groups: usize) -> RustymlResult<()> {
+    pub(crate) fn check(&self, kind: &str, steps: usize, groups: usize) -> Result<()> {
         if self.steps.len() != steps || self.groups.len() != groups {
             return Err(Error::invalid_input(format!(
                 "the optimizer state does not belong to {kind} (expected {steps} step counters \
@@ -70,7 +70,7 @@ impl<const K: usize> LayerSlots<K> {
 
     /// Puts back buffers from [`Self::export`]; a slot whose sizes do not match its layer
     /// when it is next claimed starts from zeros, as a new one would.
-    pub(crate) fn import(&mut self, layers: &[Vec<Vec<Vec<f32>>>]) -> RustymlResult<()> {
+    pub(crate) fn import(&mut self, layers: &[Vec<Vec<Vec<f32>>>]) -> Result<()> {
         let mut slots = Vec::with_capacity(layers.len());
         for layer in layers {
             let mut params = Vec::with_capacity(layer.len());

@@ -1,10 +1,10 @@
 //! Hyper-parameter guards shared by every optimizer.
 
 use super::rules::GradientClip;
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 
 /// A learning rate, epsilon or clip threshold: finite and > 0.
-pub(crate) fn positive(name: &str, value: f32) -> RustymlResult<f32> {
+pub(crate) fn positive(name: &str, value: f32) -> Result<f32> {
     if value.is_finite() && value > 0.0 {
         Ok(value)
     } else {
@@ -16,7 +16,7 @@ pub(crate) fn positive(name: &str, value: f32) -> RustymlResult<f32> {
 }
 
 /// A momentum or weight decay: finite and >= 0.
-pub(crate) fn non_negative(name: &str, value: f32) -> RustymlResult<f32> {
+pub(crate) fn non_negative(name: &str, value: f32) -> Result<f32> {
     if value.is_finite() && value >= 0.0 {
         Ok(value)
     } else {
@@ -28,7 +28,7 @@ pub(crate) fn non_negative(name: &str, value: f32) -> RustymlResult<f32> {
 }
 
 /// A decay rate (beta1, beta2, rho): in [0, 1).
-pub(crate) fn unit_interval(name: &str, value: f32) -> RustymlResult<f32> {
+pub(crate) fn unit_interval(name: &str, value: f32) -> Result<f32> {
     if (0.0..1.0).contains(&value) {
         Ok(value)
     } else {
@@ -41,12 +41,12 @@ pub(crate) fn unit_interval(name: &str, value: f32) -> RustymlResult<f32> {
 
 /// A learning rate set after construction: finite and >= 0 (0 freezes the parameters, as a
 /// warm-up schedule's first step does).
-pub(crate) fn learning_rate(value: f32) -> RustymlResult<f32> {
+pub(crate) fn learning_rate(value: f32) -> Result<f32> {
     non_negative("learning_rate", value)
 }
 
 /// A per-variable clip bound: finite and > 0.
-pub(crate) fn gradient_clip(clip: GradientClip) -> RustymlResult<GradientClip> {
+pub(crate) fn gradient_clip(clip: GradientClip) -> Result<GradientClip> {
     match clip {
         GradientClip::Norm(b) => positive("clipnorm", b).map(GradientClip::Norm),
         GradientClip::Value(b) => positive("clipvalue", b).map(GradientClip::Value),

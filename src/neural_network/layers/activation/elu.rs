@@ -1,7 +1,7 @@
 //! The `ELU` layer: `x` above 0, `alpha * (e^x - 1)` at 0 and below.
 
 use super::Activation;
-use crate::error::RustymlResult;
+use crate::error::Result;
 
 /// `f(x) = x` for `x > 0`, `alpha * (e^x - 1)` otherwise; the derivative at 0 is `alpha`.
 #[derive(Debug)]
@@ -13,7 +13,7 @@ pub struct ELU {
 
 impl ELU {
     /// `alpha` must be finite and > 0 (the backward pass reads the branch from the output).
-    pub fn new(alpha: f32) -> RustymlResult<Self> {
+    pub fn new(alpha: f32) -> Result<Self> {
         Activation::ELU { alpha }.validate()?;
         Ok(Self { alpha, cache: None })
     }

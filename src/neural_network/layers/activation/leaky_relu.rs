@@ -1,7 +1,7 @@
 //! The `LeakyReLU` layer: `x` at 0 and above, `negative_slope * x` below 0.
 
 use super::Activation;
-use crate::error::RustymlResult;
+use crate::error::Result;
 
 /// `f(x) = x` for `x >= 0`, `negative_slope * x` below; the derivative at 0 is 1.
 #[derive(Debug)]
@@ -14,7 +14,7 @@ pub struct LeakyReLU {
 impl LeakyReLU {
     /// `negative_slope` must be finite and > 0 (the backward pass reads the branch from the
     /// sign of the output, which a slope of 0 or below would erase).
-    pub fn new(negative_slope: f32) -> RustymlResult<Self> {
+    pub fn new(negative_slope: f32) -> Result<Self> {
         Activation::LeakyReLU { negative_slope }.validate()?;
         Ok(Self {
             negative_slope,

@@ -5,7 +5,7 @@
 //! (GELU, SiLU, Mish); see [`ActivationCache`].
 
 use crate::declare_gate;
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::gate::Gate;
 use crate::neural_network::layers::layer_util::{batch_free_shape, require_non_empty, to_c_order};
 use crate::neural_network::Tensor;
@@ -169,7 +169,7 @@ fn softplus(x: f32) -> f32 {
 
 impl Activation {
     /// Refuses parameters whose backward pass could not tell the branches apart.
-    pub fn validate(&self) -> RustymlResult<()> {
+    pub fn validate(&self) -> Result<()> {
         match *self {
             Activation::LeakyReLU { negative_slope }
                 if !(negative_slope.is_finite() && negative_slope > 0.0) =>
@@ -370,7 +370,7 @@ impl Activation {
         &self,
         mut z: Tensor,
         already_applied: bool,
-    ) -> RustymlResult<(Tensor, ActivationCache)> {
+    ) -> Result<(Tensor, ActivationCache)> {
         assert!(
             !(already_applied && self.needs_pre_activation()),
             "{} cannot be fused: its backward pass reads the pre-activation",
@@ -393,11 +393,7 @@ impl Activation {
 
     /// Backward pass from what [`Activation::forward_training`] kept: the gradient with
     /// respect to the pre-activation, in C order.
-    pub fn backward_cached(
-        &self,
-        cache: &ActivationCache,
-        grad_output: &Tensor,
-    ) -> RustymlResult<Tensor> {
+    pub fn backward_cached(&self, cache: &ActivationCache, grad_output: &Tensor) -> Result<Tensor> {
         match cache {
             ActivationCache::Identity { shape } => {
                 if shape.as_slice() != grad_output.shape() {
@@ -412,11 +408,7 @@ impl Activation {
 
     /// Backward pass from the pre-activation `z` (every variant but softmax): the gradient with
     /// respect to `z`, in C order.
-    pub fn backward_from_pre_activation(
-        &self,
-        z: &Tensor,
-        grad_output: &Tensor,
-    ) -> RustymlResult<Tensor> {
+    pub fn backward_from_pre_activation(&self, z: &Tensor, grad_output: &Tensor) -> Result<Tensor> {
         if z.shape() != grad_output.shape() {
             return Err(Error::shape_mismatch(z.shape(), grad_output.shape()));
         }
@@ -444,7 +436,7 @@ impl Activation {
 
     /// Forward pass into a new C-order tensor. Softmax normalises over the last axis and needs
     /// at least 2 axes.
-    pub fn forward(&self, z: &Tensor) -> RustymlResult<Tensor> {
+    pub fn forward(&self, z: &Tensor) -> Result<Tensor> {
         let mut out = to_c_order(z);
         self.forward_in_place(&mut out)?;
         Ok(out)
@@ -452,7 +444,7 @@ impl Activation {
 
     /// Forward pass in place (the fused epilogue of layers that own their pre-activation).
     /// A tensor not in C order is repacked first, so `z` always ends in C order.
-    pub fn forward_in_place(&self, z: &mut Tensor) -> RustymlResult<()> {
+    pub fn forward_in_place(&self, z: &mut Tensor) -> Result<()> {
         if matches!(self, Activation::Linear) {
             return Ok(());
         }
@@ -477,7 +469,7 @@ impl Activation {
     /// Backward pass from the activated output: the gradient with respect to the pre-activation,
     /// in C order. Refused for the activations that need the pre-activation
     /// ([`Activation::needs_pre_activation`]).
-    pub fn backward(&self, activated: &Tensor, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    pub fn backward(&self, activated: &Tensor, grad_output: &Tensor) -> Result<Tensor> {
         if self.needs_pre_activation() {
             return Err(Error::invalid_input(format!(
                 "{}: the derivative is not a function of the output; differentiate from the \
@@ -666,7 +658,7 @@ pub(crate) fn zip_lanes_f32(
 // ---------------------------------------------------------------------------------------
 
 /// Inference forward of an activation layer: refuses an empty tensor, then maps.
-fn layer_forward(activation: Activation, input: &Tensor) -> RustymlResult<Tensor> {
+fn layer_forward(activation: Activation, input: &Tensor) -> Result<Tensor> {
     require_non_empty(input)?;
     activation.forward(input)
 }
@@ -675,7 +667,7 @@ fn layer_forward(activation: Activation, input: &Tensor) -> RustymlResult<Tensor
 fn layer_forward_training(
     activation: Activation,
     input: &Tensor,
-) -> RustymlResult<(Tensor, ActivationCache)> {
+) -> Result<(Tensor, ActivationCache)> {
     require_non_empty(input)?;
     activation.forward_training(to_c_order(input), false)
 }
@@ -686,7 +678,7 @@ fn layer_backward(
     layer: &'static str,
     cache: Option<&ActivationCache>,
     grad_output: &Tensor,
-) -> RustymlResult<Tensor> {
+) -> Result<Tensor> {
     let cache = cache.ok_or_else(|| Error::forward_pass_not_run(layer))?;
     activation.backward_cached(cache, grad_output)
 }
@@ -704,7 +696,7 @@ macro_rules! impl_activation_layer {
             fn forward(
                 &mut self,
                 input: &$crate::neural_network::Tensor,
-            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+            ) -> $crate::error::Result<$crate::neural_network::Tensor> {
                 self.cache = None;
                 let (out, cache) = super::layer_forward_training(self.activation(), input)?;
                 self.cache = Some(cache);
@@ -714,14 +706,14 @@ macro_rules! impl_activation_layer {
             fn predict(
                 &self,
                 input: &$crate::neural_network::Tensor,
-            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+            ) -> $crate::error::Result<$crate::neural_network::Tensor> {
                 super::layer_forward(self.activation(), input)
             }
 
             fn backward(
                 &mut self,
                 grad_output: &$crate::neural_network::Tensor,
-            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+            ) -> $crate::error::Result<$crate::neural_network::Tensor> {
                 super::layer_backward(
                     self.activation(),
                     stringify!($ty),

@@ -2,7 +2,7 @@
 //! (batch axis removed), or one per group of positions along `shared_axes` (Keras semantics).
 
 use super::{zip_f32, CHEAP_MAP_F32, MAP_TASK};
-use crate::error::{Error, IoError, RustymlResult};
+use crate::error::{Error, IoError, Result};
 use crate::neural_network::layers::layer_util::{
     full_shape, require_non_empty, require_shape, to_c_order,
 };
@@ -37,7 +37,7 @@ impl PReLU {
     /// `input_shape` includes the batch axis: rank >= 2 and no zero extent (else
     /// `InvalidInput`); `alpha` must be finite (else `InvalidParameter`). A zero or negative
     /// starting slope is allowed.
-    pub fn new(input_shape: Vec<usize>, alpha: f32) -> RustymlResult<Self> {
+    pub fn new(input_shape: Vec<usize>, alpha: f32) -> Result<Self> {
         if input_shape.len() < 2 {
             return Err(Error::invalid_input(format!(
                 "PReLU input_shape needs a batch axis and at least 1 more axis, got {input_shape:?}"
@@ -70,7 +70,7 @@ impl PReLU {
     /// Keras: `[1, 2]` on `[batch, h, w, c]` gives one slope per channel). Axis 0, an axis >=
     /// the rank, or a repeated axis -> `InvalidParameter`. The slopes restart from the
     /// starting value, and a stored gradient is dropped.
-    pub fn with_shared_axes(mut self, shared_axes: Vec<usize>) -> RustymlResult<Self> {
+    pub fn with_shared_axes(mut self, shared_axes: Vec<usize>) -> Result<Self> {
         let rank = self.input_shape.len();
         let mut axes = shared_axes.clone();
         axes.sort_unstable();
@@ -105,7 +105,7 @@ impl PReLU {
 
     /// Replaces the slopes; the shape must be the layer's slope shape exactly (shared axes at
     /// extent 1), else `NnError::WeightShape { name: "alpha", .. }`.
-    pub fn set_weights(&mut self, alpha: ArrayD<f32>) -> RustymlResult<()> {
+    pub fn set_weights(&mut self, alpha: ArrayD<f32>) -> Result<()> {
         if alpha.shape() != self.alpha.shape() {
             return Err(NnError::WeightShape {
                 name: "alpha".to_string(),
@@ -121,7 +121,7 @@ impl PReLU {
 
     /// Rank must match the configured shape and every unshared axis after the batch axis must
     /// keep its extent; shared axes and the batch axis may vary.
-    fn check_input(&self, input: &Tensor) -> RustymlResult<()> {
+    fn check_input(&self, input: &Tensor) -> Result<()> {
         require_non_empty(input)?;
         if input.ndim() != self.input_shape.len() {
             return Err(Error::invalid_input(format!(
@@ -154,7 +154,7 @@ impl PReLU {
         view.iter().copied().collect()
     }
 
-    fn transform(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn transform(&self, input: &Tensor) -> Result<Tensor> {
         self.check_input(input)?;
         let slopes = self.sample_slopes(input.shape());
         let mut out = to_c_order(input);
@@ -187,18 +187,18 @@ fn per_sample_zip(dst: &mut [f32], period: &[f32], f: impl Fn(f32, f32) -> f32 +
 }
 
 impl Layer for PReLU {
-    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
         let out = self.transform(input)?;
         self.input = Some(to_c_order(input));
         self.last_shape = Some(input.shape().to_vec());
         Ok(out)
     }
 
-    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn predict(&self, input: &Tensor) -> Result<Tensor> {
         self.transform(input)
     }
 
-    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
         let input = self
             .input
             .as_ref()
@@ -273,7 +273,7 @@ impl Layer for PReLU {
         })
     }
 
-    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> RustymlResult<()> {
+    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> Result<()> {
         match weights {
             LayerWeight::PReLU(w) => w.apply_to_layer(self),
             _ => Err(IoError::ModelStructureMismatch(
@@ -285,7 +285,7 @@ impl Layer for PReLU {
 }
 
 impl ApplyWeights<PReLU> for PReLULayerWeight<'_> {
-    fn apply_to_layer(&self, layer: &mut PReLU) -> RustymlResult<()> {
+    fn apply_to_layer(&self, layer: &mut PReLU) -> Result<()> {
         layer.set_weights(self.alpha.clone().into_owned())
     }
 }

@@ -116,19 +116,19 @@ macro_rules! border_layer {
             fn forward(
                 &mut self,
                 input: &$crate::neural_network::Tensor,
-            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+            ) -> $crate::error::Result<$crate::neural_network::Tensor> {
                 self.0.forward(input)
             }
             fn predict(
                 &self,
                 input: &$crate::neural_network::Tensor,
-            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+            ) -> $crate::error::Result<$crate::neural_network::Tensor> {
                 self.0.predict(input)
             }
             fn backward(
                 &mut self,
                 grad_output: &$crate::neural_network::Tensor,
-            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+            ) -> $crate::error::Result<$crate::neural_network::Tensor> {
                 self.0.backward(grad_output)
             }
             fn layer_type(&self) -> &str {

@@ -2,7 +2,7 @@
 //! Padding's forward and cropping's backward copy *into* a window of a zero tensor; cropping's
 //! forward and padding's backward copy *out of* one, so each pass is the other's transpose.
 
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::layers::layer_util::{batch_free_shape, require_shape};
 use crate::neural_network::Tensor;
 use ndarray::{AxisDescription, IxDyn, Slice};
@@ -62,7 +62,7 @@ impl BorderCore {
     }
 
     /// Validates `input` and returns the output shape.
-    fn output_for(&self, input: &Tensor) -> RustymlResult<Vec<usize>> {
+    fn output_for(&self, input: &Tensor) -> Result<Vec<usize>> {
         let spatial = self.border.len();
         if input.ndim() != spatial + 2 {
             return Err(Error::invalid_input(format!(
@@ -115,7 +115,7 @@ impl BorderCore {
         Ok(shape)
     }
 
-    pub(crate) fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    pub(crate) fn predict(&self, input: &Tensor) -> Result<Tensor> {
         let out_shape = self.output_for(input)?;
         Ok(transfer(
             input,
@@ -125,13 +125,13 @@ impl BorderCore {
         ))
     }
 
-    pub(crate) fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+    pub(crate) fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
         let out = self.predict(input)?;
         self.shapes = Some((input.shape().to_vec(), out.shape().to_vec()));
         Ok(out)
     }
 
-    pub(crate) fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    pub(crate) fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
         let (input_shape, output_shape) = self
             .shapes
             .as_ref()

@@ -9,7 +9,7 @@
 
 use super::engine::{self, ConvGeometry, FusedActivation};
 use super::PaddingType;
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::math::matmul;
 use crate::neural_network::layers::activation::{Activation, ActivationCache};
 use crate::neural_network::layers::layer_util::{full_shape, require_shape};
@@ -82,7 +82,7 @@ impl<D: Dimension> ConvNd<D> {
         padding: PaddingType,
         dilation: Vec<usize>,
         use_bias: bool,
-    ) -> RustymlResult<Self> {
+    ) -> Result<Self> {
         let rank = kernel_size.len();
         if filters == 0 {
             return Err(Error::invalid_parameter(
@@ -176,7 +176,7 @@ impl<D: Dimension> ConvNd<D> {
     }
 
     /// Keras's `dilation_rate`; re-validates the configured input for a plain convolution.
-    pub(crate) fn set_dilation(&mut self, dilation: Vec<usize>) -> RustymlResult<()> {
+    pub(crate) fn set_dilation(&mut self, dilation: Vec<usize>) -> Result<()> {
         if dilation.contains(&0) {
             return Err(Error::invalid_parameter(
                 "dilation_rate",
@@ -200,11 +200,7 @@ impl<D: Dimension> ConvNd<D> {
         }
     }
 
-    pub(crate) fn set_weights(
-        &mut self,
-        weights: Array<f32, D>,
-        bias: Array1<f32>,
-    ) -> RustymlResult<()> {
+    pub(crate) fn set_weights(&mut self, weights: Array<f32, D>, bias: Array1<f32>) -> Result<()> {
         let expected = self.kernel_shape();
         for (what, want, got) in [
             ("kernel", expected.as_slice(), weights.shape()),
@@ -226,7 +222,7 @@ impl<D: Dimension> ConvNd<D> {
 
     /// The engine geometry for a spatial input extent (the conv whose backward-data pass is
     /// this layer, for a transposed one).
-    fn geometry(&self, spatial: &[usize]) -> RustymlResult<ConvGeometry> {
+    fn geometry(&self, spatial: &[usize]) -> Result<ConvGeometry> {
         if self.transposed || self.kernel_size.len() != 1 {
             self.padding.refuse_causal(self.name)?;
         }
@@ -248,7 +244,7 @@ impl<D: Dimension> ConvNd<D> {
     }
 
     /// The geometry of an input tensor after checking its rank and channel count.
-    fn check_input(&self, shape: &[usize]) -> RustymlResult<ConvGeometry> {
+    fn check_input(&self, shape: &[usize]) -> Result<ConvGeometry> {
         let rank = self.kernel_size.len();
         if shape.len() != rank + 2 {
             return Err(Error::invalid_input(format!(
@@ -280,7 +276,7 @@ impl<D: Dimension> ConvNd<D> {
             .then(|| self.bias.as_slice().expect("bias is C-order"))
     }
 
-    fn compute(&self, input: TensorView<'_>) -> RustymlResult<Tensor> {
+    fn compute(&self, input: TensorView<'_>) -> Result<Tensor> {
         let (mut out, fused) = self.pre_activation(input)?;
         if !fused {
             self.activation.forward_in_place(&mut out)?;
@@ -290,7 +286,7 @@ impl<D: Dimension> ConvNd<D> {
 
     /// The convolution with its bias, and the activation too when it is fused into the
     /// engine's epilogue (ReLU, LeakyReLU: then the flag is true).
-    fn pre_activation(&self, input: TensorView<'_>) -> RustymlResult<(Tensor, bool)> {
+    fn pre_activation(&self, input: TensorView<'_>) -> Result<(Tensor, bool)> {
         let geom = self.check_input(input.shape())?;
         let x = input.as_standard_layout();
         let x = x.as_slice().expect("standard layout");
@@ -311,11 +307,11 @@ impl<D: Dimension> ConvNd<D> {
         Ok((out, fused.is_some()))
     }
 
-    pub(crate) fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+    pub(crate) fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
         self.forward_owned(input.as_standard_layout().into_owned())
     }
 
-    pub(crate) fn forward_owned(&mut self, input: Tensor) -> RustymlResult<Tensor> {
+    pub(crate) fn forward_owned(&mut self, input: Tensor) -> Result<Tensor> {
         let (z, fused) = self.pre_activation(input.view())?;
         let (out, activation_cache) = self.activation.forward_training(z, fused)?;
         self.input_cache = Some(if input.is_standard_layout() {
@@ -327,21 +323,21 @@ impl<D: Dimension> ConvNd<D> {
         Ok(out)
     }
 
-    pub(crate) fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    pub(crate) fn predict(&self, input: &Tensor) -> Result<Tensor> {
         self.compute(input.view())
     }
 
-    pub(crate) fn predict_view(&self, input: TensorView<'_>) -> RustymlResult<Tensor> {
+    pub(crate) fn predict_view(&self, input: TensorView<'_>) -> Result<Tensor> {
         self.compute(input)
     }
 
-    pub(crate) fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    pub(crate) fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
         Ok(self
             .backward_with(grad_output, true)?
             .expect("input gradient requested"))
     }
 
-    pub(crate) fn backward_params_only(&mut self, grad_output: &Tensor) -> RustymlResult<()> {
+    pub(crate) fn backward_params_only(&mut self, grad_output: &Tensor) -> Result<()> {
         self.backward_with(grad_output, false).map(drop)
     }
 
@@ -351,7 +347,7 @@ impl<D: Dimension> ConvNd<D> {
         &mut self,
         grad_output: &Tensor,
         input_gradient: bool,
-    ) -> RustymlResult<Option<Tensor>> {
+    ) -> Result<Option<Tensor>> {
         let Some(x) = &self.input_cache else {
             return Err(Error::forward_pass_not_run(self.name));
         };
@@ -467,7 +463,7 @@ macro_rules! conv_layer {
                 input_shape: Vec<usize>,
                 strides: $dims,
                 activation: impl Into<$crate::neural_network::layers::activation::Activation>,
-            ) -> $crate::error::RustymlResult<Self> {
+            ) -> $crate::error::Result<Self> {
                 Self::with_config(
                     filters,
                     kernel_size,
@@ -492,7 +488,7 @@ macro_rules! conv_layer {
                 padding: $crate::neural_network::layers::convolution::PaddingType,
                 dilation_rate: Option<$dims>,
                 use_bias: bool,
-            ) -> $crate::error::RustymlResult<Self> {
+            ) -> $crate::error::Result<Self> {
                 use $crate::neural_network::layers::convolution::conv_nd::SpatialDims;
                 let kernel = kernel_size.dims();
                 let dilation = dilation_rate.map_or_else(|| vec![1; kernel.len()], |d| d.dims());
@@ -530,7 +526,7 @@ macro_rules! conv_layer {
             pub fn with_dilation_rate(
                 mut self,
                 dilation_rate: $dims,
-            ) -> $crate::error::RustymlResult<Self> {
+            ) -> $crate::error::Result<Self> {
                 use $crate::neural_network::layers::convolution::conv_nd::SpatialDims;
                 self.core.set_dilation(dilation_rate.dims())?;
                 Ok(self)
@@ -548,7 +544,7 @@ macro_rules! conv_layer {
                 &mut self,
                 weights: ndarray::Array<f32, $dim>,
                 bias: ndarray::Array1<f32>,
-            ) -> $crate::error::RustymlResult<()> {
+            ) -> $crate::error::Result<()> {
                 self.core.set_weights(weights, bias)
             }
         }
@@ -559,21 +555,21 @@ macro_rules! conv_layer {
             fn predict_view(
                 &self,
                 input: $crate::neural_network::TensorView<'_>,
-            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+            ) -> $crate::error::Result<$crate::neural_network::Tensor> {
                 self.core.predict_view(input)
             }
 
             fn forward_owned(
                 &mut self,
                 input: $crate::neural_network::Tensor,
-            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+            ) -> $crate::error::Result<$crate::neural_network::Tensor> {
                 self.core.forward_owned(input)
             }
 
             fn backward_params_only(
                 &mut self,
                 grad_output: &$crate::neural_network::Tensor,
-            ) -> $crate::error::RustymlResult<()> {
+            ) -> $crate::error::Result<()> {
                 self.core.backward_params_only(grad_output)
             }
 
@@ -609,7 +605,7 @@ macro_rules! conv_layer {
             fn apply_weights(
                 &mut self,
                 weights: &$crate::neural_network::layers::layer_weight::LayerWeight<'_>,
-            ) -> $crate::error::RustymlResult<()> {
+            ) -> $crate::error::Result<()> {
                 use $crate::neural_network::traits::ApplyWeights;
                 match weights {
                     $crate::neural_network::layers::layer_weight::LayerWeight::$variant(w) => {
@@ -628,7 +624,7 @@ macro_rules! conv_layer {
         impl $crate::neural_network::traits::ApplyWeights<$layer>
             for $crate::neural_network::layers::layer_weight::$weight<'_>
         {
-            fn apply_to_layer(&self, layer: &mut $layer) -> $crate::error::RustymlResult<()> {
+            fn apply_to_layer(&self, layer: &mut $layer) -> $crate::error::Result<()> {
                 layer
                     .set_weights(self.weight.as_ref().clone(), self.bias.as_ref().clone())
                     .map_err(|e| {

@@ -18,7 +18,7 @@
 
 use super::PaddingType;
 use crate::declare_gate;
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::math::matmul::{self, dot_acc_into, dot_bias_act_into, Parallelism};
 use crate::neural_network::Tensor;
 use ndarray::{Array2, ArrayView1, ArrayView2, ArrayViewMut2, IxDyn};
@@ -97,7 +97,7 @@ fn check_axes(
     kernel: &[usize],
     strides: &[usize],
     dilation: &[usize],
-) -> RustymlResult<()> {
+) -> Result<()> {
     let rank = input.len();
     if !(1..=3).contains(&rank)
         || kernel.len() != rank
@@ -165,7 +165,7 @@ impl ConvGeometry {
         padding: PaddingType,
         in_channels: usize,
         filters: usize,
-    ) -> RustymlResult<Self> {
+    ) -> Result<Self> {
         check_axes(layer, input, kernel, strides, dilation)?;
         let mut output = Vec::with_capacity(input.len());
         let mut pad = Vec::with_capacity(input.len());
@@ -211,7 +211,7 @@ impl ConvGeometry {
         padding: PaddingType,
         channels: usize,
         filters: usize,
-    ) -> RustymlResult<Self> {
+    ) -> Result<Self> {
         check_axes(layer, input, kernel, strides, dilation)?;
         padding.refuse_causal(layer)?;
         let mut full = Vec::with_capacity(input.len());
@@ -241,7 +241,7 @@ impl ConvGeometry {
         pad: &[usize],
         in_channels: usize,
         filters: usize,
-    ) -> RustymlResult<Self> {
+    ) -> Result<Self> {
         if in_channels == 0 || filters == 0 {
             return Err(Error::invalid_input(format!(
                 "convolution with {in_channels} input channels and {filters} filters"
@@ -411,7 +411,7 @@ impl ConvGeometry {
         }
     }
 
-    fn check_len(&self, what: &str, len: usize, expected: usize) -> RustymlResult<()> {
+    fn check_len(&self, what: &str, len: usize, expected: usize) -> Result<()> {
         if len != expected {
             return Err(Error::invalid_input(format!(
                 "convolution engine: {what} holds {len} values, the geometry needs {expected}"
@@ -490,7 +490,7 @@ pub fn forward(
     kernel: &[f32],
     bias: Option<&[f32]>,
     act: Option<FusedActivation>,
-) -> RustymlResult<Tensor> {
+) -> Result<Tensor> {
     let (k, f) = (geom.patch_len(), geom.filters);
     let (p, in_len) = (geom.out_positions(), geom.in_positions() * geom.in_channels);
     geom.check_len("the input", x.len(), batch * in_len)?;
@@ -527,7 +527,7 @@ pub fn backward_data(
     grad: &[f32],
     kernel: &[f32],
     init: Option<&[f32]>,
-) -> RustymlResult<Tensor> {
+) -> Result<Tensor> {
     let (k, f, c) = (geom.patch_len(), geom.filters, geom.in_channels);
     let (p, in_len) = (geom.out_positions(), geom.in_positions() * c);
     geom.check_len("the gradient", grad.len(), batch * p * f)?;
@@ -634,7 +634,7 @@ pub fn backward_weights(
     batch: usize,
     x: &[f32],
     grad: &[f32],
-) -> RustymlResult<Array2<f32>> {
+) -> Result<Array2<f32>> {
     let (k, f) = (geom.patch_len(), geom.filters);
     let (p, in_len) = (geom.out_positions(), geom.in_positions() * geom.in_channels);
     geom.check_len("the input", x.len(), batch * in_len)?;

@@ -1,7 +1,7 @@
 //! Convolution layers (channels-last, Keras's kernel shapes `[k.., in, filters]`) over one
 //! im2col/GEMM engine and one direct depthwise engine.
 
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 
 /// Keras's padding modes: `Valid` keeps only full windows; `Same` pads so that the output has
 /// `ceil(n / stride)` positions, the extra cell (if any) after the input, as Keras does;
@@ -68,7 +68,7 @@ impl PaddingType {
     }
 
     /// `InvalidParameter` naming `layer` for `Causal`, which Keras allows on Conv1D only.
-    pub(crate) fn refuse_causal(self, layer: &str) -> RustymlResult<()> {
+    pub(crate) fn refuse_causal(self, layer: &str) -> Result<()> {
         if self == PaddingType::Causal {
             return Err(Error::invalid_parameter(
                 "padding",

@@ -2,7 +2,7 @@
 //! counts it; negative from the end); the other axes must agree.
 
 use super::{check_batches, check_count, per_sample_shapes, MergeLayer};
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::Tensor;
 use ndarray::{Axis, Slice};
 
@@ -30,7 +30,7 @@ impl Concatenate {
     }
 
     /// The axis of the batched tensor for per-sample rank `rank`.
-    fn full_axis(&self, rank: usize) -> RustymlResult<usize> {
+    fn full_axis(&self, rank: usize) -> Result<usize> {
         let full = rank as i64 + 1;
         let a = if self.axis < 0 {
             self.axis + full
@@ -53,7 +53,7 @@ impl MergeLayer for Concatenate {
         "Concatenate"
     }
 
-    fn output_shape(&self, inputs: &[Vec<usize>]) -> RustymlResult<Vec<usize>> {
+    fn output_shape(&self, inputs: &[Vec<usize>]) -> Result<Vec<usize>> {
         check_count("Concatenate", inputs.len())?;
         let rank = inputs[0].len();
         if inputs.iter().any(|s| s.len() != rank) {
@@ -82,7 +82,7 @@ impl MergeLayer for Concatenate {
         Ok(out)
     }
 
-    fn predict(&self, inputs: &[&Tensor]) -> RustymlResult<Tensor> {
+    fn predict(&self, inputs: &[&Tensor]) -> Result<Tensor> {
         check_batches("Concatenate", inputs)?;
         self.output_shape(&per_sample_shapes(inputs))?;
         let axis = self.full_axis(inputs[0].ndim() - 1)?;
@@ -91,7 +91,7 @@ impl MergeLayer for Concatenate {
             .map_err(|e| Error::invalid_input(format!("Concatenate: {e}")))
     }
 
-    fn forward(&mut self, inputs: &[&Tensor]) -> RustymlResult<Tensor> {
+    fn forward(&mut self, inputs: &[&Tensor]) -> Result<Tensor> {
         let out = self.predict(inputs)?;
         let axis = self.full_axis(inputs[0].ndim() - 1)?;
         self.widths = inputs.iter().map(|t| t.shape()[axis]).collect();
@@ -99,7 +99,7 @@ impl MergeLayer for Concatenate {
         Ok(out)
     }
 
-    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Vec<Tensor>> {
+    fn backward(&mut self, grad_output: &Tensor) -> Result<Vec<Tensor>> {
         let axis = self
             .resolved
             .ok_or_else(|| Error::invalid_input("Concatenate: backward before forward"))?;

@@ -6,7 +6,7 @@
 //! contracted axis first, as Keras does: `x * min(rsqrt(sum(x^2)), 1e7)`.
 
 use super::{check_batches, per_sample_shapes, MergeLayer};
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::Tensor;
 use ndarray::{Array3, ArrayView3, IxDyn};
 
@@ -55,7 +55,7 @@ impl Dot {
     }
 
     /// The contracted axis of each batched input (per-sample ranks `ranks`).
-    fn resolve(&self, ranks: [usize; 2]) -> RustymlResult<[usize; 2]> {
+    fn resolve(&self, ranks: [usize; 2]) -> Result<[usize; 2]> {
         let mut out = [0; 2];
         for i in 0..2 {
             let full = ranks[i] as i64 + 1;
@@ -77,7 +77,7 @@ impl Dot {
     }
 
     /// Per-sample output shape and each input's layout, for per-sample shapes `x`, `y`.
-    fn plan(&self, x: &[usize], y: &[usize]) -> RustymlResult<(Vec<usize>, [Layout; 2])> {
+    fn plan(&self, x: &[usize], y: &[usize]) -> Result<(Vec<usize>, [Layout; 2])> {
         let [ax, ay] = self.resolve([x.len(), y.len()])?;
         if x[ax - 1] != y[ay - 1] {
             return Err(Error::invalid_input(format!(
@@ -135,7 +135,7 @@ impl Dot {
             .into_owned()
     }
 
-    fn operands(&self, inputs: &[&Tensor]) -> RustymlResult<(DotCache, Vec<usize>)> {
+    fn operands(&self, inputs: &[&Tensor]) -> Result<(DotCache, Vec<usize>)> {
         check_batches("Dot", inputs)?;
         let shapes = per_sample_shapes(inputs);
         let out = self.output_shape(&shapes)?;
@@ -234,7 +234,7 @@ impl MergeLayer for Dot {
         "Dot"
     }
 
-    fn output_shape(&self, inputs: &[Vec<usize>]) -> RustymlResult<Vec<usize>> {
+    fn output_shape(&self, inputs: &[Vec<usize>]) -> Result<Vec<usize>> {
         if inputs.len() != 2 {
             return Err(Error::invalid_input(format!(
                 "a Dot layer must be called on exactly 2 inputs, got {}",
@@ -250,19 +250,19 @@ impl MergeLayer for Dot {
         self.plan(&inputs[0], &inputs[1]).map(|(out, _)| out)
     }
 
-    fn predict(&self, inputs: &[&Tensor]) -> RustymlResult<Tensor> {
+    fn predict(&self, inputs: &[&Tensor]) -> Result<Tensor> {
         let (cache, out) = self.operands(inputs)?;
         Ok(Self::product(&cache, &out))
     }
 
-    fn forward(&mut self, inputs: &[&Tensor]) -> RustymlResult<Tensor> {
+    fn forward(&mut self, inputs: &[&Tensor]) -> Result<Tensor> {
         let (cache, out) = self.operands(inputs)?;
         let result = Self::product(&cache, &out);
         self.cache = Some(cache);
         Ok(result)
     }
 
-    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Vec<Tensor>> {
+    fn backward(&mut self, grad_output: &Tensor) -> Result<Vec<Tensor>> {
         let c = self
             .cache
             .as_ref()

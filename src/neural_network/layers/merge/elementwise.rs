@@ -3,7 +3,7 @@
 //! refused naming the shapes).
 
 use super::{check_batches, check_count, per_sample_shapes, MergeLayer};
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::Tensor;
 use ndarray::Zip;
 
@@ -76,7 +76,7 @@ impl ElementwiseMerge {
         self.op
     }
 
-    fn check(&self, inputs: &[&Tensor]) -> RustymlResult<()> {
+    fn check(&self, inputs: &[&Tensor]) -> Result<()> {
         check_batches(self.op.class_name(), inputs)?;
         self.output_shape(&per_sample_shapes(inputs)).map(drop)
     }
@@ -109,7 +109,7 @@ impl MergeLayer for ElementwiseMerge {
         self.op.class_name()
     }
 
-    fn output_shape(&self, inputs: &[Vec<usize>]) -> RustymlResult<Vec<usize>> {
+    fn output_shape(&self, inputs: &[Vec<usize>]) -> Result<Vec<usize>> {
         let name = self.op.class_name();
         check_count(name, inputs.len())?;
         if self.op == MergeOp::Subtract && inputs.len() != 2 {
@@ -127,19 +127,19 @@ impl MergeLayer for ElementwiseMerge {
         Ok(inputs[0].clone())
     }
 
-    fn predict(&self, inputs: &[&Tensor]) -> RustymlResult<Tensor> {
+    fn predict(&self, inputs: &[&Tensor]) -> Result<Tensor> {
         self.check(inputs)?;
         let last = self.prefixes(inputs).pop().expect("at least two inputs");
         Ok(self.finish(last, inputs.len()))
     }
 
-    fn forward(&mut self, inputs: &[&Tensor]) -> RustymlResult<Tensor> {
+    fn forward(&mut self, inputs: &[&Tensor]) -> Result<Tensor> {
         let out = self.predict(inputs)?;
         self.inputs = inputs.iter().map(|t| (*t).clone()).collect();
         Ok(out)
     }
 
-    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Vec<Tensor>> {
+    fn backward(&mut self, grad_output: &Tensor) -> Result<Vec<Tensor>> {
         let n = self.inputs.len();
         if n == 0 {
             return Err(Error::invalid_input(format!(

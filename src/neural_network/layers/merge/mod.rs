@@ -15,7 +15,7 @@ pub use concatenate::Concatenate;
 pub use dot::Dot;
 pub use elementwise::{ElementwiseMerge, MergeOp};
 
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::Tensor;
 
 /// A layer with several inputs and one output.
@@ -24,17 +24,17 @@ pub trait MergeLayer: Send + Sync {
     fn layer_type(&self) -> &str;
     /// The per-sample output shape for inputs of per-sample shapes `inputs`, or an error
     /// naming the mismatch.
-    fn output_shape(&self, inputs: &[Vec<usize>]) -> RustymlResult<Vec<usize>>;
+    fn output_shape(&self, inputs: &[Vec<usize>]) -> Result<Vec<usize>>;
     /// Inference: keeps nothing.
-    fn predict(&self, inputs: &[&Tensor]) -> RustymlResult<Tensor>;
+    fn predict(&self, inputs: &[&Tensor]) -> Result<Tensor>;
     /// Training pass: computes the output and keeps what `backward` needs.
-    fn forward(&mut self, inputs: &[&Tensor]) -> RustymlResult<Tensor>;
+    fn forward(&mut self, inputs: &[&Tensor]) -> Result<Tensor>;
     /// The gradient with respect to each input of the latest `forward`, in input order.
-    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Vec<Tensor>>;
+    fn backward(&mut self, grad_output: &Tensor) -> Result<Vec<Tensor>>;
 }
 
 /// Keras's rule: a merge layer takes a list of at least two tensors.
-fn check_count(layer: &str, n: usize) -> RustymlResult<()> {
+fn check_count(layer: &str, n: usize) -> Result<()> {
     if n < 2 {
         return Err(Error::invalid_input(format!(
             "a {layer} layer must be called on a list of at least 2 inputs, got {n}"
@@ -44,7 +44,7 @@ fn check_count(layer: &str, n: usize) -> RustymlResult<()> {
 }
 
 /// Every input has the same batch size (checked by each `forward`/`predict`).
-fn check_batches(layer: &str, inputs: &[&Tensor]) -> RustymlResult<()> {
+fn check_batches(layer: &str, inputs: &[&Tensor]) -> Result<()> {
     check_count(layer, inputs.len())?;
     let first = inputs[0].shape().first().copied();
     if inputs

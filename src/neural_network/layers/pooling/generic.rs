@@ -4,7 +4,7 @@
 //! keep shapes and the backward cache; [`engine`](super::engine) computes.
 
 use super::engine::{self, PoolGeometry};
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::layers::convolution::PaddingType;
 use crate::neural_network::layers::layer_util::{full_shape, require_non_empty, require_shape};
 use crate::neural_network::layers::layer_weight::LayerWeight;
@@ -56,7 +56,7 @@ fn dims_text(v: &[usize]) -> String {
 }
 
 /// An input of the right rank with at least one element.
-fn check_input(name: &str, rank: usize, input: &Tensor) -> RustymlResult<()> {
+fn check_input(name: &str, rank: usize, input: &Tensor) -> Result<()> {
     if input.ndim() != rank + 2 {
         return Err(Error::invalid_input(format!(
             "{name} expects a {}D input {}, got shape {:?}",
@@ -91,7 +91,7 @@ fn pool_backward(
     grad_output: &Tensor,
     g: &PoolGeometry,
     argmax: &[engine::ArgMax],
-) -> RustymlResult<Tensor> {
+) -> Result<Tensor> {
     let d = grad_output.as_standard_layout();
     let d = d.as_slice().expect("standard layout is contiguous");
     let grad = if max {
@@ -133,7 +133,7 @@ impl<const N: usize, const MAX: bool> Pooling<N, MAX> {
         strides: Option<[usize; N]>,
         padding: PaddingType,
         input_shape: Vec<usize>,
-    ) -> RustymlResult<Self> {
+    ) -> Result<Self> {
         if input_shape.len() != N + 2 {
             return Err(Error::dimension_mismatch(N + 2, input_shape.len()));
         }
@@ -179,7 +179,7 @@ impl<const N: usize, const MAX: bool> Pooling<N, MAX> {
         }
     }
 
-    fn strides_checked(mut self, strides: [usize; N]) -> RustymlResult<Self> {
+    fn strides_checked(mut self, strides: [usize; N]) -> Result<Self> {
         if strides.contains(&0) {
             return Err(Error::invalid_parameter(
                 "strides",
@@ -212,7 +212,7 @@ impl<const N: usize, const MAX: bool> Pooling<N, MAX> {
         self.padding
     }
 
-    fn geometry(&self, shape: &[usize]) -> RustymlResult<PoolGeometry> {
+    fn geometry(&self, shape: &[usize]) -> Result<PoolGeometry> {
         self.padding.refuse_causal(Self::NAME)?;
         PoolGeometry::new(shape, &self.pool, &self.strides, self.padding).ok_or_else(|| {
             Error::invalid_input(format!(
@@ -224,7 +224,7 @@ impl<const N: usize, const MAX: bool> Pooling<N, MAX> {
         })
     }
 
-    fn pass(&self, input: &Tensor, training: bool) -> RustymlResult<(Tensor, Cache)> {
+    fn pass(&self, input: &Tensor, training: bool) -> Result<(Tensor, Cache)> {
         check_input(Self::NAME, N, input)?;
         let geometry = self.geometry(input.shape())?;
         let (out, argmax) = pool_forward(MAX, input, &geometry, training);
@@ -236,18 +236,18 @@ impl<const N: usize, const MAX: bool> Pooling<N, MAX> {
 
 impl<const MAX: bool> Pooling<1, MAX> {
     /// `input_shape` is `[batch, length, channels]`; the stride defaults to `pool_size`.
-    pub fn new(pool_size: usize, input_shape: Vec<usize>) -> RustymlResult<Self> {
+    pub fn new(pool_size: usize, input_shape: Vec<usize>) -> Result<Self> {
         Self::with_config([pool_size], None, PaddingType::Valid, input_shape)
     }
 
-    pub fn with_stride(self, stride: usize) -> RustymlResult<Self> {
+    pub fn with_stride(self, stride: usize) -> Result<Self> {
         self.strides_checked([stride])
     }
 }
 
 impl<const MAX: bool> Pooling<2, MAX> {
     /// `input_shape` is `[batch, height, width, channels]`; the strides default to `pool_size`.
-    pub fn new(pool_size: (usize, usize), input_shape: Vec<usize>) -> RustymlResult<Self> {
+    pub fn new(pool_size: (usize, usize), input_shape: Vec<usize>) -> Result<Self> {
         Self::with_config(
             [pool_size.0, pool_size.1],
             None,
@@ -256,7 +256,7 @@ impl<const MAX: bool> Pooling<2, MAX> {
         )
     }
 
-    pub fn with_strides(self, strides: (usize, usize)) -> RustymlResult<Self> {
+    pub fn with_strides(self, strides: (usize, usize)) -> Result<Self> {
         self.strides_checked([strides.0, strides.1])
     }
 }
@@ -264,7 +264,7 @@ impl<const MAX: bool> Pooling<2, MAX> {
 impl<const MAX: bool> Pooling<3, MAX> {
     /// `input_shape` is `[batch, depth, height, width, channels]`; the strides default to
     /// `pool_size`.
-    pub fn new(pool_size: (usize, usize, usize), input_shape: Vec<usize>) -> RustymlResult<Self> {
+    pub fn new(pool_size: (usize, usize, usize), input_shape: Vec<usize>) -> Result<Self> {
         Self::with_config(
             [pool_size.0, pool_size.1, pool_size.2],
             None,
@@ -273,24 +273,24 @@ impl<const MAX: bool> Pooling<3, MAX> {
         )
     }
 
-    pub fn with_strides(self, strides: (usize, usize, usize)) -> RustymlResult<Self> {
+    pub fn with_strides(self, strides: (usize, usize, usize)) -> Result<Self> {
         self.strides_checked([strides.0, strides.1, strides.2])
     }
 }
 
 impl<const N: usize, const MAX: bool> Layer for Pooling<N, MAX> {
-    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
         self.cache = None;
         let (out, cache) = self.pass(input, true)?;
         self.cache = Some(cache);
         Ok(out)
     }
 
-    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn predict(&self, input: &Tensor) -> Result<Tensor> {
         self.pass(input, false).map(|(out, _)| out)
     }
 
-    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
         let cache = self
             .cache
             .as_ref()
@@ -357,7 +357,7 @@ impl<const N: usize, const MAX: bool> GlobalPooling<N, MAX> {
         }
     }
 
-    fn pass(&self, input: &Tensor, training: bool) -> RustymlResult<(Tensor, Cache)> {
+    fn pass(&self, input: &Tensor, training: bool) -> Result<(Tensor, Cache)> {
         check_input(Self::NAME, N, input)?;
         let geometry = PoolGeometry::global(input.shape())
             .expect("a non-empty input of the right rank has a global window");
@@ -369,18 +369,18 @@ impl<const N: usize, const MAX: bool> GlobalPooling<N, MAX> {
 }
 
 impl<const N: usize, const MAX: bool> Layer for GlobalPooling<N, MAX> {
-    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
         self.cache = None;
         let (out, cache) = self.pass(input, true)?;
         self.cache = Some(cache);
         Ok(out)
     }
 
-    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn predict(&self, input: &Tensor) -> Result<Tensor> {
         self.pass(input, false).map(|(out, _)| out)
     }
 
-    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
         let cache = self
             .cache
             .as_ref()
@@ -431,11 +431,9 @@ mod tests {
 
     #[test]
     fn constructors_reject_bad_configurations() {
-        let dim =
-            |r: RustymlResult<MaxPooling2D>| matches!(r, Err(Error::DimensionMismatch { .. }));
-        let input = |r: RustymlResult<AveragePooling3D>| matches!(r, Err(Error::InvalidInput(_)));
-        let param =
-            |r: RustymlResult<MaxPooling1D>| matches!(r, Err(Error::InvalidParameter { .. }));
+        let dim = |r: Result<MaxPooling2D>| matches!(r, Err(Error::DimensionMismatch { .. }));
+        let input = |r: Result<AveragePooling3D>| matches!(r, Err(Error::InvalidInput(_)));
+        let param = |r: Result<MaxPooling1D>| matches!(r, Err(Error::InvalidParameter { .. }));
         assert!(dim(MaxPooling2D::new((2, 2), vec![1, 4, 4])));
         assert!(dim(MaxPooling2D::new((2, 2), vec![1, 1, 4, 4, 1])));
         assert!(input(AveragePooling3D::new((1, 1, 1), vec![1, 2, 0, 2, 1])));

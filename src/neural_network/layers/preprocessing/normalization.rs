@@ -6,7 +6,7 @@
 //! `adapt`: they are the non-trainable weights `mean`, `variance` and `count`). The gradient
 //! flows through to the input, so the layer can sit inside a trained model.
 
-use crate::error::{Error, IoError, RustymlResult};
+use crate::error::{Error, IoError, Result};
 use crate::math::reduction::{column_moments, Moments};
 use crate::neural_network::layers::activation::{lanes_f32, CHEAP_MAP_F32};
 use crate::neural_network::layers::layer_util::{
@@ -24,7 +24,7 @@ pub const NORMALIZATION_EPSILON: f32 = 1e-7;
 
 /// Keras's `axis` (an empty list stands for `axis=None`: one scalar mean and variance) as
 /// sorted, distinct axes of a tensor of `rank` axes, batch axis 0, which is never kept.
-pub fn normalization_keep_axes(axis: &[i64], rank: usize) -> RustymlResult<Vec<usize>> {
+pub fn normalization_keep_axes(axis: &[i64], rank: usize) -> Result<Vec<usize>> {
     let mut keep = Vec::with_capacity(axis.len());
     for &a in axis {
         let r = if a < 0 { a + rank as i64 } else { a };
@@ -65,7 +65,7 @@ pub fn normalization_keep_axes(axis: &[i64], rank: usize) -> RustymlResult<Vec<u
 pub fn adapt_statistics(
     batches: &[ArrayViewD<'_, f64>],
     axis: &[i64],
-) -> RustymlResult<(ArrayD<f32>, ArrayD<f32>)> {
+) -> Result<(ArrayD<f32>, ArrayD<f32>)> {
     let first = batches.first().ok_or_else(|| {
         Error::empty_input("Normalization.adapt: no data (an empty list of batches)")
     })?;
@@ -165,7 +165,7 @@ impl Normalization {
     /// For inputs of `input_shape` (batch axis included, its size ignored), statistics per
     /// index of `axis` (Keras's numbering; empty: one scalar pair), mean 0 and variance 1
     /// until set by weights (Keras's initial values).
-    pub fn new(input_shape: &[usize], axis: &[i64], invert: bool) -> RustymlResult<Self> {
+    pub fn new(input_shape: &[usize], axis: &[i64], invert: bool) -> Result<Self> {
         if input_shape.len() < 2 && !axis.is_empty() {
             return Err(Error::invalid_parameter(
                 "axis",
@@ -195,11 +195,7 @@ impl Normalization {
     /// Fixed statistics (Keras's `mean=`, `variance=`): broadcast to the kept axes' shape as
     /// NumPy broadcasts (a scalar, or trailing dimensions matching or 1); the layer then lists
     /// no weights.
-    pub fn with_statistics(
-        mut self,
-        mean: ArrayD<f32>,
-        variance: ArrayD<f32>,
-    ) -> RustymlResult<Self> {
+    pub fn with_statistics(mut self, mean: ArrayD<f32>, variance: ArrayD<f32>) -> Result<Self> {
         if mean.shape() != variance.shape() {
             return Err(Error::invalid_parameter(
                 "variance",
@@ -247,7 +243,7 @@ impl Normalization {
 
     /// Computes the statistics of `data` (`(batch, ...)` with this layer's per-sample shape
     /// on the kept axes) as Keras's `adapt` does, and stores them.
-    pub fn adapt(&mut self, data: &Tensor) -> RustymlResult<()> {
+    pub fn adapt(&mut self, data: &Tensor) -> Result<()> {
         let axis: Vec<i64> = self.keep.iter().map(|&a| a as i64).collect();
         if data.ndim() != self.sample_shape.len() + 1 {
             return Err(Error::invalid_input(format!(
@@ -317,7 +313,7 @@ impl Normalization {
         }
     }
 
-    fn check_input(&self, input: &Tensor) -> RustymlResult<()> {
+    fn check_input(&self, input: &Tensor) -> Result<()> {
         require_batched(input)?;
         if input.shape()[1..] != self.sample_shape[..] {
             let mut expected = vec![input.shape()[0]];
@@ -327,7 +323,7 @@ impl Normalization {
         Ok(())
     }
 
-    fn apply(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn apply(&self, input: &Tensor) -> Result<Tensor> {
         self.check_input(input)?;
         let mut out = to_c_order(input);
         let (mean, std) = (&self.mean_lane, &self.std_lane);
@@ -351,7 +347,7 @@ impl Normalization {
 }
 
 /// Statistics must be finite and a variance non-negative (its square root is taken).
-fn check_statistics(mean: &ArrayD<f32>, variance: &ArrayD<f32>) -> RustymlResult<()> {
+fn check_statistics(mean: &ArrayD<f32>, variance: &ArrayD<f32>) -> Result<()> {
     if let Some(v) = mean.iter().find(|v| !v.is_finite()) {
         return Err(Error::invalid_parameter(
             "mean",
@@ -368,18 +364,18 @@ fn check_statistics(mean: &ArrayD<f32>, variance: &ArrayD<f32>) -> RustymlResult
 }
 
 impl Layer for Normalization {
-    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
         let out = self.apply(input)?;
         self.shape = Some(input.shape().to_vec());
         Ok(out)
     }
 
-    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn predict(&self, input: &Tensor) -> Result<Tensor> {
         self.apply(input)
     }
 
     /// `dL/dx = dL/dy / std` (`* std` when inverting); the statistics are not trained.
-    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
         let shape = self
             .shape
             .as_ref()
@@ -430,7 +426,7 @@ impl Layer for Normalization {
         })
     }
 
-    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> RustymlResult<()> {
+    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> Result<()> {
         match (weights, self.adaptable) {
             (LayerWeight::Normalization(w), true) => {
                 for (name, given, own) in [

@@ -1,7 +1,7 @@
 //! The `Rescaling` layer: `x * scale + offset` on every element, as Keras's preprocessing
 //! layer computes it in float32 (no weights; the gradient is the upstream one times `scale`).
 
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::layers::activation::{map_f32, CHEAP_MAP_F32};
 use crate::neural_network::layers::layer_util::{
     batch_free_shape, require_batched, require_shape, to_c_order,
@@ -22,7 +22,7 @@ pub struct Rescaling {
 
 impl Rescaling {
     /// `scale` and `offset` must be finite (else `InvalidParameter` naming them).
-    pub fn new(scale: f32, offset: f32) -> RustymlResult<Self> {
+    pub fn new(scale: f32, offset: f32) -> Result<Self> {
         for (name, v) in [("scale", scale), ("offset", offset)] {
             if !v.is_finite() {
                 return Err(Error::invalid_parameter(
@@ -46,7 +46,7 @@ impl Rescaling {
         self.offset
     }
 
-    fn apply(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn apply(&self, input: &Tensor) -> Result<Tensor> {
         require_batched(input)?;
         let mut out = to_c_order(input);
         let (scale, offset) = (self.scale, self.offset);
@@ -61,17 +61,17 @@ impl Rescaling {
 }
 
 impl Layer for Rescaling {
-    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
         let out = self.apply(input)?;
         self.shape = Some(out.shape().to_vec());
         Ok(out)
     }
 
-    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn predict(&self, input: &Tensor) -> Result<Tensor> {
         self.apply(input)
     }
 
-    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
         let shape = self
             .shape
             .as_ref()

@@ -2,7 +2,7 @@
 //! of it reads it backwards, and their outputs merge.
 
 use super::time_loop::{fused_views, Recurrent};
-use crate::error::{Error, IoError, RustymlResult};
+use crate::error::{Error, IoError, Result};
 use crate::neural_network::layers::layer_weight::LayerWeight;
 use crate::neural_network::layers::TrainingParameters;
 use crate::neural_network::traits::{Layer, Mask, ParamGrad};
@@ -48,7 +48,7 @@ pub struct Bidirectional {
 impl Bidirectional {
     /// Wraps `layer`; the backward copy draws its weights from the global seed stream (or
     /// entropy), `with_random_state` fixes both.
-    pub fn new(layer: impl RecurrentLayer, merge_mode: MergeMode) -> RustymlResult<Self> {
+    pub fn new(layer: impl RecurrentLayer, merge_mode: MergeMode) -> Result<Self> {
         let mut forward = layer.into_engine();
         // Keras's Bidirectional sets zero_output_for_mask to return_sequences on both halves.
         forward.zero_output_for_mask = forward.return_sequences;
@@ -75,7 +75,7 @@ impl Bidirectional {
 
     /// The upstream gradient split between the halves (the backward half's in its processing
     /// order), after checking its shape; consumes the forward cache.
-    fn half_gradients(&mut self, grad_output: &Tensor) -> RustymlResult<(Tensor, Tensor)> {
+    fn half_gradients(&mut self, grad_output: &Tensor) -> Result<(Tensor, Tensor)> {
         let Some((f, b)) = self.cache.take() else {
             return Err(Error::forward_pass_not_run("Bidirectional"));
         };
@@ -119,7 +119,7 @@ impl Bidirectional {
         }
     }
 
-    fn merge(&self, f: &Tensor, b: &Tensor) -> RustymlResult<Tensor> {
+    fn merge(&self, f: &Tensor, b: &Tensor) -> Result<Tensor> {
         Ok(match self.merge_mode {
             MergeMode::Concat => {
                 let axis = Axis(f.ndim() - 1);
@@ -134,17 +134,17 @@ impl Bidirectional {
 }
 
 impl Layer for Bidirectional {
-    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
         self.forward_masked(input, None)
     }
 
-    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn predict(&self, input: &Tensor) -> Result<Tensor> {
         self.predict_masked(input, None)
     }
 
     /// Both halves read Keras's mask (the backward one in its own order); as in Keras, with
     /// `return_sequences` a masked step outputs zeros in both halves.
-    fn forward_masked(&mut self, input: &Tensor, mask: Option<&Mask>) -> RustymlResult<Tensor> {
+    fn forward_masked(&mut self, input: &Tensor, mask: Option<&Mask>) -> Result<Tensor> {
         let f = self.forward.forward_masked(input, mask)?;
         let b = self.backward.forward_masked(input, mask)?;
         let b = self.align(b);
@@ -153,17 +153,13 @@ impl Layer for Bidirectional {
         Ok(out)
     }
 
-    fn predict_masked(&self, input: &Tensor, mask: Option<&Mask>) -> RustymlResult<Tensor> {
+    fn predict_masked(&self, input: &Tensor, mask: Option<&Mask>) -> Result<Tensor> {
         let f = self.forward.predict_masked(input, mask)?;
         let b = self.align(self.backward.predict_masked(input, mask)?);
         self.merge(&f, &b)
     }
 
-    fn compute_mask(
-        &self,
-        _input: TensorView<'_>,
-        mask: Option<&Mask>,
-    ) -> RustymlResult<Option<Mask>> {
+    fn compute_mask(&self, _input: TensorView<'_>, mask: Option<&Mask>) -> Result<Option<Mask>> {
         Ok(self.forward.output_mask(mask))
     }
 
@@ -172,14 +168,14 @@ impl Layer for Bidirectional {
         self.backward.set_training(is_training);
     }
 
-    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
         let (gf, gb) = self.half_gradients(grad_output)?;
         let dx_f = self.forward.backward(&gf)?;
         let dx_b = self.backward.backward(&gb)?;
         Ok(dx_f + dx_b)
     }
 
-    fn backward_params_only(&mut self, grad_output: &Tensor) -> RustymlResult<()> {
+    fn backward_params_only(&mut self, grad_output: &Tensor) -> Result<()> {
         let (gf, gb) = self.half_gradients(grad_output)?;
         self.forward.backward_params_only(&gf)?;
         self.backward.backward_params_only(&gb)
@@ -234,7 +230,7 @@ impl Layer for Bidirectional {
             .weight_enum(Cow::Owned(k), Cow::Owned(rk), Cow::Owned(b))
     }
 
-    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> RustymlResult<()> {
+    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> Result<()> {
         let Some([k, rk, b]) = self.forward.weight_arrays(weights) else {
             return Err(IoError::ModelStructureMismatch(format!(
                 "expected {} weights for a Bidirectional({}) layer",

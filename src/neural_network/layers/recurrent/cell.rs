@@ -7,7 +7,7 @@
 //! gradient. [`Cell`] is a layer's runtime choice; [`with_cell_step!`] hands the loop the
 //! matching step type, so each loop is compiled once per cell with no per-step dispatch.
 
-use crate::error::RustymlResult;
+use crate::error::Result;
 use crate::math::matmul::dot_par;
 use crate::neural_network::layers::activation::Activation;
 use crate::neural_network::layers::layer_weight::LayerWeight;
@@ -244,7 +244,7 @@ pub(crate) trait CellStep: Sync {
         &self,
         g: &GradientInputs<'_>,
         par: Parallelism,
-    ) -> RustymlResult<(Array2<f32>, Array2<f32>)> {
+    ) -> Result<(Array2<f32>, Array2<f32>)> {
         let bias = column_sums(g.dpre);
         let gu = g.dpre.ncols();
         let recurrent = match g.rmask {

@@ -2,7 +2,7 @@
 //! kernel side by side in one matrix, so one product serves all gates), Keras's initialisers,
 //! the batched input projection and small cache / shape helpers.
 
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::math::matmul::{dot_bias_act, nested_parallelism};
 use crate::neural_network::traits::ParamGrad;
 use crate::neural_network::NnError;
@@ -33,7 +33,7 @@ impl FusedGates {
         units: usize,
         bias_init: &[f32],
         rng: &mut StdRng,
-    ) -> RustymlResult<Self> {
+    ) -> Result<Self> {
         validate_dimensions(input_dim, units)?;
         if bias_init.is_empty() {
             return Err(Error::invalid_parameter(
@@ -117,7 +117,7 @@ impl FusedGates {
         kernel: Array2<f32>,
         recurrent_kernel: Array2<f32>,
         bias: Array2<f32>,
-    ) -> RustymlResult<()> {
+    ) -> Result<()> {
         check_weight_shape("kernel", self.kernel.shape(), kernel.shape())?;
         check_weight_shape(
             "recurrent_kernel",
@@ -133,7 +133,7 @@ impl FusedGates {
 }
 
 /// `units == 0` or `input_dim == 0` is an `InvalidParameter`.
-pub(crate) fn validate_dimensions(input_dim: usize, units: usize) -> RustymlResult<()> {
+pub(crate) fn validate_dimensions(input_dim: usize, units: usize) -> Result<()> {
     if input_dim == 0 {
         return Err(Error::invalid_parameter("input_dim", "must be > 0"));
     }
@@ -144,11 +144,7 @@ pub(crate) fn validate_dimensions(input_dim: usize, units: usize) -> RustymlResu
 }
 
 /// `NnError::WeightShape` unless `found == expected`.
-pub(crate) fn check_weight_shape(
-    name: &str,
-    expected: &[usize],
-    found: &[usize],
-) -> RustymlResult<()> {
+pub(crate) fn check_weight_shape(name: &str, expected: &[usize], found: &[usize]) -> Result<()> {
     if expected == found {
         Ok(())
     } else {
@@ -242,7 +238,7 @@ pub fn reshape_2d_to_3d(array: Array2<f32>, shape: (usize, usize, usize)) -> Arr
 }
 
 /// Takes what `forward` cached for `backward`, or `ForwardPassNotRun(layer)`.
-pub fn take_cache<T>(cache: &mut Option<T>, layer: &'static str) -> RustymlResult<T> {
+pub fn take_cache<T>(cache: &mut Option<T>, layer: &'static str) -> Result<T> {
     cache
         .take()
         .ok_or_else(|| Error::forward_pass_not_run(layer))

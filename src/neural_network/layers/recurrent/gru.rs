@@ -3,7 +3,7 @@
 use super::cell::Cell;
 use super::layer_api::recurrent_layer;
 use super::time_loop::Recurrent;
-use crate::error::RustymlResult;
+use crate::error::Result;
 use crate::neural_network::layers::activation::Activation;
 use ndarray::Array2;
 
@@ -24,11 +24,7 @@ pub struct GRU {
 
 impl GRU {
     /// `units == 0` or `input_dim == 0` is an `InvalidParameter`.
-    pub fn new(
-        input_dim: usize,
-        units: usize,
-        activation: impl Into<Activation>,
-    ) -> RustymlResult<Self> {
+    pub fn new(input_dim: usize, units: usize, activation: impl Into<Activation>) -> Result<Self> {
         Ok(Self {
             core: Recurrent::new(
                 Cell::Gru { reset_after: false },
@@ -55,7 +51,7 @@ impl GRU {
         kernel: Array2<f32>,
         recurrent_kernel: Array2<f32>,
         bias: Array2<f32>,
-    ) -> RustymlResult<()> {
+    ) -> Result<()> {
         self.core.set_weights(kernel, recurrent_kernel, bias)
     }
 
@@ -74,7 +70,7 @@ impl GRU {
         candidate_kernel: Array2<f32>,
         candidate_recurrent_kernel: Array2<f32>,
         candidate_bias: Array2<f32>,
-    ) -> RustymlResult<()> {
+    ) -> Result<()> {
         let unused = || Array2::zeros((0, 0));
         self.core.set_gate_blocks(
             [

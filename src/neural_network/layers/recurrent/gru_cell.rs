@@ -8,7 +8,7 @@ use super::cell::{
     column_sums, recurrent_kernel_gradient, recurrent_product, state_gradient, BackwardStep,
     CellStep, ForwardStep, GradientInputs, StepWeights, STEP,
 };
-use crate::error::RustymlResult;
+use crate::error::Result;
 use crate::math::matmul::dot_par;
 use crate::neural_network::layers::layer_weight::{GRULayerWeight, LayerWeight};
 use gemmkit_ndarray::{gemm, Parallelism};
@@ -104,7 +104,7 @@ impl CellStep for GruCell {
         &self,
         g: &GradientInputs<'_>,
         par: Parallelism,
-    ) -> RustymlResult<(Array2<f32>, Array2<f32>)> {
+    ) -> Result<(Array2<f32>, Array2<f32>)> {
         let (u, gu) = (g.units, g.dpre.ncols());
         if !self.reset_after {
             // z and r read h_{t-1}; the candidate reads the kept r ⊙ h_{t-1}.

@@ -30,7 +30,7 @@ macro_rules! recurrent_layer {
             pub fn with_recurrent_activation(
                 mut self,
                 activation: impl Into<$crate::neural_network::layers::activation::Activation>,
-            ) -> $crate::error::RustymlResult<Self> {
+            ) -> $crate::error::Result<Self> {
                 self.core.set_recurrent_activation(activation.into())?;
                 Ok(self)
             }
@@ -62,7 +62,7 @@ macro_rules! recurrent_layer {
                 mut self,
                 dropout: f32,
                 recurrent_dropout: f32,
-            ) -> $crate::error::RustymlResult<Self> {
+            ) -> $crate::error::Result<Self> {
                 self.core.set_dropout(dropout, recurrent_dropout)?;
                 Ok(self)
             }
@@ -81,7 +81,7 @@ macro_rules! recurrent_layer {
             fn backward_params_only(
                 &mut self,
                 grad_output: &$crate::neural_network::Tensor,
-            ) -> $crate::error::RustymlResult<()> {
+            ) -> $crate::error::Result<()> {
                 self.core.backward_params_only(grad_output)
             }
 
@@ -89,7 +89,7 @@ macro_rules! recurrent_layer {
                 &mut self,
                 input: &$crate::neural_network::Tensor,
                 mask: Option<&$crate::neural_network::traits::Mask>,
-            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+            ) -> $crate::error::Result<$crate::neural_network::Tensor> {
                 self.core.forward_masked(input, mask)
             }
 
@@ -97,7 +97,7 @@ macro_rules! recurrent_layer {
                 &self,
                 input: &$crate::neural_network::Tensor,
                 mask: Option<&$crate::neural_network::traits::Mask>,
-            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+            ) -> $crate::error::Result<$crate::neural_network::Tensor> {
                 self.core.predict_masked(input, mask)
             }
 
@@ -105,7 +105,7 @@ macro_rules! recurrent_layer {
                 &self,
                 _input: $crate::neural_network::TensorView<'_>,
                 mask: Option<&$crate::neural_network::traits::Mask>,
-            ) -> $crate::error::RustymlResult<Option<$crate::neural_network::traits::Mask>> {
+            ) -> $crate::error::Result<Option<$crate::neural_network::traits::Mask>> {
                 Ok(self.core.output_mask(mask))
             }
 
@@ -142,7 +142,7 @@ macro_rules! recurrent_layer {
             fn apply_weights(
                 &mut self,
                 weights: &$crate::neural_network::layers::layer_weight::LayerWeight<'_>,
-            ) -> $crate::error::RustymlResult<()> {
+            ) -> $crate::error::Result<()> {
                 self.core.apply_weights(weights)
             }
         }

@@ -3,7 +3,7 @@
 use super::cell::Cell;
 use super::layer_api::recurrent_layer;
 use super::time_loop::Recurrent;
-use crate::error::RustymlResult;
+use crate::error::Result;
 use crate::neural_network::layers::activation::Activation;
 use ndarray::Array2;
 
@@ -22,11 +22,7 @@ pub struct LSTM {
 
 impl LSTM {
     /// `units == 0` or `input_dim == 0` is an `InvalidParameter`.
-    pub fn new(
-        input_dim: usize,
-        units: usize,
-        activation: impl Into<Activation>,
-    ) -> RustymlResult<Self> {
+    pub fn new(input_dim: usize, units: usize, activation: impl Into<Activation>) -> Result<Self> {
         Ok(Self {
             core: Recurrent::new(Cell::Lstm, input_dim, units, activation.into(), None)?,
         })
@@ -47,7 +43,7 @@ impl LSTM {
         kernel: Array2<f32>,
         recurrent_kernel: Array2<f32>,
         bias: Array2<f32>,
-    ) -> RustymlResult<()> {
+    ) -> Result<()> {
         self.core.set_weights(kernel, recurrent_kernel, bias)
     }
 
@@ -68,7 +64,7 @@ impl LSTM {
         output_kernel: Array2<f32>,
         output_recurrent_kernel: Array2<f32>,
         output_bias: Array2<f32>,
-    ) -> RustymlResult<()> {
+    ) -> Result<()> {
         self.core.set_gate_blocks(
             [
                 ("input", input_kernel, input_recurrent_kernel, input_bias),

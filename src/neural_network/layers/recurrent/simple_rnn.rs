@@ -3,7 +3,7 @@
 use super::cell::Cell;
 use super::layer_api::recurrent_layer;
 use super::time_loop::Recurrent;
-use crate::error::RustymlResult;
+use crate::error::Result;
 use crate::neural_network::layers::activation::Activation;
 use ndarray::Array2;
 
@@ -18,11 +18,7 @@ pub struct SimpleRNN {
 impl SimpleRNN {
     /// `units == 0` or `input_dim == 0` is an `InvalidParameter`, as is softmax (not
     /// elementwise) or an invalid activation parameter.
-    pub fn new(
-        input_dim: usize,
-        units: usize,
-        activation: impl Into<Activation>,
-    ) -> RustymlResult<Self> {
+    pub fn new(input_dim: usize, units: usize, activation: impl Into<Activation>) -> Result<Self> {
         Ok(Self {
             core: Recurrent::new(Cell::Simple, input_dim, units, activation.into(), None)?,
         })
@@ -35,7 +31,7 @@ impl SimpleRNN {
         kernel: Array2<f32>,
         recurrent_kernel: Array2<f32>,
         bias: Array2<f32>,
-    ) -> RustymlResult<()> {
+    ) -> Result<()> {
         self.core.set_weights(kernel, recurrent_kernel, bias)
     }
 }

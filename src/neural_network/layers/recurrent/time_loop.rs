@@ -22,7 +22,7 @@ use super::fused_gates::{
     check_weight_shape, layer_rng, project_rows, take_cache, validate_dimensions, FusedGates,
 };
 use crate::declare_gate;
-use crate::error::{Error, IoError, RustymlResult};
+use crate::error::{Error, IoError, Result};
 use crate::math::matmul::{dot_bias_act, dot_par, nested_parallelism};
 use crate::neural_network::layers::activation::Activation;
 use crate::neural_network::layers::layer_weight::LayerWeight;
@@ -113,7 +113,7 @@ fn dropout_rng(random_state: Option<u64>) -> ChaCha8Rng {
 const DROPOUT_STREAM: u64 = 0x5245_4355_5252;
 
 /// `rate` must lie in [0, 1), else `InvalidParameter` naming `what`.
-fn check_dropout_rate(rate: f32, what: &str, layer: &str) -> RustymlResult<()> {
+fn check_dropout_rate(rate: f32, what: &str, layer: &str) -> Result<()> {
     if (0.0..1.0).contains(&rate) {
         Ok(())
     } else {
@@ -127,7 +127,7 @@ fn check_dropout_rate(rate: f32, what: &str, layer: &str) -> RustymlResult<()> {
 /// Softmax has no elementwise form; everything else does. The recurrent cells differentiate
 /// their gates from the gate outputs, so the activations that need the pre-activation (GELU,
 /// SiLU, Mish) are refused too.
-fn check_elementwise(activation: Activation, what: &str, layer: &str) -> RustymlResult<()> {
+fn check_elementwise(activation: Activation, what: &str, layer: &str) -> Result<()> {
     activation.validate()?;
     if activation.needs_pre_activation() {
         return Err(Error::invalid_parameter(
@@ -276,7 +276,7 @@ impl Recurrent {
         units: usize,
         activation: Activation,
         random_state: Option<u64>,
-    ) -> RustymlResult<Self> {
+    ) -> Result<Self> {
         validate_dimensions(input_dim, units)?;
         check_elementwise(activation, "activation", cell.name())?;
         {
@@ -308,11 +308,7 @@ impl Recurrent {
     }
 
     /// Keras's `dropout` and `recurrent_dropout` (each in [0, 1)).
-    pub(crate) fn set_dropout(
-        &mut self,
-        dropout: f32,
-        recurrent_dropout: f32,
-    ) -> RustymlResult<()> {
+    pub(crate) fn set_dropout(&mut self, dropout: f32, recurrent_dropout: f32) -> Result<()> {
         let name = self.cell.name();
         check_dropout_rate(dropout, "dropout", name)?;
         check_dropout_rate(recurrent_dropout, "recurrent_dropout", name)?;
@@ -367,7 +363,7 @@ impl Recurrent {
         input_dim: usize,
         units: usize,
         random_state: Option<u64>,
-    ) -> RustymlResult<FusedGates> {
+    ) -> Result<FusedGates> {
         let mut rng = layer_rng(random_state);
         let mut gates = FusedGates::new(input_dim, units, cell.bias_init(), &mut rng)?;
         if cell.bias_rows() == 2 {
@@ -432,7 +428,7 @@ impl Recurrent {
         }
     }
 
-    pub(crate) fn set_recurrent_activation(&mut self, act: Activation) -> RustymlResult<()> {
+    pub(crate) fn set_recurrent_activation(&mut self, act: Activation) -> Result<()> {
         check_elementwise(act, "recurrent_activation", self.cell.name())?;
         self.recurrent_activation = act;
         Ok(())
@@ -440,7 +436,7 @@ impl Recurrent {
 
     /// A fresh layer of the same configuration (new weights from `random_state`), reading
     /// the sequence in the other direction: `Bidirectional`'s backward half.
-    pub(crate) fn reversed_twin(&self, random_state: Option<u64>) -> RustymlResult<Self> {
+    pub(crate) fn reversed_twin(&self, random_state: Option<u64>) -> Result<Self> {
         let mut twin = Self::new(
             self.cell,
             self.input_dim,
@@ -467,7 +463,7 @@ impl Recurrent {
         kernel: Array2<f32>,
         recurrent_kernel: Array2<f32>,
         bias: Array2<f32>,
-    ) -> RustymlResult<()> {
+    ) -> Result<()> {
         self.gates.replace(kernel, recurrent_kernel, bias)?;
         if !self.use_bias {
             self.gates.bias.fill(0.0);
@@ -481,7 +477,7 @@ impl Recurrent {
         &mut self,
         blocks: [GateBlock<'_>; 4],
         count: usize,
-    ) -> RustymlResult<()> {
+    ) -> Result<()> {
         let (d, u) = (self.input_dim, self.units);
         let brows = self.cell.bias_rows();
         for (name, k, rk, b) in blocks.iter().take(count) {
@@ -502,7 +498,7 @@ impl Recurrent {
     }
 
     /// The input as `[batch, steps, input_dim]`, or `InvalidInput` naming the layer.
-    fn check_input<'a>(&self, input: &'a Tensor) -> RustymlResult<ndarray::ArrayView3<'a, f32>> {
+    fn check_input<'a>(&self, input: &'a Tensor) -> Result<ndarray::ArrayView3<'a, f32>> {
         let name = self.cell.name();
         let x = input.view().into_dimensionality::<Ix3>().map_err(|_| {
             Error::invalid_input(format!(
@@ -527,20 +523,16 @@ impl Recurrent {
         Ok(x)
     }
 
-    pub(crate) fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+    pub(crate) fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
         self.forward_masked(input, None)
     }
 
-    pub(crate) fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    pub(crate) fn predict(&self, input: &Tensor) -> Result<Tensor> {
         self.predict_masked(input, None)
     }
 
     /// The training pass under Keras's mask `[batch, timesteps]` (`None`: every step read).
-    pub(crate) fn forward_masked(
-        &mut self,
-        input: &Tensor,
-        mask: Option<&Mask>,
-    ) -> RustymlResult<Tensor> {
+    pub(crate) fn forward_masked(&mut self, input: &Tensor, mask: Option<&Mask>) -> Result<Tensor> {
         let batch = self.check_input(input)?.dim().0;
         self.step_mask(mask, input.shape())?;
         let drop = self.draw_dropout(batch);
@@ -549,11 +541,7 @@ impl Recurrent {
         Ok(out)
     }
 
-    pub(crate) fn predict_masked(
-        &self,
-        input: &Tensor,
-        mask: Option<&Mask>,
-    ) -> RustymlResult<Tensor> {
+    pub(crate) fn predict_masked(&self, input: &Tensor, mask: Option<&Mask>) -> Result<Tensor> {
         Ok(self.run(input, mask, None)?.0)
     }
 
@@ -565,11 +553,7 @@ impl Recurrent {
 
     /// Keras's mask as `[steps, batch]` in processing order (reversed under `go_backwards`),
     /// after checking it is `[batch, timesteps]` for an input of shape `input`.
-    fn step_mask(
-        &self,
-        mask: Option<&Mask>,
-        input: &[usize],
-    ) -> RustymlResult<Option<Array2<bool>>> {
+    fn step_mask(&self, mask: Option<&Mask>, input: &[usize]) -> Result<Option<Array2<bool>>> {
         let Some(mask) = mask else {
             return Ok(None);
         };
@@ -600,7 +584,7 @@ impl Recurrent {
         input: &Tensor,
         mask: Option<&Mask>,
         drop: Option<DropoutMasks>,
-    ) -> RustymlResult<(Tensor, Cache)> {
+    ) -> Result<(Tensor, Cache)> {
         let x3 = self.check_input(input)?;
         let keep = self.step_mask(mask, input.shape())?;
         let (batch, steps, d) = x3.dim();
@@ -737,14 +721,14 @@ impl Recurrent {
     }
 
     /// Backpropagation through time; stores the weight gradients, returns `dL/dx`.
-    pub(crate) fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    pub(crate) fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
         Ok(self
             .backward_with(grad_output, true)?
             .expect("input gradient requested"))
     }
 
     /// [`Self::backward`] for a network's first layer: the weight gradients only.
-    pub(crate) fn backward_params_only(&mut self, grad_output: &Tensor) -> RustymlResult<()> {
+    pub(crate) fn backward_params_only(&mut self, grad_output: &Tensor) -> Result<()> {
         self.backward_with(grad_output, false).map(drop)
     }
 
@@ -754,7 +738,7 @@ impl Recurrent {
         &mut self,
         grad_output: &Tensor,
         input_gradient: bool,
-    ) -> RustymlResult<Option<Tensor>> {
+    ) -> Result<Option<Tensor>> {
         let name = self.cell.name();
         let Cache {
             batch,
@@ -985,7 +969,7 @@ impl Recurrent {
         self.cell.weight_arrays(weights)
     }
 
-    pub(crate) fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> RustymlResult<()> {
+    pub(crate) fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> Result<()> {
         let name = self.cell.name();
         let Some([k, rk, b]) = self.weight_arrays(weights) else {
             return Err(IoError::ModelStructureMismatch(format!(

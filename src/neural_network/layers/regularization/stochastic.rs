@@ -7,7 +7,7 @@
 //! seed, so the values do not depend on which thread fills which chunk.
 
 use crate::declare_gate;
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::gate::Gate;
 use crate::neural_network::layers::activation::{zip_f32, CHEAP_MAP_F32, EXP_MAP_F32};
 use crate::neural_network::layers::layer_util::{
@@ -94,7 +94,7 @@ pub(crate) struct Stochastic {
 }
 
 /// `rate` must lie in [0, 1] (`rate_max_inclusive`) or [0, 1).
-pub(crate) fn check_rate(rate: f32, rate_max_inclusive: bool) -> RustymlResult<()> {
+pub(crate) fn check_rate(rate: f32, rate_max_inclusive: bool) -> Result<()> {
     let ok = rate >= 0.0 && (rate < 1.0 || (rate_max_inclusive && rate == 1.0));
     if !ok {
         let range = if rate_max_inclusive {
@@ -141,7 +141,7 @@ impl Stochastic {
 
     /// Spatial layers need their rank; a configured shape fixes every axis but the batch axis
     /// (mini-batches vary), else `ShapeMismatch`.
-    fn check_input(&self, input: &Tensor, layer: &str) -> RustymlResult<()> {
+    fn check_input(&self, input: &Tensor, layer: &str) -> Result<()> {
         if let Noise::SpatialDropout { rank, .. } = self.noise {
             if input.ndim() != rank {
                 return Err(Error::invalid_input(format!(
@@ -164,13 +164,13 @@ impl Stochastic {
     }
 
     /// Inference: the identity (after the same input checks). Caches nothing.
-    pub(crate) fn predict(&self, input: &Tensor, layer: &str) -> RustymlResult<Tensor> {
+    pub(crate) fn predict(&self, input: &Tensor, layer: &str) -> Result<Tensor> {
         self.check_input(input, layer)?;
         Ok(to_c_order(input))
     }
 
     /// Training pass (the identity when the layer is in inference mode).
-    pub(crate) fn forward(&mut self, input: &Tensor, layer: &str) -> RustymlResult<Tensor> {
+    pub(crate) fn forward(&mut self, input: &Tensor, layer: &str) -> Result<Tensor> {
         self.check_input(input, layer)?;
         let shape = input.shape().to_vec();
         let mut out = to_c_order(input);
@@ -219,11 +219,7 @@ impl Stochastic {
 
     /// Replays the last training pass on the gradient. In inference mode with no pass yet the
     /// gradient passes through (the layer is the identity there).
-    pub(crate) fn backward(
-        &self,
-        grad_output: &Tensor,
-        layer: &'static str,
-    ) -> RustymlResult<Tensor> {
+    pub(crate) fn backward(&self, grad_output: &Tensor, layer: &'static str) -> Result<Tensor> {
         let replay = match &self.replay {
             Some(replay) => replay,
             None if !self.training => return Ok(to_c_order(grad_output)),
@@ -337,21 +333,21 @@ macro_rules! impl_stochastic_layer {
             fn forward(
                 &mut self,
                 input: &$crate::neural_network::Tensor,
-            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+            ) -> $crate::error::Result<$crate::neural_network::Tensor> {
                 self.core.forward(input, stringify!($ty))
             }
 
             fn predict(
                 &self,
                 input: &$crate::neural_network::Tensor,
-            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+            ) -> $crate::error::Result<$crate::neural_network::Tensor> {
                 self.core.predict(input, stringify!($ty))
             }
 
             fn backward(
                 &mut self,
                 grad_output: &$crate::neural_network::Tensor,
-            ) -> $crate::error::RustymlResult<$crate::neural_network::Tensor> {
+            ) -> $crate::error::Result<$crate::neural_network::Tensor> {
                 self.core.backward(grad_output, stringify!($ty))
             }
 

@@ -12,7 +12,7 @@
 
 use super::Interpolation;
 use crate::declare_gate;
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::layers::layer_util::{batch_free_shape, require_shape};
 use crate::neural_network::Tensor;
 use ndarray::IxDyn;
@@ -316,7 +316,7 @@ impl UpSamplingCore {
         layout: &'static str,
         factors: Vec<usize>,
         mode: Interpolation,
-    ) -> RustymlResult<Self> {
+    ) -> Result<Self> {
         if factors.contains(&0) {
             return Err(Error::invalid_parameter(
                 "size",
@@ -331,7 +331,7 @@ impl UpSamplingCore {
         })
     }
 
-    pub(crate) fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    pub(crate) fn predict(&self, input: &Tensor) -> Result<Tensor> {
         let rank = self.resize.factors.len() + 2;
         if input.ndim() != rank {
             return Err(Error::invalid_input(format!(
@@ -362,13 +362,13 @@ impl UpSamplingCore {
         Ok(self.resize.forward(input))
     }
 
-    pub(crate) fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+    pub(crate) fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
         let out = self.predict(input)?;
         self.output = Some(out.shape().to_vec());
         Ok(out)
     }
 
-    pub(crate) fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    pub(crate) fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
         let expected = self
             .output
             .as_ref()

@@ -2,7 +2,7 @@
 
 use super::engine::UpSamplingCore;
 use super::{up_sampling_layer, Interpolation};
-use crate::error::RustymlResult;
+use crate::error::Result;
 
 /// Repeats each step `size` times; the gradient of a step sums its `size` copies.
 #[derive(Debug)]
@@ -10,7 +10,7 @@ pub struct UpSampling1D(UpSamplingCore);
 
 impl UpSampling1D {
     /// `size` must be >= 1 (else `InvalidParameter`).
-    pub fn new(size: usize) -> RustymlResult<Self> {
+    pub fn new(size: usize) -> Result<Self> {
         UpSamplingCore::new(
             "UpSampling1D",
             "[batch, steps, channels]",

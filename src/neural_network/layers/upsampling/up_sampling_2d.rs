@@ -2,7 +2,7 @@
 
 use super::engine::UpSamplingCore;
 use super::{up_sampling_layer, Factor2D, Interpolation};
-use crate::error::RustymlResult;
+use crate::error::Result;
 
 /// Enlarges rows by `size.0` and columns by `size.1` with the chosen interpolation.
 #[derive(Debug)]
@@ -10,7 +10,7 @@ pub struct UpSampling2D(UpSamplingCore);
 
 impl UpSampling2D {
     /// `size`: one factor or `(rows, cols)`, each >= 1 (else `InvalidParameter`).
-    pub fn new(size: impl Into<Factor2D>, interpolation: Interpolation) -> RustymlResult<Self> {
+    pub fn new(size: impl Into<Factor2D>, interpolation: Interpolation) -> Result<Self> {
         UpSamplingCore::new(
             "UpSampling2D",
             "[batch, rows, cols, channels]",

@@ -2,7 +2,7 @@
 
 use super::engine::UpSamplingCore;
 use super::{up_sampling_layer, Factor3D, Interpolation};
-use crate::error::RustymlResult;
+use crate::error::Result;
 
 /// Repeats positions `size.k` times along spatial axis `k`.
 #[derive(Debug)]
@@ -10,7 +10,7 @@ pub struct UpSampling3D(UpSamplingCore);
 
 impl UpSampling3D {
     /// `size`: one factor or one per axis, each >= 1 (else `InvalidParameter`).
-    pub fn new(size: impl Into<Factor3D>) -> RustymlResult<Self> {
+    pub fn new(size: impl Into<Factor3D>) -> Result<Self> {
         UpSamplingCore::new(
             "UpSampling3D",
             "[batch, dim1, dim2, dim3, channels]",

@@ -5,7 +5,7 @@ use super::engine::DepthwiseGeometry;
 use super::rank::ConvRank;
 use super::stage::{check_shape, positive, shared_builders, DepthwiseStage};
 use super::PaddingType;
-use crate::error::{Error, IoError, RustymlResult};
+use crate::error::{Error, IoError, Result};
 use crate::neural_network::layers::activation::{Activation, ActivationCache};
 use crate::neural_network::layers::layer_util::{full_shape, require_shape};
 use crate::neural_network::layers::layer_weight::LayerWeight;
@@ -45,7 +45,7 @@ impl<K: ConvRank> DepthwiseConv<K> {
         strides: Vec<usize>,
         padding: PaddingType,
         activation: impl Into<Activation>,
-    ) -> RustymlResult<Self> {
+    ) -> Result<Self> {
         let activation = activation.into();
         activation.validate()?;
         let stage =
@@ -73,7 +73,7 @@ impl<K: ConvRank> DepthwiseConv<K> {
 
     /// Filters per input channel (default 1): the output has `channels * depth_multiplier`
     /// channels. Re-draws the kernel at its new shape and zeroes the bias.
-    pub fn with_depth_multiplier(mut self, depth_multiplier: usize) -> RustymlResult<Self> {
+    pub fn with_depth_multiplier(mut self, depth_multiplier: usize) -> Result<Self> {
         if depth_multiplier == 0 {
             return Err(Error::invalid_parameter("depth_multiplier", "must be > 0"));
         }
@@ -90,7 +90,7 @@ impl<K: ConvRank> DepthwiseConv<K> {
 
     /// Replaces the kernel (`[k.., channels, depth_multiplier]`) and the bias
     /// (`[channels * depth_multiplier]`).
-    pub fn set_weights(&mut self, weights: Array<f32, K>, bias: Array1<f32>) -> RustymlResult<()> {
+    pub fn set_weights(&mut self, weights: Array<f32, K>, bias: Array1<f32>) -> Result<()> {
         check_shape(
             "weights",
             self.stage.kernel_shape().slice(),
@@ -104,7 +104,7 @@ impl<K: ConvRank> DepthwiseConv<K> {
 
     /// The pre-activation (the depthwise convolution plus bias), its geometry and the C-order
     /// input.
-    fn pre_activation(&self, input: &Tensor) -> RustymlResult<(Tensor, DepthwiseGeometry, Tensor)> {
+    fn pre_activation(&self, input: &Tensor) -> Result<(Tensor, DepthwiseGeometry, Tensor)> {
         let bias = self
             .use_bias
             .then(|| self.bias.as_slice().expect("C order"));
@@ -114,7 +114,7 @@ impl<K: ConvRank> DepthwiseConv<K> {
 }
 
 impl<K: ConvRank> Layer for DepthwiseConv<K> {
-    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
         self.stage.cache = None;
         self.activation_cache = None;
         let (z, g, x) = self.pre_activation(input)?;
@@ -124,13 +124,13 @@ impl<K: ConvRank> Layer for DepthwiseConv<K> {
         Ok(out)
     }
 
-    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn predict(&self, input: &Tensor) -> Result<Tensor> {
         let mut out = self.pre_activation(input)?.0;
         self.activation.forward_in_place(&mut out)?;
         Ok(out)
     }
 
-    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
         let Some(cache) = &self.activation_cache else {
             return Err(Error::forward_pass_not_run(K::DEPTHWISE));
         };
@@ -181,7 +181,7 @@ impl<K: ConvRank> Layer for DepthwiseConv<K> {
         K::depthwise_weights(&self.stage.kernel, &self.bias)
     }
 
-    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> RustymlResult<()> {
+    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> Result<()> {
         let (w, b) = K::depthwise_parts(weights).ok_or_else(|| {
             IoError::ModelStructureMismatch(format!(
                 "expected {} weights for a {} layer",

@@ -2,7 +2,7 @@
 
 use super::DepthwiseConv;
 use super::PaddingType;
-use crate::error::RustymlResult;
+use crate::error::Result;
 use crate::neural_network::layers::activation::Activation;
 use crate::neural_network::layers::layer_weight::DepthwiseConv1DLayerWeight;
 use crate::neural_network::traits::ApplyWeights;
@@ -20,7 +20,7 @@ impl DepthwiseConv<Ix3> {
         input_shape: Vec<usize>,
         stride: usize,
         activation: impl Into<Activation>,
-    ) -> RustymlResult<Self> {
+    ) -> Result<Self> {
         Self::build_padded(
             vec![kernel_size],
             input_shape,
@@ -31,13 +31,13 @@ impl DepthwiseConv<Ix3> {
     }
 
     /// Keras's `dilation_rate`: taps `dilation_rate` cells apart (default 1).
-    pub fn with_dilation_rate(self, dilation_rate: usize) -> RustymlResult<Self> {
+    pub fn with_dilation_rate(self, dilation_rate: usize) -> Result<Self> {
         self.dilated(vec![dilation_rate])
     }
 }
 
 impl ApplyWeights<DepthwiseConv1D> for DepthwiseConv1DLayerWeight<'_> {
-    fn apply_to_layer(&self, layer: &mut DepthwiseConv1D) -> RustymlResult<()> {
+    fn apply_to_layer(&self, layer: &mut DepthwiseConv1D) -> Result<()> {
         layer.set_weights(self.weight.as_ref().clone(), self.bias.as_ref().clone())
     }
 }

@@ -2,7 +2,7 @@
 
 use super::DepthwiseConv;
 use super::PaddingType;
-use crate::error::RustymlResult;
+use crate::error::Result;
 use crate::neural_network::layers::activation::Activation;
 use crate::neural_network::layers::layer_weight::DepthwiseConv2DLayerWeight;
 use crate::neural_network::traits::ApplyWeights;
@@ -20,7 +20,7 @@ impl DepthwiseConv<Ix4> {
         input_shape: Vec<usize>,
         strides: (usize, usize),
         activation: impl Into<Activation>,
-    ) -> RustymlResult<Self> {
+    ) -> Result<Self> {
         Self::build_padded(
             vec![kernel_size.0, kernel_size.1],
             input_shape,
@@ -31,13 +31,13 @@ impl DepthwiseConv<Ix4> {
     }
 
     /// Keras's `dilation_rate` per spatial axis (default `(1, 1)`).
-    pub fn with_dilation_rate(self, dilation_rate: (usize, usize)) -> RustymlResult<Self> {
+    pub fn with_dilation_rate(self, dilation_rate: (usize, usize)) -> Result<Self> {
         self.dilated(vec![dilation_rate.0, dilation_rate.1])
     }
 }
 
 impl ApplyWeights<DepthwiseConv2D> for DepthwiseConv2DLayerWeight<'_> {
-    fn apply_to_layer(&self, layer: &mut DepthwiseConv2D) -> RustymlResult<()> {
+    fn apply_to_layer(&self, layer: &mut DepthwiseConv2D) -> Result<()> {
         layer.set_weights(self.weight.as_ref().clone(), self.bias.as_ref().clone())
     }
 }

@@ -8,7 +8,7 @@ use super::engine::DepthwiseGeometry;
 use super::rank::ConvRank;
 use super::stage::{check_shape, glorot, positive, shared_builders, DepthwiseStage};
 use super::PaddingType;
-use crate::error::{Error, IoError, RustymlResult};
+use crate::error::{Error, IoError, Result};
 use crate::math::matmul;
 use crate::neural_network::layers::activation::{Activation, ActivationCache};
 use crate::neural_network::layers::layer_util::{full_shape, require_shape};
@@ -38,11 +38,7 @@ pub struct SeparableConv<K: ConvRank> {
 
 /// The pointwise stage's geometry: a 1x1 (stride 1, `Valid`) convolution over the depthwise
 /// output's positions, `C*dm` channels in, `filters` out.
-fn pointwise_geometry(
-    layer: &str,
-    g: &DepthwiseGeometry,
-    filters: usize,
-) -> RustymlResult<ConvGeometry> {
+fn pointwise_geometry(layer: &str, g: &DepthwiseGeometry, filters: usize) -> Result<ConvGeometry> {
     let ones = vec![1; g.rank];
     ConvGeometry::new(
         layer,
@@ -65,7 +61,7 @@ fn pointwise_forward(
     pw: &[f32],
     bias: Option<&[f32]>,
     activation: Activation,
-) -> RustymlResult<(Tensor, bool)> {
+) -> Result<(Tensor, bool)> {
     let fused = match activation {
         Activation::ReLU => Some(matmul::Activation::Relu),
         Activation::LeakyReLU { negative_slope } => {
@@ -85,7 +81,7 @@ fn pointwise_backward(
     mid: &[f32],
     pw: &[f32],
     dz: &[f32],
-) -> RustymlResult<(Vec<f32>, Vec<f32>, Tensor)> {
+) -> Result<(Vec<f32>, Vec<f32>, Tensor)> {
     let dpw = conv_engine::backward_weights(geom, batch, mid, dz)?;
     let db = conv_engine::channel_sums(dz, geom.filters);
     let dmid = conv_engine::backward_data(geom, batch, dz, pw, None)?;
@@ -102,7 +98,7 @@ impl<K: ConvRank> SeparableConv<K> {
         depth_multiplier: usize,
         padding: PaddingType,
         activation: impl Into<Activation>,
-    ) -> RustymlResult<Self> {
+    ) -> Result<Self> {
         if filters == 0 {
             return Err(Error::invalid_parameter("filters", "must be > 0"));
         }
@@ -163,7 +159,7 @@ impl<K: ConvRank> SeparableConv<K> {
         depthwise_weights: Array<f32, K>,
         pointwise_weights: Array<f32, K>,
         bias: Array1<f32>,
-    ) -> RustymlResult<()> {
+    ) -> Result<()> {
         check_shape(
             "depthwise_weights",
             self.stage.kernel_shape().slice(),
@@ -188,7 +184,7 @@ impl<K: ConvRank> SeparableConv<K> {
     fn pre_activation(
         &self,
         input: &Tensor,
-    ) -> RustymlResult<(
+    ) -> Result<(
         Tensor,
         bool,
         Vec<f32>,
@@ -208,7 +204,7 @@ impl<K: ConvRank> SeparableConv<K> {
 }
 
 impl<K: ConvRank> Layer for SeparableConv<K> {
-    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
         self.stage.cache = None;
         self.cache = None;
         let (z, fused, mid, pg, g, x) = self.pre_activation(input)?;
@@ -218,7 +214,7 @@ impl<K: ConvRank> Layer for SeparableConv<K> {
         Ok(out)
     }
 
-    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn predict(&self, input: &Tensor) -> Result<Tensor> {
         let (mut out, fused, ..) = self.pre_activation(input)?;
         if !fused {
             self.activation.forward_in_place(&mut out)?;
@@ -226,7 +222,7 @@ impl<K: ConvRank> Layer for SeparableConv<K> {
         Ok(out)
     }
 
-    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
         let Some((mid, pg, cache)) = &self.cache else {
             return Err(Error::forward_pass_not_run(K::SEPARABLE));
         };
@@ -292,7 +288,7 @@ impl<K: ConvRank> Layer for SeparableConv<K> {
         K::separable_weights(&self.stage.kernel, &self.pointwise, &self.bias)
     }
 
-    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> RustymlResult<()> {
+    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> Result<()> {
         let (d, p, b) = K::separable_parts(weights).ok_or_else(|| {
             IoError::ModelStructureMismatch(format!(
                 "expected {} weights for a {} layer",

@@ -2,7 +2,7 @@
 
 use super::PaddingType;
 use super::SeparableConv;
-use crate::error::RustymlResult;
+use crate::error::Result;
 use crate::neural_network::layers::activation::Activation;
 use crate::neural_network::layers::layer_weight::SeparableConv2DLayerWeight;
 use crate::neural_network::traits::ApplyWeights;
@@ -22,7 +22,7 @@ impl SeparableConv<Ix4> {
         strides: (usize, usize),
         depth_multiplier: usize,
         activation: impl Into<Activation>,
-    ) -> RustymlResult<Self> {
+    ) -> Result<Self> {
         Self::build_padded(
             filters,
             vec![kernel_size.0, kernel_size.1],
@@ -35,13 +35,13 @@ impl SeparableConv<Ix4> {
     }
 
     /// Keras's `dilation_rate` of the depthwise stage (default `(1, 1)`).
-    pub fn with_dilation_rate(self, dilation_rate: (usize, usize)) -> RustymlResult<Self> {
+    pub fn with_dilation_rate(self, dilation_rate: (usize, usize)) -> Result<Self> {
         self.dilated(vec![dilation_rate.0, dilation_rate.1])
     }
 }
 
 impl ApplyWeights<SeparableConv2D> for SeparableConv2DLayerWeight<'_> {
-    fn apply_to_layer(&self, layer: &mut SeparableConv2D) -> RustymlResult<()> {
+    fn apply_to_layer(&self, layer: &mut SeparableConv2D) -> Result<()> {
         layer.set_weights(
             self.depthwise_weight.as_ref().clone(),
             self.pointwise_weight.as_ref().clone(),

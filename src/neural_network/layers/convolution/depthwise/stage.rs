@@ -5,7 +5,7 @@
 use super::engine::{self, DepthwiseGeometry};
 use super::rank::ConvRank;
 use super::PaddingType;
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::layers::layer_util::full_shape;
 use crate::neural_network::{NnError, Tensor};
 use ndarray::{Array, Dimension, IxDyn};
@@ -27,7 +27,7 @@ pub(super) fn glorot<K: Dimension>(shape: K, rng: &mut impl Rng) -> Array<f32, K
     Array::from_shape_simple_fn(shape, || rng.random_range(-limit..limit))
 }
 
-pub(super) fn check_shape(name: &str, expected: &[usize], found: &[usize]) -> RustymlResult<()> {
+pub(super) fn check_shape(name: &str, expected: &[usize], found: &[usize]) -> Result<()> {
     if expected == found {
         Ok(())
     } else {
@@ -40,7 +40,7 @@ pub(super) fn check_shape(name: &str, expected: &[usize], found: &[usize]) -> Ru
     }
 }
 
-pub(super) fn positive(name: &str, values: &[usize]) -> RustymlResult<()> {
+pub(super) fn positive(name: &str, values: &[usize]) -> Result<()> {
     if values.contains(&0) {
         return Err(Error::invalid_parameter(
             name,
@@ -78,7 +78,7 @@ impl<K: ConvRank> DepthwiseStage<K> {
         strides: Vec<usize>,
         multiplier: usize,
         padding: PaddingType,
-    ) -> RustymlResult<Self> {
+    ) -> Result<Self> {
         positive("kernel_size", &kernel_size)?;
         positive("strides", &strides)?;
         if multiplier == 0 {
@@ -121,7 +121,7 @@ impl<K: ConvRank> DepthwiseStage<K> {
         kernel_size: &[usize],
         input_shape: &[usize],
         multiplier: usize,
-    ) -> RustymlResult<()> {
+    ) -> Result<()> {
         use crate::neural_network::layers::size_guard::{check_f32_alloc, mul_size};
         let channels = input_shape[K::SPATIAL + 1];
         let mut kernel = kernel_size.to_vec();
@@ -153,7 +153,7 @@ impl<K: ConvRank> DepthwiseStage<K> {
     }
 
     /// The geometry of `input` (`[batch, spatial.., C]`) under this window.
-    fn geometry(&self, input: &[usize]) -> RustymlResult<DepthwiseGeometry> {
+    fn geometry(&self, input: &[usize]) -> Result<DepthwiseGeometry> {
         let name = self.name;
         if input.len() != K::SPATIAL + 2 {
             return Err(Error::invalid_input(format!(
@@ -199,7 +199,7 @@ impl<K: ConvRank> DepthwiseStage<K> {
     }
 
     /// The declared input admits at least one window.
-    pub(super) fn check_window(&self) -> RustymlResult<()> {
+    pub(super) fn check_window(&self) -> Result<()> {
         self.geometry(&self.input_shape).map(|_| ())
     }
 
@@ -223,7 +223,7 @@ impl<K: ConvRank> DepthwiseStage<K> {
         &self,
         input: &Tensor,
         bias: Option<&[f32]>,
-    ) -> RustymlResult<(Vec<f32>, DepthwiseGeometry, Tensor)> {
+    ) -> Result<(Vec<f32>, DepthwiseGeometry, Tensor)> {
         let g = self.geometry(input.shape())?;
         let x = ordered(input);
         let w = self.kernel.as_slice().expect("kernel is C order");
@@ -233,7 +233,7 @@ impl<K: ConvRank> DepthwiseStage<K> {
 
     /// Input gradient from the gradient of the stage output (`[batch * positions, C*dm]`);
     /// stores the kernel gradient, returns the input gradient and the per-lane sums of `dy`.
-    pub(super) fn backward(&mut self, dy: &[f32]) -> RustymlResult<(Tensor, Vec<f32>)> {
+    pub(super) fn backward(&mut self, dy: &[f32]) -> Result<(Tensor, Vec<f32>)> {
         let Some((x, g)) = &self.cache else {
             return Err(Error::forward_pass_not_run(self.name));
         };
@@ -264,7 +264,7 @@ macro_rules! shared_builders {
         }
 
         /// Keras's `dilation_rate` per spatial axis (the per-rank `with_dilation_rate` calls this).
-        pub(crate) fn dilated(mut self, dilation_rate: Vec<usize>) -> RustymlResult<Self> {
+        pub(crate) fn dilated(mut self, dilation_rate: Vec<usize>) -> Result<Self> {
             positive("dilation_rate", &dilation_rate)?;
             if dilation_rate.len() != K::SPATIAL {
                 return Err(Error::invalid_parameter(

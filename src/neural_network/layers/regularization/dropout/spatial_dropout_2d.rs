@@ -1,7 +1,7 @@
 //! The `SpatialDropout2D` layer: dropout of whole channels of a [batch, height, width, channels] input.
 
 use super::super::stochastic::{check_rate, impl_stochastic_layer, Noise, Stochastic};
-use crate::error::RustymlResult;
+use crate::error::Result;
 
 /// While training, zeroes each (sample, channel) of a channels-last [batch, height, width, channels] input with
 /// probability `rate` at every position at once, and scales the kept channels by
@@ -15,7 +15,7 @@ pub struct SpatialDropout2D {
 impl SpatialDropout2D {
     /// `rate` must lie in [0, 1] (else `InvalidParameter`). `input_shape` includes the batch
     /// axis, which is not checked; an empty shape accepts any rank-4 input.
-    pub fn new(rate: f32, input_shape: Vec<usize>) -> RustymlResult<Self> {
+    pub fn new(rate: f32, input_shape: Vec<usize>) -> Result<Self> {
         check_rate(rate, true)?;
         Ok(Self {
             core: Stochastic::new(Noise::SpatialDropout { rate, rank: 4 }, input_shape),

@@ -1,7 +1,7 @@
 //! The `GaussianNoise` layer: additive Gaussian noise (Keras semantics).
 
 use super::super::stochastic::{impl_stochastic_layer, Noise, Stochastic};
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 
 /// While training, adds a draw of `N(0, stddev)` to each element; inference is the identity.
 /// The noise does not depend on the input, so the gradient passes through.
@@ -13,7 +13,7 @@ pub struct GaussianNoise {
 impl GaussianNoise {
     /// `stddev` must be finite and >= 0 (else `InvalidParameter`). `input_shape` includes the
     /// batch axis, which is not checked; an empty shape accepts any input.
-    pub fn new(stddev: f32, input_shape: Vec<usize>) -> RustymlResult<Self> {
+    pub fn new(stddev: f32, input_shape: Vec<usize>) -> Result<Self> {
         if !(stddev.is_finite() && stddev >= 0.0) {
             return Err(Error::invalid_parameter(
                 "stddev",

@@ -5,7 +5,7 @@ use super::common::{
     summary_shape, wrong_weights, Cache, ScaleShift,
 };
 use super::engine::{self, inv_std, Affine, Layout, BN_GATES};
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::layers::layer_weight::{BatchNormalizationLayerWeight, LayerWeight};
 use crate::neural_network::layers::TrainingParameters;
 use crate::neural_network::traits::{ApplyWeights, Layer, ParamGrad};
@@ -34,7 +34,7 @@ pub struct BatchNormalization {
 
 impl BatchNormalization {
     /// `input_shape` includes the batch axis; its last axis is the channel axis.
-    pub fn new(input_shape: Vec<usize>, momentum: f32, epsilon: f32) -> RustymlResult<Self> {
+    pub fn new(input_shape: Vec<usize>, momentum: f32, epsilon: f32) -> Result<Self> {
         if input_shape.is_empty() {
             return Err(Error::empty_input("BatchNormalization input_shape"));
         }
@@ -78,7 +78,7 @@ impl BatchNormalization {
         beta: Tensor,
         running_mean: Tensor,
         running_var: Tensor,
-    ) -> RustymlResult<()> {
+    ) -> Result<()> {
         let shape = self.running_mean.shape().to_vec();
         check_weight("running_mean", &shape, &running_mean)?;
         check_weight("running_var", &shape, &running_var)?;
@@ -95,7 +95,7 @@ impl BatchNormalization {
     }
 
     /// The `[1, rows, channels]` view of an accepted input.
-    fn layout(&self, input: &Tensor) -> RustymlResult<Layout> {
+    fn layout(&self, input: &Tensor) -> Result<Layout> {
         check_input_shape(&self.input_shape, input.shape(), &[])?;
         if input.is_empty() {
             return Err(Error::empty_input("BatchNormalization input"));
@@ -132,7 +132,7 @@ impl BatchNormalization {
 }
 
 impl Layer for BatchNormalization {
-    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
         let lay = self.layout(input)?;
         let xc = contiguous(input);
         let x = slice_of(&xc);
@@ -165,13 +165,13 @@ impl Layer for BatchNormalization {
         Ok(Self::shaped(input, y))
     }
 
-    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn predict(&self, input: &Tensor) -> Result<Tensor> {
         let lay = self.layout(input)?;
         let xc = contiguous(input);
         Ok(Self::shaped(input, self.infer(slice_of(&xc), lay)))
     }
 
-    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
         let Some(saved) = self.cache.saved(NAME, grad_output)? else {
             return Ok(grad_output.clone());
         };
@@ -211,7 +211,7 @@ impl Layer for BatchNormalization {
         self.set_training(is_training);
     }
 
-    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> RustymlResult<()> {
+    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> Result<()> {
         match weights {
             LayerWeight::BatchNormalization(w) => w
                 .apply_to_layer(self)
@@ -222,7 +222,7 @@ impl Layer for BatchNormalization {
 }
 
 impl ApplyWeights<BatchNormalization> for BatchNormalizationLayerWeight<'_> {
-    fn apply_to_layer(&self, layer: &mut BatchNormalization) -> RustymlResult<()> {
+    fn apply_to_layer(&self, layer: &mut BatchNormalization) -> Result<()> {
         layer.set_weights(
             self.gamma.clone().into_owned(),
             self.beta.clone().into_owned(),

@@ -3,13 +3,13 @@
 //! normalise over chosen axes (LayerNormalization, UnitNormalization).
 
 use super::engine::Saved;
-use crate::error::{Error, IoError, RustymlResult};
+use crate::error::{Error, IoError, Result};
 use crate::neural_network::traits::ParamGrad;
 use crate::neural_network::{NnError, Tensor};
 use ndarray::{ArrayD, CowArray, IxDyn};
 
 /// `epsilon` must be finite and positive.
-pub(crate) fn check_epsilon(epsilon: f32) -> RustymlResult<()> {
+pub(crate) fn check_epsilon(epsilon: f32) -> Result<()> {
     if epsilon.is_finite() && epsilon > 0.0 {
         Ok(())
     } else {
@@ -21,7 +21,7 @@ pub(crate) fn check_epsilon(epsilon: f32) -> RustymlResult<()> {
 }
 
 /// A weight of the wrong shape.
-pub(crate) fn check_weight(name: &str, expected: &[usize], found: &Tensor) -> RustymlResult<()> {
+pub(crate) fn check_weight(name: &str, expected: &[usize], found: &Tensor) -> Result<()> {
     if found.shape() == expected {
         Ok(())
     } else {
@@ -37,11 +37,7 @@ pub(crate) fn check_weight(name: &str, expected: &[usize], found: &Tensor) -> Ru
 /// The declared `input_shape` binds every axis but the batch axis (a mini-batch may be
 /// smaller), plus any axis listed in `also` (an axis whose size the parameters carry). An empty
 /// declared shape binds nothing.
-pub(crate) fn check_input_shape(
-    declared: &[usize],
-    input: &[usize],
-    also: &[usize],
-) -> RustymlResult<()> {
+pub(crate) fn check_input_shape(declared: &[usize], input: &[usize], also: &[usize]) -> Result<()> {
     if declared.is_empty() {
         return Ok(());
     }
@@ -94,11 +90,7 @@ pub(crate) enum Cache {
 impl Cache {
     /// The saved state of a training forward (after checking that `grad` has the output's
     /// shape), `None` for a pass-through, or the not-run error.
-    pub(crate) fn saved(
-        &self,
-        layer: &'static str,
-        grad: &Tensor,
-    ) -> RustymlResult<Option<&Saved>> {
+    pub(crate) fn saved(&self, layer: &'static str, grad: &Tensor) -> Result<Option<&Saved>> {
         match self {
             Cache::Empty => Err(Error::forward_pass_not_run(layer)),
             Cache::PassThrough => Ok(None),
@@ -111,7 +103,7 @@ impl Cache {
 }
 
 /// A gradient must have the shape of the forward output.
-pub(crate) fn check_grad_shape(expected: &[usize], grad: &Tensor) -> RustymlResult<()> {
+pub(crate) fn check_grad_shape(expected: &[usize], grad: &Tensor) -> Result<()> {
     if grad.shape() == expected {
         Ok(())
     } else {
@@ -157,7 +149,7 @@ impl ScaleShift {
     }
 
     /// Replaces gamma and beta (both must have the parameters' shape).
-    pub(crate) fn set(&mut self, gamma: Tensor, beta: Tensor) -> RustymlResult<()> {
+    pub(crate) fn set(&mut self, gamma: Tensor, beta: Tensor) -> Result<()> {
         let shape = self.gamma.shape().to_vec();
         check_weight("gamma", &shape, &gamma)?;
         check_weight("beta", &shape, &beta)?;
@@ -209,7 +201,7 @@ impl ScaleShift {
 }
 
 /// An axis list names a set: it must be non-empty and hold no axis twice.
-pub(crate) fn check_axis_list(axes: &[usize]) -> RustymlResult<()> {
+pub(crate) fn check_axis_list(axes: &[usize]) -> Result<()> {
     if axes.is_empty() {
         return Err(Error::invalid_parameter("axis", "the axis list is empty"));
     }
@@ -237,7 +229,7 @@ pub(crate) fn resolve_axes(
     choice: AxisChoice<'_>,
     ndim: usize,
     out_of_bounds: impl Fn(String) -> Error,
-) -> RustymlResult<Vec<usize>> {
+) -> Result<Vec<usize>> {
     match choice {
         AxisChoice::Last => Ok(vec![ndim - 1]),
         AxisChoice::Listed(list) => {

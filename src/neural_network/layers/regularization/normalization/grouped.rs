@@ -5,7 +5,7 @@ use super::common::{
     check_epsilon, check_input_shape, contiguous, slice_of, summary_shape, Cache, ScaleShift,
 };
 use super::engine::{self, Layout, GN_GATES};
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::traits::ParamGrad;
 use crate::neural_network::Tensor;
 use ndarray::ArrayD;
@@ -31,7 +31,7 @@ impl GroupedNorm {
         input_shape: Vec<usize>,
         groups: Option<usize>,
         epsilon: f32,
-    ) -> RustymlResult<Self> {
+    ) -> Result<Self> {
         if input_shape.is_empty() {
             return Err(Error::empty_input(format!("{name} input_shape")));
         }
@@ -56,7 +56,7 @@ impl GroupedNorm {
     }
 
     /// The `[batch, positions, channels]` view of an accepted input.
-    fn layout(&self, input: &Tensor) -> RustymlResult<Layout> {
+    fn layout(&self, input: &Tensor) -> Result<Layout> {
         let shape = input.shape();
         if shape.len() < 3 {
             return Err(Error::invalid_input(format!(
@@ -89,7 +89,7 @@ impl GroupedNorm {
         ArrayD::from_shape_vec(input.raw_dim(), y).expect("output has the input's length")
     }
 
-    pub(crate) fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+    pub(crate) fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
         let lay = self.layout(input)?;
         let xc = contiguous(input);
         let (gamma, beta) = (self.params.gamma_slice(), self.params.beta_slice());
@@ -107,7 +107,7 @@ impl GroupedNorm {
         Ok(Self::shaped(input, y))
     }
 
-    pub(crate) fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    pub(crate) fn predict(&self, input: &Tensor) -> Result<Tensor> {
         let lay = self.layout(input)?;
         let xc = contiguous(input);
         let y = engine::forward_infer(
@@ -121,7 +121,7 @@ impl GroupedNorm {
         Ok(Self::shaped(input, y))
     }
 
-    pub(crate) fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    pub(crate) fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
         let Some(saved) = self.cache.saved(self.name, grad_output)? else {
             return Ok(grad_output.clone());
         };
@@ -157,7 +157,7 @@ macro_rules! grouped_layer {
                 &mut self,
                 gamma: $crate::neural_network::Tensor,
                 beta: $crate::neural_network::Tensor,
-            ) -> $crate::error::RustymlResult<()> {
+            ) -> $crate::error::Result<()> {
                 self.core.params.set(gamma, beta)
             }
         }
@@ -199,7 +199,7 @@ macro_rules! grouped_layer {
             fn apply_weights(
                 &mut self,
                 weights: &$crate::neural_network::layers::layer_weight::LayerWeight<'_>,
-            ) -> $crate::error::RustymlResult<()> {
+            ) -> $crate::error::Result<()> {
                 use $crate::neural_network::traits::ApplyWeights;
                 match weights {
                     $crate::neural_network::layers::layer_weight::LayerWeight::$variant(w) => w
@@ -213,7 +213,7 @@ macro_rules! grouped_layer {
         impl $crate::neural_network::traits::ApplyWeights<$layer>
             for $crate::neural_network::layers::layer_weight::$weights<'_>
         {
-            fn apply_to_layer(&self, layer: &mut $layer) -> $crate::error::RustymlResult<()> {
+            fn apply_to_layer(&self, layer: &mut $layer) -> $crate::error::Result<()> {
                 layer.set_weights(
                     self.gamma.clone().into_owned(),
                     self.beta.clone().into_owned(),

@@ -5,7 +5,7 @@ use super::common::{
     summary_shape, wrong_weights, AxisChoice, AxisPlan, Cache, ScaleShift,
 };
 use super::engine::{self, Layout, LN_GATES};
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 use crate::neural_network::layers::layer_weight::{LayerNormalizationLayerWeight, LayerWeight};
 use crate::neural_network::layers::TrainingParameters;
 use crate::neural_network::traits::{ApplyWeights, Layer, ParamGrad};
@@ -54,7 +54,7 @@ pub struct LayerNormalization {
 impl LayerNormalization {
     /// Normalises over the last axis; `input_shape` includes the batch axis (empty: any shape,
     /// the parameters take the first input's).
-    pub fn new(input_shape: Vec<usize>, epsilon: f32) -> RustymlResult<Self> {
+    pub fn new(input_shape: Vec<usize>, epsilon: f32) -> Result<Self> {
         check_epsilon(epsilon)?;
         let axis = LayerNormalizationAxis::Default;
         let params = ScaleShift::new(&Self::param_shape(&input_shape, &axis));
@@ -71,10 +71,7 @@ impl LayerNormalization {
 
     /// Chooses the axes. An axis list must be non-empty, without repeats and (with a declared
     /// `input_shape`) in bounds; a single axis is checked against each input.
-    pub fn with_normalized_axis(
-        mut self,
-        normalized_axis: LayerNormalizationAxis,
-    ) -> RustymlResult<Self> {
+    pub fn with_normalized_axis(mut self, normalized_axis: LayerNormalizationAxis) -> Result<Self> {
         if let LayerNormalizationAxis::Multiple(list) = &normalized_axis {
             check_axis_list(list)?;
             let rank = self.input_shape.len();
@@ -108,13 +105,13 @@ impl LayerNormalization {
     }
 
     /// Replaces gamma and beta (each with the shape of the chosen axes).
-    pub fn set_weights(&mut self, gamma: Tensor, beta: Tensor) -> RustymlResult<()> {
+    pub fn set_weights(&mut self, gamma: Tensor, beta: Tensor) -> Result<()> {
         self.params.set(gamma, beta)
     }
 
     /// Checks an input and plans the move of the chosen axes to the end; also returns the
     /// sizes of the chosen axes (the parameters' shape).
-    fn plan(&self, input: &Tensor) -> RustymlResult<(AxisPlan, Vec<usize>)> {
+    fn plan(&self, input: &Tensor) -> Result<(AxisPlan, Vec<usize>)> {
         let ndim = input.ndim();
         if ndim == 0 {
             return Err(Error::invalid_input(
@@ -156,7 +153,7 @@ impl LayerNormalization {
 }
 
 impl Layer for LayerNormalization {
-    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
         let (plan, dims) = self.plan(input)?;
         if !self.built_for(&dims) {
             self.params = ScaleShift::new(&dims);
@@ -181,7 +178,7 @@ impl Layer for LayerNormalization {
         Ok(out)
     }
 
-    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn predict(&self, input: &Tensor) -> Result<Tensor> {
         let (plan, dims) = self.plan(input)?;
         let xp = plan.gather(input);
         let y = if self.built_for(&dims) {
@@ -208,7 +205,7 @@ impl Layer for LayerNormalization {
         Ok(plan.scatter(y))
     }
 
-    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
         let Some(saved) = self.cache.saved(NAME, grad_output)? else {
             return Ok(grad_output.clone());
         };
@@ -251,7 +248,7 @@ impl Layer for LayerNormalization {
         self.set_training(is_training);
     }
 
-    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> RustymlResult<()> {
+    fn apply_weights(&mut self, weights: &LayerWeight<'_>) -> Result<()> {
         match weights {
             LayerWeight::LayerNormalization(w) => w
                 .apply_to_layer(self)
@@ -262,7 +259,7 @@ impl Layer for LayerNormalization {
 }
 
 impl ApplyWeights<LayerNormalization> for LayerNormalizationLayerWeight<'_> {
-    fn apply_to_layer(&self, layer: &mut LayerNormalization) -> RustymlResult<()> {
+    fn apply_to_layer(&self, layer: &mut LayerNormalization) -> Result<()> {
         layer.set_weights(
             self.gamma.clone().into_owned(),
             self.beta.clone().into_owned(),

@@ -1,7 +1,7 @@
 //! Unit (L2) normalisation over chosen axes, as Keras's `UnitNormalization`.
 
 use super::common::{check_axis_list, resolve_axes, slice_of, summary_shape, AxisChoice, AxisPlan};
-use crate::error::{Error, RustymlResult};
+use crate::error::{Error, Result};
 // A memory-bound per-row map: the crate's cheap f32 map gate, as in the original.
 use crate::neural_network::layers::activation::CHEAP_MAP_F32 as ROW_GATE;
 use crate::neural_network::layers::layer_weight::LayerWeight;
@@ -108,7 +108,7 @@ fn rows_mut(
 impl UnitNormalization {
     /// An axis list must be non-empty and without repeats; axes are checked against each
     /// input's rank.
-    pub fn new(axis: UnitNormalizationAxis) -> RustymlResult<Self> {
+    pub fn new(axis: UnitNormalizationAxis) -> Result<Self> {
         if let UnitNormalizationAxis::Multiple(list) = &axis {
             check_axis_list(list)?;
         }
@@ -120,7 +120,7 @@ impl UnitNormalization {
     }
 
     /// Checks an input and normalises it (the output stays in the permuted layout).
-    fn run(&self, input: &Tensor) -> RustymlResult<Saved> {
+    fn run(&self, input: &Tensor) -> Result<Saved> {
         let ndim = input.ndim();
         if ndim < 2 {
             return Err(Error::invalid_input(format!(
@@ -152,7 +152,7 @@ impl UnitNormalization {
 }
 
 impl Layer for UnitNormalization {
-    fn forward(&mut self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
         let saved = self.run(input)?;
         let out = saved.plan.scatter(saved.y.clone());
         self.last_shape = Some(input.shape().to_vec());
@@ -160,14 +160,14 @@ impl Layer for UnitNormalization {
         Ok(out)
     }
 
-    fn predict(&self, input: &Tensor) -> RustymlResult<Tensor> {
+    fn predict(&self, input: &Tensor) -> Result<Tensor> {
         let Saved { plan, y, .. } = self.run(input)?;
         Ok(plan.scatter(y))
     }
 
     /// Uncapped group: `dx = s * (g - y * <g, y>)`; capped group: the scale is a constant, so
     /// `dx = cap * g`.
-    fn backward(&mut self, grad_output: &Tensor) -> RustymlResult<Tensor> {
+    fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
         let saved = self
             .cache
             .as_ref()
