@@ -164,29 +164,50 @@ fn tree_bits(t: &DecisionTree) -> Vec<(u32, u64, u32)> {
         .collect()
 }
 
-#[test]
-fn split_search_gate_serial_and_parallel_grow_the_same_tree() {
-    let (x, yc, yr) = noisy(700, 9, 1);
-    for (alg, classify) in [
-        (Algorithm::CART, true),
-        (Algorithm::ID3, true),
-        (Algorithm::C45, true),
-        (Algorithm::CART, false),
-    ] {
-        let y = if classify { &yc } else { &yr };
+/// The four kinds of tree: the CART, ID3 and C4.5 classifiers and the CART regressor.
+const TREE_KINDS: [(Algorithm, bool); 4] = [
+    (Algorithm::CART, true),
+    (Algorithm::ID3, true),
+    (Algorithm::C45, true),
+    (Algorithm::CART, false),
+];
+
+/// Fits every kind of tree, built by `new_tree`, with the split-search gate forced serial
+/// and forced parallel; asserts the structures, multi-way splits, importances and
+/// predictions are the same bits and that each tree has at least `min_nodes` nodes.
+/// Returns how many multi-way splits each kind's tree has, in [`TREE_KINDS`] order.
+fn assert_split_search_grows_alike(
+    x: &Array2<f64>,
+    (yc, yr): (&Array1<f64>, &Array1<f64>),
+    min_nodes: usize,
+    new_tree: impl Fn(Algorithm, bool) -> DecisionTree,
+) -> Vec<usize> {
+    let mut multiway_splits = Vec::new();
+    for (alg, classify) in TREE_KINDS {
+        let y = if classify { yc } else { yr };
         let (s, p) = serial_and_parallel(&SORT_SCAN_MIN_ELEMS, || {
-            let mut t = DecisionTree::with_defaults(alg, classify).set_random_state(Some(3));
-            t.fit(&x, y).unwrap();
-            let importances = t.feature_importances().unwrap().mapv(f64::to_bits);
+            let mut t = new_tree(alg, classify);
+            t.fit(x, y).unwrap();
             (
                 tree_bits(&t),
-                importances,
-                t.predict(&x).unwrap().mapv(f64::to_bits),
+                t.fitted.as_ref().unwrap().multiway.clone(),
+                t.feature_importances().unwrap().mapv(f64::to_bits),
+                t.predict(x).unwrap().mapv(f64::to_bits),
             )
         });
         assert_eq!(s, p, "{alg:?} classifier={classify}");
-        assert!(s.0.len() > 50, "a tree worth comparing");
+        assert!(s.0.len() >= min_nodes, "{alg:?}: a tree worth comparing");
+        multiway_splits.push(s.1.len());
     }
+    multiway_splits
+}
+
+#[test]
+fn split_search_gate_serial_and_parallel_grow_the_same_tree() {
+    let (x, yc, yr) = noisy(700, 9, 1);
+    assert_split_search_grows_alike(&x, (&yc, &yr), 50, |alg, classify| {
+        DecisionTree::with_defaults(alg, classify).set_random_state(Some(3))
+    });
 }
 
 #[test]
@@ -418,28 +439,16 @@ fn original_api_serial_and_parallel_grow_the_same_tree() {
             x[[i, j]]
         }
     });
-    for (alg, classify) in [
-        (Algorithm::CART, true),
-        (Algorithm::ID3, true),
-        (Algorithm::C45, true),
-        (Algorithm::CART, false),
-    ] {
-        let y = if classify { &yc } else { &yr };
-        let (s, p) = serial_and_parallel(&SORT_SCAN_MIN_ELEMS, || {
-            let mut t = DecisionTree::new(alg, classify)
-                .unwrap()
-                .with_random_state(5);
-            t.set_categorical_features(vec![0, 1]);
-            t.fit(&x, y).unwrap();
-            (
-                tree_bits(&t),
-                t.fitted.as_ref().unwrap().multiway.clone(),
-                t.predict(&x).unwrap().mapv(f64::to_bits),
-            )
-        });
-        assert_eq!(s, p, "{alg:?} classifier={classify}");
-        assert!(s.0.len() > 30, "a tree worth comparing");
-        assert_eq!(s.1.is_empty(), alg == Algorithm::CART, "{alg:?}");
+    let multiway_splits = assert_split_search_grows_alike(&x, (&yc, &yr), 30, |alg, classify| {
+        let mut t = DecisionTree::new(alg, classify)
+            .unwrap()
+            .with_random_state(5);
+        t.set_categorical_features(vec![0, 1]);
+        t
+    });
+    // ID3 and C4.5 split the categorical features multi-way; CART keeps binary splits.
+    for ((alg, _), n) in TREE_KINDS.iter().zip(multiway_splits) {
+        assert_eq!(n == 0, *alg == Algorithm::CART, "{alg:?}");
     }
 }
 
