@@ -17,3 +17,24 @@ pub enum NnError {
     #[error("model has no layers")]
     EmptyModel,
 }
+
+impl NnError {
+    /// `Ok` when a weight array has the shape the layer expects, else [`NnError::WeightShape`]
+    /// naming the weight: the one check every layer's `set_weights` uses.
+    pub(crate) fn check_weight_shape(
+        name: &str,
+        expected: &[usize],
+        found: &[usize],
+    ) -> crate::error::Result<()> {
+        if expected == found {
+            Ok(())
+        } else {
+            Err(NnError::WeightShape {
+                name: name.to_string(),
+                expected: expected.to_vec(),
+                found: found.to_vec(),
+            }
+            .into())
+        }
+    }
+}

@@ -135,8 +135,8 @@ impl Dense {
 
     /// Replaces the kernel (`[input_dim, units]`) and bias (`[1, units]`).
     pub fn set_weights(&mut self, weights: Array2<f32>, bias: Array2<f32>) -> Result<()> {
-        check_shape("weights", &[self.input_dim, self.units], weights.shape())?;
-        check_shape("bias", &[1, self.units], bias.shape())?;
+        NnError::check_weight_shape("weights", &[self.input_dim, self.units], weights.shape())?;
+        NnError::check_weight_shape("bias", &[1, self.units], bias.shape())?;
         self.weights = weights.as_standard_layout().into_owned();
         self.bias = bias.as_standard_layout().into_owned();
         Ok(())
@@ -229,19 +229,6 @@ fn with_leading(a: Tensor, leading: &[usize], last: usize) -> Tensor {
     let shape = [leading, &[last]].concat();
     a.into_shape_with_order(IxDyn(&shape))
         .expect("rows of a standard-layout product")
-}
-
-fn check_shape(name: &str, expected: &[usize], found: &[usize]) -> Result<()> {
-    if expected == found {
-        Ok(())
-    } else {
-        Err(NnError::WeightShape {
-            name: name.to_string(),
-            expected: expected.to_vec(),
-            found: found.to_vec(),
-        }
-        .into())
-    }
 }
 
 impl Layer for Dense {

@@ -118,13 +118,13 @@ impl FusedGates {
         recurrent_kernel: Array2<f32>,
         bias: Array2<f32>,
     ) -> Result<()> {
-        check_weight_shape("kernel", self.kernel.shape(), kernel.shape())?;
-        check_weight_shape(
+        NnError::check_weight_shape("kernel", self.kernel.shape(), kernel.shape())?;
+        NnError::check_weight_shape(
             "recurrent_kernel",
             self.recurrent_kernel.shape(),
             recurrent_kernel.shape(),
         )?;
-        check_weight_shape("bias", self.bias.shape(), bias.shape())?;
+        NnError::check_weight_shape("bias", self.bias.shape(), bias.shape())?;
         self.kernel = kernel.as_standard_layout().into_owned();
         self.recurrent_kernel = recurrent_kernel.as_standard_layout().into_owned();
         self.bias = bias.as_standard_layout().into_owned();
@@ -141,20 +141,6 @@ pub(crate) fn validate_dimensions(input_dim: usize, units: usize) -> Result<()> 
         return Err(Error::invalid_parameter("units", "must be > 0"));
     }
     Ok(())
-}
-
-/// `NnError::WeightShape` unless `found == expected`.
-pub(crate) fn check_weight_shape(name: &str, expected: &[usize], found: &[usize]) -> Result<()> {
-    if expected == found {
-        Ok(())
-    } else {
-        Err(NnError::WeightShape {
-            name: name.to_string(),
-            expected: expected.to_vec(),
-            found: found.to_vec(),
-        }
-        .into())
-    }
 }
 
 /// The layer's random stream: `random_state`, else the global seed, else entropy.

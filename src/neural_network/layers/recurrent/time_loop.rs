@@ -18,9 +18,7 @@ use super::cell::{
     masked_rows, with_cell_step, BackwardStep, Cell, CellStep, ForwardStep, GradientInputs,
     StepWeights, STEP,
 };
-use super::fused_gates::{
-    check_weight_shape, layer_rng, project_rows, take_cache, validate_dimensions, FusedGates,
-};
+use super::fused_gates::{layer_rng, project_rows, take_cache, validate_dimensions, FusedGates};
 use crate::declare_gate;
 use crate::error::{Error, IoError, Result};
 use crate::math::matmul::{dot_bias_act, dot_par, nested_parallelism};
@@ -28,6 +26,7 @@ use crate::neural_network::layers::activation::Activation;
 use crate::neural_network::layers::layer_weight::LayerWeight;
 use crate::neural_network::layers::TrainingParameters;
 use crate::neural_network::traits::{Mask, ParamGrad, RandomStream};
+use crate::neural_network::NnError;
 use crate::neural_network::Tensor;
 use gemmkit_ndarray::{gemm, Parallelism};
 use ndarray::{s, Array2, Array3, ArrayView2, ArrayView3, ArrayViewMut3, Axis, Ix2, Ix3};
@@ -481,9 +480,9 @@ impl Recurrent {
         let (d, u) = (self.input_dim, self.units);
         let brows = self.cell.bias_rows();
         for (name, k, rk, b) in blocks.iter().take(count) {
-            check_weight_shape(&format!("{name}_kernel"), &[d, u], k.shape())?;
-            check_weight_shape(&format!("{name}_recurrent_kernel"), &[u, u], rk.shape())?;
-            check_weight_shape(&format!("{name}_bias"), &[brows, u], b.shape())?;
+            NnError::check_weight_shape(&format!("{name}_kernel"), &[d, u], k.shape())?;
+            NnError::check_weight_shape(&format!("{name}_recurrent_kernel"), &[u, u], rk.shape())?;
+            NnError::check_weight_shape(&format!("{name}_bias"), &[brows, u], b.shape())?;
         }
         let mut kernel = Array2::zeros((d, count * u));
         let mut recurrent = Array2::zeros((u, count * u));

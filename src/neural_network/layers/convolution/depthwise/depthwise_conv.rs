@@ -3,7 +3,7 @@
 
 use super::engine::DepthwiseGeometry;
 use super::rank::ConvRank;
-use super::stage::{check_shape, positive, shared_builders, DepthwiseStage};
+use super::stage::{positive, shared_builders, DepthwiseStage};
 use super::PaddingType;
 use crate::error::{Error, IoError, Result};
 use crate::neural_network::layers::activation::{Activation, ActivationCache};
@@ -11,6 +11,7 @@ use crate::neural_network::layers::layer_util::{full_shape, require_shape};
 use crate::neural_network::layers::layer_weight::LayerWeight;
 use crate::neural_network::layers::TrainingParameters;
 use crate::neural_network::traits::{Layer, ParamGrad};
+use crate::neural_network::NnError;
 use crate::neural_network::Tensor;
 use ndarray::{Array, Array1, IxDyn};
 
@@ -91,12 +92,12 @@ impl<K: ConvRank> DepthwiseConv<K> {
     /// Replaces the kernel (`[k.., channels, depth_multiplier]`) and the bias
     /// (`[channels * depth_multiplier]`).
     pub fn set_weights(&mut self, weights: Array<f32, K>, bias: Array1<f32>) -> Result<()> {
-        check_shape(
+        NnError::check_weight_shape(
             "weights",
             self.stage.kernel_shape().slice(),
             weights.shape(),
         )?;
-        check_shape("bias", &[self.stage.lanes()], bias.shape())?;
+        NnError::check_weight_shape("bias", &[self.stage.lanes()], bias.shape())?;
         self.stage.kernel = weights.as_standard_layout().into_owned();
         self.bias = bias.as_standard_layout().into_owned();
         Ok(())

@@ -6,7 +6,7 @@
 use super::super::engine::{self as conv_engine, ConvGeometry};
 use super::engine::DepthwiseGeometry;
 use super::rank::ConvRank;
-use super::stage::{check_shape, glorot, positive, shared_builders, DepthwiseStage};
+use super::stage::{glorot, positive, shared_builders, DepthwiseStage};
 use super::PaddingType;
 use crate::error::{Error, IoError, Result};
 use crate::math::matmul;
@@ -15,6 +15,7 @@ use crate::neural_network::layers::layer_util::{full_shape, require_shape};
 use crate::neural_network::layers::layer_weight::LayerWeight;
 use crate::neural_network::layers::TrainingParameters;
 use crate::neural_network::traits::{Layer, ParamGrad};
+use crate::neural_network::NnError;
 use crate::neural_network::Tensor;
 use ndarray::{Array, Array1, IxDyn};
 
@@ -160,17 +161,17 @@ impl<K: ConvRank> SeparableConv<K> {
         pointwise_weights: Array<f32, K>,
         bias: Array1<f32>,
     ) -> Result<()> {
-        check_shape(
+        NnError::check_weight_shape(
             "depthwise_weights",
             self.stage.kernel_shape().slice(),
             depthwise_weights.shape(),
         )?;
-        check_shape(
+        NnError::check_weight_shape(
             "pointwise_weights",
             self.pointwise_shape().slice(),
             pointwise_weights.shape(),
         )?;
-        check_shape("bias", &[self.filters], bias.shape())?;
+        NnError::check_weight_shape("bias", &[self.filters], bias.shape())?;
         self.stage.kernel = depthwise_weights.as_standard_layout().into_owned();
         self.pointwise = pointwise_weights.as_standard_layout().into_owned();
         self.bias = bias.as_standard_layout().into_owned();

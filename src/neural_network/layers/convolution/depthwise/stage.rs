@@ -7,7 +7,7 @@ use super::rank::ConvRank;
 use super::PaddingType;
 use crate::error::{Error, Result};
 use crate::neural_network::layers::layer_util::full_shape;
-use crate::neural_network::{NnError, Tensor};
+use crate::neural_network::Tensor;
 use ndarray::{Array, Dimension, IxDyn};
 use rand::Rng;
 
@@ -25,19 +25,6 @@ pub(super) fn glorot<K: Dimension>(shape: K, rng: &mut impl Rng) -> Array<f32, K
     let fan_out = receptive * s[s.len() - 1];
     let limit = (6.0 / (fan_in + fan_out) as f64).sqrt() as f32;
     Array::from_shape_simple_fn(shape, || rng.random_range(-limit..limit))
-}
-
-pub(super) fn check_shape(name: &str, expected: &[usize], found: &[usize]) -> Result<()> {
-    if expected == found {
-        Ok(())
-    } else {
-        Err(NnError::WeightShape {
-            name: name.to_string(),
-            expected: expected.to_vec(),
-            found: found.to_vec(),
-        }
-        .into())
-    }
 }
 
 pub(super) fn positive(name: &str, values: &[usize]) -> Result<()> {
