@@ -5,10 +5,10 @@ use super::layer_weight::{DenseLayerWeight, LayerWeight};
 use super::TrainingParameters;
 use crate::error::{Error, IoError, Result};
 use crate::math::matmul::{self, dot_bias_act, dot_par, nested_parallelism};
+use crate::neural_network::layers::initializers::glorot_uniform;
 use crate::neural_network::traits::{ApplyWeights, Layer, ParamGrad};
 use crate::neural_network::{NnError, Tensor, TensorView};
 use ndarray::{Array2, ArrayView2, Axis, CowArray, Ix2, IxDyn};
-use rand::Rng;
 use std::borrow::Cow;
 
 /// `activation(x · W + b)` for `x` of shape `[batch, input_dim]`; with
@@ -40,13 +40,6 @@ pub struct Dense {
     any_rank: bool,
     grad_weights: Option<Array2<f32>>,
     grad_bias: Option<Array2<f32>>,
-}
-
-/// Glorot-uniform `[fan_in, fan_out]` matrix: `U(-l, l)` with `l = sqrt(6 / (fan_in + fan_out))`.
-fn glorot_uniform(fan_in: usize, fan_out: usize, random_state: Option<u64>) -> Array2<f32> {
-    let limit = (6.0 / (fan_in + fan_out) as f64).sqrt() as f32;
-    let mut rng = crate::random::rng_from(random_state);
-    Array2::from_shape_simple_fn((fan_in, fan_out), || rng.random_range(-limit..limit))
 }
 
 impl Dense {
@@ -98,7 +91,7 @@ impl Dense {
             input_dim,
             units,
             activation,
-            weights: glorot_uniform(input_dim, units, None),
+            weights: glorot_uniform(Ix2(input_dim, units), &mut crate::random::rng_from(None)),
             bias: Array2::zeros((1, units)),
             use_bias: true,
             input_cache: None,
@@ -112,7 +105,10 @@ impl Dense {
 
     /// Re-draws the kernel from `random_state`: equal seeds give equal layers.
     pub fn with_random_state(mut self, random_state: u64) -> Self {
-        self.weights = glorot_uniform(self.input_dim, self.units, Some(random_state));
+        self.weights = glorot_uniform(
+            Ix2(self.input_dim, self.units),
+            &mut crate::random::rng_from(Some(random_state)),
+        );
         self
     }
 

@@ -18,6 +18,7 @@ pub enum TrainingParameters {
 
 pub mod embedding;
 pub mod identity;
+pub(crate) mod initializers;
 pub(crate) mod layer_util;
 pub mod masking;
 pub mod permute;

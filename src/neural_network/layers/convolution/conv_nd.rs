@@ -12,12 +12,12 @@ use super::PaddingType;
 use crate::error::{Error, Result};
 use crate::math::matmul;
 use crate::neural_network::layers::activation::{Activation, ActivationCache};
+use crate::neural_network::layers::initializers::glorot_uniform;
 use crate::neural_network::layers::layer_util::{full_shape, require_shape};
 use crate::neural_network::layers::TrainingParameters;
 use crate::neural_network::traits::ParamGrad;
 use crate::neural_network::{NnError, Tensor, TensorView};
-use ndarray::{Array, Array1, ArrayD, Dimension, IxDyn};
-use rand::Rng;
+use ndarray::{Array, Array1, Dimension, IxDyn};
 use std::borrow::Cow;
 
 /// Kernel sizes, strides and dilation rates as the constructors take them (`usize` for 1D,
@@ -163,10 +163,8 @@ impl<D: Dimension> ConvNd<D> {
     /// Glorot-uniform kernel (`fan_in + fan_out = taps * (channels + filters)`), zero bias.
     pub(crate) fn draw_weights(&mut self, random_state: Option<u64>) {
         let shape = self.kernel_shape();
-        let taps: usize = self.kernel_size.iter().product();
-        let limit = (6.0 / (taps * (self.channels() + self.filters)) as f64).sqrt() as f32;
         let mut rng = crate::random::rng_from(random_state);
-        let w = ArrayD::from_shape_simple_fn(IxDyn(&shape), || rng.random_range(-limit..limit));
+        let w = glorot_uniform(IxDyn(&shape), &mut rng);
         self.weights = w.into_dimensionality::<D>().expect("rank matches D");
         self.bias = Array1::zeros(self.filters);
     }

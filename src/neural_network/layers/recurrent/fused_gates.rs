@@ -4,11 +4,12 @@
 
 use crate::error::{Error, Result};
 use crate::math::matmul::{dot_bias_act, nested_parallelism};
+use crate::neural_network::layers::initializers::{glorot_uniform, orthogonal};
 use crate::neural_network::traits::ParamGrad;
 use crate::neural_network::NnError;
-use ndarray::{Array2, Array3, ArrayView1, ArrayView2, ArrayView3};
+use ndarray::{Array2, Array3, ArrayView1, ArrayView2, ArrayView3, Ix2};
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 
 /// The weights of all gates of a recurrent cell, fused along the columns: `kernel`
 /// `[input_dim, gates * units]`, `recurrent_kernel` `[units, gates * units]`, `bias`
@@ -48,7 +49,7 @@ impl FusedGates {
         check_f32_alloc("recurrent layer", "kernel", &[input_dim, width])?;
         // the orthogonal draw works in f64
         check_alloc_bytes("recurrent layer", "recurrent kernel", &[units, width], 8)?;
-        let kernel = glorot_uniform(input_dim, width, rng);
+        let kernel = glorot_uniform(Ix2(input_dim, width), rng);
         let recurrent_kernel = orthogonal(units, width, rng);
         let bias = Array2::from_shape_fn((1, width), |(_, j)| bias_init[j / units]);
         Ok(Self {
@@ -146,44 +147,6 @@ pub(crate) fn validate_dimensions(input_dim: usize, units: usize) -> Result<()> 
 /// The layer's random stream: `random_state`, else the global seed, else entropy.
 pub(crate) fn layer_rng(random_state: Option<u64>) -> StdRng {
     StdRng::seed_from_u64(crate::random::resolve_seed(random_state))
-}
-
-/// Glorot-uniform `[fan_in, fan_out]`: `U(-l, l)` with `l = sqrt(6 / (fan_in + fan_out))`.
-fn glorot_uniform(fan_in: usize, fan_out: usize, rng: &mut StdRng) -> Array2<f32> {
-    let limit = (6.0 / (fan_in + fan_out) as f64).sqrt() as f32;
-    Array2::from_shape_simple_fn((fan_in, fan_out), || rng.random_range(-limit..limit))
-}
-
-/// Keras's `Orthogonal` for a `[rows, cols]` matrix with `rows <= cols`: a standard normal
-/// `[cols, rows]` draw, its QR factor `Q` with `R`'s diagonal made positive (what modified
-/// Gram-Schmidt yields), transposed, so the rows are orthonormal.
-fn orthogonal(rows: usize, cols: usize, rng: &mut StdRng) -> Array2<f32> {
-    let (tall, narrow) = (rows.max(cols), rows.min(cols));
-    let mut a = Array2::<f64>::from_shape_simple_fn((tall, narrow), || standard_normal(rng));
-    for j in 0..narrow {
-        for k in 0..j {
-            let proj = a.column(j).dot(&a.column(k));
-            let qk = a.column(k).to_owned();
-            a.column_mut(j).scaled_add(-proj, &qk);
-        }
-        let norm = a.column(j).dot(&a.column(j)).sqrt();
-        // A degenerate draw (probability zero) would leave a zero column; keep it finite.
-        let scale = if norm > 0.0 { 1.0 / norm } else { 0.0 };
-        a.column_mut(j).mapv_inplace(|v| v * scale);
-    }
-    let q = a.mapv(|v| v as f32);
-    if rows < cols {
-        q.reversed_axes().as_standard_layout().into_owned()
-    } else {
-        q
-    }
-}
-
-/// One standard normal draw (Box-Muller).
-fn standard_normal(rng: &mut StdRng) -> f64 {
-    let u1: f64 = 1.0 - rng.random::<f64>(); // (0, 1], so ln is finite
-    let u2: f64 = rng.random();
-    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
 }
 
 /// `x · kernel` for every `(a, b)` position of a 3-D `x` `[a, b, input_dim]`, as one product

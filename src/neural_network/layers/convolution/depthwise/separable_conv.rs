@@ -6,11 +6,12 @@
 use super::super::engine::{self as conv_engine, ConvGeometry};
 use super::engine::DepthwiseGeometry;
 use super::rank::ConvRank;
-use super::stage::{glorot, positive, shared_builders, DepthwiseStage};
+use super::stage::{positive, shared_builders, DepthwiseStage};
 use super::PaddingType;
 use crate::error::{Error, IoError, Result};
 use crate::math::matmul;
 use crate::neural_network::layers::activation::{Activation, ActivationCache};
+use crate::neural_network::layers::initializers::glorot_uniform;
 use crate::neural_network::layers::layer_util::{full_shape, require_shape};
 use crate::neural_network::layers::layer_weight::LayerWeight;
 use crate::neural_network::layers::TrainingParameters;
@@ -147,7 +148,7 @@ impl<K: ConvRank> SeparableConv<K> {
     fn init_weights(&mut self) {
         let mut rng = crate::random::rng_from(self.random_state);
         self.stage.init_kernel(&mut rng);
-        self.pointwise = glorot(self.pointwise_shape(), &mut rng);
+        self.pointwise = glorot_uniform(self.pointwise_shape(), &mut rng);
         self.bias = Array1::zeros(self.filters);
     }
 

@@ -6,25 +6,15 @@ use super::engine::{self, DepthwiseGeometry};
 use super::rank::ConvRank;
 use super::PaddingType;
 use crate::error::{Error, Result};
+use crate::neural_network::layers::initializers::glorot_uniform;
 use crate::neural_network::layers::layer_util::full_shape;
 use crate::neural_network::Tensor;
-use ndarray::{Array, Dimension, IxDyn};
+use ndarray::{Array, IxDyn};
 use rand::Rng;
 
 /// `(3, 3)` / `(5,)`: spatial sizes as the error messages print them.
 fn tuple(v: &[usize]) -> String {
     full_shape(v)
-}
-
-/// Glorot-uniform kernel of shape `[k.., fan_in_axis, fan_out_axis]`, fans as Keras counts
-/// them (receptive field x the last two axes).
-pub(super) fn glorot<K: Dimension>(shape: K, rng: &mut impl Rng) -> Array<f32, K> {
-    let s = shape.slice();
-    let receptive: usize = s[..s.len() - 2].iter().product();
-    let fan_in = receptive * s[s.len() - 2];
-    let fan_out = receptive * s[s.len() - 1];
-    let limit = (6.0 / (fan_in + fan_out) as f64).sqrt() as f32;
-    Array::from_shape_simple_fn(shape, || rng.random_range(-limit..limit))
 }
 
 pub(super) fn positive(name: &str, values: &[usize]) -> Result<()> {
@@ -191,7 +181,7 @@ impl<K: ConvRank> DepthwiseStage<K> {
     }
 
     pub(super) fn init_kernel(&mut self, rng: &mut impl Rng) {
-        self.kernel = glorot(self.kernel_shape(), rng);
+        self.kernel = glorot_uniform(self.kernel_shape(), rng);
     }
 
     pub(super) fn output_dims(&self, lanes: usize) -> Vec<usize> {
