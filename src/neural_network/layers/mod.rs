@@ -17,6 +17,8 @@ pub enum TrainingParameters {
 }
 
 pub mod embedding;
+#[cfg(test)]
+pub(crate) mod gradient_check;
 pub mod identity;
 pub(crate) mod initializers;
 pub(crate) mod layer_util;

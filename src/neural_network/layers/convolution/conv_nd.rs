@@ -643,6 +643,7 @@ pub(crate) use conv_layer;
 mod tests {
     use super::super::{Conv1DTranspose, Conv2D, Conv2DTranspose, Conv3D, Conv3DTranspose};
     use super::*;
+    use crate::neural_network::layers::gradient_check::check_layer_gradients;
     use crate::neural_network::traits::Layer;
 
     fn ramp(shape: &[usize], seed: usize) -> Tensor {
@@ -652,60 +653,18 @@ mod tests {
         })
     }
 
-    /// L = Σ c ⊙ out with fixed c, so dL/dout = c: the layer's input and parameter gradients
-    /// against central differences of its own predict pass, in f64.
+    /// The layer's input and parameter gradients against central differences, and the same
+    /// parameter gradients from a first layer's pass (no input gradient).
     fn check(layer: &mut dyn Layer, input_shape: &[usize]) {
         let x = ramp(input_shape, 3);
-        let out = layer.forward(&x).unwrap();
-        let c = ramp(out.shape(), 9);
-        let dx = layer.backward(&c).unwrap();
-        assert_eq!(dx.shape(), x.shape());
-        let loss = |l: &dyn Layer, x: &Tensor| -> f64 {
-            l.predict(x)
-                .unwrap()
-                .iter()
-                .zip(c.iter())
-                .map(|(&o, &c)| o as f64 * c as f64)
-                .sum()
-        };
-        let h = 1e-2f32;
         // Tolerance: O(h²) truncation of tanh plus f32 rounding of sums of ~50 terms.
-        let tol = 3e-3;
-        for i in 0..x.len() {
-            let (mut p, mut m) = (x.clone(), x.clone());
-            p.as_slice_mut().unwrap()[i] += h;
-            m.as_slice_mut().unwrap()[i] -= h;
-            let num = (loss(layer, &p) - loss(layer, &m)) / (2.0 * h as f64);
-            let got = dx.as_slice().unwrap()[i] as f64;
-            assert!(
-                (got - num).abs() < tol,
-                "{} dx[{i}]: {got} vs {num}",
-                layer.layer_type()
-            );
-        }
-        let grads: Vec<Vec<f32>> = layer.parameters().iter().map(|p| p.grad.to_vec()).collect();
+        let grads = check_layer_gradients(layer, &x, |shape| ramp(shape, 9), 1e-2, |_| 3e-3);
         assert_eq!(grads.len(), 2);
-        // the first layer's pass (no input gradient) stores the same parameter gradients
+        let c = ramp(layer.predict(&x).unwrap().shape(), 9);
         layer.forward(&x).unwrap();
         layer.backward_params_only(&c).unwrap();
         let again: Vec<Vec<f32>> = layer.parameters().iter().map(|p| p.grad.to_vec()).collect();
         assert_eq!(again, grads, "{}", layer.layer_type());
-        for (k, g) in grads.iter().enumerate() {
-            for (i, &gi) in g.iter().enumerate() {
-                let orig = layer.parameters()[k].value[i];
-                layer.parameters()[k].value[i] = orig + h;
-                let lp = loss(layer, &x);
-                layer.parameters()[k].value[i] = orig - h;
-                let lm = loss(layer, &x);
-                layer.parameters()[k].value[i] = orig;
-                let num = (lp - lm) / (2.0 * h as f64);
-                assert!(
-                    (gi as f64 - num).abs() < tol,
-                    "{} param {k}[{i}]: {gi} vs {num}",
-                    layer.layer_type()
-                );
-            }
-        }
     }
 
     #[test]

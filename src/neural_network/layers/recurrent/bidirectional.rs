@@ -272,6 +272,7 @@ impl Layer for Bidirectional {
 mod tests {
     use super::*;
     use crate::neural_network::layers::activation::Activation;
+    use crate::neural_network::layers::gradient_check::check_layer_gradients;
     use crate::neural_network::layers::recurrent::{GRU, LSTM};
     use ndarray::{Array3, ArrayD};
 
@@ -349,48 +350,14 @@ mod tests {
                 ((i * 5 + j * 2 + k) as f32 * 0.7).sin()
             })
             .into_dyn();
-            let out = bi.forward(&x).unwrap();
-            let c = ArrayD::from_shape_fn(out.raw_dim(), |i| {
-                0.5 + 0.25 * (ndarray::Dimension::slice(&i).iter().sum::<usize>() % 3) as f32
-            });
-            let dx = bi.backward(&c).unwrap();
-            let loss = |bi: &Bidirectional, x: &Tensor| -> f64 {
-                bi.predict(x)
-                    .unwrap()
-                    .iter()
-                    .zip(c.iter())
-                    .map(|(&o, &c)| o as f64 * c as f64)
-                    .sum()
+            let upstream = |shape: &[usize]| {
+                ArrayD::from_shape_fn(shape, |i| {
+                    0.5 + 0.25 * (ndarray::Dimension::slice(&i).iter().sum::<usize>() % 3) as f32
+                })
             };
-            let h = 1e-2f32;
-            for i in 0..x.len() {
-                let (mut p, mut m) = (x.clone(), x.clone());
-                p.as_slice_mut().unwrap()[i] += h;
-                m.as_slice_mut().unwrap()[i] -= h;
-                let num = (loss(&bi, &p) - loss(&bi, &m)) / (2.0 * h as f64);
-                let got = dx.as_slice().unwrap()[i] as f64;
-                assert!(
-                    (got - num).abs() < 2e-3 + 1e-2 * num.abs(),
-                    "{mode:?} dx[{i}]: {got} vs {num}"
-                );
-            }
-            let grads: Vec<Vec<f32>> = bi.parameters().iter().map(|p| p.grad.to_vec()).collect();
-            assert_eq!(grads.len(), 6);
-            for (k, g) in grads.iter().enumerate() {
-                for (i, &gi) in g.iter().enumerate() {
-                    let orig = bi.parameters()[k].value[i];
-                    bi.parameters()[k].value[i] = orig + h;
-                    let lp = loss(&bi, &x);
-                    bi.parameters()[k].value[i] = orig - h;
-                    let lm = loss(&bi, &x);
-                    bi.parameters()[k].value[i] = orig;
-                    let num = (lp - lm) / (2.0 * h as f64);
-                    assert!(
-                        (gi as f64 - num).abs() < 2e-3 + 1e-2 * num.abs(),
-                        "{mode:?} param {k}[{i}]: {gi} vs {num}"
-                    );
-                }
-            }
+            let grads =
+                check_layer_gradients(&mut bi, &x, upstream, 1e-2, |num| 2e-3 + 1e-2 * num.abs());
+            assert_eq!(grads.len(), 6, "{mode:?}");
         }
     }
 

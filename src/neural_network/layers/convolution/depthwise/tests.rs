@@ -6,6 +6,7 @@ use super::{DepthwiseConv1D, DepthwiseConv2D, PaddingType, SeparableConv1D, Sepa
 use crate::error::Error;
 use crate::gate::serial_and_parallel;
 use crate::neural_network::layers::activation::Activation;
+use crate::neural_network::layers::gradient_check::check_layer_gradients;
 use crate::neural_network::layers::layer_weight::LayerWeight;
 use crate::neural_network::layers::TrainingParameters;
 use crate::neural_network::traits::Layer;
@@ -24,49 +25,13 @@ fn ramp(shape: &[usize], scale: f32) -> Tensor {
     })
 }
 
-/// L = Σ c ⊙ out with fixed weights c, so dL/dout = c; every input and parameter gradient
-/// against central differences of the layer's own forward pass, accumulated in f64.
+/// Every input and parameter gradient against central differences. h balances truncation
+/// (smooth activations, O(h²)) against f32 rounding of the outputs (~eps·Σ|c·out| / h); the
+/// bound is that rounding for these sizes.
 fn check_gradients(layer: &mut dyn Layer, x: &Tensor) {
-    let out = layer.forward(x).unwrap();
-    let c = ramp(out.shape(), 0.1).mapv(|v| v + 1.05);
-    let dx = layer.backward(&c).unwrap();
-    assert_eq!(dx.shape(), x.shape());
-    let loss = |layer: &dyn Layer, x: &Tensor| -> f64 {
-        let o = layer.predict(x).unwrap();
-        o.iter()
-            .zip(c.iter())
-            .map(|(&o, &c)| o as f64 * c as f64)
-            .sum()
-    };
-    // h balances truncation (smooth activations, O(h²)) against f32 rounding of the
-    // outputs (~eps·Σ|c·out| / h); the bound is that rounding for these sizes.
-    let h = 1e-2f32;
-    let tol = 3e-3;
-    for i in 0..x.len() {
-        let (mut p, mut m) = (x.clone(), x.clone());
-        p.as_slice_mut().unwrap()[i] += h;
-        m.as_slice_mut().unwrap()[i] -= h;
-        let num = (loss(layer, &p) - loss(layer, &m)) / (2.0 * h as f64);
-        let got = dx.as_slice().unwrap()[i] as f64;
-        assert!((got - num).abs() < tol, "dx[{i}]: {got} vs {num}");
-    }
-    let grads: Vec<Vec<f32>> = layer.parameters().iter().map(|p| p.grad.to_vec()).collect();
+    let upstream = |shape: &[usize]| ramp(shape, 0.1).mapv(|v| v + 1.05);
+    let grads = check_layer_gradients(layer, x, upstream, 1e-2, |_| 3e-3);
     assert!(!grads.is_empty());
-    for (k, g) in grads.iter().enumerate() {
-        for (i, &gi) in g.iter().enumerate() {
-            let orig = layer.parameters()[k].value[i];
-            layer.parameters()[k].value[i] = orig + h;
-            let lp = loss(layer, x);
-            layer.parameters()[k].value[i] = orig - h;
-            let lm = loss(layer, x);
-            layer.parameters()[k].value[i] = orig;
-            let num = (lp - lm) / (2.0 * h as f64);
-            assert!(
-                (gi as f64 - num).abs() < tol,
-                "param {k}[{i}]: {gi} vs {num}"
-            );
-        }
-    }
 }
 
 #[test]
