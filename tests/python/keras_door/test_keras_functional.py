@@ -432,7 +432,7 @@ def test_bad_graphs_are_clear_value_errors():
 
 
 def test_the_readme_functional_example_runs_as_written(capsys):
-    readme = (__import__("pathlib").Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (__import__("pathlib").Path(__file__).resolve().parents[3] / "README.md").read_text()
     start = readme.index("```python", readme.index("The functional API builds"))
     code = readme[start + len("```python") : readme.index("```", start + 3)]
     namespace = {}

@@ -30,7 +30,7 @@ from rustyml.sklearn import neighbors as door_neighbors
 from rustyml.sklearn import preprocessing as door_preprocessing
 
 EPS = np.finfo(np.float64).eps
-PLUGIN_DIR = pathlib.Path(__file__).resolve().parents[1] / "sklearn_patched"
+PLUGIN_DIR = pathlib.Path(__file__).resolve().parents[2] / "sklearn_patched"
 
 
 @pytest.fixture(autouse=True)

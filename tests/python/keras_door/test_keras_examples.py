@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples" / "keras"
+EXAMPLES = pathlib.Path(__file__).resolve().parents[3] / "examples" / "keras"
 SCRIPTS = sorted(p.name for p in EXAMPLES.glob("*.py"))
 
 

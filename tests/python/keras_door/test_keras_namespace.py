@@ -122,7 +122,7 @@ def test_normalize_matches_keras(keras):
 
 
 def test_load_model_refuses_legacy_h5_files_by_name(tmp_path):
-    # Keras 3's .keras archives are read (tests/python/test_keras_files.py); Keras 2's .h5
+    # Keras 3's .keras archives are read (tests/python/keras_door/test_keras_files.py); Keras 2's .h5
     # model files are not
     with pytest.raises(NotImplementedError, match=r"\.h5"):
         rk.models.load_model(tmp_path / "model.h5")
