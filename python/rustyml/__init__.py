@@ -5,6 +5,8 @@ Module layout mirrors the Rust crate: ``rustyml.math``, ``rustyml.machine_learni
 ``rustyml.neural_network`` (Keras-style networks).
 """
 
+from __future__ import annotations
+
 from rustyml import (
     _native,
     exceptions,
@@ -18,10 +20,10 @@ from rustyml import (
 )
 from rustyml.exceptions import NotFittedError
 
-__version__ = _native.__version__
+__version__: str = _native.__version__
 
 
-def patch_sklearn(names=None, *, verbose=False):
+def patch_sklearn(names: str | list[str] | None = None, *, verbose: bool = False) -> None:
     """Make code that imports from ``sklearn`` afterwards use rustyml's engines where they
     give scikit-learn's answers (scikit-learn's own code runs for everything else); see
     :mod:`rustyml.sklearn`. Needs scikit-learn."""
@@ -30,7 +32,7 @@ def patch_sklearn(names=None, *, verbose=False):
     patch(names, verbose=verbose)
 
 
-def unpatch_sklearn(names=None):
+def unpatch_sklearn(names: str | list[str] | None = None) -> None:
     """Put scikit-learn's own classes back (see :func:`patch_sklearn`)."""
     from rustyml.sklearn import unpatch_sklearn as unpatch
 

@@ -1,5 +1,7 @@
 """Exceptions raised by rustyml."""
 
+from __future__ import annotations
+
 import sys
 
 
@@ -46,7 +48,7 @@ class DataConversionWarning(UserWarning):
     warning is also scikit-learn's ``DataConversionWarning`` and its filters see it."""
 
 
-def data_conversion_warning():
+def data_conversion_warning() -> type[DataConversionWarning]:
     """The warning class to raise: ours, or ours that is also scikit-learn's when scikit-learn
     is already imported (as for ``NotFittedError``)."""
     sklearn_exceptions = sys.modules.get("sklearn.exceptions")

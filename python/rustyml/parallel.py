@@ -19,16 +19,19 @@ bits at any worker count. Products (gemmkit) follow it too. When threadpoolctl i
 ``set_num_threads``; ``build_global`` now works at any time.
 """
 
+from __future__ import annotations
+
 import contextlib
+from collections.abc import Callable, Iterator
 
 from rustyml import _native
 
-get_num_threads = _native.parallel.get_num_threads
+get_num_threads: Callable[[], int] = _native.parallel.get_num_threads
 #: The most threads ``set_num_threads`` accepts (16 per core, at least 256).
-MAX_THREADS = _native.parallel.max_threads
+MAX_THREADS: int = _native.parallel.max_threads
 
 
-def set_num_threads(num_threads):
+def set_num_threads(num_threads: int | None) -> None:
     """Use ``num_threads`` threads (an int in ``[1, MAX_THREADS]``) from the next native call
     on; ``None`` goes back to the count chosen at import. ``ValueError`` for a count out of
     range, ``TypeError`` for a non-integer (nothing changes then)."""
@@ -36,7 +39,7 @@ def set_num_threads(num_threads):
 
 
 @contextlib.contextmanager
-def num_threads(num_threads):
+def num_threads(num_threads: int | None) -> Iterator[None]:
     """``with num_threads(n):`` runs the block's native calls on ``n`` threads, then restores
     the previous count (also when the block raises). The count is process-wide, like
     threadpoolctl's limits: other Python threads' calls started meanwhile use it too."""
@@ -48,7 +51,7 @@ def num_threads(num_threads):
         set_num_threads(previous)
 
 
-def startup_source():
+def startup_source() -> str | None:
     """The environment variable that chose the count at import (``"RAYON_NUM_THREADS"`` or
     ``"OMP_NUM_THREADS"``), or ``None`` when it is the machine's width."""
     return _native.parallel.startup_source()
@@ -58,7 +61,7 @@ current_num_threads = get_num_threads
 build_global = set_num_threads
 
 
-def _register_with_threadpoolctl():
+def _register_with_threadpoolctl() -> bool:
     """Make threadpoolctl see rustyml: its controller finds the extension module among the
     loaded libraries by the two C symbols it exports and calls them, as it calls a BLAS."""
     try:
