@@ -1,10 +1,16 @@
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from rustyml import _native
 from rustyml._validation import as_float_array
 from rustyml.metrics import _labels
+
+if TYPE_CHECKING:
+    from rustyml.metrics._typing import F64, I64, ArrayLike, Average, ZeroDivision
 
 _m = _native.metrics
 _AVERAGES = (None, "micro", "macro", "weighted", "binary")
@@ -45,7 +51,7 @@ def _pos_code(pos_label, classes):
     return code
 
 
-def accuracy_score(y_true, y_pred, *, normalize=True):
+def accuracy_score(y_true: ArrayLike, y_pred: ArrayLike, *, normalize: bool = True) -> float:
     """Fraction (or with ``normalize=False`` the number) of exactly matching labels."""
     a, b, _ = _labels.pair(y_true, y_pred, ("y_true", "y_pred"))
     acc = _m.accuracy_score(a, b)
@@ -56,8 +62,14 @@ accuracy = accuracy_score
 
 
 def precision_recall_fscore_support(
-    y_true, y_pred, *, beta=1.0, pos_label=1, average=None, zero_division="warn"
-):
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    beta: float = 1.0,
+    pos_label: object = 1,
+    average: Average = None,
+    zero_division: ZeroDivision = "warn",
+) -> tuple[float | F64, float | F64, float | F64, I64 | None]:
     """Per-class ``(precision, recall, fbeta, support)`` arrays in sorted label order, or with
     an ``average`` the averaged ``(precision, recall, fbeta, None)``."""
     _check_average(average)
@@ -84,28 +96,63 @@ def _one(index, y_true, y_pred, beta, pos_label, average, zero_division):
     return out[index]
 
 
-def precision_score(y_true, y_pred, *, pos_label=1, average="binary", zero_division="warn"):
+def precision_score(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    pos_label: object = 1,
+    average: Average = "binary",
+    zero_division: ZeroDivision = "warn",
+) -> float | F64:
     """``tp / (tp + fp)``; ``average`` is 'binary' (the ``pos_label`` class), 'micro',
     'macro', 'weighted' or None (per class)."""
     return _one(0, y_true, y_pred, 1.0, pos_label, average, zero_division)
 
 
-def recall_score(y_true, y_pred, *, pos_label=1, average="binary", zero_division="warn"):
+def recall_score(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    pos_label: object = 1,
+    average: Average = "binary",
+    zero_division: ZeroDivision = "warn",
+) -> float | F64:
     """``tp / (tp + fn)``, averaged like ``precision_score``."""
     return _one(1, y_true, y_pred, 1.0, pos_label, average, zero_division)
 
 
-def f1_score(y_true, y_pred, *, pos_label=1, average="binary", zero_division="warn"):
+def f1_score(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    pos_label: object = 1,
+    average: Average = "binary",
+    zero_division: ZeroDivision = "warn",
+) -> float | F64:
     """Harmonic mean of precision and recall, averaged like ``precision_score``."""
     return _one(2, y_true, y_pred, 1.0, pos_label, average, zero_division)
 
 
-def fbeta_score(y_true, y_pred, *, beta, pos_label=1, average="binary", zero_division="warn"):
+def fbeta_score(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    beta: float,
+    pos_label: object = 1,
+    average: Average = "binary",
+    zero_division: ZeroDivision = "warn",
+) -> float | F64:
     """F-beta score (recall ``beta`` times as important as precision)."""
     return _one(2, y_true, y_pred, beta, pos_label, average, zero_division)
 
 
-def confusion_matrix(y_true, y_pred, *, labels=None, normalize=None):
+def confusion_matrix(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    labels: ArrayLike | None = None,
+    normalize: Literal["true", "pred", "all"] | None = None,
+) -> I64 | F64:
     """``C[i, j]``: samples of class ``i`` predicted as class ``j`` (classes sorted, or in the
     order of ``labels``); ``normalize`` 'true', 'pred' or 'all' divides by row, column or total
     sums."""
@@ -122,19 +169,27 @@ def confusion_matrix(y_true, y_pred, *, labels=None, normalize=None):
     return _m.confusion_matrix(a, b, wanted, normalize)[1]
 
 
-def balanced_accuracy_score(y_true, y_pred, *, adjusted=False):
+def balanced_accuracy_score(
+    y_true: ArrayLike, y_pred: ArrayLike, *, adjusted: bool = False
+) -> float:
     """Mean per-class recall over the classes of ``y_true``; ``adjusted`` maps chance to 0."""
     a, b, _ = _labels.pair(y_true, y_pred, ("y_true", "y_pred"))
     return _m.balanced_accuracy_score(a, b, bool(adjusted))
 
 
-def matthews_corrcoef(y_true, y_pred):
+def matthews_corrcoef(y_true: ArrayLike, y_pred: ArrayLike) -> float:
     """Matthews correlation coefficient (multiclass form); 0 when undefined."""
     a, b, _ = _labels.pair(y_true, y_pred, ("y_true", "y_pred"))
     return _m.matthews_corrcoef(a, b)
 
 
-def roc_auc_score(y_true, y_score, *, average="macro", multi_class="raise"):
+def roc_auc_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    average: Literal["micro", "macro", "weighted"] = "macro",
+    multi_class: Literal["raise", "ovr", "ovo"] = "raise",
+) -> float:
     """Area under the ROC curve. Binary: ``y_score`` (n,) scores the greater class.
     Multiclass: ``y_score`` (n, n_classes) probabilities with ``multi_class`` 'ovr' or 'ovo'
     and ``average`` 'macro' or 'weighted' (or 'micro' for 'ovr')."""
@@ -150,7 +205,7 @@ def roc_auc_score(y_true, y_score, *, average="macro", multi_class="raise"):
 roc_auc = roc_auc_score
 
 
-def log_loss(y_true, y_proba, *, labels=None):
+def log_loss(y_true: ArrayLike, y_proba: ArrayLike, *, labels: ArrayLike | None = None) -> float:
     """Mean cross-entropy of predicted probabilities: ``y_proba`` (n,) for the greater class
     of a binary problem or (n, n_classes) in sorted class order; values outside [0, 1] raise
     ``ValueError``, the rest are clipped to [eps, 1 - eps]."""
@@ -189,13 +244,13 @@ class ConfusionMatrix:
 
     __slots__ = ("_cm",)
 
-    def __init__(self, y_true, y_pred):
+    def __init__(self, y_true: ArrayLike, y_pred: ArrayLike) -> None:
         self._cm = _m.ConfusionMatrix(
             as_float_array(y_true, "y_true", 1), as_float_array(y_pred, "y_pred", 1)
         )
 
     @classmethod
-    def from_counts(cls, tp, fp, tn, fn):
+    def from_counts(cls, tp: int, fp: int, tn: int, fn: int) -> ConfusionMatrix:
         for name, v in (("tp", tp), ("fp", fp), ("tn", tn), ("fn", fn)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < 2**64:
                 raise ValueError(f"{name} must be a non-negative int below 2**64, got {v!r}")
@@ -208,37 +263,37 @@ class ConfusionMatrix:
     tn = property(lambda self: self._cm.tn)
     fn = property(lambda self: self._cm.fn)
 
-    def get_counts(self):
+    def get_counts(self) -> tuple[int, int, int, int]:
         """``(tp, fp, tn, fn)``."""
         return self._cm.get_counts()
 
-    def accuracy(self):
+    def accuracy(self) -> float:
         return self._cm.accuracy()
 
-    def error_rate(self):
+    def error_rate(self) -> float:
         return self._cm.error_rate()
 
-    def precision(self):
+    def precision(self) -> float:
         return self._cm.precision()
 
-    def recall(self):
+    def recall(self) -> float:
         return self._cm.recall()
 
-    def specificity(self):
+    def specificity(self) -> float:
         return self._cm.specificity()
 
-    def f1_score(self):
+    def f1_score(self) -> float:
         return self._cm.f1_score()
 
     f1 = f1_score
 
-    def balanced_accuracy(self):
+    def balanced_accuracy(self) -> float:
         return self._cm.balanced_accuracy()
 
-    def mcc(self):
+    def mcc(self) -> float:
         return self._cm.mcc()
 
-    def summary(self):
+    def summary(self) -> str:
         """The counts as a table and the derived metrics."""
         return self._cm.summary()
 
@@ -281,20 +336,30 @@ def _binary_pos(y_true, pos_label):
     return y, len(classes) if code is None else code
 
 
-def roc_curve(y_true, y_score, *, pos_label=None, drop_intermediate=True):
+def roc_curve(
+    y_true: ArrayLike, y_score: ArrayLike, *, pos_label: Any = None, drop_intermediate: bool = True
+) -> tuple[F64, F64, F64]:
     """``(fpr, tpr, thresholds)`` of a binary problem; thresholds decrease from ``inf``."""
     y, pos = _binary_pos(y_true, pos_label)
     return _m.roc_curve(y, _score_1d(y_score), pos, bool(drop_intermediate))
 
 
-def precision_recall_curve(y_true, y_score, *, pos_label=None, drop_intermediate=False):
+def precision_recall_curve(
+    y_true: ArrayLike, y_score: ArrayLike, *, pos_label: Any = None, drop_intermediate: bool = False
+) -> tuple[F64, F64, F64]:
     """``(precision, recall, thresholds)`` of a binary problem; thresholds increase and the
     last point is (precision 1, recall 0)."""
     y, pos = _binary_pos(y_true, pos_label)
     return _m.precision_recall_curve(y, _score_1d(y_score), pos, bool(drop_intermediate))
 
 
-def average_precision_score(y_true, y_score, *, average="macro", pos_label=1):
+def average_precision_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    average: Literal["micro", "macro", "weighted"] | None = "macro",
+    pos_label: Any = 1,
+) -> float | F64:
     """Area under the precision-recall curve as ``sum_n (R_n - R_{n-1}) P_n``. Binary:
     ``y_score`` (n,) scores ``pos_label``. Multiclass: ``y_score`` (n, n_classes), one-vs-rest
     per class (``pos_label`` must stay 1) averaged 'macro', 'weighted', 'micro' or None."""
@@ -343,7 +408,14 @@ def average_precision_score(y_true, y_score, *, average="macro", pos_label=1):
     return float(per_class.mean())
 
 
-def top_k_accuracy_score(y_true, y_score, *, k=2, normalize=True, labels=None):
+def top_k_accuracy_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    k: int = 2,
+    normalize: bool = True,
+    labels: ArrayLike | None = None,
+) -> float:
     """Fraction (or with ``normalize=False`` the number) of samples whose true class is among
     the ``k`` highest scores; classes are the sorted labels (or ``labels``), one column of
     ``y_score`` each. Ties rank the later column first, as scikit-learn's stable sort."""
@@ -397,7 +469,14 @@ def top_k_accuracy_score(y_true, y_score, *, k=2, normalize=True, labels=None):
     return _m.top_k_accuracy_score(codes, score, int(k), bool(normalize))
 
 
-def cohen_kappa_score(y1, y2, *, labels=None, weights=None, replace_undefined_by=np.nan):
+def cohen_kappa_score(
+    y1: ArrayLike,
+    y2: ArrayLike,
+    *,
+    labels: ArrayLike | None = None,
+    weights: Literal["linear", "quadratic"] | None = None,
+    replace_undefined_by: float = np.nan,
+) -> float:
     """Agreement of two annotators corrected for chance; ``weights`` None, 'linear' or
     'quadratic'. Undefined (both use one class) gives ``replace_undefined_by``."""
     a, b, classes = _labels.pair(y1, y2, ("y1", "y2"))

@@ -1,7 +1,14 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
 import numpy as np
 
 from rustyml import _native
 from rustyml._validation import as_float_array
+
+if TYPE_CHECKING:
+    from rustyml.metrics._typing import ArrayLike
 
 _m = _native.metrics
 _F64 = np.dtype(np.float64)
@@ -13,10 +20,10 @@ def _f1(y, name):
     return as_float_array(y, name, 1)
 
 
-def _metric(name, doc):
+def _metric(name: str, doc: str) -> Callable[[ArrayLike, ArrayLike], float]:
     native = getattr(_m, name)
 
-    def metric(y_true, y_pred):
+    def metric(y_true: ArrayLike, y_pred: ArrayLike) -> float:
         return native(_f1(y_true, "y_true"), _f1(y_pred, "y_pred"))
 
     metric.__name__ = metric.__qualname__ = name
