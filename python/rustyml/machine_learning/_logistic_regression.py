@@ -65,7 +65,11 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         if sample_weight is None:
             native.fit(X, y)
         else:
-            native.fit_weighted(X, y, as_float_array(sample_weight, "sample_weight", 1))
+            sample_weight = as_float_array(sample_weight, "sample_weight", 1)
+            if sample_weight.size and not np.any(sample_weight):
+                # The engine refuses a zero sum too; this is scikit-learn's wording.
+                raise ValueError("sample_weight must not be all zero: no sample would count")
+            native.fit_weighted(X, y, sample_weight)
         self._native = native
         self.classes_ = fitted_classes(y_labels, native.classes_, classes)
         self._encoded = classes is not None

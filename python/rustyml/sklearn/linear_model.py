@@ -12,8 +12,9 @@ ill-conditioned ``X`` (``cond(X) > 1 / tol``, or past that bound) runs scikit-le
 
 ``LogisticRegression`` fits natively with the ``lbfgs`` solver and an L2 penalty (``C``
 finite, ``l1_ratio`` 0) on dense float64 input, binary or multinomial (one row of
-coefficients per class, no class dropped, as scikit-learn), with or without
-``sample_weight`` and ``class_weight`` (their product, ``"balanced"`` from
+coefficients per class, no class dropped, as scikit-learn; multinomial only where ``tol``
+pins the optimum to 1e-6: ``sqrt(n_classes (n_features + 1)) tol C S <= 1e-6``), with or
+without ``sample_weight`` and ``class_weight`` (their product, ``"balanced"`` from
 ``compute_class_weight``, weights ``>= 0``), when it converges within ``max_iter`` (else
 scikit-learn's run is kept): the same objective (the weighted mean log-loss plus the squared
 norm of the coefficients over ``2 C`` times the weight sum, the intercepts unpenalised), the
@@ -106,6 +107,15 @@ class LogisticRegression(_SkLogisticRegression):
         require(len(classes) >= 2, "a single class (scikit-learn's error)")
         codes = np.searchsorted(classes, y)
         weights = self._sample_weights(X, y, classes, codes, sample_weight)
+        if len(classes) > 2:
+            # Two runs stopped by max|gradient| <= tol lie within sqrt(p) tol / mu of the
+            # optimum, mu >= 1 / (C S) from the penalty (S the weight sum). scikit-learn
+            # compares its multinomial fits with its own lbfgs path to 6 decimals: the
+            # native run answers only where that bound is below 1e-6.
+            weight_sum = len(y) if weights is None else float(np.sum(weights))
+            n_params = len(classes) * (X.shape[1] + 1)
+            spread = np.sqrt(n_params) * self.tol * self.C * weight_sum
+            require(spread <= 1e-6, f"tol too loose for a multinomial fit ({spread:.1e} > 1e-6)")
         native = _LogisticRegression(
             penalty="l2",
             C=float(self.C),
