@@ -48,8 +48,22 @@ fn block_slots(out: &mut [f64], block: usize) -> Vec<Mutex<&mut [f64]>> {
 /// # Panics
 /// If the three slices differ in length (a caller bug, not user input).
 pub fn logistic_loss_grad(z: &[f64], y: &[f64], grad: &mut [f64]) -> (f64, f64) {
+    logistic_loss_grad_weighted(z, y, None, grad)
+}
+
+/// [`logistic_loss_grad`] with a weight `s_i` per sample: each term and its derivative
+/// are multiplied by `s_i` (`None`: all ones, the unweighted sums bit for bit).
+///
+/// # Panics
+/// If the slices differ in length (a caller bug, not user input).
+pub fn logistic_loss_grad_weighted(
+    z: &[f64],
+    y: &[f64],
+    weights: Option<&[f64]>,
+    grad: &mut [f64],
+) -> (f64, f64) {
     assert!(
-        z.len() == y.len() && z.len() == grad.len(),
+        z.len() == y.len() && z.len() == grad.len() && weights.is_none_or(|w| w.len() == z.len()),
         "logistic_loss_grad: length mismatch"
     );
     let n = z.len();
@@ -66,8 +80,18 @@ pub fn logistic_loss_grad(z: &[f64], y: &[f64], grad: &mut [f64]) -> (f64, f64) 
                 .unwrap_or_else(|e| e.into_inner());
             let out: &mut [f64] = &mut guard;
             let (mut loss, mut rsum) = (0.0, 0.0);
-            for ((o, &zi), &yi) in out.iter_mut().zip(&z[range.clone()]).zip(&y[range]) {
-                let (l, r) = logistic_term(zi, yi);
+            let start = range.start;
+            for (j, ((o, &zi), &yi)) in out
+                .iter_mut()
+                .zip(&z[range.clone()])
+                .zip(&y[range])
+                .enumerate()
+            {
+                let (mut l, mut r) = logistic_term(zi, yi);
+                if let Some(w) = weights {
+                    l *= w[start + j];
+                    r *= w[start + j];
+                }
                 *o = r;
                 loss += l;
                 rsum += r;
@@ -111,9 +135,24 @@ pub fn softmax_loss_grad(
     labels: &[usize],
     grad: &mut [f64],
 ) -> (f64, Vec<f64>) {
+    softmax_loss_grad_weighted(z, k, labels, None, grad)
+}
+
+/// [`softmax_loss_grad`] with a weight `s_i` per sample (row): each row's loss and gradient
+/// are multiplied by `s_i` (`None`: all ones, the unweighted sums bit for bit).
+///
+/// # Panics
+/// If the shapes disagree or a label is `>= k` (caller bugs, not user input).
+pub fn softmax_loss_grad_weighted(
+    z: &[f64],
+    k: usize,
+    labels: &[usize],
+    weights: Option<&[f64]>,
+    grad: &mut [f64],
+) -> (f64, Vec<f64>) {
     let n = labels.len();
     assert!(
-        k > 0 && z.len() == n * k && grad.len() == n * k,
+        k > 0 && z.len() == n * k && grad.len() == n * k && weights.is_none_or(|w| w.len() == n),
         "softmax_loss_grad: shape mismatch"
     );
     let rows_per_block = (BLOCK / k).max(1);
@@ -142,12 +181,17 @@ pub fn softmax_loss_grad(
                 }
                 let label = labels[i];
                 assert!(label < k, "softmax_loss_grad: label {label} out of range");
-                loss += max + total.ln() - zi[label];
+                let weight = weights.map(|w| w[i]);
+                let term = max + total.ln() - zi[label];
+                loss += weight.map_or(term, |w| w * term);
                 let inv = 1.0 / total;
                 for (c, g) in gi.iter_mut().enumerate() {
                     *g *= inv;
                     if c == label {
                         *g -= 1.0;
+                    }
+                    if let Some(w) = weight {
+                        *g *= w;
                     }
                     colsum[c] += *g;
                 }
@@ -259,6 +303,60 @@ mod tests {
         for c in 0..3 {
             assert!((colsum[c] - want_col[c]).abs() < 1e-15);
         }
+    }
+
+    /// Integer weights count samples: weight 2 is the sample twice, weight 0 drops it; all
+    /// ones is the unweighted kernel bit for bit.
+    #[test]
+    fn weighted_losses_count_repeated_samples() {
+        let z = [1.0, -0.5, 2.0, 0.25, -3.0, 0.5];
+        let y = [1.0, 0.0, 0.0, 1.0, 1.0, 0.0];
+        let w = [2.0, 0.0, 1.0, 3.0, 1.0, 2.0];
+        let (mut zr, mut yr) = (Vec::new(), Vec::new());
+        for i in 0..z.len() {
+            for _ in 0..w[i] as usize {
+                zr.push(z[i]);
+                yr.push(y[i]);
+            }
+        }
+        let mut g = [0.0; 6];
+        let (loss, rsum) = logistic_loss_grad_weighted(&z, &y, Some(&w), &mut g);
+        let mut gr = vec![0.0; zr.len()];
+        let (want_loss, want_rsum) = logistic_loss_grad(&zr, &yr, &mut gr);
+        // Sums of a dozen O(1) terms in another order: a few ulps apart.
+        assert!((loss - want_loss).abs() < 1e-13 && (rsum - want_rsum).abs() < 1e-13);
+        let mut g1 = [0.0; 6];
+        let (l1, r1) = logistic_loss_grad_weighted(&z, &y, Some(&[1.0; 6]), &mut g1);
+        let mut g0 = [0.0; 6];
+        let (l0, r0) = logistic_loss_grad(&z, &y, &mut g0);
+        assert_eq!((l1.to_bits(), r1.to_bits()), (l0.to_bits(), r0.to_bits()));
+        assert_eq!(bits(&g1), bits(&g0));
+        for i in 0..6 {
+            let mut one = [0.0];
+            logistic_loss_grad(&z[i..=i], &y[i..=i], &mut one);
+            assert_eq!(g[i], w[i] * one[0]);
+        }
+
+        // Softmax, 3 classes, two rows: weights 2 and 0 equal the first row twice.
+        let zs = [1.0, 2.0, 0.5, -1.0, 0.0, 3.0];
+        let labels = [1, 0];
+        let mut gs = [0.0; 6];
+        let (ls, cs) = softmax_loss_grad_weighted(&zs, 3, &labels, Some(&[2.0, 0.0]), &mut gs);
+        let twice = [1.0, 2.0, 0.5, 1.0, 2.0, 0.5];
+        let mut gt = [0.0; 6];
+        let (lt, ct) = softmax_loss_grad(&twice, 3, &[1, 1], &mut gt);
+        assert!((ls - lt).abs() < 1e-14);
+        for c in 0..3 {
+            assert!((cs[c] - ct[c]).abs() < 1e-15);
+            assert!((gs[c] - 2.0 * gt[c]).abs() < 1e-15);
+            assert_eq!(gs[3 + c], 0.0);
+        }
+        let mut gu = [0.0; 6];
+        let mut gw = [0.0; 6];
+        let unweighted = softmax_loss_grad(&zs, 3, &labels, &mut gu);
+        let ones = softmax_loss_grad_weighted(&zs, 3, &labels, Some(&[1.0, 1.0]), &mut gw);
+        assert_eq!(unweighted.0.to_bits(), ones.0.to_bits());
+        assert_eq!(bits(&gu), bits(&gw));
     }
 
     #[test]

@@ -50,13 +50,26 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         self.solver = solver
         self.learning_rate = learning_rate
 
-    def fit(self, X: ArrayLike, y: ArrayLike) -> LogisticRegression:
-        """Fit to ``X`` (n_samples, n_features) and labels ``y``. Returns ``self``."""
+    def fit(
+        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> LogisticRegression:
+        """Fit to ``X`` (n_samples, n_features) and labels ``y``. Returns ``self``.
+
+        ``sample_weight`` (one finite weight ``>= 0`` per sample, positive sum) weights each
+        sample's loss; the penalty is then divided by the weight sum instead of ``n`` (the
+        minimiser of ``C * sum(weight * log-loss) + penalty``, as in scikit-learn)."""
         X = fit_array(X)
         y_labels = y
         y, classes = prepare_labels(y, self)
         native = self._build_native(**self.get_params())
-        native.fit(X, y)
+        if sample_weight is None:
+            native.fit(X, y)
+        else:
+            sample_weight = as_float_array(sample_weight, "sample_weight", 1)
+            if sample_weight.size and not np.any(sample_weight):
+                # The engine refuses a zero sum too; this is scikit-learn's wording.
+                raise ValueError("sample_weight must not be all zero: no sample would count")
+            native.fit_weighted(X, y, sample_weight)
         self._native = native
         self.classes_ = fitted_classes(y_labels, native.classes_, classes)
         self._encoded = classes is not None

@@ -11,12 +11,16 @@ ill-conditioned ``X`` (``cond(X) > 1 / tol``, or past that bound) runs scikit-le
 ``lstsq``. ``singular_`` is the square root of the Gram matrix's eigenvalues.
 
 ``LogisticRegression`` fits natively with the ``lbfgs`` solver and an L2 penalty (``C``
-finite, ``l1_ratio`` 0) on a binary target, dense float64 input without ``sample_weight`` or
-``class_weight``, when it converges within ``max_iter`` (else scikit-learn's run is kept):
-the same objective (``C`` times the summed log-loss plus half the squared norm of the
-coefficients, the intercept unpenalised), the same L-BFGS stopping rule, and scikit-learn's
-coefficient layout (one row for two classes). Prediction is scikit-learn's own, from
-``coef_`` and ``intercept_``.
+finite, ``l1_ratio`` 0) on dense float64 input, binary or multinomial (one row of
+coefficients per class, no class dropped, as scikit-learn; multinomial only where ``tol``
+pins the optimum to 1e-6: ``sqrt(n_classes (n_features + 1)) tol C S <= 1e-6``), with or
+without ``sample_weight`` and ``class_weight`` (their product, ``"balanced"`` from
+``compute_class_weight``, weights ``>= 0``), when it converges within ``max_iter`` (else
+scikit-learn's run is kept): the same objective (the weighted mean log-loss plus the squared
+norm of the coefficients over ``2 C`` times the weight sum, the intercepts unpenalised), the
+same L-BFGS stopping rule on the same gradient scale, and scikit-learn's coefficient layout
+(one row for two classes). Prediction is scikit-learn's own, from ``coef_`` and
+``intercept_``.
 """
 
 import warnings
@@ -26,13 +30,14 @@ from scipy.sparse import issparse
 from sklearn import linear_model as _sk
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model._base import _preprocess_data
+from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from rustyml._normal_equations import NormalEquations
 from rustyml.machine_learning import LogisticRegression as _LogisticRegression
 from rustyml.math.matmul import dot as _dot
-from rustyml.sklearn._dispatch import native_path, require
+from rustyml.sklearn._dispatch import Unsupported, native_path, require
 
 __all__ = ["LinearRegression", "LogisticRegression"]
 
@@ -81,7 +86,6 @@ class LogisticRegression(_SkLogisticRegression):
 
     @native_path(_SkLogisticRegression.fit, fits=True)
     def fit(self, X, y, sample_weight=None):
-        require(sample_weight is None, "sample_weight")
         require(self.solver == "lbfgs", f"solver={self.solver!r}")
         # scikit-learn warns about these spellings in its fit: let it.
         require(self.penalty == "deprecated", f"penalty={self.penalty!r}")
@@ -89,7 +93,6 @@ class LogisticRegression(_SkLogisticRegression):
         require(self.n_jobs is None, "n_jobs")
         require(self.max_iter >= 1, "max_iter=0")
         require(np.isfinite(self.C), "C=inf (no penalty)")
-        require(self.class_weight is None, "class_weight")
         require(not self.warm_start, "warm_start")
         require(not self.verbose, "verbose output")
         require(not self.dual, "dual=True")
@@ -102,8 +105,17 @@ class LogisticRegression(_SkLogisticRegression):
         check_classification_targets(y)
         classes = np.unique(y)
         require(len(classes) >= 2, "a single class (scikit-learn's error)")
-        require(len(classes) == 2, "more than two classes")
-        codes = np.searchsorted(classes, y).astype(np.float64)
+        codes = np.searchsorted(classes, y)
+        weights = self._sample_weights(X, y, classes, codes, sample_weight)
+        if len(classes) > 2:
+            # Two runs stopped by max|gradient| <= tol lie within sqrt(p) tol / mu of the
+            # optimum, mu >= 1 / (C S) from the penalty (S the weight sum). scikit-learn
+            # compares its multinomial fits with its own lbfgs path to 6 decimals: the
+            # native run answers only where that bound is below 1e-6.
+            weight_sum = len(y) if weights is None else float(np.sum(weights))
+            n_params = len(classes) * (X.shape[1] + 1)
+            spread = np.sqrt(n_params) * self.tol * self.C * weight_sum
+            require(spread <= 1e-6, f"tol too loose for a multinomial fit ({spread:.1e} > 1e-6)")
         native = _LogisticRegression(
             penalty="l2",
             C=float(self.C),
@@ -114,7 +126,7 @@ class LogisticRegression(_SkLogisticRegression):
         )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            native.fit(X, codes)
+            native.fit(X, codes.astype(np.float64), sample_weight=weights)
         n_iter = int(np.max(native.n_iter_))
         # Converged, both L-BFGS runs stop at the same optimum within the tolerance; cut
         # short, their iterates differ (other line searches): keep scikit-learn's then.
@@ -125,3 +137,23 @@ class LogisticRegression(_SkLogisticRegression):
         self.intercept_ = intercept if self.fit_intercept else np.zeros_like(intercept)
         self.n_iter_ = np.array([n_iter], dtype=np.int32)
         return self
+
+    def _sample_weights(self, X, y, classes, codes, sample_weight):
+        """scikit-learn's per-sample weights: ``sample_weight`` (ones if absent) times the
+        class weight of each sample's class; ``None`` when neither is given. Input that
+        scikit-learn's checks refuse, and negative weights, which it accepts but which make
+        the objective non-convex, are left to its own fit."""
+        if sample_weight is None and self.class_weight is None:
+            return None
+        try:
+            weights = _check_sample_weight(sample_weight, X, dtype=X.dtype, copy=True)
+            if self.class_weight is not None:
+                per_class = compute_class_weight(
+                    self.class_weight, classes=classes, y=y, sample_weight=weights
+                )
+                weights *= per_class[codes]
+        except (TypeError, ValueError) as why:
+            raise Unsupported(f"sample or class weights scikit-learn refuses ({why})") from None
+        require(np.all(weights >= 0), "negative sample weights")
+        require(np.sum(weights) > 0, "sample weights sum to zero")
+        return weights

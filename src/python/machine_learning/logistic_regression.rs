@@ -3,6 +3,8 @@
 use crate::machine_learning::{LogisticRegression, LogisticSolver, Penalty};
 use crate::python::model::native_estimator;
 use crate::python::params::choice;
+use crate::python::{f64_array, to_py_err};
+use ndarray::{Ix1, Ix2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -55,4 +57,23 @@ native_estimator! {
     fitted intercept_ => |m| m.intercept().cloned();
     fitted n_iter_ => |m| m.n_iter();
     fitted converged_ => |m| m.converged();
+    {
+        /// `fit` with one weight per sample (finite, `>= 0`, positive sum): the weighted mean
+        /// loss, the penalty over the weight sum (scikit-learn's `sample_weight`).
+        fn fit_weighted<'py>(
+            &self,
+            py: Python<'py>,
+            x: &Bound<'py, PyAny>,
+            y: &Bound<'py, PyAny>,
+            sample_weight: &Bound<'py, PyAny>,
+        ) -> PyResult<()> {
+            let x = f64_array::<Ix2>(x, "X")?;
+            let y = f64_array::<Ix1>(y, "y")?;
+            let w = f64_array::<Ix1>(sample_weight, "sample_weight")?;
+            let (xv, yv, wv) = (x.view(), y.view(), w.view());
+            self.inner
+                .write(py, |m| m.fit_weighted(&xv, &yv, Some(wv)).map(|_| ()))
+                .map_err(to_py_err)
+        }
+    }
 }

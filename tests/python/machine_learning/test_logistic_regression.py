@@ -247,3 +247,34 @@ def test_linear_model_gates_ship_their_defaults():
     assert found[("elementwise", "exp_map_f64")] == 65_536
     assert tuning.reduction.get_exp_reduce() == 32_768
     assert tuning.elementwise.get_exp_map_f64() == 65_536
+
+
+@pytest.mark.parametrize("name", ["iris", "breast_cancer"])
+def test_sample_weight_matches_sklearn(name):
+    X, y = load(name)
+    rng = np.random.default_rng(0)
+    sw = rng.uniform(0.0, 2.0, len(y))
+    sw[::7] = 0.0
+    ours = LogisticRegression(tol=1e-10, max_iter=100_000).fit(X, y, sample_weight=sw)
+    ref = linear_model.LogisticRegression(tol=1e-10, max_iter=100_000).fit(X, y, sample_weight=sw)
+    # Same objective (weighted mean loss, penalty over the weight sum S), strong convexity
+    # 1 / (C S) in the coefficients; as above, an ftol stop of either run leaves them up to
+    # sqrt(2 * 64 eps * C S) ~ 1e-5 apart.
+    np.testing.assert_allclose(ours.coef_, ref.coef_, atol=1e-5)
+    np.testing.assert_allclose(ours.intercept_, ref.intercept_, atol=1e-5)
+
+
+def test_bad_sample_weight_is_refused_and_keeps_the_fit():
+    X, y = np.arange(8.0).reshape(-1, 2), np.array([0, 1, 0, 1])
+    model = LogisticRegression().fit(X, y)
+    coef = model.coef_.copy()
+    for sw, match in [
+        (np.ones(3), "4"),
+        (np.array([1.0, -1.0, 1.0, 1.0]), ">= 0"),
+        (np.array([1.0, np.nan, 1.0, 1.0]), ">= 0"),
+        (np.zeros(4), "all zero"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            model.fit(X, y, sample_weight=sw)
+    # A failed fit builds a fresh engine and leaves the fitted one in place.
+    np.testing.assert_array_equal(model.coef_, coef)

@@ -1,0 +1,248 @@
+"""rustyml.sklearn.linear_model.LogisticRegression against stock scikit-learn: multinomial
+and weighted fits run natively and land on scikit-learn's optimum.
+
+Tolerances come from first-order optimality, not from the stopping rules: for each fitted
+model the objective's gradient ``g`` is computed here with NumPy (an independent oracle of
+the objective scikit-learn minimises), and where the objective has curvature at least
+``lam`` around the optimum, each solution lies within ``|g|_2 / lam`` of it, so two
+solutions within the sum of those radii of each other.
+"""
+
+import numpy as np
+import pytest
+
+sklearn = pytest.importorskip("sklearn")
+
+from scipy.special import logsumexp, softmax
+from sklearn.datasets import make_classification
+from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import StandardScaler
+
+import rustyml.sklearn as door
+from rustyml.sklearn import linear_model as door_linear_model
+
+NATIVE = ("LogisticRegression", "fit", "rustyml")
+FALLBACK = ("LogisticRegression", "fit", "scikit-learn")
+
+
+def _full_rows(model, k):
+    """Coefficients and intercepts as k full softmax rows: a binary model is the softmax
+    with the first class's scores fixed at 0 (log(1 + e^z) - y z = logsumexp([0, z]) - z_y)."""
+    coef, intercept = model.coef_, model.intercept_
+    if k == 2:
+        coef = np.vstack([np.zeros_like(coef), coef])
+        intercept = np.concatenate([[0.0], intercept])
+    return coef, intercept
+
+
+def _gradient_and_hessian(model, X, codes, k, sw, C, fit_intercept):
+    """Gradient and Hessian of scikit-learn's objective
+    ``sum(s_i loss_i) / S + |W|^2 / (2 C S)`` (S the weight sum, intercepts unpenalised) in
+    the free parameters (per free class row: coefficients then intercept)."""
+    coef, intercept = _full_rows(model, k)
+    n, _d = X.shape
+    S = sw.sum()
+    Xt = np.hstack([X, np.ones((n, 1))]) if fit_intercept else X
+    P = softmax(X @ coef.T + intercept, axis=1)
+    Y = np.eye(k)[codes]
+    R = (P - Y) * (sw / S)[:, None]
+    W = np.hstack([coef, intercept[:, None]]) if fit_intercept else coef
+    penal = np.ones(Xt.shape[1])
+    if fit_intercept:
+        penal[-1] = 0.0
+    G = R.T @ Xt + W * penal / (C * S)
+    rows = [1] if k == 2 else list(range(k))
+    dt = Xt.shape[1]
+    H = np.zeros((len(rows) * dt, len(rows) * dt))
+    weighted = Xt * (sw / S)[:, None]
+    for a, ca in enumerate(rows):
+        for b, cb in enumerate(rows):
+            A = P[:, ca] * ((ca == cb) - P[:, cb])
+            H[a * dt : (a + 1) * dt, b * dt : (b + 1) * dt] = (weighted * A[:, None]).T @ Xt
+        H[a * dt : (a + 1) * dt, a * dt : (a + 1) * dt] += np.diag(penal / (C * S))
+    return G[rows].ravel(), H, dt, len(rows)
+
+
+def _objective(model, X, codes, k, sw, C):
+    coef, intercept = _full_rows(model, k)
+    Z = X @ coef.T + intercept
+    loss = logsumexp(Z, axis=1) - Z[np.arange(len(codes)), codes]
+    return sw @ loss / sw.sum() + np.sum(model.coef_**2) / (2 * C * sw.sum())
+
+
+def _assert_same_optimum(ours, stock, X, y, sw, C, fit_intercept):
+    classes = stock.classes_
+    k = len(classes)
+    codes = np.searchsorted(classes, y)
+    sw = np.ones(len(y)) if sw is None else sw
+    g_ours, H, dt, rows = _gradient_and_hessian(ours, X, codes, k, sw, C, fit_intercept)
+    g_stock, _, _, _ = _gradient_and_hessian(stock, X, codes, k, sw, C, fit_intercept)
+    if k > 2 and fit_intercept:
+        # Adding one constant to every intercept changes no probability: the objective is
+        # flat along that direction. Both L-BFGS runs start at 0 and every gradient sums to
+        # 0 over the intercepts, so both stay on the plane sum(intercepts) = 0: measure the
+        # curvature there.
+        assert abs(ours.intercept_.sum()) < 1e-10 and abs(stock.intercept_.sum()) < 1e-10
+        flat = np.zeros(rows * dt)
+        flat[dt - 1 :: dt] = 1 / np.sqrt(rows)
+        basis = np.linalg.svd(np.eye(rows * dt) - np.outer(flat, flat))[0][:, :-1]
+        H = basis.T @ H @ basis
+    lam = np.linalg.eigvalsh(H)[0]
+    assert lam > 0
+    # The Hessian varies by O(|theta - theta*|) ~ 1e-4 along the segment between the two
+    # solutions: half its smallest eigenvalue at stock's solution bounds the curvature there.
+    radius = (np.linalg.norm(g_ours) + np.linalg.norm(g_stock)) / (lam / 2)
+    theta = lambda m: np.hstack([m.coef_, m.intercept_[:, None]]).ravel()
+    assert np.linalg.norm(theta(ours) - theta(stock)) <= radius
+    # In objective each is within |g|^2 / (2 lam') of the optimum.
+    gap = (g_ours @ g_ours + g_stock @ g_stock) / lam
+    assert abs(_objective(ours, X, codes, k, sw, C) - _objective(stock, X, codes, k, sw, C)) <= gap
+    assert ours.coef_.shape == stock.coef_.shape
+    assert ours.intercept_.shape == stock.intercept_.shape
+    assert ours.n_iter_.shape == stock.n_iter_.shape == (1,)
+    assert ours.n_iter_.dtype == stock.n_iter_.dtype
+    np.testing.assert_array_equal(ours.classes_, stock.classes_)
+
+
+def _data(k, seed=0, n=240, d=5):
+    X, y = make_classification(
+        n_samples=n,
+        n_features=d,
+        n_informative=4,
+        n_redundant=0,
+        n_classes=k,
+        n_clusters_per_class=1,
+        class_sep=0.8,
+        random_state=seed,
+    )
+    return StandardScaler().fit_transform(X), y
+
+
+@pytest.mark.parametrize("k", [3, 5])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("C", [0.05, 1.0, 20.0])
+def test_multinomial_fit_runs_natively_at_scikit_learns_optimum(k, fit_intercept, C):
+    X, y = _data(k, seed=k)
+    labels = np.array(["ant", "bee", "cat", "dog", "eel"])[y]
+    # A multinomial fit runs natively where tol pins the optimum (door: sqrt(p) tol C n <= 1e-6).
+    params = {"C": C, "fit_intercept": fit_intercept, "max_iter": 500, "tol": 1e-12}
+    door.dispatch_stats(reset=True)
+    ours = door_linear_model.LogisticRegression(**params).fit(X, labels)
+    assert door.dispatch_stats() == {NATIVE: 1}
+    stock = LogisticRegression(**params).fit(X, labels)
+    assert ours.coef_.shape == (k, X.shape[1])
+    # L2-penalised, the optimum's coefficients sum to zero over the classes.
+    np.testing.assert_allclose(ours.coef_.sum(axis=0), 0, atol=1e-10)
+    _assert_same_optimum(ours, stock, X, labels, None, C, fit_intercept)
+    np.testing.assert_array_equal(ours.predict(X), stock.predict(X))
+
+
+def _weights(n, seed):
+    rng = np.random.default_rng(seed)
+    sw = rng.uniform(0, 3, n)
+    sw[rng.choice(n, n // 10, replace=False)] = 0.0
+    return sw
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize(
+    "class_weight, with_sample_weight",
+    [(None, True), ("balanced", False), ("balanced", True), ({0: 3.0, 1: 0.5}, True)],
+)
+def test_weighted_fit_runs_natively_at_scikit_learns_optimum(
+    k, fit_intercept, class_weight, with_sample_weight
+):
+    X, y = _data(k, seed=10 + k)
+    sw = _weights(len(y), k) if with_sample_weight else None
+    C = 0.7
+    params = {"C": C, "fit_intercept": fit_intercept, "class_weight": class_weight}
+    # Binary at the default tol; multinomial where tol pins the optimum (see above).
+    params.update(max_iter=500, tol=1e-4 if k == 2 else 1e-10)
+    door.dispatch_stats(reset=True)
+    ours = door_linear_model.LogisticRegression(**params).fit(X, y, sample_weight=sw)
+    assert door.dispatch_stats() == {NATIVE: 1}
+    stock = LogisticRegression(**params).fit(X, y, sample_weight=sw)
+    # The weights scikit-learn's objective uses: sample_weight times the class weight.
+    from sklearn.utils.class_weight import compute_class_weight
+
+    full = np.ones(len(y)) if sw is None else sw.copy()
+    if class_weight is not None:
+        full = (
+            full
+            * compute_class_weight(class_weight, classes=np.unique(y), y=y, sample_weight=full)[y]
+        )
+    _assert_same_optimum(ours, stock, X, y, full, C, fit_intercept)
+
+
+def test_class_weight_is_the_same_fit_as_its_sample_weight():
+    # scikit-learn multiplies sample_weight by the class weights before fitting: the door
+    # builds the same weight vector, so both spellings give bit-identical fits.
+    X, y = _data(2, seed=3)
+    a = door_linear_model.LogisticRegression(class_weight={0: 1, 1: 2}).fit(X, y)
+    b = door_linear_model.LogisticRegression().fit(X, y, sample_weight=y + 1.0)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    np.testing.assert_array_equal(a.intercept_, b.intercept_)
+    # Weights of one are the unweighted fit exactly.
+    c = door_linear_model.LogisticRegression().fit(X, y, sample_weight=np.ones(len(y)))
+    d = door_linear_model.LogisticRegression().fit(X, y)
+    np.testing.assert_array_equal(c.coef_, d.coef_)
+
+
+def test_integer_weights_are_repeated_samples():
+    # A zero weight drops the sample, an integer weight repeats it: the weighted objective
+    # (weight sum in place of n) is the repeated data's, both fits reach one optimum.
+    X, y = _data(3, seed=7, n=90)
+    sw = np.arange(len(y)) % 3
+    params = {"C": 2.0, "tol": 1e-10, "max_iter": 1000}
+    door.dispatch_stats(reset=True)
+    weighted = door_linear_model.LogisticRegression(**params).fit(X, y, sample_weight=sw)
+    repeated = door_linear_model.LogisticRegression(**params).fit(
+        np.repeat(X, sw, axis=0), np.repeat(y, sw)
+    )
+    assert door.dispatch_stats() == {NATIVE: 2}
+    _assert_same_optimum(weighted, repeated, X, y, sw.astype(float), 2.0, True)
+
+
+def test_sample_weight_is_not_modified():
+    X, y = _data(3, seed=1)
+    sw = _weights(len(y), 1)
+    before = sw.copy()
+    door_linear_model.LogisticRegression(class_weight="balanced").fit(X, y, sample_weight=sw)
+    np.testing.assert_array_equal(sw, before)
+
+
+def test_weights_scikit_learn_handles_differently_fall_back():
+    X, y = _data(2, seed=5)
+    # Negative weights: scikit-learn accepts them (a non-convex objective): its run answers.
+    sw = np.ones(len(y))
+    sw[:5] = -0.5
+    door.dispatch_stats(reset=True)
+    ours = door_linear_model.LogisticRegression().fit(X, y, sample_weight=sw)
+    assert door.dispatch_stats() == {FALLBACK: 1}
+    stock = LogisticRegression().fit(X, y, sample_weight=sw)
+    np.testing.assert_array_equal(ours.coef_, stock.coef_)
+    # A weight vector of the wrong length: scikit-learn's own error.
+    with pytest.raises(ValueError) as ours_err:
+        door_linear_model.LogisticRegression().fit(X, y, sample_weight=np.ones(3))
+    with pytest.raises(ValueError) as stock_err:
+        LogisticRegression().fit(X, y, sample_weight=np.ones(3))
+    assert str(ours_err.value) == str(stock_err.value)
+    # A class weight for a class that is not in y: scikit-learn's own error.
+    with pytest.raises(ValueError) as ours_err:
+        door_linear_model.LogisticRegression(class_weight={0: 1, 7: 2}).fit(X, y)
+    with pytest.raises(ValueError) as stock_err:
+        LogisticRegression(class_weight={0: 1, 7: 2}).fit(X, y)
+    assert str(ours_err.value) == str(stock_err.value)
+
+
+def test_multinomial_fit_with_a_loose_tol_runs_scikit_learns():
+    # sqrt(p) tol C n = sqrt(18) * 1e-4 * 1 * 240 ~ 0.1: two lbfgs runs stopped there can
+    # differ visibly (scikit-learn compares its fit with its lbfgs path to 6 decimals).
+    X, y = _data(3, seed=2)
+    door.dispatch_stats(reset=True)
+    ours = door_linear_model.LogisticRegression().fit(X, y)
+    assert door.dispatch_stats() == {FALLBACK: 1}
+    stock = LogisticRegression().fit(X, y)
+    np.testing.assert_array_equal(ours.coef_, stock.coef_)
+    np.testing.assert_array_equal(ours.intercept_, stock.intercept_)
