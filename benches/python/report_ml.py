@@ -1,19 +1,29 @@
 """Fit + predict of every estimator against its scikit-learn peer, side by side in one run.
 
     python benches/python/report_ml.py [NAME ...]
+    python benches/python/report_ml.py --issue25 [ROUNDS] [knn|kmeans]
 
 Prints a markdown table of median wall times (interleaved runs) and the ratio
 scikit-learn / rustyml (above 1 means rustyml is faster). Large shapes follow issue 3; the
 small shape (200 x 4) shows per-call overhead.
+
+``--issue25``: issue 25's two shapes only (KNN 10,000 train x 10,000 queries, d=64, k=5;
+KMeans 200,000 x 8, k=16, n_init=1), each through ``rustyml.machine_learning`` and through
+the scikit-learn door ``rustyml.sklearn``, scikit-learn limited to rustyml's thread count,
+medians of ROUNDS (default 5) interleaved rounds with a settle pause before every timed call;
+``knn`` or ``kmeans`` runs only that half.
 """
 
+import os
 import statistics
 import sys
 import time
 
 import numpy as np
 from sklearn import cluster, decomposition, ensemble, linear_model, neighbors, tree
+from threadpoolctl import threadpool_limits
 
+import rustyml
 import rustyml.machine_learning as rml
 
 
@@ -128,7 +138,122 @@ def median_time(fn, rounds):
     return statistics.median(times)
 
 
+# scikit-learn's OpenMP / OpenBLAS workers spin for a while after a call: timed right after
+# it, the next call would find one of the two cores taken. Every timed call starts after this.
+SETTLE_SECONDS = 0.3
+
+
+def settled_medians(fns, rounds):
+    """Median wall time of each function over `rounds` rounds, alternating between them."""
+    times = [[] for _ in fns]
+    for fn in fns:
+        fn()  # warm up
+    for _ in range(rounds):
+        for t, fn in zip(times, fns):
+            time.sleep(SETTLE_SECONDS)
+            start = time.perf_counter()
+            fn()
+            t.append(time.perf_counter() - start)
+    return [statistics.median(t) for t in times]
+
+
+def issue25(rounds, only=None):
+    threads = rustyml.parallel.current_num_threads()
+    load = os.getloadavg()
+    print(
+        f"threads {threads} each side; settle {SETTLE_SECONDS} s; medians of {rounds} "
+        f"interleaved rounds; load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n"
+    )
+    print("| case | scikit-learn (ms) | rustyml (ms) | sklearn / rustyml |")
+    print("|---|---:|---:|---:|")
+    with threadpool_limits(threads):
+        if only != "kmeans":
+            issue25_knn(rounds)
+        if only != "knn":
+            issue25_kmeans(rounds)
+
+
+def issue25_knn(rounds):
+    from rustyml.sklearn import neighbors as door_neighbors
+
+    X, y = classification(20_000, 64, seed=25)
+    X_train, y_train, X_query = X[:10_000], y[:10_000], X[10_000:]
+    sk_knn = neighbors.KNeighborsClassifier(5, algorithm="brute").fit(X_train, y_train)
+    ours = rml.KNN(n_neighbors=5).fit(X_train, y_train)
+    via_door = door_neighbors.KNeighborsClassifier(5).fit(X_train, y_train)
+    t_sk, t_ours, t_door = settled_medians(
+        [
+            lambda: sk_knn.predict(X_query),
+            lambda: ours.predict(X_query),
+            lambda: via_door.predict(X_query),
+        ],
+        rounds,
+    )
+    shape = "KNN 10000 train x 10000 queries, d=64, k=5, predict"
+    print(
+        f"| {shape}, machine_learning.KNN | {t_sk * 1e3:.0f} | {t_ours * 1e3:.0f} "
+        f"| {t_sk / t_ours:.2f}x |"
+    )
+    print(
+        f"| {shape}, sklearn door | {t_sk * 1e3:.0f} | {t_door * 1e3:.0f} | {t_sk / t_door:.2f}x |",
+        flush=True,
+    )
+
+
+def issue25_kmeans(rounds):
+    from rustyml.sklearn import cluster as door_cluster
+
+    # Structureless data: the number of Lloyd passes depends on the k-means++ draw, and
+    # machine_learning.KMeans draws differently from scikit-learn (the door draws as
+    # scikit-learn does): totals over five random_states, and the cost of one pass.
+    X = np.random.default_rng(25).standard_normal((200_000, 8))
+    seeds = range(5)
+    fits = {
+        "scikit-learn": lambda s: cluster.KMeans(16, n_init=1, random_state=s).fit(X),
+        "machine_learning.KMeans": lambda s: rml.KMeans(16, n_init=1, random_state=s).fit(X),
+        "sklearn door": lambda s: door_cluster.KMeans(16, n_init=1, random_state=s).fit(X),
+    }
+    iters = {}
+
+    def all_seeds(name, fit):
+        iters[name] = sum(fit(s).n_iter_ for s in seeds)  # the same in every round
+
+    times = settled_medians(
+        [lambda n=name, f=fit: all_seeds(n, f) for name, fit in fits.items()], rounds
+    )
+    t_sk, sk_iter = times[0], iters["scikit-learn"]
+    for name, t in zip(list(fits)[1:], times[1:]):
+        print(
+            f"| KMeans 200000x8 N(0,1), k=16, n_init=1, fit, random_state 0-4 in total, "
+            f"{name} (n_iter_ sklearn {sk_iter}, ours {iters[name]}; ms per pass "
+            f"{t_sk / sk_iter * 1e3:.2f} vs {t / iters[name] * 1e3:.2f}) "
+            f"| {t_sk * 1e3:.0f} | {t * 1e3:.0f} | {t_sk / t:.2f}x |",
+            flush=True,
+        )
+    init = X[:16].copy()
+    t_sk, t_ours, t_door = settled_medians(
+        [
+            lambda: cluster.KMeans(16, init=init, n_init=1, max_iter=50, tol=0.0).fit(X),
+            lambda: rml.KMeans(16, init=init, n_init=1, max_iter=50, tol=0.0).fit(X),
+            lambda: door_cluster.KMeans(16, init=init, n_init=1, max_iter=50, tol=0.0).fit(X),
+        ],
+        rounds,
+    )
+    for name, t in (("machine_learning.KMeans", t_ours), ("sklearn door", t_door)):
+        print(
+            f"| KMeans 200000x8 k=16, same init, 50 passes (tol=0), {name} "
+            f"| {t_sk * 1e3:.0f} | {t * 1e3:.0f} | {t_sk / t:.2f}x |",
+            flush=True,
+        )
+
+
 def main():
+    if "--issue25" in sys.argv:
+        rest = [a for a in sys.argv[1:] if a != "--issue25"]
+        numbers = [int(a) for a in rest if a.isdigit()]
+        parts = [a for a in rest if a in ("knn", "kmeans")]
+        issue25(numbers[0] if numbers else 5, parts[0] if parts else None)
+        return
     wanted = set(sys.argv[1:])
     print("| estimator | shape | rustyml (ms) | scikit-learn (ms) | sklearn / rustyml |")
     print("|---|---|---:|---:|---:|")

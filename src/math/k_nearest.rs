@@ -2,24 +2,29 @@
 //! for KNN's neighbours, t-SNE's nearest-neighbour affinities and MeanShift's bandwidth
 //! estimate.
 //!
-//! * Euclidean distances (squared, plain, Minkowski `p = 2`) come from row-chunks of the
-//!   product `queries · referenceᵀ` ([`matmul::tiled_product_capped`], chunks of at most
-//!   [`CHUNK_CAP_ELEMS`]), every row finished by [`distance::finish_squared_euclidean_row`]
-//!   (exact where the product form cancels), so the full distance matrix never exists and a
-//!   chunk is selected from cache while it is hot. Other metrics scan the reference rows
+//! * Euclidean distances (squared, plain, Minkowski `p = 2`) come from tiles of the product
+//!   `queries · referenceᵀ`, every row of a tile finished by
+//!   [`distance::finish_squared_euclidean_row`] (exact where the product form cancels), so the
+//!   full distance matrix never exists. Up to [`SHORT_LIST_MAX`] neighbours, a block of query
+//!   rows walks the reference in tiles of [`REFERENCE_TILE_ROWS`], each product tile small
+//!   enough to stay in the core's L2 while its rows extend their short lists; more neighbours
+//!   need whole rows, from row-chunks of at most [`CHUNK_CAP_ELEMS`]
+//!   ([`matmul::tiled_product_capped`]). Other metrics scan the reference rows
 //!   ([`distance::row_to_rows`]).
 //! * Selection is by the total order (distance, then reference index): the result is the
 //!   first `k` rows of a full sort, whichever way it is found. A sorted short list with
 //!   vectorised screening for `k <= SHORT_LIST_MAX`, a partition of the row above.
-//! * Query rows run in tasks of [`ROWS_PER_TASK`] in parallel behind
-//!   [`SCAN_F64`](crate::math::distance::SCAN_F64); every row is finished and selected on its
-//!   own, and the tiling policy never changes a product's bits, so neither the gate, the
-//!   chunking knobs nor the thread count changes a result.
+//! * Query rows run in blocks (tiled search) or tasks of [`ROWS_PER_TASK`] (row-chunks) in
+//!   parallel behind [`SCAN_F64`](crate::math::distance::SCAN_F64); every row is finished and
+//!   selected on its own, and the tiling policy never changes a product's bits (gemmkit's
+//!   sums run over the features in one order whatever the tile), so neither the gate, the
+//!   tiling, the chunking knobs nor the thread count changes a result.
 
 use crate::error::{Error, Result};
 use crate::math::distance::{self, Metric, SCAN_F64};
 use crate::math::matmul;
-use ndarray::{Array2, ArrayView1, ArrayView2, CowArray, Ix1};
+use gemmkit_ndarray::Parallelism;
+use ndarray::{s, Array2, ArrayView1, ArrayView2, CowArray, Ix1};
 use rayon::prelude::*;
 use std::sync::Mutex;
 
@@ -35,6 +40,18 @@ pub const CHUNK_CAP_ELEMS: usize = 1 << 20;
 
 /// Query rows per rayon task of the selection.
 pub const ROWS_PER_TASK: usize = 8;
+
+/// Reference rows per product tile of the tiled search: with [`QUERY_BLOCK_MAX_ROWS`] query
+/// rows a tile is 1 MiB of f64, resident in a core's L2 (2 MiB on Sapphire Rapids, 1 MiB on
+/// Zen 4/5: there it falls to L3, still shared by no other worker), and each row's stretch
+/// (4 KiB) sits in L1 between its finish and its selection.
+pub const REFERENCE_TILE_ROWS: usize = 512;
+
+/// Most query rows per block of the tiled search (a worker's unit; blocks are never shorter
+/// than [`matmul::min_chunk_rows`]). Each block re-packs the whole reference for the
+/// product; at 256 rows that packing is a few percent of the block's multiply-adds (`d` of
+/// them per packed element).
+pub const QUERY_BLOCK_MAX_ROWS: usize = 256;
 
 /// Whose neighbours are searched.
 #[derive(Debug, Clone, Copy)]
@@ -146,6 +163,17 @@ impl<'a> KNearest<'a> {
 
     /// Row-major `n_queries x width` selections (`width` = `k` sorted, or 1: the `k`-th).
     fn select(&self, queries: Queries, k: usize, how: Select) -> Result<Vec<(f64, usize)>> {
+        self.select_planned(queries, k, how, Plan::Auto)
+    }
+
+    /// [`KNearest::select`] along a chosen path (tests pin the paths against each other).
+    fn select_planned(
+        &self,
+        queries: Queries,
+        k: usize,
+        how: Select,
+        plan: Plan,
+    ) -> Result<Vec<(f64, usize)>> {
         self.check(queries, k)?;
         let width = match how {
             Select::Sorted => k,
@@ -171,7 +199,27 @@ impl<'a> KNearest<'a> {
         };
         let mut out = vec![(0.0, 0usize); q.nrows() * width];
         let selector = Selector { k, how };
-        if through_product(self.metric) {
+        // With fewer query rows than two blocks the tiled search would run on one worker:
+        // whole rows keep both busy (each chunk's product parallel inside gemmkit).
+        let one_block = q.nrows() < 2 * matmul::min_chunk_rows();
+        let parallel = SCAN_F64.allows_parallel(q.nrows().saturating_mul(n_ref));
+        let tiled = match plan {
+            Plan::Auto => k <= SHORT_LIST_MAX && !(one_block && parallel),
+            Plan::RowChunks => false,
+            Plan::Tiled { .. } => true,
+        };
+        if through_product(self.metric) && tiled {
+            let q_norms = q_norms.as_slice().expect("row norms are contiguous");
+            let (block_rows, tile_cols) = match plan {
+                Plan::Tiled {
+                    block_rows,
+                    tile_cols,
+                } => (Some(block_rows), tile_cols),
+                _ => (None, REFERENCE_TILE_ROWS),
+            };
+            let shape = (block_rows, tile_cols.min(n_ref));
+            self.tiled_short_lists(q, q_norms, skips_self, selector, shape, &mut out);
+        } else if through_product(self.metric) {
             let out = Mutex::new(&mut out[..]);
             let ref_norms = self.sq_norms.as_slice().expect("row norms are contiguous");
             matmul::tiled_product_capped(
@@ -228,6 +276,103 @@ impl<'a> KNearest<'a> {
             );
         }
         Ok(out)
+    }
+
+    /// The tiled search (product metrics, `k <= SHORT_LIST_MAX`): blocks of query rows, each
+    /// walking the reference tile by tile (in index order, so each row's short list only ever
+    /// sees increasing indices, as over a whole row) and filling its rows of `out`.
+    fn tiled_short_lists(
+        &self,
+        q: ArrayView2<f64>,
+        q_norms: &[f64],
+        skips_self: bool,
+        selector: Selector,
+        (block_rows, tile_cols): (Option<usize>, usize),
+        out: &mut [(f64, usize)],
+    ) {
+        if q.nrows() == 0 {
+            return;
+        }
+        let n_ref = self.reference.nrows();
+        let k = selector.k;
+        let width = out.len() / q.nrows();
+        let ref_norms = self.sq_norms.as_slice().expect("row norms are contiguous");
+        let work = q.nrows().saturating_mul(n_ref);
+        let parallel = SCAN_F64.allows_parallel(work);
+        // Several blocks per worker, so a slow worker on a shared machine is made up for.
+        let block_rows = block_rows.unwrap_or(if parallel {
+            q.nrows()
+                .div_ceil(4 * crate::parallel::num_threads())
+                .min(QUERY_BLOCK_MAX_ROWS)
+        } else {
+            QUERY_BLOCK_MAX_ROWS
+        });
+        // Blocks and tiles are cut as the row-chunks are (`matmul::row_chunks`: starts on
+        // the microkernel's alignment, never shorter than gemmkit's small-shape routes), so
+        // each entry takes the route and the summation order of one whole product: neither
+        // the block nor the tile size changes a bit.
+        let tiles = matmul::row_chunks(n_ref, 1, tile_cols);
+        let widest = tiles.iter().map(|t| t.len()).max().unwrap_or(0);
+        let mut rest = &mut out[..];
+        let mut blocks = Vec::new();
+        for rows in matmul::row_chunks(q.nrows(), 1, block_rows) {
+            let (picked, tail) = rest.split_at_mut(rows.len() * width);
+            blocks.push((rows, picked));
+            rest = tail;
+        }
+        let block = |(rows, picked): (std::ops::Range<usize>, &mut [(f64, usize)])| {
+            let start = rows.start;
+            let queries = q.slice(s![rows.clone(), ..]);
+            let mut tile = Array2::<f64>::zeros((rows.len(), widest));
+            let mut lists: Vec<Vec<(f64, usize)>> =
+                (0..rows.len()).map(|_| Vec::with_capacity(k)).collect();
+            for cols in &tiles {
+                let (first, end) = (cols.start, cols.end);
+                let reference = self.reference.slice(s![first..end, ..]);
+                {
+                    let mut product = tile.slice_mut(s![.., ..cols.len()]);
+                    if q.ncols() == 0 {
+                        product.fill(0.0);
+                    } else {
+                        gemmkit_ndarray::gemm(
+                            1.0,
+                            &queries,
+                            &reference.t(),
+                            0.0,
+                            &mut product,
+                            Parallelism::Serial,
+                        );
+                    }
+                }
+                let flat = tile
+                    .as_slice_mut()
+                    .expect("a fresh tile is row-major and contiguous");
+                for (r, list) in lists.iter_mut().enumerate() {
+                    let i = start + r;
+                    let row = &mut flat[r * widest..r * widest + cols.len()];
+                    distance::finish_squared_euclidean_row(
+                        row,
+                        q.row(i),
+                        q_norms[i],
+                        reference,
+                        &ref_norms[first..end],
+                    );
+                    let skip = (skips_self && cols.contains(&i)).then(|| i - first);
+                    extend_short_list(row, first, skip, k, list);
+                }
+            }
+            for (list, picked) in lists.iter().zip(picked.chunks_mut(width)) {
+                match selector.how {
+                    Select::Sorted => picked.copy_from_slice(list),
+                    Select::Kth => picked[0] = list[k - 1],
+                }
+            }
+        };
+        if parallel && blocks.len() > 1 {
+            blocks.into_par_iter().for_each(block);
+        } else {
+            blocks.into_iter().for_each(block);
+        }
     }
 }
 
@@ -295,6 +440,18 @@ fn for_each_row_task<F>(
     }
 }
 
+/// Which path a product-metric selection takes (only tests pick one).
+#[derive(Debug, Clone, Copy)]
+#[cfg_attr(not(test), allow(dead_code))]
+enum Plan {
+    /// Tiled up to [`SHORT_LIST_MAX`] neighbours, row-chunks beyond.
+    Auto,
+    /// Whole product rows from [`matmul::tiled_product_capped`] (any `k`).
+    RowChunks,
+    /// Tiles of `block_rows x tile_cols` (`k <= SHORT_LIST_MAX` only).
+    Tiled { block_rows: usize, tile_cols: usize },
+}
+
 /// What a row's selection keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Select {
@@ -346,6 +503,19 @@ fn segments(n: usize, skip: Option<usize>) -> [std::ops::Range<usize>; 2] {
 /// would disagree.
 fn short_list(d: &[f64], skip: Option<usize>, k: usize, best: &mut Vec<(f64, usize)>) {
     best.clear();
+    extend_short_list(d, 0, skip, k, best);
+}
+
+/// [`short_list`] carried on over the next stretch of a row: `d[j]` is the distance to
+/// reference row `offset + j` (`skip` counted within `d`), every index already in `best` lies
+/// below `offset`, and `best` holds up to `k` entries sorted by distance then index.
+fn extend_short_list(
+    d: &[f64],
+    offset: usize,
+    skip: Option<usize>,
+    k: usize,
+    best: &mut Vec<(f64, usize)>,
+) {
     let insert = |best: &mut Vec<(f64, usize)>, v: f64, j: usize| {
         let mut pos = best.len() - 1;
         while pos > 0 && best[pos - 1].0.total_cmp(&v).is_gt() {
@@ -358,8 +528,8 @@ fn short_list(d: &[f64], skip: Option<usize>, k: usize, best: &mut Vec<(f64, usi
     for range in segments(d.len(), skip) {
         let mut start = range.start;
         while start < range.end && best.len() < k {
-            best.push((d[start], start));
-            insert(best, d[start], start);
+            best.push((d[start], offset + start));
+            insert(best, d[start], offset + start);
             start += 1;
         }
         if start == range.end {
@@ -372,7 +542,7 @@ fn short_list(d: &[f64], skip: Option<usize>, k: usize, best: &mut Vec<(f64, usi
             if block.iter().fold(false, |any, &v| any | (v < worst)) {
                 for (off, &v) in block.iter().enumerate() {
                     if v.total_cmp(&worst).is_lt() {
-                        insert(best, v, start + off);
+                        insert(best, v, offset + start + off);
                         worst = best[k - 1].0;
                     }
                 }
@@ -560,6 +730,70 @@ mod tests {
             )
             .unwrap();
         assert_eq!(i.row(30).to_vec(), vec![3, 10, 31]);
+    }
+
+    #[test]
+    fn tiled_search_has_the_bits_of_whole_product_rows() {
+        // Uneven tiles and blocks (and duplicates far from the origin, where the finish
+        // re-measures) against whole rows: gemmkit sums each entry over the features in one
+        // order whatever the tile, so every distance and index agrees bit for bit.
+        let mut reference = points(300, 9, 5) * 1.3;
+        for dup in [40, 41, 290] {
+            let src = reference.row(7).to_owned();
+            reference.row_mut(dup).assign(&src);
+        }
+        let mut far = reference.clone() + 1e7;
+        let src = far.row(3).to_owned();
+        far.row_mut(12).assign(&src);
+        let q = points(70, 9, 6) * 0.7;
+        for (reference, metric) in [
+            (&reference, Metric::Euclidean),
+            (&reference, Metric::SquaredEuclidean),
+            (&far, Metric::SquaredEuclidean),
+        ] {
+            let engine = KNearest::new(reference.view(), metric);
+            let q_far = q.clone()
+                + if metric == Metric::SquaredEuclidean {
+                    1e7
+                } else {
+                    0.0
+                };
+            for (queries, k) in [
+                (Queries::Rows(q.view()), 1),
+                (Queries::Rows(q_far.view()), 5),
+                (Queries::Reference { include_self: true }, 4),
+                (
+                    Queries::Reference {
+                        include_self: false,
+                    },
+                    SHORT_LIST_MAX,
+                ),
+            ] {
+                for how in [Select::Sorted, Select::Kth] {
+                    let whole = engine
+                        .select_planned(queries, k, how, Plan::RowChunks)
+                        .unwrap();
+                    let bits = |v: Vec<(f64, usize)>| {
+                        v.into_iter()
+                            .map(|(d, i)| (d.to_bits(), i))
+                            .collect::<Vec<_>>()
+                    };
+                    let whole = bits(whole);
+                    for (block_rows, tile_cols) in [(1, 1), (3, 7), (16, 64), (500, 300), (64, 512)]
+                    {
+                        let plan = Plan::Tiled {
+                            block_rows,
+                            tile_cols,
+                        };
+                        let (s, p) = serial_and_parallel(&SCAN_F64, || {
+                            bits(engine.select_planned(queries, k, how, plan).unwrap())
+                        });
+                        assert_eq!(s, whole, "{metric:?} k={k} {how:?} {plan:?}");
+                        assert_eq!(p, whole, "{metric:?} k={k} {how:?} {plan:?} parallel");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -226,7 +226,7 @@ const CHUNK_ROW_ALIGN: usize = 64;
 /// small m x n) take, whose depth blocking differs from the general driver's. Chunks at least
 /// this tall take the route and the depth panels the whole product takes, so each output
 /// element is summed in the same order whatever the chunk size.
-fn min_chunk_rows() -> usize {
+pub fn min_chunk_rows() -> usize {
     let small_shapes = gemmkit_ndarray::tuning::tiny_block_dim()
         .max(gemmkit_ndarray::tuning::small_mn_dim())
         .min(1 << 20);
