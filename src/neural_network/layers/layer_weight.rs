@@ -33,7 +33,13 @@ macro_rules! weight_structs {
             }
 
             fn all_finite(&self) -> bool {
-                true $(&& self.$field.iter().all(|v| v.is_finite()))+
+                fn finite<D: ndarray::Dimension>(a: &ndarray::Array<f32, D>) -> bool {
+                    match a.as_slice_memory_order() {
+                        Some(s) => crate::validation::all_finite(s),
+                        None => a.iter().all(|v| v.is_finite()),
+                    }
+                }
+                true $(&& finite(self.$field.as_ref()))+
             }
 
             fn with_arrays(&self, next: &mut NextArray<'_>) -> Result<$name<'static>> {
