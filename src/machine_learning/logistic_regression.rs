@@ -800,86 +800,70 @@ mod tests {
         (x, y)
     }
 
-    /// Finite-difference check of the objective's gradient (an independent oracle of `eval`).
+    /// The objective on `blobs(10)` with its labels folded into `k` classes (binary for 2,
+    /// softmax otherwise), the given L2 strength and optional sample weights.
+    fn blob_problem<'a>(
+        x: &'a Array2<f64>,
+        y: &Array1<f64>,
+        k: usize,
+        l2: f64,
+        weights: Option<&'a [f64]>,
+    ) -> Problem<'a> {
+        let y_idx: Vec<usize> = y.iter().map(|v| ((*v / 10.0) as usize - 1) % k).collect();
+        let target = if k == 2 {
+            Target::Binary(Array1::from_iter(y_idx.iter().map(|&i| i as f64)))
+        } else {
+            Target::Multinomial(y_idx)
+        };
+        Problem {
+            x: x.view(),
+            n_out: if k == 2 { 1 } else { k },
+            d: 2,
+            fit_intercept: true,
+            l2,
+            weights,
+            weight_sum: weights.map_or(x.nrows() as f64, |w| w.iter().sum()),
+            target,
+        }
+    }
+
+    /// `eval`'s gradient at `theta` against central differences of its value (an independent
+    /// oracle): with h = 1e-6 on an O(1) smooth function the error is ~1e-9.
+    fn assert_gradient_matches_differences(p: &Problem<'_>, theta: Array1<f64>, label: &str) {
+        let mut g = Array1::zeros(theta.len());
+        p.eval(theta.view(), &mut g).unwrap();
+        for i in 0..theta.len() {
+            let h = 1e-6;
+            let (mut up, mut down) = (theta.clone(), theta.clone());
+            up[i] += h;
+            down[i] -= h;
+            let mut scratch = Array1::zeros(theta.len());
+            let fd = (p.eval(up.view(), &mut scratch).unwrap()
+                - p.eval(down.view(), &mut scratch).unwrap())
+                / (2.0 * h);
+            assert!((fd - g[i]).abs() < 1e-7, "{label} i={i}: {fd} vs {}", g[i]);
+        }
+    }
+
     #[test]
     fn gradient_matches_finite_differences() {
         let (x, y) = blobs(10);
         for (k, l2) in [(2usize, 0.3), (3, 0.0), (3, 0.7)] {
-            let y_idx: Vec<usize> = y.iter().map(|v| ((*v / 10.0) as usize - 1) % k).collect();
-            let n_out = if k == 2 { 1 } else { k };
-            let target = if k == 2 {
-                Target::Binary(Array1::from_iter(y_idx.iter().map(|&i| i as f64)))
-            } else {
-                Target::Multinomial(y_idx.clone())
-            };
-            let p = Problem {
-                x: x.view(),
-                n_out,
-                d: 2,
-                fit_intercept: true,
-                l2,
-                weights: None,
-                weight_sum: x.nrows() as f64,
-                target,
-            };
-            let theta = Array1::from_shape_fn(n_out * 3, |i| (i as f64 * 0.37).sin() * 0.5);
-            let mut g = Array1::zeros(theta.len());
-            p.eval(theta.view(), &mut g).unwrap();
-            for i in 0..theta.len() {
-                let h = 1e-6;
-                let mut up = theta.clone();
-                up[i] += h;
-                let mut down = theta.clone();
-                down[i] -= h;
-                let mut scratch = Array1::zeros(theta.len());
-                let fd = (p.eval(up.view(), &mut scratch).unwrap()
-                    - p.eval(down.view(), &mut scratch).unwrap())
-                    / (2.0 * h);
-                // Central differences with h = 1e-6 on an O(1) smooth function: error ~1e-9.
-                assert!((fd - g[i]).abs() < 1e-7, "k={k} i={i}: {fd} vs {}", g[i]);
-            }
+            let p = blob_problem(&x, &y, k, l2, None);
+            let theta = Array1::from_shape_fn(p.n_out * 3, |i| (i as f64 * 0.37).sin() * 0.5);
+            assert_gradient_matches_differences(&p, theta, &format!("k={k} l2={l2}"));
         }
     }
 
-    /// The weighted objective's gradient against central differences, binary and softmax.
+    /// The weighted objective's gradient, binary and softmax.
     #[test]
     fn weighted_gradient_matches_finite_differences() {
         let (x, y) = blobs(10);
         let w: Vec<f64> = (0..x.nrows()).map(|i| (i % 4) as f64 * 0.7).collect();
-        let weight_sum: f64 = w.iter().sum();
         for k in [2usize, 3] {
-            let y_idx: Vec<usize> = y.iter().map(|v| ((*v / 10.0) as usize - 1) % k).collect();
-            let n_out = if k == 2 { 1 } else { k };
-            let target = if k == 2 {
-                Target::Binary(Array1::from_iter(y_idx.iter().map(|&i| i as f64)))
-            } else {
-                Target::Multinomial(y_idx.clone())
-            };
-            let p = Problem {
-                x: x.view(),
-                n_out,
-                d: 2,
-                fit_intercept: true,
-                l2: 0.4,
-                weights: Some(&w),
-                weight_sum,
-                target,
-            };
-            let theta = Array1::from_shape_fn(n_out * 3, |i| (i as f64 * 0.61).cos() * 0.4);
-            let mut g = Array1::zeros(theta.len());
-            p.eval(theta.view(), &mut g).unwrap();
-            for i in 0..theta.len() {
-                let h = 1e-6;
-                let (mut up, mut down) = (theta.clone(), theta.clone());
-                up[i] += h;
-                down[i] -= h;
-                let mut scratch = Array1::zeros(theta.len());
-                let fd = (p.eval(up.view(), &mut scratch).unwrap()
-                    - p.eval(down.view(), &mut scratch).unwrap())
-                    / (2.0 * h);
-                // As above: central differences of an O(1) smooth function, error ~1e-9.
-                assert!((fd - g[i]).abs() < 1e-7, "k={k} i={i}: {fd} vs {}", g[i]);
-            }
+            let p = blob_problem(&x, &y, k, 0.4, Some(&w));
+            let theta = Array1::from_shape_fn(p.n_out * 3, |i| (i as f64 * 0.61).cos() * 0.4);
+            assert_gradient_matches_differences(&p, theta, &format!("weighted k={k}"));
         }
     }
 
