@@ -227,11 +227,11 @@ def _data_method(method, name):
             return method(self, X, *args, **kwargs)
         if (
             type(X) is np.ndarray
-            and not fitting
-            and not wraps_output
             and "feature_names_in_" not in self.__dict__
+            and not (wraps_output and _output_config(self) == "pandas")
         ):
-            # the common small call: nothing to compare or wrap, so no bookkeeping
+            # The common call: an array has no names to store or compare and nothing is to be
+            # wrapped, so the bookkeeping below would do nothing (and costs microseconds).
             return run(self, X, args, kwargs)
         busy = _active.__dict__.setdefault("ids", set())
         key = id(self)

@@ -956,7 +956,8 @@ class Sequential:
         come back as one array, as Keras returns them."""
         batch_size = _int_arg(32 if batch_size is None else batch_size, "batch_size", 1)
         steps = _optional_steps(steps, "steps")
-        if _batches.is_batch_source(x) or _batches.is_dask_array(x):
+        # an ndarray is never read batch by batch: skip the type probes on the common call
+        if type(x) is not np.ndarray and (_batches.is_batch_source(x) or _batches.is_dask_array(x)):
             return self._call_keeping_state(lambda: self._predict_batches(x, batch_size, steps))
         if steps is not None:
             raise ValueError("steps applies to generators, PyDatasets, iterables and dask arrays")
