@@ -1,24 +1,173 @@
 """``sklearn.ensemble`` door for IsolationForest.
 
-The door exists so that patching covers it and every call is counted and logged, but its
-fit runs scikit-learn's: scikit-learn's forest is drawn from ``random_state`` through
-bagging's subsample indices and each extra-tree's own ``rand_r`` generator (random feature
-and threshold per node), and rustyml's forest draws its randomness differently, so the
-same ``random_state`` would give another forest.
+scikit-learn's ``IsolationForest.fit`` runs unchanged (its validation, its draw of the
+regression targets, ``max_samples``, the path-length tables and ``offset_``); only the
+building of the trees (``BaseBagging._fit``) is native. Each tree's seeds and subsample are
+drawn by scikit-learn's own bagging functions from the same ``random_state``, and rustyml's
+random-split grower then repeats scikit-learn's random splitter draw for draw (see the crate's
+``machine_learning::random_split_tree``), so ``estimators_`` hold scikit-learn's trees, node
+for node, and every score is scikit-learn's.
 """
 
-from sklearn import ensemble as _sk
+import numbers
 
-from rustyml.sklearn._dispatch import Unsupported, native_path
+import numpy as np
+from scipy.sparse import issparse
+from sklearn import ensemble as _sk
+from sklearn.ensemble._bagging import MAX_INT, BaseBagging, _generate_bagging_indices
+from sklearn.tree._tree import NODE_DTYPE, Tree
+from sklearn.utils import check_random_state
+from sklearn.utils._metadata_requests import _routing_enabled
+
+from rustyml import _native
+from rustyml.sklearn._dispatch import native_path, require
 
 __all__ = ["IsolationForest"]
 
 _SkIsolationForest = _sk.IsolationForest
+_RAND_R_MAX = 2147483647
+# The tree options the grower reproduces: IsolationForest's ExtraTreeRegressor.
+_TREE_DEFAULTS = {
+    "criterion": "squared_error",
+    "splitter": "random",
+    "min_samples_split": 2,
+    "min_samples_leaf": 1,
+    "min_weight_fraction_leaf": 0.0,
+    "max_leaf_nodes": None,
+    "min_impurity_decrease": 0.0,
+    "ccp_alpha": 0.0,
+    "monotonic_cst": None,
+}
 
 
-class IsolationForest(_SkIsolationForest):
+def _tree(arrays, n_features):
+    """scikit-learn's regression ``Tree`` from the grower's node arrays."""
+    left, right, feature, threshold, impurity, counts, weights, go_left, value, depth = arrays
+    nodes = np.zeros(len(left), dtype=NODE_DTYPE)
+    nodes["left_child"] = left
+    nodes["right_child"] = right
+    nodes["feature"] = feature
+    nodes["threshold"] = threshold
+    nodes["impurity"] = impurity
+    nodes["n_node_samples"] = counts
+    nodes["weighted_n_node_samples"] = weights
+    nodes["missing_go_to_left"] = go_left
+    tree = Tree(n_features, np.array([1], dtype=np.intp), 1)
+    tree.__setstate__(
+        {
+            "max_depth": int(depth),
+            "node_count": len(left),
+            "nodes": nodes,
+            "values": np.ascontiguousarray(value.reshape(-1, 1, 1)),
+        }
+    )
+    return tree
+
+
+class _NativeBagging(BaseBagging):
+    """Stands between scikit-learn's IsolationForest and ``BaseBagging`` in the door's
+    method order, so that the ``super()._fit`` in scikit-learn's ``fit`` lands here."""
+
+    def fit(
+        self, X, y, max_samples=None, max_depth=None, check_input=True, sample_weight=None, **params
+    ):
+        require(sample_weight is None, "sample_weight")
+        require(not params and not _routing_enabled(), "fit parameters or metadata routing")
+        require(not issparse(X), "sparse X")
+        X = np.asarray(X)
+        require(X.dtype == np.float32 and X.ndim == 2, "X not float32")
+        require(bool(np.isfinite(X).all()), "missing or infinite values in X")
+        estimator = self._get_estimator()
+        tree_params = estimator.get_params()
+        require(
+            all(tree_params.get(k) == v for k, v in _TREE_DEFAULTS.items())
+            and isinstance(tree_params.get("max_features"), numbers.Integral),
+            "a tree estimator other than IsolationForest's",
+        )
+        n_samples, n_features = X.shape
+        if max_samples is None:
+            max_samples = self.max_samples
+        require(
+            isinstance(max_samples, numbers.Integral)
+            and max_samples >= 1
+            and (self.bootstrap or max_samples <= n_samples),
+            "max_samples not a count of at most n_samples",
+        )
+        if isinstance(self.max_features, numbers.Integral):
+            max_features = self.max_features
+        else:
+            max_features = int(self.max_features * n_features)
+        require(max_features <= n_features, f"max_features={self.max_features!r}")
+        max_features = max(1, int(max_features))
+        growing = self.warm_start and hasattr(self, "estimators_")
+        kept = len(self.estimators_) if growing else 0
+        # scikit-learn raises (too few estimators) or warns (no new tree) itself
+        require(self.n_estimators > kept, "no new trees to grow")
+
+        # From here on, scikit-learn's _fit step by step (no failure can follow).
+        random_state = check_random_state(self.random_state)
+        self._n_samples = n_samples
+        y = np.ascontiguousarray(self._validate_y(y), dtype=np.float64)
+        self._validate_estimator(estimator)
+        if max_depth is not None:
+            self.estimator_.max_depth = max_depth
+        self._max_samples = int(max_samples)
+        self._max_features = int(max_features)
+        self._sample_weight = None
+        if kept:
+            random_state.randint(MAX_INT, size=kept)  # the seeds of the kept trees
+        seeds = random_state.randint(MAX_INT, size=self.n_estimators - kept)
+        self._seeds = seeds
+        estimators, columns, samples, tree_seeds = [], [], [], []
+        for seed in seeds:
+            est = self._make_estimator(append=False, random_state=seed)
+            features, indices = _generate_bagging_indices(
+                seed,
+                self.bootstrap_features,
+                self.bootstrap,
+                n_features,
+                n_samples,
+                max_features,
+                max_samples,
+                None,
+            )
+            # scikit-learn's splitter seeds its xorshift with one draw from the tree's state
+            tree_seeds.append(int(check_random_state(est.random_state).randint(0, _RAND_R_MAX)))
+            estimators.append(est)
+            columns.append(features)
+            samples.append(indices)
+        # scikit-learn indexes the columns only when it keeps fewer than all of them or draws
+        # them with replacement (the drawn order of a full set is recorded but not applied)
+        if max_features == n_features and not self.bootstrap_features:
+            used_columns = np.tile(np.arange(n_features, dtype=np.int64), (len(seeds), 1))
+        else:
+            used_columns = np.asarray(columns, dtype=np.int64)
+        tree = self.estimator_
+        depth = np.iinfo(np.int32).max if tree.max_depth is None else tree.max_depth
+        grown = _native.machine_learning.grow_random_split_forest_arrays(
+            np.ascontiguousarray(X),
+            y,
+            np.asarray(samples, dtype=np.int64),
+            used_columns,
+            tree_seeds,
+            max_features=int(tree.max_features),
+            max_depth=int(depth),
+            min_samples_split=2,
+            min_samples_leaf=1,
+        )
+        for est, arrays in zip(estimators, grown):
+            est.n_features_in_ = max_features
+            est.n_outputs_ = 1
+            est.max_features_ = int(tree.max_features)
+            est.tree_ = _tree(arrays, max_features)
+        self.estimators_ = (self.estimators_ if kept else []) + estimators
+        self.estimators_features_ = (self.estimators_features_ if kept else []) + columns
+        return self
+
+    # recorded as the door's ``fit``: the native path of the trees' building
+    _fit = native_path(BaseBagging._fit, fits=True)(fit)
+    del fit
+
+
+class IsolationForest(_SkIsolationForest, _NativeBagging):
     __doc__ = _SkIsolationForest.__doc__
-
-    @native_path(_SkIsolationForest.fit, fits=True)
-    def fit(self, X, y=None, sample_weight=None):
-        raise Unsupported("scikit-learn's random draws of subsamples and splits")

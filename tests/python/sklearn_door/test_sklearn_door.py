@@ -707,12 +707,11 @@ SKLEARN_SUITES = [
         ),
     ),
 ]
-# Suites whose estimator doors all fall back: SVC / LinearSVC, IsolationForest and TSNE do
+# Suites whose estimator doors all fall back: SVC / LinearSVC and TSNE do
 # not reproduce scikit-learn's random draws or solver iterates (docs/SKLEARN.md).
 FALLBACK_ONLY_SUITES = {
     "sklearn.svm.tests.test_svm",
     "sklearn.svm.tests.test_sparse",
-    "sklearn.ensemble.tests.test_iforest",
     "sklearn.manifold.tests.test_t_sne",
 }
 

@@ -14,7 +14,6 @@ from sklearn.base import clone
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 import rustyml.sklearn as door
-from rustyml.sklearn import ensemble as door_ensemble
 from rustyml.sklearn import manifold as door_manifold
 from rustyml.sklearn import svm as door_svm
 from rustyml.sklearn import tree as door_tree
@@ -265,7 +264,6 @@ def test_patch_points_sklearn_tree_at_the_doors():
     [
         (door_svm.SVC, "sklearn.svm.SVC", "fit"),
         (door_svm.LinearSVC, "sklearn.svm.LinearSVC", "fit"),
-        (door_ensemble.IsolationForest, "sklearn.ensemble.IsolationForest", "fit"),
         (door_manifold.TSNE, "sklearn.manifold.TSNE", "fit_transform"),
     ],
 )
