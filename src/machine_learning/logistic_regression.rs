@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::machine_learning::labels;
 use crate::machine_learning::linear_model::require_xy;
 use crate::machine_learning::linear_regression::check_regularization;
-use crate::machine_learning::options::{byte_to_pair, pair_to_byte, ClassLabels};
+use crate::machine_learning::options::ClassLabels;
 use crate::machine_learning::validation::{
     check_xy, require_data_width, require_non_negative, require_nonzero, require_positive,
 };
@@ -60,54 +60,17 @@ pub enum ZeroScoreClass {
     Negative,
 }
 
-/// The options that tell the original API's logistic regression from scikit-learn's; saved
-/// as one byte (see [`crate::machine_learning::options`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(into = "u8", try_from = "u8")]
-pub struct LogisticOptions {
-    pub labels: ClassLabels,
-    pub zero_score: ZeroScoreClass,
-}
-
-impl LogisticOptions {
+crate::machine_learning::options::paired_options! {
+    /// The options that tell the original API's logistic regression from scikit-learn's;
+    /// saved as one byte (see [`crate::machine_learning::options`]).
+    pub struct LogisticOptions ("LogisticRegression") {
+        pub labels: ClassLabels { ZeroOne, Observed },
+        pub zero_score: ZeroScoreClass { Positive, Negative },
+    }
     /// The original API's: labels 0/1, a score of 0 predicts 1.
-    pub const ORIGINAL: Self = Self {
-        labels: ClassLabels::ZeroOne,
-        zero_score: ZeroScoreClass::Positive,
-    };
+    ORIGINAL;
     /// scikit-learn's: any labels, a score of 0 predicts the first class.
-    pub const SCIKIT_LEARN: Self = Self {
-        labels: ClassLabels::Observed,
-        zero_score: ZeroScoreClass::Negative,
-    };
-}
-
-impl From<LogisticOptions> for u8 {
-    fn from(o: LogisticOptions) -> u8 {
-        pair_to_byte(
-            o.labels == ClassLabels::Observed,
-            o.zero_score == ZeroScoreClass::Negative,
-        )
-    }
-}
-
-impl TryFrom<u8> for LogisticOptions {
-    type Error = String;
-    fn try_from(byte: u8) -> std::result::Result<Self, String> {
-        let (observed, negative) = byte_to_pair(byte, "LogisticRegression")?;
-        Ok(Self {
-            labels: if observed {
-                ClassLabels::Observed
-            } else {
-                ClassLabels::ZeroOne
-            },
-            zero_score: if negative {
-                ZeroScoreClass::Negative
-            } else {
-                ZeroScoreClass::Positive
-            },
-        })
-    }
+    SCIKIT_LEARN;
 }
 
 /// Logistic regression classifier.
