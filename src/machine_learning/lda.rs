@@ -624,19 +624,10 @@ impl LDA {
     pub fn score(&self, x: ArrayView2<f64>, y: ArrayView1<f64>) -> Result<f64> {
         accuracy(self.predict_labels(x)?.view(), y)
     }
-
-    /// Write the model to `path` (postcard).
-    pub fn save_to_path(&self, path: &str) -> Result<()> {
-        self.save(path)
-    }
-
-    /// Read a model written by [`save_to_path`](Self::save_to_path).
-    pub fn load_from_path(path: &str) -> Result<Self> {
-        Self::load(path)
-    }
 }
 
 crate::machine_learning::linear_model::supervised_traits!(LDA, i32, Array1<i32>);
+crate::machine_learning::path_persistence!(LDA);
 
 /// Singular values (descending) and right singular vectors (rows of `Vᵀ`, `min(n, d) x d`)
 /// of `a`. A tall `a` is first reduced to the triangle of its Householder QR (same singular

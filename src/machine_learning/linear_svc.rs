@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::machine_learning::labels;
 use crate::machine_learning::linear_model::require_xy;
 use crate::machine_learning::linear_regression::check_regularization;
-use crate::machine_learning::logistic_regression::{accuracy, scores};
+use crate::machine_learning::logistic_regression::scores;
 use crate::machine_learning::validation::{
     check_xy, require_data_width, require_non_negative, require_nonzero, require_positive,
 };
@@ -526,42 +526,11 @@ impl LinearSVC {
             Ok(labels::decode(classes, &labels::row_argmax(z.view())))
         }
     }
-
-    /// Fit, then predict the training data.
-    pub fn fit_predict<S1, S2>(
-        &mut self,
-        x: &ArrayBase<S1, Ix2>,
-        y: &ArrayBase<S2, Ix1>,
-    ) -> Result<Array1<f64>>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
-    {
-        self.fit(x, y)?;
-        self.predict(x)
-    }
-
-    /// Mean accuracy on `x` against `y`.
-    pub fn score<S1, S2>(&self, x: &ArrayBase<S1, Ix2>, y: &ArrayBase<S2, Ix1>) -> Result<f64>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
-    {
-        accuracy(self.predict(x)?.view(), y.view())
-    }
-
-    /// Write the model to `path` (postcard).
-    pub fn save_to_path(&self, path: &str) -> Result<()> {
-        self.save(path)
-    }
-
-    /// Read a model written by [`save_to_path`](Self::save_to_path).
-    pub fn load_from_path(path: &str) -> Result<Self> {
-        Self::load(path)
-    }
 }
 
 crate::machine_learning::linear_model::supervised_traits!(LinearSVC, f64, Array1<f64>);
+crate::machine_learning::linear_model::supervised_conveniences!(LinearSVC: fit_predict, accuracy_score);
+crate::machine_learning::path_persistence!(LinearSVC);
 
 /// The scaled primal of one binary problem over `theta = [w, v]` (intercept `scaling * v`,
 /// penalised like `w`): `mean(max(0, 1 - y z)^2) + l2 |theta|^2 / 2`, `z = x w + scaling v`.

@@ -539,43 +539,11 @@ impl LogisticRegression {
             Ok(labels::decode(classes, &labels::row_argmax(z.view())))
         }
     }
-
-    /// Fit, then predict the training data.
-    pub fn fit_predict<S1, S2>(
-        &mut self,
-        train_x: &ArrayBase<S1, Ix2>,
-        train_y: &ArrayBase<S2, Ix1>,
-    ) -> Result<Array1<f64>>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
-    {
-        self.fit(train_x, train_y)?;
-        self.predict(train_x)
-    }
-
-    /// Mean accuracy on `x` against `y`.
-    pub fn score<S1, S2>(&self, x: &ArrayBase<S1, Ix2>, y: &ArrayBase<S2, Ix1>) -> Result<f64>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
-    {
-        let pred = self.predict(x)?;
-        accuracy(pred.view(), y.view())
-    }
-
-    /// Write the model to `path` (postcard).
-    pub fn save_to_path(&self, path: &str) -> Result<()> {
-        self.save(path)
-    }
-
-    /// Read a model written by [`save_to_path`](Self::save_to_path).
-    pub fn load_from_path(path: &str) -> Result<Self> {
-        Self::load(path)
-    }
 }
 
 crate::machine_learning::linear_model::supervised_traits!(LogisticRegression, f64, Array1<f64>);
+crate::machine_learning::linear_model::supervised_conveniences!(LogisticRegression: fit_predict, accuracy_score);
+crate::machine_learning::path_persistence!(LogisticRegression);
 
 /// All monomials of the columns of `x` of degree 1 to `degree`, by degree, each degree's
 /// products in lexicographic order of the column indices (scikit-learn's

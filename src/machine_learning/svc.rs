@@ -9,7 +9,6 @@
 use crate::error::{Error, Result};
 use crate::machine_learning::labels;
 use crate::machine_learning::linear_model::require_xy;
-use crate::machine_learning::logistic_regression::accuracy;
 use crate::machine_learning::options::ClassLabels;
 use crate::machine_learning::types::KernelType;
 use crate::machine_learning::validation::{check_xy, require_data_width, require_positive};
@@ -728,42 +727,11 @@ impl SVC {
     ) -> Result<Array1<f64>> {
         Ok(self.decision_scores(x.view())?.column(0).to_owned())
     }
-
-    /// Fit, then predict the training data.
-    pub fn fit_predict<S1, S2>(
-        &mut self,
-        x: &ArrayBase<S1, Ix2>,
-        y: &ArrayBase<S2, Ix1>,
-    ) -> Result<Array1<f64>>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
-    {
-        self.fit(x, y)?;
-        self.predict(x)
-    }
-
-    /// Mean accuracy on `x` against `y`.
-    pub fn score<S1, S2>(&self, x: &ArrayBase<S1, Ix2>, y: &ArrayBase<S2, Ix1>) -> Result<f64>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
-    {
-        accuracy(self.predict(x)?.view(), y.view())
-    }
-
-    /// Write the model to `path` (postcard).
-    pub fn save_to_path(&self, path: &str) -> Result<()> {
-        self.save(path)
-    }
-
-    /// Read a model written by [`save_to_path`](Self::save_to_path).
-    pub fn load_from_path(path: &str) -> Result<Self> {
-        Self::load(path)
-    }
 }
 
 crate::machine_learning::linear_model::supervised_traits!(SVC, f64, Array1<f64>);
+crate::machine_learning::linear_model::supervised_conveniences!(SVC: fit_predict, accuracy_score);
+crate::machine_learning::path_persistence!(SVC);
 
 /// Rows scaled to unit Euclidean norm (zero rows stay zero), so the linear kernel on them is
 /// the cosine kernel.
