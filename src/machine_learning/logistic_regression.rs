@@ -233,42 +233,10 @@ impl LogisticRegression {
         self.options
     }
 
-    #[inline]
-    pub fn get_actual_iterations(&self) -> Option<usize> {
-        self.n_iter()
-    }
-
     /// The original's weight vector of a binary fit: `[intercept, w_1, ..., w_d]` with an
     /// intercept, `[w_1, ..., w_d]` without.
     pub fn get_weights(&self) -> Option<&Array1<f64>> {
         self.fitted.as_ref().and_then(|f| f.weights.as_ref())
-    }
-
-    /// Sorted distinct training labels (`classes_`).
-    pub fn classes(&self) -> Option<&Array1<f64>> {
-        self.fitted.as_ref().map(|f| &f.classes)
-    }
-
-    /// Coefficients (`coef_`): `1 x n_features` for two classes, `n_classes x n_features`
-    /// otherwise.
-    pub fn coefficients(&self) -> Option<&Array2<f64>> {
-        self.fitted.as_ref().map(|f| &f.coef)
-    }
-
-    /// Intercepts (`intercept_`), one per row of the coefficients; zeros without an
-    /// intercept.
-    pub fn intercept(&self) -> Option<&Array1<f64>> {
-        self.fitted.as_ref().map(|f| &f.intercept)
-    }
-
-    /// Iterations the solver ran (`n_iter_`).
-    pub fn n_iter(&self) -> Option<usize> {
-        self.fitted.as_ref().map(|f| f.n_iter)
-    }
-
-    /// Whether the solver met its tolerance before `max_iter`.
-    pub fn converged(&self) -> Option<bool> {
-        self.fitted.as_ref().map(|f| f.converged)
     }
 
     /// The one check of LogisticRegression's hyper-parameters, for every door: the original's
@@ -584,6 +552,51 @@ pub(crate) fn accuracy(pred: ArrayView1<f64>, y: ArrayView1<f64>) -> Result<f64>
         .fold(0usize, |n, a, b| n + usize::from(a == b));
     Ok(hits as f64 / y.len().max(1) as f64)
 }
+
+/// The fitted-state accessors of a linear classifier whose `Fitted` holds `classes`, `coef`,
+/// `intercept`, `n_iter` and `converged` (LogisticRegression, LinearSVC).
+macro_rules! linear_classifier_accessors {
+    ($model:ty) => {
+        impl $model {
+            #[inline]
+            pub fn get_actual_iterations(&self) -> Option<usize> {
+                self.n_iter()
+            }
+
+            /// Sorted distinct training labels (`classes_`).
+            pub fn classes(&self) -> Option<&ndarray::Array1<f64>> {
+                self.fitted.as_ref().map(|f| &f.classes)
+            }
+
+            /// Coefficients (`coef_`): `1 x n_features` for two classes (positive favours
+            /// `classes[1]`), one row per class otherwise.
+            pub fn coefficients(&self) -> Option<&ndarray::Array2<f64>> {
+                self.fitted.as_ref().map(|f| &f.coef)
+            }
+
+            /// Intercepts (`intercept_`), one per row of the coefficients; zeros without an
+            /// intercept.
+            pub fn intercept(&self) -> Option<&ndarray::Array1<f64>> {
+                self.fitted.as_ref().map(|f| &f.intercept)
+            }
+
+            /// Iterations the solver ran (`n_iter_`; for one-vs-rest, the most any binary
+            /// problem took).
+            pub fn n_iter(&self) -> Option<usize> {
+                self.fitted.as_ref().map(|f| f.n_iter)
+            }
+
+            /// Whether the solver met its tolerance before `max_iter` (for one-vs-rest, every
+            /// binary problem).
+            pub fn converged(&self) -> Option<bool> {
+                self.fitted.as_ref().map(|f| f.converged)
+            }
+        }
+    };
+}
+pub(crate) use linear_classifier_accessors;
+
+linear_classifier_accessors!(LogisticRegression);
 
 /// `x · coefᵀ + intercept` (rows of `coef` are the outputs).
 pub(crate) fn scores(
