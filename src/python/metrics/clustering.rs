@@ -18,6 +18,25 @@ macro_rules! pair_scores {
             }
         )*
     };
+    (average_method: $($name:ident),* $(,)?) => {
+        $(
+            #[pyfunction]
+            #[pyo3(signature = (labels_true, labels_pred, average_method = "arithmetic"))]
+            fn $name(
+                py: Python<'_>,
+                labels_true: &Bound<'_, PyAny>,
+                labels_pred: &Bound<'_, PyAny>,
+                average_method: &str,
+            ) -> PyResult<f64> {
+                let method = AverageMethod::parse(average_method).map_err(to_py_err)?;
+                let pair = label_pair(labels_true, labels_pred, ("labels_true", "labels_pred"))?;
+                with_label_pair!(pair, |t, p, T| maybe_detach(py, t.len(), || {
+                    clu::$name(t, p, method)
+                }))
+                .map_err(to_py_err)
+            }
+        )*
+    };
 }
 
 pair_scores!(
@@ -25,38 +44,7 @@ pair_scores!(
     mutual_info_score,
     fowlkes_mallows_score
 );
-
-#[pyfunction]
-#[pyo3(signature = (labels_true, labels_pred, average_method = "arithmetic"))]
-fn normalized_mutual_info_score(
-    py: Python<'_>,
-    labels_true: &Bound<'_, PyAny>,
-    labels_pred: &Bound<'_, PyAny>,
-    average_method: &str,
-) -> PyResult<f64> {
-    let method = AverageMethod::parse(average_method).map_err(to_py_err)?;
-    let pair = label_pair(labels_true, labels_pred, ("labels_true", "labels_pred"))?;
-    with_label_pair!(pair, |t, p, T| maybe_detach(py, t.len(), || {
-        clu::normalized_mutual_info_score(t, p, method)
-    }))
-    .map_err(to_py_err)
-}
-
-#[pyfunction]
-#[pyo3(signature = (labels_true, labels_pred, average_method = "arithmetic"))]
-fn adjusted_mutual_info_score(
-    py: Python<'_>,
-    labels_true: &Bound<'_, PyAny>,
-    labels_pred: &Bound<'_, PyAny>,
-    average_method: &str,
-) -> PyResult<f64> {
-    let method = AverageMethod::parse(average_method).map_err(to_py_err)?;
-    let pair = label_pair(labels_true, labels_pred, ("labels_true", "labels_pred"))?;
-    with_label_pair!(pair, |t, p, T| maybe_detach(py, t.len(), || {
-        clu::adjusted_mutual_info_score(t, p, method)
-    }))
-    .map_err(to_py_err)
-}
+pair_scores!(average_method: normalized_mutual_info_score, adjusted_mutual_info_score);
 
 #[pyfunction]
 #[pyo3(signature = (labels_true, labels_pred, beta = 1.0))]
