@@ -1,6 +1,6 @@
 //! Native classification metrics over int64 / float64 label arrays.
 
-use super::{pair_scores, FromPyLabel};
+use super::FromPyLabel;
 use crate::metrics::checked::classification::{
     self as cls, Average, ConfusionNormalize, MultiClass, Probabilities, ZeroDivision,
 };

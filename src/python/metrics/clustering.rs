@@ -1,6 +1,5 @@
 //! Native clustering metrics.
 
-use super::pair_scores;
 use crate::metrics::checked::clustering::{self as clu, AverageMethod, SilhouetteMetric};
 use crate::python::labels::{label_pair, maybe_detach, with_label_pair, with_labels};
 use crate::python::{f64_array, to_py_err};

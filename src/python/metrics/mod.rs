@@ -52,7 +52,6 @@ macro_rules! pair_scores {
         )*
     };
 }
-use pair_scores;
 
 mod classification;
 mod clustering;
