@@ -104,6 +104,9 @@ impl DBSCAN {
     }
 }
 
+crate::machine_learning::path_persistence!(DBSCAN);
+crate::machine_learning::clustering::fit_predict_labels!(DBSCAN);
+
 impl Persist for DBSCAN {
     const MODEL_NAME: &'static str = "DBSCAN";
 }
@@ -205,23 +208,6 @@ impl DBSCAN {
             }
         }
         Ok(Array1::from(out))
-    }
-
-    /// Cluster `data` and return its labels.
-    pub fn fit_predict<S: Data<Elem = f64>>(
-        &mut self,
-        data: &ArrayBase<S, Ix2>,
-    ) -> Result<Array1<isize>> {
-        self.fit(data)?;
-        Ok(self.labels.clone().expect("fitted above"))
-    }
-
-    pub fn save_to_path(&self, path: &str) -> Result<()> {
-        self.save(path)
-    }
-
-    pub fn load_from_path(path: &str) -> Result<Self> {
-        Self::load(path)
     }
 }
 

@@ -445,14 +445,6 @@ impl IsolationForest {
         self.fit(x)?;
         self.predict(x)
     }
-
-    pub fn save_to_path(&self, path: &str) -> Result<()> {
-        self.save(path)
-    }
-
-    pub fn load_from_path(path: &str) -> Result<Self> {
-        Self::load(path)
-    }
 }
 
 impl<'a, S: Data<Elem = f64> + Send + Sync> crate::traits::Fit<&'a ArrayBase<S, Ix2>>
@@ -495,6 +487,8 @@ impl Forest {
             .collect()
     }
 }
+
+crate::machine_learning::path_persistence!(IsolationForest);
 
 impl Persist for IsolationForest {
     const MODEL_NAME: &'static str = "IsolationForest";

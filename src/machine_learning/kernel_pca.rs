@@ -490,14 +490,6 @@ impl KernelPCA {
         self.fit(x)?;
         Ok(self.training_projection())
     }
-
-    pub fn save_to_path(&self, path: &str) -> Result<()> {
-        self.save(path)
-    }
-
-    pub fn load_from_path(path: &str) -> Result<Self> {
-        Self::load(path)
-    }
 }
 
 impl<'a, S: Data<Elem = f64> + Send + Sync> crate::traits::Fit<&'a ArrayBase<S, Ix2>>
@@ -525,6 +517,8 @@ impl<'a, S: Data<Elem = f64> + Send + Sync> crate::traits::FitTransform<&'a Arra
         KernelPCA::fit_transform(self, x)
     }
 }
+
+crate::machine_learning::path_persistence!(KernelPCA);
 
 impl Persist for KernelPCA {
     const MODEL_NAME: &'static str = "KernelPCA";

@@ -295,6 +295,9 @@ impl KMeans {
     }
 }
 
+crate::machine_learning::path_persistence!(KMeans);
+crate::machine_learning::clustering::fit_predict_labels!(KMeans);
+
 impl Persist for KMeans {
     const MODEL_NAME: &'static str = "KMeans";
 }
@@ -373,23 +376,6 @@ impl KMeans {
         let centers = self.centers.as_ref().ok_or(Error::NotFitted("KMeans"))?;
         require_data_width(&data.view(), centers.ncols(), "KMeans input")?;
         Ok(self.predict_checked(data)?.mapv(|l| l as isize))
-    }
-
-    /// Fit, then return the training labels.
-    pub fn fit_predict<S: Data<Elem = f64>>(
-        &mut self,
-        data: &ArrayBase<S, Ix2>,
-    ) -> Result<Array1<isize>> {
-        self.fit(data)?;
-        Ok(self.labels.clone().expect("fitted above"))
-    }
-
-    pub fn save_to_path(&self, path: &str) -> Result<()> {
-        self.save(path)
-    }
-
-    pub fn load_from_path(path: &str) -> Result<Self> {
-        Self::load(path)
     }
 }
 

@@ -293,21 +293,13 @@ impl KnnClassifier {
             .collect())
     }
 
-    /// Mean accuracy on `x` against `y`.
-    pub fn score<S1, S2>(&self, x: &ArrayBase<S1, Ix2>, y: &ArrayBase<S2, Ix1>) -> Result<f64>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
-    {
-        let pred = self.predict(x)?;
-        crate::machine_learning::logistic_regression::accuracy(pred.view(), y.view())
-    }
-
     /// The k-nearest engine over the training rows (their norms stored at `fit`).
     fn searcher<'a>(&self, fitted: &'a Fitted) -> KNearest<'a> {
         KNearest::with_sq_norms(fitted.x.view(), fitted.sq_norms.view(), self.metric)
     }
 }
+
+crate::machine_learning::linear_model::supervised_conveniences!(KnnClassifier: accuracy_score);
 
 impl Persist for KnnClassifier {
     const MODEL_NAME: &'static str = "KNN";
@@ -440,18 +432,7 @@ impl<T: Clone + Hash + Eq> KNN<T> {
     }
 }
 
-impl<T> KNN<T>
-where
-    T: Clone + Hash + Eq + Serialize + for<'de> Deserialize<'de>,
-{
-    pub fn save_to_path(&self, path: &str) -> Result<()> {
-        self.save(path)
-    }
-
-    pub fn load_from_path(path: &str) -> Result<Self> {
-        Self::load(path)
-    }
-}
+crate::machine_learning::path_persistence!(KNN<T>);
 
 impl<T: Serialize + for<'de> Deserialize<'de>> Persist for KNN<T> {
     const MODEL_NAME: &'static str = "KNN<T>";

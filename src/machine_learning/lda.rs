@@ -27,7 +27,6 @@ use crate::error::{Error, Result};
 use crate::machine_learning::labels;
 #[cfg(test)]
 use crate::machine_learning::logistic_regression::accuracy;
-use crate::machine_learning::options::{byte_to_pair, pair_to_byte};
 use crate::machine_learning::validation::{
     check_xy, require_data, require_data_width, require_non_negative, require_nonzero,
 };
@@ -69,54 +68,17 @@ pub enum ProjectionCentring {
     SvdOnly,
 }
 
-/// The options that tell the original API's LDA from scikit-learn's; saved as one byte
-/// (see [`crate::machine_learning::options`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(into = "u8", try_from = "u8")]
-pub struct LdaOptions {
-    pub pooling: ScatterPooling,
-    pub centring: ProjectionCentring,
-}
-
-impl LdaOptions {
+crate::machine_learning::options::paired_options! {
+    /// The options that tell the original API's LDA from scikit-learn's; saved as one byte
+    /// (see [`crate::machine_learning::options`]).
+    pub struct LdaOptions ("LDA") {
+        pub pooling: ScatterPooling { DegreesOfFreedom, Priors },
+        pub centring: ProjectionCentring { Always, SvdOnly },
+    }
     /// The original API's: pooled over `n - n_classes`, every projection centred.
-    pub const ORIGINAL: Self = Self {
-        pooling: ScatterPooling::DegreesOfFreedom,
-        centring: ProjectionCentring::Always,
-    };
+    ORIGINAL;
     /// scikit-learn's: prior-weighted covariances, only the `svd` projection centred.
-    pub const SCIKIT_LEARN: Self = Self {
-        pooling: ScatterPooling::Priors,
-        centring: ProjectionCentring::SvdOnly,
-    };
-}
-
-impl From<LdaOptions> for u8 {
-    fn from(o: LdaOptions) -> u8 {
-        pair_to_byte(
-            o.pooling == ScatterPooling::Priors,
-            o.centring == ProjectionCentring::SvdOnly,
-        )
-    }
-}
-
-impl TryFrom<u8> for LdaOptions {
-    type Error = String;
-    fn try_from(byte: u8) -> std::result::Result<Self, String> {
-        let (priors, svd_only) = byte_to_pair(byte, "LDA")?;
-        Ok(Self {
-            pooling: if priors {
-                ScatterPooling::Priors
-            } else {
-                ScatterPooling::DegreesOfFreedom
-            },
-            centring: if svd_only {
-                ProjectionCentring::SvdOnly
-            } else {
-                ProjectionCentring::Always
-            },
-        })
-    }
+    SCIKIT_LEARN;
 }
 
 /// Shrinkage of the within-class covariance towards `(trace / d) I`.
@@ -662,19 +624,10 @@ impl LDA {
     pub fn score(&self, x: ArrayView2<f64>, y: ArrayView1<f64>) -> Result<f64> {
         accuracy(self.predict_labels(x)?.view(), y)
     }
-
-    /// Write the model to `path` (postcard).
-    pub fn save_to_path(&self, path: &str) -> Result<()> {
-        self.save(path)
-    }
-
-    /// Read a model written by [`save_to_path`](Self::save_to_path).
-    pub fn load_from_path(path: &str) -> Result<Self> {
-        Self::load(path)
-    }
 }
 
 crate::machine_learning::linear_model::supervised_traits!(LDA, i32, Array1<i32>);
+crate::machine_learning::path_persistence!(LDA);
 
 /// Singular values (descending) and right singular vectors (rows of `Vᵀ`, `min(n, d) x d`)
 /// of `a`. A tall `a` is first reduced to the triangle of its Householder QR (same singular

@@ -66,3 +66,49 @@ macro_rules! supervised_traits {
     };
 }
 pub(crate) use supervised_traits;
+
+/// The original API's conveniences over a supervised model's inherent `fit` / `predict`
+/// (`f64` targets and predictions), each named in the call: `fit_predict` (fit, then predict
+/// the training data) and `accuracy_score` (a classifier's `score`: the mean accuracy).
+macro_rules! supervised_conveniences {
+    ($model:ty: $($item:ident),+) => {
+        $($crate::machine_learning::linear_model::supervised_conveniences!(@$item $model);)+
+    };
+    (@fit_predict $model:ty) => {
+        impl $model {
+            /// Fit, then predict the training data.
+            pub fn fit_predict<S1, S2>(
+                &mut self,
+                x: &ndarray::ArrayBase<S1, ndarray::Ix2>,
+                y: &ndarray::ArrayBase<S2, ndarray::Ix1>,
+            ) -> $crate::error::Result<ndarray::Array1<f64>>
+            where
+                S1: ndarray::Data<Elem = f64>,
+                S2: ndarray::Data<Elem = f64>,
+            {
+                self.fit(x, y)?;
+                self.predict(x)
+            }
+        }
+    };
+    (@accuracy_score $model:ty) => {
+        impl $model {
+            /// Mean accuracy on `x` against `y`.
+            pub fn score<S1, S2>(
+                &self,
+                x: &ndarray::ArrayBase<S1, ndarray::Ix2>,
+                y: &ndarray::ArrayBase<S2, ndarray::Ix1>,
+            ) -> $crate::error::Result<f64>
+            where
+                S1: ndarray::Data<Elem = f64>,
+                S2: ndarray::Data<Elem = f64>,
+            {
+                $crate::machine_learning::logistic_regression::accuracy(
+                    self.predict(x)?.view(),
+                    y.view(),
+                )
+            }
+        }
+    };
+}
+pub(crate) use supervised_conveniences;

@@ -321,20 +321,6 @@ impl LinearRegression {
         Ok(out)
     }
 
-    /// Fit, then predict the training data.
-    pub fn fit_predict<S1, S2>(
-        &mut self,
-        x: &ArrayBase<S1, Ix2>,
-        y: &ArrayBase<S2, Ix1>,
-    ) -> Result<Array1<f64>>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
-    {
-        self.fit(x, y)?;
-        self.predict(x)
-    }
-
     /// R² of the predictions on `x` against `y` (length mismatch -> `DimensionMismatch`).
     pub fn score<S1, S2>(&self, x: &ArrayBase<S1, Ix2>, y: &ArrayBase<S2, Ix1>) -> Result<f64>
     where
@@ -347,19 +333,11 @@ impl LinearRegression {
         }
         crate::metrics::checked::r2_score(y.view(), pred.view())
     }
-
-    /// Write the model to `path` (postcard).
-    pub fn save_to_path(&self, path: &str) -> Result<()> {
-        self.save(path)
-    }
-
-    /// Read a model written by [`save_to_path`](Self::save_to_path).
-    pub fn load_from_path(path: &str) -> Result<Self> {
-        Self::load(path)
-    }
 }
 
 crate::machine_learning::linear_model::supervised_traits!(LinearRegression, f64, Array1<f64>);
+crate::machine_learning::linear_model::supervised_conveniences!(LinearRegression: fit_predict);
+crate::machine_learning::path_persistence!(LinearRegression);
 
 impl Persist for LinearRegression {
     const MODEL_NAME: &'static str = "LinearRegression";

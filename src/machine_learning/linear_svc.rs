@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::machine_learning::labels;
 use crate::machine_learning::linear_model::require_xy;
 use crate::machine_learning::linear_regression::check_regularization;
-use crate::machine_learning::logistic_regression::{accuracy, scores};
+use crate::machine_learning::logistic_regression::scores;
 use crate::machine_learning::validation::{
     check_xy, require_data_width, require_non_negative, require_nonzero, require_positive,
 };
@@ -224,11 +224,6 @@ impl LinearSVC {
         self.max_iter
     }
 
-    #[inline]
-    pub fn get_actual_iterations(&self) -> Option<usize> {
-        self.n_iter()
-    }
-
     /// The weights of a binary fit.
     pub fn get_weights(&self) -> Option<&Array1<f64>> {
         self.fitted.as_ref().map(|f| &f.weights)
@@ -257,32 +252,6 @@ impl LinearSVC {
     #[inline]
     pub fn get_solver(&self) -> LinearSvcSolver {
         self.solver
-    }
-
-    /// Sorted distinct training labels (`classes_`).
-    pub fn classes(&self) -> Option<&Array1<f64>> {
-        self.fitted.as_ref().map(|f| &f.classes)
-    }
-
-    /// Weights (`coef_`): `1 x d` for two classes (positive favours `classes[1]`), one row per
-    /// class (one-vs-rest) otherwise.
-    pub fn coefficients(&self) -> Option<&Array2<f64>> {
-        self.fitted.as_ref().map(|f| &f.coef)
-    }
-
-    /// Intercepts (`intercept_`), one per row of the weights.
-    pub fn intercept(&self) -> Option<&Array1<f64>> {
-        self.fitted.as_ref().map(|f| &f.intercept)
-    }
-
-    /// Largest iteration count over the binary problems (`n_iter_`).
-    pub fn n_iter(&self) -> Option<usize> {
-        self.fitted.as_ref().map(|f| f.n_iter)
-    }
-
-    /// Whether every binary problem met `tol` before `max_iter`.
-    pub fn converged(&self) -> Option<bool> {
-        self.fitted.as_ref().map(|f| f.converged)
     }
 
     /// The one check of LinearSVC's hyper-parameters, for every door: those of the solver
@@ -526,42 +495,12 @@ impl LinearSVC {
             Ok(labels::decode(classes, &labels::row_argmax(z.view())))
         }
     }
-
-    /// Fit, then predict the training data.
-    pub fn fit_predict<S1, S2>(
-        &mut self,
-        x: &ArrayBase<S1, Ix2>,
-        y: &ArrayBase<S2, Ix1>,
-    ) -> Result<Array1<f64>>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
-    {
-        self.fit(x, y)?;
-        self.predict(x)
-    }
-
-    /// Mean accuracy on `x` against `y`.
-    pub fn score<S1, S2>(&self, x: &ArrayBase<S1, Ix2>, y: &ArrayBase<S2, Ix1>) -> Result<f64>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
-    {
-        accuracy(self.predict(x)?.view(), y.view())
-    }
-
-    /// Write the model to `path` (postcard).
-    pub fn save_to_path(&self, path: &str) -> Result<()> {
-        self.save(path)
-    }
-
-    /// Read a model written by [`save_to_path`](Self::save_to_path).
-    pub fn load_from_path(path: &str) -> Result<Self> {
-        Self::load(path)
-    }
 }
 
 crate::machine_learning::linear_model::supervised_traits!(LinearSVC, f64, Array1<f64>);
+crate::machine_learning::linear_model::supervised_conveniences!(LinearSVC: fit_predict, accuracy_score);
+crate::machine_learning::path_persistence!(LinearSVC);
+crate::machine_learning::logistic_regression::linear_classifier_accessors!(LinearSVC);
 
 /// The scaled primal of one binary problem over `theta = [w, v]` (intercept `scaling * v`,
 /// penalised like `w`): `mean(max(0, 1 - y z)^2) + l2 |theta|^2 / 2`, `z = x w + scaling v`.

@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::machine_learning::labels;
 use crate::machine_learning::linear_model::require_xy;
 use crate::machine_learning::linear_regression::check_regularization;
-use crate::machine_learning::options::{byte_to_pair, pair_to_byte, ClassLabels};
+use crate::machine_learning::options::ClassLabels;
 use crate::machine_learning::validation::{
     check_xy, require_data_width, require_non_negative, require_nonzero, require_positive,
 };
@@ -60,54 +60,17 @@ pub enum ZeroScoreClass {
     Negative,
 }
 
-/// The options that tell the original API's logistic regression from scikit-learn's; saved
-/// as one byte (see [`crate::machine_learning::options`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(into = "u8", try_from = "u8")]
-pub struct LogisticOptions {
-    pub labels: ClassLabels,
-    pub zero_score: ZeroScoreClass,
-}
-
-impl LogisticOptions {
+crate::machine_learning::options::paired_options! {
+    /// The options that tell the original API's logistic regression from scikit-learn's;
+    /// saved as one byte (see [`crate::machine_learning::options`]).
+    pub struct LogisticOptions ("LogisticRegression") {
+        pub labels: ClassLabels { ZeroOne, Observed },
+        pub zero_score: ZeroScoreClass { Positive, Negative },
+    }
     /// The original API's: labels 0/1, a score of 0 predicts 1.
-    pub const ORIGINAL: Self = Self {
-        labels: ClassLabels::ZeroOne,
-        zero_score: ZeroScoreClass::Positive,
-    };
+    ORIGINAL;
     /// scikit-learn's: any labels, a score of 0 predicts the first class.
-    pub const SCIKIT_LEARN: Self = Self {
-        labels: ClassLabels::Observed,
-        zero_score: ZeroScoreClass::Negative,
-    };
-}
-
-impl From<LogisticOptions> for u8 {
-    fn from(o: LogisticOptions) -> u8 {
-        pair_to_byte(
-            o.labels == ClassLabels::Observed,
-            o.zero_score == ZeroScoreClass::Negative,
-        )
-    }
-}
-
-impl TryFrom<u8> for LogisticOptions {
-    type Error = String;
-    fn try_from(byte: u8) -> std::result::Result<Self, String> {
-        let (observed, negative) = byte_to_pair(byte, "LogisticRegression")?;
-        Ok(Self {
-            labels: if observed {
-                ClassLabels::Observed
-            } else {
-                ClassLabels::ZeroOne
-            },
-            zero_score: if negative {
-                ZeroScoreClass::Negative
-            } else {
-                ZeroScoreClass::Positive
-            },
-        })
-    }
+    SCIKIT_LEARN;
 }
 
 /// Logistic regression classifier.
@@ -270,42 +233,10 @@ impl LogisticRegression {
         self.options
     }
 
-    #[inline]
-    pub fn get_actual_iterations(&self) -> Option<usize> {
-        self.n_iter()
-    }
-
     /// The original's weight vector of a binary fit: `[intercept, w_1, ..., w_d]` with an
     /// intercept, `[w_1, ..., w_d]` without.
     pub fn get_weights(&self) -> Option<&Array1<f64>> {
         self.fitted.as_ref().and_then(|f| f.weights.as_ref())
-    }
-
-    /// Sorted distinct training labels (`classes_`).
-    pub fn classes(&self) -> Option<&Array1<f64>> {
-        self.fitted.as_ref().map(|f| &f.classes)
-    }
-
-    /// Coefficients (`coef_`): `1 x n_features` for two classes, `n_classes x n_features`
-    /// otherwise.
-    pub fn coefficients(&self) -> Option<&Array2<f64>> {
-        self.fitted.as_ref().map(|f| &f.coef)
-    }
-
-    /// Intercepts (`intercept_`), one per row of the coefficients; zeros without an
-    /// intercept.
-    pub fn intercept(&self) -> Option<&Array1<f64>> {
-        self.fitted.as_ref().map(|f| &f.intercept)
-    }
-
-    /// Iterations the solver ran (`n_iter_`).
-    pub fn n_iter(&self) -> Option<usize> {
-        self.fitted.as_ref().map(|f| f.n_iter)
-    }
-
-    /// Whether the solver met its tolerance before `max_iter`.
-    pub fn converged(&self) -> Option<bool> {
-        self.fitted.as_ref().map(|f| f.converged)
     }
 
     /// The one check of LogisticRegression's hyper-parameters, for every door: the original's
@@ -576,43 +507,11 @@ impl LogisticRegression {
             Ok(labels::decode(classes, &labels::row_argmax(z.view())))
         }
     }
-
-    /// Fit, then predict the training data.
-    pub fn fit_predict<S1, S2>(
-        &mut self,
-        train_x: &ArrayBase<S1, Ix2>,
-        train_y: &ArrayBase<S2, Ix1>,
-    ) -> Result<Array1<f64>>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
-    {
-        self.fit(train_x, train_y)?;
-        self.predict(train_x)
-    }
-
-    /// Mean accuracy on `x` against `y`.
-    pub fn score<S1, S2>(&self, x: &ArrayBase<S1, Ix2>, y: &ArrayBase<S2, Ix1>) -> Result<f64>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
-    {
-        let pred = self.predict(x)?;
-        accuracy(pred.view(), y.view())
-    }
-
-    /// Write the model to `path` (postcard).
-    pub fn save_to_path(&self, path: &str) -> Result<()> {
-        self.save(path)
-    }
-
-    /// Read a model written by [`save_to_path`](Self::save_to_path).
-    pub fn load_from_path(path: &str) -> Result<Self> {
-        Self::load(path)
-    }
 }
 
 crate::machine_learning::linear_model::supervised_traits!(LogisticRegression, f64, Array1<f64>);
+crate::machine_learning::linear_model::supervised_conveniences!(LogisticRegression: fit_predict, accuracy_score);
+crate::machine_learning::path_persistence!(LogisticRegression);
 
 /// All monomials of the columns of `x` of degree 1 to `degree`, by degree, each degree's
 /// products in lexicographic order of the column indices (scikit-learn's
@@ -653,6 +552,51 @@ pub(crate) fn accuracy(pred: ArrayView1<f64>, y: ArrayView1<f64>) -> Result<f64>
         .fold(0usize, |n, a, b| n + usize::from(a == b));
     Ok(hits as f64 / y.len().max(1) as f64)
 }
+
+/// The fitted-state accessors of a linear classifier whose `Fitted` holds `classes`, `coef`,
+/// `intercept`, `n_iter` and `converged` (LogisticRegression, LinearSVC).
+macro_rules! linear_classifier_accessors {
+    ($model:ty) => {
+        impl $model {
+            #[inline]
+            pub fn get_actual_iterations(&self) -> Option<usize> {
+                self.n_iter()
+            }
+
+            /// Sorted distinct training labels (`classes_`).
+            pub fn classes(&self) -> Option<&ndarray::Array1<f64>> {
+                self.fitted.as_ref().map(|f| &f.classes)
+            }
+
+            /// Coefficients (`coef_`): `1 x n_features` for two classes (positive favours
+            /// `classes[1]`), one row per class otherwise.
+            pub fn coefficients(&self) -> Option<&ndarray::Array2<f64>> {
+                self.fitted.as_ref().map(|f| &f.coef)
+            }
+
+            /// Intercepts (`intercept_`), one per row of the coefficients; zeros without an
+            /// intercept.
+            pub fn intercept(&self) -> Option<&ndarray::Array1<f64>> {
+                self.fitted.as_ref().map(|f| &f.intercept)
+            }
+
+            /// Iterations the solver ran (`n_iter_`; for one-vs-rest, the most any binary
+            /// problem took).
+            pub fn n_iter(&self) -> Option<usize> {
+                self.fitted.as_ref().map(|f| f.n_iter)
+            }
+
+            /// Whether the solver met its tolerance before `max_iter` (for one-vs-rest, every
+            /// binary problem).
+            pub fn converged(&self) -> Option<bool> {
+                self.fitted.as_ref().map(|f| f.converged)
+            }
+        }
+    };
+}
+pub(crate) use linear_classifier_accessors;
+
+linear_classifier_accessors!(LogisticRegression);
 
 /// `x · coefᵀ + intercept` (rows of `coef` are the outputs).
 pub(crate) fn scores(

@@ -236,6 +236,9 @@ impl MeanShift {
     }
 }
 
+crate::machine_learning::path_persistence!(MeanShift);
+crate::machine_learning::clustering::fit_predict_labels!(MeanShift);
+
 impl Persist for MeanShift {
     const MODEL_NAME: &'static str = "MeanShift";
 }
@@ -333,23 +336,6 @@ impl MeanShift {
                 }
             })
             .collect())
-    }
-
-    /// Cluster `x` and return its labels.
-    pub fn fit_predict<S: Data<Elem = f64>>(
-        &mut self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array1<isize>> {
-        self.fit(x)?;
-        Ok(self.labels.clone().expect("fitted above"))
-    }
-
-    pub fn save_to_path(&self, path: &str) -> Result<()> {
-        self.save(path)
-    }
-
-    pub fn load_from_path(path: &str) -> Result<Self> {
-        Self::load(path)
     }
 }
 

@@ -1,5 +1,26 @@
 //! Classical machine learning estimators.
 
+/// `save_to_path` / `load_from_path`, the original API's names for [`Persist::save`] and
+/// [`Persist::load`](crate::persistence::Persist::load), on a model (`Model` or `Model<T>`).
+///
+/// [`Persist::save`]: crate::persistence::Persist::save
+macro_rules! path_persistence {
+    ($model:ident $(<$g:ident>)?) => {
+        impl$(<$g>)? $model$(<$g>)? where $model$(<$g>)?: $crate::persistence::Persist {
+            /// Write the model to `path` (postcard).
+            pub fn save_to_path(&self, path: &str) -> $crate::error::Result<()> {
+                $crate::persistence::Persist::save(self, path)
+            }
+
+            /// Read a model written by [`save_to_path`](Self::save_to_path).
+            pub fn load_from_path(path: &str) -> $crate::error::Result<Self> {
+                <Self as $crate::persistence::Persist>::load(path)
+            }
+        }
+    };
+}
+pub(crate) use path_persistence;
+
 pub mod dbscan;
 pub mod decision_tree;
 pub mod error;

@@ -41,6 +41,66 @@ pub(crate) fn byte_to_pair(byte: u8, what: &str) -> Result<(bool, bool), String>
     }
 }
 
+/// One engine-options struct of two two-variant fields, saved as the byte of [`pair_to_byte`]:
+/// the struct, its `ORIGINAL` (every field at its first variant) and `SCIKIT_LEARN` (every
+/// field at its second) constants, and the `u8` conversions serde goes through (`$what`
+/// names the model in the message refusing an unknown byte).
+macro_rules! paired_options {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident ($what:literal) {
+            pub $first:ident: $first_ty:ident { $first_a:ident, $first_b:ident },
+            pub $second:ident: $second_ty:ident { $second_a:ident, $second_b:ident },
+        }
+        $(#[$original_doc:meta])*
+        ORIGINAL;
+        $(#[$sklearn_doc:meta])*
+        SCIKIT_LEARN;
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+        #[serde(into = "u8", try_from = "u8")]
+        pub struct $name {
+            pub $first: $first_ty,
+            pub $second: $second_ty,
+        }
+
+        impl $name {
+            $(#[$original_doc])*
+            pub const ORIGINAL: Self = Self {
+                $first: $first_ty::$first_a,
+                $second: $second_ty::$second_a,
+            };
+            $(#[$sklearn_doc])*
+            pub const SCIKIT_LEARN: Self = Self {
+                $first: $first_ty::$first_b,
+                $second: $second_ty::$second_b,
+            };
+        }
+
+        impl From<$name> for u8 {
+            fn from(o: $name) -> u8 {
+                $crate::machine_learning::options::pair_to_byte(
+                    o.$first == $first_ty::$first_b,
+                    o.$second == $second_ty::$second_b,
+                )
+            }
+        }
+
+        impl TryFrom<u8> for $name {
+            type Error = String;
+            fn try_from(byte: u8) -> std::result::Result<Self, String> {
+                let (first, second) = $crate::machine_learning::options::byte_to_pair(byte, $what)?;
+                Ok(Self {
+                    $first: if first { $first_ty::$first_b } else { $first_ty::$first_a },
+                    $second: if second { $second_ty::$second_b } else { $second_ty::$second_a },
+                })
+            }
+        }
+    };
+}
+pub(crate) use paired_options;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -501,14 +501,6 @@ impl PCA {
         require_data_width(&x.view(), fitted.components.nrows(), "PCA projections")?;
         self.inverse_transform_checked(x)
     }
-
-    pub fn save_to_path(&self, path: &str) -> Result<()> {
-        self.save(path)
-    }
-
-    pub fn load_from_path(path: &str) -> Result<Self> {
-        Self::load(path)
-    }
 }
 
 impl<'a, S: Data<Elem = f64>> crate::traits::Fit<&'a ArrayBase<S, Ix2>> for PCA {
@@ -530,6 +522,8 @@ impl<'a, S: Data<Elem = f64>> crate::traits::FitTransform<&'a ArrayBase<S, Ix2>>
         PCA::fit_transform(self, x)
     }
 }
+
+crate::machine_learning::path_persistence!(PCA);
 
 impl Persist for PCA {
     const MODEL_NAME: &'static str = "PCA";

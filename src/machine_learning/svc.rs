@@ -9,8 +9,7 @@
 use crate::error::{Error, Result};
 use crate::machine_learning::labels;
 use crate::machine_learning::linear_model::require_xy;
-use crate::machine_learning::logistic_regression::accuracy;
-use crate::machine_learning::options::{byte_to_pair, pair_to_byte, ClassLabels};
+use crate::machine_learning::options::ClassLabels;
 use crate::machine_learning::types::KernelType;
 use crate::machine_learning::validation::{check_xy, require_data_width, require_positive};
 use crate::math::distance::SCAN_F64;
@@ -43,57 +42,20 @@ pub enum IterationCap {
     Report,
 }
 
-/// The options that tell the original API's SVC from scikit-learn's; saved as one byte (see
-/// [`crate::machine_learning::options`]). With [`ClassLabels::ZeroOne`] a fit also reports
-/// the binary multipliers and `±1` labels of its support vectors
-/// ([`SVC::get_alphas`], [`SVC::get_support_vector_labels`]) and refuses one-class data
-/// with `NotConverged`, as no support vector can exist.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(into = "u8", try_from = "u8")]
-pub struct SvcOptions {
-    pub labels: ClassLabels,
-    pub iteration_cap: IterationCap,
-}
-
-impl SvcOptions {
+crate::machine_learning::options::paired_options! {
+    /// The options that tell the original API's SVC from scikit-learn's; saved as one byte
+    /// (see [`crate::machine_learning::options`]). With [`ClassLabels::ZeroOne`] a fit also
+    /// reports the binary multipliers and `±1` labels of its support vectors
+    /// ([`SVC::get_alphas`], [`SVC::get_support_vector_labels`]) and refuses one-class data
+    /// with `NotConverged`, as no support vector can exist.
+    pub struct SvcOptions ("SVC") {
+        pub labels: ClassLabels { ZeroOne, Observed },
+        pub iteration_cap: IterationCap { Error, Report },
+    }
     /// The original API's: labels 0/1, `NotConverged` at the iteration cap.
-    pub const ORIGINAL: Self = Self {
-        labels: ClassLabels::ZeroOne,
-        iteration_cap: IterationCap::Error,
-    };
+    ORIGINAL;
     /// scikit-learn's: any labels, the model reported at the iteration cap.
-    pub const SCIKIT_LEARN: Self = Self {
-        labels: ClassLabels::Observed,
-        iteration_cap: IterationCap::Report,
-    };
-}
-
-impl From<SvcOptions> for u8 {
-    fn from(o: SvcOptions) -> u8 {
-        pair_to_byte(
-            o.labels == ClassLabels::Observed,
-            o.iteration_cap == IterationCap::Report,
-        )
-    }
-}
-
-impl TryFrom<u8> for SvcOptions {
-    type Error = String;
-    fn try_from(byte: u8) -> std::result::Result<Self, String> {
-        let (observed, report) = byte_to_pair(byte, "SVC")?;
-        Ok(Self {
-            labels: if observed {
-                ClassLabels::Observed
-            } else {
-                ClassLabels::ZeroOne
-            },
-            iteration_cap: if report {
-                IterationCap::Report
-            } else {
-                IterationCap::Error
-            },
-        })
-    }
+    SCIKIT_LEARN;
 }
 
 /// Kernel support vector classifier. The kernel is the original API's [`KernelType`] when one
@@ -765,42 +727,11 @@ impl SVC {
     ) -> Result<Array1<f64>> {
         Ok(self.decision_scores(x.view())?.column(0).to_owned())
     }
-
-    /// Fit, then predict the training data.
-    pub fn fit_predict<S1, S2>(
-        &mut self,
-        x: &ArrayBase<S1, Ix2>,
-        y: &ArrayBase<S2, Ix1>,
-    ) -> Result<Array1<f64>>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
-    {
-        self.fit(x, y)?;
-        self.predict(x)
-    }
-
-    /// Mean accuracy on `x` against `y`.
-    pub fn score<S1, S2>(&self, x: &ArrayBase<S1, Ix2>, y: &ArrayBase<S2, Ix1>) -> Result<f64>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
-    {
-        accuracy(self.predict(x)?.view(), y.view())
-    }
-
-    /// Write the model to `path` (postcard).
-    pub fn save_to_path(&self, path: &str) -> Result<()> {
-        self.save(path)
-    }
-
-    /// Read a model written by [`save_to_path`](Self::save_to_path).
-    pub fn load_from_path(path: &str) -> Result<Self> {
-        Self::load(path)
-    }
 }
 
 crate::machine_learning::linear_model::supervised_traits!(SVC, f64, Array1<f64>);
+crate::machine_learning::linear_model::supervised_conveniences!(SVC: fit_predict, accuracy_score);
+crate::machine_learning::path_persistence!(SVC);
 
 /// Rows scaled to unit Euclidean norm (zero rows stay zero), so the linear kernel on them is
 /// the cosine kernel.

@@ -18,14 +18,54 @@ fn promote<'py, D: ndarray::Dimension>(a: &FloatArray<'py, D>) -> ndarray::Array
     }
 }
 
-macro_rules! run_product {
-    ($py:expr, $work:expr, $body:expr) => {{
-        if $work >= GIL_RELEASE_MIN_MNK {
-            crate::python::parallel::detach($py, || $body)
-        } else {
-            $body
-        }
+/// One product of two float arrays in their common dtype (mixed float32/float64 promote to
+/// float64), returned as a NumPy array: `$body` runs on the views `$x`, `$y` (released from
+/// the GIL when `$work` reaches [`GIL_RELEASE_MIN_MNK`]; always after a promotion).
+macro_rules! float_product {
+    ($py:expr, ($a:expr, $b:expr), |$x:ident, $y:ident| work = $work:expr, $body:expr) => {{
+        let out = match (&$a, &$b) {
+            (FloatArray::F64($x), FloatArray::F64($y)) => {
+                let ($x, $y) = ($x.as_array(), $y.as_array());
+                run_detached($py, $work, || $body)
+                    .map_err(to_py_err)?
+                    .into_pyarray($py)
+                    .into_any()
+            }
+            (FloatArray::F32($x), FloatArray::F32($y)) => {
+                let ($x, $y) = ($x.as_array(), $y.as_array());
+                run_detached($py, $work, || $body)
+                    .map_err(to_py_err)?
+                    .into_pyarray($py)
+                    .into_any()
+            }
+            _ => {
+                let (promoted_a, promoted_b) = (promote(&$a), promote(&$b));
+                let ($x, $y) = (promoted_a.view(), promoted_b.view());
+                crate::python::parallel::detach($py, || $body)
+                    .map_err(to_py_err)?
+                    .into_pyarray($py)
+                    .into_any()
+            }
+        };
+        out
     }};
+}
+
+/// `body`, outside the GIL when `work` is large enough to pay for the round trip.
+fn run_detached<R: Send>(py: Python<'_>, work: usize, body: impl FnOnce() -> R + Send) -> R {
+    if work >= GIL_RELEASE_MIN_MNK {
+        crate::python::parallel::detach(py, body)
+    } else {
+        body()
+    }
+}
+
+/// A product's `parallelism` argument (`None`: all workers).
+fn product_parallelism(parallelism: Option<&Bound<'_, PyAny>>) -> PyResult<matmul::Parallelism> {
+    match parallelism {
+        Some(p) => parse_parallelism(p),
+        None => Ok(matmul::Parallelism::Rayon(0)),
+    }
 }
 
 /// `a @ b` for 2-D float arrays. Same dtype in, same dtype out; mixed float32/float64 promote
@@ -38,37 +78,15 @@ fn dot<'py>(
     b: &Bound<'py, PyAny>,
     parallelism: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let par = match parallelism {
-        Some(p) => parse_parallelism(p)?,
-        None => matmul::Parallelism::Rayon(0),
-    };
+    let par = product_parallelism(parallelism)?;
     let a = float_array::<Ix2>(a, "a")?;
     let b = float_array::<Ix2>(b, "b")?;
-    Ok(match (&a, &b) {
-        (FloatArray::F64(x), FloatArray::F64(y)) => {
-            let (x, y) = (x.as_array(), y.as_array());
-            let work = x.nrows() * x.ncols() * y.ncols();
-            run_product!(py, work, matmul::dot_par(x, y, par))
-                .map_err(to_py_err)?
-                .into_pyarray(py)
-                .into_any()
-        }
-        (FloatArray::F32(x), FloatArray::F32(y)) => {
-            let (x, y) = (x.as_array(), y.as_array());
-            let work = x.nrows() * x.ncols() * y.ncols();
-            run_product!(py, work, matmul::dot_par(x, y, par))
-                .map_err(to_py_err)?
-                .into_pyarray(py)
-                .into_any()
-        }
-        _ => {
-            let (x, y) = (promote(&a), promote(&b));
-            crate::python::parallel::detach(py, || matmul::dot_par(x.view(), y.view(), par))
-                .map_err(to_py_err)?
-                .into_pyarray(py)
-                .into_any()
-        }
-    })
+    Ok(float_product!(
+        py,
+        (a, b),
+        |x, y| work = x.nrows() * x.ncols() * y.ncols(),
+        matmul::dot_par(x, y, par)
+    ))
 }
 
 /// `a @ x` for a 2-D `a` and a 1-D `x`.
@@ -80,35 +98,15 @@ fn matvec<'py>(
     x: &Bound<'py, PyAny>,
     parallelism: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let par = match parallelism {
-        Some(p) => parse_parallelism(p)?,
-        None => matmul::Parallelism::Rayon(0),
-    };
+    let par = product_parallelism(parallelism)?;
     let a = float_array::<Ix2>(a, "a")?;
     let x = float_array::<Ix1>(x, "x")?;
-    Ok(match (&a, &x) {
-        (FloatArray::F64(m), FloatArray::F64(v)) => {
-            let (m, v) = (m.as_array(), v.as_array());
-            run_product!(py, m.len(), matmul::matvec(m, v, par))
-                .map_err(to_py_err)?
-                .into_pyarray(py)
-                .into_any()
-        }
-        (FloatArray::F32(m), FloatArray::F32(v)) => {
-            let (m, v) = (m.as_array(), v.as_array());
-            run_product!(py, m.len(), matmul::matvec(m, v, par))
-                .map_err(to_py_err)?
-                .into_pyarray(py)
-                .into_any()
-        }
-        _ => {
-            let (m, v) = (promote(&a), promote(&x));
-            crate::python::parallel::detach(py, || matmul::matvec(m.view(), v.view(), par))
-                .map_err(to_py_err)?
-                .into_pyarray(py)
-                .into_any()
-        }
-    })
+    Ok(float_product!(
+        py,
+        (a, x),
+        |m, v| work = m.len(),
+        matmul::matvec(m, v, par)
+    ))
 }
 
 /// Run a 1-D f64 reduction over any float array: C-contiguous arrays of any shape are read in

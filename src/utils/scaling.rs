@@ -163,7 +163,36 @@ pub trait CheckedPersist: Persist {
 
 /// `save_to_path` / `load_from_path` (postcard binary, validated on load) and the
 /// `Fit` / `Transform` / `FitTransform` trait impls, all forwarding to the scaler's own methods.
+///
+/// With `map over $width` also `transform` (documented by the attributes given) and
+/// `fit_transform`: the fitted state, `$width` of it telling the feature count a batch must
+/// have, through the scaler's own `map(&self, &state, x)`.
 macro_rules! scaler_common {
+    ($model:ty, map over $width:ident, $(#[$transform_doc:meta])*) => {
+        impl $model {
+            $(#[$transform_doc])*
+            pub fn transform<S: ndarray::Data<Elem = f64>>(
+                &self,
+                x: &ndarray::ArrayBase<S, ndarray::Ix2>,
+            ) -> $crate::error::Result<ndarray::Array2<f64>> {
+                let state = $crate::utils::scaling::fitted(&self.state, NAME)?;
+                $crate::utils::scaling::check_batch(&x.view(), state.$width.len())?;
+                Ok(self.map(state, x.view()))
+            }
+
+            /// Fit, then transform the same data (validated once).
+            pub fn fit_transform<S: ndarray::Data<Elem = f64>>(
+                &mut self,
+                x: &ndarray::ArrayBase<S, ndarray::Ix2>,
+            ) -> $crate::error::Result<ndarray::Array2<f64>> {
+                self.fit(x)?;
+                let state = $crate::utils::scaling::fitted(&self.state, NAME)?;
+                Ok(self.map(state, x.view()))
+            }
+        }
+
+        $crate::utils::scaling::scaler_common!($model);
+    };
     ($model:ty) => {
         impl $model {
             /// Write the scaler (hyper-parameters and fitted state) to `path`.

@@ -4,8 +4,7 @@ from typing import Literal
 
 from rustyml import _native
 from rustyml._base import BaseEstimator, ClusterMixin, param_constraints
-from rustyml._validation import fit_array
-from rustyml.machine_learning._fitted import F64, I64, ArrayLike, Fitted
+from rustyml.machine_learning._fitted import F64, I64, ArrayLike, Fitted, fit_fresh
 
 Metric = Literal["euclidean", "manhattan", "cityblock", "l1", "l2", "minkowski", "sqeuclidean"]
 
@@ -44,11 +43,7 @@ class DBSCAN(ClusterMixin, BaseEstimator):
 
     def fit(self, X: ArrayLike, y: object = None) -> DBSCAN:
         """Cluster ``X`` (n_samples, n_features). Returns ``self``."""
-        X = fit_array(X)
-        native = self._build_native(**self.get_params())
-        native.fit(X)
-        self._native = native
-        self.n_features_in_ = X.shape[1]
+        fit_fresh(self, X)
         return self
 
     labels_ = Fitted[I64]()

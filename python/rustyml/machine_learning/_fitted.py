@@ -8,6 +8,8 @@ from typing import Any, Generic, TypeVar, overload
 import numpy as np
 import numpy.typing as npt
 
+from rustyml._validation import fit_array
+
 ArrayLike = npt.ArrayLike
 F64 = npt.NDArray[np.float64]
 I32 = npt.NDArray[np.int32]
@@ -40,3 +42,18 @@ class Fitted(Generic[T]):
     def __set__(self, obj: Any, value: Any) -> None:
         # read-only, as the properties it replaces: a fitted attribute comes from the model
         raise AttributeError(f"can't set attribute {self.name!r}: it is read from the fitted model")
+
+
+def fit_fresh(estimator: Any, X: ArrayLike, method: str = "fit", new_native: Any = None) -> Any:
+    """Run ``method`` (``"fit"``, ``"fit_transform"``) of a fresh native model on the validated
+    ``X`` and return its result; the estimator keeps the model and ``n_features_in_`` only once
+    that succeeds. The model is ``new_native()``, by default built from ``get_params()``."""
+    X = fit_array(X)
+    if new_native is None:
+        native = estimator._build_native(**estimator.get_params())
+    else:
+        native = new_native()
+    out = getattr(native, method)(X)
+    estimator._native = native
+    estimator.n_features_in_ = X.shape[1]
+    return out

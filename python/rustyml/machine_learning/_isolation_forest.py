@@ -4,8 +4,8 @@ from typing import Literal
 
 from rustyml import _native
 from rustyml._base import BaseEstimator, param_constraints
-from rustyml._validation import as_float_array, fit_array
-from rustyml.machine_learning._fitted import F64, I64, ArrayLike, Fitted
+from rustyml._validation import as_float_array
+from rustyml.machine_learning._fitted import F64, I64, ArrayLike, Fitted, fit_fresh
 
 
 class IsolationForest(BaseEstimator):
@@ -45,11 +45,7 @@ class IsolationForest(BaseEstimator):
 
     def fit(self, X: ArrayLike, y: object = None) -> IsolationForest:
         """Grow the forest on ``X`` (``y`` is ignored). Returns ``self``."""
-        X = fit_array(X)
-        native = self._build_native(**self.get_params())
-        native.fit(X)
-        self._native = native
-        self.n_features_in_ = X.shape[1]
+        fit_fresh(self, X)
         return self
 
     def score_samples(self, X: ArrayLike) -> F64:

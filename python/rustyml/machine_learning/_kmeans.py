@@ -1,11 +1,11 @@
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from rustyml import _native
 from rustyml._base import BaseEstimator, ClusterMixin, param_constraints, validate_params
 from rustyml._validation import as_float_array, fit_array
-from rustyml.machine_learning._fitted import F64, I32, ArrayLike, Fitted
+from rustyml.machine_learning._fitted import F64, I32, ArrayLike, Fitted, fit_fresh
 
 
 class KMeans(ClusterMixin, BaseEstimator):
@@ -49,15 +49,14 @@ class KMeans(ClusterMixin, BaseEstimator):
 
     def fit(self, X: ArrayLike, y: object = None) -> KMeans:
         """Cluster ``X`` (n_samples, n_features). Returns ``self``."""
-        X = fit_array(X)
+        fit_fresh(self, X, new_native=self._new_native)
+        return self
+
+    def _new_native(self) -> Any:
         params = self.get_params()
         if not isinstance(params["init"], str):
             params["init"] = as_float_array(params["init"], "init", 2)
-        native = self._build_native(**params)
-        native.fit(X)
-        self._native = native
-        self.n_features_in_ = X.shape[1]
-        return self
+        return self._build_native(**params)
 
     def partial_fit(self, X: ArrayLike, y: object = None) -> KMeans:
         """One mini-batch update with the batch ``X``, as scikit-learn's

@@ -7,7 +7,8 @@ other labels (strings, objects, integers beyond 2**53) are encoded as codes
 
 import numpy as np
 
-from rustyml._validation import column_or_1d
+from rustyml._base import BaseEstimator, ClassifierMixin
+from rustyml._validation import as_float_array, column_or_1d, fit_array
 
 _EXACT = 2**53  # integers below this survive the float64 round trip
 
@@ -69,3 +70,36 @@ def decode_labels(pred, classes, encoded):
             "inconsistent (a damaged saved model?)"
         )
     return classes[idx]
+
+
+class LabelClassifier(ClassifierMixin, BaseEstimator):
+    """A classifier over a native model that takes any labels: they are prepared for the
+    native fit (``classes_``, ``_encoded``), and its predictions decoded back."""
+
+    def _native_kwargs(self):
+        """The keyword arguments of the native model (the estimator's parameters)."""
+        return self.get_params()
+
+    def _fit_labels(self, X, y, fit_native=lambda native, X, y: native.fit(X, y)):
+        """Fit a fresh native model to ``X`` and the prepared ``y`` with ``fit_native``;
+        the estimator changes only once that succeeds. Returns ``self``."""
+        X = fit_array(X)
+        y_labels = y
+        y, classes = prepare_labels(y, self)
+        native = self._build_native(**self._native_kwargs())
+        fit_native(native, X, y)
+        self._native = native
+        self.classes_ = fitted_classes(y_labels, native.classes_, classes)
+        self._encoded = classes is not None
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def _decision_scores(self, X):
+        """The native scores, raveled to shape (n,) when there is one column."""
+        scores = self._check_fitted().decision_function(as_float_array(X, "X", 2))
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Predicted labels for ``X``."""
+        pred = self._check_fitted().predict(as_float_array(X, "X", 2))
+        return decode_labels(pred, self.classes_, self._encoded)

@@ -5,13 +5,13 @@ from typing import Literal
 import numpy as np
 
 from rustyml import _native
-from rustyml._base import BaseEstimator, ClassifierMixin, param_constraints
-from rustyml._validation import as_float_array, fit_array
+from rustyml._base import param_constraints
+from rustyml._validation import as_float_array
 from rustyml.machine_learning._fitted import F64, ArrayLike, Fitted
-from rustyml.machine_learning._labels import decode_labels, fitted_classes, prepare_labels
+from rustyml.machine_learning._labels import LabelClassifier
 
 
-class LDA(ClassifierMixin, BaseEstimator):
+class LDA(LabelClassifier):
     """Linear discriminant analysis, like scikit-learn's ``LinearDiscriminantAnalysis``.
 
     A classifier with a covariance shared by all classes, and a supervised projection
@@ -42,19 +42,13 @@ class LDA(ClassifierMixin, BaseEstimator):
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> LDA:
         """Fit to ``X`` (n_samples, n_features) and labels ``y``. Returns ``self``."""
-        X = fit_array(X)
-        y_labels = y
-        y, classes = prepare_labels(y, self)
+        return self._fit_labels(X, y)
+
+    def _native_kwargs(self):
         params = self.get_params()
         if self.priors is not None:
             params["priors"] = [float(p) for p in np.ravel(self.priors)]
-        native = self._build_native(**params)
-        native.fit(X, y)
-        self._native = native
-        self.classes_ = fitted_classes(y_labels, native.classes_, classes)
-        self._encoded = classes is not None
-        self.n_features_in_ = X.shape[1]
-        return self
+        return params
 
     def transform(self, X: ArrayLike) -> F64:
         """Project ``X`` onto the discriminant directions, shape (n, n_components)."""
@@ -67,8 +61,7 @@ class LDA(ClassifierMixin, BaseEstimator):
     def decision_function(self, X: ArrayLike) -> F64:
         """Class scores: shape (n,) for two classes (positive favours ``classes_[1]``),
         (n, n_classes) otherwise."""
-        scores = self._check_fitted().decision_function(as_float_array(X, "X", 2))
-        return scores.ravel() if scores.shape[1] == 1 else scores
+        return self._decision_scores(X)
 
     def predict_proba(self, X: ArrayLike) -> F64:
         """Class probabilities, shape (n, n_classes)."""
@@ -77,11 +70,6 @@ class LDA(ClassifierMixin, BaseEstimator):
     def predict_log_proba(self, X: ArrayLike) -> F64:
         """Natural log of ``predict_proba``."""
         return np.log(self.predict_proba(X))
-
-    def predict(self, X: ArrayLike) -> np.ndarray:
-        """Predicted labels for ``X``."""
-        pred = self._check_fitted().predict(as_float_array(X, "X", 2))
-        return decode_labels(pred, self.classes_, self._encoded)
 
     means_ = Fitted[F64]()
     priors_ = Fitted[F64]()

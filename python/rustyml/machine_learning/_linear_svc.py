@@ -2,16 +2,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-import numpy as np
-
 from rustyml import _native
-from rustyml._base import BaseEstimator, ClassifierMixin, param_constraints
-from rustyml._validation import as_float_array, fit_array
+from rustyml._base import param_constraints
 from rustyml.machine_learning._fitted import F64, ArrayLike, Fitted
-from rustyml.machine_learning._labels import decode_labels, fitted_classes, prepare_labels
+from rustyml.machine_learning._labels import LabelClassifier
 
 
-class LinearSVC(ClassifierMixin, BaseEstimator):
+class LinearSVC(LabelClassifier):
     """Linear support vector classifier with the squared hinge loss (liblinear's default).
 
     Minimises ``penalty(w) + C * sum(max(0, 1 - y (w.x + b))^2)`` with ``penalty``
@@ -50,27 +47,12 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> LinearSVC:
         """Fit to ``X`` (n_samples, n_features) and labels ``y``. Returns ``self``."""
-        X = fit_array(X)
-        y_labels = y
-        y, classes = prepare_labels(y, self)
-        native = self._build_native(**self.get_params())
-        native.fit(X, y)
-        self._native = native
-        self.classes_ = fitted_classes(y_labels, native.classes_, classes)
-        self._encoded = classes is not None
-        self.n_features_in_ = X.shape[1]
-        return self
+        return self._fit_labels(X, y)
 
     def decision_function(self, X: ArrayLike) -> F64:
         """Signed distances: shape (n,) for two classes (positive favours ``classes_[1]``),
         (n, n_classes) otherwise."""
-        scores = self._check_fitted().decision_function(as_float_array(X, "X", 2))
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
-    def predict(self, X: ArrayLike) -> np.ndarray:
-        """Predicted labels for ``X``."""
-        pred = self._check_fitted().predict(as_float_array(X, "X", 2))
-        return decode_labels(pred, self.classes_, self._encoded)
+        return self._decision_scores(X)
 
     coef_ = Fitted[F64]()
     intercept_ = Fitted[F64]()

@@ -5,13 +5,13 @@ from typing import Literal
 import numpy as np
 
 from rustyml import _native
-from rustyml._base import BaseEstimator, ClassifierMixin, param_constraints
-from rustyml._validation import as_float_array, fit_array
+from rustyml._base import param_constraints
+from rustyml._validation import as_float_array
 from rustyml.machine_learning._fitted import F64, I64, ArrayLike, Fitted
-from rustyml.machine_learning._labels import decode_labels, fitted_classes, prepare_labels
+from rustyml.machine_learning._labels import LabelClassifier
 
 
-class LogisticRegression(ClassifierMixin, BaseEstimator):
+class LogisticRegression(LabelClassifier):
     """Logistic regression: binary, or multinomial (softmax) for more than two classes.
 
     Minimises ``mean(log-loss) + penalty / (C n)`` (the same minimiser as scikit-learn's
@@ -58,29 +58,22 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         ``sample_weight`` (one finite weight ``>= 0`` per sample, positive sum) weights each
         sample's loss; the penalty is then divided by the weight sum instead of ``n`` (the
         minimiser of ``C * sum(weight * log-loss) + penalty``, as in scikit-learn)."""
-        X = fit_array(X)
-        y_labels = y
-        y, classes = prepare_labels(y, self)
-        native = self._build_native(**self.get_params())
         if sample_weight is None:
-            native.fit(X, y)
-        else:
-            sample_weight = as_float_array(sample_weight, "sample_weight", 1)
-            if sample_weight.size and not np.any(sample_weight):
+            return self._fit_labels(X, y)
+
+        def fit_weighted(native, X, y):
+            weight = as_float_array(sample_weight, "sample_weight", 1)
+            if weight.size and not np.any(weight):
                 # The engine refuses a zero sum too; this is scikit-learn's wording.
                 raise ValueError("sample_weight must not be all zero: no sample would count")
-            native.fit_weighted(X, y, sample_weight)
-        self._native = native
-        self.classes_ = fitted_classes(y_labels, native.classes_, classes)
-        self._encoded = classes is not None
-        self.n_features_in_ = X.shape[1]
-        return self
+            native.fit_weighted(X, y, weight)
+
+        return self._fit_labels(X, y, fit_weighted)
 
     def decision_function(self, X: ArrayLike) -> F64:
         """Scores ``X @ coef_.T + intercept_``: shape (n,) for two classes (positive favours
         ``classes_[1]``), (n, n_classes) otherwise."""
-        scores = self._check_fitted().decision_function(as_float_array(X, "X", 2))
-        return scores.ravel() if scores.shape[1] == 1 else scores
+        return self._decision_scores(X)
 
     def predict_proba(self, X: ArrayLike) -> F64:
         """Class probabilities, shape (n, n_classes), columns in ``classes_`` order."""
@@ -89,11 +82,6 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     def predict_log_proba(self, X: ArrayLike) -> F64:
         """Natural log of ``predict_proba``."""
         return np.log(self.predict_proba(X))
-
-    def predict(self, X: ArrayLike) -> np.ndarray:
-        """Predicted labels for ``X``."""
-        pred = self._check_fitted().predict(as_float_array(X, "X", 2))
-        return decode_labels(pred, self.classes_, self._encoded)
 
     coef_ = Fitted[F64]("Shape (1, n_features) for two classes, (n_classes, n_features) otherwise.")
     intercept_ = Fitted[F64]()

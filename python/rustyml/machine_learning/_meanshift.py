@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+from typing import Any
+
 from rustyml import _native
 from rustyml._base import BaseEstimator, ClusterMixin, param_constraints
-from rustyml._validation import as_float_array, fit_array
-from rustyml.machine_learning._fitted import F64, I64, ArrayLike, Fitted
+from rustyml._validation import as_float_array
+from rustyml.machine_learning._fitted import F64, I64, ArrayLike, Fitted, fit_fresh
 
 
 class MeanShift(ClusterMixin, BaseEstimator):
@@ -43,15 +45,14 @@ class MeanShift(ClusterMixin, BaseEstimator):
 
     def fit(self, X: ArrayLike, y: object = None) -> MeanShift:
         """Cluster ``X`` (n_samples, n_features). Returns ``self``."""
-        X = fit_array(X)
+        fit_fresh(self, X, new_native=self._new_native)
+        return self
+
+    def _new_native(self) -> Any:
         params = self.get_params()
         if params["seeds"] is not None:
             params["seeds"] = as_float_array(params["seeds"], "seeds", 2)
-        native = self._build_native(**params)
-        native.fit(X)
-        self._native = native
-        self.n_features_in_ = X.shape[1]
-        return self
+        return self._build_native(**params)
 
     def predict(self, X: ArrayLike) -> I64:
         """Index of the closest center for each row of ``X``."""

@@ -7,7 +7,7 @@ import numpy as np
 from rustyml import _native
 from rustyml._base import BaseEstimator, param_constraints
 from rustyml._validation import as_float_array, fit_array
-from rustyml.machine_learning._fitted import F64, ArrayLike, Fitted
+from rustyml.machine_learning._fitted import F64, ArrayLike, Fitted, fit_fresh
 
 
 class PCA(BaseEstimator):
@@ -37,21 +37,12 @@ class PCA(BaseEstimator):
 
     def fit(self, X: ArrayLike, y: object = None) -> PCA:
         """Fit the components to ``X`` (n_samples, n_features). Returns ``self``."""
-        X = fit_array(X)
-        native = self._new_native()
-        native.fit(X)
-        self._native = native
-        self.n_features_in_ = X.shape[1]
+        fit_fresh(self, X, new_native=self._new_native)
         return self
 
     def fit_transform(self, X: ArrayLike, y: object = None) -> F64:
         """Fit, then return the projections of ``X``."""
-        X = fit_array(X)
-        native = self._new_native()
-        out = native.fit_transform(X)
-        self._native = native
-        self.n_features_in_ = X.shape[1]
-        return out
+        return fit_fresh(self, X, "fit_transform", self._new_native)
 
     def partial_fit(self, X: ArrayLike, y: object = None) -> PCA:
         """One incremental update with the batch ``X``, as scikit-learn's

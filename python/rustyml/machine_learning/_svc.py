@@ -2,16 +2,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-import numpy as np
-
 from rustyml import _native
-from rustyml._base import BaseEstimator, ClassifierMixin, param_constraints
-from rustyml._validation import as_float_array, fit_array
+from rustyml._base import param_constraints
 from rustyml.machine_learning._fitted import F64, I64, ArrayLike, Fitted
-from rustyml.machine_learning._labels import decode_labels, fitted_classes, prepare_labels
+from rustyml.machine_learning._labels import LabelClassifier
 
 
-class SVC(ClassifierMixin, BaseEstimator):
+class SVC(LabelClassifier):
     """C-support vector classifier with a kernel, like scikit-learn's ``SVC``.
 
     ``kernel`` is ``"linear"``, ``"poly"`` (``(gamma x.y + coef0)^degree``), ``"rbf"``
@@ -59,28 +56,13 @@ class SVC(ClassifierMixin, BaseEstimator):
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> SVC:
         """Fit to ``X`` (n_samples, n_features) and labels ``y``. Returns ``self``."""
-        X = fit_array(X)
-        y_labels = y
-        y, classes = prepare_labels(y, self)
-        native = self._build_native(**self.get_params())
-        native.fit(X, y)
-        self._native = native
-        self.classes_ = fitted_classes(y_labels, native.classes_, classes)
-        self._encoded = classes is not None
-        self.n_features_in_ = X.shape[1]
-        return self
+        return self._fit_labels(X, y)
 
     def decision_function(self, X: ArrayLike) -> F64:
         """Shape (n,) for two classes (positive favours ``classes_[1]``); otherwise
         (n, n_classes) for ``"ovr"`` (votes plus a bounded confidence, as scikit-learn) or
         (n, n_classes * (n_classes - 1) / 2) for ``"ovo"``."""
-        scores = self._check_fitted().decision_function(as_float_array(X, "X", 2))
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
-    def predict(self, X: ArrayLike) -> np.ndarray:
-        """Predicted labels for ``X`` (one-vs-one voting)."""
-        pred = self._check_fitted().predict(as_float_array(X, "X", 2))
-        return decode_labels(pred, self.classes_, self._encoded)
+        return self._decision_scores(X)
 
     support_ = Fitted[I64]()
     support_vectors_ = Fitted[F64]()

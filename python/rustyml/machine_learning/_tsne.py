@@ -4,8 +4,7 @@ from typing import Literal
 
 from rustyml import _native
 from rustyml._base import BaseEstimator, param_constraints
-from rustyml._validation import fit_array
-from rustyml.machine_learning._fitted import F64, ArrayLike, Fitted
+from rustyml.machine_learning._fitted import F64, ArrayLike, Fitted, fit_fresh
 
 
 class TSNE(BaseEstimator):
@@ -67,12 +66,7 @@ class TSNE(BaseEstimator):
 
     def fit_transform(self, X: ArrayLike, y: object = None) -> F64:
         """Fit and return the embedding (n_samples, n_components)."""
-        X = fit_array(X)
-        native = self._build_native(**self.get_params())
-        out = native.fit_transform(X)
-        self._native = native
-        self.n_features_in_ = X.shape[1]
-        return out
+        return fit_fresh(self, X, "fit_transform")
 
     embedding_ = Fitted[F64]()
 

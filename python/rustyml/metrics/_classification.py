@@ -96,41 +96,37 @@ def _one(index, y_true, y_pred, beta, pos_label, average, zero_division):
     return out[index]
 
 
-def precision_score(
-    y_true: ArrayLike,
-    y_pred: ArrayLike,
-    *,
-    pos_label: object = 1,
-    average: Average = "binary",
-    zero_division: ZeroDivision = "warn",
-) -> float | F64:
+def _averaged_score(name: str, index: int, doc: str):
+    """The public score ``name``: entry ``index`` (precision, recall, F1) of
+    ``precision_recall_fscore_support`` at ``beta = 1``."""
+
+    def score(
+        y_true: ArrayLike,
+        y_pred: ArrayLike,
+        *,
+        pos_label: object = 1,
+        average: Average = "binary",
+        zero_division: ZeroDivision = "warn",
+    ) -> float | F64:
+        return _one(index, y_true, y_pred, 1.0, pos_label, average, zero_division)
+
+    score.__name__ = score.__qualname__ = name
+    score.__doc__ = doc
+    return score
+
+
+precision_score = _averaged_score(
+    "precision_score",
+    0,
     """``tp / (tp + fp)``; ``average`` is 'binary' (the ``pos_label`` class), 'micro',
-    'macro', 'weighted' or None (per class)."""
-    return _one(0, y_true, y_pred, 1.0, pos_label, average, zero_division)
-
-
-def recall_score(
-    y_true: ArrayLike,
-    y_pred: ArrayLike,
-    *,
-    pos_label: object = 1,
-    average: Average = "binary",
-    zero_division: ZeroDivision = "warn",
-) -> float | F64:
-    """``tp / (tp + fn)``, averaged like ``precision_score``."""
-    return _one(1, y_true, y_pred, 1.0, pos_label, average, zero_division)
-
-
-def f1_score(
-    y_true: ArrayLike,
-    y_pred: ArrayLike,
-    *,
-    pos_label: object = 1,
-    average: Average = "binary",
-    zero_division: ZeroDivision = "warn",
-) -> float | F64:
-    """Harmonic mean of precision and recall, averaged like ``precision_score``."""
-    return _one(2, y_true, y_pred, 1.0, pos_label, average, zero_division)
+    'macro', 'weighted' or None (per class).""",
+)
+recall_score = _averaged_score(
+    "recall_score", 1, """``tp / (tp + fn)``, averaged like ``precision_score``."""
+)
+f1_score = _averaged_score(
+    "f1_score", 2, """Harmonic mean of precision and recall, averaged like ``precision_score``."""
+)
 
 
 def fbeta_score(

@@ -194,46 +194,29 @@ def precision_recall_fscore_support(
     return _prfs(y_true, y_pred, beta, labels, pos_label, average, sample_weight)
 
 
-@native_function(_sk.precision_score)
-def precision_score(
-    y_true,
-    y_pred,
-    *,
-    labels=None,
-    pos_label=1,
-    average="binary",
-    sample_weight=None,
-    zero_division="warn",
-):
-    return _prfs(y_true, y_pred, 1.0, labels, pos_label, average, sample_weight)[0]
+def _prfs_entry(index, fallback):
+    """The native path of ``fallback``: entry ``index`` (precision, recall, F1) of
+    ``precision_recall_fscore_support`` at ``beta = 1``."""
+
+    @native_function(fallback)
+    def native(
+        y_true,
+        y_pred,
+        *,
+        labels=None,
+        pos_label=1,
+        average="binary",
+        sample_weight=None,
+        zero_division="warn",
+    ):
+        return _prfs(y_true, y_pred, 1.0, labels, pos_label, average, sample_weight)[index]
+
+    return native
 
 
-@native_function(_sk.recall_score)
-def recall_score(
-    y_true,
-    y_pred,
-    *,
-    labels=None,
-    pos_label=1,
-    average="binary",
-    sample_weight=None,
-    zero_division="warn",
-):
-    return _prfs(y_true, y_pred, 1.0, labels, pos_label, average, sample_weight)[1]
-
-
-@native_function(_sk.f1_score)
-def f1_score(
-    y_true,
-    y_pred,
-    *,
-    labels=None,
-    pos_label=1,
-    average="binary",
-    sample_weight=None,
-    zero_division="warn",
-):
-    return _prfs(y_true, y_pred, 1.0, labels, pos_label, average, sample_weight)[2]
+precision_score = _prfs_entry(0, _sk.precision_score)
+recall_score = _prfs_entry(1, _sk.recall_score)
+f1_score = _prfs_entry(2, _sk.f1_score)
 
 
 @native_function(_sk.fbeta_score)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from rustyml._base import BaseEstimator
 from rustyml._validation import as_float_array, fit_array
-from rustyml.machine_learning._fitted import F64, ArrayLike
+from rustyml.machine_learning._fitted import F64, ArrayLike, fit_fresh
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -29,21 +29,12 @@ class TransformerBase(BaseEstimator):
 
     def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Learn the statistics of ``X`` (n_samples, n_features). Returns ``self``."""
-        X = fit_array(X)
-        native = self._new_native()
-        native.fit(X)
-        self._native = native
-        self.n_features_in_ = X.shape[1]
+        fit_fresh(self, X, new_native=self._new_native)
         return self
 
     def fit_transform(self, X: ArrayLike, y: object = None) -> F64:
         """``fit(X).transform(X)``, validating and reading ``X`` once."""
-        X = fit_array(X)
-        native = self._new_native()
-        out = native.fit_transform(X)
-        self._native = native
-        self.n_features_in_ = X.shape[1]
-        return out
+        return fit_fresh(self, X, "fit_transform", self._new_native)
 
     def transform(self, X: ArrayLike, copy: bool | None = None) -> F64:
         """The transformed data as a new float64 array."""

@@ -9,8 +9,7 @@ use super::Algorithm;
 use crate::error::{Error, Result};
 use crate::machine_learning::tree::FlatNode;
 use crate::machine_learning::TreeError;
-use crate::persistence::Persist;
-use ndarray::{Array1, ArrayBase, ArrayView1, Data, Ix1, Ix2};
+use ndarray::{Array1, ArrayView1};
 use serde::{Deserialize, Serialize};
 // The original keys categorical children with ahash's map; this crate builds without ahash,
 // so std's `HashMap` (the same interface) stands in.
@@ -428,20 +427,6 @@ impl DecisionTree {
             .to_vec())
     }
 
-    /// Fit, then predict the training data.
-    pub fn fit_predict<S1, S2>(
-        &mut self,
-        x_train: &ArrayBase<S1, Ix2>,
-        y_train: &ArrayBase<S2, Ix1>,
-    ) -> Result<Array1<f64>>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
-    {
-        self.fit(x_train, y_train)?;
-        self.predict(x_train)
-    }
-
     /// A readable outline of the fitted tree (unfitted -> `NotFitted`).
     pub fn generate_tree_structure(&self) -> Result<String> {
         let root = self
@@ -459,14 +444,7 @@ impl DecisionTree {
         root.describe(0, &mut out);
         Ok(out)
     }
-
-    /// Write the model to `path` (postcard).
-    pub fn save_to_path(&self, path: &str) -> Result<()> {
-        self.save(path)
-    }
-
-    /// Read a model written by [`save_to_path`](Self::save_to_path).
-    pub fn load_from_path(path: &str) -> Result<Self> {
-        Self::load(path)
-    }
 }
+
+crate::machine_learning::linear_model::supervised_conveniences!(DecisionTree: fit_predict);
+crate::machine_learning::path_persistence!(DecisionTree);

@@ -324,38 +324,38 @@ pub(crate) fn averaged_prf(
     (nan_average(&p, w), nan_average(&r, w), nan_average(&f, w))
 }
 
-/// Precision `tp / (tp + fp)`, averaged as asked.
-pub fn precision_score<T: Label>(
-    y_true: ArrayView1<T>,
-    y_pred: ArrayView1<T>,
-    average: Average,
-    pos_label: &T,
-    zero_division: ZeroDivision,
-) -> Result<f64> {
-    precision_recall_fscore(y_true, y_pred, 1.0, average, pos_label, zero_division).map(|s| s.0)
+/// A public score that is entry `$entry` of [`precision_recall_fscore`] at `beta = 1`.
+macro_rules! prf_entry {
+    ($(#[$doc:meta])* $name:ident, $entry:tt) => {
+        $(#[$doc])*
+        pub fn $name<T: Label>(
+            y_true: ArrayView1<T>,
+            y_pred: ArrayView1<T>,
+            average: Average,
+            pos_label: &T,
+            zero_division: ZeroDivision,
+        ) -> Result<f64> {
+            precision_recall_fscore(y_true, y_pred, 1.0, average, pos_label, zero_division)
+                .map(|s| s.$entry)
+        }
+    };
 }
 
-/// Recall `tp / (tp + fn)`, averaged as asked.
-pub fn recall_score<T: Label>(
-    y_true: ArrayView1<T>,
-    y_pred: ArrayView1<T>,
-    average: Average,
-    pos_label: &T,
-    zero_division: ZeroDivision,
-) -> Result<f64> {
-    precision_recall_fscore(y_true, y_pred, 1.0, average, pos_label, zero_division).map(|s| s.1)
-}
-
-/// F1, the harmonic mean of precision and recall, averaged as asked.
-pub fn f1_score<T: Label>(
-    y_true: ArrayView1<T>,
-    y_pred: ArrayView1<T>,
-    average: Average,
-    pos_label: &T,
-    zero_division: ZeroDivision,
-) -> Result<f64> {
-    precision_recall_fscore(y_true, y_pred, 1.0, average, pos_label, zero_division).map(|s| s.2)
-}
+prf_entry!(
+    /// Precision `tp / (tp + fp)`, averaged as asked.
+    precision_score,
+    0
+);
+prf_entry!(
+    /// Recall `tp / (tp + fn)`, averaged as asked.
+    recall_score,
+    1
+);
+prf_entry!(
+    /// F1, the harmonic mean of precision and recall, averaged as asked.
+    f1_score,
+    2
+);
 
 /// F-beta (recall weighted `beta` times as much as precision), averaged as asked.
 pub fn fbeta_score<T: Label>(

@@ -13,18 +13,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyModule;
 use pyo3::IntoPyObjectExt;
 
-#[pyfunction]
-fn accuracy_score(
-    py: Python<'_>,
-    y_true: &Bound<'_, PyAny>,
-    y_pred: &Bound<'_, PyAny>,
-) -> PyResult<f64> {
-    let pair = label_pair(y_true, y_pred, ("y_true", "y_pred"))?;
-    with_label_pair!(pair, |t, p, T| maybe_detach(py, t.len(), || {
-        cls::accuracy_score(t, p)
-    }))
-    .map_err(to_py_err)
-}
+pair_scores!(cls(y_true, y_pred): accuracy_score, matthews_corrcoef);
 
 /// `(precision, recall, fscore)` floats for an `average`, or `(labels, precision, recall,
 /// fscore, support)` arrays for `average=None`.
@@ -121,19 +110,6 @@ fn balanced_accuracy_score(
     let pair = label_pair(y_true, y_pred, ("y_true", "y_pred"))?;
     with_label_pair!(pair, |t, p, T| maybe_detach(py, t.len(), || {
         cls::balanced_accuracy_score(t, p, adjusted)
-    }))
-    .map_err(to_py_err)
-}
-
-#[pyfunction]
-fn matthews_corrcoef(
-    py: Python<'_>,
-    y_true: &Bound<'_, PyAny>,
-    y_pred: &Bound<'_, PyAny>,
-) -> PyResult<f64> {
-    let pair = label_pair(y_true, y_pred, ("y_true", "y_pred"))?;
-    with_label_pair!(pair, |t, p, T| maybe_detach(py, t.len(), || {
-        cls::matthews_corrcoef(t, p)
     }))
     .map_err(to_py_err)
 }

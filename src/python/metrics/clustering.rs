@@ -8,55 +8,9 @@ use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyModule;
 
-macro_rules! pair_scores {
-    ($($name:ident),* $(,)?) => {
-        $(
-            #[pyfunction]
-            fn $name(py: Python<'_>, labels_true: &Bound<'_, PyAny>, labels_pred: &Bound<'_, PyAny>) -> PyResult<f64> {
-                let pair = label_pair(labels_true, labels_pred, ("labels_true", "labels_pred"))?;
-                with_label_pair!(pair, |t, p, T| maybe_detach(py, t.len(), || clu::$name(t, p))).map_err(to_py_err)
-            }
-        )*
-    };
-}
-
-pair_scores!(
-    adjusted_rand_score,
-    mutual_info_score,
-    fowlkes_mallows_score
-);
-
-#[pyfunction]
-#[pyo3(signature = (labels_true, labels_pred, average_method = "arithmetic"))]
-fn normalized_mutual_info_score(
-    py: Python<'_>,
-    labels_true: &Bound<'_, PyAny>,
-    labels_pred: &Bound<'_, PyAny>,
-    average_method: &str,
-) -> PyResult<f64> {
-    let method = AverageMethod::parse(average_method).map_err(to_py_err)?;
-    let pair = label_pair(labels_true, labels_pred, ("labels_true", "labels_pred"))?;
-    with_label_pair!(pair, |t, p, T| maybe_detach(py, t.len(), || {
-        clu::normalized_mutual_info_score(t, p, method)
-    }))
-    .map_err(to_py_err)
-}
-
-#[pyfunction]
-#[pyo3(signature = (labels_true, labels_pred, average_method = "arithmetic"))]
-fn adjusted_mutual_info_score(
-    py: Python<'_>,
-    labels_true: &Bound<'_, PyAny>,
-    labels_pred: &Bound<'_, PyAny>,
-    average_method: &str,
-) -> PyResult<f64> {
-    let method = AverageMethod::parse(average_method).map_err(to_py_err)?;
-    let pair = label_pair(labels_true, labels_pred, ("labels_true", "labels_pred"))?;
-    with_label_pair!(pair, |t, p, T| maybe_detach(py, t.len(), || {
-        clu::adjusted_mutual_info_score(t, p, method)
-    }))
-    .map_err(to_py_err)
-}
+pair_scores!(clu(labels_true, labels_pred): adjusted_rand_score, mutual_info_score, fowlkes_mallows_score);
+pair_scores!(average_method: normalized_mutual_info_score, adjusted_mutual_info_score);
+pair_scores!(data: calinski_harabasz_score, davies_bouldin_score);
 
 #[pyfunction]
 #[pyo3(signature = (labels_true, labels_pred, beta = 1.0))]
@@ -112,36 +66,6 @@ fn silhouette_score(
     let y = crate::python::labels::labels(labels, "labels")?;
     with_labels!(y, |l, T| crate::python::parallel::detach(py, || {
         clu::silhouette_score(xv, l, metric)
-    }))
-    .map_err(to_py_err)
-}
-
-#[pyfunction]
-fn calinski_harabasz_score(
-    py: Python<'_>,
-    x: &Bound<'_, PyAny>,
-    labels: &Bound<'_, PyAny>,
-) -> PyResult<f64> {
-    let x = f64_array::<Ix2>(x, "X")?;
-    let xv = x.view();
-    let y = crate::python::labels::labels(labels, "labels")?;
-    with_labels!(y, |l, T| maybe_detach(py, xv.len(), || {
-        clu::calinski_harabasz_score(xv, l)
-    }))
-    .map_err(to_py_err)
-}
-
-#[pyfunction]
-fn davies_bouldin_score(
-    py: Python<'_>,
-    x: &Bound<'_, PyAny>,
-    labels: &Bound<'_, PyAny>,
-) -> PyResult<f64> {
-    let x = f64_array::<Ix2>(x, "X")?;
-    let xv = x.view();
-    let y = crate::python::labels::labels(labels, "labels")?;
-    with_labels!(y, |l, T| maybe_detach(py, xv.len(), || {
-        clu::davies_bouldin_score(xv, l)
     }))
     .map_err(to_py_err)
 }

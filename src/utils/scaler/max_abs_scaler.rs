@@ -7,7 +7,7 @@ use crate::utils::scaling::{
     check_batch, check_fit_counts, check_fitted_vector, check_input, corrupt, fitted,
     handle_zero_scale, scaler_common, CheckedPersist,
 };
-use ndarray::{Array1, Array2, ArrayBase, Data, Ix2};
+use ndarray::{Array1, Array2, ArrayBase, ArrayView2, Data, Ix2};
 use serde::{Deserialize, Serialize};
 
 /// `x / scale` per feature with `scale = max_abs` (1 for an all-zero feature), so values land
@@ -88,29 +88,8 @@ impl MaxAbsScaler {
         Ok(self)
     }
 
-    /// `x / scale`.
-    pub fn transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
-        let s = fitted(&self.state, NAME)?;
-        check_batch(&x.view(), s.max_abs.len())?;
-        Ok(elementwise::center_scale_columns(
-            x.view(),
-            None,
-            s.scale.as_slice(),
-        ))
-    }
-
-    /// Fit, then transform the same data (validated once).
-    pub fn fit_transform<S: Data<Elem = f64>>(
-        &mut self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array2<f64>> {
-        self.fit(x)?;
-        let s = fitted(&self.state, NAME)?;
-        Ok(elementwise::center_scale_columns(
-            x.view(),
-            None,
-            s.scale.as_slice(),
-        ))
+    fn map(&self, s: &MaxAbsState, x: ArrayView2<f64>) -> Array2<f64> {
+        elementwise::center_scale_columns(x, None, s.scale.as_slice())
     }
 
     /// `x * scale`.
@@ -152,7 +131,11 @@ impl CheckedPersist for MaxAbsScaler {
     }
 }
 
-scaler_common!(MaxAbsScaler);
+scaler_common!(
+    MaxAbsScaler,
+    map over max_abs,
+    /// `x / scale`.
+);
 
 #[cfg(test)]
 mod tests {

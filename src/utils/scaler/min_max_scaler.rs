@@ -225,23 +225,6 @@ impl MinMaxScaler {
         })
     }
 
-    /// Each feature mapped onto the range (then clamped with `clip`).
-    pub fn transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
-        let s = fitted(&self.state, NAME)?;
-        check_batch(&x.view(), s.data_min.len())?;
-        Ok(self.map(s, x.view()))
-    }
-
-    /// Fit, then transform the same data (validated once).
-    pub fn fit_transform<S: Data<Elem = f64>>(
-        &mut self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array2<f64>> {
-        self.fit(x)?;
-        let s = fitted(&self.state, NAME)?;
-        Ok(self.map(s, x.view()))
-    }
-
     /// Undo [`transform`](Self::transform) (without clipping).
     pub fn inverse_transform<S: Data<Elem = f64>>(
         &self,
@@ -290,7 +273,11 @@ impl CheckedPersist for MinMaxScaler {
     }
 }
 
-scaler_common!(MinMaxScaler);
+scaler_common!(
+    MinMaxScaler,
+    map over data_min,
+    /// Each feature mapped onto the range (then clamped with `clip`).
+);
 
 #[cfg(test)]
 mod tests {

@@ -165,23 +165,6 @@ impl RobustScaler {
         elementwise::center_scale_columns(x, center, scale)
     }
 
-    /// `(x - center) / scale` (each step only when enabled).
-    pub fn transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
-        let s = fitted(&self.state, NAME)?;
-        check_batch(&x.view(), s.center.len())?;
-        Ok(self.map(s, x.view()))
-    }
-
-    /// Fit, then transform the same data (validated once).
-    pub fn fit_transform<S: Data<Elem = f64>>(
-        &mut self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array2<f64>> {
-        self.fit(x)?;
-        let s = fitted(&self.state, NAME)?;
-        Ok(self.map(s, x.view()))
-    }
-
     /// `x * scale + center` (each step only when enabled).
     pub fn inverse_transform<S: Data<Elem = f64>>(
         &self,
@@ -212,7 +195,11 @@ impl CheckedPersist for RobustScaler {
     }
 }
 
-scaler_common!(RobustScaler);
+scaler_common!(
+    RobustScaler,
+    map over center,
+    /// `(x - center) / scale` (each step only when enabled).
+);
 
 #[cfg(test)]
 mod tests {

@@ -152,23 +152,6 @@ impl StandardScaler {
         elementwise::center_scale_columns(x, center, scale)
     }
 
-    /// `(x - mean) / scale` (each step only when enabled).
-    pub fn transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
-        let state = fitted(&self.state, NAME)?;
-        check_batch(&x.view(), state.mean.len())?;
-        Ok(self.map(state, x.view()))
-    }
-
-    /// Fit, then transform the same data (validated once).
-    pub fn fit_transform<S: Data<Elem = f64>>(
-        &mut self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array2<f64>> {
-        self.fit(x)?;
-        let state = fitted(&self.state, NAME)?;
-        Ok(self.map(state, x.view()))
-    }
-
     /// `x * scale + mean` (each step only when enabled), undoing
     /// [`transform`](Self::transform).
     pub fn inverse_transform<S: Data<Elem = f64>>(
@@ -199,7 +182,11 @@ impl CheckedPersist for StandardScaler {
     }
 }
 
-scaler_common!(StandardScaler);
+scaler_common!(
+    StandardScaler,
+    map over mean,
+    /// `(x - mean) / scale` (each step only when enabled).
+);
 
 #[cfg(test)]
 mod tests {
