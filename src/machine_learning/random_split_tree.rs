@@ -311,7 +311,10 @@ impl Grower<'_> {
                 let (found, constants) = self.split(start, end, node.n_constant, impurity);
                 n_constant = constants;
                 // scikit-learn: a leaf when `improvement + EPSILON < min_impurity_decrease`
-                found.filter(|s| !(s.improvement + f64::EPSILON < 0.0))
+                found.filter(|s| {
+                    (s.improvement + f64::EPSILON).partial_cmp(&0.0)
+                        != Some(std::cmp::Ordering::Less)
+                })
             };
             let id = tree.left.len();
             if let Some((parent, is_left)) = node.parent {

@@ -129,8 +129,12 @@ impl Builder<'_> {
         let mut best_i = usize::MAX;
         let mut runner_up = f64::NEG_INFINITY;
         let mut consider = |i: usize, proxy: f64| {
-            // `!(<=)` so that a NaN score replaces the best, as a first score does.
-            if best_i == usize::MAX || !(proxy <= best_proxy) {
+            // Greater or unordered: a NaN score replaces the best, as a first score does.
+            let replaces = matches!(
+                proxy.partial_cmp(&best_proxy),
+                Some(std::cmp::Ordering::Greater) | None
+            );
+            if best_i == usize::MAX || replaces {
                 runner_up = runner_up.max(best_proxy);
                 best_proxy = proxy;
                 best_i = i;
