@@ -1304,36 +1304,48 @@ mod tests {
         assert_eq!(wb(&plain), before);
     }
 
+    /// 24 rows of 5 smooth features and 2 smooth targets.
+    fn smooth_regression_data() -> (Tensor, Tensor) {
+        let x = Tensor::from_shape_fn(vec![24, 5], |i| ((i[0] * 5 + i[1]) as f32 * 0.37).sin());
+        let y = Tensor::from_shape_fn(vec![24, 2], |i| ((i[0] + 2 * i[1]) as f32 * 0.21).cos());
+        (x, y)
+    }
+
+    /// A seeded 5-16-2 MLP compiled with an Adam clipping the global norm at 0.5.
+    fn clipped_adam_mlp() -> Sequential {
+        let mut m = Sequential::new_with_seed(5);
+        m.add(
+            Dense::new(5, 16, Activation::Tanh)
+                .unwrap()
+                .with_random_state(1),
+        )
+        .add(
+            Dense::new(16, 2, Activation::Linear)
+                .unwrap()
+                .with_random_state(2),
+        )
+        .compile(
+            Adam::new(0.01, 0.9, 0.999, 1e-7, 0.0)
+                .unwrap()
+                .with_global_clipnorm(0.5)
+                .unwrap(),
+            MeanSquaredError,
+        );
+        m
+    }
+
     /// Same seeds give the same trained weights, bit for bit, whether rayon has 1 or 2
     /// threads (initialisation, shuffling, products and updates never depend on it).
     #[test]
     fn same_seed_same_weights_at_one_and_two_threads() {
-        let x = Tensor::from_shape_fn(vec![24, 5], |i| ((i[0] * 5 + i[1]) as f32 * 0.37).sin());
-        let y = Tensor::from_shape_fn(vec![24, 2], |i| ((i[0] + 2 * i[1]) as f32 * 0.21).cos());
+        let (x, y) = smooth_regression_data();
         let train = |threads: usize| {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
                 .unwrap();
             pool.install(|| {
-                let mut m = Sequential::new_with_seed(5);
-                m.add(
-                    Dense::new(5, 16, Activation::Tanh)
-                        .unwrap()
-                        .with_random_state(1),
-                )
-                .add(
-                    Dense::new(16, 2, Activation::Linear)
-                        .unwrap()
-                        .with_random_state(2),
-                )
-                .compile(
-                    Adam::new(0.01, 0.9, 0.999, 1e-7, 0.0)
-                        .unwrap()
-                        .with_global_clipnorm(0.5)
-                        .unwrap(),
-                    MeanSquaredError,
-                );
+                let mut m = clipped_adam_mlp();
                 let h = m.fit_with_batches(&x, &y, 4, 7).unwrap();
                 let bits: Vec<u32> = m.predict(&x).unwrap().iter().map(|v| v.to_bits()).collect();
                 (h, bits)
@@ -1350,33 +1362,11 @@ mod tests {
     /// misfit gradient list changes nothing.
     #[test]
     fn gradients_applied_are_a_training_step() {
-        let x = Tensor::from_shape_fn(vec![24, 5], |i| ((i[0] * 5 + i[1]) as f32 * 0.37).sin());
-        let y = Tensor::from_shape_fn(vec![24, 2], |i| ((i[0] + 2 * i[1]) as f32 * 0.21).cos());
-        let build = || {
-            let mut m = Sequential::new_with_seed(5);
-            m.add(
-                Dense::new(5, 16, Activation::Tanh)
-                    .unwrap()
-                    .with_random_state(1),
-            )
-            .add(
-                Dense::new(16, 2, Activation::Linear)
-                    .unwrap()
-                    .with_random_state(2),
-            )
-            .compile(
-                Adam::new(0.01, 0.9, 0.999, 1e-7, 0.0)
-                    .unwrap()
-                    .with_global_clipnorm(0.5)
-                    .unwrap(),
-                MeanSquaredError,
-            );
-            m
-        };
+        let (x, y) = smooth_regression_data();
         let bits = |m: &Sequential| -> Vec<u32> {
             m.predict(&x).unwrap().iter().map(|v| v.to_bits()).collect()
         };
-        let (mut stepped, mut applied) = (build(), build());
+        let (mut stepped, mut applied) = (clipped_adam_mlp(), clipped_adam_mlp());
         for _ in 0..3 {
             let want = stepped.train_batch(&x, &y).unwrap();
             let (loss, grads) = applied.loss_and_gradients(&x, &y, 1.0).unwrap();

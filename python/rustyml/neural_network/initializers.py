@@ -15,6 +15,8 @@ import numbers
 
 import numpy as np
 
+from rustyml.neural_network._config import _Configurable
+
 # The standard deviation of a standard normal truncated to [-2, 2] (Keras's correction).
 _TRUNCATED_STDDEV = 0.87962566103423978
 
@@ -40,7 +42,7 @@ def compute_fans(shape):
     return shape[-2] * receptive, shape[-1] * receptive
 
 
-class Initializer:
+class Initializer(_Configurable):
     """Base class: ``initializer(shape, dtype=None, rng=None)`` returns a float32 array."""
 
     seed = None
@@ -53,14 +55,6 @@ class Initializer:
 
     def get_config(self):
         return {}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
-
-    def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
-        return f"{type(self).__name__}({args})"
 
 
 class Constant(Initializer):

@@ -14,6 +14,7 @@ import numbers
 import weakref
 
 from rustyml.neural_network import schedules
+from rustyml.neural_network._config import _Configurable
 
 
 def _number(value, what, name):
@@ -42,7 +43,7 @@ def _optional_positive(value, what, name):
     return v
 
 
-class Optimizer:
+class Optimizer(_Configurable):
     """Base class: learning rate, weight decay and gradient clipping (Keras's arguments)."""
 
     def __init__(
@@ -103,6 +104,12 @@ class Optimizer:
         for model in list(self._models):
             model._optimizer_learning_rate_changed(self)
 
+    def _set_numbers(self, **values):
+        """Sets each numeric hyper-parameter, in the order given, after checking it is a real
+        number (the error names the optimizer and the argument)."""
+        for name, value in values.items():
+            setattr(self, name, _number(value, type(self).__name__, name))
+
     def _compiled_into(self, model):
         self._models.add(model)
 
@@ -122,14 +129,6 @@ class Optimizer:
         config.update((k, v) for k, v in self.__dict__.items() if not k.startswith("_"))
         return config
 
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
-
-    def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
-        return f"{type(self).__name__}({args})"
-
 
 class SGD(Optimizer):
     def __init__(
@@ -143,7 +142,7 @@ class SGD(Optimizer):
         global_clipnorm=None,
     ):
         super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm)
-        self.momentum = _number(momentum, "SGD", "momentum")
+        self._set_numbers(momentum=momentum)
         self.nesterov = bool(nesterov)
 
 
@@ -161,10 +160,7 @@ class Adam(Optimizer):
         global_clipnorm=None,
     ):
         super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm)
-        what = type(self).__name__
-        self.beta_1 = _number(beta_1, what, "beta_1")
-        self.beta_2 = _number(beta_2, what, "beta_2")
-        self.epsilon = _number(epsilon, what, "epsilon")
+        self._set_numbers(beta_1=beta_1, beta_2=beta_2, epsilon=epsilon)
         self.amsgrad = bool(amsgrad)
 
 
@@ -210,9 +206,7 @@ class RMSprop(Optimizer):
         global_clipnorm=None,
     ):
         super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm)
-        self.rho = _number(rho, "RMSprop", "rho")
-        self.momentum = _number(momentum, "RMSprop", "momentum")
-        self.epsilon = _number(epsilon, "RMSprop", "epsilon")
+        self._set_numbers(rho=rho, momentum=momentum, epsilon=epsilon)
         self.centered = bool(centered)
 
 
@@ -228,10 +222,7 @@ class Adagrad(Optimizer):
         global_clipnorm=None,
     ):
         super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm)
-        self.initial_accumulator_value = _number(
-            initial_accumulator_value, "Adagrad", "initial_accumulator_value"
-        )
-        self.epsilon = _number(epsilon, "Adagrad", "epsilon")
+        self._set_numbers(initial_accumulator_value=initial_accumulator_value, epsilon=epsilon)
 
 
 AdaGrad = Adagrad
@@ -252,10 +243,7 @@ class Nadam(Optimizer):
         global_clipnorm=None,
     ):
         super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm)
-        what = type(self).__name__
-        self.beta_1 = _number(beta_1, what, "beta_1")
-        self.beta_2 = _number(beta_2, what, "beta_2")
-        self.epsilon = _number(epsilon, what, "epsilon")
+        self._set_numbers(beta_1=beta_1, beta_2=beta_2, epsilon=epsilon)
 
 
 class Adamax(Nadam):

@@ -10,6 +10,8 @@ import math
 
 import numpy as np
 
+from rustyml.neural_network._config import _Configurable
+
 DEFAULT_FACTOR = 0.01
 
 
@@ -28,7 +30,7 @@ def _factor(value, name):
     return float(value)
 
 
-class Regularizer:
+class Regularizer(_Configurable):
     """Base class: ``regularizer(x)`` is the penalty of the array ``x``."""
 
     def __call__(self, x):
@@ -37,19 +39,11 @@ class Regularizer:
     def get_config(self):
         raise NotImplementedError(f"{type(self).__name__} does not implement get_config()")
 
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
-
     def __eq__(self, other):
         return type(self) is type(other) and self.get_config() == other.get_config()
 
     def __hash__(self):
         return hash((type(self).__name__, tuple(sorted(self.get_config().items()))))
-
-    def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
-        return f"{type(self).__name__}({args})"
 
 
 def _l1_term(factor, x):

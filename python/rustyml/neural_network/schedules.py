@@ -11,6 +11,8 @@ import numbers
 
 import numpy as np
 
+from rustyml.neural_network._config import _Configurable
+
 _F = np.float32
 
 
@@ -30,7 +32,7 @@ def _decay_steps(value, what):
     return value
 
 
-class LearningRateSchedule:
+class LearningRateSchedule(_Configurable):
     """Base class. Only the built-in schedules run in the native optimizers: a subclass with
     its own ``__call__`` is refused at ``compile``."""
 
@@ -43,14 +45,6 @@ class LearningRateSchedule:
         raise NotImplementedError(
             f"Learning rate schedule '{type(self).__name__}' must override `get_config()`."
         )
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
-
-    def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
-        return f"{type(self).__name__}({args})"
 
 
 class ExponentialDecay(LearningRateSchedule):

@@ -62,33 +62,61 @@ pub(crate) fn to_c_order(t: &Tensor) -> Tensor {
     t.as_standard_layout().into_owned()
 }
 
-/// Inside a `Layer` impl of a layer macro whose struct wraps a generic `core` with the same
-/// three passes: `forward`, `predict` and `backward` forwarded to it.
+/// Inside a `Layer` impl of a layer macro whose struct wraps a generic core (the field `core`,
+/// or the one named) with the same three passes: `forward`, `predict` and `backward`
+/// forwarded to it.
 macro_rules! core_passes {
     () => {
+        $crate::neural_network::layers::layer_util::core_passes!(core);
+    };
+    ($field:tt) => {
         fn forward(
             &mut self,
             input: &$crate::neural_network::Tensor,
         ) -> $crate::error::Result<$crate::neural_network::Tensor> {
-            self.core.forward(input)
+            self.$field.forward(input)
         }
 
         fn predict(
             &self,
             input: &$crate::neural_network::Tensor,
         ) -> $crate::error::Result<$crate::neural_network::Tensor> {
-            self.core.predict(input)
+            self.$field.predict(input)
         }
 
         fn backward(
             &mut self,
             grad_output: &$crate::neural_network::Tensor,
         ) -> $crate::error::Result<$crate::neural_network::Tensor> {
-            self.core.backward(grad_output)
+            self.$field.backward(grad_output)
         }
     };
 }
 pub(crate) use core_passes;
+
+/// `Layer` for a weightless layer `struct $name(core)` whose core has the three passes and
+/// `output_shape` (the border and up-sampling layers).
+macro_rules! weightless_core_layer {
+    ($name:ident) => {
+        impl $crate::neural_network::traits::Layer for $name {
+            $crate::neural_network::layers::layer_util::core_passes!(0);
+
+            fn layer_type(&self) -> &str {
+                stringify!($name)
+            }
+            fn output_shape(&self) -> String {
+                self.0.output_shape()
+            }
+            fn param_count(&self) -> $crate::neural_network::layers::TrainingParameters {
+                $crate::neural_network::layers::TrainingParameters::NoTrainable
+            }
+            fn get_weights(&self) -> $crate::neural_network::layers::layer_weight::LayerWeight<'_> {
+                $crate::neural_network::layers::layer_weight::LayerWeight::Empty
+            }
+        }
+    };
+}
+pub(crate) use weightless_core_layer;
 
 #[cfg(test)]
 mod tests {

@@ -139,47 +139,35 @@ fn weighted_hinge(y_true: &Tensor, y_pred: &Tensor, weights: &[f32], squared: bo
     Ok((total / weights.len() as f64) as f32)
 }
 
-impl Loss for Hinge {
-    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<f32> {
-        Ok(hinge_family(y_true, y_pred, false, false)?.0)
-    }
+/// `Loss` for a hinge-family type over [`hinge_family`] and [`weighted_hinge`]; `$squared`
+/// picks the squared margin.
+macro_rules! hinge_loss {
+    ($name:ident, $squared:literal) => {
+        impl Loss for $name {
+            fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<f32> {
+                Ok(hinge_family(y_true, y_pred, $squared, false)?.0)
+            }
 
-    fn compute_weighted_loss(
-        &self,
-        y_true: &Tensor,
-        y_pred: &Tensor,
-        weights: &[f32],
-    ) -> Result<f32> {
-        weighted_hinge(y_true, y_pred, weights, false)
-    }
+            fn compute_weighted_loss(
+                &self,
+                y_true: &Tensor,
+                y_pred: &Tensor,
+                weights: &[f32],
+            ) -> Result<f32> {
+                weighted_hinge(y_true, y_pred, weights, $squared)
+            }
 
-    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<Tensor> {
-        Ok(hinge_family(y_true, y_pred, false, true)?
-            .1
-            .expect("asked for"))
-    }
+            fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<Tensor> {
+                Ok(hinge_family(y_true, y_pred, $squared, true)?
+                    .1
+                    .expect("asked for"))
+            }
+        }
+    };
 }
 
-impl Loss for SquaredHinge {
-    fn compute_loss(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<f32> {
-        Ok(hinge_family(y_true, y_pred, true, false)?.0)
-    }
-
-    fn compute_weighted_loss(
-        &self,
-        y_true: &Tensor,
-        y_pred: &Tensor,
-        weights: &[f32],
-    ) -> Result<f32> {
-        weighted_hinge(y_true, y_pred, weights, true)
-    }
-
-    fn compute_grad(&self, y_true: &Tensor, y_pred: &Tensor) -> Result<Tensor> {
-        Ok(hinge_family(y_true, y_pred, true, true)?
-            .1
-            .expect("asked for"))
-    }
-}
+hinge_loss!(Hinge, false);
+hinge_loss!(SquaredHinge, true);
 
 /// Per site `max(max_k (1 - t_k) p_k - Σ_k t_k p_k + 1, 0)`, averaged over sites; the
 /// gradient of the maximum is shared equally among tied maxima (as autodiff's is).

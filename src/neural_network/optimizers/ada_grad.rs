@@ -1,11 +1,10 @@
 //! AdaGrad (Duchi, Hazan & Singer 2011) with L2-coupled weight decay.
 
+use super::common::{common_builders, common_optimizer_methods, Common};
 use super::kernels::adagrad_step_with;
-use super::rules::{
-    prepare_grad, DecayCoupling, DecayScope, EpsilonPlacement, GradientClip, WeightDecayRule,
-};
+use super::rules::{DecayCoupling, DecayScope, EpsilonPlacement, GradientClip, WeightDecayRule};
 use super::state::{LayerSlots, OptimizerState};
-use super::validation::{self, non_negative, positive};
+use super::validation::{non_negative, positive};
 use crate::error::Result;
 use crate::neural_network::traits::{Layer, Optimizer};
 
@@ -14,38 +13,31 @@ use crate::neural_network::traits::{Layer, Optimizer};
 /// the accumulators' starting value, epsilon inside the root and the decay rule.
 #[derive(Debug, Clone)]
 pub struct AdaGrad {
-    learning_rate: f32,
     epsilon: f32,
-    weight_decay: f32,
     initial_accumulator: f32,
     placement: EpsilonPlacement,
-    global_clipnorm: Option<f32>,
-    clip: Option<GradientClip>,
-    decay: WeightDecayRule,
+    common: Common,
     accumulators: LayerSlots<1>,
 }
 
 impl AdaGrad {
     /// `learning_rate`, `epsilon` finite and > 0; `weight_decay` finite and >= 0.
     pub fn new(learning_rate: f32, epsilon: f32, weight_decay: f32) -> Result<Self> {
+        let learning_rate = positive("learning_rate", learning_rate)?;
         Ok(Self {
-            learning_rate: positive("learning_rate", learning_rate)?,
             epsilon: positive("epsilon", epsilon)?,
-            weight_decay: non_negative("weight_decay", weight_decay)?,
             initial_accumulator: 0.0,
             placement: EpsilonPlacement::OutsideRoot,
-            global_clipnorm: None,
-            clip: None,
-            decay: WeightDecayRule::new(DecayCoupling::CoupledL2, DecayScope::KernelsOnly),
+            common: Common::new(
+                learning_rate,
+                weight_decay,
+                WeightDecayRule::new(DecayCoupling::CoupledL2, DecayScope::KernelsOnly),
+            )?,
             accumulators: LayerSlots::default(),
         })
     }
 
-    /// Clips every batch's gradients so that their global L2 norm is at most `global_clipnorm`.
-    pub fn with_global_clipnorm(mut self, global_clipnorm: f32) -> Result<Self> {
-        self.global_clipnorm = Some(positive("global_clipnorm", global_clipnorm)?);
-        Ok(self)
-    }
+    common_builders!(common, "L2-coupled, kernels only");
 
     /// The value every accumulator starts at (finite, >= 0; default 0). Applies to
     /// accumulators created after the call.
@@ -59,66 +51,25 @@ impl AdaGrad {
         self.placement = placement;
         self
     }
-
-    /// Replaces how weight decay applies (default: L2-coupled, kernels only).
-    pub fn with_weight_decay_rule(mut self, rule: WeightDecayRule) -> Self {
-        self.decay = rule;
-        self
-    }
-
-    /// Clips each parameter's gradient (by its own norm, or elementwise by value) after the
-    /// global-norm scale.
-    pub fn with_gradient_clip(mut self, clip: GradientClip) -> Result<Self> {
-        self.clip = Some(validation::gradient_clip(clip)?);
-        Ok(self)
-    }
-
-    /// Replaces the learning rate; unlike the constructor's, this one may be 0 (finite and
-    /// >= 0), as a warm-up schedule's first step is.
-    pub fn with_learning_rate(mut self, learning_rate: f32) -> Result<Self> {
-        self.learning_rate = validation::learning_rate(learning_rate)?;
-        Ok(self)
-    }
 }
 
 impl Optimizer for AdaGrad {
+    common_optimizer_methods!(common);
+
     fn step(&mut self) {
         self.accumulators.rewind();
     }
 
-    fn global_clipnorm(&self) -> Option<f32> {
-        self.global_clipnorm
-    }
-
     fn update(&mut self, layer: &mut dyn Layer, grad_scale: f32) {
-        let lr = self.learning_rate;
+        let lr = self.common.learning_rate;
         let mut params = layer.parameters();
         let slots = self
             .accumulators
             .claim_filled(&params, self.initial_accumulator);
         for (param, [acc]) in params.iter_mut().zip(slots.iter_mut()) {
-            let grad = prepare_grad(
-                param,
-                grad_scale,
-                self.clip,
-                self.decay,
-                lr,
-                self.weight_decay,
-            );
+            let grad = self.common.grad(param, grad_scale);
             adagrad_step_with(param.value, &grad, acc, lr, self.epsilon, self.placement);
         }
-    }
-
-    fn learning_rate(&self) -> f32 {
-        self.learning_rate
-    }
-
-    fn set_learning_rate(&mut self, learning_rate: f32) {
-        self.learning_rate = learning_rate;
-    }
-
-    fn snapshot(&self) -> Option<Box<dyn Optimizer>> {
-        Some(Box::new(self.clone()))
     }
 
     fn export_state(&self) -> Option<OptimizerState> {

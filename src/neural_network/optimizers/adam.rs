@@ -10,5 +10,5 @@ adam_optimizer!(
     /// Adam (Kingma & Ba 2015) with L2-coupled weight decay: `g + wd * p` enters the moments. Biases and normalisation parameters never decay.
     Adam,
     DecayCoupling::CoupledL2,
-    "L2-coupled"
+    "L2-coupled, kernels only"
 );

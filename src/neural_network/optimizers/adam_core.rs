@@ -1,22 +1,19 @@
 //! The Adam update shared by `Adam` (L2-coupled decay) and `AdamW` (decoupled decay).
 
+use super::common::Common;
 use super::kernels::{adam_step, adam_step_with};
-use super::rules::{prepare_grad, AdamEpsilon, GradientClip, WeightDecayRule};
+use super::rules::{AdamEpsilon, WeightDecayRule};
 use super::state::{LayerSlots, OptimizerState};
-use super::validation::{self, non_negative, positive, unit_interval};
+use super::validation::{positive, unit_interval};
 use crate::error::Result;
 use crate::neural_network::traits::Layer;
 
 #[derive(Debug, Clone)]
 pub(crate) struct AdamCore {
-    pub(crate) learning_rate: f32,
     beta1: f32,
     beta2: f32,
     epsilon: f32,
-    weight_decay: f32,
-    pub(crate) global_clipnorm: Option<f32>,
-    pub(crate) clip: Option<GradientClip>,
-    pub(crate) decay: WeightDecayRule,
+    pub(crate) common: Common,
     pub(crate) epsilon_placement: AdamEpsilon,
     pub(crate) amsgrad: bool,
     t: u64,
@@ -33,15 +30,12 @@ impl AdamCore {
         weight_decay: f32,
         decay: WeightDecayRule,
     ) -> Result<Self> {
+        let learning_rate = positive("learning_rate", learning_rate)?;
         Ok(Self {
-            learning_rate: positive("learning_rate", learning_rate)?,
             beta1: unit_interval("beta1", beta1)?,
             beta2: unit_interval("beta2", beta2)?,
             epsilon: positive("epsilon", epsilon)?,
-            weight_decay: non_negative("weight_decay", weight_decay)?,
-            global_clipnorm: None,
-            clip: None,
-            decay,
+            common: Common::new(learning_rate, weight_decay, decay)?,
             epsilon_placement: AdamEpsilon::CorrectedRoot,
             amsgrad: false,
             t: 0,
@@ -66,21 +60,6 @@ impl AdamCore {
         Ok(())
     }
 
-    pub(crate) fn set_global_clipnorm(&mut self, global_clipnorm: f32) -> Result<()> {
-        self.global_clipnorm = Some(positive("global_clipnorm", global_clipnorm)?);
-        Ok(())
-    }
-
-    pub(crate) fn set_gradient_clip(&mut self, clip: GradientClip) -> Result<()> {
-        self.clip = Some(validation::gradient_clip(clip)?);
-        Ok(())
-    }
-
-    pub(crate) fn set_learning_rate_checked(&mut self, lr: f32) -> Result<()> {
-        self.learning_rate = validation::learning_rate(lr)?;
-        Ok(())
-    }
-
     pub(crate) fn step(&mut self) {
         self.t += 1;
         self.moments.rewind();
@@ -88,14 +67,14 @@ impl AdamCore {
     }
 
     pub(crate) fn update(&mut self, layer: &mut dyn Layer, grad_scale: f32) {
-        let (lr, wd) = (self.learning_rate, self.weight_decay);
+        let lr = self.common.learning_rate;
         // An update without a preceding `step` is the first step.
         let t = self.t.max(1);
         let mut params = layer.parameters();
         let slots = self.moments.claim(&params);
         let mut max_slots = self.amsgrad.then(|| self.max_second_moments.claim(&params));
         for (i, (param, [m, v])) in params.iter_mut().zip(slots.iter_mut()).enumerate() {
-            let grad = prepare_grad(param, grad_scale, self.clip, self.decay, lr, wd);
+            let grad = self.common.grad(param, grad_scale);
             let v_max = max_slots.as_mut().map(|s| s[i][0].as_mut_slice());
             if v_max.is_none() && self.epsilon_placement == AdamEpsilon::CorrectedRoot {
                 // The original constructors' kernel.
@@ -133,7 +112,7 @@ impl AdamCore {
 /// builders, and its `Optimizer` impl. Adam and AdamW differ only in the default weight-decay
 /// coupling, so they are one declaration each.
 macro_rules! adam_optimizer {
-    ($(#[$doc:meta])* $name:ident, $coupling:expr, $coupling_name:literal) => {
+    ($(#[$doc:meta])* $name:ident, $coupling:expr, $default_rule:literal) => {
         $(#[$doc])*
         #[derive(Debug, Clone)]
         pub struct $name {
@@ -162,17 +141,7 @@ macro_rules! adam_optimizer {
                 })
             }
 
-            /// Clips every batch's gradients so that their global L2 norm is at most `global_clipnorm`.
-            pub fn with_global_clipnorm(mut self, global_clipnorm: f32) -> Result<Self> {
-                self.core.set_global_clipnorm(global_clipnorm)?;
-                Ok(self)
-            }
-
-            #[doc = concat!("Replaces how weight decay applies (default: ", $coupling_name, ", kernels only).")]
-            pub fn with_weight_decay_rule(mut self, rule: WeightDecayRule) -> Self {
-                self.core.decay = rule;
-                self
-            }
+            super::common::common_builders!(core.common, $default_rule);
 
             /// Where epsilon meets the second moment (default: [`AdamEpsilon::CorrectedRoot`]).
             pub fn with_epsilon_placement(mut self, placement: AdamEpsilon) -> Self {
@@ -186,45 +155,17 @@ macro_rules! adam_optimizer {
                 self.core.amsgrad = amsgrad;
                 self
             }
-
-            /// Clips each parameter's gradient (by its own norm, or elementwise by value) after the
-            /// global-norm scale.
-            pub fn with_gradient_clip(mut self, clip: GradientClip) -> Result<Self> {
-                self.core.set_gradient_clip(clip)?;
-                Ok(self)
-            }
-
-            /// Replaces the learning rate; unlike the constructor's, this one may be 0 (finite and
-            /// >= 0), as a warm-up schedule's first step is.
-            pub fn with_learning_rate(mut self, learning_rate: f32) -> Result<Self> {
-                self.core.set_learning_rate_checked(learning_rate)?;
-                Ok(self)
-            }
         }
 
         impl Optimizer for $name {
+            super::common::common_optimizer_methods!(core.common);
+
             fn step(&mut self) {
                 self.core.step();
             }
 
-            fn global_clipnorm(&self) -> Option<f32> {
-                self.core.global_clipnorm
-            }
-
             fn update(&mut self, layer: &mut dyn Layer, grad_scale: f32) {
                 self.core.update(layer, grad_scale);
-            }
-
-            fn learning_rate(&self) -> f32 {
-                self.core.learning_rate
-            }
-
-            fn set_learning_rate(&mut self, learning_rate: f32) {
-                self.core.learning_rate = learning_rate;
-            }
-
-            fn snapshot(&self) -> Option<Box<dyn Optimizer>> {
-                Some(Box::new(self.clone()))
             }
 
             fn export_state(&self) -> Option<OptimizerState> {

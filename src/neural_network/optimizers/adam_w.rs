@@ -10,5 +10,5 @@ adam_optimizer!(
     /// AdamW (Loshchilov & Hutter 2019): Adam with decoupled weight decay, `p *= 1 - lr * wd` beside the adaptive step. Biases and normalisation parameters never decay.
     AdamW,
     DecayCoupling::Decoupled,
-    "decoupled"
+    "decoupled, kernels only"
 );

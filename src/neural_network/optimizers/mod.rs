@@ -10,6 +10,7 @@ pub mod adam;
 mod adam_core;
 pub mod adam_w;
 pub mod adamax;
+mod common;
 pub mod kernels;
 pub mod nadam;
 pub mod rms_prop;

@@ -1,10 +1,11 @@
 //! Nadam (Dozat 2016): Adam with Nesterov momentum, in Keras 3's form (the momentum schedule
 //! `u_t = b1 (1 - 0.5 * 0.96^t)` and its running product).
 
+use super::common::{common_builders, common_optimizer_methods, Common};
 use super::kernels::{nadam_step, NadamFactors};
-use super::rules::{prepare_grad, DecayCoupling, DecayScope, GradientClip, WeightDecayRule};
+use super::rules::{DecayCoupling, DecayScope, GradientClip, WeightDecayRule};
 use super::state::{LayerSlots, OptimizerState};
-use super::validation::{self, non_negative, positive, unit_interval};
+use super::validation::{self, positive, unit_interval};
 use crate::error::Result;
 use crate::neural_network::traits::{Layer, Optimizer};
 
@@ -12,14 +13,10 @@ use crate::neural_network::traits::{Layer, Optimizer};
 /// parameter by default (`with_weight_decay_rule` changes it).
 #[derive(Debug, Clone)]
 pub struct Nadam {
-    learning_rate: f32,
     beta1: f32,
     beta2: f32,
     epsilon: f32,
-    weight_decay: f32,
-    global_clipnorm: Option<f32>,
-    clip: Option<GradientClip>,
-    decay: WeightDecayRule,
+    common: Common,
     t: u64,
     /// `prod_{k <= t} u_k`, advanced by `step` in float32 in the order Keras multiplies.
     u_product: f32,
@@ -36,39 +33,23 @@ impl Nadam {
         epsilon: f32,
         weight_decay: f32,
     ) -> Result<Self> {
+        let learning_rate = validation::learning_rate(learning_rate)?;
         Ok(Self {
-            learning_rate: validation::learning_rate(learning_rate)?,
             beta1: unit_interval("beta1", beta1)?,
             beta2: unit_interval("beta2", beta2)?,
             epsilon: positive("epsilon", epsilon)?,
-            weight_decay: non_negative("weight_decay", weight_decay)?,
-            global_clipnorm: None,
-            clip: None,
-            decay: WeightDecayRule::new(DecayCoupling::Decoupled, DecayScope::AllTrainable),
+            common: Common::new(
+                learning_rate,
+                weight_decay,
+                WeightDecayRule::new(DecayCoupling::Decoupled, DecayScope::AllTrainable),
+            )?,
             t: 0,
             u_product: 1.0,
             moments: LayerSlots::default(),
         })
     }
 
-    /// Clips every batch's gradients so that their global L2 norm is at most `global_clipnorm`.
-    pub fn with_global_clipnorm(mut self, global_clipnorm: f32) -> Result<Self> {
-        self.global_clipnorm = Some(positive("global_clipnorm", global_clipnorm)?);
-        Ok(self)
-    }
-
-    /// Replaces how weight decay applies (default: decoupled, every trainable parameter).
-    pub fn with_weight_decay_rule(mut self, rule: WeightDecayRule) -> Self {
-        self.decay = rule;
-        self
-    }
-
-    /// Clips each parameter's gradient (by its own norm, or elementwise by value) after the
-    /// global-norm scale.
-    pub fn with_gradient_clip(mut self, clip: GradientClip) -> Result<Self> {
-        self.clip = Some(validation::gradient_clip(clip)?);
-        Ok(self)
-    }
+    common_builders!(common, "decoupled, every trainable parameter");
 
     /// `u_t = b1 (1 - 0.5 * 0.96^t)`.
     fn momentum_schedule(&self, t: u64) -> f32 {
@@ -102,6 +83,8 @@ impl Nadam {
 }
 
 impl Optimizer for Nadam {
+    common_optimizer_methods!(common);
+
     fn step(&mut self) {
         self.t += 1;
         let t = self.t.min(i32::MAX as u64) as f32;
@@ -109,17 +92,13 @@ impl Optimizer for Nadam {
         self.moments.rewind();
     }
 
-    fn global_clipnorm(&self) -> Option<f32> {
-        self.global_clipnorm
-    }
-
     fn update(&mut self, layer: &mut dyn Layer, grad_scale: f32) {
-        let (lr, wd) = (self.learning_rate, self.weight_decay);
+        let lr = self.common.learning_rate;
         let factors = self.factors();
         let mut params = layer.parameters();
         let slots = self.moments.claim(&params);
         for (param, [m, v]) in params.iter_mut().zip(slots.iter_mut()) {
-            let grad = prepare_grad(param, grad_scale, self.clip, self.decay, lr, wd);
+            let grad = self.common.grad(param, grad_scale);
             nadam_step(
                 param.value,
                 &grad,
@@ -132,18 +111,6 @@ impl Optimizer for Nadam {
                 factors,
             );
         }
-    }
-
-    fn learning_rate(&self) -> f32 {
-        self.learning_rate
-    }
-
-    fn set_learning_rate(&mut self, learning_rate: f32) {
-        self.learning_rate = learning_rate;
-    }
-
-    fn snapshot(&self) -> Option<Box<dyn Optimizer>> {
-        Some(Box::new(self.clone()))
     }
 
     fn export_state(&self) -> Option<OptimizerState> {

@@ -1,11 +1,10 @@
 //! RMSprop (Hinton's lecture 6e) with L2-coupled weight decay.
 
+use super::common::{common_builders, common_optimizer_methods, Common};
 use super::kernels::{rmsprop_step, rmsprop_step_with};
-use super::rules::{
-    prepare_grad, DecayCoupling, DecayScope, EpsilonPlacement, GradientClip, WeightDecayRule,
-};
+use super::rules::{DecayCoupling, DecayScope, EpsilonPlacement, GradientClip, WeightDecayRule};
 use super::state::{LayerSlots, OptimizerState};
-use super::validation::{self, non_negative, positive, unit_interval};
+use super::validation::{non_negative, positive, unit_interval};
 use crate::error::Result;
 use crate::neural_network::traits::{Layer, Optimizer};
 
@@ -14,16 +13,12 @@ use crate::neural_network::traits::{Layer, Optimizer};
 /// choose epsilon inside the root, centring (Graves 2013), momentum and the decay rule.
 #[derive(Debug, Clone)]
 pub struct RMSprop {
-    learning_rate: f32,
     rho: f32,
     epsilon: f32,
-    weight_decay: f32,
     momentum: f32,
     centered: bool,
     placement: EpsilonPlacement,
-    global_clipnorm: Option<f32>,
-    clip: Option<GradientClip>,
-    decay: WeightDecayRule,
+    common: Common,
     cache: LayerSlots<1>,
     mean_grad: LayerSlots<1>,
     velocity: LayerSlots<1>,
@@ -32,34 +27,25 @@ pub struct RMSprop {
 impl RMSprop {
     /// `learning_rate`, `epsilon` finite and > 0; `rho` in [0, 1); `weight_decay` >= 0.
     pub fn new(learning_rate: f32, rho: f32, epsilon: f32, weight_decay: f32) -> Result<Self> {
+        let learning_rate = positive("learning_rate", learning_rate)?;
         Ok(Self {
-            learning_rate: positive("learning_rate", learning_rate)?,
             rho: unit_interval("rho", rho)?,
             epsilon: positive("epsilon", epsilon)?,
-            weight_decay: non_negative("weight_decay", weight_decay)?,
             momentum: 0.0,
             centered: false,
             placement: EpsilonPlacement::OutsideRoot,
-            global_clipnorm: None,
-            clip: None,
-            decay: WeightDecayRule::new(DecayCoupling::CoupledL2, DecayScope::KernelsOnly),
+            common: Common::new(
+                learning_rate,
+                weight_decay,
+                WeightDecayRule::new(DecayCoupling::CoupledL2, DecayScope::KernelsOnly),
+            )?,
             cache: LayerSlots::default(),
             mean_grad: LayerSlots::default(),
             velocity: LayerSlots::default(),
         })
     }
 
-    /// Clips every batch's gradients so that their global L2 norm is at most `global_clipnorm`.
-    pub fn with_global_clipnorm(mut self, global_clipnorm: f32) -> Result<Self> {
-        self.global_clipnorm = Some(positive("global_clipnorm", global_clipnorm)?);
-        Ok(self)
-    }
-
-    /// Replaces how weight decay applies (default: L2-coupled, kernels only).
-    pub fn with_weight_decay_rule(mut self, rule: WeightDecayRule) -> Self {
-        self.decay = rule;
-        self
-    }
+    common_builders!(common, "L2-coupled, kernels only");
 
     /// Where epsilon meets the root (default: [`EpsilonPlacement::OutsideRoot`]).
     pub fn with_epsilon_placement(mut self, placement: EpsilonPlacement) -> Self {
@@ -80,48 +66,25 @@ impl RMSprop {
         self.centered = centered;
         self
     }
-
-    /// Clips each parameter's gradient (by its own norm, or elementwise by value) after the
-    /// global-norm scale.
-    pub fn with_gradient_clip(mut self, clip: GradientClip) -> Result<Self> {
-        self.clip = Some(validation::gradient_clip(clip)?);
-        Ok(self)
-    }
-
-    /// Replaces the learning rate; unlike the constructor's, this one may be 0 (finite and
-    /// >= 0), as a warm-up schedule's first step is.
-    pub fn with_learning_rate(mut self, learning_rate: f32) -> Result<Self> {
-        self.learning_rate = validation::learning_rate(learning_rate)?;
-        Ok(self)
-    }
 }
 
 impl Optimizer for RMSprop {
+    common_optimizer_methods!(common);
+
     fn step(&mut self) {
         self.cache.rewind();
         self.mean_grad.rewind();
         self.velocity.rewind();
     }
 
-    fn global_clipnorm(&self) -> Option<f32> {
-        self.global_clipnorm
-    }
-
     fn update(&mut self, layer: &mut dyn Layer, grad_scale: f32) {
-        let lr = self.learning_rate;
+        let lr = self.common.learning_rate;
         let mut params = layer.parameters();
         let slots = self.cache.claim(&params);
         let mut means = self.centered.then(|| self.mean_grad.claim(&params));
         let mut velocities = (self.momentum > 0.0).then(|| self.velocity.claim(&params));
         for (i, (param, [cache])) in params.iter_mut().zip(slots.iter_mut()).enumerate() {
-            let grad = prepare_grad(
-                param,
-                grad_scale,
-                self.clip,
-                self.decay,
-                lr,
-                self.weight_decay,
-            );
+            let grad = self.common.grad(param, grad_scale);
             let mean = means.as_mut().map(|s| s[i][0].as_mut_slice());
             let velocity = velocities.as_mut().map(|s| s[i][0].as_mut_slice());
             if mean.is_none()
@@ -145,18 +108,6 @@ impl Optimizer for RMSprop {
                 );
             }
         }
-    }
-
-    fn learning_rate(&self) -> f32 {
-        self.learning_rate
-    }
-
-    fn set_learning_rate(&mut self, learning_rate: f32) {
-        self.learning_rate = learning_rate;
-    }
-
-    fn snapshot(&self) -> Option<Box<dyn Optimizer>> {
-        Some(Box::new(self.clone()))
     }
 
     fn export_state(&self) -> Option<OptimizerState> {

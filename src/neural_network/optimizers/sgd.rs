@@ -1,9 +1,10 @@
 //! Stochastic gradient descent with optional (Nesterov) momentum and decoupled weight decay.
 
+use super::common::{common_builders, common_optimizer_methods, Common};
 use super::kernels::{sgd_momentum_step, sgd_step};
-use super::rules::{prepare_grad, DecayCoupling, DecayScope, GradientClip, WeightDecayRule};
+use super::rules::{DecayCoupling, DecayScope, GradientClip, WeightDecayRule};
 use super::state::{LayerSlots, OptimizerState};
-use super::validation::{self, non_negative, positive};
+use super::validation::{non_negative, positive};
 use crate::error::Result;
 use crate::neural_network::traits::{Layer, Optimizer};
 
@@ -13,13 +14,9 @@ use crate::neural_network::traits::{Layer, Optimizer};
 /// [`SGD::with_weight_decay_rule`]).
 #[derive(Debug, Clone)]
 pub struct SGD {
-    learning_rate: f32,
     momentum: f32,
     nesterov: bool,
-    weight_decay: f32,
-    global_clipnorm: Option<f32>,
-    clip: Option<GradientClip>,
-    decay: WeightDecayRule,
+    common: Common,
     velocity: LayerSlots<1>,
 }
 
@@ -31,67 +28,35 @@ impl SGD {
         nesterov: bool,
         weight_decay: f32,
     ) -> Result<Self> {
+        let learning_rate = positive("learning_rate", learning_rate)?;
         Ok(Self {
-            learning_rate: positive("learning_rate", learning_rate)?,
             momentum: non_negative("momentum", momentum)?,
             nesterov,
-            weight_decay: non_negative("weight_decay", weight_decay)?,
-            global_clipnorm: None,
-            clip: None,
-            decay: WeightDecayRule::new(DecayCoupling::Decoupled, DecayScope::KernelsOnly),
+            common: Common::new(
+                learning_rate,
+                weight_decay,
+                WeightDecayRule::new(DecayCoupling::Decoupled, DecayScope::KernelsOnly),
+            )?,
             velocity: LayerSlots::default(),
         })
     }
 
-    /// Clips every batch's gradients so that their global L2 norm is at most `global_clipnorm`.
-    pub fn with_global_clipnorm(mut self, global_clipnorm: f32) -> Result<Self> {
-        self.global_clipnorm = Some(positive("global_clipnorm", global_clipnorm)?);
-        Ok(self)
-    }
-
-    /// Replaces how weight decay applies (default: decoupled, kernels only).
-    pub fn with_weight_decay_rule(mut self, rule: WeightDecayRule) -> Self {
-        self.decay = rule;
-        self
-    }
-
-    /// Clips each parameter's gradient (by its own norm, or elementwise by value) after the
-    /// global-norm scale.
-    pub fn with_gradient_clip(mut self, clip: GradientClip) -> Result<Self> {
-        self.clip = Some(validation::gradient_clip(clip)?);
-        Ok(self)
-    }
-
-    /// Replaces the learning rate; unlike the constructor's, this one may be 0 (finite and
-    /// >= 0), as a warm-up schedule's first step is.
-    pub fn with_learning_rate(mut self, learning_rate: f32) -> Result<Self> {
-        self.learning_rate = validation::learning_rate(learning_rate)?;
-        Ok(self)
-    }
+    common_builders!(common, "decoupled, kernels only");
 }
 
 impl Optimizer for SGD {
+    common_optimizer_methods!(common);
+
     fn step(&mut self) {
         self.velocity.rewind();
     }
 
-    fn global_clipnorm(&self) -> Option<f32> {
-        self.global_clipnorm
-    }
-
     fn update(&mut self, layer: &mut dyn Layer, grad_scale: f32) {
-        let lr = self.learning_rate;
+        let lr = self.common.learning_rate;
         let mut params = layer.parameters();
         let slots = self.velocity.claim(&params);
         for (param, [velocity]) in params.iter_mut().zip(slots.iter_mut()) {
-            let grad = prepare_grad(
-                param,
-                grad_scale,
-                self.clip,
-                self.decay,
-                lr,
-                self.weight_decay,
-            );
+            let grad = self.common.grad(param, grad_scale);
             if self.momentum > 0.0 {
                 sgd_momentum_step(
                     param.value,
@@ -105,18 +70,6 @@ impl Optimizer for SGD {
                 sgd_step(param.value, &grad, lr);
             }
         }
-    }
-
-    fn learning_rate(&self) -> f32 {
-        self.learning_rate
-    }
-
-    fn set_learning_rate(&mut self, learning_rate: f32) {
-        self.learning_rate = learning_rate;
-    }
-
-    fn snapshot(&self) -> Option<Box<dyn Optimizer>> {
-        Some(Box::new(self.clone()))
     }
 
     fn export_state(&self) -> Option<OptimizerState> {

@@ -173,155 +173,106 @@ class _DepthwiseFamily(Layer):
         return cls(**config)
 
 
+class _Depthwise(_DepthwiseFamily):
+    """Keras's DepthwiseConv1D/2D arguments; the rank is the subclass's (an int stride or
+    dilation stands for every axis)."""
+
+    def __init__(
+        self,
+        kernel_size,
+        strides=1,
+        padding="valid",
+        depth_multiplier=1,
+        data_format=None,
+        dilation_rate=1,
+        activation=None,
+        use_bias=True,
+        name=None,
+        input_shape=None,
+        seed=None,
+    ):
+        super().__init__(
+            None,
+            kernel_size,
+            strides,
+            padding,
+            depth_multiplier,
+            data_format,
+            dilation_rate,
+            activation,
+            use_bias,
+            name,
+            input_shape,
+            seed,
+        )
+
+
+class _Separable(_DepthwiseFamily):
+    """Keras's SeparableConv1D/2D arguments (``filters`` first, ``depth_multiplier`` after
+    ``dilation_rate``); the rank is the subclass's."""
+
+    _SEPARABLE = True
+
+    def __init__(
+        self,
+        filters,
+        kernel_size,
+        strides=1,
+        padding="valid",
+        data_format=None,
+        dilation_rate=1,
+        depth_multiplier=1,
+        activation=None,
+        use_bias=True,
+        name=None,
+        input_shape=None,
+        seed=None,
+    ):
+        super().__init__(
+            filters,
+            kernel_size,
+            strides,
+            padding,
+            depth_multiplier,
+            data_format,
+            dilation_rate,
+            activation,
+            use_bias,
+            name,
+            input_shape,
+            seed,
+        )
+
+
 @_register
-class DepthwiseConv1D(_DepthwiseFamily):
+class DepthwiseConv1D(_Depthwise):
     """Per-channel 1-D convolution: ``(batch, steps, C)`` to ``(batch, out, C * depth_multiplier)``;
     kernel ``(k, C, depth_multiplier)``, bias ``(C * depth_multiplier,)``."""
 
     _RANK = 1
 
-    def __init__(
-        self,
-        kernel_size,
-        strides=1,
-        padding="valid",
-        depth_multiplier=1,
-        data_format=None,
-        dilation_rate=1,
-        activation=None,
-        use_bias=True,
-        name=None,
-        input_shape=None,
-        seed=None,
-    ):
-        super().__init__(
-            None,
-            kernel_size,
-            strides,
-            padding,
-            depth_multiplier,
-            data_format,
-            dilation_rate,
-            activation,
-            use_bias,
-            name,
-            input_shape,
-            seed,
-        )
-
 
 @_register
-class DepthwiseConv2D(_DepthwiseFamily):
+class DepthwiseConv2D(_Depthwise):
     """Per-channel 2-D convolution: ``(batch, h, w, C)`` to ``(batch, oh, ow, C * depth_multiplier)``;
     kernel ``(kh, kw, C, depth_multiplier)``, bias ``(C * depth_multiplier,)``."""
 
     _RANK = 2
 
-    def __init__(
-        self,
-        kernel_size,
-        strides=(1, 1),
-        padding="valid",
-        depth_multiplier=1,
-        data_format=None,
-        dilation_rate=(1, 1),
-        activation=None,
-        use_bias=True,
-        name=None,
-        input_shape=None,
-        seed=None,
-    ):
-        super().__init__(
-            None,
-            kernel_size,
-            strides,
-            padding,
-            depth_multiplier,
-            data_format,
-            dilation_rate,
-            activation,
-            use_bias,
-            name,
-            input_shape,
-            seed,
-        )
-
 
 @_register
-class SeparableConv1D(_DepthwiseFamily):
+class SeparableConv1D(_Separable):
     """Depthwise 1-D convolution then a pointwise one: ``(batch, steps, C)`` to
     ``(batch, out, filters)``; kernels ``(k, C, dm)`` and ``(1, C * dm, filters)``, bias
     ``(filters,)``."""
 
     _RANK = 1
-    _SEPARABLE = True
-
-    def __init__(
-        self,
-        filters,
-        kernel_size,
-        strides=1,
-        padding="valid",
-        data_format=None,
-        dilation_rate=1,
-        depth_multiplier=1,
-        activation=None,
-        use_bias=True,
-        name=None,
-        input_shape=None,
-        seed=None,
-    ):
-        super().__init__(
-            filters,
-            kernel_size,
-            strides,
-            padding,
-            depth_multiplier,
-            data_format,
-            dilation_rate,
-            activation,
-            use_bias,
-            name,
-            input_shape,
-            seed,
-        )
 
 
 @_register
-class SeparableConv2D(_DepthwiseFamily):
+class SeparableConv2D(_Separable):
     """Depthwise 2-D convolution then a pointwise (1x1) one: ``(batch, h, w, C)`` to
     ``(batch, oh, ow, filters)``; kernels ``(kh, kw, C, dm)`` and ``(1, 1, C * dm, filters)``,
     bias ``(filters,)``."""
 
     _RANK = 2
-    _SEPARABLE = True
-
-    def __init__(
-        self,
-        filters,
-        kernel_size,
-        strides=(1, 1),
-        padding="valid",
-        data_format=None,
-        dilation_rate=(1, 1),
-        depth_multiplier=1,
-        activation=None,
-        use_bias=True,
-        name=None,
-        input_shape=None,
-        seed=None,
-    ):
-        super().__init__(
-            filters,
-            kernel_size,
-            strides,
-            padding,
-            depth_multiplier,
-            data_format,
-            dilation_rate,
-            activation,
-            use_bias,
-            name,
-            input_shape,
-            seed,
-        )

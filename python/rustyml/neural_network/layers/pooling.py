@@ -10,7 +10,8 @@ from rustyml.neural_network.layers.base import (
 
 
 class _Pooling(Layer):
-    """Max or average windows over ``_rank`` spatial axes of channels-last inputs."""
+    """Max or average windows over ``_rank`` spatial axes of channels-last inputs (an int
+    ``pool_size`` or ``strides`` stands for every axis: the default 2 is 2 x 2 in 2-D)."""
 
     _rank = 1
 
@@ -71,34 +72,12 @@ class MaxPooling2D(_Pooling):
 
     _rank = 2
 
-    def __init__(
-        self,
-        pool_size=(2, 2),
-        strides=None,
-        padding="valid",
-        data_format=None,
-        name=None,
-        input_shape=None,
-    ):
-        super().__init__(pool_size, strides, padding, data_format, name, input_shape)
-
 
 @_register
 class MaxPooling3D(_Pooling):
     """Maximum over ``pool_size`` windows of ``(batch, depth, height, width, channels)`` inputs."""
 
     _rank = 3
-
-    def __init__(
-        self,
-        pool_size=(2, 2, 2),
-        strides=None,
-        padding="valid",
-        data_format=None,
-        name=None,
-        input_shape=None,
-    ):
-        super().__init__(pool_size, strides, padding, data_format, name, input_shape)
 
 
 @_register
@@ -114,34 +93,12 @@ class AveragePooling2D(_Pooling):
 
     _rank = 2
 
-    def __init__(
-        self,
-        pool_size=(2, 2),
-        strides=None,
-        padding="valid",
-        data_format=None,
-        name=None,
-        input_shape=None,
-    ):
-        super().__init__(pool_size, strides, padding, data_format, name, input_shape)
-
 
 @_register
 class AveragePooling3D(_Pooling):
     """Mean over windows of ``(batch, depth, height, width, channels)`` inputs."""
 
     _rank = 3
-
-    def __init__(
-        self,
-        pool_size=(2, 2, 2),
-        strides=None,
-        padding="valid",
-        data_format=None,
-        name=None,
-        input_shape=None,
-    ):
-        super().__init__(pool_size, strides, padding, data_format, name, input_shape)
 
 
 @_register

@@ -112,38 +112,7 @@ macro_rules! border_layer {
             }
         }
 
-        impl $crate::neural_network::traits::Layer for $name {
-            fn forward(
-                &mut self,
-                input: &$crate::neural_network::Tensor,
-            ) -> $crate::error::Result<$crate::neural_network::Tensor> {
-                self.0.forward(input)
-            }
-            fn predict(
-                &self,
-                input: &$crate::neural_network::Tensor,
-            ) -> $crate::error::Result<$crate::neural_network::Tensor> {
-                self.0.predict(input)
-            }
-            fn backward(
-                &mut self,
-                grad_output: &$crate::neural_network::Tensor,
-            ) -> $crate::error::Result<$crate::neural_network::Tensor> {
-                self.0.backward(grad_output)
-            }
-            fn layer_type(&self) -> &str {
-                stringify!($name)
-            }
-            fn output_shape(&self) -> String {
-                self.0.output_shape()
-            }
-            fn param_count(&self) -> $crate::neural_network::layers::TrainingParameters {
-                $crate::neural_network::layers::TrainingParameters::NoTrainable
-            }
-            fn get_weights(&self) -> $crate::neural_network::layers::layer_weight::LayerWeight<'_> {
-                $crate::neural_network::layers::layer_weight::LayerWeight::Empty
-            }
-        }
+        $crate::neural_network::layers::layer_util::weightless_core_layer!($name);
     };
 }
 use border_layer;

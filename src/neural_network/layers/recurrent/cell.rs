@@ -51,6 +51,36 @@ macro_rules! with_cell_step {
 }
 pub(crate) use with_cell_step;
 
+/// Inside a [`CellStep`] impl: `weight_enum` and `weight_arrays` for the cell whose weights
+/// are the original's `LayerWeight::$variant($weights { kernel, recurrent_kernel, bias })`.
+macro_rules! cell_weight_variant {
+    ($variant:ident, $weights:ident) => {
+        fn weight_enum<'a>(
+            &self,
+            kernel: std::borrow::Cow<'a, ndarray::Array2<f32>>,
+            recurrent_kernel: std::borrow::Cow<'a, ndarray::Array2<f32>>,
+            bias: std::borrow::Cow<'a, ndarray::Array2<f32>>,
+        ) -> LayerWeight<'a> {
+            LayerWeight::$variant($weights {
+                kernel,
+                recurrent_kernel,
+                bias,
+            })
+        }
+
+        fn weight_arrays<'w>(
+            &self,
+            weights: &'w LayerWeight<'_>,
+        ) -> Option<[&'w ndarray::Array2<f32>; 3]> {
+            match weights {
+                LayerWeight::$variant(w) => Some([&*w.kernel, &*w.recurrent_kernel, &*w.bias]),
+                _ => None,
+            }
+        }
+    };
+}
+pub(crate) use cell_weight_variant;
+
 impl Cell {
     pub(crate) fn gates(self) -> usize {
         with_cell_step!(self, step => step.gates())

@@ -5,15 +5,14 @@
 //! step keeps `h U_h + b_rh`).
 
 use super::cell::{
-    column_sums, recurrent_kernel_gradient, recurrent_product, state_gradient, BackwardStep,
-    CellStep, ForwardStep, GradientInputs, StepWeights, STEP,
+    cell_weight_variant, column_sums, recurrent_kernel_gradient, recurrent_product, state_gradient,
+    BackwardStep, CellStep, ForwardStep, GradientInputs, StepWeights, STEP,
 };
 use crate::error::Result;
 use crate::math::matmul::dot_par;
 use crate::neural_network::layers::layer_weight::{GRULayerWeight, LayerWeight};
 use gemmkit_ndarray::{gemm, Parallelism};
 use ndarray::{s, Array2, Axis};
-use std::borrow::Cow;
 
 /// The GRU cell's step, either reset placement.
 pub(crate) struct GruCell {
@@ -46,25 +45,7 @@ impl CellStep for GruCell {
         self.reset_after
     }
 
-    fn weight_enum<'a>(
-        &self,
-        kernel: Cow<'a, Array2<f32>>,
-        recurrent_kernel: Cow<'a, Array2<f32>>,
-        bias: Cow<'a, Array2<f32>>,
-    ) -> LayerWeight<'a> {
-        LayerWeight::GRU(GRULayerWeight {
-            kernel,
-            recurrent_kernel,
-            bias,
-        })
-    }
-
-    fn weight_arrays<'w>(&self, weights: &'w LayerWeight<'_>) -> Option<[&'w Array2<f32>; 3]> {
-        match weights {
-            LayerWeight::GRU(w) => Some([&*w.kernel, &*w.recurrent_kernel, &*w.bias]),
-            _ => None,
-        }
-    }
+    cell_weight_variant!(GRU, GRULayerWeight);
 
     /// With the reset after: the step's recurrent products plus their bias row.
     fn forward_scratch(&self, rows: usize, units: usize) -> Array2<f32> {

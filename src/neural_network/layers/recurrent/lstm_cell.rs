@@ -3,13 +3,12 @@
 //! its operand.
 
 use super::cell::{
-    recurrent_product, state_gradient, BackwardStep, CellStep, ForwardStep, StepWeights, STEP,
+    cell_weight_variant, recurrent_product, state_gradient, BackwardStep, CellStep, ForwardStep,
+    StepWeights, STEP,
 };
 use crate::neural_network::layers::activation::Activation;
 use crate::neural_network::layers::layer_weight::{LSTMLayerWeight, LayerWeight};
 use gemmkit_ndarray::{gemm, Parallelism};
-use ndarray::Array2;
-use std::borrow::Cow;
 
 /// The LSTM cell's step.
 pub(crate) struct LstmCell;
@@ -32,25 +31,7 @@ impl CellStep for LstmCell {
         true
     }
 
-    fn weight_enum<'a>(
-        &self,
-        kernel: Cow<'a, Array2<f32>>,
-        recurrent_kernel: Cow<'a, Array2<f32>>,
-        bias: Cow<'a, Array2<f32>>,
-    ) -> LayerWeight<'a> {
-        LayerWeight::LSTM(LSTMLayerWeight {
-            kernel,
-            recurrent_kernel,
-            bias,
-        })
-    }
-
-    fn weight_arrays<'w>(&self, weights: &'w LayerWeight<'_>) -> Option<[&'w Array2<f32>; 3]> {
-        match weights {
-            LayerWeight::LSTM(w) => Some([&*w.kernel, &*w.recurrent_kernel, &*w.bias]),
-            _ => None,
-        }
-    }
+    cell_weight_variant!(LSTM, LSTMLayerWeight);
 
     fn forward_step(&self, w: &StepWeights<'_>, step: &mut ForwardStep<'_>, par: Parallelism) {
         let u = w.units;

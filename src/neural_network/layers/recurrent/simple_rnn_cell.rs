@@ -1,12 +1,11 @@
 //! Keras's SimpleRNN cell: one gate block, `h_t = act(x_t W + h_{t-1} U + b)`.
 
 use super::cell::{
-    recurrent_product, state_gradient, BackwardStep, CellStep, ForwardStep, StepWeights, STEP,
+    cell_weight_variant, recurrent_product, state_gradient, BackwardStep, CellStep, ForwardStep,
+    StepWeights, STEP,
 };
 use crate::neural_network::layers::layer_weight::{LayerWeight, SimpleRNNLayerWeight};
 use gemmkit_ndarray::{gemm, Parallelism};
-use ndarray::Array2;
-use std::borrow::Cow;
 
 /// The SimpleRNN cell's step.
 pub(crate) struct SimpleRnnCell;
@@ -29,25 +28,7 @@ impl CellStep for SimpleRnnCell {
         false
     }
 
-    fn weight_enum<'a>(
-        &self,
-        kernel: Cow<'a, Array2<f32>>,
-        recurrent_kernel: Cow<'a, Array2<f32>>,
-        bias: Cow<'a, Array2<f32>>,
-    ) -> LayerWeight<'a> {
-        LayerWeight::SimpleRNN(SimpleRNNLayerWeight {
-            kernel,
-            recurrent_kernel,
-            bias,
-        })
-    }
-
-    fn weight_arrays<'w>(&self, weights: &'w LayerWeight<'_>) -> Option<[&'w Array2<f32>; 3]> {
-        match weights {
-            LayerWeight::SimpleRNN(w) => Some([&*w.kernel, &*w.recurrent_kernel, &*w.bias]),
-            _ => None,
-        }
-    }
+    cell_weight_variant!(SimpleRNN, SimpleRNNLayerWeight);
 
     fn forward_step(&self, w: &StepWeights<'_>, step: &mut ForwardStep<'_>, par: Parallelism) {
         let rk = w.recurrent_kernel;

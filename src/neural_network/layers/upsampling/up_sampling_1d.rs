@@ -1,8 +1,9 @@
 //! `UpSampling1D`: repeats every step of `[batch, steps, channels]` `size` times.
 
 use super::engine::UpSamplingCore;
-use super::{up_sampling_layer, Interpolation};
+use super::Interpolation;
 use crate::error::Result;
+use crate::neural_network::layers::layer_util::weightless_core_layer;
 
 /// Repeats each step `size` times; the gradient of a step sums its `size` copies.
 #[derive(Debug)]
@@ -21,4 +22,4 @@ impl UpSampling1D {
     }
 }
 
-up_sampling_layer!(UpSampling1D);
+weightless_core_layer!(UpSampling1D);

@@ -1,8 +1,9 @@
 //! `UpSampling2D`: enlarges the rows and columns of `[batch, rows, cols, channels]`.
 
 use super::engine::UpSamplingCore;
-use super::{up_sampling_layer, Factor2D, Interpolation};
+use super::{Factor2D, Interpolation};
 use crate::error::Result;
+use crate::neural_network::layers::layer_util::weightless_core_layer;
 
 /// Enlarges rows by `size.0` and columns by `size.1` with the chosen interpolation.
 #[derive(Debug)]
@@ -21,4 +22,4 @@ impl UpSampling2D {
     }
 }
 
-up_sampling_layer!(UpSampling2D);
+weightless_core_layer!(UpSampling2D);

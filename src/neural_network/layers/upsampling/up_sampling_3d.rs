@@ -1,8 +1,9 @@
 //! `UpSampling3D`: repeats every position of `[batch, d1, d2, d3, channels]` per axis.
 
 use super::engine::UpSamplingCore;
-use super::{up_sampling_layer, Factor3D, Interpolation};
+use super::{Factor3D, Interpolation};
 use crate::error::Result;
+use crate::neural_network::layers::layer_util::weightless_core_layer;
 
 /// Repeats positions `size.k` times along spatial axis `k`.
 #[derive(Debug)]
@@ -21,4 +22,4 @@ impl UpSampling3D {
     }
 }
 
-up_sampling_layer!(UpSampling3D);
+weightless_core_layer!(UpSampling3D);
