@@ -13,6 +13,7 @@ sklearn = pytest.importorskip("sklearn")
 
 from sklearn import datasets
 from sklearn.ensemble import IsolationForest as StockIsolationForest
+from tree_checks import assert_same_structure
 
 import rustyml.sklearn as door
 from rustyml.sklearn.ensemble import IsolationForest
@@ -43,20 +44,10 @@ def _same_forest(ours, stock, X):
         np.testing.assert_array_equal(fa, fb)
     for ta, tb in zip(ours.estimators_, stock.estimators_):
         a, b = ta.tree_, tb.tree_
-        assert (a.node_count, a.max_depth) == (b.node_count, b.max_depth)
-        np.testing.assert_array_equal(a.children_left, b.children_left)
-        np.testing.assert_array_equal(a.children_right, b.children_right)
-        np.testing.assert_array_equal(a.feature, b.feature)
-        np.testing.assert_array_equal(a.threshold, b.threshold)
-        np.testing.assert_array_equal(a.n_node_samples, b.n_node_samples)
-        np.testing.assert_array_equal(a.weighted_n_node_samples, b.weighted_n_node_samples)
+        assert_same_structure(a, b)
         # node means and variances: the same sums in the same order, so the same bits
         np.testing.assert_array_equal(a.value, b.value)
         np.testing.assert_array_equal(a.impurity, b.impurity)
-        internal = a.children_left >= 0
-        np.testing.assert_array_equal(
-            a.missing_go_to_left[internal], b.missing_go_to_left[internal]
-        )
         assert ta.random_state == tb.random_state
         assert (ta.n_features_in_, ta.max_features_) == (tb.n_features_in_, tb.max_features_)
     assert ours.offset_ == stock.offset_

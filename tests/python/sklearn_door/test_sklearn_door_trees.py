@@ -12,6 +12,7 @@ sklearn = pytest.importorskip("sklearn")
 from sklearn import datasets
 from sklearn.base import clone
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from tree_checks import assert_same_structure
 
 import rustyml.sklearn as door
 from rustyml.sklearn import manifold as door_manifold
@@ -38,17 +39,7 @@ def _native_fit(est, X, y, **kw):
 
 
 def _same_structure(ours, stock):
-    a, b = ours.tree_, stock.tree_
-    assert a.node_count == b.node_count
-    assert a.max_depth == b.max_depth
-    np.testing.assert_array_equal(a.children_left, b.children_left)
-    np.testing.assert_array_equal(a.children_right, b.children_right)
-    np.testing.assert_array_equal(a.feature, b.feature)
-    np.testing.assert_array_equal(a.threshold, b.threshold)
-    np.testing.assert_array_equal(a.n_node_samples, b.n_node_samples)
-    np.testing.assert_array_equal(a.weighted_n_node_samples, b.weighted_n_node_samples)
-    internal = a.children_left >= 0
-    np.testing.assert_array_equal(a.missing_go_to_left[internal], b.missing_go_to_left[internal])
+    assert_same_structure(ours.tree_, stock.tree_)
 
 
 def _classification_sets():
