@@ -119,8 +119,9 @@ class _NativeBagging(BaseBagging):
         seeds = random_state.randint(MAX_INT, size=self.n_estimators - kept)
         self._seeds = seeds
         estimators, columns, samples, tree_seeds = [], [], [], []
+        make_tree = self._tree_maker()
         for seed in seeds:
-            est = self._make_estimator(append=False, random_state=seed)
+            est = make_tree(seed)
             features, indices = _generate_bagging_indices(
                 seed,
                 self.bootstrap_features,
@@ -163,6 +164,26 @@ class _NativeBagging(BaseBagging):
         self.estimators_ = (self.estimators_ if kept else []) + estimators
         self.estimators_features_ = (self.estimators_features_ if kept else []) + columns
         return self
+
+    def _tree_maker(self):
+        """``seed -> tree`` equal to scikit-learn's ``_make_estimator(append=False,
+        random_state=seed)``. That clones ``estimator_`` (reading its signature) and draws the
+        tree's ``random_state`` from ``RandomState(seed)`` per tree, most of a forest's fit time;
+        with plain-valued parameters and no nested estimator, one reading of the parameters
+        serves every tree."""
+        params = self.estimator_.get_params(deep=False)
+        plain = all(v is None or isinstance(v, (numbers.Number, str)) for v in params.values())
+        nested = any("__" in key for key in self.estimator_.get_params(deep=True))
+        if self.estimator_params or not plain or nested or "random_state" not in params:
+            return lambda seed: self._make_estimator(append=False, random_state=seed)
+        klass, int32_max = type(self.estimator_), np.iinfo(np.int32).max
+
+        def make(seed):
+            tree = klass(**params)
+            tree.random_state = np.random.RandomState(seed).randint(int32_max)
+            return tree
+
+        return make
 
     # recorded as the door's ``fit``: the native path of the trees' building
     _fit = native_path(BaseBagging._fit, fits=True)(fit)
