@@ -26,3 +26,11 @@ for r in $(seq "$rounds"); do
     (cd "$dir" && PYTHONPATH="$dir" KERAS_BACKEND=jax python report_nn.py --quick)
   done
 done
+# The MLP step and single-row prediction alone (copy report_mlp_step.py and _host.py into a
+# BEFORE dir from a commit that lacks them: they only use report_nn.py's model).
+for r in $(seq "$rounds"); do
+  for dir in "$before" "$after"; do
+    echo "## report_mlp_step $(basename "$dir") round $r $(date +%T) load $(cut -d' ' -f1-3 /proc/loadavg)"
+    (cd "$dir" && PYTHONPATH="$dir" KERAS_BACKEND=jax python report_mlp_step.py)
+  done
+done
