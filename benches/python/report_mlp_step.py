@@ -8,22 +8,10 @@ batch 128 and over 500 ``predict`` calls on one row; the best mean is the least 
 other load on the machine."""
 
 import sys
-import time
 
 import numpy as np
 import report_nn
 from _host import cpu_name
-
-
-def best_mean(fn, calls, rounds):
-    fn()  # builds the model and warms the caches
-    means = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        means.append((time.perf_counter() - start) / calls)
-    return min(means)
 
 
 def main():
@@ -32,9 +20,9 @@ def main():
     x = rng.standard_normal((128, 784)).astype(np.float32)
     y = rng.integers(0, 10, 128)
     model = report_nn.mlp_rustyml(False)
-    step = best_mean(lambda: model.train_on_batch(x, y), 100, rounds)
+    step = report_nn.best(lambda: model.train_on_batch(x, y), rounds, 100)
     row = x[:1]
-    predict = best_mean(lambda: model.predict(row, batch_size=1), 500, rounds)
+    predict = report_nn.best(lambda: model.predict(row, batch_size=1), rounds, 500)
     print(f"CPU: {cpu_name()}")
     print(f"MLP 784-256-128-10 train_on_batch, batch 128: {step * 1e3:.2f} ms")
     print(f"MLP predict, one row: {predict * 1e6:.1f} us")
