@@ -74,6 +74,7 @@ class _NativeBagging(BaseBagging):
         require(sample_weight is None, "sample_weight")
         require(not params and not _routing_enabled(), "fit parameters or metadata routing")
         require(not issparse(X), "sparse X")
+        require(self.verbose <= 1, "verbose > 1 (scikit-learn prints per tree)")
         X = np.asarray(X)
         require(X.dtype == np.float32 and X.ndim == 2, "X not float32")
         require(bool(np.isfinite(X).all()), "missing or infinite values in X")

@@ -118,6 +118,7 @@ def test_calls_it_cannot_answer_run_scikit_learns_fit_and_say_why(caplog):
         ({"random_state": 0}, {"sample_weight": weights}, X),
         ({"random_state": 0}, {}, sparse.csr_matrix(X)),
         ({"random_state": 0}, {}, with_nan),
+        ({"random_state": 0, "verbose": 2}, {}, X),
     ]:
         with caplog.at_level(logging.INFO, logger="rustyml.sklearn"):
             ours = IsolationForest(**params)
@@ -127,6 +128,7 @@ def test_calls_it_cannot_answer_run_scikit_learns_fit_and_say_why(caplog):
     assert "IsolationForest.fit: scikit-learn (sample_weight)" in caplog.text
     assert "IsolationForest.fit: scikit-learn (sparse X)" in caplog.text
     assert "missing or infinite values in X" in caplog.text
+    assert "verbose > 1" in caplog.text
 
 
 def test_warm_start_grows_the_same_new_trees():
