@@ -45,6 +45,12 @@ SCRIPTS = {
         start()
         PCA(n_components=10).fit_transform(X)
     """,
+    "IsolationForest 100,000 x 10, 100 trees": """
+        from sklearn.ensemble import IsolationForest
+        X = rng.standard_normal((100_000, 10))
+        start()
+        IsolationForest(random_state=0).fit(X)
+    """,
     "StandardScaler + LogisticRegression 100,000 x 20": """
         from sklearn.linear_model import LogisticRegression
         from sklearn.pipeline import make_pipeline
