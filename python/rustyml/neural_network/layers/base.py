@@ -127,7 +127,9 @@ class Layer:
 
         @functools.wraps(init)
         def checked_init(self, *args, **kw):
-            if _takes_initializers(cls):
+            # the constructed class, not the one defining ``__init__``: a shared base
+            # constructor (``_Depthwise``) serves classes that take initializers
+            if _takes_initializers(type(self)):
                 _initializers._take_layer_arguments(self, kw)
             _regularizers.take_layer_arguments(self, kw)
             try:
