@@ -15,12 +15,12 @@ import numpy as np
 from scipy.sparse import issparse
 from sklearn import ensemble as _sk
 from sklearn.ensemble._bagging import MAX_INT, BaseBagging, _generate_bagging_indices
-from sklearn.tree._tree import NODE_DTYPE, Tree
 from sklearn.utils import check_random_state
 from sklearn.utils._metadata_requests import _routing_enabled
 
 from rustyml import _native
 from rustyml.sklearn._dispatch import native_path, require
+from rustyml.sklearn.tree import tree_from_columns
 
 __all__ = ["IsolationForest"]
 
@@ -43,25 +43,17 @@ _TREE_DEFAULTS = {
 def _tree(arrays, n_features):
     """scikit-learn's regression ``Tree`` from the grower's node arrays."""
     left, right, feature, threshold, impurity, counts, weights, go_left, value, depth = arrays
-    nodes = np.zeros(len(left), dtype=NODE_DTYPE)
-    nodes["left_child"] = left
-    nodes["right_child"] = right
-    nodes["feature"] = feature
-    nodes["threshold"] = threshold
-    nodes["impurity"] = impurity
-    nodes["n_node_samples"] = counts
-    nodes["weighted_n_node_samples"] = weights
-    nodes["missing_go_to_left"] = go_left
-    tree = Tree(n_features, np.array([1], dtype=np.intp), 1)
-    tree.__setstate__(
-        {
-            "max_depth": int(depth),
-            "node_count": len(left),
-            "nodes": nodes,
-            "values": np.ascontiguousarray(value.reshape(-1, 1, 1)),
-        }
-    )
-    return tree
+    columns = {
+        "left_child": left,
+        "right_child": right,
+        "feature": feature,
+        "threshold": threshold,
+        "impurity": impurity,
+        "n_node_samples": counts,
+        "weighted_n_node_samples": weights,
+        "missing_go_to_left": go_left,
+    }
+    return tree_from_columns(columns, value, n_features, 1, depth)
 
 
 class _NativeBagging(BaseBagging):

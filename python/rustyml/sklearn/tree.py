@@ -493,31 +493,33 @@ def _depths(table):
 
 
 def _sklearn_tree(rows, values, n_features, n_classes, max_depth):
-    """scikit-learn's Tree from its nodes in its order."""
-    n_nodes = len(rows)
-    nodes = np.zeros(n_nodes, dtype=NODE_DTYPE)
-    cols = list(zip(*rows))
-    for name, col in zip(
-        (
-            "left_child",
-            "right_child",
-            "feature",
-            "threshold",
-            "impurity",
-            "n_node_samples",
-            "missing_go_to_left",
-        ),
-        cols,
-    ):
+    """scikit-learn's Tree from its nodes in its order (every sample weighing one)."""
+    names = (
+        "left_child",
+        "right_child",
+        "feature",
+        "threshold",
+        "impurity",
+        "n_node_samples",
+        "missing_go_to_left",
+    )
+    columns = dict(zip(names, zip(*rows)))
+    columns["weighted_n_node_samples"] = columns["n_node_samples"]
+    return tree_from_columns(columns, values, n_features, n_classes, max_depth)
+
+
+def tree_from_columns(columns, values, n_features, n_classes, max_depth):
+    """scikit-learn's Tree from one array (or sequence) per node field, nodes in its order."""
+    nodes = np.zeros(len(columns["left_child"]), dtype=NODE_DTYPE)
+    for name, col in columns.items():
         nodes[name] = col
-    nodes["weighted_n_node_samples"] = nodes["n_node_samples"]
     tree = Tree(n_features, np.array([n_classes], dtype=np.intp), 1)
     tree.__setstate__(
         {
             "max_depth": int(max_depth),
-            "node_count": n_nodes,
+            "node_count": len(nodes),
             "nodes": nodes,
-            "values": np.ascontiguousarray(np.asarray(values).reshape(n_nodes, 1, n_classes)),
+            "values": np.ascontiguousarray(np.asarray(values).reshape(len(nodes), 1, n_classes)),
         }
     )
     return tree
