@@ -40,7 +40,7 @@ pub mod options;
 #[cfg(test)]
 mod parameter_checks;
 pub mod pca;
-pub mod random_split_tree;
+pub mod sklearn_tree;
 pub mod svc;
 pub mod tree;
 pub mod tsne;

@@ -5,7 +5,7 @@ regression targets, ``max_samples``, the path-length tables and ``offset_``); on
 building of the trees (``BaseBagging._fit``) is native. Each tree's seeds and subsample are
 drawn by scikit-learn's own bagging functions from the same ``random_state``, and rustyml's
 random-split grower then repeats scikit-learn's random splitter draw for draw (see the crate's
-``machine_learning::random_split_tree``), so ``estimators_`` hold scikit-learn's trees, node
+``machine_learning::sklearn_tree``), so ``estimators_`` hold scikit-learn's trees, node
 for node, and every score is scikit-learn's.
 """
 
@@ -20,7 +20,7 @@ from sklearn.utils._metadata_requests import _routing_enabled
 
 from rustyml import _native
 from rustyml.sklearn._dispatch import native_path, require
-from rustyml.sklearn.tree import tree_from_columns
+from rustyml.sklearn.tree import sklearn_tree
 
 __all__ = ["IsolationForest"]
 
@@ -38,22 +38,6 @@ _TREE_DEFAULTS = {
     "ccp_alpha": 0.0,
     "monotonic_cst": None,
 }
-
-
-def _tree(arrays, n_features):
-    """scikit-learn's regression ``Tree`` from the grower's node arrays."""
-    left, right, feature, threshold, impurity, counts, weights, go_left, value, depth = arrays
-    columns = {
-        "left_child": left,
-        "right_child": right,
-        "feature": feature,
-        "threshold": threshold,
-        "impurity": impurity,
-        "n_node_samples": counts,
-        "weighted_n_node_samples": weights,
-        "missing_go_to_left": go_left,
-    }
-    return tree_from_columns(columns, value, n_features, 1, depth)
 
 
 class _NativeBagging(BaseBagging):
@@ -153,7 +137,7 @@ class _NativeBagging(BaseBagging):
             est.n_features_in_ = max_features
             est.n_outputs_ = 1
             est.max_features_ = int(tree.max_features)
-            est.tree_ = _tree(arrays, max_features)
+            est.tree_ = sklearn_tree(arrays, max_features, [1])
         self.estimators_ = (self.estimators_ if kept else []) + estimators
         self.estimators_features_ = (self.estimators_features_ if kept else []) + columns
         return self

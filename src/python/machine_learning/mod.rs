@@ -18,7 +18,7 @@ mod linear_svc;
 mod logistic_regression;
 mod meanshift;
 mod pca;
-mod random_split_tree;
+mod sklearn_tree;
 mod svc;
 mod tsne;
 
@@ -36,9 +36,10 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(pyo3::wrap_pyfunction!(meanshift::estimate_bandwidth, m)?)?;
     m.add_class::<pca::PyPCA>()?;
     m.add_function(pyo3::wrap_pyfunction!(
-        random_split_tree::grow_random_split_forest_arrays,
+        sklearn_tree::grow_random_split_forest_arrays,
         m
     )?)?;
+    m.add_function(pyo3::wrap_pyfunction!(sklearn_tree::grow_sklearn_tree_arrays, m)?)?;
     m.add_class::<kernel_pca::PyKernelPCA>()?;
     m.add_class::<tsne::PyTSNE>()?;
     m.add_class::<decision_tree::PyDecisionTree>()?;

@@ -102,47 +102,78 @@ def test_duplicated_columns_tie_and_the_tie_goes_where_scikit_learn_sends_it(see
     np.testing.assert_array_equal(ours.tree_.impurity, stock.tree_.impurity)
 
 
-def test_real_valued_regression_ties_fall_back_with_a_reason(caplog):
-    # a fully grown tree ends in two-sample nodes that every feature splits alike: the
-    # tie is decided by scikit-learn's rounded sums, which the door does not replay
+def _same_tree(ours, stock):
+    """The same nodes and the same node values and impurities, bit for bit."""
+    _same_structure(ours, stock)
+    np.testing.assert_array_equal(ours.tree_.value, stock.tree_.value)
+    np.testing.assert_array_equal(ours.tree_.impurity, stock.tree_.impurity)
+
+
+def test_real_valued_regression_ties_are_scikit_learns(caplog):
+    # a fully grown tree ends in two-sample nodes that every feature splits alike: the tie
+    # is decided by scikit-learn's rounded sums, which the replica forms in its order
     X, y = datasets.make_regression(200, 4, noise=1.0, random_state=0)
     ours = door_tree.DecisionTreeRegressor(random_state=0)
-    with caplog.at_level(logging.INFO, logger="rustyml.sklearn"):
-        assert not _native_fit(ours, X, y)
-    assert "tied splits" in caplog.text
-    stock = DecisionTreeRegressor(random_state=0).fit(X, y)
-    _same_structure(ours, stock)
+    assert _native_fit(ours, X, y)
+    _same_tree(ours, DecisionTreeRegressor(random_state=0).fit(X, y))
+
+
+IRIS_WEIGHTS = np.random.default_rng(3).integers(0, 4, 150) * 0.37
+
+
+@pytest.mark.parametrize(
+    "params, kw",
+    [
+        ({"splitter": "random"}, {}),
+        ({"splitter": "random", "max_features": 2, "criterion": "entropy"}, {}),
+        ({"max_features": "sqrt"}, {}),
+        ({"max_features": 0.5, "min_samples_leaf": 2}, {}),
+        ({"class_weight": "balanced"}, {}),
+        ({"class_weight": {0: 1.0, 1: 2.5, 2: 0.5}}, {"sample_weight": IRIS_WEIGHTS}),
+        ({}, {"sample_weight": np.ones(150)}),
+        ({"min_weight_fraction_leaf": 0.1}, {"sample_weight": IRIS_WEIGHTS}),
+        ({"min_impurity_decrease": 0.02}, {}),
+    ],
+    ids=str,
+)
+def test_sampling_weights_and_stopping_rules_are_scikit_learns(params, kw):
+    # rows of weight zero leave the splitter, as in scikit-learn
+    X, y = datasets.load_iris(return_X_y=True)
+    ours = door_tree.DecisionTreeClassifier(random_state=1, **params)
+    assert _native_fit(ours, X, y, **kw)
+    _same_tree(ours, DecisionTreeClassifier(random_state=1, **params).fit(X, y, **kw))
 
 
 @pytest.mark.parametrize(
     "params, kw, reason",
     [
-        ({"splitter": "random"}, {}, "splitter='random'"),
-        ({"max_features": "sqrt"}, {}, "max_features='sqrt'"),
         ({"max_leaf_nodes": 5}, {}, "max_leaf_nodes"),
-        ({"class_weight": "balanced"}, {}, "class_weight"),
-        ({}, {"sample_weight": np.ones(150)}, "sample_weight"),
+        ({"monotonic_cst": [1, 0, 0, 0]}, {}, "monotonic_cst"),
+        ({}, {"sample_weight": np.r_[-1.0, np.ones(149)]}, "negative sample weights"),
     ],
 )
 def test_unsupported_parameters_fall_back_with_their_reason(params, kw, reason, caplog):
     X, y = datasets.load_iris(return_X_y=True)
+    y = y % 2  # monotonic constraints need two classes
     ours = door_tree.DecisionTreeClassifier(random_state=1, **params)
     with caplog.at_level(logging.INFO, logger="rustyml.sklearn"):
         assert not _native_fit(ours, X, y, **kw)
     assert f"DecisionTreeClassifier.fit: scikit-learn ({reason}" in caplog.text
     stock = DecisionTreeClassifier(random_state=1, **params).fit(X, y, **kw)
-    _same_structure(ours, stock)
-    np.testing.assert_array_equal(ours.tree_.value, stock.tree_.value)
+    _same_tree(ours, stock)
 
 
-def test_sparse_input_falls_back():
+def test_sparse_and_missing_inputs_fall_back():
     from scipy.sparse import csr_matrix
 
     X, y = datasets.load_iris(return_X_y=True)
     ours = door_tree.DecisionTreeClassifier(random_state=0)
     assert not _native_fit(ours, csr_matrix(X), y)
-    stock = DecisionTreeClassifier(random_state=0).fit(csr_matrix(X), y)
-    _same_structure(ours, stock)
+    _same_structure(ours, DecisionTreeClassifier(random_state=0).fit(csr_matrix(X), y))
+    X = X.copy()
+    X[::7, 1] = np.nan
+    assert not _native_fit(ours, X, y)
+    _same_tree(ours, DecisionTreeClassifier(random_state=0).fit(X, y))
 
 
 def _regression_sets():
@@ -155,54 +186,76 @@ def _regression_sets():
 
 
 @pytest.mark.parametrize("name", ["make_regression", "diabetes", "random"])
-@pytest.mark.parametrize("params", [{"max_depth": 3}, {"min_samples_leaf": 20}], ids=str)
+@pytest.mark.parametrize(
+    "params",
+    [{"max_depth": 3}, {"min_samples_leaf": 20}, {}, {"splitter": "random"}, {"ccp_alpha": 1.0}],
+    ids=str,
+)
 def test_regressor_grows_scikit_learns_tree(name, params):
     X, y = _regression_sets()[name]
     ours = door_tree.DecisionTreeRegressor(random_state=0, **params)
     stock = DecisionTreeRegressor(random_state=0, **params).fit(X, y)
     assert _native_fit(ours, X, y), door.dispatch_stats()
-    _same_structure(ours, stock)
-    # node means and variances are sums of the same targets in another order (the
-    # engine's variance is two-pass, scikit-learn's sum of squares minus the squared
-    # mean): they agree to a few n * eps relative to the targets' scale
-    scale = np.max(np.abs(y))
-    n = len(y)
-    np.testing.assert_allclose(
-        ours.tree_.value, stock.tree_.value, rtol=0, atol=4 * n * EPS * scale
-    )
-    np.testing.assert_allclose(
-        ours.tree_.impurity, stock.tree_.impurity, rtol=0, atol=8 * n * EPS * scale**2
-    )
+    # the same sums in the same order: node means and variances are scikit-learn's bits
+    _same_tree(ours, stock)
     Q = X + np.random.default_rng(1).normal(0, 0.1, X.shape)
     np.testing.assert_array_equal(ours.apply(Q), stock.apply(Q))
-    np.testing.assert_allclose(ours.predict(Q), stock.predict(Q), rtol=0, atol=4 * n * EPS * scale)
+    np.testing.assert_array_equal(ours.predict(Q), stock.predict(Q))
 
 
-def test_regressor_with_repeated_real_targets_falls_back_where_rounding_decides():
-    # targets 0.1 and 0.7 repeated: a pure node's impurity is 0 for the engine but
-    # scikit-learn's rounded sum-of-squares form may leave it above EPSILON and split on
+def test_regressor_with_repeated_real_targets_is_scikit_learns():
+    # targets 0.1 and 0.7 repeated: a pure node's rounded impurity may sit above EPSILON in
+    # scikit-learn's sum-of-squares form, and it splits on; the replica rounds alike
     X = np.arange(40, dtype=float).reshape(-1, 1) % 7
     y = np.where(X[:, 0] > 3, 0.7, 0.1)
     ours = door_tree.DecisionTreeRegressor(random_state=0)
-    ours.fit(X, y)
-    stock = DecisionTreeRegressor(random_state=0).fit(X, y)
-    _same_structure(ours, stock)
-    np.testing.assert_allclose(ours.predict(X), stock.predict(X), rtol=0, atol=4 * EPS)
+    assert _native_fit(ours, X, y)
+    _same_tree(ours, DecisionTreeRegressor(random_state=0).fit(X, y))
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_integer_targets_run_natively_ties_included_bit_for_bit(seed):
-    # integer targets: every sum scikit-learn forms is exact, so its scores, values and
-    # impurities are exact functions of the counts and sums and its ties are replayed
-    rng = np.random.default_rng(8)
-    X = rng.random((200, 3)).round(2)
-    y = (30 * X[:, 0] + 20 * (X[:, 1] > 0.5)).round()
-    ours = door_tree.DecisionTreeRegressor(random_state=seed)
-    assert _native_fit(ours, X, y)
-    stock = DecisionTreeRegressor(random_state=seed).fit(X, y)
-    _same_structure(ours, stock)
-    np.testing.assert_array_equal(ours.tree_.value, stock.tree_.value)
-    np.testing.assert_array_equal(ours.tree_.impurity, stock.tree_.impurity)
+def test_several_outputs_are_scikit_learns(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.random((250, 5)).round(2)
+    y_reg = np.c_[30 * X[:, 0] + rng.normal(size=250), X[:, 1] * X[:, 2]]
+    ours = door_tree.DecisionTreeRegressor(random_state=seed, max_depth=6)
+    assert _native_fit(ours, X, y_reg)
+    _same_tree(ours, DecisionTreeRegressor(random_state=seed, max_depth=6).fit(X, y_reg))
+    # two outputs of 3 and 2 classes, string labels on one
+    y_clf = np.c_[(X[:, 0] * 3).astype(int), np.where(X[:, 1] > 0.4, "yes", "no")]
+    ours = door_tree.DecisionTreeClassifier(random_state=seed, criterion="entropy")
+    assert _native_fit(ours, X, y_clf)
+    stock = DecisionTreeClassifier(random_state=seed, criterion="entropy").fit(X, y_clf)
+    _same_tree(ours, stock)
+    for a, b in zip(ours.classes_, stock.classes_):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(ours.n_classes_, stock.n_classes_)
+    np.testing.assert_array_equal(ours.predict(X), stock.predict(X))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_problems_grow_scikit_learns_trees(seed):
+    # coarse grids make ties and values closer than scikit-learn's float32 FEATURE_THRESHOLD
+    # (1e-7) count as equal; weights with zeros; every supported parameter in turn
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.integers(5, 600)), int(rng.integers(1, 7))
+    X = rng.integers(0, [3, 10, 1000][seed % 3], (n, d)) * [1.0, 0.1, 3e-8][seed // 3 % 3]
+    params = {"random_state": seed, "splitter": ["best", "random"][seed % 2]}
+    params["max_features"] = [None, 1, "sqrt", 0.6][seed % 4]
+    params["min_samples_leaf"] = [1, 1, 4][seed % 3]
+    params["min_weight_fraction_leaf"] = [0.0, 0.0, 0.0, 0.03][seed % 4]
+    weights = rng.random(n) * rng.integers(0, 3, n) if seed % 5 < 2 else None
+    if weights is not None and not weights.any():
+        weights = None
+    if seed % 2:
+        y = rng.integers(0, 4, n)
+        params["criterion"] = ["gini", "entropy"][seed // 2 % 2]
+        ours, stock = door_tree.DecisionTreeClassifier(**params), DecisionTreeClassifier(**params)
+    else:
+        y = rng.normal(size=n) * 10
+        ours, stock = door_tree.DecisionTreeRegressor(**params), DecisionTreeRegressor(**params)
+    assert _native_fit(ours, X, y, sample_weight=weights)
+    _same_tree(ours, stock.fit(X, y, sample_weight=weights))
 
 
 def test_native_fit_draws_from_random_state_as_scikit_learn_does():

@@ -1,0 +1,631 @@
+//! Decision trees grown exactly as scikit-learn grows them, so that a tree fitted here from the
+//! same data, weights and seed is scikit-learn's to the bit: its nodes, thresholds, values and
+//! impurities. The scikit-learn door's `DecisionTreeClassifier` / `DecisionTreeRegressor` and
+//! `IsolationForest` fit on it; rustyml's own `DecisionTree` keeps its faster presorted grower
+//! (`machine_learning::tree`), which breaks ties its own way.
+//!
+//! What must match, and why (scikit-learn 1.9's dense splitters and depth-first builder):
+//! - the generator is scikit-learn's `our_rand_r` (a 32-bit xorshift); a node draws its
+//!   features with `rand_int` in a Fisher-Yates walk that skips features already known to be
+//!   constant (one feature array serves the whole tree, constants moved to its front, so the
+//!   draws of a node depend on every node grown before it);
+//! - the best splitter sorts the node's samples in place by each drawn feature with
+//!   scikit-learn's unstable introsort ([`sort`]), one feature after the other, and the first
+//!   strictly best split in draw order wins; the random splitter draws a threshold uniformly
+//!   between the float32 extremes and partitions with a two-ended swap;
+//! - the winning split's two-ended partition orders each child's samples, and all sums run
+//!   in sample order, moving the split by the shorter side ([`criterion`]);
+//! - nodes are numbered depth first, left child first; a node is a leaf by scikit-learn's
+//!   tests (`max_depth`, sample counts, weights, impurity at most `EPSILON`,
+//!   `improvement + EPSILON < min_impurity_decrease`).
+//!
+//! Each tree's arithmetic is serial; a forest's trees are independent, so they grow on rayon
+//! behind the tree-traversal gate and the parallel path gives the same bits.
+
+mod criterion;
+mod sort;
+
+pub use criterion::Criterion;
+
+use crate::error::{Error, Result};
+use crate::machine_learning::tree::TRAVERSAL_MIN_VISITS;
+use criterion::Statistics;
+use ndarray::{ArrayView1, ArrayView2};
+use rayon::prelude::*;
+
+/// scikit-learn's `RAND_R_MAX`.
+const RAND_R_MAX: u32 = 0x7FFF_FFFF;
+/// Values at most this far apart count as equal (scikit-learn's `FEATURE_THRESHOLD`, a
+/// float32 constant: its comparisons add it to a float32 value in float32).
+const FEATURE_THRESHOLD: f32 = 1e-7;
+
+/// How a node's split is searched (scikit-learn's `splitter`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SplitSearch {
+    /// `"best"`: every threshold between distinct values of each drawn feature.
+    Best,
+    /// `"random"`: one uniform threshold per drawn feature.
+    Random,
+}
+
+/// The growth rules of a tree, as scikit-learn's builder receives them (after `fit` has
+/// resolved fractions, `None`s and `min_samples_split = max(min_samples_split,
+/// 2 min_samples_leaf)`).
+#[derive(Debug, Clone, Copy)]
+pub struct TreeParams {
+    pub search: SplitSearch,
+    pub criterion: Criterion,
+    /// Features tried per node (at least one non-constant one is always tried).
+    pub max_features: usize,
+    pub max_depth: usize,
+    pub min_samples_split: usize,
+    pub min_samples_leaf: usize,
+    /// The least weight a child may hold.
+    pub min_weight_leaf: f64,
+    pub min_impurity_decrease: f64,
+}
+
+impl TreeParams {
+    fn check(&self) -> Result<()> {
+        if self.max_features == 0 || self.min_samples_leaf == 0 || self.min_samples_split < 2 {
+            return Err(Error::invalid_input(
+                "max_features and min_samples_leaf must be at least 1, min_samples_split at least 2",
+            ));
+        }
+        if !(self.min_weight_leaf >= 0.0 && self.min_impurity_decrease >= 0.0) {
+            return Err(Error::invalid_input(
+                "min_weight_leaf and min_impurity_decrease must be at least 0",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The targets of a tree: one column per output; for a classification criterion each column
+/// holds class codes `0..n_classes[k]`.
+#[derive(Debug, Clone)]
+pub struct Targets<'a> {
+    pub y: ArrayView2<'a, f64>,
+    /// Classes per output; empty for regression.
+    pub n_classes: Vec<usize>,
+}
+
+impl Targets<'_> {
+    pub fn n_outputs(&self) -> usize {
+        self.y.ncols()
+    }
+
+    /// Values per output and node in [`GrownTree::value`].
+    pub fn stride(&self) -> usize {
+        self.n_classes.iter().copied().max().unwrap_or(1)
+    }
+
+    fn check(&self, n_rows: usize, criterion: Criterion) -> Result<()> {
+        if self.y.nrows() != n_rows || self.y.ncols() == 0 {
+            return Err(Error::invalid_input(format!(
+                "y has {} rows of {} outputs for {n_rows} rows of x",
+                self.y.nrows(),
+                self.y.ncols()
+            )));
+        }
+        if !self.y.iter().all(|v| v.is_finite()) {
+            return Err(Error::invalid_input("y must be finite"));
+        }
+        if criterion.is_classification() {
+            if self.n_classes.len() != self.y.ncols() {
+                return Err(Error::invalid_input("one class count per output"));
+            }
+            for (column, &classes) in self.y.columns().into_iter().zip(&self.n_classes) {
+                let valid = |c: &f64| *c >= 0.0 && c.fract() == 0.0 && (*c as usize) < classes;
+                if !column.iter().all(valid) {
+                    return Err(Error::invalid_input(
+                        "class codes must be integers below their output's class count",
+                    ));
+                }
+            }
+        } else if !self.n_classes.is_empty() {
+            return Err(Error::invalid_input(
+                "a regression criterion takes no class counts",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// One grown tree in scikit-learn's node order (depth first, left child first). A leaf has
+/// children `-1`, feature `-2` and threshold `-2.0`, as in scikit-learn's `Tree`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GrownTree {
+    pub left: Vec<i64>,
+    pub right: Vec<i64>,
+    pub feature: Vec<i64>,
+    pub threshold: Vec<f64>,
+    pub impurity: Vec<f64>,
+    pub n_node_samples: Vec<i64>,
+    /// The total weight of each node's samples.
+    pub weighted_n_node_samples: Vec<f64>,
+    /// Whether missing values would go left (scikit-learn's rule without missing values:
+    /// the larger child).
+    pub missing_go_to_left: Vec<bool>,
+    /// Per node and output, the class fractions (classification, `stride` slots per output)
+    /// or the mean target (regression).
+    pub value: Vec<f64>,
+    /// The depth of the deepest node.
+    pub depth: usize,
+}
+
+/// scikit-learn's `our_rand_r`.
+fn rand_r(state: &mut u32) -> u32 {
+    if *state == 0 {
+        *state = 1;
+    }
+    *state ^= *state << 13;
+    *state ^= *state >> 17;
+    *state ^= *state << 5;
+    *state % (RAND_R_MAX + 1)
+}
+
+/// scikit-learn's `rand_int`: uniform in `low..high`.
+fn rand_int(low: usize, high: usize, state: &mut u32) -> usize {
+    low + rand_r(state) as usize % (high - low)
+}
+
+/// scikit-learn's `rand_uniform`: in `[low, high)`, evaluated in its order.
+fn rand_uniform(low: f64, high: f64, state: &mut u32) -> f64 {
+    (high - low) * f64::from(rand_r(state)) / f64::from(RAND_R_MAX) + low
+}
+
+/// A node waiting on the depth-first stack.
+struct Pending {
+    start: usize,
+    end: usize,
+    depth: usize,
+    /// The parent's id and whether this is its left child.
+    parent: Option<(usize, bool)>,
+    impurity: f64,
+    n_constant: usize,
+}
+
+/// The chosen split of a node.
+struct Split {
+    pos: usize,
+    feature: usize,
+    threshold: f64,
+    impurity_left: f64,
+    impurity_right: f64,
+    improvement: f64,
+    missing_go_to_left: bool,
+}
+
+/// One tree's grower: the data, the splitter's state and the criterion's statistics.
+struct Grower<'a> {
+    x: ArrayView2<'a, f32>,
+    /// Column of `x` for each of the tree's features.
+    columns: &'a [usize],
+    params: TreeParams,
+    stride: usize,
+    /// The samples of positive weight, in scikit-learn's order for the node being grown.
+    samples: Vec<usize>,
+    feature_values: Vec<f32>,
+    features: Vec<usize>,
+    constant_features: Vec<usize>,
+    state: u32,
+    stats: Statistics<'a>,
+}
+
+impl Grower<'_> {
+    fn value(&self, sample: usize, feature: usize) -> f32 {
+        self.x[[sample, self.columns[feature]]]
+    }
+
+    /// Sends `x[feature] <= threshold` to the front of `start..end` with scikit-learn's
+    /// two-ended swap; the first right position.
+    fn partition(&mut self, start: usize, end: usize, feature: usize, threshold: f64) -> usize {
+        let (mut p, mut q) = (start, end);
+        while p < q {
+            if f64::from(self.value(self.samples[p], feature)) <= threshold {
+                p += 1;
+            } else {
+                q -= 1;
+                self.samples.swap(p, q);
+            }
+        }
+        q
+    }
+
+    /// The best split of `feature` on `start..end` (scikit-learn's inner loop of
+    /// `node_split_best`), given the best proxy so far; `None` if the feature is constant.
+    /// Sorts the node's samples by the feature, as scikit-learn does.
+    fn best_on_feature(
+        &mut self,
+        start: usize,
+        end: usize,
+        feature: usize,
+        best_proxy: &mut f64,
+        best: &mut Option<(usize, usize, f64, bool)>,
+    ) -> Option<()> {
+        for p in start..end {
+            self.feature_values[p] = self.value(self.samples[p], feature);
+        }
+        sort::simultaneous_sort(
+            &mut self.feature_values[start..end],
+            &mut self.samples[start..end],
+        );
+        let fv = &self.feature_values;
+        if fv[end - 1] <= fv[start] + FEATURE_THRESHOLD {
+            return None;
+        }
+        let (min_leaf, min_weight) = (self.params.min_samples_leaf, self.params.min_weight_leaf);
+        self.stats.reset();
+        let mut p = start;
+        while p < end {
+            p += 1;
+            while p < end
+                && self.feature_values[p] <= self.feature_values[p - 1] + FEATURE_THRESHOLD
+            {
+                p += 1;
+            }
+            if p == end {
+                break;
+            }
+            let (n_left, n_right) = (p - start, end - p);
+            if n_left < min_leaf || n_right < min_leaf {
+                continue;
+            }
+            self.stats.update(&self.samples, p);
+            if self.stats.weighted_n_left < min_weight || self.stats.weighted_n_right < min_weight
+            {
+                continue;
+            }
+            let proxy = self.stats.proxy_impurity_improvement(&self.samples);
+            if proxy > *best_proxy {
+                *best_proxy = proxy;
+                let threshold = f64::from(self.feature_values[p - 1]) / 2.0
+                    + f64::from(self.feature_values[p]) / 2.0;
+                *best = Some((p, feature, threshold, n_left > n_right));
+            }
+        }
+        Some(())
+    }
+
+    /// One random split of `feature` on `start..end` (scikit-learn's inner loop of
+    /// `node_split_random`); `None` if the feature is constant.
+    fn random_on_feature(
+        &mut self,
+        start: usize,
+        end: usize,
+        feature: usize,
+        best_proxy: &mut f64,
+        best: &mut Option<(usize, usize, f64, bool)>,
+    ) -> Option<()> {
+        let first = self.value(self.samples[start], feature);
+        let (mut min, mut max) = (first, first);
+        for &s in &self.samples[start + 1..end] {
+            let v = self.value(s, feature);
+            if v < min {
+                min = v;
+            } else if v > max {
+                max = v;
+            }
+        }
+        if max <= min + FEATURE_THRESHOLD {
+            return None;
+        }
+        let (low, high) = (f64::from(min), f64::from(max));
+        let mut threshold = rand_uniform(low, high, &mut self.state);
+        if threshold == high {
+            threshold = low;
+        }
+        let pos = self.partition(start, end, feature, threshold);
+        let (n_left, n_right) = (pos - start, end - pos);
+        let min_weight = self.params.min_weight_leaf;
+        if n_left < self.params.min_samples_leaf || n_right < self.params.min_samples_leaf {
+            return Some(());
+        }
+        self.stats.reset();
+        self.stats.update(&self.samples, pos);
+        if self.stats.weighted_n_left < min_weight || self.stats.weighted_n_right < min_weight {
+            return Some(());
+        }
+        let proxy = self.stats.proxy_impurity_improvement(&self.samples);
+        if proxy > *best_proxy {
+            *best_proxy = proxy;
+            *best = Some((pos, feature, threshold, n_left > n_right));
+        }
+        Some(())
+    }
+
+    /// scikit-learn's `node_split_best` / `node_split_random` for the node `start..end` whose
+    /// first `n_known` features in the feature array are known constant; returns the split
+    /// (if any) and the number of constant features for the children.
+    fn split(
+        &mut self,
+        start: usize,
+        end: usize,
+        n_known: usize,
+        impurity: f64,
+    ) -> (Option<Split>, usize) {
+        let params = self.params;
+        let mut f_i = self.features.len();
+        let (mut n_found, mut n_drawn, mut n_visited) = (0, 0, 0);
+        let mut n_total = n_known;
+        let mut best = None; // (pos, feature, threshold, missing_go_to_left)
+        let mut best_proxy = f64::NEG_INFINITY;
+        let mut last_feature = None;
+        while f_i > n_total && (n_visited < params.max_features || n_visited <= n_found + n_drawn) {
+            n_visited += 1;
+            let mut f_j = rand_int(n_drawn, f_i - n_found, &mut self.state);
+            if f_j < n_known {
+                self.features.swap(n_drawn, f_j);
+                n_drawn += 1;
+                continue;
+            }
+            f_j += n_found;
+            let feature = self.features[f_j];
+            last_feature = Some(feature);
+            let evaluated = match params.search {
+                SplitSearch::Best => {
+                    self.best_on_feature(start, end, feature, &mut best_proxy, &mut best)
+                }
+                SplitSearch::Random => {
+                    self.random_on_feature(start, end, feature, &mut best_proxy, &mut best)
+                }
+            };
+            if evaluated.is_none() {
+                self.features.swap(f_j, n_total);
+                n_found += 1;
+                n_total += 1;
+                continue;
+            }
+            f_i -= 1;
+            self.features.swap(f_i, f_j);
+        }
+        let split = best.map(|(pos, feature, threshold, missing_go_to_left)| {
+            // the random splitter's samples are already split by its last feature
+            if params.search == SplitSearch::Best || last_feature != Some(feature) {
+                self.partition(start, end, feature, threshold);
+            }
+            self.stats.reset();
+            self.stats.update(&self.samples, pos);
+            let (impurity_left, impurity_right) = self.stats.children_impurity(&self.samples);
+            let improvement =
+                self.stats
+                    .impurity_improvement(impurity, impurity_left, impurity_right);
+            Split {
+                pos,
+                feature,
+                threshold,
+                impurity_left,
+                impurity_right,
+                improvement,
+                missing_go_to_left,
+            }
+        });
+        // The known constant features keep their order for the children; the newly found
+        // ones follow them.
+        self.features[..n_known].copy_from_slice(&self.constant_features[..n_known]);
+        let found = self.features[n_known..n_known + n_found].to_vec();
+        self.constant_features[n_known..n_known + n_found].copy_from_slice(&found);
+        (split, n_total)
+    }
+
+    /// scikit-learn's `DepthFirstTreeBuilder.build`.
+    fn grow(mut self) -> GrownTree {
+        let mut tree = GrownTree::default();
+        let mut stack = vec![Pending {
+            start: 0,
+            end: self.samples.len(),
+            depth: 0,
+            parent: None,
+            impurity: f64::INFINITY,
+            n_constant: 0,
+        }];
+        let params = self.params;
+        let mut first = true;
+        while let Some(node) = stack.pop() {
+            let (start, end) = (node.start, node.end);
+            let n = end - start;
+            self.stats.init(&self.samples, start, end);
+            let weight = self.stats.weighted_n_node_samples;
+            let mut is_leaf = node.depth >= params.max_depth
+                || n < params.min_samples_split
+                || n < 2 * params.min_samples_leaf
+                || weight < 2.0 * params.min_weight_leaf;
+            let impurity = if first {
+                first = false;
+                self.stats.node_impurity()
+            } else {
+                node.impurity
+            };
+            is_leaf |= impurity <= f64::EPSILON;
+            let mut n_constant = node.n_constant;
+            let split = if is_leaf {
+                None
+            } else {
+                let (found, constants) = self.split(start, end, node.n_constant, impurity);
+                n_constant = constants;
+                found.filter(|s| s.improvement + f64::EPSILON >= params.min_impurity_decrease)
+            };
+            let id = tree.left.len();
+            if let Some((parent, is_left)) = node.parent {
+                let slot = if is_left {
+                    &mut tree.left
+                } else {
+                    &mut tree.right
+                };
+                slot[parent] = id as i64;
+            }
+            tree.left.push(-1);
+            tree.right.push(-1);
+            tree.impurity.push(impurity);
+            tree.n_node_samples.push(n as i64);
+            tree.weighted_n_node_samples.push(weight);
+            // the node's statistics, as `init` left them (a split search only moves the
+            // left and right sums)
+            self.stats.node_value(self.stride, &mut tree.value);
+            tree.depth = tree.depth.max(node.depth);
+            match split {
+                Some(s) => {
+                    tree.feature.push(s.feature as i64);
+                    tree.threshold.push(s.threshold);
+                    tree.missing_go_to_left.push(s.missing_go_to_left);
+                    for (is_left, start, end, impurity) in [
+                        (false, s.pos, end, s.impurity_right),
+                        (true, start, s.pos, s.impurity_left),
+                    ] {
+                        stack.push(Pending {
+                            start,
+                            end,
+                            depth: node.depth + 1,
+                            parent: Some((id, is_left)),
+                            impurity,
+                            n_constant,
+                        });
+                    }
+                }
+                None => {
+                    tree.feature.push(-2);
+                    tree.threshold.push(-2.0);
+                    tree.missing_go_to_left.push(false);
+                }
+            }
+        }
+        tree
+    }
+}
+
+/// Grows one tree on the rows of `x` whose `weights` are positive (all rows, each weighing
+/// one, without weights), with the splitter seed `seed` (the number scikit-learn's splitter
+/// draws from the estimator's `random_state`), over the columns `columns` of `x` (all of
+/// them when `None`); the tree's features are positions in `columns`.
+fn grow_one(
+    x: ArrayView2<f32>,
+    targets: &Targets,
+    weights: &[f64],
+    columns: &[usize],
+    seed: u32,
+    params: TreeParams,
+) -> GrownTree {
+    // scikit-learn's splitter: the samples of non-zero weight, in row order; the total
+    // weight over all rows
+    let samples: Vec<usize> = (0..weights.len()).filter(|&i| weights[i] != 0.0).collect();
+    let mut total_weight = 0.0;
+    for &w in weights {
+        total_weight += w;
+    }
+    let d = columns.len();
+    Grower {
+        x,
+        columns,
+        params,
+        stride: targets.stride(),
+        feature_values: vec![0.0; samples.len()],
+        samples,
+        features: (0..d).collect(),
+        constant_features: vec![0; d],
+        state: seed,
+        stats: Statistics::new(params.criterion, targets, weights, total_weight),
+    }
+    .grow()
+}
+
+fn check_data(x: ArrayView2<f32>, targets: &Targets, params: &TreeParams) -> Result<()> {
+    params.check()?;
+    targets.check(x.nrows(), params.criterion)?;
+    if x.ncols() == 0 {
+        return Err(Error::invalid_input("x needs at least one column"));
+    }
+    if !x.iter().all(|v| v.is_finite()) {
+        return Err(Error::invalid_input("x must be finite"));
+    }
+    Ok(())
+}
+
+/// Grows the tree scikit-learn's `DecisionTreeClassifier` / `DecisionTreeRegressor` grows
+/// from `x` (float32, as scikit-learn converts it), `targets`, optional `sample_weight` and the
+/// splitter seed `seed`.
+pub fn grow_tree(
+    x: ArrayView2<f32>,
+    targets: &Targets,
+    sample_weight: Option<ArrayView1<f64>>,
+    seed: u32,
+    params: TreeParams,
+) -> Result<GrownTree> {
+    check_data(x, targets, &params)?;
+    let n = x.nrows();
+    let weights: Vec<f64> = match sample_weight {
+        Some(w) if w.len() != n => {
+            return Err(Error::invalid_input(format!(
+                "{} sample weights for {n} rows",
+                w.len()
+            )))
+        }
+        Some(w) => w.to_vec(),
+        None => vec![1.0; n],
+    };
+    if !weights.iter().all(|w| w.is_finite() && *w >= 0.0) {
+        return Err(Error::invalid_input(
+            "sample weights must be finite and not negative",
+        ));
+    }
+    if !weights.iter().any(|&w| w > 0.0) {
+        return Err(Error::invalid_input("no sample has a positive weight"));
+    }
+    let columns: Vec<usize> = (0..x.ncols()).collect();
+    Ok(grow_one(x, targets, &weights, &columns, seed, params))
+}
+
+/// Grows one tree per row of `samples` (each row: the rows of `x` the tree is fit on, a row
+/// drawn `k` times weighing `k`, as scikit-learn's bagging passes its draws as sample weights)
+/// over the columns of the same row of `columns`, with the splitter seed of the same place in
+/// `seeds`.
+pub fn grow_forest(
+    x: ArrayView2<f32>,
+    targets: &Targets,
+    samples: ArrayView2<i64>,
+    columns: ArrayView2<i64>,
+    seeds: &[u32],
+    params: TreeParams,
+) -> Result<Vec<GrownTree>> {
+    check_data(x, targets, &params)?;
+    let (n, d) = x.dim();
+    let n_trees = seeds.len();
+    if samples.nrows() != n_trees || columns.nrows() != n_trees {
+        return Err(Error::invalid_input(format!(
+            "one row of samples and of columns per seed: {} seeds, {} and {} rows",
+            n_trees,
+            samples.nrows(),
+            columns.nrows()
+        )));
+    }
+    if samples.ncols() == 0 || columns.ncols() == 0 {
+        return Err(Error::invalid_input(
+            "each tree needs at least one sample and one column",
+        ));
+    }
+    let in_range = |v: &i64, bound: usize| usize::try_from(*v).is_ok_and(|v| v < bound);
+    if !samples.iter().all(|v| in_range(v, n)) || !columns.iter().all(|v| in_range(v, d)) {
+        return Err(Error::invalid_input(
+            "a sample or column index is out of range",
+        ));
+    }
+    let grow = |t: usize| {
+        let mut weights = vec![0.0; n];
+        for &i in samples.row(t) {
+            weights[i as usize] += 1.0;
+        }
+        let cols: Vec<usize> = columns.row(t).iter().map(|&c| c as usize).collect();
+        grow_one(x, targets, &weights, &cols, seeds[t], params)
+    };
+    let work = n_trees
+        .saturating_mul(samples.ncols())
+        .saturating_mul(params.max_depth.clamp(1, 64));
+    Ok(if TRAVERSAL_MIN_VISITS.allows_parallel(work) {
+        (0..n_trees).into_par_iter().map(grow).collect()
+    } else {
+        (0..n_trees).map(grow).collect()
+    })
+}
+
+#[cfg(test)]
+mod tests;
