@@ -2,7 +2,7 @@
 DecisionTreeClassifier and DecisionTreeRegressor.
 
 The replica (``machine_learning::sklearn_tree`` in the crate) repeats scikit-learn's dense
-splitters and depth-first builder step for step: the same feature draws from the same seed,
+splitters and its two builders step for step: the same feature draws from the same seed,
 the same in-place sorts and partitions, the same sums in the same order. So a native fit is
 scikit-learn's tree to the bit (thresholds, node values, impurities, weights), and
 ``tree_`` is a genuine scikit-learn ``Tree`` built from its nodes: ``predict``,
@@ -12,9 +12,11 @@ pruning, pickling and ``clone`` are scikit-learn's own code over it.
 A fit runs natively for dense finite input, the ``best`` and ``random`` splitters, the
 criteria ``gini``, ``entropy`` / ``log_loss`` and ``squared_error``, one or several outputs,
 ``sample_weight`` and ``class_weight`` (not negative), ``max_features``,
-``min_weight_fraction_leaf`` and ``min_impurity_decrease``. Otherwise (sparse input, missing
-values, ``max_leaf_nodes``' best-first growth, ``monotonic_cst``, the ``absolute_error`` and
-``poisson`` criteria, ``check_input=False``) scikit-learn's own fit runs. The fit validates
+``min_weight_fraction_leaf``, ``min_impurity_decrease`` and ``max_leaf_nodes`` (best-first
+growth, its frontier heap kept as libstdc++'s heap functions keep it, as in scikit-learn's
+Linux builds). Otherwise (sparse input, missing values, ``monotonic_cst``, the
+``absolute_error`` and ``poisson`` criteria, ``check_input=False``) scikit-learn's own fit
+runs. The fit validates
 its input with scikit-learn's functions and draws the one number from ``random_state`` that
 scikit-learn's splitter draws, so a shared ``RandomState`` advances as it would.
 """
@@ -44,7 +46,9 @@ _CLASSIFICATION_CRITERIA = ("gini", "entropy", "log_loss")
 
 
 def _check_params(est, classifier):
-    require(est.max_leaf_nodes is None, "max_leaf_nodes (best-first growth)")
+    # scikit-learn reserves 2 max_leaf_nodes - 1 nodes up front, a MemoryError for absurd sizes
+    huge = est.max_leaf_nodes is not None and est.max_leaf_nodes > 2**32
+    require(not huge, "max_leaf_nodes beyond what scikit-learn can reserve")
     require(est.monotonic_cst is None, "monotonic_cst")
     if classifier:
         require(est.criterion in _CLASSIFICATION_CRITERIA, f"criterion={est.criterion!r}")
@@ -140,6 +144,7 @@ def _fit_tree(est, X, y, sample_weight, check_input, classifier):
             min_samples_leaf=int(min_leaf),
             min_weight_leaf=float(min_weight_leaf),
             min_impurity_decrease=float(est.min_impurity_decrease),
+            max_leaf_nodes=est.max_leaf_nodes,
         )
     except ValueError as err:  # an input the replica refuses: scikit-learn decides
         random_state.set_state(saved)

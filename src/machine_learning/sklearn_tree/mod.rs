@@ -63,6 +63,8 @@ pub struct TreeParams {
     /// The least weight a child may hold.
     pub min_weight_leaf: f64,
     pub min_impurity_decrease: f64,
+    /// Best-first growth up to this many leaves (`None`: depth first).
+    pub max_leaf_nodes: Option<usize>,
 }
 
 impl TreeParams {
@@ -71,6 +73,9 @@ impl TreeParams {
             return Err(Error::invalid_input(
                 "max_features and min_samples_leaf must be at least 1, min_samples_split at least 2",
             ));
+        }
+        if self.max_leaf_nodes.is_some_and(|m| m < 2) {
+            return Err(Error::invalid_input("max_leaf_nodes must be at least 2"));
         }
         if !(self.min_weight_leaf >= 0.0 && self.min_impurity_decrease >= 0.0) {
             return Err(Error::invalid_input(
@@ -175,17 +180,6 @@ fn rand_uniform(low: f64, high: f64, state: &mut u32) -> f64 {
     (high - low) * f64::from(rand_r(state)) / f64::from(RAND_R_MAX) + low
 }
 
-/// A node waiting on the depth-first stack.
-struct Pending {
-    start: usize,
-    end: usize,
-    depth: usize,
-    /// The parent's id and whether this is its left child.
-    parent: Option<(usize, bool)>,
-    impurity: f64,
-    n_constant: usize,
-}
-
 /// The chosen split of a node.
 struct Split {
     pos: usize,
@@ -273,8 +267,7 @@ impl Grower<'_> {
                 continue;
             }
             self.stats.update(&self.samples, p);
-            if self.stats.weighted_n_left < min_weight || self.stats.weighted_n_right < min_weight
-            {
+            if self.stats.weighted_n_left < min_weight || self.stats.weighted_n_right < min_weight {
                 continue;
             }
             let proxy = self.stats.proxy_impurity_improvement(&self.samples);
@@ -409,88 +402,229 @@ impl Grower<'_> {
         (split, n_total)
     }
 
-    /// scikit-learn's `DepthFirstTreeBuilder.build`.
-    fn grow(mut self) -> GrownTree {
-        let mut tree = GrownTree::default();
-        let mut stack = vec![Pending {
-            start: 0,
-            end: self.samples.len(),
-            depth: 0,
-            parent: None,
-            impurity: f64::INFINITY,
-            n_constant: 0,
-        }];
+    /// Adds the node `start..end` to `tree` (scikit-learn's `node_reset`, stopping rules,
+    /// `node_split` and `_add_node`), its split searched unless a stopping rule holds.
+    /// `impurity` is the parent's figure for this child (`None` for the root, whose impurity
+    /// is computed). Returns the node, its split and the constant count for its children.
+    fn add_node(
+        &mut self,
+        tree: &mut GrownTree,
+        start: usize,
+        end: usize,
+        depth: usize,
+        parent: Option<(usize, bool)>,
+        impurity: Option<f64>,
+        n_constant: usize,
+    ) -> Added {
         let params = self.params;
-        let mut first = true;
-        while let Some(node) = stack.pop() {
-            let (start, end) = (node.start, node.end);
-            let n = end - start;
-            self.stats.init(&self.samples, start, end);
-            let weight = self.stats.weighted_n_node_samples;
-            let mut is_leaf = node.depth >= params.max_depth
-                || n < params.min_samples_split
-                || n < 2 * params.min_samples_leaf
-                || weight < 2.0 * params.min_weight_leaf;
-            let impurity = if first {
-                first = false;
-                self.stats.node_impurity()
+        let n = end - start;
+        self.stats.init(&self.samples, start, end);
+        let weight = self.stats.weighted_n_node_samples;
+        let impurity = impurity.unwrap_or_else(|| self.stats.node_impurity());
+        let is_leaf = depth >= params.max_depth
+            || n < params.min_samples_split
+            || n < 2 * params.min_samples_leaf
+            || weight < 2.0 * params.min_weight_leaf
+            || impurity <= f64::EPSILON;
+        let (split, n_constant) = if is_leaf {
+            (None, n_constant)
+        } else {
+            let (found, constants) = self.split(start, end, n_constant, impurity);
+            let found =
+                found.filter(|s| s.improvement + f64::EPSILON >= params.min_impurity_decrease);
+            (found, constants)
+        };
+        let id = tree.left.len();
+        if let Some((parent, is_left)) = parent {
+            let slot = if is_left {
+                &mut tree.left
             } else {
-                node.impurity
+                &mut tree.right
             };
-            is_leaf |= impurity <= f64::EPSILON;
-            let mut n_constant = node.n_constant;
-            let split = if is_leaf {
-                None
-            } else {
-                let (found, constants) = self.split(start, end, node.n_constant, impurity);
-                n_constant = constants;
-                found.filter(|s| s.improvement + f64::EPSILON >= params.min_impurity_decrease)
-            };
-            let id = tree.left.len();
-            if let Some((parent, is_left)) = node.parent {
-                let slot = if is_left {
-                    &mut tree.left
-                } else {
-                    &mut tree.right
-                };
-                slot[parent] = id as i64;
+            slot[parent] = id as i64;
+        }
+        tree.left.push(-1);
+        tree.right.push(-1);
+        tree.impurity.push(impurity);
+        tree.n_node_samples.push(n as i64);
+        tree.weighted_n_node_samples.push(weight);
+        // the node's sums as `init` left them (a split search moves only the sides' sums)
+        self.stats.node_value(self.stride, &mut tree.value);
+        tree.depth = tree.depth.max(depth);
+        let (feature, threshold, go_left) = split.as_ref().map_or((-2, -2.0, false), |s| {
+            (s.feature as i64, s.threshold, s.missing_go_to_left)
+        });
+        tree.feature.push(feature);
+        tree.threshold.push(threshold);
+        tree.missing_go_to_left.push(go_left);
+        Added {
+            id,
+            start,
+            end,
+            depth,
+            split,
+            n_constant,
+        }
+    }
+
+    /// scikit-learn's `DepthFirstTreeBuilder.build`.
+    fn grow_depth_first(mut self) -> GrownTree {
+        let mut tree = GrownTree::default();
+        let mut stack = vec![(0, self.samples.len(), 0, None, None, 0)];
+        while let Some((start, end, depth, parent, impurity, n_constant)) = stack.pop() {
+            let node = self.add_node(&mut tree, start, end, depth, parent, impurity, n_constant);
+            if let Some(s) = node.split {
+                let child = |is_left| Some((node.id, is_left));
+                stack.push((
+                    s.pos,
+                    end,
+                    depth + 1,
+                    child(false),
+                    Some(s.impurity_right),
+                    node.n_constant,
+                ));
+                stack.push((
+                    start,
+                    s.pos,
+                    depth + 1,
+                    child(true),
+                    Some(s.impurity_left),
+                    node.n_constant,
+                ));
             }
-            tree.left.push(-1);
-            tree.right.push(-1);
-            tree.impurity.push(impurity);
-            tree.n_node_samples.push(n as i64);
-            tree.weighted_n_node_samples.push(weight);
-            // the node's statistics, as `init` left them (a split search only moves the
-            // left and right sums)
-            self.stats.node_value(self.stride, &mut tree.value);
-            tree.depth = tree.depth.max(node.depth);
-            match split {
-                Some(s) => {
-                    tree.feature.push(s.feature as i64);
-                    tree.threshold.push(s.threshold);
-                    tree.missing_go_to_left.push(s.missing_go_to_left);
-                    for (is_left, start, end, impurity) in [
-                        (false, s.pos, end, s.impurity_right),
-                        (true, start, s.pos, s.impurity_left),
-                    ] {
-                        stack.push(Pending {
-                            start,
-                            end,
-                            depth: node.depth + 1,
-                            parent: Some((id, is_left)),
-                            impurity,
-                            n_constant,
-                        });
-                    }
+        }
+        tree
+    }
+
+    /// scikit-learn's `BestFirstTreeBuilder.build`: every node's split is searched when the
+    /// node is added (its constant features unknown, so counted from 0), and the frontier
+    /// node of largest improvement is split next until `max_leaf_nodes - 1` nodes are split;
+    /// the rest become leaves. The frontier is a binary heap kept as libstdc++'s `push_heap`
+    /// / `pop_heap` keep it, so ties pop in scikit-learn's order.
+    fn grow_best_first(mut self, max_leaf_nodes: usize) -> GrownTree {
+        let mut tree = GrownTree::default();
+        let mut frontier: Vec<Option<Added>> = Vec::new();
+        let root = self.add_node(&mut tree, 0, self.samples.len(), 0, None, None, 0);
+        heap::push(&mut frontier, root);
+        let mut max_split_nodes = max_leaf_nodes.saturating_sub(1);
+        while let Some(record) = heap::pop(&mut frontier) {
+            let id = record.id;
+            match record.split {
+                Some(s) if max_split_nodes > 0 => {
+                    max_split_nodes -= 1;
+                    let depth = record.depth + 1;
+                    let left = self.add_node(
+                        &mut tree,
+                        record.start,
+                        s.pos,
+                        depth,
+                        Some((id, true)),
+                        Some(s.impurity_left),
+                        0,
+                    );
+                    let right = self.add_node(
+                        &mut tree,
+                        s.pos,
+                        record.end,
+                        depth,
+                        Some((id, false)),
+                        Some(s.impurity_right),
+                        0,
+                    );
+                    heap::push(&mut frontier, left);
+                    heap::push(&mut frontier, right);
                 }
-                None => {
-                    tree.feature.push(-2);
-                    tree.threshold.push(-2.0);
-                    tree.missing_go_to_left.push(false);
+                _ => {
+                    // a leaf, or a split past the budget turned into one (scikit-learn
+                    // keeps such a node's missing-value side)
+                    tree.left[id] = -1;
+                    tree.right[id] = -1;
+                    tree.feature[id] = -2;
+                    tree.threshold[id] = -2.0;
                 }
             }
         }
         tree
+    }
+}
+
+/// A node just added, with what its expansion needs (scikit-learn's `FrontierRecord`).
+struct Added {
+    id: usize,
+    start: usize,
+    end: usize,
+    depth: usize,
+    split: Option<Split>,
+    n_constant: usize,
+}
+
+impl Added {
+    /// The frontier's order: a leaf counts as improvement 0.
+    fn improvement(&self) -> f64 {
+        self.split.as_ref().map_or(0.0, |s| s.improvement)
+    }
+}
+
+/// libstdc++'s `push_heap` / `pop_heap` on a max-heap of frontier records by improvement
+/// (scikit-learn's builder runs them with `a.improvement < b.improvement`).
+mod heap {
+    use super::Added;
+
+    fn less(a: &Added, b: &Added) -> bool {
+        a.improvement() < b.improvement()
+    }
+
+    /// `__push_heap`: moves the hole at `hole` up while its parent is less than `value`.
+    fn sift_up(heap: &mut [Option<Added>], mut hole: usize, top: usize, value: Added) {
+        while hole > top {
+            let parent = (hole - 1) / 2;
+            if !less(heap[parent].as_ref().unwrap(), &value) {
+                break;
+            }
+            heap[hole] = heap[parent].take();
+            hole = parent;
+        }
+        heap[hole] = Some(value);
+    }
+
+    /// `push_back` then `push_heap`. Every slot of the heap holds a record between calls.
+    pub(super) fn push(heap: &mut Vec<Option<Added>>, value: Added) {
+        let hole = heap.len();
+        heap.push(None);
+        sift_up(heap, hole, 0, value);
+    }
+
+    /// `pop_heap` then `back` / `pop_back`: the largest record (`__adjust_heap` moves the
+    /// hole down to a leaf along the larger children, then the last record sifts up).
+    pub(super) fn pop(slots: &mut Vec<Option<Added>>) -> Option<Added> {
+        let len = slots.len();
+        if len <= 1 {
+            return slots.pop().flatten();
+        }
+        let value = slots[len - 1].take().unwrap();
+        let top = slots[0].take();
+        let n = len - 1; // the heap's length without the moved-out last record
+        let mut hole = 0;
+        let mut child = 0;
+        while child < n.saturating_sub(1) / 2 {
+            child = 2 * (child + 1);
+            if less(
+                slots[child].as_ref().unwrap(),
+                slots[child - 1].as_ref().unwrap(),
+            ) {
+                child -= 1;
+            }
+            slots[hole] = slots[child].take();
+            hole = child;
+        }
+        if n % 2 == 0 && child == n.saturating_sub(2) / 2 {
+            child = 2 * (child + 1);
+            slots[hole] = slots[child - 1].take();
+            hole = child - 1;
+        }
+        sift_up(slots, hole, 0, value);
+        slots.truncate(n);
+        top
     }
 }
 
@@ -514,7 +648,7 @@ fn grow_one(
         total_weight += w;
     }
     let d = columns.len();
-    Grower {
+    let grower = Grower {
         x,
         columns,
         params,
@@ -525,8 +659,11 @@ fn grow_one(
         constant_features: vec![0; d],
         state: seed,
         stats: Statistics::new(params.criterion, targets, weights, total_weight),
+    };
+    match params.max_leaf_nodes {
+        Some(max_leaf_nodes) => grower.grow_best_first(max_leaf_nodes),
+        None => grower.grow_depth_first(),
     }
-    .grow()
 }
 
 fn check_data(x: ArrayView2<f32>, targets: &Targets, params: &TreeParams) -> Result<()> {

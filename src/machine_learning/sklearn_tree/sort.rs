@@ -133,7 +133,9 @@ mod tests {
     fn cases() -> Vec<Vec<f32>> {
         let mut state = 12345u64;
         let mut random = |m: u64| {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             ((state >> 33) % m) as f32
         };
         vec![

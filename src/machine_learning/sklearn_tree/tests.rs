@@ -1,9 +1,9 @@
 //! The random splitter's forests (the best splitter is checked against scikit-learn itself
 //! by the door's tests).
 use super::*;
-use ndarray::{ArrayView1, ArrayView2};
 use crate::gate::serial_and_parallel;
 use ndarray::{Array1, Array2};
+use ndarray::{ArrayView1, ArrayView2};
 
 fn params(max_depth: usize) -> TreeParams {
     TreeParams {
@@ -15,6 +15,7 @@ fn params(max_depth: usize) -> TreeParams {
         min_samples_leaf: 1,
         min_weight_leaf: 0.0,
         min_impurity_decrease: 0.0,
+        max_leaf_nodes: None,
     }
 }
 
@@ -64,13 +65,7 @@ fn the_generator_is_scikit_learns_xorshift() {
 }
 
 /// Every node's count, mean and threshold agree with the samples that reach it.
-fn check_tree(
-    t: &GrownTree,
-    x: &Array2<f32>,
-    y: &Array1<f64>,
-    rows: &[usize],
-    depth: usize,
-) {
+fn check_tree(t: &GrownTree, x: &Array2<f32>, y: &Array1<f64>, rows: &[usize], depth: usize) {
     let mut reach: Vec<Vec<usize>> = vec![Vec::new(); t.left.len()];
     for &r in rows {
         let mut node = 0usize;
@@ -202,8 +197,7 @@ fn bad_indices_are_refused() {
     };
     let outside = grow(ndarray::arr2(&[[1i64, 20]]), &cols).unwrap_err();
     assert!(outside.to_string().contains("out of range"));
-    let bad_column =
-        grow(ndarray::arr2(&[[1i64, 2]]), &ndarray::arr2(&[[0i64, 2]])).unwrap_err();
+    let bad_column = grow(ndarray::arr2(&[[1i64, 2]]), &ndarray::arr2(&[[0i64, 2]])).unwrap_err();
     assert!(bad_column.to_string().contains("out of range"));
 }
 

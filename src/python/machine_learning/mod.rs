@@ -39,7 +39,10 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         sklearn_tree::grow_random_split_forest_arrays,
         m
     )?)?;
-    m.add_function(pyo3::wrap_pyfunction!(sklearn_tree::grow_sklearn_tree_arrays, m)?)?;
+    m.add_function(pyo3::wrap_pyfunction!(
+        sklearn_tree::grow_sklearn_tree_arrays,
+        m
+    )?)?;
     m.add_class::<kernel_pca::PyKernelPCA>()?;
     m.add_class::<tsne::PyTSNE>()?;
     m.add_class::<decision_tree::PyDecisionTree>()?;

@@ -74,7 +74,7 @@ fn parse_search(name: &str) -> PyResult<SplitSearch> {
 /// `n_classes` per output), `seed` the number scikit-learn's splitter draws.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (x, y, sample_weight, seed, *, criterion, splitter, n_classes, max_features, max_depth, min_samples_split, min_samples_leaf, min_weight_leaf, min_impurity_decrease))]
+#[pyo3(signature = (x, y, sample_weight, seed, *, criterion, splitter, n_classes, max_features, max_depth, min_samples_split, min_samples_leaf, min_weight_leaf, min_impurity_decrease, max_leaf_nodes=None))]
 pub(crate) fn grow_sklearn_tree_arrays<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f32>,
@@ -90,6 +90,7 @@ pub(crate) fn grow_sklearn_tree_arrays<'py>(
     min_samples_leaf: usize,
     min_weight_leaf: f64,
     min_impurity_decrease: f64,
+    max_leaf_nodes: Option<usize>,
 ) -> PyResult<TreeArrays<'py>> {
     let params = TreeParams {
         search: parse_search(splitter)?,
@@ -100,14 +101,14 @@ pub(crate) fn grow_sklearn_tree_arrays<'py>(
         min_samples_leaf,
         min_weight_leaf,
         min_impurity_decrease,
+        max_leaf_nodes,
     };
     let (x, y) = (x.as_array(), y.as_array());
     let weights = sample_weight.as_ref().map(|w| w.as_array());
     let targets = Targets { y, n_classes };
-    let tree = crate::python::parallel::detach(py, || {
-        grow_tree(x, &targets, weights, seed, params)
-    })
-    .map_err(to_py_err)?;
+    let tree =
+        crate::python::parallel::detach(py, || grow_tree(x, &targets, weights, seed, params))
+            .map_err(to_py_err)?;
     Ok(tree_arrays(py, tree))
 }
 
@@ -137,6 +138,7 @@ pub(crate) fn grow_random_split_forest_arrays<'py>(
         min_samples_leaf,
         min_weight_leaf: 0.0,
         min_impurity_decrease: 0.0,
+        max_leaf_nodes: None,
     };
     let (x, samples, columns) = (x.as_array(), samples.as_array(), columns.as_array());
     let targets = Targets {

@@ -144,10 +144,27 @@ def test_sampling_weights_and_stopping_rules_are_scikit_learns(params, kw):
     _same_tree(ours, DecisionTreeClassifier(random_state=1, **params).fit(X, y, **kw))
 
 
+@pytest.mark.parametrize("max_leaf_nodes", [2, 3, 7, 20, 1000])
+@pytest.mark.parametrize("classifier", [True, False])
+def test_best_first_growth_is_scikit_learns(max_leaf_nodes, classifier):
+    # two copies of one problem far apart: every split of one copy has a twin of exactly the
+    # same improvement in the other, so the frontier's ties decide which is split first
+    X, y = datasets.load_iris(return_X_y=True)
+    X = np.r_[X, X + 100.0]
+    y = np.r_[y, y]
+    if not classifier:
+        y = y * 1.5 + X[:, 0].round()
+    kind = (door_tree.DecisionTreeClassifier, DecisionTreeClassifier)
+    if not classifier:
+        kind = (door_tree.DecisionTreeRegressor, DecisionTreeRegressor)
+    ours = kind[0](max_leaf_nodes=max_leaf_nodes, random_state=2)
+    assert _native_fit(ours, X, y)
+    _same_tree(ours, kind[1](max_leaf_nodes=max_leaf_nodes, random_state=2).fit(X, y))
+
+
 @pytest.mark.parametrize(
     "params, kw, reason",
     [
-        ({"max_leaf_nodes": 5}, {}, "max_leaf_nodes"),
         ({"monotonic_cst": [1, 0, 0, 0]}, {}, "monotonic_cst"),
         ({}, {"sample_weight": np.r_[-1.0, np.ones(149)]}, "negative sample weights"),
     ],
@@ -244,6 +261,7 @@ def test_random_problems_grow_scikit_learns_trees(seed):
     params["max_features"] = [None, 1, "sqrt", 0.6][seed % 4]
     params["min_samples_leaf"] = [1, 1, 4][seed % 3]
     params["min_weight_fraction_leaf"] = [0.0, 0.0, 0.0, 0.03][seed % 4]
+    params["max_leaf_nodes"] = [None, None, 5, 40][seed // 4 % 4]
     weights = rng.random(n) * rng.integers(0, 3, n) if seed % 5 < 2 else None
     if weights is not None and not weights.any():
         weights = None
