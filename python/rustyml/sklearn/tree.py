@@ -1,24 +1,24 @@
 """``sklearn.tree`` with rustyml's replica of scikit-learn's tree builder behind
 DecisionTreeClassifier and DecisionTreeRegressor.
 
-The replica (``machine_learning::sklearn_tree`` in the crate) repeats scikit-learn's dense
-splitters and its two builders step for step: the same feature draws from the same seed,
+The replica (``machine_learning::sklearn_tree`` in the crate) repeats scikit-learn's
+splitters (dense and sparse) and its two builders step for step: the same feature draws from the same seed,
 the same in-place sorts and partitions, the same sums in the same order. So a native fit is
 scikit-learn's tree to the bit (thresholds, node values, impurities, weights), and
 ``tree_`` is a genuine scikit-learn ``Tree`` built from its nodes: ``predict``,
 ``predict_proba``, ``apply``, ``decision_path``, ``feature_importances_``, cost-complexity
 pruning, pickling and ``clone`` are scikit-learn's own code over it.
 
-A fit runs natively for dense finite input, the ``best`` and ``random`` splitters, the
-criteria ``gini``, ``entropy`` / ``log_loss`` and ``squared_error``, one or several outputs,
-``sample_weight`` and ``class_weight`` (not negative), ``max_features``,
-``min_weight_fraction_leaf``, ``min_impurity_decrease`` and ``max_leaf_nodes`` (best-first
-growth, its frontier heap kept as libstdc++'s heap functions keep it, as in scikit-learn's
-Linux builds). Otherwise (sparse input, missing values, ``monotonic_cst``, the
-``absolute_error`` and ``poisson`` criteria, ``check_input=False``) scikit-learn's own fit
-runs. The fit validates
-its input with scikit-learn's functions and draws the one number from ``random_state`` that
-scikit-learn's splitter draws, so a shared ``RandomState`` advances as it would.
+A fit runs natively for finite input, dense or sparse (CSC, as scikit-learn converts it),
+the ``best`` and ``random`` splitters, the criteria ``gini``, ``entropy`` / ``log_loss`` and
+``squared_error``, one or several outputs, ``sample_weight`` and ``class_weight`` (not
+negative), ``max_features``, ``min_weight_fraction_leaf``, ``min_impurity_decrease`` and
+``max_leaf_nodes`` (best-first growth, its frontier heap kept as libstdc++'s heap functions
+keep it, as in scikit-learn's Linux builds). Otherwise (missing values, sparse input with
+64-bit indices, ``monotonic_cst``, the ``absolute_error`` and ``poisson`` criteria,
+``check_input=False``) scikit-learn's own fit runs. The fit validates its input with
+scikit-learn's functions and draws the one number from ``random_state`` that scikit-learn's
+splitter draws, so a shared ``RandomState`` advances as it would.
 """
 
 import math
@@ -70,7 +70,6 @@ def _max_features(est, n_features):
 def _fit_tree(est, X, y, sample_weight, check_input, classifier):
     """scikit-learn's ``BaseDecisionTree._fit`` with the tree grown by the replica."""
     require(check_input, "check_input=False")
-    require(not issparse(X), "sparse X")
     est._validate_params()
     _check_params(est, classifier)
     random_state = check_random_state(est.random_state)
@@ -83,8 +82,16 @@ def _fit_tree(est, X, y, sample_weight, check_input, classifier):
             {"ensure_2d": False, "dtype": None},
         ),
     )
-    require(not issparse(X), "sparse X")
-    require(bool(np.isfinite(X).all()), "missing or infinite values in X")
+    if issparse(X):
+        X.sort_indices()  # as scikit-learn's fit does, in place
+        int32 = X.indices.dtype == np.intc and X.indptr.dtype == np.intc
+        require(int32, "sparse X with 64-bit indices")
+        require(X.has_canonical_format, "sparse X with repeated entries")
+        require(bool(np.isfinite(X.data).all()), "missing or infinite values in X")
+        data, sparse = None, (X.shape[0], X.indptr, X.indices, X.data)
+    else:
+        require(bool(np.isfinite(X).all()), "missing or infinite values in X")
+        data, sparse = X, None
     n_samples, n_features = X.shape
     y = np.atleast_1d(y)
     if y.ndim == 1:
@@ -131,10 +138,11 @@ def _fit_tree(est, X, y, sample_weight, check_input, classifier):
     seed = int(random_state.randint(0, _RAND_R_MAX))
     try:
         arrays = _native.machine_learning.grow_sklearn_tree_arrays(
-            X,
+            data,
             target,
             None if sample_weight is None else np.ascontiguousarray(sample_weight),
             seed,
+            sparse=sparse,
             criterion=est.criterion,
             splitter=est.splitter,
             n_classes=n_classes,

@@ -23,14 +23,17 @@
 //! behind the tree-traversal gate and the parallel path gives the same bits.
 
 mod criterion;
+mod partitioner;
 mod sort;
 
 pub use criterion::Criterion;
+pub use partitioner::{CscColumns, Features};
 
 use crate::error::{Error, Result};
 use crate::machine_learning::tree::TRAVERSAL_MIN_VISITS;
 use criterion::Statistics;
 use ndarray::{ArrayView1, ArrayView2};
+use partitioner::Partitioner;
 use rayon::prelude::*;
 
 /// scikit-learn's `RAND_R_MAX`.
@@ -191,16 +194,11 @@ struct Split {
     missing_go_to_left: bool,
 }
 
-/// One tree's grower: the data, the splitter's state and the criterion's statistics.
+/// One tree's grower: the splitter's state and the criterion's statistics.
 struct Grower<'a> {
-    x: ArrayView2<'a, f32>,
-    /// Column of `x` for each of the tree's features.
-    columns: &'a [usize],
     params: TreeParams,
     stride: usize,
-    /// The samples of positive weight, in scikit-learn's order for the node being grown.
-    samples: Vec<usize>,
-    feature_values: Vec<f32>,
+    part: Partitioner<'a>,
     features: Vec<usize>,
     constant_features: Vec<usize>,
     state: u32,
@@ -208,25 +206,6 @@ struct Grower<'a> {
 }
 
 impl Grower<'_> {
-    fn value(&self, sample: usize, feature: usize) -> f32 {
-        self.x[[sample, self.columns[feature]]]
-    }
-
-    /// Sends `x[feature] <= threshold` to the front of `start..end` with scikit-learn's
-    /// two-ended swap; the first right position.
-    fn partition(&mut self, start: usize, end: usize, feature: usize, threshold: f64) -> usize {
-        let (mut p, mut q) = (start, end);
-        while p < q {
-            if f64::from(self.value(self.samples[p], feature)) <= threshold {
-                p += 1;
-            } else {
-                q -= 1;
-                self.samples.swap(p, q);
-            }
-        }
-        q
-    }
-
     /// The best split of `feature` on `start..end` (scikit-learn's inner loop of
     /// `node_split_best`), given the best proxy so far; `None` if the feature is constant.
     /// Sorts the node's samples by the feature, as scikit-learn does.
@@ -238,14 +217,8 @@ impl Grower<'_> {
         best_proxy: &mut f64,
         best: &mut Option<(usize, usize, f64, bool)>,
     ) -> Option<()> {
-        for p in start..end {
-            self.feature_values[p] = self.value(self.samples[p], feature);
-        }
-        sort::simultaneous_sort(
-            &mut self.feature_values[start..end],
-            &mut self.samples[start..end],
-        );
-        let fv = &self.feature_values;
+        self.part.sort(start, end, feature);
+        let fv = &self.part.feature_values;
         if fv[end - 1] <= fv[start] + FEATURE_THRESHOLD {
             return None;
         }
@@ -253,28 +226,24 @@ impl Grower<'_> {
         self.stats.reset();
         let mut p = start;
         while p < end {
-            p += 1;
-            while p < end
-                && self.feature_values[p] <= self.feature_values[p - 1] + FEATURE_THRESHOLD
-            {
-                p += 1;
-            }
-            if p == end {
+            let (p_prev, next) = self.part.next_p(p, end);
+            p = next;
+            if p >= end {
                 break;
             }
             let (n_left, n_right) = (p - start, end - p);
             if n_left < min_leaf || n_right < min_leaf {
                 continue;
             }
-            self.stats.update(&self.samples, p);
+            self.stats.update(&self.part.samples, p);
             if self.stats.weighted_n_left < min_weight || self.stats.weighted_n_right < min_weight {
                 continue;
             }
-            let proxy = self.stats.proxy_impurity_improvement(&self.samples);
+            let proxy = self.stats.proxy_impurity_improvement(&self.part.samples);
             if proxy > *best_proxy {
                 *best_proxy = proxy;
-                let threshold = f64::from(self.feature_values[p - 1]) / 2.0
-                    + f64::from(self.feature_values[p]) / 2.0;
+                let fv = &self.part.feature_values;
+                let threshold = f64::from(fv[p_prev]) / 2.0 + f64::from(fv[p]) / 2.0;
                 *best = Some((p, feature, threshold, n_left > n_right));
             }
         }
@@ -291,16 +260,7 @@ impl Grower<'_> {
         best_proxy: &mut f64,
         best: &mut Option<(usize, usize, f64, bool)>,
     ) -> Option<()> {
-        let first = self.value(self.samples[start], feature);
-        let (mut min, mut max) = (first, first);
-        for &s in &self.samples[start + 1..end] {
-            let v = self.value(s, feature);
-            if v < min {
-                min = v;
-            } else if v > max {
-                max = v;
-            }
-        }
+        let (min, max) = self.part.min_max(start, end, feature);
         if max <= min + FEATURE_THRESHOLD {
             return None;
         }
@@ -309,18 +269,18 @@ impl Grower<'_> {
         if threshold == high {
             threshold = low;
         }
-        let pos = self.partition(start, end, feature, threshold);
+        let pos = self.part.partition_random(start, end, threshold);
         let (n_left, n_right) = (pos - start, end - pos);
         let min_weight = self.params.min_weight_leaf;
         if n_left < self.params.min_samples_leaf || n_right < self.params.min_samples_leaf {
             return Some(());
         }
         self.stats.reset();
-        self.stats.update(&self.samples, pos);
+        self.stats.update(&self.part.samples, pos);
         if self.stats.weighted_n_left < min_weight || self.stats.weighted_n_right < min_weight {
             return Some(());
         }
-        let proxy = self.stats.proxy_impurity_improvement(&self.samples);
+        let proxy = self.stats.proxy_impurity_improvement(&self.part.samples);
         if proxy > *best_proxy {
             *best_proxy = proxy;
             *best = Some((pos, feature, threshold, n_left > n_right));
@@ -376,11 +336,11 @@ impl Grower<'_> {
         let split = best.map(|(pos, feature, threshold, missing_go_to_left)| {
             // the random splitter's samples are already split by its last feature
             if params.search == SplitSearch::Best || last_feature != Some(feature) {
-                self.partition(start, end, feature, threshold);
+                self.part.partition_final(start, end, feature, threshold);
             }
             self.stats.reset();
-            self.stats.update(&self.samples, pos);
-            let (impurity_left, impurity_right) = self.stats.children_impurity(&self.samples);
+            self.stats.update(&self.part.samples, pos);
+            let (impurity_left, impurity_right) = self.stats.children_impurity(&self.part.samples);
             let improvement =
                 self.stats
                     .impurity_improvement(impurity, impurity_left, impurity_right);
@@ -418,7 +378,7 @@ impl Grower<'_> {
     ) -> Added {
         let params = self.params;
         let n = end - start;
-        self.stats.init(&self.samples, start, end);
+        self.stats.init(&self.part.samples, start, end);
         let weight = self.stats.weighted_n_node_samples;
         let impurity = impurity.unwrap_or_else(|| self.stats.node_impurity());
         let is_leaf = depth >= params.max_depth
@@ -470,7 +430,7 @@ impl Grower<'_> {
     /// scikit-learn's `DepthFirstTreeBuilder.build`.
     fn grow_depth_first(mut self) -> GrownTree {
         let mut tree = GrownTree::default();
-        let mut stack = vec![(0, self.samples.len(), 0, None, None, 0)];
+        let mut stack = vec![(0, self.part.samples.len(), 0, None, None, 0)];
         while let Some((start, end, depth, parent, impurity, n_constant)) = stack.pop() {
             let node = self.add_node(&mut tree, start, end, depth, parent, impurity, n_constant);
             if let Some(s) = node.split {
@@ -504,7 +464,7 @@ impl Grower<'_> {
     fn grow_best_first(mut self, max_leaf_nodes: usize) -> GrownTree {
         let mut tree = GrownTree::default();
         let mut frontier: Vec<Option<Added>> = Vec::new();
-        let root = self.add_node(&mut tree, 0, self.samples.len(), 0, None, None, 0);
+        let root = self.add_node(&mut tree, 0, self.part.samples.len(), 0, None, None, 0);
         heap::push(&mut frontier, root);
         let mut max_split_nodes = max_leaf_nodes.saturating_sub(1);
         while let Some(record) = heap::pop(&mut frontier) {
@@ -628,12 +588,11 @@ mod heap {
     }
 }
 
-/// Grows one tree on the rows of `x` whose `weights` are positive (all rows, each weighing
-/// one, without weights), with the splitter seed `seed` (the number scikit-learn's splitter
-/// draws from the estimator's `random_state`), over the columns `columns` of `x` (all of
-/// them when `None`); the tree's features are positions in `columns`.
+/// Grows one tree on the rows of `x` whose `weights` are positive, with the splitter seed
+/// `seed` (the number scikit-learn's splitter draws from the estimator's `random_state`), over
+/// the columns `columns` of `x`; the tree's features are positions in `columns`.
 fn grow_one(
-    x: ArrayView2<f32>,
+    x: &Features,
     targets: &Targets,
     weights: &[f64],
     columns: &[usize],
@@ -649,12 +608,9 @@ fn grow_one(
     }
     let d = columns.len();
     let grower = Grower {
-        x,
-        columns,
         params,
         stride: targets.stride(),
-        feature_values: vec![0.0; samples.len()],
-        samples,
+        part: Partitioner::new(x.reborrow(), columns, samples),
         features: (0..d).collect(),
         constant_features: vec![0; d],
         state: seed,
@@ -666,30 +622,58 @@ fn grow_one(
     }
 }
 
-fn check_data(x: ArrayView2<f32>, targets: &Targets, params: &TreeParams) -> Result<()> {
+fn check_data(x: &Features, targets: &Targets, params: &TreeParams) -> Result<()> {
     params.check()?;
-    targets.check(x.nrows(), params.criterion)?;
-    if x.ncols() == 0 {
+    targets.check(x.n_rows(), params.criterion)?;
+    if x.n_cols() == 0 {
         return Err(Error::invalid_input("x needs at least one column"));
     }
-    if !x.iter().all(|v| v.is_finite()) {
-        return Err(Error::invalid_input("x must be finite"));
+    match x {
+        Features::Dense(x) => {
+            if !x.iter().all(|v| v.is_finite()) {
+                return Err(Error::invalid_input("x must be finite"));
+            }
+        }
+        Features::Sparse(c) => {
+            let nnz = c.indices.len();
+            let ends_ok = c.indptr.first() == Some(&0)
+                && c.indptr.last() == Some(&nnz)
+                && c.data.len() == nnz
+                && c.indptr.windows(2).all(|w| w[0] <= w[1]);
+            if !ends_ok {
+                return Err(Error::invalid_input(
+                    "sparse x: indptr must rise from 0 to the number of stored values",
+                ));
+            }
+            let ascending = c.indptr.windows(2).all(|w| {
+                let rows = &c.indices[w[0]..w[1]];
+                rows.windows(2).all(|r| r[0] < r[1]) && rows.iter().all(|&r| r < c.n_rows)
+            });
+            if !ascending {
+                return Err(Error::invalid_input(
+                    "sparse x: each column's row indices must ascend without repeats, below the row count",
+                ));
+            }
+            if !c.data.iter().all(|v| v.is_finite()) {
+                return Err(Error::invalid_input("x must be finite"));
+            }
+        }
     }
     Ok(())
 }
 
 /// Grows the tree scikit-learn's `DecisionTreeClassifier` / `DecisionTreeRegressor` grows
-/// from `x` (float32, as scikit-learn converts it), `targets`, optional `sample_weight` and the
+/// from `x` (float32, dense or CSC, as scikit-learn converts it), `targets`, optional `sample_weight` and the
 /// splitter seed `seed`.
 pub fn grow_tree(
-    x: ArrayView2<f32>,
+    x: Features,
     targets: &Targets,
     sample_weight: Option<ArrayView1<f64>>,
     seed: u32,
     params: TreeParams,
 ) -> Result<GrownTree> {
-    check_data(x, targets, &params)?;
-    let n = x.nrows();
+    check_data(&x, targets, &params)?;
+    let n = x.n_rows();
     let weights: Vec<f64> = match sample_weight {
         Some(w) if w.len() != n => {
             return Err(Error::invalid_input(format!(
@@ -708,8 +692,8 @@ pub fn grow_tree(
     if !weights.iter().any(|&w| w > 0.0) {
         return Err(Error::invalid_input("no sample has a positive weight"));
     }
-    let columns: Vec<usize> = (0..x.ncols()).collect();
-    Ok(grow_one(x, targets, &weights, &columns, seed, params))
+    let columns: Vec<usize> = (0..x.n_cols()).collect();
+    Ok(grow_one(&x, targets, &weights, &columns, seed, params))
 }
 
 /// Grows one tree per row of `samples` (each row: the rows of `x` the tree is fit on, a row
@@ -717,15 +701,15 @@ pub fn grow_tree(
 /// over the columns of the same row of `columns`, with the splitter seed of the same place in
 /// `seeds`.
 pub fn grow_forest(
-    x: ArrayView2<f32>,
+    x: Features,
     targets: &Targets,
     samples: ArrayView2<i64>,
     columns: ArrayView2<i64>,
     seeds: &[u32],
     params: TreeParams,
 ) -> Result<Vec<GrownTree>> {
-    check_data(x, targets, &params)?;
-    let (n, d) = x.dim();
+    check_data(&x, targets, &params)?;
+    let (n, d) = (x.n_rows(), x.n_cols());
     let n_trees = seeds.len();
     if samples.nrows() != n_trees || columns.nrows() != n_trees {
         return Err(Error::invalid_input(format!(
@@ -752,7 +736,7 @@ pub fn grow_forest(
             weights[i as usize] += 1.0;
         }
         let cols: Vec<usize> = columns.row(t).iter().map(|&c| c as usize).collect();
-        grow_one(x, targets, &weights, &cols, seeds[t], params)
+        grow_one(&x, targets, &weights, &cols, seeds[t], params)
     };
     let work = n_trees
         .saturating_mul(samples.ncols())

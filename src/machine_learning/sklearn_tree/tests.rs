@@ -32,7 +32,14 @@ fn grow_random_split_forest(
         y: y.insert_axis(ndarray::Axis(1)),
         n_classes: vec![],
     };
-    grow_forest(x, &targets, samples, columns, seeds, params)
+    grow_forest(
+        Features::Dense(x),
+        &targets,
+        samples,
+        columns,
+        seeds,
+        params,
+    )
 }
 
 /// A small deterministic data set: `n` rows, `d` columns, one constant column.
@@ -230,7 +237,7 @@ fn the_best_split_separates_two_classes() {
     };
     let weights = ndarray::arr1(&[1.0, 1.0, 1.0, 1.0, 0.0]);
     let t = grow_tree(
-        x.view(),
+        Features::Dense(x.view()),
         &targets,
         Some(weights.view()),
         5,
@@ -258,7 +265,7 @@ fn weights_count_as_repeated_rows() {
     };
     let weights = ndarray::arr1(&[1.0, 3.0, 2.0]);
     let t = grow_tree(
-        x.view(),
+        Features::Dense(x.view()),
         &targets,
         Some(weights.view()),
         1,
@@ -285,11 +292,11 @@ fn a_split_below_min_impurity_decrease_is_a_leaf() {
     let mut p = best(Criterion::SquaredError);
     // the split's improvement is the whole variance, 0.25
     p.min_impurity_decrease = 0.25;
-    let split = grow_tree(x.view(), &targets, None, 0, p).unwrap();
+    let split = grow_tree(Features::Dense(x.view()), &targets, None, 0, p).unwrap();
     assert_eq!(split.left.len(), 3);
     assert_eq!(split.value, vec![0.5, 0.0, 1.0]);
     p.min_impurity_decrease = 0.2500001;
-    let leaf = grow_tree(x.view(), &targets, None, 0, p).unwrap();
+    let leaf = grow_tree(Features::Dense(x.view()), &targets, None, 0, p).unwrap();
     assert_eq!(leaf.left, vec![-1]);
 }
 
@@ -305,10 +312,24 @@ fn min_weight_leaf_refuses_light_children() {
     let weights = ndarray::arr1(&[1.0, 1.0, 4.0]);
     let mut p = best(Criterion::SquaredError);
     p.min_weight_leaf = 2.5;
-    let t = grow_tree(x.view(), &targets, Some(weights.view()), 0, p).unwrap();
+    let t = grow_tree(
+        Features::Dense(x.view()),
+        &targets,
+        Some(weights.view()),
+        0,
+        p,
+    )
+    .unwrap();
     assert_eq!(t.left, vec![-1]);
     p.min_weight_leaf = 2.0;
-    let t = grow_tree(x.view(), &targets, Some(weights.view()), 0, p).unwrap();
+    let t = grow_tree(
+        Features::Dense(x.view()),
+        &targets,
+        Some(weights.view()),
+        0,
+        p,
+    )
+    .unwrap();
     assert_eq!(t.threshold[0], 1.5);
 }
 
@@ -320,7 +341,14 @@ fn bad_targets_and_weights_are_refused() {
         y: y.view(),
         n_classes: vec![2],
     };
-    let err = grow_tree(x.view(), &targets, None, 0, best(Criterion::Gini)).unwrap_err();
+    let err = grow_tree(
+        Features::Dense(x.view()),
+        &targets,
+        None,
+        0,
+        best(Criterion::Gini),
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("class codes"));
     let (y, n_classes) = classes(&[0.0, 1.0], 2);
     let targets = Targets {
@@ -329,7 +357,7 @@ fn bad_targets_and_weights_are_refused() {
     };
     let negative = ndarray::arr1(&[1.0, -1.0]);
     let err = grow_tree(
-        x.view(),
+        Features::Dense(x.view()),
         &targets,
         Some(negative.view()),
         0,
@@ -355,7 +383,7 @@ fn the_gate_never_changes_a_best_split_forest() {
     p.max_features = 2;
     let (serial, parallel) = serial_and_parallel(&TRAVERSAL_MIN_VISITS, || {
         grow_forest(
-            x.view(),
+            Features::Dense(x.view()),
             &targets,
             samples.view(),
             columns.view(),

@@ -4,7 +4,8 @@
 
 use crate::error::Error;
 use crate::machine_learning::sklearn_tree::{
-    grow_forest, grow_tree, Criterion, GrownTree, SplitSearch, Targets, TreeParams,
+    grow_forest, grow_tree, Criterion, CscColumns, Features, GrownTree, SplitSearch, Targets,
+    TreeParams,
 };
 use crate::python::to_py_err;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2};
@@ -69,18 +70,44 @@ fn parse_search(name: &str) -> PyResult<SplitSearch> {
     })
 }
 
+/// A CSC matrix's parts as scikit-learn's tree fit holds them: `(n_rows, indptr, indices,
+/// data)`, 32-bit indices, float32 values.
+type CscParts<'py> = (
+    usize,
+    PyReadonlyArray1<'py, i32>,
+    PyReadonlyArray1<'py, i32>,
+    PyReadonlyArray1<'py, f32>,
+);
+
+/// The row indices and column pointers as `usize` (scikit-learn's are 32-bit).
+fn csc_indices(parts: &CscParts<'_>) -> PyResult<(Vec<usize>, Vec<usize>)> {
+    let widen = |a: &PyReadonlyArray1<'_, i32>, what: &str| -> PyResult<Vec<usize>> {
+        a.as_array()
+            .iter()
+            .map(|&v| usize::try_from(v))
+            .collect::<Result<_, _>>()
+            .map_err(|_| to_py_err(Error::invalid_input(format!("sparse x: a negative {what}"))))
+    };
+    Ok((
+        widen(&parts.1, "column pointer")?,
+        widen(&parts.2, "row index")?,
+    ))
+}
+
 /// Grows the tree scikit-learn's `DecisionTreeClassifier` / `DecisionTreeRegressor` grows:
-/// `y` holds one column per output (class codes for a classification criterion, with
-/// `n_classes` per output), `seed` the number scikit-learn's splitter draws.
+/// from the dense float32 `x`, or from the CSC parts `sparse` when `x` is `None`; `y` holds
+/// one column per output (class codes for a classification criterion, with `n_classes` per
+/// output), `seed` the number scikit-learn's splitter draws.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (x, y, sample_weight, seed, *, criterion, splitter, n_classes, max_features, max_depth, min_samples_split, min_samples_leaf, min_weight_leaf, min_impurity_decrease, max_leaf_nodes=None))]
+#[pyo3(signature = (x, y, sample_weight, seed, *, sparse=None, criterion, splitter, n_classes, max_features, max_depth, min_samples_split, min_samples_leaf, min_weight_leaf, min_impurity_decrease, max_leaf_nodes=None))]
 pub(crate) fn grow_sklearn_tree_arrays<'py>(
     py: Python<'py>,
-    x: PyReadonlyArray2<'py, f32>,
+    x: Option<PyReadonlyArray2<'py, f32>>,
     y: PyReadonlyArray2<'py, f64>,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
     seed: u32,
+    sparse: Option<CscParts<'py>>,
     criterion: &str,
     splitter: &str,
     n_classes: Vec<usize>,
@@ -103,11 +130,28 @@ pub(crate) fn grow_sklearn_tree_arrays<'py>(
         min_impurity_decrease,
         max_leaf_nodes,
     };
-    let (x, y) = (x.as_array(), y.as_array());
     let weights = sample_weight.as_ref().map(|w| w.as_array());
-    let targets = Targets { y, n_classes };
+    let targets = Targets {
+        y: y.as_array(),
+        n_classes,
+    };
+    let widened = sparse.as_ref().map(csc_indices).transpose()?;
+    let input = match (&x, &sparse, &widened) {
+        (Some(x), None, _) => Features::Dense(x.as_array()),
+        (None, Some(parts), Some((indptr, indices))) => Features::Sparse(CscColumns {
+            n_rows: parts.0,
+            indptr,
+            indices,
+            data: parts.3.as_slice()?,
+        }),
+        _ => {
+            return Err(to_py_err(Error::invalid_input(
+                "pass x or its sparse parts, one of the two",
+            )))
+        }
+    };
     let tree =
-        crate::python::parallel::detach(py, || grow_tree(x, &targets, weights, seed, params))
+        crate::python::parallel::detach(py, || grow_tree(input, &targets, weights, seed, params))
             .map_err(to_py_err)?;
     Ok(tree_arrays(py, tree))
 }
@@ -146,7 +190,14 @@ pub(crate) fn grow_random_split_forest_arrays<'py>(
         n_classes: vec![],
     };
     let trees = crate::python::parallel::detach(py, || {
-        grow_forest(x, &targets, samples, columns, &seeds, params)
+        grow_forest(
+            Features::Dense(x),
+            &targets,
+            samples,
+            columns,
+            &seeds,
+            params,
+        )
     })
     .map_err(to_py_err)?;
     Ok(trees.into_iter().map(|t| tree_arrays(py, t)).collect())

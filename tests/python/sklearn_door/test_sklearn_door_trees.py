@@ -180,16 +180,41 @@ def test_unsupported_parameters_fall_back_with_their_reason(params, kw, reason, 
     _same_tree(ours, stock)
 
 
-def test_sparse_and_missing_inputs_fall_back():
-    from scipy.sparse import csr_matrix
+@pytest.mark.parametrize("fmt", ["csc", "csr"])
+@pytest.mark.parametrize("splitter", ["best", "random"])
+def test_sparse_input_is_scikit_learns(fmt, splitter):
+    # negative, zero and positive values: scikit-learn's sparse splitter moves the negative
+    # ones to the front and the positive ones to the back around the zeros, in its own
+    # swap order, and the replica repeats it
+    from scipy import sparse
 
+    rng = np.random.default_rng(7)
+    X = rng.integers(-3, 4, (300, 6)) * 0.5
+    X[rng.random(X.shape) < 0.6] = 0.0
+    y = (X[:, 0] > 0).astype(int) + (X[:, 1] < 0)
+    Xs = sparse.csc_matrix(X) if fmt == "csc" else sparse.csr_matrix(X)
+    weights = rng.integers(0, 3, 300) * 1.0
+    ours = door_tree.DecisionTreeClassifier(random_state=3, splitter=splitter)
+    assert _native_fit(ours, Xs, y, sample_weight=weights)
+    stock = DecisionTreeClassifier(random_state=3, splitter=splitter)
+    _same_tree(ours, stock.fit(Xs, y, sample_weight=weights))
+    # the same data dense: the dense splitter orders samples otherwise, but the tree is a
+    # valid scikit-learn tree over it as well
+    np.testing.assert_array_equal(ours.predict(X), stock.predict(X))
+    ours = door_tree.DecisionTreeRegressor(random_state=3, splitter=splitter, max_leaf_nodes=30)
+    target = X @ rng.normal(size=6)
+    assert _native_fit(ours, Xs, target)
+    stock = DecisionTreeRegressor(random_state=3, splitter=splitter, max_leaf_nodes=30)
+    _same_tree(ours, stock.fit(Xs, target))
+
+
+def test_missing_values_fall_back(caplog):
     X, y = datasets.load_iris(return_X_y=True)
-    ours = door_tree.DecisionTreeClassifier(random_state=0)
-    assert not _native_fit(ours, csr_matrix(X), y)
-    _same_structure(ours, DecisionTreeClassifier(random_state=0).fit(csr_matrix(X), y))
-    X = X.copy()
     X[::7, 1] = np.nan
-    assert not _native_fit(ours, X, y)
+    ours = door_tree.DecisionTreeClassifier(random_state=0)
+    with caplog.at_level(logging.INFO, logger="rustyml.sklearn"):
+        assert not _native_fit(ours, X, y)
+    assert "missing or infinite values in X" in caplog.text
     _same_tree(ours, DecisionTreeClassifier(random_state=0).fit(X, y))
 
 
