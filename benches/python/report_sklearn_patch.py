@@ -5,7 +5,7 @@ excluded) and prints ``seconds=<t>``. Both variants run as fresh processes, inte
 ``--repeats`` times each; the table gives the best time of each and stock / patched (above 1
 means the patched run is faster), plus the share of door calls that ran natively.
 
-    python benches/python/report_sklearn_patch.py [--repeats 3]
+    python benches/python/report_sklearn_patch.py [--repeats 3] [--only DecisionTree]
 """
 
 import argparse
@@ -44,6 +44,26 @@ SCRIPTS = {
         X = rng.random((100_000, 50))
         start()
         PCA(n_components=10).fit_transform(X)
+    """,
+    "DecisionTreeClassifier 50,000 x 20, 5 classes": """
+        from sklearn.tree import DecisionTreeClassifier
+        X = rng.standard_normal((50_000, 20)); y = (X[:, :5] > 0.3).sum(axis=1)
+        start()
+        DecisionTreeClassifier(random_state=0).fit(X, y)
+    """,
+    "DecisionTreeRegressor 50,000 x 20, max_depth=12": """
+        from sklearn.tree import DecisionTreeRegressor
+        X = rng.standard_normal((50_000, 20)); y = X[:, 0] * X[:, 1] + np.sin(3 * X[:, 2])
+        start()
+        DecisionTreeRegressor(max_depth=12, random_state=0).fit(X, y)
+    """,
+    "DecisionTreeClassifier, sparse 20,000 x 2,000 (1 % non-zero)": """
+        import scipy.sparse as sp
+        from sklearn.tree import DecisionTreeClassifier
+        X = sp.random(20_000, 2_000, density=0.01, format="csc", random_state=0)
+        y = (np.asarray(X[:, :50].sum(axis=1)).ravel() > 0.2).astype(int)
+        start()
+        DecisionTreeClassifier(random_state=0).fit(X, y)
     """,
     "IsolationForest 100,000 x 10, 100 trees": """
         from sklearn.ensemble import IsolationForest
@@ -93,6 +113,7 @@ def run(path, patched):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--only", default="", help="run the scripts whose name has this text")
     args = parser.parse_args()
     print(f"CPU: {cpu_name()}, {os.cpu_count()} logical cores; Python {platform.python_version()}")
     print()
@@ -100,6 +121,8 @@ def main():
     print("|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for name, body in SCRIPTS.items():
+            if args.only not in name:
+                continue
             path = os.path.join(tmp, "script.py")
             with open(path, "w") as f:
                 f.write(PRELUDE + textwrap.dedent(body) + EPILOGUE)

@@ -10,12 +10,12 @@ scikit-learn's tree to the bit (thresholds, node values, impurities, weights), a
 pruning, pickling and ``clone`` are scikit-learn's own code over it.
 
 A fit runs natively for finite input, dense or sparse (CSC, as scikit-learn converts it),
-the ``best`` and ``random`` splitters, the criteria ``gini``, ``entropy`` / ``log_loss`` and
-``squared_error``, one or several outputs, ``sample_weight`` and ``class_weight`` (not
+the ``best`` and ``random`` splitters, the criteria ``gini``, ``entropy`` / ``log_loss``,
+``squared_error`` and ``poisson``, one or several outputs, ``sample_weight`` and ``class_weight`` (not
 negative), ``max_features``, ``min_weight_fraction_leaf``, ``min_impurity_decrease`` and
 ``max_leaf_nodes`` (best-first growth, its frontier heap kept as libstdc++'s heap functions
 keep it, as in scikit-learn's Linux builds). Otherwise (missing values, sparse input with
-64-bit indices, ``monotonic_cst``, the ``absolute_error`` and ``poisson`` criteria,
+64-bit indices, ``monotonic_cst``, the ``absolute_error`` criterion,
 ``check_input=False``) scikit-learn's own fit runs. The fit validates its input with
 scikit-learn's functions and draws the one number from ``random_state`` that scikit-learn's
 splitter draws, so a shared ``RandomState`` advances as it would.
@@ -53,7 +53,7 @@ def _check_params(est, classifier):
     if classifier:
         require(est.criterion in _CLASSIFICATION_CRITERIA, f"criterion={est.criterion!r}")
     else:
-        require(est.criterion == "squared_error", f"criterion={est.criterion!r}")
+        require(est.criterion in ("squared_error", "poisson"), f"criterion={est.criterion!r}")
 
 
 def _max_features(est, n_features):
@@ -113,6 +113,8 @@ def _fit_tree(est, X, y, sample_weight, check_input, classifier):
     else:
         target = np.ascontiguousarray(y, dtype=np.float64)
         n_classes, class_weight = [], None
+        if est.criterion == "poisson":  # scikit-learn's errors for these
+            require(not np.any(target < 0) and np.sum(target) > 0, "y not fit for poisson")
     max_depth = np.iinfo(np.int32).max if est.max_depth is None else est.max_depth
     min_leaf = est.min_samples_leaf
     if not isinstance(min_leaf, numbers.Integral):

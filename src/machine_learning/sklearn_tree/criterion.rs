@@ -15,11 +15,13 @@ pub enum Criterion {
     Entropy,
     /// `"squared_error"`.
     SquaredError,
+    /// `"poisson"`: half the mean Poisson deviance (targets not negative).
+    Poisson,
 }
 
 impl Criterion {
     pub fn is_classification(self) -> bool {
-        !matches!(self, Criterion::SquaredError)
+        matches!(self, Criterion::Gini | Criterion::Entropy)
     }
 }
 
@@ -28,7 +30,17 @@ fn log2(x: f64) -> f64 {
     x.ln() / std::f64::consts::LN_2
 }
 
+/// scipy's `xlogy`: `x ln(y)`, and 0 where `x` is 0 (unless `y` is NaN).
+fn xlogy(x: f64, y: f64) -> f64 {
+    if x == 0.0 && !y.is_nan() {
+        0.0
+    } else {
+        x * y.ln()
+    }
+}
+
 /// The statistics of one node and of the two sides of a candidate split position.
+#[derive(Clone)]
 pub(super) struct Statistics<'a> {
     criterion: Criterion,
     /// The targets, one column per output.
@@ -204,11 +216,14 @@ impl<'a> Statistics<'a> {
     }
 
     /// scikit-learn's `node_impurity`.
-    pub fn node_impurity(&self) -> f64 {
+    pub fn node_impurity(&self, samples: &[usize]) -> f64 {
         if self.criterion.is_classification() {
             return self.class_impurity(&self.sum_total, self.weighted_n_node_samples);
         }
         let w = self.weighted_n_node_samples;
+        if self.criterion == Criterion::Poisson {
+            return self.poisson_loss(samples, self.start, self.end, &self.sum_total, w);
+        }
         let mut impurity = self.sq_sum_total / w;
         for &s in &self.sum_total {
             let mean = s / w;
@@ -224,6 +239,12 @@ impl<'a> Statistics<'a> {
             return (
                 self.class_impurity(&self.sum_left, wl),
                 self.class_impurity(&self.sum_right, wr),
+            );
+        }
+        if self.criterion == Criterion::Poisson {
+            return (
+                self.poisson_loss(samples, self.start, self.pos, &self.sum_left, wl),
+                self.poisson_loss(samples, self.pos, self.end, &self.sum_right, wr),
             );
         }
         let mut sq_sum_left = 0.0;
@@ -253,11 +274,45 @@ impl<'a> Statistics<'a> {
             return -self.weighted_n_right * right - self.weighted_n_left * left;
         }
         let (mut left, mut right) = (0.0, 0.0);
+        if self.criterion == Criterion::Poisson {
+            for (&l, &r) in self.sum_left.iter().zip(&self.sum_right) {
+                if l <= f64::EPSILON || r <= f64::EPSILON {
+                    return f64::NEG_INFINITY;
+                }
+                left -= l * log2(l / self.weighted_n_left);
+                right -= r * log2(r / self.weighted_n_right);
+            }
+            return -left - right;
+        }
         for (&l, &r) in self.sum_left.iter().zip(&self.sum_right) {
             left += l * l;
             right += r * r;
         }
         left / self.weighted_n_left + right / self.weighted_n_right
+    }
+
+    /// scikit-learn's `poisson_loss` of `samples[start..end]` with target sums `sums` and
+    /// weight `weight`: infinite where a sum is at most `EPSILON`.
+    fn poisson_loss(
+        &self,
+        samples: &[usize],
+        start: usize,
+        end: usize,
+        sums: &[f64],
+        weight: f64,
+    ) -> f64 {
+        let mut loss = 0.0;
+        for (k, &sum) in sums.iter().enumerate() {
+            if sum <= f64::EPSILON {
+                return f64::INFINITY;
+            }
+            let mean = sum / weight;
+            for &i in &samples[start..end] {
+                let y = self.y[[i, k]];
+                loss += self.weights[i] * xlogy(y, y / mean);
+            }
+        }
+        loss / (weight * sums.len() as f64)
     }
 
     /// scikit-learn's `impurity_improvement`: the weighted impurity decrease of the split.

@@ -30,6 +30,7 @@ pub use criterion::Criterion;
 pub use partitioner::{CscColumns, Features};
 
 use crate::error::{Error, Result};
+use crate::machine_learning::decision_tree::SORT_SCAN_MIN_ELEMS;
 use crate::machine_learning::tree::TRAVERSAL_MIN_VISITS;
 use criterion::Statistics;
 use ndarray::{ArrayView1, ArrayView2};
@@ -194,6 +195,66 @@ struct Split {
     missing_go_to_left: bool,
 }
 
+/// A feature's best split position: scikit-learn's proxy improvement, the first right
+/// position, the threshold and the side missing values would take.
+#[derive(Debug, Clone, Copy)]
+struct Candidate {
+    proxy: f64,
+    pos: usize,
+    threshold: f64,
+    missing_go_to_left: bool,
+}
+
+/// scikit-learn's running best: a later candidate wins only with a strictly larger proxy.
+fn keep_first_best(best: &mut Option<(usize, Candidate)>, feature: usize, candidate: Candidate) {
+    if candidate.proxy > best.map_or(f64::NEG_INFINITY, |(_, b)| b.proxy) {
+        *best = Some((feature, candidate));
+    }
+}
+
+/// The first best split of the sorted values `fv[start..end]` (samples alike), runs of equal
+/// values skipped by `next_p` (scikit-learn's `next_p`), with its rules on leaf sizes and
+/// weights; the split moves through `stats` position by position, as scikit-learn's does.
+fn scan_sorted(
+    stats: &mut Statistics,
+    samples: &[usize],
+    fv: &[f32],
+    next_p: impl Fn(usize) -> (usize, usize),
+    start: usize,
+    end: usize,
+    params: &TreeParams,
+) -> Option<Candidate> {
+    let (min_leaf, min_weight) = (params.min_samples_leaf, params.min_weight_leaf);
+    let mut best: Option<Candidate> = None;
+    stats.reset();
+    let mut p = start;
+    while p < end {
+        let (p_prev, next) = next_p(p);
+        p = next;
+        if p >= end {
+            break;
+        }
+        let (n_left, n_right) = (p - start, end - p);
+        if n_left < min_leaf || n_right < min_leaf {
+            continue;
+        }
+        stats.update(samples, p);
+        if stats.weighted_n_left < min_weight || stats.weighted_n_right < min_weight {
+            continue;
+        }
+        let proxy = stats.proxy_impurity_improvement(samples);
+        if proxy > best.map_or(f64::NEG_INFINITY, |b| b.proxy) {
+            best = Some(Candidate {
+                proxy,
+                pos: p,
+                threshold: f64::from(fv[p_prev]) / 2.0 + f64::from(fv[p]) / 2.0,
+                missing_go_to_left: n_left > n_right,
+            });
+        }
+    }
+    best
+}
+
 /// One tree's grower: the splitter's state and the criterion's statistics.
 struct Grower<'a> {
     params: TreeParams,
@@ -203,66 +264,74 @@ struct Grower<'a> {
     constant_features: Vec<usize>,
     state: u32,
     stats: Statistics<'a>,
+    /// Whether no result depends on the order of a node's samples: class counts of integer
+    /// weights (below 2^53) are exact in any order, so every sum, proxy and impurity is.
+    order_free: bool,
 }
 
 impl Grower<'_> {
     /// The best split of `feature` on `start..end` (scikit-learn's inner loop of
-    /// `node_split_best`), given the best proxy so far; `None` if the feature is constant.
-    /// Sorts the node's samples by the feature, as scikit-learn does.
+    /// `node_split_best`): `Err(())` if the feature is constant. Sorts the node's samples by
+    /// the feature, as scikit-learn does.
     fn best_on_feature(
         &mut self,
         start: usize,
         end: usize,
         feature: usize,
-        best_proxy: &mut f64,
-        best: &mut Option<(usize, usize, f64, bool)>,
-    ) -> Option<()> {
+    ) -> std::result::Result<Option<Candidate>, ()> {
         self.part.sort(start, end, feature);
         let fv = &self.part.feature_values;
         if fv[end - 1] <= fv[start] + FEATURE_THRESHOLD {
-            return None;
+            return Err(());
         }
-        let (min_leaf, min_weight) = (self.params.min_samples_leaf, self.params.min_weight_leaf);
-        self.stats.reset();
-        let mut p = start;
-        while p < end {
-            let (p_prev, next) = self.part.next_p(p, end);
-            p = next;
-            if p >= end {
-                break;
+        let part = &self.part;
+        Ok(scan_sorted(
+            &mut self.stats,
+            &part.samples,
+            fv,
+            |p| part.next_p(p, end),
+            start,
+            end,
+            &self.params,
+        ))
+    }
+
+    /// [`Self::best_on_feature`] on private copies of the node's samples, leaving the node
+    /// as it is: for criteria whose sums are exact in any order (see `order_free`), where the
+    /// features of a node can be scanned side by side.
+    fn best_on_copy(&self, start: usize, end: usize, feature: usize) -> Option<Candidate> {
+        let mut samples = self.part.samples[start..end].to_vec();
+        let mut fv: Vec<f32> = samples
+            .iter()
+            .map(|&s| self.part.value(s, feature))
+            .collect();
+        sort::simultaneous_sort(&mut fv, &mut samples);
+        let mut stats = self.stats.clone();
+        let n = samples.len();
+        stats.init(&samples, 0, n);
+        let next_p = |mut p: usize| {
+            while p + 1 < n && fv[p + 1] <= fv[p] + FEATURE_THRESHOLD {
+                p += 1;
             }
-            let (n_left, n_right) = (p - start, end - p);
-            if n_left < min_leaf || n_right < min_leaf {
-                continue;
-            }
-            self.stats.update(&self.part.samples, p);
-            if self.stats.weighted_n_left < min_weight || self.stats.weighted_n_right < min_weight {
-                continue;
-            }
-            let proxy = self.stats.proxy_impurity_improvement(&self.part.samples);
-            if proxy > *best_proxy {
-                *best_proxy = proxy;
-                let fv = &self.part.feature_values;
-                let threshold = f64::from(fv[p_prev]) / 2.0 + f64::from(fv[p]) / 2.0;
-                *best = Some((p, feature, threshold, n_left > n_right));
-            }
-        }
-        Some(())
+            (p, p + 1)
+        };
+        scan_sorted(&mut stats, &samples, &fv, next_p, 0, n, &self.params).map(|c| Candidate {
+            pos: c.pos + start,
+            ..c
+        })
     }
 
     /// One random split of `feature` on `start..end` (scikit-learn's inner loop of
-    /// `node_split_random`); `None` if the feature is constant.
+    /// `node_split_random`): `Err(())` if the feature is constant.
     fn random_on_feature(
         &mut self,
         start: usize,
         end: usize,
         feature: usize,
-        best_proxy: &mut f64,
-        best: &mut Option<(usize, usize, f64, bool)>,
-    ) -> Option<()> {
+    ) -> std::result::Result<Option<Candidate>, ()> {
         let (min, max) = self.part.min_max(start, end, feature);
         if max <= min + FEATURE_THRESHOLD {
-            return None;
+            return Err(());
         }
         let (low, high) = (f64::from(min), f64::from(max));
         let mut threshold = rand_uniform(low, high, &mut self.state);
@@ -273,19 +342,19 @@ impl Grower<'_> {
         let (n_left, n_right) = (pos - start, end - pos);
         let min_weight = self.params.min_weight_leaf;
         if n_left < self.params.min_samples_leaf || n_right < self.params.min_samples_leaf {
-            return Some(());
+            return Ok(None);
         }
         self.stats.reset();
         self.stats.update(&self.part.samples, pos);
         if self.stats.weighted_n_left < min_weight || self.stats.weighted_n_right < min_weight {
-            return Some(());
+            return Ok(None);
         }
-        let proxy = self.stats.proxy_impurity_improvement(&self.part.samples);
-        if proxy > *best_proxy {
-            *best_proxy = proxy;
-            *best = Some((pos, feature, threshold, n_left > n_right));
-        }
-        Some(())
+        Ok(Some(Candidate {
+            proxy: self.stats.proxy_impurity_improvement(&self.part.samples),
+            pos,
+            threshold,
+            missing_go_to_left: n_left > n_right,
+        }))
     }
 
     /// scikit-learn's `node_split_best` / `node_split_random` for the node `start..end` whose
@@ -302,9 +371,16 @@ impl Grower<'_> {
         let mut f_i = self.features.len();
         let (mut n_found, mut n_drawn, mut n_visited) = (0, 0, 0);
         let mut n_total = n_known;
-        let mut best = None; // (pos, feature, threshold, missing_go_to_left)
-        let mut best_proxy = f64::NEG_INFINITY;
+        let mut best: Option<(usize, Candidate)> = None;
         let mut last_feature = None;
+        // Where no sum depends on the samples' order, the drawn features are only checked for
+        // constancy (by their extremes, as the sorted values' ends would) in the draw loop
+        // and scanned side by side after it.
+        let n = end - start;
+        let side_by_side = params.search == SplitSearch::Best
+            && self.order_free
+            && SORT_SCAN_MIN_ELEMS.allows_parallel(n.saturating_mul(params.max_features.min(f_i)));
+        let mut drawn = Vec::new();
         while f_i > n_total && (n_visited < params.max_features || n_visited <= n_found + n_drawn) {
             n_visited += 1;
             let mut f_j = rand_int(n_drawn, f_i - n_found, &mut self.state);
@@ -317,23 +393,45 @@ impl Grower<'_> {
             let feature = self.features[f_j];
             last_feature = Some(feature);
             let evaluated = match params.search {
-                SplitSearch::Best => {
-                    self.best_on_feature(start, end, feature, &mut best_proxy, &mut best)
+                _ if side_by_side => {
+                    let (min, max) = self.part.min_max(start, end, feature);
+                    if max <= min + FEATURE_THRESHOLD {
+                        Err(())
+                    } else {
+                        drawn.push(feature);
+                        Ok(None)
+                    }
                 }
-                SplitSearch::Random => {
-                    self.random_on_feature(start, end, feature, &mut best_proxy, &mut best)
-                }
+                SplitSearch::Best => self.best_on_feature(start, end, feature),
+                SplitSearch::Random => self.random_on_feature(start, end, feature),
             };
-            if evaluated.is_none() {
-                self.features.swap(f_j, n_total);
-                n_found += 1;
-                n_total += 1;
-                continue;
+            match evaluated {
+                Err(()) => {
+                    self.features.swap(f_j, n_total);
+                    n_found += 1;
+                    n_total += 1;
+                    continue;
+                }
+                Ok(Some(candidate)) => keep_first_best(&mut best, feature, candidate),
+                Ok(None) => {}
             }
             f_i -= 1;
             self.features.swap(f_i, f_j);
         }
-        let split = best.map(|(pos, feature, threshold, missing_go_to_left)| {
+        if side_by_side {
+            let this = &*self;
+            let scanned: Vec<Option<Candidate>> = drawn
+                .par_iter()
+                .map(|&feature| this.best_on_copy(start, end, feature))
+                .collect();
+            for (feature, candidate) in drawn.into_iter().zip(scanned) {
+                if let Some(candidate) = candidate {
+                    keep_first_best(&mut best, feature, candidate);
+                }
+            }
+        }
+        let split = best.map(|(feature, c)| {
+            let (pos, threshold, missing_go_to_left) = (c.pos, c.threshold, c.missing_go_to_left);
             // the random splitter's samples are already split by its last feature
             if params.search == SplitSearch::Best || last_feature != Some(feature) {
                 self.part.partition_final(start, end, feature, threshold);
@@ -380,7 +478,7 @@ impl Grower<'_> {
         let n = end - start;
         self.stats.init(&self.part.samples, start, end);
         let weight = self.stats.weighted_n_node_samples;
-        let impurity = impurity.unwrap_or_else(|| self.stats.node_impurity());
+        let impurity = impurity.unwrap_or_else(|| self.stats.node_impurity(&self.part.samples));
         let is_leaf = depth >= params.max_depth
             || n < params.min_samples_split
             || n < 2 * params.min_samples_leaf
@@ -607,7 +705,12 @@ fn grow_one(
         total_weight += w;
     }
     let d = columns.len();
+    let order_free = params.criterion.is_classification()
+        && matches!(x, Features::Dense(_))
+        && total_weight < 2f64.powi(53)
+        && weights.iter().all(|w| w.fract() == 0.0);
     let grower = Grower {
+        order_free,
         params,
         stride: targets.stride(),
         part: Partitioner::new(x.reborrow(), columns, samples),

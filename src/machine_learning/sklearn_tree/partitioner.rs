@@ -92,6 +92,20 @@ impl<'a> Partitioner<'a> {
         }
     }
 
+    /// A sample's value of a feature.
+    pub fn value(&self, sample: usize, feature: usize) -> f32 {
+        let column = self.columns[feature];
+        match self.input {
+            Features::Dense(x) => x[[sample, column]],
+            Features::Sparse(c) => {
+                let (from, to) = (c.indptr[column], c.indptr[column + 1]);
+                c.indices[from..to]
+                    .binary_search(&sample)
+                    .map_or(0.0, |k| c.data[from + k])
+            }
+        }
+    }
+
     fn sparse_swap(&mut self, p: usize, q: usize) {
         self.samples.swap(p, q);
         self.index_to_samples[self.samples[p]] = p;

@@ -48,10 +48,11 @@ fn parse_criterion(name: &str) -> PyResult<Criterion> {
         "gini" => Criterion::Gini,
         "entropy" | "log_loss" => Criterion::Entropy,
         "squared_error" => Criterion::SquaredError,
+        "poisson" => Criterion::Poisson,
         other => {
             return Err(to_py_err(Error::invalid_parameter(
                 "criterion",
-                format!("{other:?} is not one of gini, entropy, log_loss, squared_error"),
+                format!("{other:?} is not one of gini, entropy, log_loss, squared_error, poisson"),
             )))
         }
     })

@@ -275,6 +275,59 @@ def test_several_outputs_are_scikit_learns(seed):
     np.testing.assert_array_equal(ours.predict(X), stock.predict(X))
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_poisson_trees_are_scikit_learns(seed):
+    # half the Poisson deviance: scikit-learn's base-2 proxy and natural-log losses
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 8, (400, 4)).astype(float)
+    y = rng.poisson(np.exp(X[:, 0] / 4)) * [1.0, 0.5][seed % 2]
+    if seed % 3 == 0:
+        y = np.c_[y, rng.poisson(2.0, 400)]
+    params = {"criterion": "poisson", "random_state": seed, "min_samples_leaf": 1 + seed % 4}
+    params["splitter"] = ["best", "random"][seed // 2 % 2]
+    params["max_leaf_nodes"] = [None, 12][seed // 4 % 2]
+    ours = door_tree.DecisionTreeRegressor(**params)
+    assert _native_fit(ours, X, y)
+    _same_tree(ours, DecisionTreeRegressor(**params).fit(X, y))
+
+
+def test_poisson_refusals_are_scikit_learns():
+    X = np.arange(10.0).reshape(-1, 1)
+    for y, message in [(np.r_[-1.0, np.ones(9)], "negative"), (np.zeros(10), "not positive")]:
+        with pytest.raises(ValueError, match=message):
+            door_tree.DecisionTreeRegressor(criterion="poisson").fit(X, y)
+
+
+@pytest.mark.parametrize("weights", ["none", "integer", "real"])
+def test_the_split_search_gate_never_changes_a_tree(weights):
+    # with class counts of integer weights the door scans a node's features side by side
+    # (sorting private copies); real weights keep the one sample order scikit-learn's sums
+    # follow. Forced serial and forced side by side both grow scikit-learn's tree.
+    from rustyml import tuning
+
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(6000, 10)).round(1)
+    y = (X[:, :3] > 0).sum(axis=1)
+    sample_weight = {
+        "none": None,
+        "integer": rng.integers(0, 4, 6000) * 1.0,
+        "real": rng.random(6000),
+    }[weights]
+    stock = DecisionTreeClassifier(random_state=4, max_features=6, criterion="entropy")
+    stock.fit(X, y, sample_weight=sample_weight)
+    saved = tuning.tree.get_sort_scan_min_elems()
+    try:
+        for value in (0, 2**63):
+            tuning.tree.set_sort_scan_min_elems(value)
+            ours = door_tree.DecisionTreeClassifier(
+                random_state=4, max_features=6, criterion="entropy"
+            )
+            assert _native_fit(ours, X, y, sample_weight=sample_weight)
+            _same_tree(ours, stock)
+    finally:
+        tuning.tree.set_sort_scan_min_elems(saved)
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_random_problems_grow_scikit_learns_trees(seed):
     # coarse grids make ties and values closer than scikit-learn's float32 FEATURE_THRESHOLD
