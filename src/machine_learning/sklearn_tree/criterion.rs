@@ -4,7 +4,6 @@
 //! node totals), so every sum rounds as scikit-learn's does.
 
 use super::Targets;
-use ndarray::ArrayView2;
 
 /// The impurity measure of a tree (scikit-learn's `criterion` names in the docs of each).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,15 +38,56 @@ fn xlogy(x: f64, y: f64) -> f64 {
     }
 }
 
+/// The targets laid out for the sums: per sample (row-major, `n_outputs` per sample) its
+/// class's slot in the sums (classification) or its target (regression). Built once per fit
+/// and shared by a forest's trees.
+pub(super) struct TargetTable {
+    criterion: Criterion,
+    n_outputs: usize,
+    /// Per output, the offset of its classes in the sums (regression: one slot per output);
+    /// the last entry is the sums' width.
+    offsets: Vec<usize>,
+    slots: Vec<usize>,
+    values: Vec<f64>,
+}
+
+impl TargetTable {
+    pub fn new(criterion: Criterion, targets: &Targets) -> Self {
+        let n_outputs = targets.n_outputs();
+        let mut offsets = Vec::with_capacity(n_outputs + 1);
+        let mut width = 0;
+        for k in 0..n_outputs {
+            offsets.push(width);
+            width += targets.n_classes.get(k).copied().unwrap_or(1);
+        }
+        offsets.push(width);
+        let (mut slots, mut values) = (Vec::new(), Vec::new());
+        if criterion.is_classification() {
+            slots = targets
+                .y
+                .rows()
+                .into_iter()
+                .flat_map(|row| row.into_iter().zip(&offsets).map(|(&c, &o)| o + c as usize))
+                .collect();
+        } else {
+            values = targets.y.iter().copied().collect();
+        }
+        TargetTable {
+            criterion,
+            n_outputs,
+            offsets,
+            slots,
+            values,
+        }
+    }
+}
+
 /// The statistics of one node and of the two sides of a candidate split position.
 #[derive(Clone)]
 pub(super) struct Statistics<'a> {
     criterion: Criterion,
-    /// The targets, one column per output.
-    y: ArrayView2<'a, f64>,
+    table: &'a TargetTable,
     weights: &'a [f64],
-    /// Per output, the offset of its classes in the sums (regression: one slot per output).
-    offsets: Vec<usize>,
     sum_total: Vec<f64>,
     sum_left: Vec<f64>,
     sum_right: Vec<f64>,
@@ -63,24 +103,12 @@ pub(super) struct Statistics<'a> {
 }
 
 impl<'a> Statistics<'a> {
-    pub fn new(
-        criterion: Criterion,
-        targets: &'a Targets<'_>,
-        weights: &'a [f64],
-        weighted_n_samples: f64,
-    ) -> Self {
-        let mut offsets = Vec::with_capacity(targets.n_outputs() + 1);
-        let mut width = 0;
-        for k in 0..targets.n_outputs() {
-            offsets.push(width);
-            width += targets.n_classes.get(k).copied().unwrap_or(1);
-        }
-        offsets.push(width);
+    pub fn new(table: &'a TargetTable, weights: &'a [f64], weighted_n_samples: f64) -> Self {
+        let width = table.offsets[table.n_outputs];
         Statistics {
-            criterion,
-            y: targets.y.view(),
+            criterion: table.criterion,
+            table,
             weights,
-            offsets,
             sum_total: vec![0.0; width],
             sum_left: vec![0.0; width],
             sum_right: vec![0.0; width],
@@ -95,26 +123,38 @@ impl<'a> Statistics<'a> {
         }
     }
 
-    /// Adds `sign * w` (classification) or `sign * w * y` (regression) of one sample to `sums`.
-    fn accumulate(&self, sums: &mut [f64], i: usize, sign: f64) {
+    /// Sample `i`'s targets (regression).
+    fn targets_of(&self, i: usize) -> &'a [f64] {
+        let n = self.table.n_outputs;
+        &self.table.values[i * n..(i + 1) * n]
+    }
+
+    /// Adds sample `i` to `sums`: its weight to its classes' slots, or its weighted targets.
+    fn add(&self, sums: &mut [f64], i: usize) {
         let w = self.weights[i];
-        let y = self.y.row(i);
+        let n = self.table.n_outputs;
         if self.criterion.is_classification() {
-            for (k, &yk) in y.iter().enumerate() {
-                let slot = &mut sums[self.offsets[k] + yk as usize];
-                if sign > 0.0 {
-                    *slot += w;
-                } else {
-                    *slot -= w;
-                }
+            for &slot in &self.table.slots[i * n..(i + 1) * n] {
+                sums[slot] += w;
             }
         } else {
-            for (slot, &yk) in sums.iter_mut().zip(y.iter()) {
-                if sign > 0.0 {
-                    *slot += w * yk;
-                } else {
-                    *slot -= w * yk;
-                }
+            for (sum, &y) in sums.iter_mut().zip(self.targets_of(i)) {
+                *sum += w * y;
+            }
+        }
+    }
+
+    /// Takes sample `i` out of `sums` ([`Self::add`] undone, in scikit-learn's arithmetic).
+    fn subtract(&self, sums: &mut [f64], i: usize) {
+        let w = self.weights[i];
+        let n = self.table.n_outputs;
+        if self.criterion.is_classification() {
+            for &slot in &self.table.slots[i * n..(i + 1) * n] {
+                sums[slot] -= w;
+            }
+        } else {
+            for (sum, &y) in sums.iter_mut().zip(self.targets_of(i)) {
+                *sum -= w * y;
             }
         }
     }
@@ -130,9 +170,9 @@ impl<'a> Statistics<'a> {
         for &i in &samples[start..end] {
             let w = self.weights[i];
             if self.criterion.is_classification() {
-                self.accumulate(&mut sums, i, 1.0);
+                self.add(&mut sums, i);
             } else {
-                for (slot, &yk) in sums.iter_mut().zip(self.y.row(i).iter()) {
+                for (slot, &yk) in sums.iter_mut().zip(self.targets_of(i)) {
                     let wy = w * yk;
                     *slot += wy;
                     self.sq_sum_total += wy * yk;
@@ -168,7 +208,7 @@ impl<'a> Statistics<'a> {
         let mut left = std::mem::take(&mut self.sum_left);
         if new_pos - self.pos <= self.end - new_pos {
             for &i in &samples[self.pos..new_pos] {
-                self.accumulate(&mut left, i, 1.0);
+                self.add(&mut left, i);
                 self.weighted_n_left += self.weights[i];
             }
         } else {
@@ -176,7 +216,7 @@ impl<'a> Statistics<'a> {
             self.reverse_reset();
             left = std::mem::take(&mut self.sum_left);
             for &i in samples[new_pos..self.end].iter().rev() {
-                self.accumulate(&mut left, i, -1.0);
+                self.subtract(&mut left, i);
                 self.weighted_n_left -= self.weights[i];
             }
         }
@@ -190,10 +230,10 @@ impl<'a> Statistics<'a> {
 
     /// The impurity of the sums of one side (or the node) of total weight `weight`.
     fn class_impurity(&self, sums: &[f64], weight: f64) -> f64 {
-        let n_outputs = self.offsets.len() - 1;
+        let n_outputs = self.table.n_outputs;
         let mut impurity = 0.0;
         for k in 0..n_outputs {
-            let counts = &sums[self.offsets[k]..self.offsets[k + 1]];
+            let counts = &sums[self.table.offsets[k]..self.table.offsets[k + 1]];
             match self.criterion {
                 Criterion::Gini => {
                     let mut sq_count = 0.0;
@@ -250,7 +290,7 @@ impl<'a> Statistics<'a> {
         let mut sq_sum_left = 0.0;
         for &i in &samples[self.start..self.pos] {
             let w = self.weights[i];
-            for &yk in self.y.row(i) {
+            for &yk in self.targets_of(i) {
                 sq_sum_left += w * yk * yk;
             }
         }
@@ -308,7 +348,7 @@ impl<'a> Statistics<'a> {
             }
             let mean = sum / weight;
             for &i in &samples[start..end] {
-                let y = self.y[[i, k]];
+                let y = self.targets_of(i)[k];
                 loss += self.weights[i] * xlogy(y, y / mean);
             }
         }
@@ -325,9 +365,9 @@ impl<'a> Statistics<'a> {
     /// scikit-learn's `node_value`: class fractions (stride `stride` per output) or means.
     pub fn node_value(&self, stride: usize, out: &mut Vec<f64>) {
         let w = self.weighted_n_node_samples;
-        let n_outputs = self.offsets.len() - 1;
+        let n_outputs = self.table.n_outputs;
         for k in 0..n_outputs {
-            let sums = &self.sum_total[self.offsets[k]..self.offsets[k + 1]];
+            let sums = &self.sum_total[self.table.offsets[k]..self.table.offsets[k + 1]];
             out.extend(sums.iter().map(|s| s / w));
             out.extend(std::iter::repeat_n(0.0, stride - sums.len()));
         }

@@ -32,7 +32,7 @@ pub use partitioner::{CscColumns, Features};
 use crate::error::{Error, Result};
 use crate::machine_learning::decision_tree::SORT_SCAN_MIN_ELEMS;
 use crate::machine_learning::tree::TRAVERSAL_MIN_VISITS;
-use criterion::Statistics;
+use criterion::{Statistics, TargetTable};
 use ndarray::{ArrayView1, ArrayView2};
 use partitioner::Partitioner;
 use rayon::prelude::*;
@@ -368,6 +368,7 @@ impl Grower<'_> {
         impurity: f64,
     ) -> (Option<Split>, usize) {
         let params = self.params;
+        self.part.begin_node();
         let mut f_i = self.features.len();
         let (mut n_found, mut n_drawn, mut n_visited) = (0, 0, 0);
         let mut n_total = n_known;
@@ -691,7 +692,8 @@ mod heap {
 /// the columns `columns` of `x`; the tree's features are positions in `columns`.
 fn grow_one(
     x: &Features,
-    targets: &Targets,
+    table: &TargetTable,
+    stride: usize,
     weights: &[f64],
     columns: &[usize],
     seed: u32,
@@ -712,12 +714,12 @@ fn grow_one(
     let grower = Grower {
         order_free,
         params,
-        stride: targets.stride(),
+        stride,
         part: Partitioner::new(x.reborrow(), columns, samples),
         features: (0..d).collect(),
         constant_features: vec![0; d],
         state: seed,
-        stats: Statistics::new(params.criterion, targets, weights, total_weight),
+        stats: Statistics::new(table, weights, total_weight),
     };
     match params.max_leaf_nodes {
         Some(max_leaf_nodes) => grower.grow_best_first(max_leaf_nodes),
@@ -796,7 +798,16 @@ pub fn grow_tree(
         return Err(Error::invalid_input("no sample has a positive weight"));
     }
     let columns: Vec<usize> = (0..x.n_cols()).collect();
-    Ok(grow_one(&x, targets, &weights, &columns, seed, params))
+    let table = TargetTable::new(params.criterion, targets);
+    Ok(grow_one(
+        &x,
+        &table,
+        targets.stride(),
+        &weights,
+        &columns,
+        seed,
+        params,
+    ))
 }
 
 /// Grows one tree per row of `samples` (each row: the rows of `x` the tree is fit on, a row
@@ -833,13 +844,15 @@ pub fn grow_forest(
             "a sample or column index is out of range",
         ));
     }
+    let table = TargetTable::new(params.criterion, targets);
+    let stride = targets.stride();
     let grow = |t: usize| {
         let mut weights = vec![0.0; n];
         for &i in samples.row(t) {
             weights[i as usize] += 1.0;
         }
         let cols: Vec<usize> = columns.row(t).iter().map(|&c| c as usize).collect();
-        grow_one(&x, targets, &weights, &cols, seeds[t], params)
+        grow_one(&x, &table, stride, &weights, &cols, seeds[t], params)
     };
     let work = n_trees
         .saturating_mul(samples.ncols())
