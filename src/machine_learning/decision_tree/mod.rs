@@ -32,8 +32,9 @@ pub use estimator::DecisionTree;
 pub use original::{DecisionTreeParams, Node, NodeType};
 
 declare_gate! {
-    /// DecisionTree split search and partition at one node (and the initial sort): parallel
-    /// over features. Work = node samples x features.
+    /// DecisionTree split search and partition at one node (and the initial sort), and the
+    /// scikit-learn tree replica's scan of a node's features where its sums are order-free
+    /// (`sklearn_tree`): parallel over features. Work = node samples x features.
     pub SORT_SCAN_MIN_ELEMS: tree::sort_scan_min_elems = 8_192, "node_samples * features"
 }
 

@@ -195,6 +195,18 @@ struct Split {
     missing_go_to_left: bool,
 }
 
+/// A node to add: its samples `start..end`, depth, parent (id, and whether this is its left
+/// child), the parent's figure for its impurity (`None` for the root, whose impurity is
+/// computed) and the constant features known on entry.
+struct Pending {
+    start: usize,
+    end: usize,
+    depth: usize,
+    parent: Option<(usize, bool)>,
+    impurity: Option<f64>,
+    n_constant: usize,
+}
+
 /// A feature's best split position: scikit-learn's proxy improvement, the first right
 /// position, the threshold and the side missing values would take.
 #[derive(Debug, Clone, Copy)]
@@ -461,20 +473,18 @@ impl Grower<'_> {
         (split, n_total)
     }
 
-    /// Adds the node `start..end` to `tree` (scikit-learn's `node_reset`, stopping rules,
-    /// `node_split` and `_add_node`), its split searched unless a stopping rule holds.
-    /// `impurity` is the parent's figure for this child (`None` for the root, whose impurity
-    /// is computed). Returns the node, its split and the constant count for its children.
-    fn add_node(
-        &mut self,
-        tree: &mut GrownTree,
-        start: usize,
-        end: usize,
-        depth: usize,
-        parent: Option<(usize, bool)>,
-        impurity: Option<f64>,
-        n_constant: usize,
-    ) -> Added {
+    /// Adds `node` to `tree` (scikit-learn's `node_reset`, stopping rules, `node_split` and
+    /// `_add_node`), its split searched unless a stopping rule holds. Returns the node, its
+    /// split and the constant count for its children.
+    fn add_node(&mut self, tree: &mut GrownTree, node: Pending) -> Added {
+        let Pending {
+            start,
+            end,
+            depth,
+            parent,
+            impurity,
+            n_constant,
+        } = node;
         let params = self.params;
         let n = end - start;
         self.stats.init(&self.part.samples, start, end);
@@ -526,30 +536,39 @@ impl Grower<'_> {
         }
     }
 
+    /// The root: all samples, its impurity to compute.
+    fn root(&self) -> Pending {
+        Pending {
+            start: 0,
+            end: self.part.samples.len(),
+            depth: 0,
+            parent: None,
+            impurity: None,
+            n_constant: 0,
+        }
+    }
+
     /// scikit-learn's `DepthFirstTreeBuilder.build`.
     fn grow_depth_first(mut self) -> GrownTree {
         let mut tree = GrownTree::default();
-        let mut stack = vec![(0, self.part.samples.len(), 0, None, None, 0)];
-        while let Some((start, end, depth, parent, impurity, n_constant)) = stack.pop() {
-            let node = self.add_node(&mut tree, start, end, depth, parent, impurity, n_constant);
+        let mut stack = vec![self.root()];
+        while let Some(pending) = stack.pop() {
+            let (start, end, depth) = (pending.start, pending.end, pending.depth);
+            let node = self.add_node(&mut tree, pending);
             if let Some(s) = node.split {
-                let child = |is_left| Some((node.id, is_left));
-                stack.push((
-                    s.pos,
-                    end,
-                    depth + 1,
-                    child(false),
-                    Some(s.impurity_right),
-                    node.n_constant,
-                ));
-                stack.push((
-                    start,
-                    s.pos,
-                    depth + 1,
-                    child(true),
-                    Some(s.impurity_left),
-                    node.n_constant,
-                ));
+                for (is_left, start, end, impurity) in [
+                    (false, s.pos, end, s.impurity_right),
+                    (true, start, s.pos, s.impurity_left),
+                ] {
+                    stack.push(Pending {
+                        start,
+                        end,
+                        depth: depth + 1,
+                        parent: Some((node.id, is_left)),
+                        impurity: Some(impurity),
+                        n_constant: node.n_constant,
+                    });
+                }
             }
         }
         tree
@@ -563,7 +582,8 @@ impl Grower<'_> {
     fn grow_best_first(mut self, max_leaf_nodes: usize) -> GrownTree {
         let mut tree = GrownTree::default();
         let mut frontier: Vec<Option<Added>> = Vec::new();
-        let root = self.add_node(&mut tree, 0, self.part.samples.len(), 0, None, None, 0);
+        let root = self.root();
+        let root = self.add_node(&mut tree, root);
         heap::push(&mut frontier, root);
         let mut max_split_nodes = max_leaf_nodes.saturating_sub(1);
         while let Some(record) = heap::pop(&mut frontier) {
@@ -571,25 +591,18 @@ impl Grower<'_> {
             match record.split {
                 Some(s) if max_split_nodes > 0 => {
                     max_split_nodes -= 1;
-                    let depth = record.depth + 1;
-                    let left = self.add_node(
-                        &mut tree,
-                        record.start,
-                        s.pos,
-                        depth,
-                        Some((id, true)),
-                        Some(s.impurity_left),
-                        0,
-                    );
-                    let right = self.add_node(
-                        &mut tree,
-                        s.pos,
-                        record.end,
-                        depth,
-                        Some((id, false)),
-                        Some(s.impurity_right),
-                        0,
-                    );
+                    let child = |is_left, start, end, impurity| Pending {
+                        start,
+                        end,
+                        depth: record.depth + 1,
+                        parent: Some((id, is_left)),
+                        impurity: Some(impurity),
+                        n_constant: 0,
+                    };
+                    let left = child(true, record.start, s.pos, s.impurity_left);
+                    let left = self.add_node(&mut tree, left);
+                    let right = child(false, s.pos, record.end, s.impurity_right);
+                    let right = self.add_node(&mut tree, right);
                     heap::push(&mut frontier, left);
                     heap::push(&mut frontier, right);
                 }
@@ -676,7 +689,7 @@ mod heap {
             slots[hole] = slots[child].take();
             hole = child;
         }
-        if n % 2 == 0 && child == n.saturating_sub(2) / 2 {
+        if n.is_multiple_of(2) && child == n.saturating_sub(2) / 2 {
             child = 2 * (child + 1);
             slots[hole] = slots[child - 1].take();
             hole = child - 1;
