@@ -49,11 +49,19 @@ class _NativeBagging(BaseBagging):
     ):
         require(sample_weight is None, "sample_weight")
         require(not params and not _routing_enabled(), "fit parameters or metadata routing")
-        require(not issparse(X), "sparse X")
         require(self.verbose <= 1, "verbose > 1 (scikit-learn prints per tree)")
-        X = np.asarray(X)
-        require(X.dtype == np.float32 and X.ndim == 2, "X not float32")
-        require(bool(np.isfinite(X).all()), "missing or infinite values in X")
+        if issparse(X):
+            # the trees read scikit-learn's CSC matrix as it is (it does not sort it here)
+            require(X.format == "csc" and X.dtype == np.float32, "sparse X not float32 CSC")
+            int32 = X.indices.dtype == np.intc and X.indptr.dtype == np.intc
+            require(int32 and X.has_canonical_format, "sparse X unsorted or 64-bit indexed")
+            require(bool(np.isfinite(X.data).all()), "missing or infinite values in X")
+            data, sparse = None, (X.shape[0], X.indptr, X.indices, X.data)
+        else:
+            X = np.asarray(X)
+            require(X.dtype == np.float32 and X.ndim == 2, "X not float32")
+            require(bool(np.isfinite(X).all()), "missing or infinite values in X")
+            data, sparse = np.ascontiguousarray(X), None
         estimator = self._get_estimator()
         tree_params = estimator.get_params()
         require(
@@ -123,11 +131,12 @@ class _NativeBagging(BaseBagging):
         tree = self.estimator_
         depth = np.iinfo(np.int32).max if tree.max_depth is None else tree.max_depth
         grown = _native.machine_learning.grow_random_split_forest_arrays(
-            np.ascontiguousarray(X),
+            data,
             y,
             np.asarray(samples, dtype=np.int64),
             used_columns,
             tree_seeds,
+            sparse=sparse,
             max_features=int(tree.max_features),
             max_depth=int(depth),
             min_samples_split=2,

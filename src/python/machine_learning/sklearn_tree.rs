@@ -95,6 +95,28 @@ fn csc_indices(parts: &CscParts<'_>) -> PyResult<(Vec<usize>, Vec<usize>)> {
     ))
 }
 
+/// The input from the dense `x` or the CSC `sparse` parts (with their indices `widened`).
+fn features<'a>(
+    x: &'a Option<PyReadonlyArray2<'_, f32>>,
+    sparse: &'a Option<CscParts<'_>>,
+    widened: &'a Option<(Vec<usize>, Vec<usize>)>,
+) -> PyResult<Features<'a>> {
+    Ok(match (x, sparse, widened) {
+        (Some(x), None, _) => Features::Dense(x.as_array()),
+        (None, Some(parts), Some((indptr, indices))) => Features::Sparse(CscColumns {
+            n_rows: parts.0,
+            indptr,
+            indices,
+            data: parts.3.as_slice()?,
+        }),
+        _ => {
+            return Err(to_py_err(Error::invalid_input(
+                "pass x or its sparse parts, one of the two",
+            )))
+        }
+    })
+}
+
 /// Grows the tree scikit-learn's `DecisionTreeClassifier` / `DecisionTreeRegressor` grows:
 /// from the dense float32 `x`, or from the CSC parts `sparse` when `x` is `None`; `y` holds
 /// one column per output (class codes for a classification criterion, with `n_classes` per
@@ -137,20 +159,7 @@ pub(crate) fn grow_sklearn_tree_arrays<'py>(
         n_classes,
     };
     let widened = sparse.as_ref().map(csc_indices).transpose()?;
-    let input = match (&x, &sparse, &widened) {
-        (Some(x), None, _) => Features::Dense(x.as_array()),
-        (None, Some(parts), Some((indptr, indices))) => Features::Sparse(CscColumns {
-            n_rows: parts.0,
-            indptr,
-            indices,
-            data: parts.3.as_slice()?,
-        }),
-        _ => {
-            return Err(to_py_err(Error::invalid_input(
-                "pass x or its sparse parts, one of the two",
-            )))
-        }
-    };
+    let input = features(&x, &sparse, &widened)?;
     let tree =
         crate::python::parallel::detach(py, || grow_tree(input, &targets, weights, seed, params))
             .map_err(to_py_err)?;
@@ -158,17 +167,19 @@ pub(crate) fn grow_sklearn_tree_arrays<'py>(
 }
 
 /// Grows scikit-learn's random-split regression trees of a bagged forest (`IsolationForest`):
-/// per tree its rows (`samples`, a row drawn `k` times weighing `k`), its columns and its seed.
+/// per tree its rows (`samples`, a row drawn `k` times weighing `k`), its columns and its seed;
+/// from the dense `x`, or the CSC parts `sparse` when `x` is `None`.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (x, y, samples, columns, seeds, *, max_features, max_depth, min_samples_split, min_samples_leaf))]
+#[pyo3(signature = (x, y, samples, columns, seeds, *, sparse=None, max_features, max_depth, min_samples_split, min_samples_leaf))]
 pub(crate) fn grow_random_split_forest_arrays<'py>(
     py: Python<'py>,
-    x: PyReadonlyArray2<'py, f32>,
+    x: Option<PyReadonlyArray2<'py, f32>>,
     y: PyReadonlyArray1<'py, f64>,
     samples: PyReadonlyArray2<'py, i64>,
     columns: PyReadonlyArray2<'py, i64>,
     seeds: Vec<u32>,
+    sparse: Option<CscParts<'py>>,
     max_features: usize,
     max_depth: usize,
     min_samples_split: usize,
@@ -185,20 +196,15 @@ pub(crate) fn grow_random_split_forest_arrays<'py>(
         min_impurity_decrease: 0.0,
         max_leaf_nodes: None,
     };
-    let (x, samples, columns) = (x.as_array(), samples.as_array(), columns.as_array());
+    let (samples, columns) = (samples.as_array(), columns.as_array());
+    let widened = sparse.as_ref().map(csc_indices).transpose()?;
+    let input = features(&x, &sparse, &widened)?;
     let targets = Targets {
         y: y.as_array().insert_axis(ndarray::Axis(1)),
         n_classes: vec![],
     };
     let trees = crate::python::parallel::detach(py, || {
-        grow_forest(
-            Features::Dense(x),
-            &targets,
-            samples,
-            columns,
-            &seeds,
-            params,
-        )
+        grow_forest(input, &targets, samples, columns, &seeds, params)
     })
     .map_err(to_py_err)?;
     Ok(trees.into_iter().map(|t| tree_arrays(py, t)).collect())
