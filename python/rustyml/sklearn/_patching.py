@@ -51,6 +51,8 @@ _PATCHABLE = (
     "sklearn.svm.SVC",
     "sklearn.tree.DecisionTreeClassifier",
     "sklearn.tree.DecisionTreeRegressor",
+    "sklearn.tree.ExtraTreeClassifier",
+    "sklearn.tree.ExtraTreeRegressor",
     # sklearn.metrics.cluster's public names are the same functions as sklearn.metrics's
     "sklearn.metrics.cluster.adjusted_rand_score",
     "sklearn.metrics.cluster.silhouette_score",

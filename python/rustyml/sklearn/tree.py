@@ -1,5 +1,5 @@
 """``sklearn.tree`` with rustyml's replica of scikit-learn's tree builder behind
-DecisionTreeClassifier and DecisionTreeRegressor.
+DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier and ExtraTreeRegressor.
 
 The replica (``machine_learning::sklearn_tree`` in the crate) repeats scikit-learn's
 splitters (dense and sparse) and its two builders step for step: the same feature draws from the same seed,
@@ -35,10 +35,17 @@ from sklearn.utils.validation import _check_sample_weight, validate_data
 from rustyml import _native
 from rustyml.sklearn._dispatch import Unsupported, native_path, require
 
-__all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
+__all__ = [
+    "DecisionTreeClassifier",
+    "DecisionTreeRegressor",
+    "ExtraTreeClassifier",
+    "ExtraTreeRegressor",
+]
 
 _SkDecisionTreeClassifier = _sk.DecisionTreeClassifier
 _SkDecisionTreeRegressor = _sk.DecisionTreeRegressor
+_SkExtraTreeClassifier = _sk.ExtraTreeClassifier
+_SkExtraTreeRegressor = _sk.ExtraTreeRegressor
 
 # scikit-learn's splitter seeds its generator with one draw below RAND_R_MAX
 _RAND_R_MAX = 2147483647
@@ -215,5 +222,21 @@ class DecisionTreeRegressor(_SkDecisionTreeRegressor):
     __doc__ = _SkDecisionTreeRegressor.__doc__
 
     @native_path(_SkDecisionTreeRegressor.fit, fits=True)
+    def fit(self, X, y, sample_weight=None, check_input=True):
+        return _fit_tree(self, X, y, sample_weight, check_input, classifier=False)
+
+
+class ExtraTreeClassifier(_SkExtraTreeClassifier):
+    __doc__ = _SkExtraTreeClassifier.__doc__
+
+    @native_path(_SkExtraTreeClassifier.fit, fits=True)
+    def fit(self, X, y, sample_weight=None, check_input=True):
+        return _fit_tree(self, X, y, sample_weight, check_input, classifier=True)
+
+
+class ExtraTreeRegressor(_SkExtraTreeRegressor):
+    __doc__ = _SkExtraTreeRegressor.__doc__
+
+    @native_path(_SkExtraTreeRegressor.fit, fits=True)
     def fit(self, X, y, sample_weight=None, check_input=True):
         return _fit_tree(self, X, y, sample_weight, check_input, classifier=False)

@@ -11,7 +11,12 @@ sklearn = pytest.importorskip("sklearn")
 
 from sklearn import datasets
 from sklearn.base import clone
-from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from sklearn.tree import (
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    ExtraTreeClassifier,
+    ExtraTreeRegressor,
+)
 from tree_checks import assert_same_structure
 
 import rustyml.sklearn as door
@@ -394,9 +399,31 @@ def test_patch_points_sklearn_tree_at_the_doors():
     door.patch_sklearn()
     assert sklearn.tree.DecisionTreeClassifier is door_tree.DecisionTreeClassifier
     assert sklearn.tree.DecisionTreeRegressor is door_tree.DecisionTreeRegressor
+    assert sklearn.tree.ExtraTreeClassifier is door_tree.ExtraTreeClassifier
+    assert sklearn.tree.ExtraTreeRegressor is door_tree.ExtraTreeRegressor
     door.unpatch_sklearn()
     assert sklearn.tree.DecisionTreeClassifier is DecisionTreeClassifier
     assert sklearn.tree.DecisionTreeRegressor is DecisionTreeRegressor
+    assert sklearn.tree.ExtraTreeClassifier is ExtraTreeClassifier
+    assert sklearn.tree.ExtraTreeRegressor is ExtraTreeRegressor
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("classifier", [True, False])
+def test_extra_trees_are_scikit_learns(seed, classifier):
+    # scikit-learn's defaults: the random splitter, max_features "sqrt" (classifier) or all
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(500, 8)).round(2)
+    y = (X[:, 0] + X[:, 1] > 0).astype(int) + (X[:, 2] > 1)
+    if not classifier:
+        y = X[:, 0] * 2.0 + np.sin(X[:, 3])
+    kinds = (door_tree.ExtraTreeClassifier, ExtraTreeClassifier)
+    if not classifier:
+        kinds = (door_tree.ExtraTreeRegressor, ExtraTreeRegressor)
+    params = {"random_state": seed, "min_samples_leaf": 1 + seed % 3}
+    ours = kinds[0](**params)
+    assert _native_fit(ours, X, y)
+    _same_tree(ours, kinds[1](**params).fit(X, y))
 
 
 @pytest.mark.parametrize(
