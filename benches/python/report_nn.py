@@ -3,6 +3,11 @@ installed, PyTorch CPU. Prints markdown tables of best-of-N times and ratios (pe
 above 1 means rustyml is faster).
 
     KERAS_BACKEND=jax python benches/python/report_nn.py [--quick]
+    python benches/python/report_nn.py --lstm-grid [BATCHES] [UNITS]   # e.g. 32,64,256 64,512
+
+``--lstm-grid``: LSTM training steps (50 steps x 32 features) over batches and unit counts,
+rustyml with its recurrent gate as deployed, forced serial and forced parallel, beside
+PyTorch: where the gate's crossover lies on this host.
 
 PyTorch is a 6 GB install kept out of CI; install it by hand (``pip install torch``) to get its
 column. Each case interleaves the frameworks so they share the machine's noise.
@@ -297,6 +302,64 @@ def main():
     conv_ladder(rng)
 
 
+def lstm_grid(batches, unit_counts):
+    """LSTM train steps over a grid: rustyml (gate as deployed, forced serial, forced
+    parallel) beside PyTorch, interleaved rounds, best of each."""
+    from rustyml.tuning import recurrent
+
+    rng = np.random.default_rng(0)
+    steps, features = 50, 32
+    threads = rustyml.parallel.current_num_threads()
+    if torch is not None:
+        torch.set_num_threads(threads)
+    deployed = recurrent.get_parallel_min_flops()
+    print(f"CPU: {cpu_name()}; rayon threads: {threads}; recurrent gate {deployed} FLOPs")
+    print("LSTM train step, 50 steps x 32 features; ratios: PyTorch / rustyml (as deployed).\n")
+    print(
+        "| batch | units | gate work (MFLOPs) | rustyml | forced serial | forced parallel "
+        "| PyTorch CPU | PyTorch / rustyml |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+
+    def gate_at(value, fn):
+        def run():
+            recurrent.set_parallel_min_flops(value)
+            try:
+                fn()
+            finally:
+                recurrent.set_parallel_min_flops(deployed)
+
+        return run
+
+    for batch in batches:
+        for units in unit_counts:
+            xs = rng.standard_normal((batch, steps, features)).astype(np.float32)
+            ys = rng.standard_normal((batch, 1)).astype(np.float32)
+            model = lstm_rustyml(steps, features, units)
+            step = lambda m=model, x=xs, y=ys: m.train_on_batch(x, y)
+            runs = [step, gate_at(2**64 - 1, step), gate_at(0, step)]
+            if torch is not None:
+                lt = _TorchLSTM(features, units)
+                opt = torch.optim.SGD(lt.parameters(), lr=0.01)
+                loss = torch.nn.MSELoss()
+                runs.append(torch_step(lt, opt, loss, torch.from_numpy(xs), torch.from_numpy(ys)))
+            work = 2 * steps * batch * units * 4 * units
+            repeat = 5 if work < 2e9 else 3
+            times = [[] for _ in runs]
+            for _ in range(3):  # interleaved rounds
+                for i, fn in enumerate(runs):
+                    times[i].append(best(fn, repeat=repeat))
+            best_times = [min(t) for t in times]
+            cells = [f"{t * 1e3:.2f} ms" for t in best_times]
+            if torch is None:
+                cells += ["-", "-"]
+            else:
+                cells.append(f"{best_times[3] / best_times[0]:.2f}x")
+            print(
+                f"| {batch} | {units} | {work / 1e6:.0f} | " + " | ".join(cells) + " |", flush=True
+            )
+
+
 def fit_throughput(rng):
     """``fit`` of the MLP on 60000 x 784 float32, batch 128, shuffled: samples per second."""
     epochs = 1 if QUICK else 10
@@ -393,4 +456,11 @@ def conv_case(rng, kern, ch, size, batch):
 
 
 if __name__ == "__main__":
-    main()
+    if "--lstm-grid" in sys.argv:
+        rest = [a for a in sys.argv[sys.argv.index("--lstm-grid") + 1 :] if not a.startswith("-")]
+        grid = [[int(v) for v in a.split(",")] for a in rest[:2]]
+        lstm_grid(
+            grid[0] if grid else [32, 64, 256], grid[1] if len(grid) > 1 else [64, 128, 256, 512]
+        )
+    else:
+        main()
