@@ -160,7 +160,7 @@ fn knob_sources(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyTuple>>> {
         .collect()
 }
 
-/// This host's class: `{"arch", "isa", "cores"}`.
+/// This host's class: `{"arch", "isa", "cores", "vendor", "family"}`.
 #[pyfunction]
 fn host_class(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let host = HostClass::current();
@@ -168,6 +168,8 @@ fn host_class(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("arch", host.arch)?;
     d.set_item("isa", host.isa)?;
     d.set_item("cores", host.cores)?;
+    d.set_item("vendor", host.vendor)?;
+    d.set_item("family", host.family)?;
     Ok(d)
 }
 

@@ -11,8 +11,8 @@
 //!
 //! [`apply_from_environment`] (called when the Python package is imported; Rust programs call
 //! it themselves) picks the profile: `RUSTYML_PROFILE=none` turns profiles off, a path chooses
-//! a file, and otherwise the shipped profile whose `# match:` line equals this host's class
-//! ([`super::host::HostClass`]) applies. A profile only fills what is still at its compiled
+//! a file, and otherwise the shipped profile whose `# match:` line admits this host's class
+//! ([`super::host::HostClass`]; the most specific one) applies. A profile only fills what is still at its compiled
 //! default: precedence stays per-call > `set_*` > environment variable > profile > default.
 
 use super::host::HostClass;
@@ -30,6 +30,10 @@ pub const SHIPPED: &[(&str, &str)] = &[
     (
         "x86_64-avx512-2core",
         include_str!("../../calibrations/x86_64-avx512-2core.env"),
+    ),
+    (
+        "x86_64-avx512-2core-intel",
+        include_str!("../../calibrations/x86_64-avx512-2core-intel.env"),
     ),
 ];
 
@@ -226,11 +230,20 @@ pub fn shipped() -> Vec<Profile> {
         .collect()
 }
 
-/// The shipped profile measured on `host`'s class, if any.
+/// The shipped profile for `host`: of those whose `# match:` class admits it, the one that
+/// names the most of vendor and family (the first listed on a tie).
 pub fn shipped_for(host: &HostClass) -> Option<Profile> {
-    shipped()
-        .into_iter()
-        .find(|p| p.host.as_ref() == Some(host))
+    let mut best: Option<(usize, Profile)> = None;
+    for p in shipped() {
+        let Some(class) = p.host.as_ref().filter(|c| c.admits(host)) else {
+            continue;
+        };
+        let rank = class.specificity();
+        if best.as_ref().is_none_or(|(r, _)| rank > *r) {
+            best = Some((rank, p));
+        }
+    }
+    best.map(|(_, p)| p)
 }
 
 /// What became of one profile line.
@@ -466,6 +479,30 @@ mod tests {
                 assert!(known, "{} in {}", entry.name, profile.name);
             }
         }
+    }
+
+    #[test]
+    fn the_most_specific_shipped_profile_admitting_a_host_applies() {
+        let host = |text: &str| HostClass::parse(text).unwrap();
+        let pick = |text: &str| shipped_for(&host(text)).map(|p| p.name);
+        let intel = "arch=x86_64 isa=avx512 cores=2 vendor=intel family=6";
+        assert_eq!(pick(intel).as_deref(), Some("x86_64-avx512-2core-intel"));
+        for amd in [
+            "arch=x86_64 isa=avx512 cores=2 vendor=amd family=25",
+            "arch=x86_64 isa=avx512 cores=2 vendor=amd family=26",
+        ] {
+            assert_eq!(pick(amd).as_deref(), Some("x86_64-avx512-2core"), "{amd}");
+        }
+        let avx2 = "arch=x86_64 isa=avx2 cores=2 vendor=intel family=6";
+        assert_eq!(pick(avx2).as_deref(), Some("x86_64-avx2-2core"));
+        assert_eq!(
+            pick("arch=x86_64 isa=avx512 cores=4 vendor=intel family=6"),
+            None
+        );
+        assert_eq!(
+            pick("arch=aarch64 isa=neon cores=2 vendor=other family=0"),
+            None
+        );
     }
 
     #[test]

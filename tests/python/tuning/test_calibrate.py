@@ -61,7 +61,11 @@ def test_profile_is_well_formed_and_matches_this_host(calibrated):
     lines = (out / "rustyml-profile.env").read_text().splitlines()
     assert lines[0] == "# rustyml deployment profile"
     assert lines[1] == f"# match: {calibration.host_info()['match']}"
-    assert re.match(r"^# match: arch=\S+ isa=(avx512|avx2|baseline) cores=[1-9][0-9]*$", lines[1])
+    assert re.match(
+        r"^# match: arch=\S+ isa=(avx512|avx2|baseline) cores=[1-9][0-9]* "
+        r"vendor=(intel|amd|other) family=[0-9]+$",
+        lines[1],
+    )
     assert lines[2].startswith("# measured: ")
     assert f"(rustyml {rustyml.__version__})" in lines[2]
     assigned = {}
@@ -95,6 +99,23 @@ def test_host_isa_agrees_with_the_kernel_cpu_flags():
     host = calibration.host_info()
     assert host["arch"] == "x86_64"
     assert host["isa"] == expected
+
+
+@pytest.mark.skipif(
+    platform.system() != "Linux" or platform.machine() != "x86_64",
+    reason="cross-checked against /proc/cpuinfo",
+)
+def test_host_vendor_and_family_agree_with_proc_cpuinfo():
+    fields = {}
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), value.strip())
+        if not line.strip():
+            break  # the first processor's block is enough
+    vendor = {"GenuineIntel": "intel", "AuthenticAMD": "amd"}.get(fields["vendor_id"], "other")
+    host = rustyml.tuning.host_class()
+    assert (host["vendor"], host["family"]) == (vendor, int(fields["cpu family"]))
+    assert calibration.host_info()["match"].endswith(f"vendor={vendor} family={host['family']}")
 
 
 def test_report_has_a_table_per_ladder_run(calibrated):

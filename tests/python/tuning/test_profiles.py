@@ -55,6 +55,8 @@ def run_python(extra="", **env):
 def write_profile(tmp_path, lines, host=None):
     host = host or rustyml.tuning.host_class()
     match = f"arch={host['arch']} isa={host['isa']} cores={host['cores']}"
+    if "vendor" in host:
+        match += f" vendor={host['vendor']} family={host['family']}"
     text = f"# test profile\n# match: {match}\n# measured: by this test\n" + "\n".join(lines) + "\n"
     path = tmp_path / "test.env"
     path.write_text(text)
@@ -120,14 +122,18 @@ def test_none_turns_profiles_off(tmp_path):
 
 
 def _shipped_match_lines():
-    """Each shipped profile's `# match:` line, read here independently of the Rust parser."""
+    """Each shipped profile's `# match:` fields, read here independently of the Rust parser."""
     found = {}
     for name, text in rustyml.tuning.shipped_profiles():
         for line in text.splitlines():
             if line.startswith("# match:"):
-                fields = dict(f.split("=") for f in line[len("# match:") :].split())
-                found[name] = (fields["arch"], fields["isa"], int(fields["cores"]))
+                found[name] = dict(f.split("=") for f in line[len("# match:") :].split())
     return found
+
+
+def _admits(match, host):
+    """A match line admits a host when every key it names has the host's value."""
+    return all(str(host[key]) == value for key, value in match.items())
 
 
 def test_shipped_profiles_say_how_where_and_when_they_were_measured():
@@ -136,8 +142,10 @@ def test_shipped_profiles_say_how_where_and_when_they_were_measured():
     matches = _shipped_match_lines()
     for name, text in shipped:
         assert name in matches, f"{name} has no # match: line"
-        arch, isa, cores = matches[name]
-        assert name == f"{arch}-{isa}-{cores}core"
+        match = matches[name]
+        assert set(match) - {"vendor", "family"} == {"arch", "isa", "cores"}, name
+        suffix = "".join(f"-{match[k]}" for k in ("vendor", "family") if k in match)
+        assert name == f"{match['arch']}-{match['isa']}-{match['cores']}core{suffix}"
         header = [line for line in text.splitlines() if line.startswith("#")]
         assert any(line.startswith("# measured:") for line in header), name
         for line in text.splitlines():
@@ -148,8 +156,10 @@ def test_shipped_profiles_say_how_where_and_when_they_were_measured():
 
 def test_without_a_selector_the_shipped_profile_of_this_host_class_applies():
     host = rustyml.tuning.host_class()
-    mine = (host["arch"], host["isa"], host["cores"])
-    expected = [name for name, match in _shipped_match_lines().items() if match == mine]
+    assert host["vendor"] in ("intel", "amd", "other") and isinstance(host["family"], int)
+    admitting = [(n, m) for n, m in _shipped_match_lines().items() if _admits(m, host)]
+    # the most specific (naming the most of vendor and family) wins; the first on a tie
+    expected = [n for n, m in sorted(admitting, key=lambda nm: -(len(nm[1]) - 3))]
     report, stderr = run_python()
     profile = report["profile"]
     if expected:

@@ -162,10 +162,11 @@ declare_gate! {
     /// The time loops of a recurrent layer (forward and backpropagation through time) run one
     /// rayon task per block of 16 batch rows at or above this many FLOPs of per-step recurrent
     /// products (`2 * timesteps * batch * units * gates * units`). Below it the blocks run in
-    /// turn and gemmkit may spread each step's product instead. The ladder on a 2-core host
-    /// saw the blocks win from about 94M FLOPs (LSTM(192), batch 32, 10 steps); the default is
-    /// twice that, the calibration rule's margin toward serial.
-    pub RECURRENT_PARALLEL_MIN_FLOPS: recurrent::parallel_min_flops = 190_000_000, "FLOPs"
+    /// turn and gemmkit may spread each step's product instead. The 2-core ladders see the
+    /// blocks win from 10-24M FLOPs on Intel (Sapphire and Emerald Rapids) and about 10M on
+    /// Zen 5 (LSTM(96), batch 32, 10 steps: 24M); the default is twice the larger, the
+    /// calibration rule's margin toward serial. (An older ladder on Zen 4 put it at 94M.)
+    pub RECURRENT_PARALLEL_MIN_FLOPS: recurrent::parallel_min_flops = 48_000_000, "FLOPs"
 }
 
 /// Splits a `[blocks, batch, width]` view along the batch into `BLOCK_ROWS`-row views (the
