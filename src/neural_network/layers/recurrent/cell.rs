@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::math::matmul::dot_par;
 use crate::neural_network::layers::activation::Activation;
 use crate::neural_network::layers::layer_weight::LayerWeight;
-use gemmkit_ndarray::{gemm, Parallelism};
+use gemmkit_ndarray::{gemm, gemm_packed_b, prepack_rhs, PackedRhs, Parallelism};
 use ndarray::{s, Array2, Array3, ArrayView2, ArrayView3, ArrayViewMut2, Axis};
 use std::borrow::Cow;
 use std::ops::Range;
@@ -141,6 +141,8 @@ pub(crate) struct StepWeights<'a> {
     pub(crate) recurrent_activation: Activation,
     /// The fused recurrent kernel `U` `[units, gates * units]`.
     pub(crate) recurrent_kernel: &'a Array2<f32>,
+    /// `U` packed for this pass, on the packed route.
+    pub(crate) packed: Option<&'a PackedSteps>,
     /// The fused bias (zero and never added without `use_bias`).
     pub(crate) bias: &'a Array2<f32>,
     pub(crate) use_bias: bool,
@@ -161,6 +163,8 @@ pub(crate) struct ForwardStep<'s> {
     pub(crate) rmask: Option<&'s ArrayView3<'s, f32>>,
     /// The cell's working memory, from [`CellStep::forward_scratch`], kept across steps.
     pub(crate) scratch: &'s mut Array2<f32>,
+    /// The packed product's output, from [`PackedSteps::scratch`] (empty off that route).
+    pub(crate) product: &'s mut Array2<f32>,
 }
 
 /// One step of backpropagation through time over a block of batch rows (the cache's rows
@@ -186,9 +190,77 @@ pub(crate) struct BackwardStep<'s> {
     pub(crate) dc: &'s mut [f32],
     /// `Uᵀ`, contiguous.
     pub(crate) rk_t: ArrayView2<'s, f32>,
+    /// `Uᵀ` packed for this pass, on the packed route.
+    pub(crate) packed_t: Option<&'s PackedSteps>,
     pub(crate) rmask: Option<&'s ArrayView3<'s, f32>>,
     /// The cell's working memory, from [`CellStep::backward_scratch`], kept across steps.
     pub(crate) scratch: &'s mut Array2<f32>,
+    /// The packed product's output, from [`PackedSteps::scratch`] (empty off that route).
+    pub(crate) product: &'s mut Array2<f32>,
+}
+
+/// A per-step product's fixed operand (`U` forward, `Uᵀ` backward), packed once per pass
+/// into gemmkit's panel layout, so each step streams only its block's rows. gemmkit keeps
+/// a packed right operand for a column-major output: each step writes its product
+/// transposed into a scratch and adds it into the row-major gates from there.
+pub(crate) struct PackedSteps {
+    packed: PackedRhs<f32>,
+    width: usize,
+}
+
+impl PackedSteps {
+    pub(crate) fn of(b: ArrayView2<'_, f32>) -> Self {
+        Self {
+            packed: prepack_rhs(&b),
+            width: b.ncols(),
+        }
+    }
+
+    /// The transposed product of a block of `rows` rows, `[width, rows]`.
+    pub(crate) fn scratch(&self, rows: usize) -> Array2<f32> {
+        Array2::zeros((self.width, rows))
+    }
+
+    /// The scratch off the packed route.
+    pub(crate) fn no_scratch() -> Array2<f32> {
+        Array2::zeros((0, 0))
+    }
+
+    /// `out = a · B` (`add`: `out += a · B`), with `B` the packed operand; `out` is
+    /// `[rows, width]` in standard layout and `scratch` comes from [`Self::scratch`].
+    pub(crate) fn product(
+        &self,
+        a: ArrayView2<'_, f32>,
+        add: bool,
+        out: &mut ArrayViewMut2<'_, f32>,
+        scratch: &mut Array2<f32>,
+        par: Parallelism,
+    ) {
+        let (rows, width) = out.dim();
+        debug_assert_eq!((width, rows), scratch.dim());
+        gemm_packed_b(
+            1.0,
+            &a,
+            &self.packed,
+            0.0,
+            &mut scratch.view_mut().reversed_axes(),
+            par,
+        );
+        let src = scratch.as_slice().expect("fresh scratch is contiguous");
+        let dst = out.as_slice_mut().expect("a step's rows are contiguous");
+        // In tiles of 16 columns: the 16 scratch rows a tile reads stay in L1 across the
+        // block's rows, and each output row's 16 values are written together.
+        const TILE: usize = 16;
+        for j0 in (0..width).step_by(TILE) {
+            let cols = j0..(j0 + TILE).min(width);
+            for (b, row) in dst.chunks_exact_mut(width).enumerate() {
+                for j in cols.clone() {
+                    let v = src[j * rows + b];
+                    row[j] = if add { row[j] + v } else { v };
+                }
+            }
+        }
+    }
 }
 
 /// What the kernel and bias gradients of a whole pass read, time-major over every step.

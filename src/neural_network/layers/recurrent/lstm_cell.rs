@@ -37,9 +37,12 @@ impl CellStep for LstmCell {
         let u = w.units;
         let (act, ract) = (w.activation, w.recurrent_activation);
         let rk = w.recurrent_kernel;
-        match step.rmask {
-            None => gemm(1.0, &step.h_prev, rk, 1.0, &mut step.acts, par),
-            Some(_) => recurrent_product(
+        match (step.rmask, w.packed) {
+            (None, Some(packed)) => {
+                packed.product(step.h_prev.view(), true, &mut step.acts, step.product, par)
+            }
+            (None, None) => gemm(1.0, &step.h_prev, rk, 1.0, &mut step.acts, par),
+            (Some(_), _) => recurrent_product(
                 step.h_prev.view(),
                 rk.view(),
                 step.rmask,
@@ -103,16 +106,25 @@ impl CellStep for LstmCell {
                 |v| ract.derivative_from_output(v),
             );
         }
-        state_gradient(
-            step.dpre.view(),
-            step.rk_t,
-            step.rmask,
-            0..4,
-            w.units,
-            0.0,
-            step.dh,
-            par,
-        );
+        match (step.rmask, step.packed_t) {
+            (None, Some(packed)) => packed.product(
+                step.dpre.view(),
+                false,
+                &mut step.dh.view_mut(),
+                step.product,
+                par,
+            ),
+            _ => state_gradient(
+                step.dpre.view(),
+                step.rk_t,
+                step.rmask,
+                0..4,
+                w.units,
+                0.0,
+                step.dh,
+                par,
+            ),
+        }
     }
 }
 

@@ -734,3 +734,142 @@ fn weights_round_trip_through_the_enum() {
         "bias rows differ"
     );
 }
+
+/// An LSTM on the packed route: [`PACKED_MIN_UNITS`] units, a batch of `batch` rows.
+fn packed_lstm_on(batch: usize, seq: bool, seed: u64) -> (Recurrent, Array3<f32>) {
+    let l = layer(Cell::Lstm, 3, PACKED_MIN_UNITS, seq, false, seed);
+    assert!(l.blocking(batch, false).packed && !l.blocking(batch, true).packed);
+    (l, input(batch, 3, 3))
+}
+
+/// [`packed_lstm_on`] a batch of two full 32-row blocks and a short one.
+fn packed_lstm(seq: bool, seed: u64) -> (Recurrent, Array3<f32>) {
+    packed_lstm_on(2 * PACKED_BLOCK_ROWS + 5, seq, seed)
+}
+
+#[test]
+fn the_packed_route_takes_wide_blocks_once_the_batch_fills_two() {
+    let l = layer(Cell::Lstm, 3, PACKED_MIN_UNITS, false, false, 1);
+    let rows = |batch| l.blocking(batch, false).rows;
+    assert_eq!(
+        (rows(32), rows(63), rows(64)),
+        (BLOCK_ROWS, BLOCK_ROWS, PACKED_BLOCK_ROWS)
+    );
+    let narrower = layer(Cell::Lstm, 3, PACKED_MIN_UNITS - 1, false, false, 1);
+    assert!(!narrower.blocking(256, false).packed);
+    let gru = layer(
+        Cell::Gru { reset_after: true },
+        3,
+        PACKED_MIN_UNITS,
+        false,
+        false,
+        1,
+    );
+    assert!(!gru.blocking(256, false).packed);
+}
+
+/// The packed route against the equations in f64. Each gate pre-activation is an f32 dot
+/// product of 515 terms (|h| < 1, orthogonal columns); its rounding error grows as
+/// sqrt(515) * 2^-24 * sqrt(sum of squared terms) < 23 * 6e-8 * 1 ~ 1.4e-6 per step, and
+/// tanh and sigmoid do not enlarge it: 1e-4 over three steps leaves a wide margin, while a
+/// misplaced row or column of the packed product moves outputs by 1e-2 and more.
+#[test]
+fn packed_route_matches_the_equations() {
+    use crate::gate::{with_gate, GATE_TEST_LOCK};
+    let _lock = GATE_TEST_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    for seq in [false, true] {
+        let (l, x) = packed_lstm(seq, 21);
+        let want = reference(&l, &x);
+        for gate in [0, usize::MAX] {
+            let out = with_gate(&RECURRENT_PARALLEL_MIN_FLOPS, gate, || {
+                l.predict(&x.clone().into_dyn()).unwrap()
+            });
+            assert_eq!(out.shape(), want.shape());
+            for (o, w) in out.iter().zip(want.iter()) {
+                assert!((*o as f64 - w).abs() < 1e-4, "seq={seq}: {o} vs {w}");
+            }
+        }
+    }
+}
+
+/// The packed route forced serial (blocks in turn, each step's product spread by gemmkit)
+/// and forced parallel (blocks as tasks, serial products) gives the same bits.
+#[test]
+fn packed_route_serial_and_parallel_agree_bitwise() {
+    use crate::gate::serial_and_parallel;
+    for seq in [false, true] {
+        let (_, x) = packed_lstm(seq, 22);
+        let x = x.into_dyn();
+        let (serial, parallel) = serial_and_parallel(&RECURRENT_PARALLEL_MIN_FLOPS, || {
+            pass_bits(&mut packed_lstm(seq, 22).0, &x)
+        });
+        assert!(serial == parallel, "seq={seq}");
+    }
+    // a batch that keeps 16-row blocks on the packed route
+    let (_, x) = packed_lstm_on(37, false, 24);
+    let x = x.into_dyn();
+    let (serial, parallel) = serial_and_parallel(&RECURRENT_PARALLEL_MIN_FLOPS, || {
+        pass_bits(&mut packed_lstm_on(37, false, 24).0, &x)
+    });
+    assert!(serial == parallel, "batch 37");
+}
+
+/// Backpropagation on the packed route against central differences along random
+/// directions of the input and of every weight (the full check of
+/// [`check_gradients`] would take a million loss evaluations at this width).
+#[test]
+fn packed_route_gradients_match_directional_differences() {
+    use rand::Rng;
+    let (mut l, x) = packed_lstm(true, 23);
+    let x = x.into_dyn();
+    let out = l.forward(&x).unwrap();
+    let c = upstream(&out);
+    let dx = l.backward(&c).unwrap();
+    let grads: Vec<Vec<f32>> = l.parameters().iter().map(|p| p.grad.to_vec()).collect();
+    let loss = |l: &Recurrent, x: &Tensor| -> f64 {
+        let o = l.predict(x).unwrap();
+        o.iter()
+            .zip(c.iter())
+            .map(|(&o, &c)| o as f64 * c as f64)
+            .sum()
+    };
+    let mut rng = layer_rng(Some(99));
+    let h = 1e-2f32;
+    let tol = |num: f64| 2e-3 + 1e-2 * num.abs();
+    for trial in 0..3 {
+        // along the input
+        let v = ArrayD::from_shape_simple_fn(x.raw_dim(), || rng.random_range(-1.0f32..1.0));
+        let num = (loss(&l, &(&x + &(&v * h))) - loss(&l, &(&x - &(&v * h)))) / (2.0 * h as f64);
+        let got: f64 = dx.iter().zip(&v).map(|(&g, &d)| g as f64 * d as f64).sum();
+        assert!(
+            (got - num).abs() < tol(num),
+            "trial {trial} dx: {got} vs {num}"
+        );
+        // along every weight at once
+        let dirs: Vec<Vec<f32>> = grads
+            .iter()
+            .map(|g| g.iter().map(|_| rng.random_range(-1.0f32..1.0)).collect())
+            .collect();
+        let shift = |l: &mut Recurrent, s: f32| {
+            for (p, d) in l.parameters().into_iter().zip(&dirs) {
+                p.value.iter_mut().zip(d).for_each(|(w, &d)| *w += s * d);
+            }
+        };
+        shift(&mut l, h);
+        let lp = loss(&l, &x);
+        shift(&mut l, -2.0 * h);
+        let lm = loss(&l, &x);
+        shift(&mut l, h);
+        let num = (lp - lm) / (2.0 * h as f64);
+        let got: f64 = grads
+            .iter()
+            .zip(&dirs)
+            .flat_map(|(g, d)| g.iter().zip(d))
+            .map(|(&g, &d)| g as f64 * d as f64)
+            .sum();
+        assert!(
+            (got - num).abs() < tol(num),
+            "trial {trial} weights: {got} vs {num}"
+        );
+    }
+}
