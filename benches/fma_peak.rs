@@ -174,6 +174,7 @@ fn gflops(kind: Kind, workers: usize) -> f64 {
     flops / secs / 1e9
 }
 
+/// `rustyml::tuning::host::cpu_model`, restated: this file must build without the crate.
 fn cpu_model() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
