@@ -182,10 +182,11 @@ declare_gate! {
     /// The time loops of a recurrent layer (forward and backpropagation through time) run one
     /// rayon task per block of 16 batch rows at or above this many FLOPs of per-step recurrent
     /// products (`2 * timesteps * batch * units * gates * units`). Below it the blocks run in
-    /// turn and gemmkit may spread each step's product instead. The 2-core ladders see the
-    /// blocks win from 10-24M FLOPs on Intel (Sapphire and Emerald Rapids) and about 10M on
-    /// Zen 5 (LSTM(96), batch 32, 10 steps: 24M); the default is twice the larger, the
-    /// calibration rule's margin toward serial. (An older ladder on Zen 4 put it at 94M.)
+    /// turn and gemmkit may spread each step's product instead. On 2-core Intel hosts
+    /// (Sapphire and Emerald Rapids) the blocks win from 10-24M FLOPs (the first winning rung:
+    /// LSTM(96), batch 32, 10 steps, 24M); a Zen 5 ladder was reported at about 10M. The default is
+    /// twice 24M, the calibration rule's margin toward serial. (An older ladder on Zen 4 put
+    /// the crossover at 94M.)
     pub RECURRENT_PARALLEL_MIN_FLOPS: recurrent::parallel_min_flops = 48_000_000, "FLOPs"
 }
 
