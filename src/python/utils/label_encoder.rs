@@ -16,11 +16,24 @@ fn codes_out(codes: ndarray::Array1<usize>) -> ndarray::Array1<i64> {
     codes.mapv(|c| c as i64)
 }
 
-macro_rules! numeric_encoder {
-    ($py_name:ident, $name:literal, $t:ty) => {
+/// One native encoder class per label type. The types differ only in how labels cross the
+/// boundary: `$input` is what a method takes, `$view` borrows it as an array view, and `$out`
+/// turns decoded labels (or the classes) into what Python gets back.
+macro_rules! label_encoder {
+    (
+        $py_name:ident, $name:literal, $t:ty,
+        input: $input:ty, view($y:ident) => $view:expr,
+        output: $output:ty, out($py:ident, $labels:ident) => $out:expr $(,)?
+    ) => {
         #[pyclass(name = $name, module = "rustyml._native.utils", frozen)]
         pub(crate) struct $py_name {
             inner: SharedModel<LabelEncoder<$t>>,
+        }
+
+        impl $py_name {
+            fn labels_out<'py>($py: Python<'py>, $labels: Vec<$t>) -> $output {
+                $out
+            }
         }
 
         #[pymethods]
@@ -32,8 +45,8 @@ macro_rules! numeric_encoder {
                 }
             }
 
-            fn fit(&self, py: Python<'_>, y: PyReadonlyArray1<'_, $t>) -> PyResult<()> {
-                let y = y.as_array();
+            fn fit<'py>(&self, py: Python<'py>, $y: $input) -> PyResult<()> {
+                let y = $view;
                 self.inner
                     .write(py, |m| m.fit(y).map(|_| ()))
                     .map_err(to_py_err)
@@ -42,9 +55,9 @@ macro_rules! numeric_encoder {
             fn transform<'py>(
                 &self,
                 py: Python<'py>,
-                y: PyReadonlyArray1<'py, $t>,
+                $y: $input,
             ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-                let y = y.as_array();
+                let y = $view;
                 let codes = self.inner.read(py, |m| m.transform(y)).map_err(to_py_err)?;
                 Ok(codes_out(codes).into_pyarray(py))
             }
@@ -52,9 +65,9 @@ macro_rules! numeric_encoder {
             fn fit_transform<'py>(
                 &self,
                 py: Python<'py>,
-                y: PyReadonlyArray1<'py, $t>,
+                $y: $input,
             ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-                let y = y.as_array();
+                let y = $view;
                 let codes = self
                     .inner
                     .write(py, |m| m.fit_transform(y))
@@ -66,20 +79,20 @@ macro_rules! numeric_encoder {
                 &self,
                 py: Python<'py>,
                 codes: PyReadonlyArray1<'py, i64>,
-            ) -> PyResult<Bound<'py, PyArray1<$t>>> {
+            ) -> PyResult<$output> {
                 let codes = codes.as_array();
                 let labels = self
                     .inner
                     .read(py, |m| m.inverse_transform(codes))
                     .map_err(to_py_err)?;
-                Ok(ndarray::Array1::from(labels).into_pyarray(py))
+                Ok(Self::labels_out(py, labels))
             }
 
             #[getter]
-            fn classes_<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<$t>>> {
+            fn classes_<'py>(&self, py: Python<'py>) -> Option<$output> {
                 self.inner
                     .read(py, |m| m.classes().map(<[$t]>::to_vec))
-                    .map(|c| ndarray::Array1::from(c).into_pyarray(py))
+                    .map(|c| Self::labels_out(py, c))
             }
 
             fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
@@ -96,81 +109,27 @@ macro_rules! numeric_encoder {
     };
 }
 
+/// Numbers cross as NumPy arrays.
+macro_rules! numeric_encoder {
+    ($py_name:ident, $name:literal, $t:ty) => {
+        label_encoder!(
+            $py_name, $name, $t,
+            input: PyReadonlyArray1<'py, $t>, view(y) => y.as_array(),
+            output: Bound<'py, PyArray1<$t>>,
+            out(py, labels) => ndarray::Array1::from(labels).into_pyarray(py),
+        );
+    };
+}
+
 numeric_encoder!(PyLabelEncoderI64, "LabelEncoderI64", i64);
 numeric_encoder!(PyLabelEncoderF64, "LabelEncoderF64", f64);
 
-/// String labels (passed as a list of `str`).
-#[pyclass(name = "LabelEncoderStr", module = "rustyml._native.utils", frozen)]
-pub(crate) struct PyLabelEncoderStr {
-    inner: SharedModel<LabelEncoder<String>>,
-}
-
-#[pymethods]
-impl PyLabelEncoderStr {
-    #[new]
-    fn new() -> Self {
-        Self {
-            inner: SharedModel::new(LabelEncoder::new()),
-        }
-    }
-
-    fn fit(&self, py: Python<'_>, y: Vec<String>) -> PyResult<()> {
-        self.inner
-            .write(py, |m| m.fit(ArrayView1::from(&y[..])).map(|_| ()))
-            .map_err(to_py_err)
-    }
-
-    fn transform<'py>(
-        &self,
-        py: Python<'py>,
-        y: Vec<String>,
-    ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-        let codes = self
-            .inner
-            .read(py, |m| m.transform(ArrayView1::from(&y[..])))
-            .map_err(to_py_err)?;
-        Ok(codes_out(codes).into_pyarray(py))
-    }
-
-    fn fit_transform<'py>(
-        &self,
-        py: Python<'py>,
-        y: Vec<String>,
-    ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-        let codes = self
-            .inner
-            .write(py, |m| m.fit_transform(ArrayView1::from(&y[..])))
-            .map_err(to_py_err)?;
-        Ok(codes_out(codes).into_pyarray(py))
-    }
-
-    fn inverse_transform(
-        &self,
-        py: Python<'_>,
-        codes: PyReadonlyArray1<'_, i64>,
-    ) -> PyResult<Vec<String>> {
-        let codes = codes.as_array();
-        self.inner
-            .read(py, |m| m.inverse_transform(codes))
-            .map_err(to_py_err)
-    }
-
-    #[getter]
-    fn classes_(&self, py: Python<'_>) -> Option<Vec<String>> {
-        self.inner.read(py, |m| m.classes().map(<[String]>::to_vec))
-    }
-
-    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        self.inner.to_bytes(py)
-    }
-
-    #[staticmethod]
-    fn from_bytes(data: &[u8]) -> PyResult<Self> {
-        Ok(Self {
-            inner: SharedModel::from_bytes(data)?,
-        })
-    }
-}
+// String labels cross as lists of `str`.
+label_encoder!(
+    PyLabelEncoderStr, "LabelEncoderStr", String,
+    input: Vec<String>, view(y) => ArrayView1::from(&y[..]),
+    output: Vec<String>, out(_py, labels) => labels,
+);
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyLabelEncoderI64>()?;
