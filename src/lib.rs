@@ -3,6 +3,7 @@
 //!
 //! See `ARCHITECTURE.md` for the module map, the gate mechanism and the data path.
 
+mod accessors;
 pub mod error;
 pub mod gate;
 mod isa;

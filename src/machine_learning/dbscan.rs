@@ -128,12 +128,9 @@ impl DBSCAN {
         Ok(self)
     }
 
-    pub fn get_epsilon(&self) -> f64 {
-        self.eps
-    }
-
-    pub fn get_min_samples(&self) -> usize {
-        self.min_samples
+    crate::accessors::field_getters! {
+        get_epsilon -> eps: f64,
+        get_min_samples -> min_samples: usize,
     }
 
     /// The metric in the original's terms (the Python-only squared euclidean reads as

@@ -162,14 +162,9 @@ impl IsolationForest {
         }
     }
 
-    pub fn with_max_samples(mut self, max_samples: MaxSamples) -> Self {
-        self.max_samples = max_samples;
-        self
-    }
-
-    pub fn with_seed(mut self, random_state: Option<u64>) -> Self {
-        self.random_state = random_state;
-        self
+    crate::accessors::builder_setters! {
+        with_max_samples(max_samples: MaxSamples),
+        with_seed(random_state: Option<u64>),
     }
 
     /// Threshold subtracted from `score_samples` (`offset_`).
@@ -338,8 +333,10 @@ impl IsolationForest {
         Ok(self)
     }
 
-    pub fn get_n_estimators(&self) -> usize {
-        self.n_estimators
+    crate::accessors::field_getters! {
+        get_n_estimators -> n_estimators: usize,
+        get_random_state -> random_state: Option<u64>,
+        get_contamination -> contamination: Contamination,
     }
 
     /// The requested samples per tree (256 when built the scikit-learn way with `Auto`).
@@ -361,17 +358,9 @@ impl IsolationForest {
             .unwrap_or_else(|| (self.get_sample_size().max(2) as f64).log2().ceil() as usize)
     }
 
-    pub fn get_random_state(&self) -> Option<u64> {
-        self.random_state
-    }
-
     /// Features seen at fit (0 before).
     pub fn get_n_features(&self) -> usize {
         self.n_features().unwrap_or(0)
-    }
-
-    pub fn get_contamination(&self) -> Contamination {
-        self.contamination
     }
 
     pub fn get_offset(&self) -> Option<f64> {

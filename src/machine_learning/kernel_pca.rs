@@ -161,19 +161,10 @@ impl KernelPCA {
         }
     }
 
-    pub fn with_gamma(mut self, gamma: Option<f64>) -> Self {
-        self.gamma = gamma;
-        self
-    }
-
-    pub fn with_degree(mut self, degree: u32) -> Self {
-        self.degree = degree;
-        self
-    }
-
-    pub fn with_coef0(mut self, coef0: f64) -> Self {
-        self.coef0 = coef0;
-        self
+    crate::accessors::builder_setters! {
+        with_gamma(gamma: Option<f64>),
+        with_degree(degree: u32),
+        with_coef0(coef0: f64),
     }
 
     /// Eigenvalues of the centered training kernel, descending (`eigenvalues_`).
@@ -394,9 +385,12 @@ impl KernelPCA {
         Ok(model)
     }
 
-    pub fn with_eigen_solver(mut self, eigen_solver: EigenSolver) -> Self {
-        self.eigen_solver = eigen_solver;
-        self
+    crate::accessors::builder_setters! {
+        with_eigen_solver(eigen_solver: EigenSolver),
+    }
+
+    crate::accessors::field_getters! {
+        get_eigen_solver -> eigen_solver: EigenSolver,
     }
 
     pub fn get_kernel(&self) -> KernelType {
@@ -423,10 +417,6 @@ impl KernelPCA {
         self.n_components
             .or_else(|| self.eigenvalues().map(|e| e.len()))
             .unwrap_or(0)
-    }
-
-    pub fn get_eigen_solver(&self) -> EigenSolver {
-        self.eigen_solver
     }
 
     pub fn get_n_samples(&self) -> Option<usize> {

@@ -106,29 +106,12 @@ impl KMeans {
         }
     }
 
-    pub fn with_init(mut self, init: KMeansInit) -> Self {
-        self.init = init;
-        self
-    }
-
-    pub fn with_n_init_mode(mut self, n_init: NInit) -> Self {
-        self.n_init = n_init;
-        self
-    }
-
-    pub fn with_max_iter(mut self, max_iter: usize) -> Self {
-        self.max_iter = max_iter;
-        self
-    }
-
-    pub fn with_tol(mut self, tol: f64) -> Self {
-        self.tol = tol;
-        self
-    }
-
-    pub fn with_seed(mut self, random_state: Option<u64>) -> Self {
-        self.random_state = random_state;
-        self
+    crate::accessors::builder_setters! {
+        with_init(init: KMeansInit),
+        with_n_init_mode(n_init: NInit),
+        with_max_iter(max_iter: usize),
+        with_tol(tol: f64),
+        with_seed(random_state: Option<u64>),
     }
 
     /// Fitted centers (`cluster_centers_`), `n_clusters x n_features`.
@@ -328,20 +311,11 @@ impl KMeans {
         self
     }
 
-    pub fn get_n_clusters(&self) -> usize {
-        self.n_clusters
-    }
-
-    pub fn get_max_iterations(&self) -> usize {
-        self.max_iter
-    }
-
-    pub fn get_tolerance(&self) -> f64 {
-        self.tol
-    }
-
-    pub fn get_random_state(&self) -> Option<u64> {
-        self.random_state
+    crate::accessors::field_getters! {
+        get_n_clusters -> n_clusters: usize,
+        get_max_iterations -> max_iter: usize,
+        get_tolerance -> tol: f64,
+        get_random_state -> random_state: Option<u64>,
     }
 
     pub fn get_n_init(&self) -> usize {

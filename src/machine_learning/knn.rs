@@ -117,14 +117,9 @@ impl KnnClassifier {
         }
     }
 
-    pub fn with_weights(mut self, weights: Weights) -> Self {
-        self.weights = weights;
-        self
-    }
-
-    pub fn with_metric(mut self, metric: Metric) -> Self {
-        self.metric = metric;
-        self
+    crate::accessors::builder_setters! {
+        with_weights(weights: Weights),
+        with_metric(metric: Metric),
     }
 
     /// Sorted class labels (`classes_`).

@@ -151,9 +151,19 @@ impl LDA {
         Ok(model)
     }
 
-    pub fn with_solver(mut self, solver: DiscriminantSolver) -> Self {
-        self.solver = solver;
-        self
+    crate::accessors::builder_setters! {
+        with_solver(solver: DiscriminantSolver),
+        with_options(options: LdaOptions),
+        with_n_components(n_components: Option<usize>),
+        with_priors(priors: Option<Vec<f64>>),
+        with_tol(tol: f64),
+    }
+
+    crate::accessors::field_getters! {
+        get_n_components -> n_components: Option<usize>,
+        get_solver -> solver: DiscriminantSolver,
+        get_shrinkage -> shrinkage: Option<Shrinkage>,
+        get_options -> options: LdaOptions,
     }
 
     /// Shrink the within-class covariance (`Manual` intensity outside `[0, 1]` or not finite
@@ -172,46 +182,6 @@ impl LDA {
             options: LdaOptions::SCIKIT_LEARN,
             ..Self::default()
         }
-    }
-
-    pub fn with_options(mut self, options: LdaOptions) -> Self {
-        self.options = options;
-        self
-    }
-
-    pub fn with_n_components(mut self, n_components: Option<usize>) -> Self {
-        self.n_components = n_components;
-        self
-    }
-
-    pub fn with_priors(mut self, priors: Option<Vec<f64>>) -> Self {
-        self.priors = priors;
-        self
-    }
-
-    pub fn with_tol(mut self, tol: f64) -> Self {
-        self.tol = tol;
-        self
-    }
-
-    #[inline]
-    pub fn get_n_components(&self) -> Option<usize> {
-        self.n_components
-    }
-
-    #[inline]
-    pub fn get_solver(&self) -> DiscriminantSolver {
-        self.solver
-    }
-
-    #[inline]
-    pub fn get_shrinkage(&self) -> Option<Shrinkage> {
-        self.shrinkage
-    }
-
-    #[inline]
-    pub fn get_options(&self) -> LdaOptions {
-        self.options
     }
 
     /// The distinct training labels, sorted (original API fits).

@@ -120,19 +120,10 @@ impl LinearRegression {
         self
     }
 
-    #[inline]
-    pub fn get_fit_intercept(&self) -> bool {
-        self.fit_intercept
-    }
-
-    #[inline]
-    pub fn get_solver(&self) -> LeastSquaresSolver {
-        self.solver
-    }
-
-    #[inline]
-    pub fn get_regularization_type(&self) -> Option<RegularizationType> {
-        self.regularization
+    crate::accessors::field_getters! {
+        get_fit_intercept -> fit_intercept: bool,
+        get_solver -> solver: LeastSquaresSolver,
+        get_regularization_type -> regularization: Option<RegularizationType>,
     }
 
     /// Fitted coefficients (`coef_`).

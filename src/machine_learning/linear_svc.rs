@@ -138,9 +138,27 @@ impl LinearSVC {
         Ok(model)
     }
 
-    pub fn with_loss(mut self, loss: Loss) -> Self {
-        self.loss = loss;
-        self
+    crate::accessors::builder_setters! {
+        with_loss(loss: Loss),
+        with_solver(solver: LinearSvcSolver),
+        with_penalty(penalty: Penalty),
+        with_c(c: f64),
+        with_fit_intercept(fit_intercept: bool),
+        with_intercept_scaling(intercept_scaling: f64),
+        with_max_iter(max_iter: usize),
+        with_tol(tol: f64),
+    }
+
+    crate::accessors::field_getters! {
+        get_fit_intercept -> fit_intercept: bool,
+        get_learning_rate -> learning_rate: f64,
+        get_learning_rate_decay -> learning_rate_decay: f64,
+        get_tolerance -> tol: f64,
+        get_max_iterations -> max_iter: usize,
+        get_penalty -> regularization: RegularizationType,
+        get_loss -> loss: Loss,
+        get_random_state -> random_state: Option<u64>,
+        get_solver -> solver: LinearSvcSolver,
     }
 
     /// Step decay per epoch (negative or non-finite -> `InvalidParameter`).
@@ -164,66 +182,6 @@ impl LinearSVC {
         }
     }
 
-    pub fn with_solver(mut self, solver: LinearSvcSolver) -> Self {
-        self.solver = solver;
-        self
-    }
-
-    pub fn with_penalty(mut self, penalty: Penalty) -> Self {
-        self.penalty = penalty;
-        self
-    }
-
-    pub fn with_c(mut self, c: f64) -> Self {
-        self.c = c;
-        self
-    }
-
-    pub fn with_fit_intercept(mut self, fit_intercept: bool) -> Self {
-        self.fit_intercept = fit_intercept;
-        self
-    }
-
-    pub fn with_intercept_scaling(mut self, intercept_scaling: f64) -> Self {
-        self.intercept_scaling = intercept_scaling;
-        self
-    }
-
-    pub fn with_max_iter(mut self, max_iter: usize) -> Self {
-        self.max_iter = max_iter;
-        self
-    }
-
-    pub fn with_tol(mut self, tol: f64) -> Self {
-        self.tol = tol;
-        self
-    }
-
-    #[inline]
-    pub fn get_fit_intercept(&self) -> bool {
-        self.fit_intercept
-    }
-
-    #[inline]
-    pub fn get_learning_rate(&self) -> f64 {
-        self.learning_rate
-    }
-
-    #[inline]
-    pub fn get_learning_rate_decay(&self) -> f64 {
-        self.learning_rate_decay
-    }
-
-    #[inline]
-    pub fn get_tolerance(&self) -> f64 {
-        self.tol
-    }
-
-    #[inline]
-    pub fn get_max_iterations(&self) -> usize {
-        self.max_iter
-    }
-
     /// The weights of a binary fit.
     pub fn get_weights(&self) -> Option<&Array1<f64>> {
         self.fitted.as_ref().map(|f| &f.weights)
@@ -232,26 +190,6 @@ impl LinearSVC {
     /// The bias of a binary fit (0 without an intercept).
     pub fn get_bias(&self) -> Option<f64> {
         self.fitted.as_ref().map(|f| f.intercept[0])
-    }
-
-    #[inline]
-    pub fn get_penalty(&self) -> RegularizationType {
-        self.regularization
-    }
-
-    #[inline]
-    pub fn get_loss(&self) -> Loss {
-        self.loss
-    }
-
-    #[inline]
-    pub fn get_random_state(&self) -> Option<u64> {
-        self.random_state
-    }
-
-    #[inline]
-    pub fn get_solver(&self) -> LinearSvcSolver {
-        self.solver
     }
 
     /// The one check of LinearSVC's hyper-parameters, for every door: those of the solver

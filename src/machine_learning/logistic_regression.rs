@@ -166,14 +166,22 @@ impl LogisticRegression {
         }
     }
 
-    pub fn with_options(mut self, options: LogisticOptions) -> Self {
-        self.options = options;
-        self
+    crate::accessors::builder_setters! {
+        with_options(options: LogisticOptions),
+        with_fit_intercept(fit_intercept: bool),
+        with_solver(solver: LogisticSolver),
+        with_max_iter(max_iter: usize),
+        with_tol(tol: f64),
+        with_learning_rate(learning_rate: f64),
     }
 
-    pub fn with_fit_intercept(mut self, fit_intercept: bool) -> Self {
-        self.fit_intercept = fit_intercept;
-        self
+    crate::accessors::field_getters! {
+        get_fit_intercept -> fit_intercept: bool,
+        get_learning_rate -> learning_rate: f64,
+        get_max_iterations -> max_iter: usize,
+        get_tolerance -> tol: f64,
+        get_regularization_type -> regularization: Option<RegularizationType>,
+        get_options -> options: LogisticOptions,
     }
 
     /// Penalty and its inverse strength `C`.
@@ -181,56 +189,6 @@ impl LogisticRegression {
         self.penalty = penalty;
         self.c = c;
         self
-    }
-
-    pub fn with_solver(mut self, solver: LogisticSolver) -> Self {
-        self.solver = solver;
-        self
-    }
-
-    pub fn with_max_iter(mut self, max_iter: usize) -> Self {
-        self.max_iter = max_iter;
-        self
-    }
-
-    pub fn with_tol(mut self, tol: f64) -> Self {
-        self.tol = tol;
-        self
-    }
-
-    pub fn with_learning_rate(mut self, learning_rate: f64) -> Self {
-        self.learning_rate = learning_rate;
-        self
-    }
-
-    #[inline]
-    pub fn get_fit_intercept(&self) -> bool {
-        self.fit_intercept
-    }
-
-    #[inline]
-    pub fn get_learning_rate(&self) -> f64 {
-        self.learning_rate
-    }
-
-    #[inline]
-    pub fn get_max_iterations(&self) -> usize {
-        self.max_iter
-    }
-
-    #[inline]
-    pub fn get_tolerance(&self) -> f64 {
-        self.tol
-    }
-
-    #[inline]
-    pub fn get_regularization_type(&self) -> Option<RegularizationType> {
-        self.regularization
-    }
-
-    #[inline]
-    pub fn get_options(&self) -> LogisticOptions {
-        self.options
     }
 
     /// The original's weight vector of a binary fit: `[intercept, w_1, ..., w_d]` with an

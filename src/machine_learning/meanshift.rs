@@ -88,24 +88,11 @@ impl MeanShift {
         }
     }
 
-    pub fn with_seeds(mut self, seeds: Option<Array2<f64>>) -> Self {
-        self.seeds = seeds;
-        self
-    }
-
-    pub fn with_bin_seeding(mut self, bin_seeding: bool) -> Self {
-        self.bin_seeding = bin_seeding;
-        self
-    }
-
-    pub fn with_min_bin_freq(mut self, min_bin_freq: usize) -> Self {
-        self.min_bin_freq = min_bin_freq;
-        self
-    }
-
-    pub fn with_cluster_all(mut self, cluster_all: bool) -> Self {
-        self.cluster_all = cluster_all;
-        self
+    crate::accessors::builder_setters! {
+        with_seeds(seeds: Option<Array2<f64>>),
+        with_bin_seeding(bin_seeding: bool),
+        with_min_bin_freq(min_bin_freq: usize),
+        with_cluster_all(cluster_all: bool),
     }
 
     /// Fitted centers (`cluster_centers_`), best first.
@@ -292,20 +279,11 @@ impl MeanShift {
         self.n_iter().map(|n| (n + 1).min(self.max_iter))
     }
 
-    pub fn get_max_iterations(&self) -> usize {
-        self.max_iter
-    }
-
-    pub fn get_tolerance(&self) -> f64 {
-        self.tol
-    }
-
-    pub fn get_bin_seeding(&self) -> bool {
-        self.bin_seeding
-    }
-
-    pub fn get_cluster_all(&self) -> bool {
-        self.cluster_all
+    crate::accessors::field_getters! {
+        get_max_iterations -> max_iter: usize,
+        get_tolerance -> tol: f64,
+        get_bin_seeding -> bin_seeding: bool,
+        get_cluster_all -> cluster_all: bool,
     }
 
     /// Cluster `x`; empty -> `EmptyInput`, NaN/inf -> `NonFinite`.

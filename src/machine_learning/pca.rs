@@ -412,9 +412,12 @@ impl PCA {
         Ok(model)
     }
 
-    pub fn with_svd_solver(mut self, svd_solver: SVDSolver) -> Self {
-        self.svd_solver = svd_solver;
-        self
+    crate::accessors::builder_setters! {
+        with_svd_solver(svd_solver: SVDSolver),
+    }
+
+    crate::accessors::field_getters! {
+        get_svd_solver -> svd_solver: SVDSolver,
     }
 
     /// Components requested (`min(n_samples, n_features)` when built without a count).
@@ -423,10 +426,6 @@ impl PCA {
             NComponents::Count(k) => k,
             _ => self.n_components_().unwrap_or(0),
         }
-    }
-
-    pub fn get_svd_solver(&self) -> SVDSolver {
-        self.svd_solver
     }
 
     pub fn get_n_samples(&self) -> Option<usize> {

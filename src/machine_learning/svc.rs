@@ -178,14 +178,21 @@ impl SVC {
         self.kernel_type.unwrap_or(KernelType::Linear)
     }
 
-    #[inline]
-    pub fn get_regularization_parameter(&self) -> f64 {
-        self.c
+    crate::accessors::builder_setters! {
+        with_options(options: SvcOptions),
+        with_c(c: f64),
+        with_gamma(gamma: Gamma),
+        with_degree(degree: u32),
+        with_coef0(coef0: f64),
+        with_tol(tol: f64),
+        with_max_iter(max_iter: Option<usize>),
     }
 
-    #[inline]
-    pub fn get_tolerance(&self) -> f64 {
-        self.tol
+    crate::accessors::field_getters! {
+        get_regularization_parameter -> c: f64,
+        get_tolerance -> tol: f64,
+        get_random_state -> random_state: Option<u64>,
+        get_options -> options: SvcOptions,
     }
 
     #[inline]
@@ -196,11 +203,6 @@ impl SVC {
     #[inline]
     pub fn get_epsilon(&self) -> f64 {
         EPSILON
-    }
-
-    #[inline]
-    pub fn get_random_state(&self) -> Option<u64> {
-        self.random_state
     }
 
     /// Solver iterations of a binary fit.
@@ -230,49 +232,9 @@ impl SVC {
         self.fitted.as_ref().map(|f| f.rho[0])
     }
 
-    pub fn with_options(mut self, options: SvcOptions) -> Self {
-        self.options = options;
-        self
-    }
-
-    #[inline]
-    pub fn get_options(&self) -> SvcOptions {
-        self.options
-    }
-
-    pub fn with_c(mut self, c: f64) -> Self {
-        self.c = c;
-        self
-    }
-
     /// Kernel by name; checked when fitting.
     pub fn with_kernel(mut self, kernel: &str) -> Self {
         self.kernel = kernel.to_string();
-        self
-    }
-
-    pub fn with_gamma(mut self, gamma: Gamma) -> Self {
-        self.gamma = gamma;
-        self
-    }
-
-    pub fn with_degree(mut self, degree: u32) -> Self {
-        self.degree = degree;
-        self
-    }
-
-    pub fn with_coef0(mut self, coef0: f64) -> Self {
-        self.coef0 = coef0;
-        self
-    }
-
-    pub fn with_tol(mut self, tol: f64) -> Self {
-        self.tol = tol;
-        self
-    }
-
-    pub fn with_max_iter(mut self, max_iter: Option<usize>) -> Self {
-        self.max_iter = max_iter;
         self
     }
 

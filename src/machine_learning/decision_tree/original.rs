@@ -349,9 +349,9 @@ impl DecisionTree {
         self
     }
 
-    #[inline]
-    pub fn get_algorithm(&self) -> Algorithm {
-        self.algorithm
+    crate::accessors::field_getters! {
+        get_algorithm -> algorithm: Algorithm,
+        get_is_classifier -> is_classifier: bool,
     }
 
     /// Features seen in the last fit (0 before).
@@ -378,11 +378,6 @@ impl DecisionTree {
     pub fn get_root(&self) -> Option<&Node> {
         let fitted = self.fitted.as_ref()?;
         Some(self.node_view.get_or_init(|| fitted.to_node(0)))
-    }
-
-    #[inline]
-    pub fn get_is_classifier(&self) -> bool {
-        self.is_classifier
     }
 
     pub fn get_categorical_features(&self) -> &[usize] {

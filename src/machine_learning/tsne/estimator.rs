@@ -130,53 +130,20 @@ impl TSNE {
         }
     }
 
-    pub fn with_perplexity(mut self, perplexity: f64) -> Self {
-        self.perplexity = perplexity;
-        self
-    }
-
-    pub fn with_early_exaggeration(mut self, early_exaggeration: f64) -> Self {
-        self.early_exaggeration = early_exaggeration;
-        self
-    }
-
-    pub fn with_learning_rate(mut self, learning_rate: LearningRate) -> Self {
-        self.learning_rate = learning_rate;
-        self
-    }
-
-    pub fn with_max_iter(mut self, max_iter: usize) -> Self {
-        self.max_iter = max_iter;
-        self
+    crate::accessors::builder_setters! {
+        with_perplexity(perplexity: f64),
+        with_early_exaggeration(early_exaggeration: f64),
+        with_learning_rate(learning_rate: LearningRate),
+        with_max_iter(max_iter: usize),
+        with_min_grad_norm(min_grad_norm: f64),
+        with_tsne_method(method: TsneMethod),
+        with_tsne_init(init: TsneInit),
+        with_angle(angle: f64),
+        with_seed(random_state: Option<u64>),
     }
 
     pub fn with_n_iter_without_progress(mut self, n: usize) -> Self {
         self.n_iter_without_progress = n;
-        self
-    }
-
-    pub fn with_min_grad_norm(mut self, min_grad_norm: f64) -> Self {
-        self.min_grad_norm = min_grad_norm;
-        self
-    }
-
-    pub fn with_tsne_method(mut self, method: TsneMethod) -> Self {
-        self.method = method;
-        self
-    }
-
-    pub fn with_tsne_init(mut self, init: TsneInit) -> Self {
-        self.init = init;
-        self
-    }
-
-    pub fn with_angle(mut self, angle: f64) -> Self {
-        self.angle = angle;
-        self
-    }
-
-    pub fn with_seed(mut self, random_state: Option<u64>) -> Self {
-        self.random_state = random_state;
         self
     }
 

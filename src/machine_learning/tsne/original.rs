@@ -92,12 +92,12 @@ impl TSNE {
         Ok(self)
     }
 
-    pub fn get_n_components(&self) -> usize {
-        self.n_components
-    }
-
-    pub fn get_perplexity(&self) -> f64 {
-        self.perplexity
+    crate::accessors::field_getters! {
+        get_n_components -> n_components: usize,
+        get_perplexity -> perplexity: f64,
+        get_n_iter -> max_iter: usize,
+        get_random_state -> random_state: Option<u64>,
+        get_min_grad_norm -> min_grad_norm: f64,
     }
 
     /// The fixed learning rate (`NaN` for scikit-learn's `Auto`, resolved only at fit).
@@ -106,14 +106,6 @@ impl TSNE {
             LearningRate::Fixed(lr) => lr,
             LearningRate::Auto => f64::NAN,
         }
-    }
-
-    pub fn get_n_iter(&self) -> usize {
-        self.max_iter
-    }
-
-    pub fn get_random_state(&self) -> Option<u64> {
-        self.random_state
     }
 
     pub fn get_init(&self) -> Init {
@@ -128,10 +120,6 @@ impl TSNE {
             TsneMethod::BarnesHut => TSNEMethod::BarnesHut { angle: self.angle },
             TsneMethod::Exact => TSNEMethod::Exact,
         }
-    }
-
-    pub fn get_min_grad_norm(&self) -> f64 {
-        self.min_grad_norm
     }
 
     /// Embed `x`; empty -> `EmptyInput`, NaN/inf -> `NonFinite`, fewer than 2 samples ->

@@ -112,25 +112,15 @@ impl MinMaxScaler {
         Ok(self)
     }
 
-    /// Whether `transform` clamps its output into the range.
-    pub fn with_clip(mut self, clip: bool) -> Self {
-        self.clip = clip;
-        self
+    crate::accessors::builder_setters! {
+        /// Whether `transform` clamps its output into the range.
+        with_clip(clip: bool),
     }
 
-    #[inline]
-    pub fn get_feature_range(&self) -> (f64, f64) {
-        self.feature_range
-    }
-
-    #[inline]
-    pub fn get_clip(&self) -> bool {
-        self.clip
-    }
-
-    #[inline]
-    pub fn get_n_samples_seen(&self) -> usize {
-        self.n_samples_seen
+    crate::accessors::field_getters! {
+        get_feature_range -> feature_range: (f64, f64),
+        get_clip -> clip: bool,
+        get_n_samples_seen -> n_samples_seen: usize,
     }
 
     /// Per-feature minimum seen.

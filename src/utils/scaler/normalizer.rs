@@ -38,14 +38,9 @@ impl Normalizer {
         })
     }
 
-    #[inline]
-    pub fn get_order(&self) -> NormalizationOrder {
-        self.order
-    }
-
-    #[inline]
-    pub fn get_n_features(&self) -> Option<usize> {
-        self.n_features
+    crate::accessors::field_getters! {
+        get_order -> order: NormalizationOrder,
+        get_n_features -> n_features: Option<usize>,
     }
 
     /// Check `x` and record its feature count.

@@ -61,16 +61,18 @@ impl RobustScaler {
         }
     }
 
-    /// Whether `transform` subtracts the median.
-    pub fn with_centering(mut self, with_centering: bool) -> Self {
-        self.with_centering = with_centering;
-        self
+    crate::accessors::builder_setters! {
+        /// Whether `transform` subtracts the median.
+        with_centering(with_centering: bool),
+        /// Whether `transform` divides by the quantile spread.
+        with_scaling(with_scaling: bool),
     }
 
-    /// Whether `transform` divides by the quantile spread.
-    pub fn with_scaling(mut self, with_scaling: bool) -> Self {
-        self.with_scaling = with_scaling;
-        self
+    crate::accessors::field_getters! {
+        get_with_centering -> with_centering: bool,
+        get_with_scaling -> with_scaling: bool,
+        get_quantile_range -> quantile_range: (f64, f64),
+        get_n_samples_seen -> n_samples_seen: usize,
     }
 
     /// Percentiles `(low, high)` whose spread is the scale: `0 <= low < high <= 100`, else
@@ -92,26 +94,6 @@ impl RobustScaler {
         self.n_samples_seen = 0;
         self.state = None;
         Ok(self)
-    }
-
-    #[inline]
-    pub fn get_with_centering(&self) -> bool {
-        self.with_centering
-    }
-
-    #[inline]
-    pub fn get_with_scaling(&self) -> bool {
-        self.with_scaling
-    }
-
-    #[inline]
-    pub fn get_quantile_range(&self) -> (f64, f64) {
-        self.quantile_range
-    }
-
-    #[inline]
-    pub fn get_n_samples_seen(&self) -> usize {
-        self.n_samples_seen
     }
 
     /// Per-feature median.

@@ -52,32 +52,18 @@ impl StandardScaler {
         }
     }
 
-    /// Whether `transform` subtracts the mean.
-    pub fn with_mean(mut self, with_mean: bool) -> Self {
-        self.with_mean = with_mean;
-        self
+    crate::accessors::builder_setters! {
+        /// Whether `transform` subtracts the mean.
+        with_mean(with_mean: bool),
+        /// Whether `transform` divides by the standard deviation.
+        with_std(with_std: bool),
     }
 
-    /// Whether `transform` divides by the standard deviation.
-    pub fn with_std(mut self, with_std: bool) -> Self {
-        self.with_std = with_std;
-        self
-    }
-
-    #[inline]
-    pub fn get_with_mean(&self) -> bool {
-        self.with_mean
-    }
-
-    #[inline]
-    pub fn get_with_std(&self) -> bool {
-        self.with_std
-    }
-
-    /// Samples seen by the fits so far (0 before any).
-    #[inline]
-    pub fn get_n_samples_seen(&self) -> usize {
-        self.n_samples_seen
+    crate::accessors::field_getters! {
+        get_with_mean -> with_mean: bool,
+        get_with_std -> with_std: bool,
+        /// Samples seen by the fits so far (0 before any).
+        get_n_samples_seen -> n_samples_seen: usize,
     }
 
     /// Per-feature mean.
