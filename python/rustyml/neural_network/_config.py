@@ -1,6 +1,14 @@
 """The config round trip Keras's serializable objects share (optimizers, schedules,
 initializers, regularizers): ``cls.from_config(obj.get_config())`` rebuilds ``obj``, and the
-repr shows the same config."""
+repr shows the same config; and ``_arguments``, how a public constructor hands its arguments
+on to a shared one."""
+
+
+def _arguments(constructor_locals):
+    """A constructor's arguments, by name, from its ``locals()`` (taken first thing): a
+    class's signature states its public arguments, order and defaults once, and its body hands
+    them all on to the shared constructor without restating the list."""
+    return {k: v for k, v in constructor_locals.items() if k not in ("self", "__class__")}
 
 
 class _Configurable:

@@ -8,6 +8,7 @@ import numpy as np
 
 from rustyml.neural_network import initializers as _initializers
 from rustyml.neural_network import regularizers as _regularizers
+from rustyml.neural_network._config import _arguments  # noqa: F401 - the layer families' helper
 
 _REGISTRY = {}
 

@@ -4,6 +4,7 @@ arguments), and the depthwise and separable ones."""
 from rustyml.neural_network.layers.base import (
     Layer,
     _activation_arg,
+    _arguments,
     _channels_last,
     _check_positive_int,
     _check_seed,
@@ -108,7 +109,10 @@ class Conv3DTranspose(_Conv):
 
 
 class _DepthwiseFamily(Layer):
-    """Shared arguments of the depthwise and separable convolutions (channels-last only)."""
+    """Shared arguments of the depthwise and separable convolutions (channels-last only).
+
+    ``_Depthwise`` and ``_Separable`` state each family's public signature (Keras's order and
+    defaults) and hand every argument on here by name (``_arguments(locals())``)."""
 
     _RANK = 1
     _SEPARABLE = False
@@ -191,20 +195,7 @@ class _Depthwise(_DepthwiseFamily):
         input_shape=None,
         seed=None,
     ):
-        super().__init__(
-            None,
-            kernel_size,
-            strides,
-            padding,
-            depth_multiplier,
-            data_format,
-            dilation_rate,
-            activation,
-            use_bias,
-            name,
-            input_shape,
-            seed,
-        )
+        super().__init__(filters=None, **_arguments(locals()))
 
 
 class _Separable(_DepthwiseFamily):
@@ -228,20 +219,7 @@ class _Separable(_DepthwiseFamily):
         input_shape=None,
         seed=None,
     ):
-        super().__init__(
-            filters,
-            kernel_size,
-            strides,
-            padding,
-            depth_multiplier,
-            data_format,
-            dilation_rate,
-            activation,
-            use_bias,
-            name,
-            input_shape,
-            seed,
-        )
+        super().__init__(**_arguments(locals()))
 
 
 @_register

@@ -3,6 +3,7 @@
 from rustyml.neural_network.layers.base import (
     Layer,
     _activation_arg,
+    _arguments,
     _check_bool,
     _check_positive_int,
     _check_seed,
@@ -22,7 +23,10 @@ def _check_dropout_rate(value, name, layer):
 
 
 class _Recurrent(Layer):
-    """Shared Keras arguments of SimpleRNN, LSTM and GRU (input ``(batch, timesteps, features)``)."""
+    """Shared Keras arguments of SimpleRNN, LSTM and GRU (input ``(batch, timesteps, features)``).
+
+    Each subclass's signature is its public description (Keras's order and defaults); its
+    body hands every argument on here by name (``_arguments(locals())``)."""
 
     def __init__(
         self,
@@ -36,6 +40,10 @@ class _Recurrent(Layer):
         seed=None,
         name=None,
         input_shape=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        zero_output_for_mask=False,
+        **switches,
     ):
         super().__init__(name, input_shape)
         layer = type(self).__name__
@@ -54,14 +62,14 @@ class _Recurrent(Layer):
                 f"{layer}: return_state=True returns several tensors, which a Sequential model "
                 "cannot pass on; use return_sequences instead"
             )
-
-    def _set_dropout(self, dropout, recurrent_dropout, zero_output_for_mask):
-        """Keras's ``dropout`` / ``recurrent_dropout`` (training only) and
-        ``zero_output_for_mask`` (masked steps output zeros instead of the carried state)."""
-        layer = type(self).__name__
+        # Keras's dropout / recurrent_dropout (training only) and zero_output_for_mask (masked
+        # steps output zeros instead of the carried state)
         self.dropout = _check_dropout_rate(dropout, "dropout", layer)
         self.recurrent_dropout = _check_dropout_rate(recurrent_dropout, "recurrent_dropout", layer)
         self.zero_output_for_mask = _check_bool(zero_output_for_mask, "zero_output_for_mask", layer)
+        # the subclass's own on/off arguments (LSTM's unit_forget_bias, GRU's reset_after)
+        for switch, value in switches.items():
+            setattr(self, switch, bool(value))
 
     def _own_config(self):
         return {
@@ -101,19 +109,7 @@ class SimpleRNN(_Recurrent):
         recurrent_dropout=0.0,
         zero_output_for_mask=False,
     ):
-        super().__init__(
-            units,
-            activation,
-            "sigmoid",
-            use_bias,
-            return_sequences,
-            return_state,
-            go_backwards,
-            seed,
-            name,
-            input_shape,
-        )
-        self._set_dropout(dropout, recurrent_dropout, zero_output_for_mask)
+        super().__init__(**_arguments(locals()))
 
     def _own_config(self):
         config = super()._own_config()
@@ -143,20 +139,7 @@ class LSTM(_Recurrent):
         recurrent_dropout=0.0,
         zero_output_for_mask=False,
     ):
-        super().__init__(
-            units,
-            activation,
-            recurrent_activation,
-            use_bias,
-            return_sequences,
-            return_state,
-            go_backwards,
-            seed,
-            name,
-            input_shape,
-        )
-        self._set_dropout(dropout, recurrent_dropout, zero_output_for_mask)
-        self.unit_forget_bias = bool(unit_forget_bias)
+        super().__init__(**_arguments(locals()))
 
     def _own_config(self):
         return {**super()._own_config(), "unit_forget_bias": self.unit_forget_bias}
@@ -184,20 +167,7 @@ class GRU(_Recurrent):
         recurrent_dropout=0.0,
         zero_output_for_mask=False,
     ):
-        super().__init__(
-            units,
-            activation,
-            recurrent_activation,
-            use_bias,
-            return_sequences,
-            return_state,
-            go_backwards,
-            seed,
-            name,
-            input_shape,
-        )
-        self._set_dropout(dropout, recurrent_dropout, zero_output_for_mask)
-        self.reset_after = bool(reset_after)
+        super().__init__(**_arguments(locals()))
 
     def _own_config(self):
         return {**super()._own_config(), "reset_after": self.reset_after}
