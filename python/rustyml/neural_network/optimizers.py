@@ -14,7 +14,7 @@ import numbers
 import weakref
 
 from rustyml.neural_network import schedules
-from rustyml.neural_network._config import _Configurable
+from rustyml.neural_network._config import _arguments, _Configurable
 
 
 def _number(value, what, name):
@@ -104,11 +104,28 @@ class Optimizer(_Configurable):
         for model in list(self._models):
             model._optimizer_learning_rate_changed(self)
 
-    def _set_numbers(self, **values):
-        """Sets each numeric hyper-parameter, in the order given, after checking it is a real
-        number (the error names the optimizer and the argument)."""
-        for name, value in values.items():
-            setattr(self, name, _number(value, type(self).__name__, name))
+    # A built-in optimizer's own hyper-parameters beyond the base's: the real numbers (checked
+    # and set as floats, in this order, the error naming the optimizer and the argument), then
+    # the on/off switches (set as bools).
+    _NUMBERS = ()
+    _SWITCHES = ()
+
+    def _init_built_in(self, arguments):
+        """The constructor of every built-in optimizer: ``arguments`` are its own, by name
+        (``_arguments(locals())``), so its signature is the one place its hyper-parameters and
+        Keras's defaults are written."""
+        Optimizer.__init__(
+            self,
+            arguments["learning_rate"],
+            arguments["weight_decay"],
+            arguments["clipnorm"],
+            arguments["clipvalue"],
+            arguments["global_clipnorm"],
+        )
+        for name in self._NUMBERS:
+            setattr(self, name, _number(arguments[name], type(self).__name__, name))
+        for name in self._SWITCHES:
+            setattr(self, name, bool(arguments[name]))
 
     def _compiled_into(self, model):
         self._models.add(model)
@@ -131,6 +148,9 @@ class Optimizer(_Configurable):
 
 
 class SGD(Optimizer):
+    _NUMBERS = ("momentum",)
+    _SWITCHES = ("nesterov",)
+
     def __init__(
         self,
         learning_rate=0.01,
@@ -141,12 +161,13 @@ class SGD(Optimizer):
         clipvalue=None,
         global_clipnorm=None,
     ):
-        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm)
-        self._set_numbers(momentum=momentum)
-        self.nesterov = bool(nesterov)
+        self._init_built_in(_arguments(locals()))
 
 
 class Adam(Optimizer):
+    _NUMBERS = ("beta_1", "beta_2", "epsilon")
+    _SWITCHES = ("amsgrad",)
+
     def __init__(
         self,
         learning_rate=0.001,
@@ -159,9 +180,7 @@ class Adam(Optimizer):
         clipvalue=None,
         global_clipnorm=None,
     ):
-        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm)
-        self._set_numbers(beta_1=beta_1, beta_2=beta_2, epsilon=epsilon)
-        self.amsgrad = bool(amsgrad)
+        self._init_built_in(_arguments(locals()))
 
 
 class AdamW(Adam):
@@ -179,20 +198,13 @@ class AdamW(Adam):
     ):
         if weight_decay is None:
             raise ValueError("AdamW: weight_decay must be a float, got None")
-        super().__init__(
-            learning_rate,
-            beta_1,
-            beta_2,
-            epsilon,
-            amsgrad,
-            weight_decay,
-            clipnorm,
-            clipvalue,
-            global_clipnorm,
-        )
+        self._init_built_in(_arguments(locals()))
 
 
 class RMSprop(Optimizer):
+    _NUMBERS = ("rho", "momentum", "epsilon")
+    _SWITCHES = ("centered",)
+
     def __init__(
         self,
         learning_rate=0.001,
@@ -205,12 +217,12 @@ class RMSprop(Optimizer):
         clipvalue=None,
         global_clipnorm=None,
     ):
-        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm)
-        self._set_numbers(rho=rho, momentum=momentum, epsilon=epsilon)
-        self.centered = bool(centered)
+        self._init_built_in(_arguments(locals()))
 
 
 class Adagrad(Optimizer):
+    _NUMBERS = ("initial_accumulator_value", "epsilon")
+
     def __init__(
         self,
         learning_rate=0.001,
@@ -221,8 +233,7 @@ class Adagrad(Optimizer):
         clipvalue=None,
         global_clipnorm=None,
     ):
-        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm)
-        self._set_numbers(initial_accumulator_value=initial_accumulator_value, epsilon=epsilon)
+        self._init_built_in(_arguments(locals()))
 
 
 AdaGrad = Adagrad
@@ -230,6 +241,8 @@ AdaGrad = Adagrad
 
 class Nadam(Optimizer):
     """Adam with Nesterov momentum (Dozat 2016), Keras 3's update rule."""
+
+    _NUMBERS = ("beta_1", "beta_2", "epsilon")
 
     def __init__(
         self,
@@ -242,8 +255,7 @@ class Nadam(Optimizer):
         clipvalue=None,
         global_clipnorm=None,
     ):
-        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm)
-        self._set_numbers(beta_1=beta_1, beta_2=beta_2, epsilon=epsilon)
+        self._init_built_in(_arguments(locals()))
 
 
 class Adamax(Nadam):
