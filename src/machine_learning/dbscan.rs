@@ -18,7 +18,7 @@ use crate::machine_learning::validation::{
 use crate::math::distance::{self, DistanceCalculationMetric, Metric};
 use crate::math::radius;
 use crate::persistence::Persist;
-use ndarray::{Array1, Array2, ArrayBase, Axis, Data, Ix2};
+use ndarray::{Array1, Array2, ArrayBase, ArrayRef2, Axis, Data, Ix2};
 use serde::{Deserialize, Serialize};
 
 /// Density-based spatial clustering of applications with noise.
@@ -84,7 +84,7 @@ impl DBSCAN {
     }
 
     /// Cluster `x` (`n_samples x n_features`) with scikit-learn's checks and messages.
-    pub fn fit_checked<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+    pub fn fit_checked(&mut self, x: &ArrayRef2<f64>) -> Result<&mut Self> {
         let x = x.view();
         self.check_params()?;
         check_features(&x, "X")?;
@@ -154,17 +154,14 @@ impl DBSCAN {
     }
 
     /// Cluster `data`; empty -> `EmptyInput`, NaN/inf -> `NonFinite`.
-    pub fn fit<S: Data<Elem = f64>>(&mut self, data: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+    pub fn fit(&mut self, data: &ArrayRef2<f64>) -> Result<&mut Self> {
         require_data(&data.view(), "DBSCAN data")?;
         self.fit_checked(data)
     }
 
     /// Label of the nearest core sample when it lies within `eps` (inclusive), else `-1`.
     /// An empty `new_data` of the fitted width gives an empty result.
-    pub fn predict<S: Data<Elem = f64>>(
-        &self,
-        new_data: &ArrayBase<S, Ix2>,
-    ) -> Result<Array1<isize>> {
+    pub fn predict(&self, new_data: &ArrayRef2<f64>) -> Result<Array1<isize>> {
         let (Some(labels), Some(core), Some(components)) = (
             self.labels.as_ref(),
             self.core_sample_indices.as_ref(),

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::math::{linalg, matmul};
 use crate::persistence::Persist;
 use crate::validation::{check_features, check_n_features};
-use ndarray::{s, Array1, Array2, ArrayBase, ArrayView2, Axis, Data, Ix2, Zip};
+use ndarray::{s, Array1, Array2, ArrayRef2, ArrayView2, Axis, Zip};
 use serde::{Deserialize, Serialize};
 
 /// What an incremental PCA has learned so far.
@@ -46,7 +46,7 @@ impl IncrementalPCA {
     }
 
     /// One incremental update with the batch `x`.
-    pub fn partial_fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<()> {
+    pub fn partial_fit(&mut self, x: &ArrayRef2<f64>) -> Result<()> {
         let x = x.view();
         match &self.state {
             None => check_features(&x, "X")?,
@@ -159,7 +159,7 @@ impl IncrementalPCA {
     }
 
     /// `(x - mean) · componentsᵀ`, whitened if asked.
-    pub fn transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+    pub fn transform(&self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         let st = self.fitted()?;
         let x = x.view();
         check_n_features(&x, st.mean.len(), "PCA")?;
@@ -175,10 +175,7 @@ impl IncrementalPCA {
     }
 
     /// `z · components + mean` (undoing whitening).
-    pub fn inverse_transform<S: Data<Elem = f64>>(
-        &self,
-        z: &ArrayBase<S, Ix2>,
-    ) -> Result<Array2<f64>> {
+    pub fn inverse_transform(&self, z: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         let st = self.fitted()?;
         let z = z.view();
         check_n_features(&z, st.components.nrows(), "PCA.inverse_transform")?;

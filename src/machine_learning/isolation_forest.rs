@@ -15,7 +15,7 @@ use crate::machine_learning::validation::{
     check_features, check_n_features, require_data, require_data_width, require_nonzero,
 };
 use crate::persistence::Persist;
-use ndarray::{Array1, ArrayBase, ArrayView2, Data, Ix2};
+use ndarray::{Array1, ArrayBase, ArrayRef2, ArrayView2, Data, Ix2};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -212,7 +212,7 @@ impl IsolationForest {
     }
 
     /// Grow the forest on `x` (`n_samples x n_features`) with scikit-learn's checks.
-    pub fn fit_checked<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+    pub fn fit_checked(&mut self, x: &ArrayRef2<f64>) -> Result<&mut Self> {
         let x = x.view();
         self.check_params()?;
         check_features(&x, "X")?;
@@ -271,29 +271,20 @@ impl IsolationForest {
 
     /// Anomaly score of each sample, the opposite of the paper's: in `[-1, 0)`, lower is
     /// more abnormal.
-    pub fn score_samples_checked<S: Data<Elem = f64>>(
-        &self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array1<f64>> {
+    pub fn score_samples_checked(&self, x: &ArrayRef2<f64>) -> Result<Array1<f64>> {
         let x = x.view();
         Ok(self.forest_for(&x)?.score(x, self.zero_normaliser_exponent))
     }
 
     /// `score_samples - offset_`: negative for outliers.
-    pub fn decision_function_checked<S: Data<Elem = f64>>(
-        &self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array1<f64>> {
+    pub fn decision_function_checked(&self, x: &ArrayRef2<f64>) -> Result<Array1<f64>> {
         let x = x.view();
         let forest = self.forest_for(&x)?;
         Ok(forest.score(x, self.zero_normaliser_exponent) - forest.offset)
     }
 
     /// 1 for inliers, -1 for outliers (`decision_function < 0`).
-    pub fn predict_checked<S: Data<Elem = f64>>(
-        &self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array1<i32>> {
+    pub fn predict_checked(&self, x: &ArrayRef2<f64>) -> Result<Array1<i32>> {
         Ok(self
             .decision_function_checked(x)?
             .mapv(|v| if v < 0.0 { -1 } else { 1 }))
@@ -380,7 +371,7 @@ impl IsolationForest {
     }
 
     /// Grow the forest; empty -> `EmptyInput`, NaN/inf -> `NonFinite`.
-    pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+    pub fn fit(&mut self, x: &ArrayRef2<f64>) -> Result<&mut Self> {
         require_data(&x.view(), "IsolationForest data")?;
         self.fit_checked(x)
     }
@@ -404,7 +395,7 @@ impl IsolationForest {
     }
 
     /// Anomaly score of each sample in `[-1, 0)`: lower is more abnormal.
-    pub fn score_samples<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<f64>> {
+    pub fn score_samples(&self, x: &ArrayRef2<f64>) -> Result<Array1<f64>> {
         let x = x.view();
         Ok(self
             .scoring_forest(&x)?
@@ -412,25 +403,19 @@ impl IsolationForest {
     }
 
     /// `score_samples - offset`: negative for outliers.
-    pub fn decision_function<S: Data<Elem = f64>>(
-        &self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array1<f64>> {
+    pub fn decision_function(&self, x: &ArrayRef2<f64>) -> Result<Array1<f64>> {
         let x = x.view();
         let forest = self.scoring_forest(&x)?;
         Ok(forest.score(x, self.zero_normaliser_exponent) - forest.offset)
     }
 
     /// 1 for inliers, -1 for outliers (decision below zero).
-    pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<i32>> {
+    pub fn predict(&self, x: &ArrayRef2<f64>) -> Result<Array1<i32>> {
         self.scoring_forest(&x.view())?;
         self.predict_checked(x)
     }
 
-    pub fn fit_predict<S: Data<Elem = f64>>(
-        &mut self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array1<i32>> {
+    pub fn fit_predict(&mut self, x: &ArrayRef2<f64>) -> Result<Array1<i32>> {
         self.fit(x)?;
         self.predict(x)
     }

@@ -18,7 +18,7 @@ use crate::machine_learning::validation::{
 use crate::math::kernels::Kernel;
 use crate::math::{linalg, matmul};
 use crate::persistence::Persist;
-use ndarray::{Array1, Array2, ArrayBase, ArrayView2, Axis, Data, Ix2, Zip};
+use ndarray::{Array1, Array2, ArrayBase, ArrayRef2, ArrayView2, Axis, Data, Ix2, Zip};
 use serde::{Deserialize, Serialize};
 
 /// The kernel names KernelPCA accepts.
@@ -240,7 +240,7 @@ impl KernelPCA {
     }
 
     /// Fit to `x` (`n_samples x n_features`) with scikit-learn's checks and messages.
-    pub fn fit_checked<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+    pub fn fit_checked(&mut self, x: &ArrayRef2<f64>) -> Result<&mut Self> {
         let x = x.view();
         check_features(&x, "X")?;
         let (n, d) = x.dim();
@@ -286,10 +286,7 @@ impl KernelPCA {
     }
 
     /// Fit, then the training data in component space: `eigenvectors * sqrt(eigenvalues)`.
-    pub fn fit_transform_checked<S: Data<Elem = f64>>(
-        &mut self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array2<f64>> {
+    pub fn fit_transform_checked(&mut self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         self.fit_checked(x)?;
         Ok(self.training_projection())
     }
@@ -305,10 +302,7 @@ impl KernelPCA {
 
     /// Project new data: the centered kernel against the training data times
     /// `eigenvectors / sqrt(eigenvalues)` (zero for zero eigenvalues).
-    pub fn transform_checked<S: Data<Elem = f64>>(
-        &self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array2<f64>> {
+    pub fn transform_checked(&self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         let f = self
             .fitted
             .as_ref()
@@ -461,22 +455,19 @@ impl KernelPCA {
         Ok(())
     }
 
-    pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+    pub fn fit(&mut self, x: &ArrayRef2<f64>) -> Result<&mut Self> {
         self.prepare_fit(&x.view())?;
         self.fit_checked(x)
     }
 
     /// Project `x`; unfitted -> `NotFitted`, wrong width -> `DimensionMismatch`.
-    pub fn transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+    pub fn transform(&self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         let f = self.fitted.as_ref().ok_or(Error::NotFitted("KernelPCA"))?;
         require_data_width(&x.view(), f.x_fit.ncols(), "KernelPCA input")?;
         self.transform_checked(x)
     }
 
-    pub fn fit_transform<S: Data<Elem = f64>>(
-        &mut self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array2<f64>> {
+    pub fn fit_transform(&mut self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         self.fit(x)?;
         Ok(self.training_projection())
     }

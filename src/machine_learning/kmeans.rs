@@ -21,7 +21,7 @@ use crate::math::distance::{
 use crate::math::{matmul, reduction};
 use crate::persistence::Persist;
 use ndarray::{
-    s, Array1, Array2, ArrayBase, ArrayView1, ArrayView2, Axis, Data, Ix2, ShapeBuilder,
+    s, Array1, Array2, ArrayBase, ArrayRef2, ArrayView1, ArrayView2, Axis, Data, Ix2, ShapeBuilder,
 };
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -183,7 +183,7 @@ impl KMeans {
     }
 
     /// Fit to `x` (`n_samples x n_features`) with scikit-learn's checks and messages.
-    pub fn fit_checked<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+    pub fn fit_checked(&mut self, x: &ArrayRef2<f64>) -> Result<&mut Self> {
         let x = x.view();
         self.check_params()?;
         self.check_data(&x)?;
@@ -244,33 +244,27 @@ impl KMeans {
     }
 
     /// Index of the closest center for each row of `x` (scikit-learn's checks).
-    pub fn predict_checked<S: Data<Elem = f64>>(
-        &self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array1<usize>> {
+    pub fn predict_checked(&self, x: &ArrayRef2<f64>) -> Result<Array1<usize>> {
         let x = x.view();
         let centers = self.fitted_centers(&x)?;
         Ok(Array1::from(distance::nearest_rows(x, centers.view())?.0))
     }
 
     /// Euclidean distances of every row of `x` to every center (`n_samples x n_clusters`).
-    pub fn transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+    pub fn transform(&self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         let x = x.view();
         let centers = self.fitted_centers(&x)?;
         distance::pairwise(x, centers.view(), distance::Metric::Euclidean)
     }
 
     /// Fit, then return the distances of the training rows to the centers.
-    pub fn fit_transform<S: Data<Elem = f64>>(
-        &mut self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array2<f64>> {
+    pub fn fit_transform(&mut self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         self.fit_checked(x)?;
         self.transform(x)
     }
 
     /// Opposite of the inertia of `x` against the fitted centers (higher is better).
-    pub fn score<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<f64> {
+    pub fn score(&self, x: &ArrayRef2<f64>) -> Result<f64> {
         let x = x.view();
         let centers = self.fitted_centers(&x)?;
         let (labels, _) = distance::nearest_rows(x, centers.view())?;
@@ -340,13 +334,13 @@ impl KMeans {
 
     /// Fit; empty -> `EmptyInput`, NaN/inf -> `NonFinite`, fewer samples than clusters ->
     /// `InvalidInput`.
-    pub fn fit<S: Data<Elem = f64>>(&mut self, data: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+    pub fn fit(&mut self, data: &ArrayRef2<f64>) -> Result<&mut Self> {
         require_data(&data.view(), "KMeans data")?;
         self.fit_checked(data)
     }
 
     /// Nearest fitted center of each row.
-    pub fn predict<S: Data<Elem = f64>>(&self, data: &ArrayBase<S, Ix2>) -> Result<Array1<isize>> {
+    pub fn predict(&self, data: &ArrayRef2<f64>) -> Result<Array1<isize>> {
         let centers = self.centers.as_ref().ok_or(Error::NotFitted("KMeans"))?;
         require_data_width(&data.view(), centers.ncols(), "KMeans input")?;
         Ok(self.predict_checked(data)?.mapv(|l| l as isize))

@@ -13,7 +13,7 @@ use crate::machine_learning::validation::{
 use crate::math::distance::{self, DistanceCalculationMetric, Metric};
 use crate::math::k_nearest::{KNearest, Queries};
 use crate::persistence::Persist;
-use ndarray::{Array1, Array2, ArrayBase, Data, Ix1, Ix2};
+use ndarray::{Array1, Array2, ArrayBase, ArrayRef1, ArrayRef2, Data, Ix1, Ix2};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -149,15 +149,7 @@ impl KnnClassifier {
     }
 
     /// Store the training set.
-    pub fn fit<S1, S2>(
-        &mut self,
-        x: &ArrayBase<S1, Ix2>,
-        y: &ArrayBase<S2, Ix1>,
-    ) -> Result<&mut Self>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
-    {
+    pub fn fit(&mut self, x: &ArrayRef2<f64>, y: &ArrayRef1<f64>) -> Result<&mut Self> {
         let (x, y) = (x.view(), y.view());
         self.check_params()?;
         check_xy(&x, &y)?;
@@ -201,9 +193,9 @@ impl KnnClassifier {
 
     /// Distances to and indices of the `n_neighbors` (default: the model's) nearest training
     /// samples of every row of `x`, nearest first.
-    pub fn kneighbors<S: Data<Elem = f64>>(
+    pub fn kneighbors(
         &self,
-        x: &ArrayBase<S, Ix2>,
+        x: &ArrayRef2<f64>,
         n_neighbors: Option<usize>,
     ) -> Result<(Array2<f64>, Array2<usize>)> {
         let x = x.view();
@@ -243,7 +235,7 @@ impl KnnClassifier {
     }
 
     /// Class probabilities (`n_samples x n_classes`, columns in `classes()` order).
-    pub fn predict_proba<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+    pub fn predict_proba(&self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         let fitted = self.fitted()?;
         let (dist, ind) = self.kneighbors(x, None)?;
         let mut proba = Array2::zeros((dist.nrows(), fitted.classes.len()));
@@ -272,7 +264,7 @@ impl KnnClassifier {
 
     /// Predicted class labels: the class with the largest (weighted) vote, ties to the lowest
     /// class.
-    pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<f64>> {
+    pub fn predict(&self, x: &ArrayRef2<f64>) -> Result<Array1<f64>> {
         let proba = self.predict_proba(x)?;
         let classes = &self.fitted()?.classes;
         Ok(proba
@@ -361,15 +353,7 @@ impl<T: Clone + Hash + Eq> KNN<T> {
 
     /// Store the training set; empty -> `EmptyInput`, NaN/inf -> `NonFinite`, `x`/`y` length
     /// disagreement -> `DimensionMismatch`, fewer samples than `k` -> `InvalidInput`.
-    pub fn fit<S1, S2>(
-        &mut self,
-        x: &ArrayBase<S1, Ix2>,
-        y: &ArrayBase<S2, Ix1>,
-    ) -> Result<&mut Self>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = T>,
-    {
+    pub fn fit(&mut self, x: &ArrayRef2<f64>, y: &ArrayRef1<T>) -> Result<&mut Self> {
         require_data(&x.view(), "KNN training data")?;
         if y.len() != x.nrows() {
             return Err(Error::dimension_mismatch(x.nrows(), y.len()));
@@ -394,7 +378,7 @@ impl<T: Clone + Hash + Eq> KNN<T> {
 
     /// Majority (or inverse-distance weighted) label of the `k` nearest training samples;
     /// unfitted -> `NotFitted`, empty -> `EmptyInput`, wrong width -> `DimensionMismatch`.
-    pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<T>> {
+    pub fn predict(&self, x: &ArrayRef2<f64>) -> Result<Array1<T>> {
         let (Some(labels), Some(train)) = (self.labels.as_ref(), self.engine.x_train()) else {
             return Err(Error::NotFitted("KNN"));
         };
@@ -413,15 +397,11 @@ impl<T: Clone + Hash + Eq> KNN<T> {
     }
 
     /// Fit, then predict the training samples.
-    pub fn fit_predict<S1, S2>(
+    pub fn fit_predict(
         &mut self,
-        x_train: &ArrayBase<S1, Ix2>,
-        y_train: &ArrayBase<S2, Ix1>,
-    ) -> Result<Array1<T>>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = T>,
-    {
+        x_train: &ArrayRef2<f64>,
+        y_train: &ArrayRef1<T>,
+    ) -> Result<Array1<T>> {
         self.fit(x_train, y_train)?;
         self.predict(x_train)
     }

@@ -34,7 +34,7 @@ use crate::math::distance::SCAN_F64;
 use crate::math::{elementwise, linalg, matmul, reduction};
 use crate::persistence::Persist;
 use nalgebra::DMatrix;
-use ndarray::{s, Array1, Array2, ArrayBase, ArrayView1, ArrayView2, Axis, Data, Ix1, Ix2, Zip};
+use ndarray::{s, Array1, Array2, ArrayRef1, ArrayRef2, ArrayView1, ArrayView2, Axis, Zip};
 use serde::{Deserialize, Serialize};
 
 /// How the discriminant directions are computed.
@@ -282,15 +282,7 @@ impl LDA {
     /// Errors: empty `x` -> `EmptyInput`; NaN/inf -> `NonFinite`; `y` of another length ->
     /// `DimensionMismatch`; fewer than two classes, no more samples than classes, a class
     /// with a single sample, or too many components -> `InvalidInput`.
-    pub fn fit<S1, S2>(
-        &mut self,
-        x: &ArrayBase<S1, Ix2>,
-        y: &ArrayBase<S2, Ix1>,
-    ) -> Result<&mut Self>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = i32>,
-    {
+    pub fn fit(&mut self, x: &ArrayRef2<f64>, y: &ArrayRef1<i32>) -> Result<&mut Self> {
         let x = x.view();
         require_data(&x, "x")?;
         if y.len() != x.nrows() {
@@ -483,10 +475,7 @@ impl LDA {
 
     /// The class scores of the original API: `n x n_classes`, `x · coefᵀ + intercept` per
     /// class (the posterior log-odds up to a per-sample constant).
-    pub fn decision_function<S: Data<Elem = f64>>(
-        &self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array2<f64>> {
+    pub fn decision_function(&self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         let f = self.fitted()?;
         let x = x.view();
         self.check_width(&x, f)?;
@@ -514,7 +503,7 @@ impl LDA {
     }
 
     /// Class probabilities (`n x n_classes`): the softmax of the class scores.
-    pub fn predict_proba<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+    pub fn predict_proba(&self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         let mut z = self.decision_function(x)?;
         elementwise::softmax_rows_inplace(z.view_mut());
         Ok(z)
@@ -535,7 +524,7 @@ impl LDA {
     }
 
     /// Predicted labels (the class with the largest score).
-    pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<i32>> {
+    pub fn predict(&self, x: &ArrayRef2<f64>) -> Result<Array1<i32>> {
         let z = self.decision_function(x)?;
         let f = self.fitted()?;
         let idx = labels::row_argmax(z.view());
@@ -558,7 +547,7 @@ impl LDA {
     }
 
     /// Project onto the discriminant directions (`n x n_components`).
-    pub fn transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+    pub fn transform(&self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         let f = self.fitted()?;
         let x = x.view();
         self.check_width(&x, f)?;
@@ -576,15 +565,7 @@ impl LDA {
     }
 
     /// Fit, then project the training data.
-    pub fn fit_transform<S1, S2>(
-        &mut self,
-        x: &ArrayBase<S1, Ix2>,
-        y: &ArrayBase<S2, Ix1>,
-    ) -> Result<Array2<f64>>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = i32>,
-    {
+    pub fn fit_transform(&mut self, x: &ArrayRef2<f64>, y: &ArrayRef1<i32>) -> Result<Array2<f64>> {
         self.fit(x, y)?;
         self.transform(x)
     }

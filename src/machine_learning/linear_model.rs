@@ -8,14 +8,11 @@ pub use logistic_regression::{generate_polynomial_features, LogisticRegression};
 
 use crate::error::{Error, Result};
 use crate::machine_learning::validation::require_data;
-use ndarray::{ArrayBase, ArrayView1, ArrayView2, Data, Ix1};
+use ndarray::{ArrayRef1, ArrayView1, ArrayView2};
 
 /// The original API's training-data guard: empty `x` -> `EmptyInput`, NaN/inf in `x` or `y`
 /// -> `NonFinite`, `y` of another length -> `DimensionMismatch`.
-pub(crate) fn require_xy<S: Data<Elem = f64>>(
-    x: &ArrayView2<f64>,
-    y: &ArrayBase<S, Ix1>,
-) -> Result<()> {
+pub(crate) fn require_xy(x: &ArrayView2<f64>, y: &ArrayRef1<f64>) -> Result<()> {
     require_data(x, "x")?;
     if y.len() != x.nrows() {
         return Err(Error::dimension_mismatch(x.nrows(), y.len()));

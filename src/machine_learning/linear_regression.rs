@@ -20,7 +20,7 @@ use crate::machine_learning::validation::{
 };
 use crate::math::{linalg, matmul, reduction};
 use crate::persistence::Persist;
-use ndarray::{Array1, ArrayBase, ArrayView1, ArrayView2, Data, Ix1, Ix2, Zip};
+use ndarray::{Array1, ArrayRef1, ArrayRef2, ArrayView1, ArrayView2, Zip};
 use serde::{Deserialize, Serialize};
 
 pub use crate::machine_learning::types::RegularizationType;
@@ -167,15 +167,7 @@ impl LinearRegression {
     /// Errors: empty `x` -> `EmptyInput`; NaN/inf -> `NonFinite`; `y` of another length ->
     /// `DimensionMismatch`; L1 with the closed form -> `InvalidInput`; gradient descent that
     /// overflows -> `NonFinite`.
-    pub fn fit<S1, S2>(
-        &mut self,
-        x: &ArrayBase<S1, Ix2>,
-        y: &ArrayBase<S2, Ix1>,
-    ) -> Result<&mut Self>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
-    {
+    pub fn fit(&mut self, x: &ArrayRef2<f64>, y: &ArrayRef1<f64>) -> Result<&mut Self> {
         let (x, y) = (x.view(), y.view());
         require_xy(&x, &y)?;
         let (coef, intercept, n_iter) = match self.solver {
@@ -300,7 +292,7 @@ impl LinearRegression {
 
     /// Predictions for `x` (unfitted -> `NotFitted`; empty -> `EmptyInput`; NaN ->
     /// `NonFinite`; another width -> `DimensionMismatch`).
-    pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<f64>> {
+    pub fn predict(&self, x: &ArrayRef2<f64>) -> Result<Array1<f64>> {
         let coef = self
             .coef
             .as_ref()
@@ -313,11 +305,7 @@ impl LinearRegression {
     }
 
     /// R² of the predictions on `x` against `y` (length mismatch -> `DimensionMismatch`).
-    pub fn score<S1, S2>(&self, x: &ArrayBase<S1, Ix2>, y: &ArrayBase<S2, Ix1>) -> Result<f64>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
-    {
+    pub fn score(&self, x: &ArrayRef2<f64>, y: &ArrayRef1<f64>) -> Result<f64> {
         let pred = self.predict(x)?;
         if pred.len() != y.len() {
             return Err(Error::dimension_mismatch(pred.len(), y.len()));

@@ -25,7 +25,7 @@ use crate::machine_learning::Penalty;
 use crate::math::optimize::SecondOrder;
 use crate::math::{losses, matmul, optimize, reduction};
 use crate::persistence::Persist;
-use ndarray::{s, Array1, Array2, ArrayBase, ArrayView1, ArrayView2, Data, Ix1, Ix2, Zip};
+use ndarray::{s, Array1, Array2, ArrayRef1, ArrayRef2, ArrayView1, ArrayView2, Zip};
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
@@ -222,15 +222,7 @@ impl LinearSVC {
     /// NaN/inf -> `NonFinite`, length mismatch -> `DimensionMismatch`, exploding weights ->
     /// `NonFinite`. `Liblinear`: any labels, at least two distinct (one-vs-rest beyond two),
     /// scikit-learn's checks and messages.
-    pub fn fit<S1, S2>(
-        &mut self,
-        x: &ArrayBase<S1, Ix2>,
-        y: &ArrayBase<S2, Ix1>,
-    ) -> Result<&mut Self>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
-    {
+    pub fn fit(&mut self, x: &ArrayRef2<f64>, y: &ArrayRef1<f64>) -> Result<&mut Self> {
         let (x, y) = (x.view(), y.view());
         if self.solver == LinearSvcSolver::MinibatchSgd {
             self.check_params()?;
@@ -414,16 +406,13 @@ impl LinearSVC {
     }
 
     /// `x · w + b` of a binary fit.
-    pub fn decision_function<S: Data<Elem = f64>>(
-        &self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array1<f64>> {
+    pub fn decision_function(&self, x: &ArrayRef2<f64>) -> Result<Array1<f64>> {
         let z = self.decision_scores(x.view())?;
         Ok(z.column(0).to_owned())
     }
 
     /// Predicted labels (1.0 where the score is positive, for the original's 0/1 labels).
-    pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<f64>> {
+    pub fn predict(&self, x: &ArrayRef2<f64>) -> Result<Array1<f64>> {
         let z = self.decision_scores(x.view())?;
         let classes = &self.fitted()?.classes;
         if z.ncols() == 1 {

@@ -27,7 +27,10 @@ use crate::machine_learning::validation::{
 };
 use crate::math::{elementwise, losses, matmul, optimize};
 use crate::persistence::Persist;
-use ndarray::{s, Array1, Array2, ArrayBase, ArrayView1, ArrayView2, Axis, Data, Ix1, Ix2, Zip};
+use ndarray::{
+    s, Array1, Array2, ArrayBase, ArrayRef1, ArrayRef2, ArrayView1, ArrayView2, Axis, Data, Ix2,
+    Zip,
+};
 use serde::{Deserialize, Serialize};
 
 pub use crate::machine_learning::types::RegularizationType;
@@ -239,15 +242,7 @@ impl LogisticRegression {
     /// -> `EmptyInput`; NaN/inf -> `NonFinite`; length mismatch -> `DimensionMismatch`; a
     /// diverging descent -> `NonFinite`. [`ClassLabels::Observed`]: any labels, at least two
     /// distinct, scikit-learn's checks and messages.
-    pub fn fit<S1, S2>(
-        &mut self,
-        x: &ArrayBase<S1, Ix2>,
-        y: &ArrayBase<S2, Ix1>,
-    ) -> Result<&mut Self>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
-    {
+    pub fn fit(&mut self, x: &ArrayRef2<f64>, y: &ArrayRef1<f64>) -> Result<&mut Self> {
         self.fit_weighted(x, y, None)
     }
 
@@ -255,16 +250,12 @@ impl LogisticRegression {
     /// bit): the weighted mean loss and the penalty over the weight sum (module docs).
     /// Weights must be finite and `>= 0` with a positive sum, one per sample
     /// (`InvalidInput` otherwise); a zero weight drops its sample from the objective.
-    pub fn fit_weighted<S1, S2>(
+    pub fn fit_weighted(
         &mut self,
-        x: &ArrayBase<S1, Ix2>,
-        y: &ArrayBase<S2, Ix1>,
+        x: &ArrayRef2<f64>,
+        y: &ArrayRef1<f64>,
         sample_weight: Option<ArrayView1<f64>>,
-    ) -> Result<&mut Self>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
-    {
+    ) -> Result<&mut Self> {
         let (x, y) = (x.view(), y.view());
         let (classes, index) = if self.options.labels == ClassLabels::Observed {
             self.check_params()?;
@@ -400,10 +391,7 @@ impl LogisticRegression {
 
     /// Class scores `x · coefᵀ + intercept` (`decision_function`): `n x 1` for two classes
     /// (positive means `classes[1]`), `n x n_classes` otherwise.
-    pub fn decision_function<S: Data<Elem = f64>>(
-        &self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array2<f64>> {
+    pub fn decision_function(&self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         let f = self.fitted()?;
         let x = x.view();
         require_data_width(&x, f.coef.ncols(), "x")?;
@@ -420,10 +408,7 @@ impl LogisticRegression {
 
     /// Class probabilities, `n x n_classes`, columns in `classes` order (`predict_proba` of
     /// the Python layer).
-    pub fn class_probabilities<S: Data<Elem = f64>>(
-        &self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array2<f64>> {
+    pub fn class_probabilities(&self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         let mut z = self.decision_function(x)?;
         if z.ncols() == 1 {
             elementwise::sigmoid_inplace(&mut z);
@@ -443,13 +428,13 @@ impl LogisticRegression {
 
     /// The original's `predict_proba`: the probability of label 1 per sample (binary fits;
     /// a multinomial fit gives the probability of its last class).
-    pub fn predict_proba<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<f64>> {
+    pub fn predict_proba(&self, x: &ArrayRef2<f64>) -> Result<Array1<f64>> {
         let p = self.class_probabilities(x)?;
         Ok(p.column(p.ncols() - 1).to_owned())
     }
 
     /// Predicted labels (the original API: 1.0 where the probability of 1 is at least 0.5).
-    pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<f64>> {
+    pub fn predict(&self, x: &ArrayRef2<f64>) -> Result<Array1<f64>> {
         let z = self.decision_function(x)?;
         let classes = &self.fitted()?.classes;
         if z.ncols() == 1 {

@@ -25,7 +25,7 @@ use crate::math::k_nearest::{KNearest, Queries};
 use crate::math::radius::{self, Screen};
 use crate::math::{matmul, reduction};
 use crate::persistence::Persist;
-use ndarray::{Array1, Array2, ArrayBase, ArrayView1, ArrayView2, Axis, Data, Ix2};
+use ndarray::{Array1, Array2, ArrayBase, ArrayRef2, ArrayView1, ArrayView2, Axis, Data, Ix2};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -140,7 +140,7 @@ impl MeanShift {
     }
 
     /// Cluster `x` (`n_samples x n_features`) with scikit-learn's checks and messages.
-    pub fn fit_checked<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+    pub fn fit_checked(&mut self, x: &ArrayRef2<f64>) -> Result<&mut Self> {
         let x = x.view();
         self.check_params()?;
         self.check_data(&x)?;
@@ -208,10 +208,7 @@ impl MeanShift {
 
     /// Index of the closest center for each row of `x` (scikit-learn: `cluster_all` is not
     /// applied here).
-    pub fn predict_checked<S: Data<Elem = f64>>(
-        &self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array1<i64>> {
+    pub fn predict_checked(&self, x: &ArrayRef2<f64>) -> Result<Array1<i64>> {
         let centers = self
             .centers
             .as_ref()
@@ -287,14 +284,14 @@ impl MeanShift {
     }
 
     /// Cluster `x`; empty -> `EmptyInput`, NaN/inf -> `NonFinite`.
-    pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+    pub fn fit(&mut self, x: &ArrayRef2<f64>) -> Result<&mut Self> {
         require_data(&x.view(), "MeanShift data")?;
         self.fit_checked(x)
     }
 
     /// Closest center of each row; without `cluster_all`, rows farther than `bandwidth` from
     /// every center get `-1` (as the training labels do).
-    pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<isize>> {
+    pub fn predict(&self, x: &ArrayRef2<f64>) -> Result<Array1<isize>> {
         let centers = self.centers.as_ref().ok_or(Error::NotFitted("MeanShift"))?;
         let x = x.view();
         require_data_width(&x, centers.ncols(), "MeanShift input")?;
@@ -335,8 +332,8 @@ impl<'a, S: Data<Elem = f64> + Sync> crate::traits::Predict<&'a ArrayBase<S, Ix2
 /// The original's `estimate_bandwidth`: `quantile` (default 0.3) strictly inside (0, 1),
 /// optionally on `n_samples` rows drawn without replacement (scikit-learn's permutation
 /// prefix), seeded by `random_state` or the global seed. Bad values -> `InvalidParameter`.
-pub fn estimate_bandwidth<S: Data<Elem = f64>>(
-    x: &ArrayBase<S, Ix2>,
+pub fn estimate_bandwidth(
+    x: &ArrayRef2<f64>,
     quantile: Option<f64>,
     n_samples: Option<usize>,
     random_state: Option<u64>,
@@ -596,10 +593,7 @@ fn shift_seeds(
 /// The neighbour comes from the crate's k-nearest engine ([`crate::math::k_nearest`]) on the
 /// centered samples; its distance is then re-measured feature by feature on the original
 /// rows.
-pub fn estimate_bandwidth_all<S: Data<Elem = f64>>(
-    x: &ArrayBase<S, Ix2>,
-    quantile: f64,
-) -> Result<f64> {
+pub fn estimate_bandwidth_all(x: &ArrayRef2<f64>, quantile: f64) -> Result<f64> {
     let x = x.view();
     if !(0.0..=1.0).contains(&quantile) {
         return Err(Error::invalid_input(format!(

@@ -13,7 +13,7 @@ use crate::machine_learning::kmeans::{kmeans_plusplus, KMeansInit};
 use crate::math::distance::{self, row_sq_norms, Metric};
 use crate::persistence::Persist;
 use crate::validation::{check_features, check_n_features};
-use ndarray::{Array1, Array2, ArrayBase, ArrayView2, Axis, Data, Ix2};
+use ndarray::{Array1, Array2, ArrayRef2, ArrayView2, Axis};
 use serde::{Deserialize, Serialize};
 
 /// What a mini-batch k-means has learned so far.
@@ -83,7 +83,7 @@ impl MiniBatchKMeans {
     }
 
     /// One mini-batch step on `x`; the first call seeds the centers from it.
-    pub fn partial_fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<()> {
+    pub fn partial_fit(&mut self, x: &ArrayRef2<f64>) -> Result<()> {
         let x = x.view();
         match &self.state {
             None => check_features(&x, "X")?,
@@ -145,7 +145,7 @@ impl MiniBatchKMeans {
         Ok(st)
     }
 
-    pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<usize>> {
+    pub fn predict(&self, x: &ArrayRef2<f64>) -> Result<Array1<usize>> {
         let x = x.view();
         let st = self.fitted(&x)?;
         Ok(Array1::from(
@@ -153,13 +153,13 @@ impl MiniBatchKMeans {
         ))
     }
 
-    pub fn transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+    pub fn transform(&self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         let x = x.view();
         let st = self.fitted(&x)?;
         distance::pairwise(x, st.centers.view(), Metric::Euclidean)
     }
 
-    pub fn score<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<f64> {
+    pub fn score(&self, x: &ArrayRef2<f64>) -> Result<f64> {
         let x = x.view();
         let st = self.fitted(&x)?;
         let (labels, _) = distance::nearest_rows(x, st.centers.view())?;

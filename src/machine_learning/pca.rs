@@ -19,7 +19,7 @@ use crate::machine_learning::validation::{
 };
 use crate::math::{linalg, matmul, reduction};
 use crate::persistence::Persist;
-use ndarray::{s, Array1, Array2, ArrayBase, ArrayView2, Axis, Data, Ix2, Zip};
+use ndarray::{s, Array1, Array2, ArrayBase, ArrayRef2, ArrayView2, Axis, Data, Ix2, Zip};
 use serde::{Deserialize, Serialize};
 
 /// The original's SVD solver choice. Every choice runs the exact decomposition below (the
@@ -167,16 +167,13 @@ impl PCA {
     }
 
     /// Fit the components to `x` (`n_samples x n_features`) with scikit-learn's checks.
-    pub fn fit_checked<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+    pub fn fit_checked(&mut self, x: &ArrayRef2<f64>) -> Result<&mut Self> {
         self.fit_centered(x.view())?;
         Ok(self)
     }
 
     /// Fit, then project the training data (`fit_transform`), scikit-learn's checks.
-    pub fn fit_transform_checked<S: Data<Elem = f64>>(
-        &mut self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array2<f64>> {
+    pub fn fit_transform_checked(&mut self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         let centered = self.fit_centered(x.view())?;
         let fitted = self.fitted.as_ref().expect("just fitted");
         let mut out = matmul::dot(centered.view(), fitted.components.t())?;
@@ -265,10 +262,7 @@ impl PCA {
     }
 
     /// Project `x` onto the components: `(x - mean) · componentsᵀ`, whitened if asked.
-    pub fn transform_checked<S: Data<Elem = f64>>(
-        &self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array2<f64>> {
+    pub fn transform_checked(&self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         let fitted = self.state()?;
         let x = x.view();
         check_n_features(&x, fitted.mean.len(), "PCA")?;
@@ -282,10 +276,7 @@ impl PCA {
     }
 
     /// Map projections back to feature space: `z · components + mean` (undoing whitening).
-    pub fn inverse_transform_checked<S: Data<Elem = f64>>(
-        &self,
-        z: &ArrayBase<S, Ix2>,
-    ) -> Result<Array2<f64>> {
+    pub fn inverse_transform_checked(&self, z: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         let fitted = self.state()?;
         let z = z.view();
         check_n_features(&z, fitted.components.nrows(), "PCA.inverse_transform")?;
@@ -470,32 +461,26 @@ impl PCA {
         self.check_components_for(n, d)
     }
 
-    pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+    pub fn fit(&mut self, x: &ArrayRef2<f64>) -> Result<&mut Self> {
         self.check_fit_input(&x.view())?;
         self.fit_checked(x)
     }
 
     /// Project `x`; unfitted -> `NotFitted`, wrong width -> `DimensionMismatch`.
-    pub fn transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+    pub fn transform(&self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         let fitted = self.state()?;
         require_data_width(&x.view(), fitted.mean.len(), "PCA input")?;
         self.transform_checked(x)
     }
 
-    pub fn fit_transform<S: Data<Elem = f64>>(
-        &mut self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array2<f64>> {
+    pub fn fit_transform(&mut self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         self.check_fit_input(&x.view())?;
         self.fit_transform_checked(x)
     }
 
     /// Map projections back; unfitted -> `NotFitted`, width other than the component count ->
     /// `DimensionMismatch`.
-    pub fn inverse_transform<S: Data<Elem = f64>>(
-        &self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array2<f64>> {
+    pub fn inverse_transform(&self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         let fitted = self.state()?;
         require_data_width(&x.view(), fitted.components.nrows(), "PCA projections")?;
         self.inverse_transform_checked(x)

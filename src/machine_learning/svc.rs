@@ -16,7 +16,7 @@ use crate::math::distance::SCAN_F64;
 use crate::math::kernels::{Gamma, Kernel};
 use crate::math::matmul;
 use crate::persistence::Persist;
-use ndarray::{s, Array1, Array2, ArrayBase, ArrayView2, Axis, Data, Ix1, Ix2};
+use ndarray::{s, Array1, Array2, ArrayRef1, ArrayRef2, ArrayView2, Axis};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -385,15 +385,7 @@ impl SVC {
     /// `EmptyInput`; NaN/inf -> `NonFinite`; length mismatch -> `DimensionMismatch`; no
     /// convergence within `max_iter` -> `NotConverged`. Python layer: any labels, at least two
     /// distinct (one-vs-one beyond two).
-    pub fn fit<S1, S2>(
-        &mut self,
-        x: &ArrayBase<S1, Ix2>,
-        y: &ArrayBase<S2, Ix1>,
-    ) -> Result<&mut Self>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
-    {
+    pub fn fit(&mut self, x: &ArrayRef2<f64>, y: &ArrayRef1<f64>) -> Result<&mut Self> {
         let (x, y) = (x.view(), y.view());
         let zero_one = self.options.labels == ClassLabels::ZeroOne;
         if zero_one {
@@ -654,7 +646,7 @@ impl SVC {
     }
 
     /// Predicted labels by one-vs-one voting (ties go to the lower class).
-    pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<f64>> {
+    pub fn predict(&self, x: &ArrayRef2<f64>) -> Result<Array1<f64>> {
         let dec = self.pairwise_decision(x.view())?;
         let f = self.fitted()?;
         let k = f.classes.len();
@@ -683,10 +675,7 @@ impl SVC {
 
     /// The decision value of a binary fit, positive for label 1:
     /// `Σ α_i y_i k(x_i, x) + bias`.
-    pub fn decision_function<S: Data<Elem = f64>>(
-        &self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array1<f64>> {
+    pub fn decision_function(&self, x: &ArrayRef2<f64>) -> Result<Array1<f64>> {
         Ok(self.decision_scores(x.view())?.column(0).to_owned())
     }
 }

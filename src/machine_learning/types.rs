@@ -3,7 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::math::kernels::Kernel;
-use ndarray::{Array2, ArrayBase, ArrayView1, Data, Ix2};
+use ndarray::{Array2, ArrayRef2, ArrayView1};
 use serde::{Deserialize, Serialize};
 
 /// A penalty and its strength.
@@ -135,15 +135,7 @@ impl KernelType {
     }
 
     /// The kernel matrix `K[i, j] = k(x_i, y_j)`.
-    pub fn compute_matrix<S1, S2>(
-        &self,
-        x: &ArrayBase<S1, Ix2>,
-        y: &ArrayBase<S2, Ix2>,
-    ) -> Array2<f64>
-    where
-        S1: Data<Elem = f64> + Sync,
-        S2: Data<Elem = f64> + Sync,
-    {
+    pub fn compute_matrix(&self, x: &ArrayRef2<f64>, y: &ArrayRef2<f64>) -> Array2<f64> {
         let (xv, yv) = (x.view(), y.view());
         match self.to_engine(x.ncols()) {
             Some(k) => match k.kernel_matrix(xv, yv) {

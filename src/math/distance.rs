@@ -7,7 +7,7 @@
 use crate::declare_gate;
 use crate::error::{Error, Result};
 use crate::math::matmul;
-use ndarray::{Array1, Array2, ArrayBase, ArrayView1, ArrayView2, Axis, Data, Ix1, Zip};
+use ndarray::{Array1, Array2, ArrayRef1, ArrayView1, ArrayView2, Axis, Zip};
 use rayon::prelude::*;
 
 mod direct;
@@ -145,36 +145,17 @@ impl DistanceCalculationMetric {
 }
 
 /// Squared Euclidean distance between two equal-length rows.
-pub fn squared_euclidean_distance_row<S1, S2>(
-    x1: &ArrayBase<S1, Ix1>,
-    x2: &ArrayBase<S2, Ix1>,
-) -> f64
-where
-    S1: Data<Elem = f64>,
-    S2: Data<Elem = f64>,
-{
+pub fn squared_euclidean_distance_row(x1: &ArrayRef1<f64>, x2: &ArrayRef1<f64>) -> f64 {
     squared_euclidean_unchecked(x1.view(), x2.view())
 }
 
 /// Manhattan distance between two equal-length rows.
-pub fn manhattan_distance_row<S1, S2>(x1: &ArrayBase<S1, Ix1>, x2: &ArrayBase<S2, Ix1>) -> f64
-where
-    S1: Data<Elem = f64>,
-    S2: Data<Elem = f64>,
-{
+pub fn manhattan_distance_row(x1: &ArrayRef1<f64>, x2: &ArrayRef1<f64>) -> f64 {
     Metric::Manhattan.between(x1.view(), x2.view())
 }
 
 /// Minkowski distance of order `p` between two equal-length rows.
-pub fn minkowski_distance_row<S1, S2>(
-    x1: &ArrayBase<S1, Ix1>,
-    x2: &ArrayBase<S2, Ix1>,
-    p: f64,
-) -> f64
-where
-    S1: Data<Elem = f64>,
-    S2: Data<Elem = f64>,
-{
+pub fn minkowski_distance_row(x1: &ArrayRef1<f64>, x2: &ArrayRef1<f64>, p: f64) -> f64 {
     Metric::Minkowski(p).between(x1.view(), x2.view())
 }
 

@@ -9,7 +9,7 @@ use super::checked::classification::{self as checked, binary_auc, clipped_nll, K
 use super::checked::ranking::{self, TieRule};
 use super::{check_pair_len, or_panic, pair_views};
 use crate::error::{Error, Result};
-use ndarray::{Array1, ArrayBase, ArrayView1, ArrayView2, Data, Ix1, Ix2};
+use ndarray::{Array1, ArrayRef1, ArrayRef2, ArrayView1, ArrayView2};
 
 pub use super::confusion_matrix::ConfusionMatrix;
 pub use super::multiclass_confusion_matrix::MulticlassConfusionMatrix;
@@ -40,10 +40,7 @@ impl From<Average> for checked::Average {
 ///
 /// # Panics
 /// If the lengths differ or the input is empty.
-pub fn accuracy<S>(y_true: &ArrayBase<S, Ix1>, y_pred: &ArrayBase<S, Ix1>) -> f64
-where
-    S: Data<Elem = f64>,
-{
+pub fn accuracy(y_true: &ArrayRef1<f64>, y_pred: &ArrayRef1<f64>) -> f64 {
     let (t, p) = or_panic(pair_views(y_true, y_pred));
     let hits = t
         .iter()
@@ -55,15 +52,11 @@ where
 
 /// Boolean labels and scores checked for a ranking metric: equal non-zero lengths, no NaN
 /// score, and at least one positive (and with `need_negative` one negative).
-fn ranked<'a, S1, S2>(
-    labels: &'a ArrayBase<S1, Ix1>,
-    scores: &'a ArrayBase<S2, Ix1>,
+fn ranked<'a>(
+    labels: &'a ArrayRef1<bool>,
+    scores: &'a ArrayRef1<f64>,
     need_negative: bool,
-) -> Result<(Vec<bool>, Vec<f64>)>
-where
-    S1: Data<Elem = bool>,
-    S2: Data<Elem = f64>,
-{
+) -> Result<(Vec<bool>, Vec<f64>)> {
     check_pair_len(labels.len(), scores.len())?;
     if let Some(i) = scores.iter().position(|v| v.is_nan()) {
         return Err(Error::invalid_input(format!(
@@ -88,11 +81,7 @@ where
 ///
 /// # Panics
 /// If the lengths differ, the input is empty, a score is NaN, or one class is missing.
-pub fn roc_auc<S1, S2>(labels: &ArrayBase<S1, Ix1>, scores: &ArrayBase<S2, Ix1>) -> f64
-where
-    S1: Data<Elem = bool>,
-    S2: Data<Elem = f64>,
-{
+pub fn roc_auc(labels: &ArrayRef1<bool>, scores: &ArrayRef1<f64>) -> f64 {
     let (positive, score) = or_panic(ranked(labels, scores, true));
     binary_auc(&positive, &score)
 }
@@ -103,14 +92,10 @@ where
 ///
 /// # Panics
 /// As [`roc_auc`].
-pub fn roc_curve<S1, S2>(
-    labels: &ArrayBase<S1, Ix1>,
-    scores: &ArrayBase<S2, Ix1>,
-) -> (Array1<f64>, Array1<f64>, Array1<f64>)
-where
-    S1: Data<Elem = bool>,
-    S2: Data<Elem = f64>,
-{
+pub fn roc_curve(
+    labels: &ArrayRef1<bool>,
+    scores: &ArrayRef1<f64>,
+) -> (Array1<f64>, Array1<f64>, Array1<f64>) {
     let (positive, score) = or_panic(ranked(labels, scores, true));
     ranking::roc_curve_core(&positive, &score, true)
 }
@@ -120,14 +105,10 @@ where
 ///
 /// # Panics
 /// If the lengths differ, the input is empty, a score is NaN, or no label is positive.
-pub fn precision_recall_curve<S1, S2>(
-    labels: &ArrayBase<S1, Ix1>,
-    scores: &ArrayBase<S2, Ix1>,
-) -> (Array1<f64>, Array1<f64>, Array1<f64>)
-where
-    S1: Data<Elem = bool>,
-    S2: Data<Elem = f64>,
-{
+pub fn precision_recall_curve(
+    labels: &ArrayRef1<bool>,
+    scores: &ArrayRef1<f64>,
+) -> (Array1<f64>, Array1<f64>, Array1<f64>) {
     let (positive, score) = or_panic(ranked(labels, scores, false));
     ranking::precision_recall_curve_core(&positive, &score, false)
 }
@@ -136,25 +117,17 @@ where
 ///
 /// # Panics
 /// As [`precision_recall_curve`].
-pub fn average_precision<S1, S2>(labels: &ArrayBase<S1, Ix1>, scores: &ArrayBase<S2, Ix1>) -> f64
-where
-    S1: Data<Elem = bool>,
-    S2: Data<Elem = f64>,
-{
+pub fn average_precision(labels: &ArrayRef1<bool>, scores: &ArrayRef1<f64>) -> f64 {
     let (positive, score) = or_panic(ranked(labels, scores, false));
     ranking::average_precision_core(&positive, &score)
 }
 
 /// Class indices and a probability table checked together: one row per label, each label a
 /// column of the table.
-fn class_rows<'a, S1, S2>(
-    y_true: &'a ArrayBase<S1, Ix1>,
-    y_prob: &'a ArrayBase<S2, Ix2>,
-) -> Result<(ArrayView1<'a, usize>, ArrayView2<'a, f64>)>
-where
-    S1: Data<Elem = usize>,
-    S2: Data<Elem = f64>,
-{
+fn class_rows<'a>(
+    y_true: &'a ArrayRef1<usize>,
+    y_prob: &'a ArrayRef2<f64>,
+) -> Result<(ArrayView1<'a, usize>, ArrayView2<'a, f64>)> {
     check_pair_len(y_true.len(), y_prob.nrows())?;
     let k = y_prob.ncols();
     if let Some(i) = y_true.iter().position(|&c| c >= k) {
@@ -172,11 +145,7 @@ where
 /// # Panics
 /// If the row count differs from `y_true`'s length, the input is empty, a label has no
 /// column, or a row holds a negative/non-finite value or sums to 0.
-pub fn log_loss<S1, S2>(y_true: &ArrayBase<S1, Ix1>, y_prob: &ArrayBase<S2, Ix2>) -> f64
-where
-    S1: Data<Elem = usize>,
-    S2: Data<Elem = f64>,
-{
+pub fn log_loss(y_true: &ArrayRef1<usize>, y_prob: &ArrayRef2<f64>) -> f64 {
     let (t, p) = or_panic(class_rows(y_true, y_prob));
     let mut total = 0.0;
     for (i, (&c, row)) in t.iter().zip(p.rows()).enumerate() {
@@ -199,10 +168,7 @@ where
 ///
 /// # Panics
 /// If the lengths differ or the input is empty.
-pub fn cohen_kappa<S>(y_true: &ArrayBase<S, Ix1>, y_pred: &ArrayBase<S, Ix1>) -> f64
-where
-    S: Data<Elem = usize>,
-{
+pub fn cohen_kappa(y_true: &ArrayRef1<usize>, y_pred: &ArrayRef1<usize>) -> f64 {
     let (t, p) = or_panic(pair_views(y_true, y_pred));
     let (_, cm) = or_panic(checked::confusion_matrix(t, p, None));
     let kappa = checked::kappa_from_confusion(cm.view(), KappaWeights::Unweighted);
@@ -219,15 +185,7 @@ where
 /// # Panics
 /// If `k == 0`, the row count differs from `y_true`'s length, the input is empty, a label has
 /// no column, or a true-class probability is NaN.
-pub fn top_k_accuracy<S1, S2>(
-    y_true: &ArrayBase<S1, Ix1>,
-    y_prob: &ArrayBase<S2, Ix2>,
-    k: usize,
-) -> f64
-where
-    S1: Data<Elem = usize>,
-    S2: Data<Elem = f64>,
-{
+pub fn top_k_accuracy(y_true: &ArrayRef1<usize>, y_prob: &ArrayRef2<f64>, k: usize) -> f64 {
     if k == 0 {
         panic!(
             "{}",

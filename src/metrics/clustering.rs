@@ -9,7 +9,7 @@ use super::checked::clustering::{self as checked, AverageMethod, SilhouetteMetri
 use super::{check_pair_len, or_panic, pair_views};
 use crate::error::{Error, Result};
 use crate::math::DistanceCalculationMetric;
-use ndarray::{ArrayBase, ArrayView1, ArrayView2, Data, Ix1, Ix2};
+use ndarray::{ArrayBase, ArrayRef1, ArrayRef2, ArrayView1, ArrayView2, Data, Ix1};
 
 #[doc(hidden)]
 pub use super::checked::clustering::SILHOUETTE;
@@ -66,14 +66,10 @@ labeling_metric!(
 
 /// Data and labels of an internal metric: one label per row, not empty, and between 2 and
 /// `n_samples - 1` clusters.
-fn internal<'a, S1, S2>(
-    x: &'a ArrayBase<S1, Ix2>,
-    labels: &'a ArrayBase<S2, Ix1>,
-) -> Result<(ArrayView2<'a, f64>, ArrayView1<'a, isize>)>
-where
-    S1: Data<Elem = f64>,
-    S2: Data<Elem = isize>,
-{
+fn internal<'a>(
+    x: &'a ArrayRef2<f64>,
+    labels: &'a ArrayRef1<isize>,
+) -> Result<(ArrayView2<'a, f64>, ArrayView1<'a, isize>)> {
     check_pair_len(x.nrows(), labels.len())?;
     let mut distinct = labels.to_vec();
     distinct.sort_unstable();
@@ -94,15 +90,11 @@ where
 /// # Panics
 /// If the row count differs from the label count, the input is empty or holds NaN, or the
 /// number of clusters is not in `2..n_samples`.
-pub fn silhouette_score<S1, S2>(
-    x: &ArrayBase<S1, Ix2>,
-    labels: &ArrayBase<S2, Ix1>,
+pub fn silhouette_score(
+    x: &ArrayRef2<f64>,
+    labels: &ArrayRef1<isize>,
     metric: DistanceCalculationMetric,
-) -> f64
-where
-    S1: Data<Elem = f64> + Sync,
-    S2: Data<Elem = isize>,
-{
+) -> f64 {
     let metric = SilhouetteMetric::Distance(metric.to_metric());
     or_panic(internal(x, labels).and_then(|(x, l)| checked::silhouette_score(x, l, metric)))
 }
@@ -112,11 +104,7 @@ where
 ///
 /// # Panics
 /// As [`silhouette_score`].
-pub fn davies_bouldin_score<S1, S2>(x: &ArrayBase<S1, Ix2>, labels: &ArrayBase<S2, Ix1>) -> f64
-where
-    S1: Data<Elem = f64>,
-    S2: Data<Elem = isize>,
-{
+pub fn davies_bouldin_score(x: &ArrayRef2<f64>, labels: &ArrayRef1<isize>) -> f64 {
     or_panic(internal(x, labels).and_then(|(x, l)| checked::davies_bouldin_score(x, l)))
 }
 
@@ -124,11 +112,7 @@ where
 ///
 /// # Panics
 /// As [`silhouette_score`].
-pub fn calinski_harabasz_score<S1, S2>(x: &ArrayBase<S1, Ix2>, labels: &ArrayBase<S2, Ix1>) -> f64
-where
-    S1: Data<Elem = f64>,
-    S2: Data<Elem = isize>,
-{
+pub fn calinski_harabasz_score(x: &ArrayRef2<f64>, labels: &ArrayRef1<isize>) -> f64 {
     or_panic(internal(x, labels).and_then(|(x, l)| checked::calinski_harabasz_score(x, l)))
 }
 

@@ -3,7 +3,7 @@
 
 use super::{check_pair_len, or_panic};
 use crate::error::{Error, Result};
-use ndarray::{ArrayBase, ArrayView1, Data, Ix1};
+use ndarray::{ArrayRef1, ArrayView1};
 
 /// True/false positive/negative counts of a binary classifier.
 ///
@@ -31,11 +31,7 @@ impl ConfusionMatrix {
     /// # Panics
     /// If the lengths differ, the input is empty, or a value is not exactly 0 or 1 (NaN and
     /// probabilities included: threshold them first).
-    pub fn new<S1, S2>(y_true: &ArrayBase<S1, Ix1>, y_pred: &ArrayBase<S2, Ix1>) -> Self
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
-    {
+    pub fn new(y_true: &ArrayRef1<f64>, y_pred: &ArrayRef1<f64>) -> Self {
         Self::new_with_labels(y_true, y_pred, 0.0, 1.0)
     }
 
@@ -44,16 +40,12 @@ impl ConfusionMatrix {
     ///
     /// # Panics
     /// As [`new`](Self::new), and if the two label values are equal or not finite.
-    pub fn new_with_labels<S1, S2>(
-        y_true: &ArrayBase<S1, Ix1>,
-        y_pred: &ArrayBase<S2, Ix1>,
+    pub fn new_with_labels(
+        y_true: &ArrayRef1<f64>,
+        y_pred: &ArrayRef1<f64>,
         negative_label: f64,
         positive_label: f64,
-    ) -> Self
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
-    {
+    ) -> Self {
         or_panic(Self::try_new_with_labels(
             y_true.view(),
             y_pred.view(),

@@ -21,7 +21,7 @@ pub use clustering::*;
 pub use regression::*;
 
 use crate::error::{Error, Result};
-use ndarray::{ArrayBase, ArrayView1, Data, Ix1};
+use ndarray::{ArrayRef1, ArrayView1};
 
 /// The original API reports bad input by panicking with the error's message.
 #[track_caller]
@@ -42,14 +42,10 @@ pub(crate) fn check_pair_len(first: usize, second: usize) -> Result<()> {
 }
 
 /// Views of two 1-D arrays after [`check_pair_len`].
-pub(crate) fn pair_views<'a, A, S1, S2>(
-    a: &'a ArrayBase<S1, Ix1>,
-    b: &'a ArrayBase<S2, Ix1>,
-) -> Result<(ArrayView1<'a, A>, ArrayView1<'a, A>)>
-where
-    S1: Data<Elem = A>,
-    S2: Data<Elem = A>,
-{
+pub(crate) fn pair_views<'a, A>(
+    a: &'a ArrayRef1<A>,
+    b: &'a ArrayRef1<A>,
+) -> Result<(ArrayView1<'a, A>, ArrayView1<'a, A>)> {
     check_pair_len(a.len(), b.len())?;
     Ok((a.view(), b.view()))
 }

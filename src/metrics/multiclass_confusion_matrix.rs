@@ -3,7 +3,7 @@
 use super::checked::classification::{self as checked, ZeroDivision};
 use super::classification::Average;
 use super::{or_panic, pair_views};
-use ndarray::{Array2, ArrayBase, ArrayView2, Data, Ix1};
+use ndarray::{Array2, ArrayRef1, ArrayView2};
 
 /// Counts `matrix[[i, j]]` of samples of true class `labels()[i]` predicted as
 /// `labels()[j]`, classes being the sorted union of the labels in both arrays.
@@ -19,10 +19,7 @@ pub struct MulticlassConfusionMatrix {
 impl MulticlassConfusionMatrix {
     /// # Panics
     /// If the lengths differ or the input is empty.
-    pub fn new<S>(y_true: &ArrayBase<S, Ix1>, y_pred: &ArrayBase<S, Ix1>) -> Self
-    where
-        S: Data<Elem = usize>,
-    {
+    pub fn new(y_true: &ArrayRef1<usize>, y_pred: &ArrayRef1<usize>) -> Self {
         let (t, p) = or_panic(pair_views(y_true, y_pred));
         let (labels, counts) = or_panic(checked::confusion_matrix(t, p, None));
         Self {

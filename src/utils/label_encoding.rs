@@ -4,7 +4,7 @@
 use crate::error::{Error, Result};
 use crate::math::labels::{self, Label};
 use crate::persistence::Persist;
-use ndarray::{Array1, Array2, ArrayBase, ArrayView1, Data, Ix1, Ix2};
+use ndarray::{Array1, Array2, ArrayRef1, ArrayRef2, ArrayView1};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -174,10 +174,7 @@ fn class_count(num_classes: Option<usize>, needed: usize) -> Result<usize> {
 ///
 /// Errors: a negative label -> `InvalidInput`; `num_classes` below the largest label + 1, or a
 /// matrix too large to allocate -> `InvalidParameter`.
-pub fn to_categorical<S: Data<Elem = i32>>(
-    labels: &ArrayBase<S, Ix1>,
-    num_classes: Option<usize>,
-) -> Result<Array2<f64>> {
+pub fn to_categorical(labels: &ArrayRef1<i32>, num_classes: Option<usize>) -> Result<Array2<f64>> {
     let mut codes = Vec::with_capacity(labels.len());
     for (i, &v) in labels.iter().enumerate() {
         match usize::try_from(v) {
@@ -257,9 +254,7 @@ pub fn to_categorical_with_mapping<T: Clone + Eq + Hash>(
 /// turning class probabilities into labels.
 ///
 /// Errors: NaN or infinity -> `NonFinite`; rows with no columns -> `EmptyInput`.
-pub fn to_sparse_categorical<S: Data<Elem = f64>>(
-    categorical: &ArrayBase<S, Ix2>,
-) -> Result<Array1<i32>> {
+pub fn to_sparse_categorical(categorical: &ArrayRef2<f64>) -> Result<Array1<i32>> {
     let x = categorical.view();
     if x.ncols() == 0 && x.nrows() > 0 {
         return Err(Error::empty_input(

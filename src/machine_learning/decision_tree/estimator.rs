@@ -17,7 +17,7 @@ use crate::machine_learning::validation::{
 };
 use crate::machine_learning::TreeError;
 use crate::persistence::Persist;
-use ndarray::{Array1, Array2, ArrayBase, ArrayView1, ArrayView2, Data, Ix1, Ix2};
+use ndarray::{Array1, Array2, ArrayRef1, ArrayRef2, ArrayView1, ArrayView2};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -362,15 +362,7 @@ impl DecisionTree {
 
     /// Fit to `x` (`n_samples x n_features`) and `y` (class labels for a classifier, targets
     /// for a regressor).
-    pub fn fit<S1, S2>(
-        &mut self,
-        x: &ArrayBase<S1, Ix2>,
-        y: &ArrayBase<S2, Ix1>,
-    ) -> Result<&mut Self>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
-    {
+    pub fn fit(&mut self, x: &ArrayRef2<f64>, y: &ArrayRef1<f64>) -> Result<&mut Self> {
         let (x, y) = (x.view(), y.view());
         self.check_fit(&x, &y)?;
         let d = x.ncols();
@@ -435,7 +427,7 @@ impl DecisionTree {
     }
 
     /// Predicted class labels (classifier) or values (regressor).
-    pub fn predict<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array1<f64>> {
+    pub fn predict(&self, x: &ArrayRef2<f64>) -> Result<Array1<f64>> {
         let x = x.view();
         let fitted = self.fitted_for(&x)?;
         Ok(fitted
@@ -447,7 +439,7 @@ impl DecisionTree {
 
     /// Class probabilities (`n_samples x n_classes`, columns in `classes()` order): the class
     /// fractions of the training samples in each leaf. Classifiers only.
-    pub fn predict_proba<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+    pub fn predict_proba(&self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         if !self.is_classifier {
             return Err(match self.options.conventions {
                 Conventions::Original => TreeError::NotClassificationTree.into(),
@@ -467,11 +459,7 @@ impl DecisionTree {
     }
 
     /// Mean accuracy (classifier) or R² (regressor) on `x` against `y`.
-    pub fn score<S1, S2>(&self, x: &ArrayBase<S1, Ix2>, y: &ArrayBase<S2, Ix1>) -> Result<f64>
-    where
-        S1: Data<Elem = f64>,
-        S2: Data<Elem = f64>,
-    {
+    pub fn score(&self, x: &ArrayRef2<f64>, y: &ArrayRef1<f64>) -> Result<f64> {
         let pred = self.predict(x)?;
         crate::validation::check_n_samples(pred.len(), y.len())?;
         if self.is_classifier {

@@ -12,7 +12,7 @@ use crate::machine_learning::validation::{
 use crate::math::distance::Metric;
 use crate::math::reduction;
 use crate::persistence::Persist;
-use ndarray::{Array2, ArrayBase, ArrayView2, Data, Ix2};
+use ndarray::{Array2, ArrayRef2, ArrayView2};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -233,16 +233,13 @@ impl TSNE {
     }
 
     /// Fit the embedding of `x`.
-    pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+    pub fn fit(&mut self, x: &ArrayRef2<f64>) -> Result<&mut Self> {
         self.fit_transform_checked(x)?;
         Ok(self)
     }
 
     /// Fit and return the embedding (`n_samples x n_components`), scikit-learn's checks.
-    pub fn fit_transform_checked<S: Data<Elem = f64>>(
-        &mut self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array2<f64>> {
+    pub fn fit_transform_checked(&mut self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         let x = x.view();
         check_features(&x, "X")?;
         Metric::Euclidean.check_range(&x, "X")?;

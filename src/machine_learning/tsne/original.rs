@@ -6,7 +6,7 @@ use super::TsneInit;
 use crate::error::{Error, Result};
 use crate::machine_learning::validation::require_data;
 use crate::math::distance::Metric;
-use ndarray::{Array2, ArrayBase, Data, Ix2};
+use ndarray::{Array2, ArrayBase, ArrayRef2, Data, Ix2};
 use serde::{Deserialize, Serialize};
 
 /// The original's initial embedding choice.
@@ -124,7 +124,7 @@ impl TSNE {
 
     /// Embed `x`; empty -> `EmptyInput`, NaN/inf -> `NonFinite`, fewer than 2 samples ->
     /// `InvalidInput`, `perplexity >= n_samples` -> `InvalidParameter`.
-    pub fn fit_transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+    pub fn fit_transform(&self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         require_data(&x.view(), "TSNE data")?;
         Metric::Euclidean.check_range(&x.view(), "TSNE data")?;
         // The fitted state of this run is dropped with the copy.

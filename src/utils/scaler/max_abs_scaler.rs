@@ -7,7 +7,7 @@ use crate::utils::scaling::{
     check_batch, check_fit_counts, check_fitted_vector, check_input, corrupt, fitted,
     handle_zero_scale, scaler_common, CheckedPersist,
 };
-use ndarray::{Array1, Array2, ArrayBase, ArrayView2, Data, Ix2};
+use ndarray::{Array1, Array2, ArrayRef2, ArrayView2};
 use serde::{Deserialize, Serialize};
 
 /// `x / scale` per feature with `scale = max_abs` (1 for an all-zero feature), so values land
@@ -61,7 +61,7 @@ impl MaxAbsScaler {
 
     /// Learn the per-feature maxima of `x`, forgetting earlier fits. On error the scaler is
     /// left as it was.
-    pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+    pub fn fit(&mut self, x: &ArrayRef2<f64>) -> Result<&mut Self> {
         let mut fresh = Self::new();
         fresh.partial_fit(x)?;
         *self = fresh;
@@ -70,7 +70,7 @@ impl MaxAbsScaler {
 
     /// Raise the fitted maxima with one more batch (the first batch fits). On error the
     /// scaler is left as it was.
-    pub fn partial_fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+    pub fn partial_fit(&mut self, x: &ArrayRef2<f64>) -> Result<&mut Self> {
         let x = x.view();
         match &self.state {
             Some(s) => check_batch(&x, s.max_abs.len())?,
@@ -93,10 +93,7 @@ impl MaxAbsScaler {
     }
 
     /// `x * scale`.
-    pub fn inverse_transform<S: Data<Elem = f64>>(
-        &self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array2<f64>> {
+    pub fn inverse_transform(&self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         let s = fitted(&self.state, NAME)?;
         check_batch(&x.view(), s.max_abs.len())?;
         Ok(elementwise::scale_shift_columns(

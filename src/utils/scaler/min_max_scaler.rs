@@ -7,7 +7,7 @@ use crate::utils::scaling::{
     check_batch, check_fit_counts, check_fitted_vector, check_input, corrupt, fitted,
     handle_zero_scale, scaler_common, CheckedPersist,
 };
-use ndarray::{Array1, Array2, ArrayBase, ArrayView2, Data, Ix2};
+use ndarray::{Array1, Array2, ArrayRef2, ArrayView2};
 use serde::{Deserialize, Serialize};
 
 /// Maps each feature's fitted `[data_min, data_max]` onto `feature_range` (default `(0, 1)`);
@@ -154,7 +154,7 @@ impl MinMaxScaler {
 
     /// Learn the per-feature extrema of `x`, forgetting earlier fits. On error the scaler is
     /// left as it was.
-    pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+    pub fn fit(&mut self, x: &ArrayRef2<f64>) -> Result<&mut Self> {
         let mut fresh = self.clone_params();
         fresh.partial_fit(x)?;
         *self = fresh;
@@ -172,7 +172,7 @@ impl MinMaxScaler {
 
     /// Widen the fitted extrema with one more batch (the first batch fits). On error the
     /// scaler is left as it was.
-    pub fn partial_fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+    pub fn partial_fit(&mut self, x: &ArrayRef2<f64>) -> Result<&mut Self> {
         let x = x.view();
         match &self.state {
             Some(s) => check_batch(&x, s.data_min.len())?,
@@ -216,10 +216,7 @@ impl MinMaxScaler {
     }
 
     /// Undo [`transform`](Self::transform) (without clipping).
-    pub fn inverse_transform<S: Data<Elem = f64>>(
-        &self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array2<f64>> {
+    pub fn inverse_transform(&self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         let s = fitted(&self.state, NAME)?;
         check_batch(&x.view(), s.data_min.len())?;
         let (r0, r1) = self.feature_range;

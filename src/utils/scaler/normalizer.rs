@@ -6,7 +6,7 @@ use crate::utils::normalize::{normalize_2d, NormalizationAxis, NormalizationOrde
 use crate::utils::scaling::{
     check_batch, check_input, corrupt, fitted, scaler_common, CheckedPersist,
 };
-use ndarray::{Array2, ArrayBase, Data, Ix2};
+use ndarray::{Array2, ArrayRef2};
 use serde::{Deserialize, Serialize};
 
 /// Divides every row by its norm (`order`, L2 by default); rows with a (near-)zero norm are
@@ -44,24 +44,21 @@ impl Normalizer {
     }
 
     /// Check `x` and record its feature count.
-    pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+    pub fn fit(&mut self, x: &ArrayRef2<f64>) -> Result<&mut Self> {
         check_input(&x.view(), "X")?;
         self.n_features = Some(x.ncols());
         Ok(self)
     }
 
     /// Each row divided by its norm.
-    pub fn transform<S: Data<Elem = f64>>(&self, x: &ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
+    pub fn transform(&self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         let d = *fitted(&self.n_features, NAME)?;
         check_batch(&x.view(), d)?;
         normalize_2d(x.view(), NormalizationAxis::Row, self.order)
     }
 
     /// Fit, then transform the same data (validated once).
-    pub fn fit_transform<S: Data<Elem = f64>>(
-        &mut self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array2<f64>> {
+    pub fn fit_transform(&mut self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         self.fit(x)?;
         normalize_2d(x.view(), NormalizationAxis::Row, self.order)
     }

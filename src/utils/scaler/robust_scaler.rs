@@ -7,7 +7,7 @@ use crate::utils::scaling::{
     check_batch, check_fit_counts, check_fitted_vector, check_input, corrupt, fitted,
     handle_zero_scale, scaler_common, CheckedPersist,
 };
-use ndarray::{Array1, Array2, ArrayBase, ArrayView2, Data, Ix2};
+use ndarray::{Array1, Array2, ArrayRef2, ArrayView2};
 use serde::{Deserialize, Serialize};
 
 /// `(x - center) / scale` with `center` the per-feature median and `scale` the spread between
@@ -112,7 +112,7 @@ impl RobustScaler {
 
     /// Learn the per-feature median and quantile spread of `x`. On error the scaler is left
     /// as it was.
-    pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+    pub fn fit(&mut self, x: &ArrayRef2<f64>) -> Result<&mut Self> {
         let x = x.view();
         check_input(&x, "X")?;
         let (q_min, q_max) = self.quantile_range;
@@ -148,10 +148,7 @@ impl RobustScaler {
     }
 
     /// `x * scale + center` (each step only when enabled).
-    pub fn inverse_transform<S: Data<Elem = f64>>(
-        &self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array2<f64>> {
+    pub fn inverse_transform(&self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         let s = fitted(&self.state, NAME)?;
         check_batch(&x.view(), s.center.len())?;
         let (center, scale) = self.steps(s);

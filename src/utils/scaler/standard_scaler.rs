@@ -8,7 +8,7 @@ use crate::utils::scaling::{
     check_batch, check_fit_counts, check_fitted_vector, check_not_empty, checked_column_moments,
     fitted, scaler_common, std_scale, CheckedPersist,
 };
-use ndarray::{Array1, Array2, ArrayBase, ArrayView2, Data, Ix2};
+use ndarray::{Array1, Array2, ArrayRef2, ArrayView2};
 use serde::{Deserialize, Serialize};
 
 /// `z = (x - mean) / scale` per feature.
@@ -88,7 +88,7 @@ impl StandardScaler {
 
     /// Compute the statistics of `x` (`n_samples x n_features`), forgetting earlier fits. On
     /// error the scaler is left as it was.
-    pub fn fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+    pub fn fit(&mut self, x: &ArrayRef2<f64>) -> Result<&mut Self> {
         let mut fresh = Self::new()
             .with_mean(self.with_mean)
             .with_std(self.with_std);
@@ -99,7 +99,7 @@ impl StandardScaler {
 
     /// Merge the statistics of one more batch (the first batch fits). On error the scaler is
     /// left as it was.
-    pub fn partial_fit<S: Data<Elem = f64>>(&mut self, x: &ArrayBase<S, Ix2>) -> Result<&mut Self> {
+    pub fn partial_fit(&mut self, x: &ArrayRef2<f64>) -> Result<&mut Self> {
         let x = x.view();
         if let Some(n_features) = self.get_n_features() {
             check_not_empty(&x, "X")?;
@@ -140,10 +140,7 @@ impl StandardScaler {
 
     /// `x * scale + mean` (each step only when enabled), undoing
     /// [`transform`](Self::transform).
-    pub fn inverse_transform<S: Data<Elem = f64>>(
-        &self,
-        x: &ArrayBase<S, Ix2>,
-    ) -> Result<Array2<f64>> {
+    pub fn inverse_transform(&self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
         let state = fitted(&self.state, NAME)?;
         check_batch(&x.view(), state.mean.len())?;
         let scale = self.with_std.then(|| state.scale.as_slice()).flatten();
