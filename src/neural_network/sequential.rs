@@ -519,12 +519,7 @@ impl Sequential {
                     .filter(|(i, _)| trains(*i))
                     .flat_map(|(_, g)| g.iter().map(|p| crate::math::reduction::sq_sum_f32(p)))
                     .sum();
-                let norm = sq.sqrt();
-                if norm > max_norm as f64 {
-                    (max_norm as f64 / norm) as f32
-                } else {
-                    1.0
-                }
+                crate::neural_network::optimizers::kernels::global_clip_factor(sq, max_norm)
             }
             None => 1.0,
         };
@@ -944,12 +939,7 @@ fn clip_scale(layers: &mut [Box<dyn Layer>], max_norm: f32, trains: impl Fn(usiz
                 .collect::<Vec<_>>()
         })
         .sum();
-    let norm = sq.sqrt();
-    if norm > max_norm as f64 {
-        (max_norm as f64 / norm) as f32
-    } else {
-        1.0
-    }
+    crate::neural_network::optimizers::kernels::global_clip_factor(sq, max_norm)
 }
 
 /// A layer's parameter values paired with gradients from elsewhere (the sum of data-parallel

@@ -439,12 +439,7 @@ impl GraphModel {
                         _ => {}
                     }
                 }
-                let norm = sq.sqrt();
-                if norm > max_norm as f64 {
-                    (max_norm as f64 / norm) as f32
-                } else {
-                    1.0
-                }
+                crate::neural_network::optimizers::kernels::global_clip_factor(sq, max_norm)
             }
             None => 1.0,
         };

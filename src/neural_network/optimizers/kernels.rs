@@ -294,6 +294,17 @@ fn run3_opt2(
     }
 }
 
+/// Keras's `global_clipnorm` factor: every gradient is scaled by `max_norm / norm` when the
+/// global norm `norm = sqrt(sq_sum)` of all of them exceeds `max_norm`, else left as it is.
+pub(crate) fn global_clip_factor(sq_sum: f64, max_norm: f32) -> f32 {
+    let norm = sq_sum.sqrt();
+    if norm > max_norm as f64 {
+        (max_norm as f64 / norm) as f32
+    } else {
+        1.0
+    }
+}
+
 /// Each parameter's gradient rescaled so its L2 norm is at most `bound`:
 /// `g * bound / max(||g||, bound)` (the form Keras computes, also when no clipping is needed).
 /// The norm is accumulated in f64 by the deterministic blocked fold.
