@@ -276,31 +276,6 @@ impl PyFunctional {
         Ok(outs.into_iter().map(|o| o.into_pyarray(py)).collect())
     }
 
-    fn get_weights<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyArrayDyn<f32>>>> {
-        Ok(self
-            .read(py)?
-            .get_weights()
-            .into_iter()
-            .map(|a| a.into_pyarray(py))
-            .collect())
-    }
-
-    /// The names of each layer's weight arrays (config order; empty for inputs and layers
-    /// without weights), in `get_weights` order.
-    fn weight_names(&self, py: Python<'_>) -> PyResult<Vec<Vec<String>>> {
-        Ok(self.read(py)?.weight_names())
-    }
-
-    /// Loads weights in `get_weights` order; all are checked before any is set.
-    fn set_weights(
-        &self,
-        py: Python<'_>,
-        weights: Vec<PyReadonlyArrayDyn<'_, f32>>,
-    ) -> PyResult<()> {
-        let arrays = weights.iter().map(|w| w.as_array().to_owned()).collect();
-        self.write(py)?.set_weights(arrays).map_err(to_py_err)
-    }
-
     /// Keras's `trainable` per layer (in config order).
     fn set_trainable(&self, py: Python<'_>, flags: Vec<bool>) -> PyResult<()> {
         let mut st = self.write(py)?;
@@ -311,24 +286,10 @@ impl PyFunctional {
         }
         Ok(())
     }
-
-    #[getter]
-    fn learning_rate(&self, py: Python<'_>) -> PyResult<Option<f32>> {
-        Ok(self.read(py)?.model().learning_rate())
-    }
-
-    #[setter]
-    fn set_learning_rate(&self, py: Python<'_>, value: f32) -> PyResult<()> {
-        if !value.is_finite() || value < 0.0 {
-            return Err(PyValueError::new_err(format!(
-                "learning_rate must be finite and >= 0, got {value}"
-            )));
-        }
-        self.write(py)?.model_mut().set_learning_rate(value);
-        Ok(())
-    }
 }
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyFunctional>()
 }
+
+crate::python::model::network_weight_pymethods!(PyFunctional);

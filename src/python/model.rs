@@ -18,6 +18,63 @@ use pyo3::types::PyBytes;
 use pyo3::IntoPyObjectExt;
 use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
 
+/// The weight and learning-rate methods a Python network class shares (Sequential and the
+/// functional model): a second `#[pymethods]` block (pyo3's `multiple-pymethods`) over the
+/// class's own `read` / `write` guards, whose targets have the same methods.
+macro_rules! network_weight_pymethods {
+    ($class:ty) => {
+        #[pyo3::pymethods]
+        impl $class {
+            /// Every layer's weights in Keras's order and shapes.
+            fn get_weights<'py>(
+                &self,
+                py: pyo3::Python<'py>,
+            ) -> pyo3::PyResult<Vec<pyo3::Bound<'py, numpy::PyArrayDyn<f32>>>> {
+                use numpy::IntoPyArray;
+                let weights = self.read(py)?.get_weights();
+                Ok(weights.into_iter().map(|a| a.into_pyarray(py)).collect())
+            }
+
+            /// The names of each layer's weight arrays (config order; empty for inputs and
+            /// layers without weights), in `get_weights` order.
+            fn weight_names(&self, py: pyo3::Python<'_>) -> pyo3::PyResult<Vec<Vec<String>>> {
+                Ok(self.read(py)?.weight_names())
+            }
+
+            /// Loads weights given in Keras's order and shapes; all are checked before any
+            /// is set.
+            fn set_weights(
+                &self,
+                py: pyo3::Python<'_>,
+                weights: Vec<numpy::PyReadonlyArrayDyn<'_, f32>>,
+            ) -> pyo3::PyResult<()> {
+                let arrays = weights.iter().map(|w| w.as_array().to_owned()).collect();
+                self.write(py)?
+                    .set_weights(arrays)
+                    .map_err($crate::python::to_py_err)
+            }
+
+            #[getter]
+            fn learning_rate(&self, py: pyo3::Python<'_>) -> pyo3::PyResult<Option<f32>> {
+                Ok(self.read(py)?.model().learning_rate())
+            }
+
+            #[setter]
+            fn set_learning_rate(&self, py: pyo3::Python<'_>, value: f32) -> pyo3::PyResult<()> {
+                // 0 is a learning rate Keras accepts (warm-up schedules start there)
+                if !(value.is_finite() && value >= 0.0) {
+                    return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                        "learning_rate must be a finite number >= 0, got {value}"
+                    )));
+                }
+                self.write(py)?.model_mut().set_learning_rate(value);
+                Ok(())
+            }
+        }
+    };
+}
+pub(crate) use network_weight_pymethods;
+
 /// A network's state to read for one call; any number of readers hold it at once. Waited for
 /// with the GIL released: a thread holding the lock may need the GIL to finish (it reattaches
 /// after its own detached work), so waiting while holding the GIL would deadlock the two. A

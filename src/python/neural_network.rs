@@ -526,45 +526,6 @@ impl PySequential {
         Ok(None)
     }
 
-    /// Every layer's weights in Keras's order and shapes.
-    fn get_weights<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyArrayDyn<f32>>>> {
-        let weights = self.read(py)?.get_weights();
-        Ok(weights.into_iter().map(|a| a.into_pyarray(py)).collect())
-    }
-
-    /// The names of each layer's weight arrays, in `get_weights` order (e.g. `kernel`... as
-    /// this crate names them: `weight`, `bias`, `running_mean`).
-    fn weight_names(&self, py: Python<'_>) -> PyResult<Vec<Vec<String>>> {
-        Ok(self.read(py)?.weight_names())
-    }
-
-    /// Loads weights given in Keras's order and shapes; all are checked before any is set.
-    fn set_weights(
-        &self,
-        py: Python<'_>,
-        weights: Vec<PyReadonlyArrayDyn<'_, f32>>,
-    ) -> PyResult<()> {
-        let arrays = weights.iter().map(|w| w.as_array().to_owned()).collect();
-        self.write(py)?.set_weights(arrays).map_err(to_py_err)
-    }
-
-    #[getter]
-    fn learning_rate(&self, py: Python<'_>) -> PyResult<Option<f32>> {
-        Ok(self.read(py)?.model().learning_rate())
-    }
-
-    #[setter]
-    fn set_learning_rate(&self, py: Python<'_>, value: f32) -> PyResult<()> {
-        // 0 is a learning rate Keras accepts (warm-up schedules start there)
-        if !(value.is_finite() && value >= 0.0) {
-            return Err(PyValueError::new_err(format!(
-                "learning_rate must be a finite number >= 0, got {value}"
-            )));
-        }
-        self.write(py)?.model_mut().set_learning_rate(value);
-        Ok(())
-    }
-
     /// Calls `callback` while holding the model's read lock, as a prediction does, and
     /// returns its result: lets a test hold the lock at a known moment to show that other
     /// reads proceed meanwhile. `callback` must not change the model (a write would wait for
@@ -579,6 +540,8 @@ impl PySequential {
         Ok(self.read(py)?.input_shape().to_vec())
     }
 }
+
+crate::python::model::network_weight_pymethods!(PySequential);
 
 /// Leads a pickled model state (the version is the last byte).
 const STATE_HEADER: &[u8] = b"rustyml.NativeSequential.state\x01";
