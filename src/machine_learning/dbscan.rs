@@ -9,7 +9,9 @@
 //! The neighbourhood queries are exact ([`radius::radius_neighbourhoods`]: a cell grid up to
 //! three features, product screening for euclidean metrics above, a plain scan otherwise) and
 //! run in parallel behind [`crate::math::distance::SCAN_F64`]; only core points' lists are
-//! kept.
+//! kept, except with sample weights, where a point's core status needs its whole list. A
+//! precomputed distance matrix is read row by row
+//! ([`radius::precomputed_neighbourhoods`]).
 
 use crate::error::{Error, Result};
 use crate::machine_learning::validation::{
@@ -18,7 +20,7 @@ use crate::machine_learning::validation::{
 use crate::math::distance::{self, DistanceCalculationMetric, Metric};
 use crate::math::radius;
 use crate::persistence::Persist;
-use ndarray::{Array1, Array2, ArrayBase, ArrayRef2, Axis, Data, Ix2};
+use ndarray::{Array1, Array2, ArrayBase, ArrayRef2, ArrayView1, Axis, Data, Ix2};
 use serde::{Deserialize, Serialize};
 
 /// Density-based spatial clustering of applications with noise.
@@ -85,16 +87,57 @@ impl DBSCAN {
 
     /// Cluster `x` (`n_samples x n_features`) with scikit-learn's checks and messages.
     pub fn fit_checked(&mut self, x: &ArrayRef2<f64>) -> Result<&mut Self> {
+        self.fit_with(x, Points::Features, None)
+    }
+
+    /// scikit-learn's `fit` in full: `x` holds the points' features (the engine's metric) or,
+    /// with [`Points::Distances`], a precomputed `n x n` distance matrix; with
+    /// `sample_weight` (one finite weight per point, negative ones allowed) a point is core
+    /// when the weights of its neighbourhood, itself included, sum to at least
+    /// `min_samples`. The sums run in index order, so integer weights give exact decisions.
+    /// `components_` are the core points' rows of `x`.
+    pub fn fit_with(
+        &mut self,
+        x: &ArrayRef2<f64>,
+        points: Points,
+        sample_weight: Option<ArrayView1<f64>>,
+    ) -> Result<&mut Self> {
         let x = x.view();
         self.check_params()?;
         check_features(&x, "X")?;
-        let neighbourhoods =
-            radius::radius_neighbourhoods(x, self.eps, self.metric, self.min_samples)?;
-        let is_core: Vec<bool> = neighbourhoods
-            .counts()
-            .iter()
-            .map(|&c| c >= self.min_samples)
-            .collect();
+        if let Some(w) = sample_weight {
+            crate::validation::check_n_samples(x.nrows(), w.len())?;
+            if !w.iter().all(|v| v.is_finite()) {
+                return Err(Error::non_finite("sample_weight holds NaN or infinity"));
+            }
+        }
+        // Weighted core points depend on every neighbour's weight: keep every list.
+        let store_min = if sample_weight.is_some() {
+            0
+        } else {
+            self.min_samples
+        };
+        let neighbourhoods = match points {
+            Points::Features => radius::radius_neighbourhoods(x, self.eps, self.metric, store_min)?,
+            Points::Distances => radius::precomputed_neighbourhoods(x, self.eps, store_min)?,
+        };
+        let is_core: Vec<bool> = match sample_weight {
+            None => neighbourhoods
+                .counts()
+                .iter()
+                .map(|&c| c >= self.min_samples)
+                .collect(),
+            Some(w) => (0..x.nrows())
+                .map(|i| {
+                    let mass: f64 = neighbourhoods
+                        .neighbours(i)
+                        .iter()
+                        .map(|&j| w[j as usize])
+                        .sum();
+                    mass >= self.min_samples as f64
+                })
+                .collect(),
+        };
         let labels = expand_clusters(&neighbourhoods, &is_core);
         let core: Vec<usize> = (0..is_core.len()).filter(|&i| is_core[i]).collect();
         self.components = Some(x.select(Axis(0), &core));
@@ -102,6 +145,16 @@ impl DBSCAN {
         self.labels = Some(Array1::from(labels));
         Ok(self)
     }
+}
+
+/// What the rows of the matrix given to [`DBSCAN::fit_with`] are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Points {
+    /// Each row a point's features; neighbours by the engine's metric.
+    Features,
+    /// Row `i` the distances from point `i` to every point (scikit-learn's
+    /// `metric="precomputed"`).
+    Distances,
 }
 
 crate::machine_learning::path_persistence!(DBSCAN);
@@ -308,6 +361,72 @@ mod tests {
         let x = array![[0.0], [5.0], [10.0]];
         let labels = DBSCAN::builder(1.0, 1).fit_predict(&x).unwrap();
         assert_eq!(labels.to_vec(), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn weights_decide_core_points_by_their_neighbourhoods_mass() {
+        // Points at 0, 1, 2 and 10; eps 1.5, min_samples 3. By hand: point 1's neighbourhood
+        // {0, 1, 2} weighs 3 (core), points 0 and 2 weigh 2 (border), point 3 weighs 3 alone.
+        let x = array![[0.0], [1.0], [2.0], [10.0]];
+        let mut db = DBSCAN::builder(1.5, 3);
+        db.fit_with(
+            &x,
+            Points::Features,
+            Some(array![1.0, 1.0, 1.0, 3.0].view()),
+        )
+        .unwrap();
+        assert_eq!(db.labels().unwrap(), &array![0, 0, 0, 1]);
+        assert_eq!(db.core_sample_indices().unwrap(), &[1, 3]);
+        assert_eq!(db.components().unwrap(), &array![[1.0], [10.0]]);
+        // A negative weight inhibits its neighbours: point 1's neighbourhood now weighs 1.
+        db.fit_with(
+            &x,
+            Points::Features,
+            Some(array![1.0, -1.0, 1.0, 3.0].view()),
+        )
+        .unwrap();
+        assert_eq!(db.labels().unwrap(), &array![-1, -1, -1, 0]);
+        // Unit weights are the unweighted fit.
+        let ones = Array1::ones(4);
+        db.fit_with(&x, Points::Features, Some(ones.view()))
+            .unwrap();
+        let weighted = db.labels().unwrap().clone();
+        db.fit_checked(&x).unwrap();
+        assert_eq!(&weighted, db.labels().unwrap());
+        // A weight per sample, finite.
+        assert!(db
+            .fit_with(&x, Points::Features, Some(array![1.0, 1.0].view()))
+            .is_err());
+        assert!(db
+            .fit_with(
+                &x,
+                Points::Features,
+                Some(array![1.0, f64::NAN, 1.0, 1.0].view())
+            )
+            .is_err());
+    }
+
+    #[test]
+    fn precomputed_distances_give_the_features_clusters() {
+        let x = Array2::from_shape_fn((240, 2), |(i, j)| {
+            ((i * 37 + j * 11) % 53) as f64 / 20.0 + (i % 3) as f64 * 8.0
+        });
+        let n = x.nrows();
+        let d = Array2::from_shape_fn((n, n), |(i, j)| {
+            (x[[i, 0]] - x[[j, 0]]).abs() + (x[[i, 1]] - x[[j, 1]]).abs()
+        });
+        let mut by_features = DBSCAN::builder(0.6, 4).with_engine_metric(Metric::Manhattan);
+        by_features.fit_checked(&x).unwrap();
+        let mut by_distances = DBSCAN::builder(0.6, 4);
+        by_distances.fit_with(&d, Points::Distances, None).unwrap();
+        assert_eq!(by_features.labels(), by_distances.labels());
+        assert_eq!(
+            by_features.core_sample_indices(),
+            by_distances.core_sample_indices()
+        );
+        assert!(by_distances
+            .fit_with(&Array2::zeros((3, 2)), Points::Distances, None)
+            .is_err());
     }
 
     #[test]

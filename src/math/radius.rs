@@ -594,6 +594,62 @@ pub fn radius_neighbourhoods(
     }
 }
 
+/// Radius neighbourhoods read from a precomputed distance matrix `distances` (`n x n`, row
+/// `i` the distances from point `i`): `j` is a neighbour of `i` when `distances[i, j] <=
+/// radius` (so `i` is its own neighbour when its diagonal entry is within the radius, as in
+/// scikit-learn's precomputed radius search). Lists are stored as in
+/// [`radius_neighbourhoods`]; rows are scanned in blocks, in parallel behind [`SCAN_F64`].
+///
+/// Errors on a non-square matrix, a negative or non-finite entry (not a distance), a
+/// negative or non-finite radius, or more than `u32::MAX` points.
+pub fn precomputed_neighbourhoods(
+    distances: ArrayView2<f64>,
+    radius: f64,
+    store_min: usize,
+) -> Result<Neighbourhoods> {
+    if !(radius.is_finite() && radius >= 0.0) {
+        return Err(Error::invalid_input(format!(
+            "radius must be a finite number >= 0, got {radius}"
+        )));
+    }
+    let (n, m) = distances.dim();
+    if n != m {
+        return Err(Error::invalid_input(format!(
+            "a precomputed distance matrix must be square, got shape ({n}, {m})"
+        )));
+    }
+    if n > u32::MAX as usize {
+        return Err(Error::invalid_input(format!(
+            "radius neighbourhoods support at most {} points, got {n}",
+            u32::MAX
+        )));
+    }
+    if distances.iter().any(|&v| !(v.is_finite() && v >= 0.0)) {
+        return Err(Error::invalid_input(
+            "a precomputed distance matrix must hold finite values >= 0",
+        ));
+    }
+    let packed = distances.as_standard_layout();
+    let flat = packed.as_slice().expect("standard layout");
+    Ok(run_blocks(
+        n,
+        SCAN_BLOCK_ROWS,
+        n.saturating_mul(n),
+        |range| {
+            let mut out = BlockOut::with_capacity(range.len());
+            for i in range {
+                for (j, &v) in flat[i * n..(i + 1) * n].iter().enumerate() {
+                    if v <= radius {
+                        out.indices.push(j as u32);
+                    }
+                }
+                out.close(store_min);
+            }
+            out
+        },
+    ))
+}
+
 /// The work estimate [`radius_neighbourhoods`] compares with [`SCAN_F64`] for `x`, `radius`
 /// and `metric` (candidate pairs times features): for calibration ladders.
 pub fn scan_work(x: ArrayView2<f64>, radius: f64, metric: Metric) -> usize {
@@ -721,6 +777,47 @@ mod tests {
         x[[0, 0]] = 1e12; // range / radius far beyond the grid's precision limit
         let nb = radius_neighbourhoods(x.view(), 1e-3, Metric::Euclidean, 0).unwrap();
         assert_eq!(sets(&nb), brute(&x, 1e-3, Metric::Euclidean));
+    }
+
+    #[test]
+    fn precomputed_neighbourhoods_read_the_matrix_and_keep_their_bits_across_the_gate() {
+        // By hand: 0-1 and 1-2 at exactly the radius, 0-2 beyond it; point 2's own
+        // diagonal entry is above the radius, so it is not its own neighbour.
+        let d = ndarray::array![[0.0, 1.0, 3.0], [1.0, 0.0, 1.0], [3.0, 1.0, 2.0]];
+        let nb = precomputed_neighbourhoods(d.view(), 1.0, 0).unwrap();
+        assert_eq!(nb.counts(), &[2, 3, 1]);
+        assert_eq!(nb.neighbours(0), &[0, 1]);
+        assert_eq!(nb.neighbours(1), &[0, 1, 2]);
+        assert_eq!(nb.neighbours(2), &[1]);
+        // Lists below `store_min` are counted, not kept.
+        let kept = precomputed_neighbourhoods(d.view(), 1.0, 3).unwrap();
+        assert_eq!(kept.counts(), &[2, 3, 1]);
+        assert!(kept.neighbours(0).is_empty() && kept.neighbours(1).len() == 3);
+        // The same neighbours as the features' own search, serial and parallel alike.
+        let x = cloud(300, 3, 5);
+        let n = x.nrows();
+        let dist = Array2::from_shape_fn((n, n), |(i, j)| {
+            (0..3).map(|k| (x[[i, k]] - x[[j, k]]).abs()).sum::<f64>()
+        });
+        let (s, p) = serial_and_parallel(&SCAN_F64, || {
+            precomputed_neighbourhoods(dist.view(), 1.5, 0).unwrap()
+        });
+        assert_eq!(
+            (&s.counts, s.rows, &s.blocks),
+            (&p.counts, p.rows, &p.blocks)
+        );
+        let direct = radius_neighbourhoods(x.view(), 1.5, Metric::Manhattan, 0).unwrap();
+        assert_eq!(s.counts(), direct.counts());
+        for i in 0..n {
+            // as sets: the grid search lists neighbours in cell order
+            let mut grid_order = direct.neighbours(i).to_vec();
+            grid_order.sort_unstable();
+            assert_eq!(s.neighbours(i), &grid_order[..], "point {i}");
+        }
+        // Not a distance matrix.
+        assert!(precomputed_neighbourhoods(Array2::zeros((2, 3)).view(), 1.0, 0).is_err());
+        let negative = ndarray::array![[0.0, -1.0], [-1.0, 0.0]];
+        assert!(precomputed_neighbourhoods(negative.view(), 1.0, 0).is_err());
     }
 
     #[test]

@@ -32,7 +32,7 @@ from sklearn.utils._openmp_helpers import _openmp_effective_n_threads
 from sklearn.utils.extmath import row_norms
 from sklearn.utils.validation import _check_sample_weight, check_array, validate_data
 
-from rustyml.machine_learning import DBSCAN as _DBSCAN
+from rustyml import _native
 from rustyml.machine_learning import KMeans as _KMeans
 from rustyml.machine_learning import MeanShift as _MeanShift
 from rustyml.math.distance import pairwise as _pairwise
@@ -63,17 +63,37 @@ class DBSCAN(_SkDBSCAN):
 
     @native_path(_SkDBSCAN.fit, fits=True)
     def fit(self, X, y=None, sample_weight=None):
-        require(sample_weight is None, "sample_weight")
         self._validate_params()
-        p = _dbscan_p(self)
+        precomputed = self.metric == "precomputed"
+        if precomputed:
+            require(self.metric_params in (None, {}), "metric_params")
+            p = 2.0  # the engine's metric is not used on distances
+        else:
+            p = _dbscan_p(self)
         X = validate_data(self, X, accept_sparse="csr")
         require(isinstance(X, np.ndarray) and X.dtype.kind == "f", "sparse or non-float X")
-        native = _DBSCAN(
+        if precomputed:
+            # scikit-learn's neighbour search refuses these, with its own messages
+            require(X.shape[0] == X.shape[1], "a precomputed matrix that is not square")
+            require(bool(np.all(X >= 0)), "negative precomputed distances")
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X)
+            # scikit-learn sums each neighbourhood's weights with NumPy's pairwise sum, in
+            # its search's order: only sums that are exact in any order give its decisions.
+            require(
+                bool(np.all(sample_weight == np.round(sample_weight)))
+                and float(np.abs(sample_weight).sum()) < 2.0**53,
+                "non-integer sample_weight",
+            )
+        native = _native.machine_learning.DBSCAN(
             eps=float(self.eps),
             min_samples=int(self.min_samples),
             metric="manhattan" if p == 1.0 else "euclidean",
+            p=None,
         )
-        native.fit(np.asarray(X, dtype=np.float64))
+        native.fit_with(
+            np.asarray(X, dtype=np.float64), precomputed=precomputed, sample_weight=sample_weight
+        )
         self.core_sample_indices_ = np.asarray(native.core_sample_indices_, dtype=np.intp)
         self.labels_ = np.asarray(native.labels_, dtype=np.intp)
         if len(self.core_sample_indices_):

@@ -1,9 +1,11 @@
 //! Native `DBSCAN`.
 
+use crate::machine_learning::dbscan::Points;
 use crate::machine_learning::DBSCAN;
 use crate::math::distance::Metric;
 use crate::python::model::{index_array, native_estimator};
-use crate::python::to_py_err;
+use crate::python::{f64_array, to_py_err};
+use ndarray::{Ix1, Ix2};
 use pyo3::prelude::*;
 
 native_estimator! {
@@ -18,4 +20,27 @@ native_estimator! {
     fitted labels_ => |m| m.labels().map(|l| l.mapv(|v| v as i64));
     fitted core_sample_indices_ => |m| m.core_sample_indices().map(index_array);
     fitted components_ => |m| m.components().cloned();
+    {
+        /// scikit-learn's `fit`: `X` the features, or with `precomputed` an `n x n` distance
+        /// matrix; `sample_weight` (one finite weight per sample) makes a point core when its
+        /// neighbourhood's weights sum to at least `min_samples`.
+        #[pyo3(signature = (x, *, precomputed, sample_weight = None))]
+        fn fit_with<'py>(
+            &self,
+            py: Python<'py>,
+            x: &Bound<'py, PyAny>,
+            precomputed: bool,
+            sample_weight: Option<&Bound<'py, PyAny>>,
+        ) -> PyResult<()> {
+            let x = f64_array::<Ix2>(x, "X")?;
+            let w = sample_weight
+                .map(|w| f64_array::<Ix1>(w, "sample_weight"))
+                .transpose()?;
+            let points = if precomputed { Points::Distances } else { Points::Features };
+            let (xv, wv) = (x.view(), w.as_ref().map(|w| w.view()));
+            self.inner
+                .write(py, |m| m.fit_with(&xv, points, wv).map(|_| ()))
+                .map_err(to_py_err)
+        }
+    }
 }

@@ -209,6 +209,71 @@ def test_dbscan_matches_scikit_learn():
         np.testing.assert_array_equal(ours.components_, stock.components_)
 
 
+def _same_dbscan(ours, stock):
+    np.testing.assert_array_equal(ours.labels_, stock.labels_)
+    np.testing.assert_array_equal(ours.core_sample_indices_, stock.core_sample_indices_)
+    np.testing.assert_array_equal(ours.components_, stock.components_)
+
+
+@pytest.mark.parametrize("eps", [0.3, 0.8, 1.5])
+def test_dbscan_on_precomputed_distances_matches_scikit_learn(eps):
+    from scipy.spatial.distance import cdist
+    from sklearn.cluster import DBSCAN
+
+    X, _ = _blobs(300, d=4, centers=4, seed=3)
+    for metric in ("euclidean", "cityblock"):
+        D = cdist(X, X, metric=metric)
+        door.dispatch_stats(reset=True)
+        ours = door_cluster.DBSCAN(eps=eps, min_samples=4, metric="precomputed").fit(D)
+        assert door.dispatch_stats()[("DBSCAN", "fit", "rustyml")] == 1
+        _same_dbscan(ours, DBSCAN(eps=eps, min_samples=4, metric="precomputed").fit(D))
+    # A distance exactly at eps is a neighbour in both, and a non-zero diagonal entry
+    # above eps takes a point out of its own neighbourhood in both.
+    D = np.array([[0.0, 1.0, 3.0], [1.0, 0.0, 1.0], [3.0, 1.0, 2.0]])
+    ours = door_cluster.DBSCAN(eps=1.0, min_samples=2, metric="precomputed").fit(D)
+    _same_dbscan(ours, DBSCAN(eps=1.0, min_samples=2, metric="precomputed").fit(D))
+
+
+def test_dbscan_with_sample_weight_matches_scikit_learn():
+    from sklearn.cluster import DBSCAN
+
+    rng = np.random.default_rng(5)
+    X, _ = _blobs(500, d=3, centers=5, seed=2)
+    for weights in (
+        rng.integers(0, 4, size=len(X)).astype(float),
+        rng.integers(-2, 6, size=len(X)).astype(float),  # negative weights inhibit
+        np.full(len(X), 5.0),  # every point core by itself
+    ):
+        for params in ({"eps": 0.6, "min_samples": 6}, {"eps": 0.9, "metric": "manhattan"}):
+            door.dispatch_stats(reset=True)
+            ours = door_cluster.DBSCAN(**params).fit(X, sample_weight=weights)
+            assert door.dispatch_stats()[("DBSCAN", "fit", "rustyml")] == 1
+            _same_dbscan(ours, DBSCAN(**params).fit(X, sample_weight=weights))
+    # Fractional weights: scikit-learn's sums run in its own order, so its code runs.
+    door.dispatch_stats(reset=True)
+    fractional = rng.uniform(0.1, 2.0, size=len(X))
+    ours = door_cluster.DBSCAN(eps=0.6).fit(X, sample_weight=fractional)
+    assert door.dispatch_stats()[("DBSCAN", "fit", "scikit-learn")] == 1
+    _same_dbscan(ours, DBSCAN(eps=0.6).fit(X, sample_weight=fractional))
+
+
+def test_dbscan_refusals_are_scikit_learns():
+    from sklearn.cluster import DBSCAN
+
+    X, _ = _blobs(50, d=2, centers=2, seed=4)
+    for bad, args in (
+        (np.abs(X[:, :1] - X[:, :1].T) - 0.5, {}),  # negative distances
+        (np.ones((4, 3)), {}),  # not square
+        (X, {"sample_weight": np.ones(len(X) - 1)}),  # one weight short
+    ):
+        with pytest.raises(ValueError) as stock_error:
+            metric = "euclidean" if "sample_weight" in args else "precomputed"
+            DBSCAN(metric=metric).fit(bad, **args)
+        with pytest.raises(ValueError) as door_error:
+            door_cluster.DBSCAN(metric=metric).fit(bad, **args)
+        assert str(door_error.value) == str(stock_error.value)
+
+
 @pytest.mark.parametrize(
     "params", [{}, {"bin_seeding": True}, {"bandwidth": 1.5, "cluster_all": False}]
 )
