@@ -107,6 +107,10 @@ class DBSCAN(_SkDBSCAN):
         return self.labels_
 
 
+# A sparse X runs natively on a dense copy of at most this many entries (32 MiB).
+_SPARSE_DENSE_MAX = 1 << 22
+
+
 class KMeans(_SkKMeans):
     __doc__ = _SkKMeans.__doc__
 
@@ -115,9 +119,21 @@ class KMeans(_SkKMeans):
         require(not callable(self.init), "a callable init")
         require(not self.verbose, "verbose output")
         self._validate_params()
-        require(not issparse(X), "sparse X")
-        X = validate_data(self, X, dtype=[np.float64, np.float32], order="C", copy=True)
+        X = validate_data(
+            self,
+            X,
+            accept_sparse="csr",
+            dtype=[np.float64, np.float32],
+            order="C",
+            copy=True,
+            accept_large_sparse=False,
+        )
         require(X.dtype == np.float64, "float32 X (scikit-learn iterates in float32)")
+        sparse = issparse(X)
+        require(
+            not sparse or X.shape[0] * X.shape[1] <= _SPARSE_DENSE_MAX,
+            "sparse X too large to iterate on a dense copy",
+        )
         self._check_params_vs_input(X)
         self._n_threads = _openmp_effective_n_threads()  # read by scikit-learn's predict
         random_state = check_random_state(self.random_state)
@@ -125,12 +141,20 @@ class KMeans(_SkKMeans):
         if not isinstance(init, str):
             init = check_array(init, dtype=X.dtype, copy=True, order="C")
             self._validate_center_shape(X, init)
-        # scikit-learn draws its starting centers on centered data; draw them the same way
-        # so a random_state gives the same starts, then hand them back uncentered.
-        mean = X.mean(axis=0)
-        centered = X - mean
-        if not isinstance(init, str):
-            init = init - mean
+        if sparse:
+            # scikit-learn draws the starts from the sparse X itself (it cannot centre
+            # it); the iterations then run on a dense copy, which gives its answer.
+            dense = X.toarray()
+            mean = np.zeros(X.shape[1])
+            centered = X
+        else:
+            # scikit-learn draws its starting centers on centered data; draw them the same
+            # way so a random_state gives the same starts, then hand them back uncentered.
+            dense = X
+            mean = X.mean(axis=0)
+            centered = X - mean
+            if not isinstance(init, str):
+                init = init - mean
         norms = row_norms(centered, squared=True)
         weighted = sample_weight is not None
         weights = _check_sample_weight(sample_weight, X, dtype=X.dtype)
@@ -144,7 +168,7 @@ class KMeans(_SkKMeans):
                 sample_weight=weights,
             )
             if weighted:
-                run = _weighted_lloyd(centered, weights, start, self.max_iter, self._tol)
+                run = _weighted_lloyd(dense - mean, weights, start, self.max_iter, self._tol)
                 run = (run[0], run[1], run[2] + mean, run[3])
             else:
                 engine = _KMeans(
@@ -153,7 +177,7 @@ class KMeans(_SkKMeans):
                     n_init=1,
                     max_iter=self.max_iter,
                     tol=self.tol,
-                ).fit(X)
+                ).fit(dense)
                 run = (
                     np.asarray(engine.labels_, dtype=np.int32),
                     engine.inertia_,

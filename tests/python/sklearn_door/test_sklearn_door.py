@@ -197,6 +197,39 @@ def test_kmeans_matches_scikit_learn_with_the_same_random_state():
         np.testing.assert_array_equal(ours.predict(X), stock.predict(X))
 
 
+def test_kmeans_on_sparse_input_matches_scikit_learn():
+    from scipy import sparse
+    from sklearn.cluster import KMeans
+
+    rng = np.random.default_rng(7)
+    X, _ = _blobs(1200, d=6, centers=5, seed=6)
+    X[rng.random(X.shape) < 0.4] = 0.0  # sparse-ish, as a CSR matrix holds it
+    Xs = sparse.csr_matrix(X)
+    weights = rng.integers(1, 4, size=X.shape[0]).astype(float)
+    for params, fit_args in (
+        ({"n_clusters": 5, "random_state": 0}, {}),
+        ({"n_clusters": 4, "init": "random", "n_init": 4, "random_state": 2}, {}),
+        ({"n_clusters": 5, "random_state": 1}, {"sample_weight": weights}),
+    ):
+        door.dispatch_stats(reset=True)
+        ours = door_cluster.KMeans(**params).fit(Xs, **fit_args)
+        assert door.dispatch_stats()[("KMeans", "fit", "rustyml")] == 1
+        stock = KMeans(**params).fit(Xs, **fit_args)
+        # The same starts (drawn by scikit-learn from the sparse X), the same assignments;
+        # centers are means of the same points summed in another order (weights up to 3).
+        np.testing.assert_array_equal(ours.labels_, stock.labels_)
+        assert ours.n_iter_ == stock.n_iter_
+        bound = 3 * X.shape[0] * EPS * np.abs(X).max()
+        np.testing.assert_allclose(ours.cluster_centers_, stock.cluster_centers_, atol=bound)
+        np.testing.assert_allclose(ours.inertia_, stock.inertia_, rtol=3 * X.shape[0] * EPS)
+        np.testing.assert_array_equal(ours.predict(Xs), stock.predict(Xs))
+    # A sparse X whose dense copy would pass 32 MiB stays on scikit-learn's sparse code.
+    big = sparse.random(3000, 1500, density=0.001, format="csr", random_state=0)
+    door.dispatch_stats(reset=True)
+    door_cluster.KMeans(n_clusters=2, n_init=1, random_state=0).fit(big)
+    assert door.dispatch_stats()[("KMeans", "fit", "scikit-learn")] == 1
+
+
 def test_dbscan_matches_scikit_learn():
     from sklearn.cluster import DBSCAN
 
