@@ -12,6 +12,7 @@ pub mod classification;
 pub mod clustering;
 pub mod ranking;
 pub mod regression;
+pub mod weighted_counts;
 
 pub use crate::math::labels::Label;
 pub use classification::{
@@ -33,6 +34,10 @@ pub use ranking::{
 pub use regression::{
     explained_variance_score, mean_absolute_error, mean_absolute_percentage_error,
     mean_squared_error, median_absolute_error, r2_score, root_mean_squared_error,
+};
+pub use weighted_counts::{
+    multilabel_counts, weighted_class_counts, weighted_confusion_matrix, MultilabelCounts,
+    WeightedClassCounts,
 };
 
 use crate::error::{Error, Result};

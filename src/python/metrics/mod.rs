@@ -58,6 +58,7 @@ mod clustering;
 mod confusion_matrix;
 mod ranking;
 mod regression;
+mod weighted_counts;
 
 /// Conversion of one native label type from a Python scalar (`pos_label`).
 pub(crate) trait FromPyLabel: Sized {
@@ -81,6 +82,7 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     classification::register(m)?;
     clustering::register(m)?;
     ranking::register(m)?;
+    weighted_counts::register(m)?;
     m.add_class::<confusion_matrix::PyConfusionMatrix>()?;
     Ok(())
 }
