@@ -7,13 +7,18 @@ is unambiguous, and hands every other call, unchanged, to scikit-learn's body:
 
 - classification (``accuracy_score``, ``confusion_matrix``, ``precision_recall_fscore_support``,
   ``precision_score``, ``recall_score``, ``f1_score``, ``fbeta_score``): binary or multiclass
-  targets without ``sample_weight``. The O(n) part, counting label pairs, is rustyml's
-  confusion matrix over the present labels; precision, recall and F-beta follow from its
-  diagonal, row and column sums by scikit-learn's definitions (``labels=`` selects and
-  orders classes, ``average`` micro / macro / weighted / binary / None). A call where a
-  ratio would divide by zero (scikit-learn then warns and applies ``zero_division``), a
-  label absent from the data, or a single-label confusion matrix (scikit-learn warns) runs
-  scikit-learn's body.
+  targets, and (all but ``confusion_matrix``) dense multilabel indicator targets, with or
+  without ``sample_weight``. The O(n) part is native: the confusion matrix over the present
+  labels, or with ``sample_weight`` rustyml's weighted counts, summed in sample order as
+  scikit-learn's ``bincount`` / ``coo_array`` sum them (so the floats are its own); per-label
+  and per-sample counts of an indicator target. Precision, recall and F-beta follow from
+  those counts by scikit-learn's arithmetic (``labels=`` selects and orders classes, labels
+  absent from the data included; ``average`` micro / macro / weighted / binary / samples /
+  None; ``beta`` 0 and infinity), with scikit-learn's ``zero_division`` values and its
+  UndefinedMetricWarning messages word for word. A weighted accuracy is the same sum in
+  another order than NumPy's (equal to rounding). scikit-learn's errors (and the warning that
+  ``pos_label`` is ignored), sparse indicators, and labels NumPy sorts differently from
+  scikit-learn run scikit-learn's body.
 - regression (``mean_squared_error``, ``root_mean_squared_error``, ``mean_absolute_error``,
   ``r2_score``): float64 targets without ``sample_weight``, each output scored natively and
   combined as ``multioutput`` says; ``r2_score`` needs two samples and non-constant outputs
@@ -26,11 +31,13 @@ is unambiguous, and hands every other call, unchanged, to scikit-learn's body:
 """
 
 import inspect
+import warnings
 
 import numpy as np
 from scipy.sparse import issparse as _issparse
 from sklearn import get_config
 from sklearn import metrics as _sk
+from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics._classification import _check_targets
 from sklearn.metrics.cluster._supervised import check_clusterings as _sk_check_clusterings
 from sklearn.utils import check_random_state
@@ -46,7 +53,7 @@ except ImportError:  # scikit-learn before 1.6: its regression scores run their 
 
 from rustyml import _native
 from rustyml.metrics import _labels
-from rustyml.sklearn._dispatch import native_function, require
+from rustyml.sklearn._dispatch import Unsupported, native_function, require
 
 __all__ = [
     "accuracy_score",
@@ -77,16 +84,46 @@ def _plain_numpy():
     require(not get_config()["array_api_dispatch"], "array API dispatch")
 
 
-def _class_targets(y_true, y_pred, sample_weight):
-    """scikit-learn's checked 1-D targets and present labels, for a binary or multiclass
-    target without sample weights."""
+def _class_targets(y_true, y_pred, sample_weight, multilabel=False):
+    """scikit-learn's checked targets, present labels and checked ``sample_weight`` (or
+    None), for a binary or multiclass target (1-D), or with ``multilabel`` a dense
+    multilabel indicator target (as the CSR matrices scikit-learn's check makes of it).
+    Input scikit-learn refuses is handed to its body, which raises its own error in its own
+    order."""
     _plain_numpy()
     require(_TARGETS_WITH_LABELS, "an older scikit-learn")
-    require(sample_weight is None, "sample_weight")
-    y_type, present, y_true, y_pred, _ = _check_targets(y_true, y_pred)
-    require(y_type in ("binary", "multiclass"), f"{y_type} target")
+    # a sparse indicator may store explicit zeros, which scikit-learn's counts count
+    require(not (_issparse(y_true) or _issparse(y_pred)), "sparse targets")
+    try:
+        y_type, present, y_true, y_pred, sample_weight = _check_targets(
+            y_true, y_pred, sample_weight
+        )
+    except (ValueError, TypeError) as exc:
+        raise Unsupported(f"scikit-learn's error ({exc})") from None
+    kinds = ("binary", "multiclass") + (("multilabel-indicator",) if multilabel else ())
+    require(y_type in kinds, f"{y_type} target")
     require(y_true.shape[0] > 0, "empty target")
-    return y_type, y_true, y_pred, np.asarray(present)
+    if sample_weight is not None:
+        sample_weight = np.asarray(sample_weight)
+        require(sample_weight.ndim == 1, "sample_weight of another shape")
+        require(sample_weight.dtype.kind in "biuf", f"sample_weight of dtype {sample_weight.dtype}")
+    return y_type, y_true, y_pred, np.asarray(present), sample_weight
+
+
+def _integer_weights(sample_weight):
+    """Whether scikit-learn counts ``sample_weight`` in int64 (integer or boolean weights);
+    such weights are summed natively in float64 only while every partial sum is exact."""
+    if sample_weight.dtype.kind not in "biu":
+        return False
+    total = np.abs(sample_weight.astype(np.float64)).sum()
+    require(total < 2.0**52, "integer weights too large to sum exactly in float64")
+    return True
+
+
+def _same_classes(classes, present):
+    # Both orders are the sorted distinct labels; a label set NumPy and Python sort
+    # differently (mixed objects) is left to scikit-learn.
+    require(len(classes) == len(present), "labels sorted differently")
 
 
 def _counts(y_true, y_pred, present):
@@ -95,81 +132,245 @@ def _counts(y_true, y_pred, present):
     require(len(present) <= _MAX_CLASSES, f"more than {_MAX_CLASSES} classes")
     a, b, _ = _labels.pair(y_true, y_pred, ("y_true", "y_pred"))
     classes, counts = _m.confusion_matrix(a, b, None, None)
-    # Both orders are the sorted distinct labels; a label set NumPy and Python sort
-    # differently (mixed objects) is left to scikit-learn.
-    require(len(classes) == len(present), "labels sorted differently")
+    _same_classes(classes, present)
     return np.asarray(counts, dtype=np.int64)
 
 
-def _positions(present, labels):
-    """Indices of ``labels`` among the present labels; every label must be present, once."""
+def _weighted_counts(y_true, y_pred, present, sample_weight):
+    """The weighted confusion matrix over the present labels: rustyml's weighted count
+    kernel sums each cell in sample order, as scikit-learn's ``coo_array`` does."""
+    require(len(present) <= _MAX_CLASSES, f"more than {_MAX_CLASSES} classes")
+    a, b, _ = _labels.pair(y_true, y_pred, ("y_true", "y_pred"))
+    classes, counts = _m.weighted_confusion_matrix(a, b, sample_weight.astype(np.float64))
+    _same_classes(classes, present)
+    return np.asarray(counts)
+
+
+def _positions(present, labels, absent_ok=False):
+    """Indices of ``labels`` among the present labels (-1 for a label absent from the data,
+    where ``absent_ok``); every label once, of the data's kind."""
     labels = np.asarray(labels)
     require(labels.ndim == 1 and labels.size > 0, "labels of another shape")
     numeric = present.dtype.kind in "iufb"
     require(numeric == (labels.dtype.kind in "iufb"), "labels of another kind than y")
-    idx = np.searchsorted(present, labels)
-    require(np.all(idx < len(present)), "a label absent from the data")
-    require(np.array_equal(present[idx], labels), "a label absent from the data")
-    require(len(np.unique(idx)) == len(idx), "repeated labels")
-    return idx
+    if numeric:
+        require(np.isfinite(labels.astype(np.float64)).all(), "non-finite labels")
+    idx = np.minimum(np.searchsorted(present, labels), len(present) - 1)
+    found = present[idx] == labels
+    require(absent_ok or found.all(), "a label absent from the data")
+    require(len(np.unique(labels)) == len(labels), "repeated labels")
+    return np.where(found, idx, -1)
+
+
+def _take(values, idx, fill=0):
+    """``values[idx]`` with ``fill`` where ``idx`` is -1 (an absent label)."""
+    out = values[np.maximum(idx, 0)]
+    out[idx < 0] = fill
+    return out
+
+
+def _multilabel_counts(y_true, y_pred, sample_weight, columns=None):
+    """``(tp, pred, true, exact, row_tp, row_pred, row_true)`` of a multilabel indicator
+    target (of its ``columns``, scikit-learn's selected labels), counted natively: per label,
+    the weights summed over the samples in order (as scikit-learn's ``np.bincount`` over its
+    CSR indices), int64 counts without weights as scikit-learn's; the weight of the rows
+    predicted exactly; and per sample the int64 counts."""
+    dense = [np.asarray(y.toarray(), dtype=np.float64) for y in (y_true, y_pred)]
+    if columns is not None:
+        dense = [np.ascontiguousarray(d[:, columns]) for d in dense]
+    w = None if sample_weight is None else sample_weight.astype(np.float64)
+    tp, pred, true, exact, *rows = _m.multilabel_counts(dense[0], dense[1], w)
+    # int64 without weights; with integer weights too when no label is true or predicted
+    # (NumPy's bincount of nothing is int64, and nothing float enters scikit-learn's stack)
+    no_entries = rows[1].sum() == 0 and rows[2].sum() == 0
+    if sample_weight is None or (sample_weight.dtype.kind in "biu" and no_entries):
+        tp, pred, true = (v.astype(np.int64) for v in (tp, pred, true))
+    return (tp, pred, true, exact, *(r.astype(np.intp) for r in rows))
 
 
 @native_function(_sk.accuracy_score)
 def accuracy_score(y_true, y_pred, *, normalize=True, sample_weight=None):
-    _, y_true, y_pred, _ = _class_targets(y_true, y_pred, sample_weight)
-    a, b, _ = _labels.pair(y_true, y_pred, ("y_true", "y_pred"))
-    score = _m.accuracy_score(a, b)
-    return float(score) if normalize else float(round(score * a.shape[0]))
+    y_type, y_true, y_pred, present, sample_weight = _class_targets(
+        y_true, y_pred, sample_weight, multilabel=True
+    )
+    if sample_weight is not None:
+        # NumPy's dot product of two boolean arrays is a boolean (any correct sample)
+        require(normalize or sample_weight.dtype.kind != "b", "boolean weights, normalize=False")
+        _integer_weights(sample_weight)  # exact sums for scikit-learn's integer dot product
+        # numpy.average's total and its error for weights summing to zero
+        total = sample_weight.sum(dtype=np.float64)
+        require(not normalize or total != 0, "weights summing to zero (scikit-learn's error)")
+    if y_type == "multilabel-indicator":
+        # subset accuracy: the rows predicted exactly
+        correct = _multilabel_counts(y_true, y_pred, sample_weight)[3]
+    else:
+        a, b, _ = _labels.pair(y_true, y_pred, ("y_true", "y_pred"))
+        if sample_weight is None:
+            score = _m.accuracy_score(a, b)
+            return float(score) if normalize else float(round(score * a.shape[0]))
+        classes, tp, _, _ = _m.weighted_class_counts(a, b, sample_weight.astype(np.float64))
+        _same_classes(classes, present)
+        correct = np.sum(tp)
+    if not normalize:
+        return float(correct)
+    if sample_weight is None:
+        return float(correct / y_true.shape[0])
+    return float(correct / total)
+
+
+_SINGLE_LABEL = (
+    "A single label was found in 'y_true' and 'y_pred'. For the confusion matrix to have "
+    "the correct shape, use the 'labels' parameter to pass all known labels."
+)
 
 
 @native_function(_sk.confusion_matrix)
 def confusion_matrix(y_true, y_pred, *, labels=None, sample_weight=None, normalize=None):
-    _, y_true, y_pred, present = _class_targets(y_true, y_pred, sample_weight)
-    counts = _counts(y_true, y_pred, present)
+    _, y_true, y_pred, present, sample_weight = _class_targets(y_true, y_pred, sample_weight)
+    if sample_weight is None:
+        counts = _counts(y_true, y_pred, present)
+    else:
+        integer = _integer_weights(sample_weight)
+        counts = _weighted_counts(y_true, y_pred, present, sample_weight)
+        if integer:  # scikit-learn's int64 accumulator; the float sums were exact
+            counts = counts.astype(np.int64)
     if labels is not None:
-        idx = _positions(present, labels)
-        counts = counts[np.ix_(idx, idx)]
-    require(counts.shape != (1, 1), "a single label (scikit-learn warns)")
-    if normalize is None:
-        return counts
-    with np.errstate(all="ignore"):
-        if normalize == "true":
-            out = counts / counts.sum(axis=1, keepdims=True)
-        elif normalize == "pred":
-            out = counts / counts.sum(axis=0, keepdims=True)
-        else:
-            out = counts / counts.sum()
-    return np.nan_to_num(out)
+        idx = _positions(present, labels, absent_ok=True)
+        # scikit-learn's error when no label is in y_true
+        require(len(np.intersect1d(y_true, present[idx[idx >= 0]])) > 0, "no label in y_true")
+        k = len(idx)
+        out = np.zeros((k, k), dtype=counts.dtype)
+        keep = np.flatnonzero(idx >= 0)
+        out[np.ix_(keep, keep)] = counts[np.ix_(idx[keep], idx[keep])]
+        counts = out
+    if normalize is not None:
+        with np.errstate(all="ignore"):
+            if normalize == "true":
+                counts = counts / counts.sum(axis=1, keepdims=True)
+            elif normalize == "pred":
+                counts = counts / counts.sum(axis=0, keepdims=True)
+            else:
+                counts = counts / counts.sum()
+        counts = np.nan_to_num(counts)
+    if counts.shape == (1, 1):
+        warnings.warn(_SINGLE_LABEL, UserWarning, stacklevel=3)
+    return counts
 
 
-def _prfs(y_true, y_pred, beta, labels, pos_label, average, sample_weight):
-    require(average != "samples", "average='samples'")
-    require(np.isfinite(beta) and beta > 0, f"beta={beta!r}")
-    y_type, y_true, y_pred, present = _class_targets(y_true, y_pred, sample_weight)
+def _zero_division_value(zero_division):
+    if isinstance(zero_division, str):  # "warn"
+        return 0.0
+    if zero_division in (0, 1):
+        return float(zero_division)
+    return np.nan
+
+
+def _divide(numerator, denominator, metric, modifier, average, warn_for, zero_division):
+    """``numerator / denominator`` as float64, scikit-learn's ``zero_division`` value where
+    the denominator is 0, and its UndefinedMetricWarning when ``zero_division="warn"`` and
+    ``metric`` is in ``warn_for``."""
+    mask = denominator == 0
+    denominator = np.array(denominator, dtype=np.float64)
+    denominator[mask] = 1
+    result = np.asarray(numerator, dtype=np.float64) / denominator
+    if not mask.any():
+        return result
+    result[mask] = _zero_division_value(zero_division)
+    if isinstance(zero_division, str) and metric in warn_for:
+        # scikit-learn's words: labels without samples, or samples without labels
+        over, of = ("sample", "label") if average == "samples" else ("label", "sample")
+        where = "due to" if result.shape[0] == 1 else f"in {over}s with"
+        warnings.warn(
+            f"{metric.capitalize()} is ill-defined and being set to 0.0 {where} no "
+            f"{modifier} {of}s. Use `zero_division` parameter to control this behavior.",
+            UndefinedMetricWarning,
+            stacklevel=4,
+        )
+    return result
+
+
+def _prfs(y_true, y_pred, beta, labels, pos_label, average, warn_for, sample_weight, zero_division):
+    y_type, y_true, y_pred, present, sample_weight = _class_targets(
+        y_true, y_pred, sample_weight, multilabel=True
+    )
+    if y_type == "multilabel-indicator":
+        # scikit-learn's error for average='binary', its warning for pos_label
+        require(average != "binary", "average='binary' on a multilabel target")
+        require(pos_label in (None, 1), "pos_label ignored by this average")
+        columns = None
+        if labels is not None:
+            # label indices into the columns; scikit-learn's errors outside [0, n labels)
+            labels = np.asarray(labels)
+            require(labels.ndim == 1 and labels.size > 0, "labels of another shape")
+            require(labels.dtype.kind in "iu", "labels that are not column indices")
+            require(labels.min() >= 0, "labels outside the columns")
+            require(labels.max() < y_true.shape[1], "labels outside the columns")
+            columns = labels.astype(np.intp)
+        tp, pred, true, _, *rows = _multilabel_counts(y_true, y_pred, sample_weight, columns)
+        if average == "samples":
+            # scikit-learn's sample-wise counts: each row's count times its weight
+            tp, pred, true = rows
+            if sample_weight is not None:
+                tp, pred, true = (v * sample_weight for v in rows)
+        idx = np.arange(tp.shape[0])
+        return _prfs_from_counts(
+            tp, pred, true, idx, beta, average, warn_for, zero_division, sample_weight
+        )
+    # scikit-learn's error: sample-wise averages need a multilabel target
+    require(average != "samples", "average='samples' on a multiclass target")
     if average == "binary":
-        # scikit-learn's error for a multiclass target, its zero division for an absent
-        # positive label
+        # scikit-learn's error for a multiclass target or an absent pos_label among two
         require(y_type == "binary", "average='binary' on a multiclass target")
-        idx = _positions(present, [pos_label])
+        idx = _positions(present, [pos_label], absent_ok=len(present) < 2)
     else:
         # scikit-learn warns that pos_label is ignored: let it
         require(pos_label in (None, 1), "pos_label ignored by this average")
-        idx = np.arange(len(present)) if labels is None else _positions(present, labels)
-    counts = _counts(y_true, y_pred, present)
-    tp = np.diagonal(counts)[idx]
-    pred = counts.sum(axis=0)[idx]
-    true = counts.sum(axis=1)[idx]
+        if labels is None:
+            idx = np.arange(len(present))
+        else:
+            idx = _positions(present, labels, absent_ok=True)
+    if sample_weight is None:
+        counts = _counts(y_true, y_pred, present)
+        tp, pred, true = np.diagonal(counts), counts.sum(axis=0), counts.sum(axis=1)
+        if not tp.any():
+            # scikit-learn's counts turn float64 when no prediction is right
+            tp = np.zeros(len(present))
+    else:
+        require(len(present) <= _MAX_CLASSES, f"more than {_MAX_CLASSES} classes")
+        a, b, _ = _labels.pair(y_true, y_pred, ("y_true", "y_pred"))
+        classes, tp, pred, true = _m.weighted_class_counts(a, b, sample_weight.astype(np.float64))
+        _same_classes(classes, present)
+    return _prfs_from_counts(tp, pred, true, idx, beta, average, warn_for, zero_division)
+
+
+def _prfs_from_counts(tp, pred, true, idx, beta, average, warn_for, zero_division, weights=None):
+    """Precision, recall, F-beta and support of the labels ``idx`` (-1: absent) from
+    per-label counts, by scikit-learn's arithmetic, ``zero_division`` and warnings."""
+    tp, pred, true = (_take(np.asarray(v), idx) for v in (tp, pred, true))
+    # scikit-learn's sums go through its false positives and negatives
+    pred = tp + (pred - tp)
+    true = tp + (true - tp)
     if average == "micro":
-        tp, pred, true = (np.array([v.sum()]) for v in (tp, pred, true))
-    # A zero denominator is scikit-learn's zero_division case, with its warnings.
-    require(np.all(pred > 0) and np.all(true > 0), "a ratio with a zero denominator")
+        tp, pred, true = (np.reshape(np.sum(v), (1,)) for v in (tp, pred, true))
     beta2 = beta**2
-    precision = tp / pred
-    recall = tp / true
-    fscore = (1 + beta2) * tp.astype(np.float64) / (beta2 * true + pred)
+    args = (average, warn_for, zero_division)
+    precision = _divide(tp, pred, "precision", "predicted", *args)
+    recall = _divide(tp, true, "recall", "true", *args)
+    if np.isposinf(beta):
+        fscore = recall
+    elif beta == 0:
+        fscore = precision
+    else:
+        denom = beta2 * true.astype(np.float64) + pred.astype(np.float64)
+        fscore = _divide(
+            (1 + beta2) * tp.astype(np.float64), denom, "f-score", "true nor predicted", *args
+        )
     if average is None:
         return precision, recall, fscore, true
-    weights = true if average == "weighted" else None
+    if average == "weighted":
+        weights = true
+    elif average != "samples":
+        weights = None
     return (
         float(_nanaverage(precision, weights=weights)),
         float(_nanaverage(recall, weights=weights)),
@@ -191,12 +392,15 @@ def precision_recall_fscore_support(
     sample_weight=None,
     zero_division="warn",
 ):
-    return _prfs(y_true, y_pred, beta, labels, pos_label, average, sample_weight)
+    return _prfs(
+        y_true, y_pred, beta, labels, pos_label, average, warn_for, sample_weight, zero_division
+    )
 
 
-def _prfs_entry(index, fallback):
+def _prfs_entry(index, fallback, warn_for):
     """The native path of ``fallback``: entry ``index`` (precision, recall, F1) of
-    ``precision_recall_fscore_support`` at ``beta = 1``."""
+    ``precision_recall_fscore_support`` at ``beta = 1``, warning as scikit-learn's
+    ``fallback`` does (``warn_for``)."""
 
     @native_function(fallback)
     def native(
@@ -209,14 +413,24 @@ def _prfs_entry(index, fallback):
         sample_weight=None,
         zero_division="warn",
     ):
-        return _prfs(y_true, y_pred, 1.0, labels, pos_label, average, sample_weight)[index]
+        return _prfs(
+            y_true,
+            y_pred,
+            1.0,
+            labels,
+            pos_label,
+            average,
+            warn_for,
+            sample_weight,
+            zero_division,
+        )[index]
 
     return native
 
 
-precision_score = _prfs_entry(0, _sk.precision_score)
-recall_score = _prfs_entry(1, _sk.recall_score)
-f1_score = _prfs_entry(2, _sk.f1_score)
+precision_score = _prfs_entry(0, _sk.precision_score, ("precision",))
+recall_score = _prfs_entry(1, _sk.recall_score, ("recall",))
+f1_score = _prfs_entry(2, _sk.f1_score, ("f-score",))
 
 
 @native_function(_sk.fbeta_score)
@@ -231,7 +445,17 @@ def fbeta_score(
     sample_weight=None,
     zero_division="warn",
 ):
-    return _prfs(y_true, y_pred, beta, labels, pos_label, average, sample_weight)[2]
+    return _prfs(
+        y_true,
+        y_pred,
+        beta,
+        labels,
+        pos_label,
+        average,
+        ("f-score",),
+        sample_weight,
+        zero_division,
+    )[2]
 
 
 def _reg_targets(y_true, y_pred, sample_weight, multioutput):

@@ -625,7 +625,8 @@ def test_classification_metrics_match_scikit_learn_bit_for_bit():
     assert not any(path == "scikit-learn" for _, _, path in door.dispatch_stats())
 
 
-def test_metrics_leave_zero_division_and_weights_to_scikit_learn():
+def test_metrics_answer_zero_division_and_weights_natively():
+    # (tests/python/sklearn_door/test_sklearn_door_metrics_weights.py compares them in full)
     from sklearn import metrics
     from sklearn.exceptions import UndefinedMetricWarning
 
@@ -641,8 +642,8 @@ def test_metrics_leave_zero_division_and_weights_to_scikit_learn():
         metrics.confusion_matrix(y_true, y_pred, sample_weight=w),
     )
     stats = door.dispatch_stats()
-    assert stats[("metrics", "precision_score", "scikit-learn")] == 1
-    assert stats[("metrics", "confusion_matrix", "scikit-learn")] == 1
+    assert stats[("metrics", "precision_score", "rustyml")] == 1
+    assert stats[("metrics", "confusion_matrix", "rustyml")] == 1
     # scikit-learn's parameter validation and messages
     with pytest.raises(ValueError, match="'average' parameter of f1_score must be"):
         door_metrics.f1_score(y_true, y_pred, average="most")
