@@ -60,7 +60,8 @@ class _NativeSearch:
         try:
             p = _minkowski_p(self)
             weights = getattr(self, "weights", "uniform")
-            require(weights in ("uniform", "distance"), f"weights={weights!r}")
+            # None is scikit-learn's other name for uniform weights
+            require(weights in (None, "uniform", "distance"), f"weights={weights!r}")
             require(isinstance(self._fit_X, np.ndarray), "sparse training data")
             require(np.isfinite(self._fit_X).all(), "non-finite training data")
         except Unsupported as why:

@@ -89,6 +89,7 @@ def test_patch_selected_names_only_and_refuse_unknown_ones():
         {"weights": "distance", "p": 1},
         {"metric": "chebyshev", "n_neighbors": 7},
         {"p": 3, "weights": "distance"},
+        {"weights": None},  # scikit-learn's other name for uniform
     ],
 )
 def test_knn_classifier_matches_scikit_learn(params):
@@ -98,6 +99,7 @@ def test_knn_classifier_matches_scikit_learn(params):
     X = rng.random((400, 6))
     y = np.array(["a", "b", "c"])[rng.integers(0, 3, 400)]
     Q = rng.random((120, 6))
+    door.dispatch_stats(reset=True)
     ours = door_neighbors.KNeighborsClassifier(**params).fit(X, y)
     stock = KNeighborsClassifier(**params).fit(X, y)
     np.testing.assert_array_equal(ours.predict(Q), stock.predict(Q))
@@ -114,7 +116,7 @@ def test_knn_classifier_matches_scikit_learn(params):
     assert door.dispatch_stats()[("KNeighborsClassifier", "predict", "rustyml")] > 0
 
 
-@pytest.mark.parametrize("weights", ["uniform", "distance"])
+@pytest.mark.parametrize("weights", ["uniform", "distance", None])
 def test_knn_regressor_and_nearest_neighbors_match_scikit_learn(weights):
     from sklearn.neighbors import KNeighborsRegressor, NearestNeighbors
 
@@ -122,6 +124,7 @@ def test_knn_regressor_and_nearest_neighbors_match_scikit_learn(weights):
     X = rng.random((500, 8))
     Y = np.column_stack([X.sum(axis=1), np.sin(X[:, 0])])  # two outputs
     Q = rng.random((100, 8))
+    door.dispatch_stats(reset=True)
     ours = door_neighbors.KNeighborsRegressor(n_neighbors=6, weights=weights).fit(X, Y)
     stock = KNeighborsRegressor(n_neighbors=6, weights=weights).fit(X, Y)
     # Same neighbours (checked through the search below), the average formed by
