@@ -25,30 +25,48 @@ __all__ = ["StandardScaler"]
 _SkStandardScaler = _sk.StandardScaler
 
 
+# A sparse X is fitted natively on a dense copy of at most this many entries (32 MiB).
+_SPARSE_DENSE_MAX = 1 << 22
+
+
 class StandardScaler(_SkStandardScaler):
     __doc__ = _SkStandardScaler.__doc__
 
     @native_path(_SkStandardScaler.fit, fits=True)
     def fit(self, X, y=None, sample_weight=None):
         self._validate_params()
-        require(not issparse(X), "sparse X")
         require(self.with_mean or self.with_std, "neither centering nor scaling")
+        # scikit-learn refuses to centre a sparse X, with its own message
+        require(not (issparse(X) and self.with_mean), "centering a sparse X")
         self._reset()
         X = validate_data(
             self,
             X,
+            accept_sparse=("csr", "csc"),
             dtype=[np.float64, np.float32],
             ensure_all_finite="allow-nan",
             reset=True,
         )
-        require(X.dtype == np.float64, "float32 X")
+        if issparse(X):
+            require(X.dtype == np.float64, "sparse float32 X")
+            # The moments of a sparse X, implicit zeros included, are those of its dense
+            # copy: computed on one of at most 2^22 entries (32 MiB).
+            require(X.shape[0] * X.shape[1] <= _SPARSE_DENSE_MAX, "sparse X too large to copy")
+            X = X.toarray()
         require(np.isfinite(X).all(), "NaN in X (scikit-learn ignores it per column)")
+        if sample_weight is not None:
+            # scikit-learn rounds the weights to X's dtype first
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=X.dtype)
+            sample_weight = sample_weight.astype(np.float64, copy=False)
+        # scikit-learn accumulates a float32 X's moments in float64 from the float32
+        # values: the moments of the float64 copy.
+        X = X.astype(np.float64, copy=False)
         if sample_weight is None:
             native = _StandardScaler().fit(X)
-            seen = np.int64(X.shape[0])
+            # scikit-learn's running count is float64 once a first pass has added to it
+            seen = np.float64(X.shape[0])
             mean, var = native.mean_, native.var_
         else:
-            sample_weight = _check_sample_weight(sample_weight, X, dtype=X.dtype)
             seen, mean, var = _weighted_moments(X, sample_weight)
         self.n_samples_seen_ = seen
         self.mean_ = np.asarray(mean, dtype=np.float64)
