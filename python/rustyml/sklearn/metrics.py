@@ -78,6 +78,8 @@ _m = _native.metrics
 _TARGETS_WITH_LABELS = "sample_weight" in inspect.signature(_check_targets).parameters
 # Above this many classes the k x k count matrix costs more than scikit-learn's bincounts.
 _MAX_CLASSES = 1024
+# A sparse X is scored natively on a dense copy of at most this many entries (32 MiB).
+_SPARSE_DENSE_MAX = 1 << 22
 
 
 def _plain_numpy():
@@ -559,16 +561,32 @@ def adjusted_rand_score(labels_true, labels_pred):
 @native_function(_sk.silhouette_score)
 def silhouette_score(X, labels, *, metric="euclidean", sample_size=None, random_state=None, **kwds):
     _plain_numpy()
-    require(isinstance(metric, str) and metric == "euclidean", f"metric={metric!r}")
+    require(
+        isinstance(metric, str) and metric in ("euclidean", "precomputed"), f"metric={metric!r}"
+    )
     require(not kwds, "metric keywords")
-    require(not _issparse(X), "sparse X")
+    if _issparse(X):
+        # the euclidean distances of a sparse X are its dense copy's (at most 2^22 entries)
+        require(metric == "euclidean", "sparse precomputed distances")
+        require(X.shape[0] * X.shape[1] <= _SPARSE_DENSE_MAX, "sparse X too large to copy")
+        X = X.toarray()
     X, labels = check_X_y(X, labels)
     require(X.dtype == np.float64, f"X of dtype {X.dtype}")
     if sample_size is not None:
         # the subset scikit-learn draws from the same random_state
         rows = check_random_state(random_state).permutation(X.shape[0])[:sample_size]
-        X, labels = X[rows], labels[rows]
+        X = X[rows][:, rows] if metric == "precomputed" else X[rows]
+        labels = labels[rows]
+    if metric == "precomputed":
+        # scikit-learn's errors: a non-square matrix, a diagonal above its float tolerance
+        # (100 eps, the engine's too), negative distances
+        require(X.shape[0] == X.shape[1], "a precomputed matrix that is not square")
+        require(
+            bool(np.all(np.abs(X.diagonal()) <= 100 * np.finfo(np.float64).eps)),
+            "non-zero diagonal",
+        )
+        require(bool(np.all(X >= 0)), "negative precomputed distances")
     codes = np.unique(labels, return_inverse=True)[1].ravel()
     # scikit-learn's error for one label or one sample per label
     require(1 < codes.max() + 1 < X.shape[0], "not 2 <= n_labels <= n_samples - 1")
-    return float(_m.silhouette_score(X, codes.astype(np.int64), "euclidean", 2.0))
+    return float(_m.silhouette_score(X, codes.astype(np.int64), metric, 2.0))

@@ -764,6 +764,42 @@ def test_ranking_and_clustering_metrics_match_scikit_learn():
     assert not any(path == "scikit-learn" for _, _, path in door.dispatch_stats())
 
 
+def test_silhouette_on_precomputed_and_sparse_input_matches_scikit_learn():
+    from scipy import sparse
+    from scipy.spatial.distance import cdist, pdist
+    from sklearn import metrics
+
+    rng = np.random.default_rng(14)
+    n = 300
+    X = rng.random((n, 4))
+    labels = rng.integers(0, 4, n)
+    D = cdist(X, X)
+    np.fill_diagonal(D, 0.0)
+    # The same distances (given) and means of them summed in another order: n * eps of the
+    # largest distance (at most 2 here) for each mean, and for the ratio of two.
+    bound = 8 * n * EPS * 2.0
+    for kw in ({}, {"sample_size": 120, "random_state": 5}):
+        door.dispatch_stats(reset=True)
+        ours = door_metrics.silhouette_score(D, labels, metric="precomputed", **kw)
+        assert _native_calls("silhouette_score") == 1
+        stock = metrics.silhouette_score(D, labels, metric="precomputed", **kw)
+        assert ours == pytest.approx(stock, rel=0, abs=bound)
+    # A sparse X scored on its dense copy; scikit-learn's product-form distances bound it
+    # as in the dense test above.
+    Xs = X.copy()
+    Xs[rng.random(Xs.shape) < 0.5] = 0.0
+    product_bound = 16 * EPS * np.max(np.sum(Xs**2, axis=1)) / np.min(pdist(Xs)[pdist(Xs) > 0])
+    door.dispatch_stats(reset=True)
+    ours = door_metrics.silhouette_score(sparse.csr_matrix(Xs), labels)
+    assert _native_calls("silhouette_score") == 1
+    stock = metrics.silhouette_score(sparse.csr_matrix(Xs), labels)
+    assert ours == pytest.approx(stock, rel=0, abs=max(product_bound, bound))
+    # scikit-learn's own error for a diagonal that is not zero.
+    D[3, 3] = 0.5
+    with pytest.raises(ValueError, match="non-zero elements on the diagonal"):
+        door_metrics.silhouette_score(D, labels, metric="precomputed")
+
+
 def test_patched_metrics_are_what_user_code_imports():
     door.patch_sklearn()
     from sklearn.metrics import f1_score
