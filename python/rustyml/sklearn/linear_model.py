@@ -45,17 +45,34 @@ _SkLogisticRegression = _sk.LogisticRegression
 _SkLinearRegression = _sk.LinearRegression
 
 
+# A sparse X is fitted natively on a dense copy of at most this many entries (32 MiB).
+_SPARSE_DENSE_MAX = 1 << 22
+
+
 class LinearRegression(_SkLinearRegression):
     __doc__ = _SkLinearRegression.__doc__
 
     @native_path(_SkLinearRegression.fit, fits=True)
     def fit(self, X, y, sample_weight=None):
         require(not self.positive, "positive=True")
-        require(not issparse(X), "sparse X")
         self._validate_params()
-        X, y = validate_data(self, X, y, y_numeric=True, multi_output=True, force_writeable=True)
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            accept_sparse=["csr", "csc", "coo"],
+            y_numeric=True,
+            multi_output=True,
+            force_writeable=True,
+        )
         require(X.dtype == np.float64, f"X of dtype {X.dtype}")
         require(X.shape[0] > X.shape[1], "no more samples than features")
+        sparse = issparse(X)
+        if sparse:
+            # scikit-learn's sparse fit is lsqr, stopped at tol (1e-6) of the least-squares
+            # solution this path computes exactly, on a dense copy of at most 2^22 entries.
+            require(X.shape[0] * X.shape[1] <= _SPARSE_DENSE_MAX, "sparse X too large to copy")
+            X = X.toarray()
         if sample_weight is not None:
             sample_weight = _check_sample_weight(
                 sample_weight, X, dtype=X.dtype, ensure_non_negative=True
@@ -72,8 +89,9 @@ class LinearRegression(_SkLinearRegression):
         coef = equations.solve(_dot(Xc.T, rhs))
         residual = rhs - _dot(Xc, coef)
         coef += equations.solve(_dot(Xc.T, residual))
-        self.rank_ = X.shape[1]
-        self.singular_ = equations.singular_values()
+        if not sparse:  # scikit-learn's lsqr path reports neither
+            self.rank_ = X.shape[1]
+            self.singular_ = equations.singular_values()
         self.coef_ = coef.T
         if yc.ndim == 1:
             self.coef_ = np.ravel(self.coef_)

@@ -489,6 +489,36 @@ def test_linear_regression_matches_scikit_learn(weighted, fit_intercept):
     assert ours.rank_ == stock.rank_ == d
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+def test_linear_regression_on_sparse_input_solves_scikit_learns_problem(weighted):
+    from scipy import sparse
+    from sklearn.linear_model import LinearRegression
+
+    rng = np.random.default_rng(9)
+    n, d = 1500, 10
+    X = rng.standard_normal((n, d)) * np.linspace(1.0, 5.0, d)
+    X[rng.random(X.shape) < 0.5] = 0.0
+    y = X @ rng.standard_normal(d) + rng.standard_normal(n) + 2.0
+    w = rng.random(n) + 0.1 if weighted else None
+    Xs = sparse.csr_matrix(X)
+    door.dispatch_stats(reset=True)
+    ours = door_linear_model.LinearRegression().fit(Xs, y, w)
+    assert door.dispatch_stats()[("LinearRegression", "fit", "rustyml")] == 1
+    # The oracle is scikit-learn's exact dense solver on the same data: both within
+    # cond(X) * eps (times d) of the least-squares solution, as in the dense test.
+    dense = LinearRegression().fit(X, y, w)
+    cond = dense.singular_[0] / dense.singular_[-1]
+    bound = 10 * d * cond * EPS
+    err = np.linalg.norm(ours.coef_ - dense.coef_) / np.linalg.norm(dense.coef_)
+    assert err <= bound, (err, bound)
+    np.testing.assert_allclose(ours.intercept_, dense.intercept_, rtol=bound)
+    # scikit-learn's own sparse fit is lsqr stopped at tol = 1e-6: within cond * tol.
+    stock = LinearRegression().fit(Xs, y, w)
+    err = np.linalg.norm(ours.coef_ - stock.coef_) / np.linalg.norm(stock.coef_)
+    assert err <= 10 * cond * 1e-6, err
+    assert not hasattr(ours, "singular_") and not hasattr(stock, "singular_")
+
+
 def test_linear_regression_leaves_rank_deficient_data_to_scikit_learn():
     from sklearn.linear_model import LinearRegression
 
