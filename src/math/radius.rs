@@ -484,6 +484,29 @@ fn screen_block_rows(n: usize) -> usize {
 /// Rows of query points per block of the plain scan.
 const SCAN_BLOCK_ROWS: usize = 64;
 
+/// A search radius is a finite number `>= 0`.
+fn check_radius(radius: f64) -> Result<()> {
+    if radius.is_finite() && radius >= 0.0 {
+        Ok(())
+    } else {
+        Err(Error::invalid_input(format!(
+            "radius must be a finite number >= 0, got {radius}"
+        )))
+    }
+}
+
+/// Neighbour lists hold `u32` indices.
+fn check_point_count(n: usize) -> Result<()> {
+    if n <= u32::MAX as usize {
+        Ok(())
+    } else {
+        Err(Error::invalid_input(format!(
+            "radius neighbourhoods support at most {} points, got {n}",
+            u32::MAX
+        )))
+    }
+}
+
 /// Exact radius neighbourhoods of every row of `x` among the rows of `x` (each point is its
 /// own neighbour). Lists are stored for the points with at least `store_min` neighbours
 /// (`0` stores all).
@@ -497,11 +520,7 @@ pub fn radius_neighbourhoods(
     metric: Metric,
     store_min: usize,
 ) -> Result<Neighbourhoods> {
-    if !(radius.is_finite() && radius >= 0.0) {
-        return Err(Error::invalid_input(format!(
-            "radius must be a finite number >= 0, got {radius}"
-        )));
-    }
+    check_radius(radius)?;
     metric.check_params()?;
     if metric == Metric::Chebyshev {
         return Err(Error::invalid_input(
@@ -509,12 +528,7 @@ pub fn radius_neighbourhoods(
         ));
     }
     let (n, d) = x.dim();
-    if n > u32::MAX as usize {
-        return Err(Error::invalid_input(format!(
-            "radius neighbourhoods support at most {} points, got {n}",
-            u32::MAX
-        )));
-    }
+    check_point_count(n)?;
     let metric = canonical(metric);
     let reduced = reduced_radius(radius, metric);
     if n == 0 {
@@ -607,23 +621,14 @@ pub fn precomputed_neighbourhoods(
     radius: f64,
     store_min: usize,
 ) -> Result<Neighbourhoods> {
-    if !(radius.is_finite() && radius >= 0.0) {
-        return Err(Error::invalid_input(format!(
-            "radius must be a finite number >= 0, got {radius}"
-        )));
-    }
+    check_radius(radius)?;
     let (n, m) = distances.dim();
     if n != m {
         return Err(Error::invalid_input(format!(
             "a precomputed distance matrix must be square, got shape ({n}, {m})"
         )));
     }
-    if n > u32::MAX as usize {
-        return Err(Error::invalid_input(format!(
-            "radius neighbourhoods support at most {} points, got {n}",
-            u32::MAX
-        )));
-    }
+    check_point_count(n)?;
     if distances.iter().any(|&v| !(v.is_finite() && v >= 0.0)) {
         return Err(Error::invalid_input(
             "a precomputed distance matrix must hold finite values >= 0",
