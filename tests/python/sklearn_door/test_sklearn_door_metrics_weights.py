@@ -61,6 +61,14 @@ def _agree(name, *args, **kwargs):
     return mine, my_warnings
 
 
+def _agree_prf_family(y_true, y_pred, beta, **kw):
+    """`_agree` for precision, recall, F1, the full support tuple and F-beta at `beta`."""
+    for name in PRF:
+        _agree(name, y_true, y_pred, **kw)
+    _agree("precision_recall_fscore_support", y_true, y_pred, **kw)
+    _agree("fbeta_score", y_true, y_pred, beta=beta, **kw)
+
+
 def _data(seed, n=300, k=4, names=None):
     rng = np.random.default_rng(seed)
     y_true = rng.integers(0, k, n)
@@ -152,10 +160,7 @@ def test_zero_division_values_and_warnings_are_scikit_learns(zero_division, case
                 "sample_weight": sample_weight,
                 "zero_division": zero_division,
             }
-            for name in PRF:
-                _agree(name, y_true, y_pred, **kw)
-            _agree("precision_recall_fscore_support", y_true, y_pred, **kw)
-            _agree("fbeta_score", y_true, y_pred, beta=0.5, **kw)
+            _agree_prf_family(y_true, y_pred, 0.5, **kw)
 
 
 def test_zero_division_warnings_word_for_word():
@@ -251,10 +256,7 @@ def test_multilabel_prf_family_is_scikit_learns(zero_division):
                     "sample_weight": sample_weight,
                     "zero_division": zero_division,
                 }
-                for name in PRF:
-                    _agree(name, y_true, y_pred, **kw)
-                _agree("precision_recall_fscore_support", y_true, y_pred, **kw)
-                _agree("fbeta_score", y_true, y_pred, beta=2.0, **kw)
+                _agree_prf_family(y_true, y_pred, 2.0, **kw)
 
 
 def test_multilabel_accuracy_is_subset_accuracy():
