@@ -21,8 +21,9 @@ is unambiguous, and hands every other call, unchanged, to scikit-learn's body:
   scikit-learn run scikit-learn's body.
 - regression (``mean_squared_error``, ``root_mean_squared_error``, ``mean_absolute_error``,
   ``r2_score``): float64 targets without ``sample_weight``, each output scored natively and
-  combined as ``multioutput`` says; ``r2_score`` needs two samples and non-constant outputs
-  (scikit-learn's special cases otherwise) and leaves ``variance_weighted`` to scikit-learn.
+  combined as ``multioutput`` says; ``r2_score`` answers scikit-learn's special cases (fewer
+  than two samples; a constant output whose mean is exact) and weighs ``variance_weighted``
+  outputs by rustyml's variances; a constant whose mean rounds runs scikit-learn's body.
 - ``roc_auc_score`` of a binary target (two classes present, the greater one positive, one
   finite score per sample) without ``sample_weight`` or ``max_fpr``.
 - ``adjusted_rand_score`` of two discrete labelings, from rustyml's exact pair counts.
@@ -73,6 +74,7 @@ __all__ = [
 ]
 
 _m = _native.metrics
+_reduction = _native.math.reduction
 # scikit-learn's target check returns (type, present labels, y_true, y_pred, weights) since
 # it took sample_weight; older releases return three values: their calls run their own code.
 _TARGETS_WITH_LABELS = "sample_weight" in inspect.signature(_check_targets).parameters
@@ -480,7 +482,11 @@ def _reg_targets(y_true, y_pred, sample_weight, multioutput):
 def _per_output(metric, columns, multioutput):
     """The native metric of each output, combined as scikit-learn's ``multioutput`` says
     (its own weights array included)."""
-    scores = np.array([metric(a, b) for a, b in columns])
+    return _combine_outputs(np.array([metric(a, b) for a, b in columns]), multioutput)
+
+
+def _combine_outputs(scores, multioutput):
+    """Per-output scores combined as ``multioutput`` says (an array of weights included)."""
     if isinstance(multioutput, str):
         if multioutput == "raw_values":
             return scores
@@ -511,14 +517,40 @@ def r2_score(
     y_true, y_pred, *, sample_weight=None, multioutput="uniform_average", force_finite=True
 ):
     columns = _reg_targets(y_true, y_pred, sample_weight, multioutput)
-    require(columns[0][0].shape[0] >= 2, "fewer than two samples (scikit-learn warns)")
-    require(all(a.min() < a.max() for a, _ in columns), "a constant target")
-    # weighted by the outputs' variances, which the native score does not return
+    n_samples = columns[0][0].shape[0]
+    if n_samples < 2:
+        warnings.warn(
+            "R^2 score is not well-defined with less than two samples.", UndefinedMetricWarning
+        )
+        return float("nan")
+    # A constant output's score hangs on whether its mean is exactly its value: scikit-learn
+    # then answers 1.0 or 0.0 (force_finite), as the native score does; a constant whose
+    # mean rounds would give scikit-learn's 1 - x / tiny, which depends on NumPy's order.
+    constant = [a.min() == a.max() for a, _ in columns]
     require(
-        not (isinstance(multioutput, str) and multioutput == "variance_weighted"),
-        "multioutput='variance_weighted'",
+        not any(c and not _mean_is_exact(a[0], n_samples) for c, (a, _) in zip(constant, columns)),
+        "a constant target whose mean rounds",
     )
-    return _per_output(_m.r2_score, columns, multioutput)
+    scores = np.array([_m.r2_score(a, b) for a, b in columns])
+    if not force_finite and any(constant):
+        # scikit-learn's plain 1 - numerator / 0 there: NaN when perfect, -inf otherwise,
+        # with NumPy's divide warnings
+        constant = np.array(constant)
+        perfect = scores[constant] == 1.0
+        scores[constant] = 1 - (np.where(perfect, 0.0, 1.0) / np.zeros(perfect.size))
+    if isinstance(multioutput, str) and multioutput == "variance_weighted":
+        # each output weighs its sum of squared deviations; uniformly if all are 0
+        weights = np.array([_reduction.mean_var(a)[1] * n_samples for a, _ in columns])
+        multioutput = weights if weights.any() else None
+    return _combine_outputs(scores, multioutput)
+
+
+def _mean_is_exact(value, count):
+    """Whether ``count`` copies of ``value`` sum exactly in float64 in every order (each
+    partial sum ``k * value`` is representable), so that NumPy's pairwise mean and rustyml's
+    blocked fold both give ``value`` itself and a zero variance."""
+    numerator, _ = float(value).as_integer_ratio()  # over a power of two
+    return abs(numerator) * count < 2**53
 
 
 @native_function(_sk.roc_auc_score)

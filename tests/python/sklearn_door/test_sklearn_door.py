@@ -744,10 +744,86 @@ def test_regression_metrics_match_scikit_learn():
     # One output, a list in: a float out, as scikit-learn's
     value = door_metrics.r2_score(list(Y[:, 0]), list(P[:, 0]))
     assert type(value) is float
-    # A constant target is scikit-learn's special case
+
+
+@pytest.mark.parametrize(
+    "value, n",
+    [
+        (1.0, 3),
+        (-2.5, 10),
+        (0.0, 2),
+        (3.0, 5000),
+        (2.0**-1000, 7),
+        (2.0**40, 4096),
+        (0.75, 100_003),
+    ],
+)
+@pytest.mark.parametrize("perfect", [True, False])
+def test_r2_of_a_constant_target_is_scikit_learns_special_case(value, n, perfect):
+    """A constant output whose copies sum exactly scores 1.0 (perfect) or 0.0 natively, as
+    scikit-learn's force_finite rule says; n = 100,003 crosses the reduction's blocks."""
+    from sklearn import metrics
+
+    y = np.full(n, value)
+    p = y.copy()
+    if not perfect:
+        p[n // 2] += 1.0
     door.dispatch_stats(reset=True)
-    assert door_metrics.r2_score([1.0, 1.0, 1.0], [1.0, 2.0, 1.0]) == 0.0
+    ours = door_metrics.r2_score(y, p)
+    assert ours == metrics.r2_score(y, p) == (1.0 if perfect else 0.0)
+    # beside a varying output, every multioutput form
+    Y = np.column_stack([y, np.arange(n, dtype=float)])
+    P = np.column_stack([p, np.arange(n, dtype=float) + 0.5])
+    for multioutput in ("raw_values", "uniform_average", [0.3, 0.7]):
+        np.testing.assert_allclose(
+            door_metrics.r2_score(Y, P, multioutput=multioutput),
+            metrics.r2_score(Y, P, multioutput=multioutput),
+            rtol=2 * n * EPS,
+            atol=2 * n * EPS,
+        )
+    assert door.dispatch_stats().get(("metrics", "r2_score", "scikit-learn"), 0) == 0
+
+
+def test_r2_special_cases_match_scikit_learn():
+    """force_finite=False (NaN or -inf on a constant output, with NumPy's divide warnings),
+    variance weights (all-constant outputs weigh uniformly) and fewer than two samples (a
+    warning and NaN) are answered natively; a constant whose mean rounds (0.1 three times)
+    runs scikit-learn's body."""
+    from sklearn import metrics
+    from sklearn.exceptions import UndefinedMetricWarning
+
+    # small integers and halves: every sum is exact in any order
+    const, varying = np.full(6, 2.0), np.arange(6.0)
+    Y = np.column_stack([const, varying, const])
+    P = np.column_stack([const, varying[::-1], const + 1.0])
+    for kwargs in (
+        {"force_finite": False, "multioutput": "raw_values"},
+        {"force_finite": False},
+        {"multioutput": "variance_weighted"},
+        {"multioutput": "variance_weighted", "force_finite": False},
+    ):
+        door.dispatch_stats(reset=True)
+        with warnings.catch_warnings(record=True) as ours:
+            warnings.simplefilter("always")
+            got = door_metrics.r2_score(Y, P, **kwargs)
+        with warnings.catch_warnings(record=True) as stock:
+            warnings.simplefilter("always")
+            want = metrics.r2_score(Y, P, **kwargs)
+        np.testing.assert_array_equal(got, want)
+        assert sorted(str(w.message) for w in ours) == sorted(str(w.message) for w in stock)
+        assert _native_calls("r2_score") == 1
+    Yc = np.column_stack([const, const + 1.0])
+    assert door_metrics.r2_score(Yc, Yc, multioutput="variance_weighted") == 1.0
+
+    door.dispatch_stats(reset=True)
+    y, p = [0.1, 0.1, 0.1], [0.1, 0.2, 0.1]
+    assert door_metrics.r2_score(y, p) == metrics.r2_score(y, p)
     assert door.dispatch_stats()[("metrics", "r2_score", "scikit-learn")] == 1
+
+    door.dispatch_stats(reset=True)
+    with pytest.warns(UndefinedMetricWarning, match="less than two samples"):
+        assert np.isnan(door_metrics.r2_score([2.0], [1.0]))
+    assert _native_calls("r2_score") == 1
 
 
 def test_regression_metrics_fall_back_without_the_private_target_check(monkeypatch):
