@@ -380,6 +380,14 @@ class BaseEstimator:
             cls._param_names_cache = cached
         return list(cached)
 
+    def _store_params(self, init_locals):
+        """Keep each constructor argument as the attribute of its name, from the constructor's
+        ``locals()`` taken first thing: the signature, which ``get_params`` reads, is the one
+        place the hyper-parameters are listed."""
+        for name, value in init_locals.items():
+            if name not in ("self", "__class__"):
+                setattr(self, name, value)
+
     def get_params(self, deep=True):
         """Hyper-parameters as a dict (``deep`` is accepted for scikit-learn compatibility)."""
         return {name: getattr(self, name) for name in self._param_names()}

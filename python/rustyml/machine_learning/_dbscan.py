@@ -36,10 +36,7 @@ class DBSCAN(ClusterMixin, BaseEstimator):
         metric: Metric = "euclidean",
         p: float | None = None,
     ) -> None:
-        self.eps = eps
-        self.min_samples = min_samples
-        self.metric = metric
-        self.p = p
+        self._store_params(locals())
 
     def fit(self, X: ArrayLike, y: object = None) -> DBSCAN:
         """Cluster ``X`` (n_samples, n_features). Returns ``self``."""

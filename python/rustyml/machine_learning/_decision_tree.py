@@ -47,12 +47,7 @@ class DecisionTree(BaseEstimator):
         min_samples_leaf: int = 1,
         random_state: int | None = None,
     ) -> None:
-        self.algorithm = algorithm
-        self.is_classifier = is_classifier
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.random_state = random_state
+        self._store_params(locals())
 
     @property
     def _estimator_type(self) -> str:

@@ -38,10 +38,7 @@ class IsolationForest(BaseEstimator):
         contamination: Literal["auto"] | float = "auto",
         random_state: int | None = None,
     ) -> None:
-        self.n_estimators = n_estimators
-        self.max_samples = max_samples
-        self.contamination = contamination
-        self.random_state = random_state
+        self._store_params(locals())
 
     def fit(self, X: ArrayLike, y: object = None) -> IsolationForest:
         """Grow the forest on ``X`` (``y`` is ignored). Returns ``self``."""

@@ -35,11 +35,7 @@ class KernelPCA(BaseEstimator):
         degree: int = 3,
         coef0: float = 1,
     ) -> None:
-        self.n_components = n_components
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
+        self._store_params(locals())
 
     def _new_native(self) -> Any:
         if not isinstance(self.kernel, str):

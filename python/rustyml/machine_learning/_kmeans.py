@@ -40,12 +40,7 @@ class KMeans(ClusterMixin, BaseEstimator):
         tol: float = 1e-4,
         random_state: int | None = None,
     ) -> None:
-        self.n_clusters = n_clusters
-        self.init = init
-        self.n_init = n_init
-        self.max_iter = max_iter
-        self.tol = tol
-        self.random_state = random_state
+        self._store_params(locals())
 
     def fit(self, X: ArrayLike, y: object = None) -> KMeans:
         """Cluster ``X`` (n_samples, n_features). Returns ``self``."""

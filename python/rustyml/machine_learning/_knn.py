@@ -41,10 +41,7 @@ class KNN(ClassifierMixin, BaseEstimator):
         metric: Metric = "minkowski",
         p: float = 2,
     ) -> None:
-        self.n_neighbors = n_neighbors
-        self.weights = weights
-        self.metric = metric
-        self.p = p
+        self._store_params(locals())
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> KNN:
         """Store the training set. Returns ``self``."""

@@ -35,10 +35,7 @@ class LDA(LabelClassifier):
         priors: ArrayLike | None = None,
         tol: float = 1e-4,
     ) -> None:
-        self.solver = solver
-        self.n_components = n_components
-        self.priors = priors
-        self.tol = tol
+        self._store_params(locals())
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> LDA:
         """Fit to ``X`` (n_samples, n_features) and labels ``y``. Returns ``self``."""

@@ -38,13 +38,7 @@ class LinearRegression(RegressorMixin, BaseEstimator):
         max_iter: int = 1000,
         tol: float = 1e-6,
     ) -> None:
-        self.fit_intercept = fit_intercept
-        self.solver = solver
-        self.penalty = penalty
-        self.alpha = alpha
-        self.learning_rate = learning_rate
-        self.max_iter = max_iter
-        self.tol = tol
+        self._store_params(locals())
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> LinearRegression:
         """Fit to ``X`` (n_samples, n_features) and ``y`` (n_samples,). Returns ``self``."""

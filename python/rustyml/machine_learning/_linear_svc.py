@@ -38,12 +38,7 @@ class LinearSVC(LabelClassifier):
         max_iter: int = 1000,
         tol: float = 1e-4,
     ) -> None:
-        self.penalty = penalty
-        self.C = C
-        self.fit_intercept = fit_intercept
-        self.intercept_scaling = intercept_scaling
-        self.max_iter = max_iter
-        self.tol = tol
+        self._store_params(locals())
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> LinearSVC:
         """Fit to ``X`` (n_samples, n_features) and labels ``y``. Returns ``self``."""

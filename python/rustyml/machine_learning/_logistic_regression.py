@@ -42,13 +42,7 @@ class LogisticRegression(LabelClassifier):
         solver: Literal["lbfgs", "gradient_descent"] = "lbfgs",
         learning_rate: float = 0.1,
     ) -> None:
-        self.penalty = penalty
-        self.C = C
-        self.fit_intercept = fit_intercept
-        self.max_iter = max_iter
-        self.tol = tol
-        self.solver = solver
-        self.learning_rate = learning_rate
+        self._store_params(locals())
 
     def fit(
         self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None

@@ -36,12 +36,7 @@ class MeanShift(ClusterMixin, BaseEstimator):
         cluster_all: bool = True,
         max_iter: int = 300,
     ) -> None:
-        self.bandwidth = bandwidth
-        self.seeds = seeds
-        self.bin_seeding = bin_seeding
-        self.min_bin_freq = min_bin_freq
-        self.cluster_all = cluster_all
-        self.max_iter = max_iter
+        self._store_params(locals())
 
     def fit(self, X: ArrayLike, y: object = None) -> MeanShift:
         """Cluster ``X`` (n_samples, n_features). Returns ``self``."""

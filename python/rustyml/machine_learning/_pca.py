@@ -29,8 +29,7 @@ class PCA(BaseEstimator):
     )
 
     def __init__(self, n_components: float | None = None, whiten: bool = False) -> None:
-        self.n_components = n_components
-        self.whiten = whiten
+        self._store_params(locals())
 
     def _new_native(self) -> Any:
         return self._build_native(**self.get_params())

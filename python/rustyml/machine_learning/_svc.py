@@ -44,15 +44,7 @@ class SVC(LabelClassifier):
         max_iter: int = -1,
         decision_function_shape: Literal["ovr", "ovo"] = "ovr",
     ) -> None:
-        self.C = C
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.tol = tol
-        self.cache_size = cache_size
-        self.max_iter = max_iter
-        self.decision_function_shape = decision_function_shape
+        self._store_params(locals())
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> SVC:
         """Fit to ``X`` (n_samples, n_features) and labels ``y``. Returns ``self``."""

@@ -47,17 +47,7 @@ class TSNE(BaseEstimator):
         angle: float = 0.5,
         random_state: int | None = None,
     ) -> None:
-        self.n_components = n_components
-        self.perplexity = perplexity
-        self.early_exaggeration = early_exaggeration
-        self.learning_rate = learning_rate
-        self.max_iter = max_iter
-        self.n_iter_without_progress = n_iter_without_progress
-        self.min_grad_norm = min_grad_norm
-        self.method = method
-        self.init = init
-        self.angle = angle
-        self.random_state = random_state
+        self._store_params(locals())
 
     def fit(self, X: ArrayLike, y: object = None) -> TSNE:
         """Fit the embedding of ``X``. Returns ``self``."""

@@ -35,14 +35,7 @@ class _BaseMLP(BaseEstimator):
         random_state=None,
         verbose=0,
     ):
-        self.hidden_layer_sizes = hidden_layer_sizes
-        self.activation = activation
-        self.learning_rate_init = learning_rate_init
-        self.batch_size = batch_size
-        self.max_iter = max_iter
-        self.alpha = alpha
-        self.random_state = random_state
-        self.verbose = verbose
+        self._store_params(locals())
 
     def _network(self, n_features, n_outputs, output_activation, loss):
         sizes = self.hidden_layer_sizes

@@ -11,7 +11,7 @@ class MaxAbsScaler(PartialFitMixin, InverseMixin, TransformerBase):
     _native_class = _native.utils.MaxAbsScaler
 
     def __init__(self, *, copy: bool = True) -> None:
-        self.copy = copy
+        self._store_params(locals())
 
     max_abs_ = Fitted[F64]("Per-feature maximum absolute value.")
     scale_ = Fitted[F64]("Per-feature divisor.")

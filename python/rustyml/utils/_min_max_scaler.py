@@ -19,9 +19,7 @@ class MinMaxScaler(PartialFitMixin, InverseMixin, TransformerBase):
     def __init__(
         self, feature_range: tuple[float, float] = (0, 1), *, copy: bool = True, clip: bool = False
     ) -> None:
-        self.feature_range = feature_range
-        self.copy = copy
-        self.clip = clip
+        self._store_params(locals())
 
     def _native_kwargs(self) -> dict[str, Any]:
         lo, hi = self.feature_range

@@ -14,5 +14,4 @@ class Normalizer(TransformerBase):
     _native_params = ("norm",)
 
     def __init__(self, norm: Literal["l1", "l2", "max"] = "l2", *, copy: bool = True) -> None:
-        self.norm = norm
-        self.copy = copy
+        self._store_params(locals())

@@ -21,10 +21,7 @@ class RobustScaler(InverseMixin, TransformerBase):
         quantile_range: tuple[float, float] = (25.0, 75.0),
         copy: bool = True,
     ) -> None:
-        self.with_centering = with_centering
-        self.with_scaling = with_scaling
-        self.quantile_range = quantile_range
-        self.copy = copy
+        self._store_params(locals())
 
     def _native_kwargs(self) -> dict[str, Any]:
         q_min, q_max = self.quantile_range

@@ -20,9 +20,7 @@ class StandardScaler(PartialFitMixin, InverseMixin, TransformerBase):
     _native_params = ("with_mean", "with_std")
 
     def __init__(self, *, copy: bool = True, with_mean: bool = True, with_std: bool = True) -> None:
-        self.copy = copy
-        self.with_mean = with_mean
-        self.with_std = with_std
+        self._store_params(locals())
 
     mean_ = Fitted[Optional[F64]]("Per-feature mean (None without centring or scaling).")
     var_ = Fitted[Optional[F64]]("Per-feature population variance (None unless with_std).")
