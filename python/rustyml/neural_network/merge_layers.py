@@ -53,6 +53,8 @@ class Minimum(_Merge):
 class Concatenate(_layers.Layer):
     """The inputs joined along ``axis`` (counted with the batch axis; default the last)."""
 
+    _CONFIG = ("axis",)
+
     def __init__(self, axis=-1, name=None, **kwargs):
         _reject_unknown("Concatenate", kwargs)
         super().__init__(name=name)
@@ -60,14 +62,13 @@ class Concatenate(_layers.Layer):
             raise TypeError(f"Concatenate: axis must be an int, got {axis!r}")
         self.axis = axis
 
-    def _own_config(self):
-        return {"axis": self.axis}
-
 
 @_layers._register
 class Dot(_layers.Layer):
     """Batch-wise dot product of two inputs along ``axes`` (one int or a pair), optionally of
     their L2-normalised versions (cosine similarity)."""
+
+    _CONFIG = ("axes", "normalize")
 
     def __init__(self, axes, normalize=False, name=None, **kwargs):
         _reject_unknown("Dot", kwargs)
@@ -82,9 +83,6 @@ class Dot(_layers.Layer):
             raise TypeError(f"Dot: axes must be an int or a pair of ints, got {axes!r}")
         self.axes = axes
         self.normalize = bool(normalize)
-
-    def _own_config(self):
-        return {"axes": self.axes, "normalize": self.normalize}
 
 
 MERGE_LAYERS = (

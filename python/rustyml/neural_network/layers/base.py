@@ -144,8 +144,13 @@ class Layer:
         self.name = _optional_str(name, "name", type(self).__name__)
         self.input_shape = _shape_tuple(input_shape, "input_shape", type(self).__name__)
 
+    # The constructor arguments the config holds besides ``name`` and ``input_shape``, in
+    # Keras's order, each read back from the attribute of its name; a layer whose config
+    # writes a value differently overrides ``_own_config``.
+    _CONFIG = ()
+
     def _own_config(self):
-        return {}
+        return {key: getattr(self, key) for key in self._CONFIG}
 
     def get_config(self):
         """Keras-style config: every constructor argument, JSON-serialisable."""

@@ -21,6 +21,17 @@ class _Conv(Layer):
     # Keras allows "causal" on Conv1D alone.
     _paddings = ("valid", "same")
 
+    _CONFIG = (
+        "filters",
+        "kernel_size",
+        "strides",
+        "padding",
+        "dilation_rate",
+        "activation",
+        "use_bias",
+        "seed",
+    )
+
     def __init__(
         self,
         filters,
@@ -47,18 +58,6 @@ class _Conv(Layer):
         self.activation = _activation_arg(activation, "activation", type(self).__name__)
         self.use_bias = bool(use_bias)
         self.seed = _check_seed(seed, type(self).__name__)
-
-    def _own_config(self):
-        return {
-            "filters": self.filters,
-            "kernel_size": self.kernel_size,
-            "strides": self.strides,
-            "padding": self.padding,
-            "dilation_rate": self.dilation_rate,
-            "activation": self.activation,
-            "use_bias": self.use_bias,
-            "seed": self.seed,
-        }
 
 
 @_register

@@ -16,6 +16,8 @@ from rustyml.neural_network.layers.base import (
 class Dense(Layer):
     """``activation(x @ kernel + bias)``; kernel ``(in, units)``, bias ``(units,)``."""
 
+    _CONFIG = ("units", "activation", "use_bias", "seed")
+
     def __init__(
         self, units, activation=None, use_bias=True, name=None, input_shape=None, seed=None
     ):
@@ -24,14 +26,6 @@ class Dense(Layer):
         self.activation = _activation_arg(activation, "activation", type(self).__name__)
         self.use_bias = bool(use_bias)
         self.seed = _check_seed(seed, type(self).__name__)
-
-    def _own_config(self):
-        return {
-            "units": self.units,
-            "activation": self.activation,
-            "use_bias": self.use_bias,
-            "seed": self.seed,
-        }
 
 
 @_register
@@ -42,6 +36,8 @@ class Embedding(Layer):
     to the layers after it, and the recurrent layers skip the masked steps. As in Keras, row 0
     of the table stays, so ``input_dim`` counts it (vocabulary size + 1)."""
 
+    _CONFIG = ("input_dim", "output_dim", "seed", "mask_zero")
+
     def __init__(
         self, input_dim, output_dim, name=None, input_shape=None, seed=None, mask_zero=False
     ):
@@ -51,20 +47,14 @@ class Embedding(Layer):
         self.seed = _check_seed(seed, type(self).__name__)
         self.mask_zero = _check_bool(mask_zero, "mask_zero", "Embedding")
 
-    def _own_config(self):
-        return {
-            "input_dim": self.input_dim,
-            "output_dim": self.output_dim,
-            "seed": self.seed,
-            "mask_zero": self.mask_zero,
-        }
-
 
 @_register
 class Masking(Layer):
     """Keras's ``Masking``: a step whose features all equal ``mask_value`` is padding. The
     output is the input with those steps zeroed, and it carries Keras's mask
     (``any(x != mask_value)`` over the last axis) to the layers after it."""
+
+    _CONFIG = ("mask_value",)
 
     def __init__(self, mask_value=0.0, name=None, input_shape=None):
         super().__init__(name, input_shape)
@@ -75,9 +65,6 @@ class Masking(Layer):
         if math.isnan(value):  # NaN equals nothing
             raise ValueError("Masking: mask_value must not be NaN (nothing would be masked)")
         self.mask_value = value
-
-    def _own_config(self):
-        return {"mask_value": self.mask_value}
 
 
 @_register

@@ -50,13 +50,12 @@ class _Pooling(Layer):
 class _GlobalPooling(Layer):
     """One value per channel over every spatial position; ``keepdims`` keeps unit axes."""
 
+    _CONFIG = ("data_format", "keepdims")
+
     def __init__(self, data_format=None, keepdims=False, name=None, input_shape=None):
         super().__init__(name, input_shape)
         self.data_format = _channels_last(data_format, type(self).__name__)
         self.keepdims = bool(keepdims)
-
-    def _own_config(self):
-        return {"data_format": self.data_format, "keepdims": self.keepdims}
 
 
 @_register

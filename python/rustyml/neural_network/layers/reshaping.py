@@ -44,12 +44,11 @@ class Permute(Layer):
 class RepeatVector(Layer):
     """``(batch, features)`` to ``(batch, n, features)``."""
 
+    _CONFIG = ("n",)
+
     def __init__(self, n, name=None, input_shape=None):
         super().__init__(name, input_shape)
         self.n = _check_positive_int(n, "n", "RepeatVector")
-
-    def _own_config(self):
-        return {"n": self.n}
 
 
 def _border_pairs(value, rank, name, layer):
@@ -175,12 +174,11 @@ class Cropping3D(_Border):
 class UpSampling1D(Layer):
     """Repeats each step of ``(batch, steps, channels)`` ``size`` times."""
 
+    _CONFIG = ("size",)
+
     def __init__(self, size=2, name=None, input_shape=None):
         super().__init__(name, input_shape)
         self.size = _check_positive_int(size, "size", "UpSampling1D")
-
-    def _own_config(self):
-        return {"size": self.size}
 
 
 _INTERPOLATIONS = ("nearest", "bilinear", "bicubic", "lanczos3", "lanczos5")
