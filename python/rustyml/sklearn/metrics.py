@@ -24,8 +24,10 @@ is unambiguous, and hands every other call, unchanged, to scikit-learn's body:
   combined as ``multioutput`` says; ``r2_score`` answers scikit-learn's special cases (fewer
   than two samples; a constant output whose mean is exact) and weighs ``variance_weighted``
   outputs by rustyml's variances; a constant whose mean rounds runs scikit-learn's body.
-- ``roc_auc_score`` of a binary target (two classes present, the greater one positive, one
-  finite score per sample) without ``sample_weight`` or ``max_fpr``.
+- ``roc_auc_score`` without ``sample_weight`` or a partial ``max_fpr``: a binary target (the
+  greater class positive; one class present gives scikit-learn's warning and NaN), a
+  multiclass one (``ovr`` / ``ovo`` over probability columns) and a multilabel indicator
+  (per label, per sample or raveled, each a native binary area).
 - ``adjusted_rand_score`` of two discrete labelings, from rustyml's exact pair counts.
 - ``silhouette_score`` with the euclidean metric on a dense float64 ``X`` (or the subset
   scikit-learn draws for ``sample_size``).
@@ -566,16 +568,91 @@ def roc_auc_score(
 ):
     _plain_numpy()
     require(sample_weight is None, "sample_weight")
-    require(max_fpr is None, "max_fpr")
-    require(type_of_target(y_true, input_name="y_true") == "binary", "not a binary target")
+    # scikit-learn reads max_fpr=1 as the whole curve
+    require(max_fpr is None or max_fpr == 1, "max_fpr")
+    y_type = type_of_target(y_true, input_name="y_true")
     y_true = check_array(y_true, ensure_2d=False, dtype=None)
     y_score = check_array(y_score, ensure_2d=False)
+    require(y_true.shape[0] == y_score.shape[0], "lengths differ (scikit-learn's error)")
+    if y_type == "multiclass":
+        return _multiclass_roc_auc(y_true, y_score, average, multi_class, labels)
+    if y_type == "multilabel-indicator":
+        return _multilabel_roc_auc(y_true, y_score, average)
+    require(y_type == "binary", f"a {y_type} target (scikit-learn's error)")
     require(y_true.ndim == 1 and y_score.ndim == 1, "2-D targets or scores")
-    require(y_true.shape == y_score.shape, "lengths differ (scikit-learn's error)")
-    require(len(np.unique(y_true)) == 2, "one class in y_true (scikit-learn warns)")
-    require(np.isfinite(y_score).all(), "non-finite scores (scikit-learn's error)")
+    return _binary_roc_auc(y_true, y_score)
+
+
+def _binary_roc_auc(y_true, y_score):
+    """The native area of one binary column, or scikit-learn's warning and NaN when it holds
+    one class."""
+    if len(np.unique(y_true)) != 2:
+        warnings.warn(
+            "Only one class is present in y_true. ROC AUC score is not defined in that case.",
+            UndefinedMetricWarning,
+        )
+        return np.nan
     y, _ = _labels.single(y_true, "y_true")
-    return float(_m.roc_auc_score(y, y_score.astype(np.float64), "macro", "raise"))
+    return float(_m.roc_auc_score(y, np.asarray(y_score, dtype=np.float64), "macro", "raise"))
+
+
+def _multiclass_roc_auc(y_true, y_score, average, multi_class, labels):
+    """One-vs-rest or one-vs-one areas of probability columns in sorted class order, as
+    scikit-learn averages them; its errors run its body."""
+    classes = np.unique(y_true)
+    if labels is not None:
+        labels = np.asarray(labels)
+        # the same classes in the same order read alike; others (absent classes) do not
+        require(
+            labels.dtype.kind == classes.dtype.kind and np.array_equal(labels, classes),
+            "labels other than y_true's classes in order",
+        )
+    require(multi_class in ("ovr", "ovo"), f"multi_class={multi_class!r} (scikit-learn's error)")
+    averages = (
+        ("micro", "macro", "weighted", None) if multi_class == "ovr" else ("macro", "weighted")
+    )
+    require(average in averages, f"average={average!r} for a {multi_class} score")
+    require(y_score.ndim == 2, "1-D scores of a multiclass target (scikit-learn's error)")
+    require(
+        np.allclose(1, y_score.sum(axis=1)),
+        "scores that are not probabilities (scikit-learn's error)",
+    )
+    require(
+        len(classes) == y_score.shape[1],
+        "a class count other than the score columns (scikit-learn's error)",
+    )
+    if average is None:
+        # one-vs-rest, each class's own binary area
+        return np.array(
+            [_binary_roc_auc(y_true == c, y_score[:, j]) for j, c in enumerate(classes)]
+        )
+    y, _ = _labels.single(y_true, "y_true")
+    return float(_m.roc_auc_score(y, y_score.astype(np.float64), average, multi_class))
+
+
+def _multilabel_roc_auc(y_true, y_score, average):
+    """scikit-learn's binary average over an indicator target: native areas per label
+    (``macro``, ``weighted`` by the positives, ``None``), per sample (``samples``) or of the
+    raveled matrix (``micro``)."""
+    require(y_score.shape == y_true.shape, "scores of another shape (scikit-learn's error)")
+    if average == "micro":
+        pairs = [(y_true.ravel(), y_score.ravel())]
+    elif average == "samples":
+        pairs = list(zip(y_true, y_score))
+    else:
+        pairs = list(zip(y_true.T, y_score.T))
+    weights = None
+    if average == "weighted":
+        weights = y_true.sum(axis=0)
+        if np.isclose(weights.sum(), 0):
+            return 0
+    # a label or sample of one class scores NaN with scikit-learn's warning
+    scores = np.array([_binary_roc_auc(t, s) for t, s in pairs])
+    if average is None:
+        return scores
+    if weights is not None:
+        scores[weights == 0] = 0  # scikit-learn's: a label without positives adds nothing
+    return float(np.average(scores, weights=weights))
 
 
 @native_function(_sk.adjusted_rand_score)

@@ -838,6 +838,56 @@ def test_regression_metrics_fall_back_without_the_private_target_check(monkeypat
     assert door.dispatch_stats()[("metrics", "mean_squared_error", "scikit-learn")] == 1
 
 
+def test_multiclass_and_multilabel_roc_auc_match_scikit_learn():
+    """One-vs-rest / one-vs-one areas of probability columns, per-class areas, and the four
+    averages of an indicator target (a label without positives among them), natively."""
+    from sklearn import metrics
+    from sklearn.exceptions import UndefinedMetricWarning
+
+    rng = np.random.default_rng(13)
+    n, k = 300, 4
+    y = np.array(["ant", "bee", "cat", "dog"])[rng.integers(0, k, n)]
+    logits = rng.standard_normal((n, k)) + (y[:, None] == np.unique(y)) * 1.0
+    proba = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    # Each area is a sum of at most n trapezoids (n eps); an average of k areas adds k eps.
+    tol = (n + k) * EPS
+    cases = [
+        {"multi_class": "ovr"},
+        {"multi_class": "ovr", "average": "weighted"},
+        {"multi_class": "ovr", "average": "micro"},
+        {"multi_class": "ovr", "average": None},
+        {"multi_class": "ovo"},
+        {"multi_class": "ovo", "average": "weighted"},
+        {"multi_class": "ovr", "labels": ["ant", "bee", "cat", "dog"]},
+    ]
+    for kwargs in cases:
+        door.dispatch_stats(reset=True)
+        np.testing.assert_allclose(
+            door_metrics.roc_auc_score(y, proba, **kwargs),
+            metrics.roc_auc_score(y, proba, **kwargs),
+            rtol=0,
+            atol=tol,
+        )
+        assert _native_calls("roc_auc_score") == 1, kwargs
+
+    Y = (rng.random((n, 3)) < [0.3, 0.6, 0.0]).astype(int)  # the last label has no positives
+    S = rng.random((n, 3)) + Y * 0.3
+    for average in ("macro", "weighted", "samples", "micro", None):
+        door.dispatch_stats(reset=True)
+        with warnings.catch_warnings(record=True) as ours:
+            warnings.simplefilter("always")
+            got = door_metrics.roc_auc_score(Y, S, average=average)
+        with warnings.catch_warnings(record=True) as stock:
+            warnings.simplefilter("always")
+            want = metrics.roc_auc_score(Y, S, average=average)
+        np.testing.assert_allclose(got, want, rtol=0, atol=tol)
+        assert {str(w.message) for w in ours} == {str(w.message) for w in stock}
+        assert _native_calls("roc_auc_score") == 1, average
+    # one class present in a binary target: the warning and NaN
+    with pytest.warns(UndefinedMetricWarning, match="Only one class is present"):
+        assert np.isnan(door_metrics.roc_auc_score([1, 1, 1], [0.2, 0.4, 0.9]))
+
+
 def test_ranking_and_clustering_metrics_match_scikit_learn():
     from scipy.spatial.distance import pdist
     from sklearn import metrics
