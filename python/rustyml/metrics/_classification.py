@@ -142,6 +142,18 @@ def fbeta_score(
     return _one(2, y_true, y_pred, beta, pos_label, average, zero_division)
 
 
+def _pair_with_labels(y1, y2, names, labels):
+    """Two label arrays as ``_labels.pair`` gives them and, when ``labels`` is given, those
+    labels' codes, all three in one dtype (``None`` for no ``labels``)."""
+    a, b, classes = _labels.pair(y1, y2, names)
+    wanted = None
+    if labels is not None:
+        wanted = _labels.codes_for(classes, labels, a.dtype)
+        if wanted.dtype != a.dtype:
+            a, b = a.astype(wanted.dtype), b.astype(wanted.dtype)
+    return a, b, wanted
+
+
 def confusion_matrix(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -152,12 +164,7 @@ def confusion_matrix(
     """``C[i, j]``: samples of class ``i`` predicted as class ``j`` (classes sorted, or in the
     order of ``labels``); ``normalize`` 'true', 'pred' or 'all' divides by row, column or total
     sums."""
-    a, b, classes = _labels.pair(y_true, y_pred, ("y_true", "y_pred"))
-    wanted = None
-    if labels is not None:
-        wanted = _labels.codes_for(classes, labels, a.dtype)
-        if wanted.dtype != a.dtype:
-            a, b = a.astype(wanted.dtype), b.astype(wanted.dtype)
+    a, b, wanted = _pair_with_labels(y_true, y_pred, ("y_true", "y_pred"), labels)
     if normalize not in (None, "true", "pred", "all"):
         raise ValueError(
             f"normalize must be one of {{'true', 'pred', 'all', None}}, got {normalize!r}"
@@ -190,12 +197,7 @@ def roc_auc_score(
     Multiclass: ``y_score`` (n, n_classes) probabilities with ``multi_class`` 'ovr' or 'ovo'
     and ``average`` 'macro' or 'weighted' (or 'micro' for 'ovr')."""
     y, _ = _labels.single(y_true, "y_true")
-    score = np.asarray(y_score)
-    if score.dtype.kind not in "fiub":
-        raise TypeError(f"y_score must hold real numbers, got dtype {score.dtype}")
-    if score.dtype != np.float64:
-        score = score.astype(np.float64)
-    return _m.roc_auc_score(y, score, average, multi_class)
+    return _m.roc_auc_score(y, _real_scores(y_score), average, multi_class)
 
 
 roc_auc = roc_auc_score
@@ -206,10 +208,7 @@ def log_loss(y_true: ArrayLike, y_proba: ArrayLike, *, labels: ArrayLike | None 
     of a binary problem or (n, n_classes) in sorted class order; values outside [0, 1] raise
     ``ValueError``, the rest are clipped to [eps, 1 - eps]."""
     y = _labels.column(y_true, "y_true")
-    proba = np.asarray(y_proba)
-    if proba.dtype.kind not in "fiub":
-        raise TypeError(f"y_proba must hold real numbers, got dtype {proba.dtype}")
-    proba = proba.astype(np.float64, copy=False)
+    proba = _real_scores(y_proba, "y_proba")
     native = _labels.numeric(y)
     wanted = None
     if native is not None:
@@ -231,6 +230,17 @@ def log_loss(y_true: ArrayLike, y_proba: ArrayLike, *, labels: ArrayLike | None 
             f"{sorted(set(map(repr, missing)))}"
         )
     return _m.log_loss(codes.astype(np.int64), proba, np.arange(len(classes), dtype=np.int64))
+
+
+def _native_ratio(name):
+    """The ``ConfusionMatrix`` method ``name``: the native matrix's ratio of that name."""
+
+    def ratio(self) -> float:
+        return getattr(self._cm, name)()
+
+    ratio.__name__ = name
+    ratio.__qualname__ = f"ConfusionMatrix.{name}"
+    return ratio
 
 
 class ConfusionMatrix:
@@ -263,31 +273,16 @@ class ConfusionMatrix:
         """``(tp, fp, tn, fn)``."""
         return self._cm.get_counts()
 
-    def accuracy(self) -> float:
-        return self._cm.accuracy()
-
-    def error_rate(self) -> float:
-        return self._cm.error_rate()
-
-    def precision(self) -> float:
-        return self._cm.precision()
-
-    def recall(self) -> float:
-        return self._cm.recall()
-
-    def specificity(self) -> float:
-        return self._cm.specificity()
-
-    def f1_score(self) -> float:
-        return self._cm.f1_score()
-
+    # the derived ratios, each computed by the native matrix
+    accuracy = _native_ratio("accuracy")
+    error_rate = _native_ratio("error_rate")
+    precision = _native_ratio("precision")
+    recall = _native_ratio("recall")
+    specificity = _native_ratio("specificity")
+    f1_score = _native_ratio("f1_score")
     f1 = f1_score
-
-    def balanced_accuracy(self) -> float:
-        return self._cm.balanced_accuracy()
-
-    def mcc(self) -> float:
-        return self._cm.mcc()
+    balanced_accuracy = _native_ratio("balanced_accuracy")
+    mcc = _native_ratio("mcc")
 
     def summary(self) -> str:
         """The counts as a table and the derived metrics."""
@@ -309,7 +304,8 @@ class ConfusionMatrix:
         return (ConfusionMatrix.from_counts, self.get_counts())
 
 
-def _score_1d(y_score, name="y_score"):
+def _real_scores(y_score, name="y_score"):
+    """Scores or probabilities as float64, refusing values that are not real numbers."""
     score = np.asarray(y_score)
     if score.dtype.kind not in "fiub":
         raise TypeError(f"{name} must hold real numbers, got dtype {score.dtype}")
@@ -337,7 +333,7 @@ def roc_curve(
 ) -> tuple[F64, F64, F64]:
     """``(fpr, tpr, thresholds)`` of a binary problem; thresholds decrease from ``inf``."""
     y, pos = _binary_pos(y_true, pos_label)
-    return _m.roc_curve(y, _score_1d(y_score), pos, bool(drop_intermediate))
+    return _m.roc_curve(y, _real_scores(y_score), pos, bool(drop_intermediate))
 
 
 def precision_recall_curve(
@@ -346,7 +342,7 @@ def precision_recall_curve(
     """``(precision, recall, thresholds)`` of a binary problem; thresholds increase and the
     last point is (precision 1, recall 0)."""
     y, pos = _binary_pos(y_true, pos_label)
-    return _m.precision_recall_curve(y, _score_1d(y_score), pos, bool(drop_intermediate))
+    return _m.precision_recall_curve(y, _real_scores(y_score), pos, bool(drop_intermediate))
 
 
 def average_precision_score(
@@ -363,16 +359,8 @@ def average_precision_score(
     classes = np.unique(y)
     if len(classes) <= 2:
         native, codes = _labels.single(y, "y_true")
-        pos = pos_label
-        if codes is not None:
-            code = _labels.code_of(codes, pos_label)
-            if code is None and len(codes) == 2:
-                raise ValueError(
-                    f"pos_label={pos_label!r} is not a valid label. "
-                    f"It should be one of {codes.tolist()}"
-                )
-            pos = len(codes) if code is None else code
-        return _m.average_precision_score(native, _score_1d(y_score), pos)
+        pos = _pos_code(pos_label, codes)
+        return _m.average_precision_score(native, _real_scores(y_score), pos)
     if pos_label != 1:
         raise ValueError(
             "Parameter pos_label is fixed to 1 for multiclass y_true. Do not set pos_label "
@@ -475,11 +463,6 @@ def cohen_kappa_score(
 ) -> float:
     """Agreement of two annotators corrected for chance; ``weights`` None, 'linear' or
     'quadratic'. Undefined (both use one class) gives ``replace_undefined_by``."""
-    a, b, classes = _labels.pair(y1, y2, ("y1", "y2"))
-    wanted = None
-    if labels is not None:
-        wanted = _labels.codes_for(classes, labels, a.dtype)
-        if wanted.dtype != a.dtype:
-            a, b = a.astype(wanted.dtype), b.astype(wanted.dtype)
+    a, b, wanted = _pair_with_labels(y1, y2, ("y1", "y2"), labels)
     kappa = _m.cohen_kappa_score(a, b, wanted, weights)
     return replace_undefined_by if math.isnan(kappa) else kappa
