@@ -444,17 +444,20 @@ class BaseEstimator:
             ) from None
 
     # -- fitted state -------------------------------------------------------------------
+    # the instance attribute a fit sets to the fitted model (absent or None: not fitted)
+    _fitted_attribute = "_native"
+
     def _check_fitted(self):
-        native = self.__dict__.get("_native")
-        if native is None:
+        fitted = self.__dict__.get(self._fitted_attribute)
+        if fitted is None:
             raise NotFittedError(
                 f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
                 "appropriate arguments before using this estimator."
             )
-        return native
+        return fitted
 
     def __sklearn_is_fitted__(self):
-        return self.__dict__.get("_native") is not None
+        return self.__dict__.get(self._fitted_attribute) is not None
 
     # -- persistence --------------------------------------------------------------------
     def __getstate__(self):

@@ -5,7 +5,6 @@ import numpy as np
 
 from rustyml._base import BaseEstimator, ClassifierMixin, RegressorMixin
 from rustyml._validation import as_float_array, column_or_1d, target_array
-from rustyml.exceptions import NotFittedError
 from rustyml.machine_learning._labels import check_classification_targets
 from rustyml.neural_network import layers, optimizers
 from rustyml.neural_network._sequential import Sequential
@@ -24,6 +23,9 @@ def _features(X, estimator=None):
 
 
 class _BaseMLP(BaseEstimator):
+    # the fitted network (a Sequential, which pickles itself)
+    _fitted_attribute = "model_"
+
     def __init__(
         self,
         hidden_layer_sizes=(100,),
@@ -90,18 +92,6 @@ class _BaseMLP(BaseEstimator):
         self.n_iter_ = done + 1
         self.t_ = self.__dict__.get("t_", 0) + len(X) if done else len(X)
         self.n_features_in_ = X.shape[1]
-
-    def _model(self):
-        model = self.__dict__.get("model_")
-        if model is None:
-            raise NotFittedError(
-                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
-                "appropriate arguments before using this estimator."
-            )
-        return model
-
-    def __sklearn_is_fitted__(self):
-        return self.__dict__.get("model_") is not None
 
     def __getstate__(self):
         # the fitted network pickles itself (weights, optimizer state, compile settings)
@@ -195,7 +185,7 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
         return self
 
     def predict_proba(self, X):
-        model = self._model()
+        model = self._check_fitted()
         return model.predict(_features(X, self), batch_size=1024).astype(np.float64)
 
     def predict(self, X):
@@ -230,5 +220,5 @@ class MLPRegressor(RegressorMixin, _BaseMLP):
         return self
 
     def predict(self, X):
-        model = self._model()
+        model = self._check_fitted()
         return model.predict(_features(X, self), batch_size=1024)[:, 0].astype(np.float64)
