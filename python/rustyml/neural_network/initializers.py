@@ -15,7 +15,7 @@ import numbers
 
 import numpy as np
 
-from rustyml.neural_network._config import _Configurable
+from rustyml.neural_network._config import _arguments, _Configurable
 
 # The standard deviation of a standard normal truncated to [-2, 2] (Keras's correction).
 _TRUNCATED_STDDEV = 0.87962566103423978
@@ -46,6 +46,8 @@ class Initializer(_Configurable):
     """Base class: ``initializer(shape, dtype=None, rng=None)`` returns a float32 array."""
 
     seed = None
+    # The constructor arguments the config holds, in Keras's order, each kept under its name.
+    _CONFIG = ()
 
     def __call__(self, shape, dtype=None, rng=None):
         shape = tuple(int(s) for s in shape)
@@ -53,19 +55,28 @@ class Initializer(_Configurable):
             rng = np.random.default_rng(self.seed)
         return np.asarray(self._draw(shape, rng), dtype=np.float32).reshape(shape)
 
+    def _take_arguments(self, arguments):
+        """Keep a built-in initializer's constructor arguments (``_arguments(locals())``):
+        ``seed`` checked as a seed, every other one as a finite real number."""
+        what = type(self).__name__
+        for name, value in arguments.items():
+            if name == "seed":
+                self.seed = _check_seed(value, what)
+            else:
+                setattr(self, name, _real(value, what, name))
+
     def get_config(self):
-        return {}
+        return {name: getattr(self, name) for name in self._CONFIG}
 
 
 class Constant(Initializer):
+    _CONFIG = ("value",)
+
     def __init__(self, value=0.0):
-        self.value = _real(value, "Constant", "value")
+        self._take_arguments(_arguments(locals()))
 
     def _draw(self, shape, rng):
         return np.full(shape, self.value)
-
-    def get_config(self):
-        return {"value": self.value}
 
 
 class Zeros(Initializer):
@@ -81,8 +92,10 @@ class Ones(Initializer):
 class Identity(Initializer):
     """``gain`` times the identity matrix (2-D weights only)."""
 
+    _CONFIG = ("gain",)
+
     def __init__(self, gain=1.0):
-        self.gain = _real(gain, "Identity", "gain")
+        self._take_arguments(_arguments(locals()))
 
     def _draw(self, shape, rng):
         if len(shape) != 2:
@@ -91,9 +104,6 @@ class Identity(Initializer):
                 f"shape={shape} of rank {len(shape)}."
             )
         return self.gain * np.eye(*shape)
-
-    def get_config(self):
-        return {"gain": self.gain}
 
 
 def _check_seed(seed, what):
@@ -105,29 +115,23 @@ def _check_seed(seed, what):
 
 
 class RandomNormal(Initializer):
+    _CONFIG = ("mean", "stddev", "seed")
+
     def __init__(self, mean=0.0, stddev=0.05, seed=None):
-        self.mean = _real(mean, "RandomNormal", "mean")
-        self.stddev = _real(stddev, "RandomNormal", "stddev")
-        self.seed = _check_seed(seed, "RandomNormal")
+        self._take_arguments(_arguments(locals()))
 
     def _draw(self, shape, rng):
         return rng.normal(self.mean, self.stddev, shape)
 
-    def get_config(self):
-        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
-
 
 class RandomUniform(Initializer):
+    _CONFIG = ("minval", "maxval", "seed")
+
     def __init__(self, minval=-0.05, maxval=0.05, seed=None):
-        self.minval = _real(minval, "RandomUniform", "minval")
-        self.maxval = _real(maxval, "RandomUniform", "maxval")
-        self.seed = _check_seed(seed, "RandomUniform")
+        self._take_arguments(_arguments(locals()))
 
     def _draw(self, shape, rng):
         return rng.uniform(self.minval, self.maxval, shape)
-
-    def get_config(self):
-        return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
 
 
 def _truncated_normal(rng, shape, stddev):
@@ -141,22 +145,21 @@ def _truncated_normal(rng, shape, stddev):
 
 
 class TruncatedNormal(Initializer):
+    _CONFIG = ("mean", "stddev", "seed")
+
     def __init__(self, mean=0.0, stddev=0.05, seed=None):
-        self.mean = _real(mean, "TruncatedNormal", "mean")
-        self.stddev = _real(stddev, "TruncatedNormal", "stddev")
-        self.seed = _check_seed(seed, "TruncatedNormal")
+        self._take_arguments(_arguments(locals()))
 
     def _draw(self, shape, rng):
         return self.mean + _truncated_normal(rng, shape, self.stddev)
-
-    def get_config(self):
-        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
 
 
 class VarianceScaling(Initializer):
     """Samples of variance ``scale / n``, ``n`` the fan-in, the fan-out or their mean:
     truncated normal (stddev corrected for the truncation), untruncated normal, or uniform
     on ``±sqrt(3 scale / n)``."""
+
+    _CONFIG = ("scale", "mode", "distribution", "seed")
 
     def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None):
         what = type(self).__name__
@@ -184,23 +187,12 @@ class VarianceScaling(Initializer):
         limit = math.sqrt(3.0 * variance)
         return rng.uniform(-limit, limit, shape)
 
-    def get_config(self):
-        return {
-            "scale": self.scale,
-            "mode": self.mode,
-            "distribution": self.distribution,
-            "seed": self.seed,
-        }
-
 
 def _variance_scaling(name, scale, mode, distribution):
     def __init__(self, seed=None):
         VarianceScaling.__init__(self, scale, mode, distribution, seed)
 
-    def get_config(self):
-        return {"seed": self.seed}
-
-    return type(name, (VarianceScaling,), {"__init__": __init__, "get_config": get_config})
+    return type(name, (VarianceScaling,), {"__init__": __init__, "_CONFIG": ("seed",)})
 
 
 GlorotUniform = _variance_scaling("GlorotUniform", 1.0, "fan_avg", "uniform")
@@ -215,9 +207,10 @@ class Orthogonal(Initializer):
     """``gain`` times the orthogonal factor of the QR decomposition of a normal matrix
     (signs fixed by the diagonal of R), over the leading axes flattened against the last."""
 
+    _CONFIG = ("gain", "seed")
+
     def __init__(self, gain=1.0, seed=None):
-        self.gain = _real(gain, "Orthogonal", "gain")
-        self.seed = _check_seed(seed, "Orthogonal")
+        self._take_arguments(_arguments(locals()))
 
     def _draw(self, shape, rng):
         if len(shape) < 2:
@@ -232,9 +225,6 @@ class Orthogonal(Initializer):
         if rows < cols:
             q = q.T
         return self.gain * q.reshape(shape)
-
-    def get_config(self):
-        return {"gain": self.gain, "seed": self.seed}
 
 
 _CLASSES = {
