@@ -28,35 +28,21 @@ class _Recurrent(Layer):
     Each subclass's signature is its public description (Keras's order and defaults); its
     body hands every argument on here by name (``_arguments(locals())``)."""
 
-    def __init__(
-        self,
-        units,
-        activation="tanh",
-        recurrent_activation="sigmoid",
-        use_bias=True,
-        return_sequences=False,
-        return_state=False,
-        go_backwards=False,
-        seed=None,
-        name=None,
-        input_shape=None,
-        dropout=0.0,
-        recurrent_dropout=0.0,
-        zero_output_for_mask=False,
-        **switches,
-    ):
-        super().__init__(name, input_shape)
+    def __init__(self, recurrent_activation="sigmoid", **arguments):
+        # SimpleRNN has no recurrent_activation; LSTM's unit_forget_bias and GRU's reset_after
+        # are what is left of ``arguments`` at the end
+        super().__init__(arguments.pop("name"), arguments.pop("input_shape"))
         layer = type(self).__name__
-        self.units = _check_positive_int(units, "units", layer)
-        self.activation = _activation_arg(activation, "activation", type(self).__name__)
+        self.units = _check_positive_int(arguments.pop("units"), "units", layer)
+        self.activation = _activation_arg(arguments.pop("activation"), "activation", layer)
         self.recurrent_activation = _activation_arg(
-            recurrent_activation, "recurrent_activation", type(self).__name__
+            recurrent_activation, "recurrent_activation", layer
         )
-        self.use_bias = bool(use_bias)
-        self.return_sequences = bool(return_sequences)
-        self.return_state = bool(return_state)
-        self.go_backwards = bool(go_backwards)
-        self.seed = _check_seed(seed, type(self).__name__)
+        self.use_bias = bool(arguments.pop("use_bias"))
+        self.return_sequences = bool(arguments.pop("return_sequences"))
+        self.return_state = bool(arguments.pop("return_state"))
+        self.go_backwards = bool(arguments.pop("go_backwards"))
+        self.seed = _check_seed(arguments.pop("seed"), layer)
         if self.return_state:
             raise ValueError(
                 f"{layer}: return_state=True returns several tensors, which a Sequential model "
@@ -64,11 +50,14 @@ class _Recurrent(Layer):
             )
         # Keras's dropout / recurrent_dropout (training only) and zero_output_for_mask (masked
         # steps output zeros instead of the carried state)
-        self.dropout = _check_dropout_rate(dropout, "dropout", layer)
-        self.recurrent_dropout = _check_dropout_rate(recurrent_dropout, "recurrent_dropout", layer)
-        self.zero_output_for_mask = _check_bool(zero_output_for_mask, "zero_output_for_mask", layer)
-        # the subclass's own on/off arguments (LSTM's unit_forget_bias, GRU's reset_after)
-        for switch, value in switches.items():
+        self.dropout = _check_dropout_rate(arguments.pop("dropout"), "dropout", layer)
+        self.recurrent_dropout = _check_dropout_rate(
+            arguments.pop("recurrent_dropout"), "recurrent_dropout", layer
+        )
+        self.zero_output_for_mask = _check_bool(
+            arguments.pop("zero_output_for_mask"), "zero_output_for_mask", layer
+        )
+        for switch, value in arguments.items():
             setattr(self, switch, bool(value))
 
     def _own_config(self):
