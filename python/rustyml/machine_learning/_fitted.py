@@ -8,7 +8,7 @@ from typing import Any, Generic, TypeVar, overload
 import numpy as np
 import numpy.typing as npt
 
-from rustyml._validation import fit_array
+from rustyml._validation import as_float_array, fit_array
 
 ArrayLike = npt.ArrayLike
 F64 = npt.NDArray[np.float64]
@@ -57,3 +57,19 @@ def fit_fresh(estimator: Any, X: ArrayLike, method: str = "fit", new_native: Any
     estimator._native = native
     estimator.n_features_in_ = X.shape[1]
     return out
+
+
+def partial_fit_step(estimator: Any, X: ArrayLike, start: Any) -> Any:
+    """One ``partial_fit`` call: an incremental native model (``_partial_native_class``) goes
+    on with the batch ``X``; otherwise ``start(X, fitted)`` (``fitted``: the model a ``fit``
+    left, or ``None``) returns a fresh one and the validated ``X``, and the estimator keeps it
+    once its first batch succeeds. Returns the estimator."""
+    native = estimator.__dict__.get("_native")
+    if isinstance(native, estimator._partial_native_class):
+        native.partial_fit(as_float_array(X, "X", 2))
+        return estimator
+    fresh, X = start(X, native)
+    fresh.partial_fit(X)
+    estimator._native = fresh
+    estimator.n_features_in_ = X.shape[1]
+    return estimator

@@ -5,7 +5,14 @@ from typing import Any, Literal
 from rustyml import _native
 from rustyml._base import BaseEstimator, ClusterMixin, param_constraints, validate_params
 from rustyml._validation import as_float_array, fit_array
-from rustyml.machine_learning._fitted import F64, I32, ArrayLike, Fitted, fit_fresh
+from rustyml.machine_learning._fitted import (
+    F64,
+    I32,
+    ArrayLike,
+    Fitted,
+    fit_fresh,
+    partial_fit_step,
+)
 
 
 class KMeans(ClusterMixin, BaseEstimator):
@@ -61,25 +68,23 @@ class KMeans(ClusterMixin, BaseEstimator):
         so far. ``labels_`` and ``inertia_`` are the last batch's; ``n_steps_`` counts the
         calls. Centers that attract few samples are not reassigned (scikit-learn's
         ``reassignment_ratio=0``). Returns ``self``."""
-        native = self.__dict__.get("_native")
-        if isinstance(native, self._partial_native_class):
-            native.partial_fit(as_float_array(X, "X", 2))
-            return self
+        return partial_fit_step(self, X, self._start_mini_batches)
+
+    def _start_mini_batches(self, X: ArrayLike, fitted: Any) -> Any:
+        """The mini-batch engine of a first ``partial_fit``, seeded from ``fitted``'s centers
+        after a ``fit``."""
         X = fit_array(X)
         params = self.get_params()
         init = params["init"]
-        if native is not None:
-            init = native.cluster_centers_
+        if fitted is not None:
+            init = fitted.cluster_centers_
         elif not isinstance(init, str):
             init = as_float_array(init, "init", 2)
         validate_params(self)
         fresh = self._partial_native_class(
             n_clusters=params["n_clusters"], init=init, random_state=params["random_state"]
         )
-        fresh.partial_fit(X)
-        self._native = fresh
-        self.n_features_in_ = X.shape[1]
-        return self
+        return fresh, X
 
     def predict(self, X: ArrayLike) -> I32:
         """Index of the closest center for each row of ``X``."""

@@ -7,7 +7,7 @@ import numpy as np
 from rustyml import _native
 from rustyml._base import BaseEstimator, param_constraints
 from rustyml._validation import as_float_array, fit_array
-from rustyml.machine_learning._fitted import F64, ArrayLike, Fitted, fit_fresh
+from rustyml.machine_learning._fitted import F64, ArrayLike, Fitted, fit_fresh, partial_fit_step
 
 
 class PCA(BaseEstimator):
@@ -49,10 +49,10 @@ class PCA(BaseEstimator):
         be an int or ``None`` (then the first batch's ``min(n_samples, n_features)``) and no
         larger than any batch. ``mean_``, ``var_`` and ``n_samples_seen_`` cover every batch
         so far. A ``partial_fit`` after ``fit`` starts afresh. Returns ``self``."""
-        native = self.__dict__.get("_native")
-        if isinstance(native, self._partial_native_class):
-            native.partial_fit(as_float_array(X, "X", 2))
-            return self
+        return partial_fit_step(self, X, self._start_incremental)
+
+    def _start_incremental(self, X: ArrayLike, fitted: Any) -> Any:
+        """The incremental engine of a first ``partial_fit`` (a ``fit`` before it is dropped)."""
         k = self.n_components
         if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
             raise ValueError(
@@ -63,10 +63,7 @@ class PCA(BaseEstimator):
         fresh = self._partial_native_class(
             n_components=None if k is None else int(k), whiten=bool(self.whiten)
         )
-        fresh.partial_fit(X)
-        self._native = fresh
-        self.n_features_in_ = X.shape[1]
-        return self
+        return fresh, X
 
     def transform(self, X: ArrayLike) -> F64:
         """Project ``X`` onto the components (whitened if ``whiten``)."""
