@@ -66,7 +66,6 @@ class LinearRegression(_SkLinearRegression):
             force_writeable=True,
         )
         require(X.dtype == np.float64, f"X of dtype {X.dtype}")
-        require(X.shape[0] > X.shape[1], "no more samples than features")
         sparse = issparse(X)
         if sparse:
             # scikit-learn's sparse fit is lsqr, stopped at tol (1e-6) of the least-squares
@@ -82,21 +81,40 @@ class LinearRegression(_SkLinearRegression):
         )
         Xc = np.ascontiguousarray(Xc, dtype=np.float64)
         rhs = np.ascontiguousarray(yc.reshape(len(yc), -1), dtype=np.float64)
-        gram = _dot(Xc.T, Xc)
-        equations = NormalEquations(gram)
-        why = equations.unsolvable(self.tol)
+        # scikit-learn's sparse path runs lsqr from zero, whose iterates stay in X's row
+        # space: it stops near the same minimum-norm solution.
+        equations, why = _pseudo_inverse(Xc, self.tol)
         require(why is None, why)
-        coef = equations.solve(_dot(Xc.T, rhs))
+        coef = _least_squares(Xc, rhs, equations)
         residual = rhs - _dot(Xc, coef)
-        coef += equations.solve(_dot(Xc.T, residual))
+        coef += _least_squares(Xc, residual, equations)
         if not sparse:  # scikit-learn's lsqr path reports neither
-            self.rank_ = X.shape[1]
+            self.rank_ = equations.rank()
             self.singular_ = equations.singular_values()
         self.coef_ = coef.T
         if yc.ndim == 1:
             self.coef_ = np.ravel(self.coef_)
         self._set_intercept(X_offset, y_offset)
         return self
+
+
+def _pseudo_inverse(Xc, tol):
+    """Normal equations for scikit-learn's ``lstsq(Xc, y, cond=tol)``: of ``Xc^T Xc`` for a
+    tall ``Xc``, of ``Xc Xc^T`` for a wide one (the minimum-norm solution lies in its row
+    space), singular values below ``tol`` times the largest cut off; and why not, if not."""
+    n, d = Xc.shape
+    if n > d:
+        equations = NormalEquations(_dot(Xc.T, Xc), inner=n, cutoff=tol)
+    else:
+        equations = NormalEquations(_dot(Xc, Xc.T), inner=d, cutoff=tol)
+    return equations, equations.unsolvable()
+
+
+def _least_squares(Xc, rhs, equations):
+    """The (pseudo-inverse) least-squares coefficients from normal equations of either shape."""
+    if Xc.shape[0] > Xc.shape[1]:
+        return equations.solve(_dot(Xc.T, rhs))
+    return _dot(Xc.T, equations.solve(rhs))
 
 
 class LogisticRegression(_SkLogisticRegression):

@@ -519,19 +519,55 @@ def test_linear_regression_on_sparse_input_solves_scikit_learns_problem(weighted
     assert not hasattr(ours, "singular_") and not hasattr(stock, "singular_")
 
 
-def test_linear_regression_leaves_rank_deficient_data_to_scikit_learn():
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("shape", [(300, 4), (10, 20), (12, 12)])
+def test_linear_regression_minimum_norm_solutions_are_lstsqs(shape, fit_intercept, sparse):
+    """Dependent columns (300 x 4) and no more samples than features: the door solves the
+    normal equations of X^T X or X X^T with lstsq's cutoff (tol), so its coefficients are
+    scikit-learn's minimum-norm solution, rank and singular values included."""
+    from scipy.sparse import csr_matrix
     from sklearn.linear_model import LinearRegression
 
     rng = np.random.default_rng(7)
-    X = rng.standard_normal((300, 4))
-    X[:, 3] = X[:, 0] + X[:, 1]  # exactly dependent: the minimum-norm solution is lstsq's
-    y = rng.standard_normal(300)
+    n, d = shape
+    X = rng.standard_normal((n, d))
+    if n > d:
+        X[:, 3] = X[:, 0] + X[:, 1]  # exactly dependent
+    y = rng.standard_normal(n)
+    w = rng.uniform(0.5, 2.0, n)
+    w[-2:] = 0.0  # zero-weight rows are null directions too
+    Xin = csr_matrix(X) if sparse else X
     door.dispatch_stats(reset=True)
-    ours = door_linear_model.LinearRegression().fit(X, y)
-    stock = LinearRegression().fit(X, y)
+    ours = door_linear_model.LinearRegression(fit_intercept=fit_intercept).fit(Xin, y, w)
+    assert door.dispatch_stats() == {("LinearRegression", "fit", "rustyml"): 1}
+    stock = LinearRegression(fit_intercept=fit_intercept).fit(X, y, w)
+    s = stock.singular_
+    cond = s[0] / s[stock.rank_ - 1]
+    # The refined pseudo-inverse solution is within a few cond * eps per dot product of
+    # length max(n, d) of lstsq's, and lstsq's own error is of that order.
+    bound = 8 * max(n, d) * cond * EPS
+    err = np.linalg.norm(ours.coef_ - stock.coef_) / np.linalg.norm(stock.coef_)
+    assert err <= bound, (err, bound)
+    assert abs(ours.intercept_ - stock.intercept_) <= bound * (1 + abs(stock.intercept_))
+    if not sparse:
+        assert ours.rank_ == stock.rank_
+        # singular values cut off are reported as 0 (lstsq's are rounding noise)
+        np.testing.assert_allclose(ours.singular_[: ours.rank_], s[: ours.rank_], rtol=bound)
+        assert np.all(ours.singular_[ours.rank_ :] == 0)
+
+
+def test_linear_regression_leaves_a_singular_value_at_the_cutoff_to_scikit_learn():
+    """With tol=0 the centred wide X's null direction (rounding noise) sits at the cutoff:
+    which side lstsq puts it on is not knowable, so scikit-learn's own fit runs."""
+    from sklearn.linear_model import LinearRegression
+
+    rng = np.random.default_rng(8)
+    X, y = rng.standard_normal((10, 20)), rng.standard_normal(10)
+    door.dispatch_stats(reset=True)
+    ours = door_linear_model.LinearRegression(tol=0.0).fit(X, y)
     assert door.dispatch_stats()[("LinearRegression", "fit", "scikit-learn")] == 1
-    np.testing.assert_array_equal(ours.coef_, stock.coef_)
-    assert ours.rank_ == stock.rank_ == 3
+    np.testing.assert_array_equal(ours.coef_, LinearRegression(tol=0.0).fit(X, y).coef_)
 
 
 def _logistic_objective(model, X, y, C):
