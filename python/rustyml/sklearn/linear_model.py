@@ -1,14 +1,17 @@
 """``sklearn.linear_model`` with rustyml's engines behind LinearRegression and
 LogisticRegression.
 
-``LinearRegression`` fits natively on dense float64 input (``positive=False``), with or
-without ``sample_weight``, one or several targets, when the centred data are well enough
-conditioned for the normal equations: ``X^T X`` and ``X^T y`` come from rustyml's product
-engine (the O(n d^2) part), the d x d system is solved by its eigendecomposition and
-refined once with the residual, which brings the error down to the least-squares solver's
-order (cond(X) * eps) while cond(X)^2 * eps stays below 1e-3. A rank-deficient or
-ill-conditioned ``X`` (``cond(X) > 1 / tol``, or past that bound) runs scikit-learn's
-``lstsq``. ``singular_`` is the square root of the Gram matrix's eigenvalues.
+``LinearRegression`` fits natively on dense float64 input (``positive=False``; a sparse one
+on a dense copy), with or without ``sample_weight``, one or several targets. It solves the
+normal equations of the centred data, ``X^T X`` for a tall ``X`` or ``X X^T`` for a wide one
+(the minimum-norm solution lies in ``X``'s row space), both from rustyml's product engine,
+by eigendecomposition with scikit-learn's ``lstsq`` cutoff: singular values below ``tol``
+times the largest count as zero, so rank-deficient and underdetermined fits give lstsq's
+minimum-norm solution. One refinement with the residual brings the error down to the
+least-squares solver's order (cond * eps) while cond^2 * eps over the kept values stays
+below 1e-3. A singular value too near the cutoff to tell its side, or worse conditioning,
+runs scikit-learn's ``lstsq``. ``singular_`` is the square root of the Gram matrix's
+eigenvalues (zero for those cut off, where lstsq reports rounding noise).
 
 ``LogisticRegression`` fits natively with the ``lbfgs`` solver and an L2 penalty (``C``
 finite, ``l1_ratio`` 0) on dense float64 input, binary or multinomial (one row of
