@@ -31,7 +31,9 @@ from rustyml.neural_network._sequential import (
     _call,
     _check_callbacks,
     _float32_contiguous,
+    _frozen_layer_indices,
     _get_layer,
+    _ModelFiles,
     _optional_steps,
     _Progress,
     _refuse_weighted_metrics,
@@ -260,7 +262,7 @@ def _structure(kind, keys, values):
     return list(values)
 
 
-class Model:
+class Model(_ModelFiles):
     """Keras's functional ``Model(inputs, outputs)``: several inputs and outputs (a tensor,
     a list, or a dict of them), shared layers, merge layers. Trains through the same native
     engines, optimizers and losses as ``Sequential``, with its determinism (same seed, same
@@ -268,6 +270,8 @@ class Model:
 
     Without a ``seed`` the weights come from the stream ``keras.utils.set_random_seed``
     starts (or fresh entropy when none was set)."""
+
+    _FILE_FORMAT = _FORMAT
 
     def __init__(self, inputs=None, outputs=None, name=None, trainable=True, seed=None, **kwargs):
         if inputs is None or outputs is None:
@@ -302,13 +306,6 @@ class Model:
     def _layer_weight_counts(self):
         """How many weight arrays each layer has (``get_weights`` lists them in order)."""
         return self._weight_counts()
-
-    def save_weights(self, filepath, overwrite=True):
-        """Keras's ``.weights.h5`` file: every layer's arrays in Keras 3's h5 layout (Keras's
-        ``load_weights`` reads it). The optimizer's state is not written."""
-        from rustyml.keras import _keras_format
-
-        _keras_format.save_weights(self, filepath, overwrite)
 
     def load_weights(self, filepath):
         """Loads a Keras 3 ``.weights.h5`` file (written by Keras or ``save_weights``); a
@@ -697,10 +694,6 @@ class Model:
     def _optimizer_learning_rate_changed(self, optimizer):
         if getattr(self, "optimizer", None) is optimizer:
             self._native.learning_rate = optimizer.learning_rate
-
-    def _check_compiled(self):
-        if self._compiled is None:
-            raise ValueError("the model must be compiled before fit/evaluate: call compile()")
 
     # -- data ------------------------------------------------------------------------------
     def _arrays(self, value, kind, keys, names, what):
@@ -1226,9 +1219,7 @@ class Model:
         state = {
             "config": self.get_config(),
             "weights": self.get_weights(),
-            "frozen": [
-                i for i, lay in enumerate(self.layers) if not getattr(lay, "trainable", True)
-            ],
+            "frozen": _frozen_layer_indices(self.layers),
         }
         if self._compiled is not None:
             state["compile"] = {
@@ -1262,21 +1253,14 @@ class Model:
         """One safetensors file (rustyml's format, as ``Sequential.save``): the weights, the
         functional config and the compile settings in its metadata, with a digest. A path
         ending in ``.keras`` is written as Keras 3's ``.keras`` archive instead."""
-        if os.fspath(path).endswith(".keras"):
-            from rustyml.keras import _keras_format
+        self._save_file(path)
 
-            _keras_format.save_archive(self, path)
-            return
-        meta = {"format": _FORMAT, "config": json.dumps(self.get_config())}
-        frozen = [i for i, layer in enumerate(self.layers) if not getattr(layer, "trainable", True)]
-        if frozen:
-            meta["frozen_layers"] = json.dumps(frozen)
-        if self._compiled is not None:
-            meta["optimizer"] = json.dumps(optimizers_module.serialize(self.optimizer))
-            meta["losses"] = self._compiled[1]
-            meta["loss_weights"] = json.dumps(self._compiled[3])
-            meta["metrics"] = json.dumps(self._compiled[5])
-        _native.neural_network.save_safetensors(os.fspath(path), meta, self.get_weights())
+    def _compile_metadata(self):
+        return {
+            "losses": self._compiled[1],
+            "loss_weights": json.dumps(self._compiled[3]),
+            "metrics": json.dumps(self._compiled[5]),
+        }
 
     @classmethod
     def load(cls, path):

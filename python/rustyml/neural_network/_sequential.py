@@ -131,13 +131,57 @@ class _Progress:
         )
 
 
-class Sequential:
+class _ModelFiles:
+    """What ``Sequential`` and the functional ``Model`` share: the compiled check, and their
+    files (rustyml's safetensors file, Keras's ``.weights.h5``). A class names its file format
+    (``_FILE_FORMAT``) and the compile settings its file keeps (``_compile_metadata``)."""
+
+    _FILE_FORMAT = None
+
+    def _check_compiled(self):
+        if self._compiled is None:
+            raise ValueError("the model must be compiled before fit/evaluate: call compile()")
+
+    def save_weights(self, filepath, overwrite=True):
+        """Keras's ``.weights.h5`` file: every layer's arrays in Keras 3's h5 layout (Keras's
+        ``load_weights`` reads it). The optimizer's state is not written."""
+        from rustyml.keras import _keras_format
+
+        _keras_format.save_weights(self, filepath, overwrite)
+
+    def _save_file(self, path):
+        """``save``: a path ending in ``.keras`` as Keras 3's archive, any other as one
+        safetensors file of the weights, with the format, the config, the frozen layers and
+        the compile settings in its metadata."""
+        if os.fspath(path).endswith(".keras"):
+            from rustyml.keras import _keras_format
+
+            _keras_format.save_archive(self, path)
+            return
+        meta = {"format": self._FILE_FORMAT, "config": json.dumps(self.get_config())}
+        frozen = _frozen_layer_indices(self.layers)
+        if frozen:
+            meta["frozen_layers"] = json.dumps(frozen)
+        if self._compiled is not None:
+            meta["optimizer"] = json.dumps(optimizers_module.serialize(self.optimizer))
+            meta.update(self._compile_metadata())
+        _native.neural_network.save_safetensors(os.fspath(path), meta, self.get_weights())
+
+
+def _frozen_layer_indices(layers):
+    """The positions of the layers set ``trainable = False``."""
+    return [i for i, layer in enumerate(layers) if not getattr(layer, "trainable", True)]
+
+
+class Sequential(_ModelFiles):
     """A linear stack of layers, as in Keras.
 
     >>> model = Sequential([layers.Dense(8, activation="relu", input_shape=(4,)),
     ...                     layers.Dense(1)], seed=0)
     >>> model.compile(optimizer="adam", loss="mse")
     """
+
+    _FILE_FORMAT = _FORMAT
 
     def __init__(self, layers=None, seed=None, name=None):
         if seed is not None:
@@ -267,10 +311,6 @@ class Sequential:
         self.optimizer = opt
         self.loss = loss_obj
         opt._compiled_into(self)
-
-    def _check_compiled(self):
-        if self._compiled is None:
-            raise ValueError("the model must be compiled before fit/evaluate: call compile()")
 
     def _apply_trainable(self):
         """Keras reads ``layer.trainable`` when the first training call after ``compile``
@@ -1152,13 +1192,6 @@ class Sequential:
 
         return json.dumps(_keras_format.model_to_keras(self), **kwargs)
 
-    def save_weights(self, filepath, overwrite=True):
-        """Keras's ``.weights.h5`` file: every layer's arrays in Keras 3's h5 layout (Keras's
-        ``load_weights`` reads it). The optimizer's state is not written."""
-        from rustyml.keras import _keras_format
-
-        _keras_format.save_weights(self, filepath, overwrite)
-
     def load_weights(self, filepath):
         """Loads a Keras 3 ``.weights.h5`` file (written by Keras or ``save_weights``) into
         this built model; a file that does not fit it is refused and nothing changes."""
@@ -1175,21 +1208,11 @@ class Sequential:
         ``path`` may be a symlink (its target is written); a FIFO, device or directory there
         is refused. The file is written to a temporary file beside it and renamed into place,
         so a failed save leaves an earlier file whole."""
-        native = self._built()
-        if os.fspath(path).endswith(".keras"):
-            from rustyml.keras import _keras_format
+        self._built()  # an unbuilt model is refused before anything is written
+        self._save_file(path)
 
-            _keras_format.save_archive(self, path)
-            return
-        meta = {"format": _FORMAT, "config": json.dumps(self.get_config())}
-        frozen = [i for i, layer in enumerate(self.layers) if not getattr(layer, "trainable", True)]
-        if frozen:
-            meta["frozen_layers"] = json.dumps(frozen)
-        if self._compiled is not None:
-            meta["optimizer"] = json.dumps(optimizers_module.serialize(self.optimizer))
-            meta["loss"] = self._compiled[1]
-            meta["metrics"] = json.dumps(self._metric_specs)
-        _native.neural_network.save_safetensors(os.fspath(path), meta, native.get_weights())
+    def _compile_metadata(self):
+        return {"loss": self._compiled[1], "metrics": json.dumps(self._metric_specs)}
 
     @classmethod
     def load(cls, path):
