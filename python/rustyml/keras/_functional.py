@@ -894,11 +894,7 @@ class Model(_ModelFiles):
                         "weights were put back to their values before fit (lower the learning "
                         "rate)"
                     )
-            logs = {"loss": loss}
-            if len(keys) > 1:
-                logs.update({f"{k}_loss": v for k, v in zip(keys, per)})
-            if running:
-                logs.update(running.results())
+            logs = _loss_logs(loss, keys, per, running)
             if vx is not None and _sw.should_validate(epoch, validation_freq):
                 for k, v in self._evaluate_logs(vx, vy, max(batch_size, 256), vws).items():
                     logs["val_" + k] = v
@@ -1057,11 +1053,8 @@ class Model(_ModelFiles):
                     )
                 warnings.warn(_batches._RAN_OUT, UserWarning, stacklevel=3)
                 break
-            logs = {"loss": float(np.float32(total / seen))}
-            if len(keys) > 1:
-                logs.update({f"{k}_loss": v / seen for k, v in zip(keys, per_total)})
-            if running:
-                logs.update(running.results())
+            mean_loss = float(np.float32(total / seen))
+            logs = _loss_logs(mean_loss, keys, [v / seen for v in per_total], running)
             if _sw.should_validate(epoch, validation_freq):
                 vlogs = None
                 if val_epochs is not None:
@@ -1107,9 +1100,7 @@ class Model(_ModelFiles):
         self._apply_trainable()
         loss, per = self._native.evaluate(xs, ys, batch_size, sample_weights)
         keys = self._output_keys()
-        logs = {"loss": loss}
-        if len(keys) > 1:
-            logs.update({f"{k}_loss": v for k, v in zip(keys, per)})
+        logs = _loss_logs(loss, keys, per, None)
         metric_fns = self._compiled[4]
         if metric_fns:
             preds = self._native.predict(xs, batch_size)
@@ -1182,12 +1173,7 @@ class Model(_ModelFiles):
                 f"train_on_batch: the loss became {loss}; the step was undone (lower the "
                 "learning rate)"
             )
-        logs = {"loss": loss}
-        if len(keys) > 1:
-            logs.update({f"{k}_loss": v for k, v in zip(keys, per)})
-        if running:
-            logs.update(running.results())
-        return _as_returned(logs, return_dict)
+        return _as_returned(_loss_logs(loss, keys, per, running), return_dict)
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None):
         """Inference outputs, in the structure the model's outputs were given in; ``x`` may
@@ -1305,6 +1291,17 @@ def _refuse_outside_batches(y, sample_weight):
             "with a generator, PyDataset or iterable x, the targets and sample weights "
             "come in its batches: do not pass y or sample_weight"
         )
+
+
+def _loss_logs(loss, keys, per_output, running):
+    """The logs of a step, an epoch or an evaluation: the loss, each output's loss (named by
+    ``keys``) when there are several, then the metrics ``running`` has gathered."""
+    logs = {"loss": loss}
+    if len(keys) > 1:
+        logs.update({f"{k}_loss": v for k, v in zip(keys, per_output)})
+    if running:
+        logs.update(running.results())
+    return logs
 
 
 def _as_returned(logs, return_dict):
