@@ -1046,12 +1046,7 @@ class Model(_ModelFiles):
                     if self.stop_training:
                         break
             if seen == 0:
-                if epoch == initial_epoch:
-                    raise ValueError(
-                        f"fit: the {kind} yielded no batches (empty, or a generator already "
-                        "consumed)"
-                    )
-                warnings.warn(_batches._RAN_OUT, UserWarning, stacklevel=3)
+                _batches.end_empty_epoch(kind, epoch == initial_epoch, stacklevel=3)
                 break
             mean_loss = float(np.float32(total / seen))
             logs = _loss_logs(mean_loss, keys, [v / seen for v in per_total], running)

@@ -28,6 +28,17 @@ _RAN_OUT = (
 )
 
 
+def end_empty_epoch(kind, first_epoch, stacklevel):
+    """``fit`` read no batch this epoch: on its first epoch the source is refused (empty, or
+    a generator already consumed); later it ran out, which a warning says (``stacklevel``:
+    the caller's, for ``warnings.warn``). Either way the training stops."""
+    if first_epoch:
+        raise ValueError(
+            f"fit: the {kind} yielded no batches (empty, or a generator already consumed)"
+        )
+    warnings.warn(_RAN_OUT, UserWarning, stacklevel=stacklevel + 1)
+
+
 class PyDataset:
     """Keras 3's ``PyDataset`` (also ``Sequence``): subclass it with ``__len__`` (the number of
     batches) and ``__getitem__(i)`` (batch ``i`` as ``(x, y)``, ``(x, y, sample_weight)`` or

@@ -753,12 +753,7 @@ class Sequential(_ModelFiles):
                         if self.stop_training:
                             break
                 if seen == 0:
-                    if epoch == initial_epoch:
-                        raise ValueError(
-                            f"fit: the {kind} yielded no batches (empty, or a generator "
-                            "already consumed)"
-                        )
-                    warnings.warn(_batches._RAN_OUT, UserWarning, stacklevel=5)
+                    _batches.end_empty_epoch(kind, epoch == initial_epoch, stacklevel=5)
                     break
                 logs = {"loss": float(np.float32(total / seen))}
                 if running:
