@@ -6,6 +6,7 @@ batches) and hands weights back in Keras's shapes and order. Epoch-level orchest
 (validation, metrics, callbacks, progress) stays here.
 """
 
+import contextlib
 import json
 import numbers
 import operator
@@ -392,6 +393,19 @@ class Sequential(_ModelFiles):
                 "a model cannot train inside its own training loop"
             )
 
+    @contextlib.contextmanager
+    def _training_run(self, cbs):
+        """One ``fit``'s epochs: this thread marked as training the model (``_begin_training``
+        refuses a nested fit) from the callbacks' ``on_train_begin`` on; their
+        ``on_train_end`` once the epochs are done."""
+        self._training_thread = threading.get_ident()
+        try:
+            _call(cbs, "on_train_begin", None)
+            yield
+        finally:
+            self._training_thread = None
+        _call(cbs, "on_train_end", None)
+
     def fit(
         self,
         x=None,
@@ -571,9 +585,7 @@ class Sequential(_ModelFiles):
 
         cbs, history = _attach_callbacks(self, cbs)
         snapshot = self._native.snapshot()
-        self._training_thread = threading.get_ident()
-        try:
-            _call(cbs, "on_train_begin", None)
+        with self._training_run(cbs):
             n_batches = -(-len(x) // batch_size)
             for epoch in range(initial_epoch, epochs):
                 _call(cbs, "on_epoch_begin", epoch, None)
@@ -619,9 +631,6 @@ class Sequential(_ModelFiles):
                 _call(cbs, "on_epoch_end", epoch, logs)
                 if self.stop_training:
                     break
-        finally:
-            self._training_thread = None
-        _call(cbs, "on_train_end", None)
         self.history = history
         return history
 
@@ -712,9 +721,7 @@ class Sequential(_ModelFiles):
         metric_fns = self._compiled[3]
         cbs, history = _attach_callbacks(self, cbs)
         snapshot = None
-        self._training_thread = threading.get_ident()
-        try:
-            _call(cbs, "on_train_begin", None)
+        with self._training_run(cbs):
             for epoch in range(initial_epoch, epochs):
                 progress = None
                 total = 0.0
@@ -786,9 +793,6 @@ class Sequential(_ModelFiles):
                 _call(cbs, "on_epoch_end", epoch, logs)
                 if self.stop_training:
                     break
-        finally:
-            self._training_thread = None
-        _call(cbs, "on_train_end", None)
         self.history = history
         return history
 
