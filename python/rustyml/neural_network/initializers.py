@@ -15,18 +15,10 @@ import numbers
 
 import numpy as np
 
-from rustyml.neural_network._config import _arguments, _Configurable
+from rustyml.neural_network._config import _arguments, _Configurable, _real
 
 # The standard deviation of a standard normal truncated to [-2, 2] (Keras's correction).
 _TRUNCATED_STDDEV = 0.87962566103423978
-
-
-def _real(value, what, name):
-    if isinstance(value, (bool, str)) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{what}: {name} must be a number, got {value!r}")  # noqa: TRY004
-    if not math.isfinite(value):
-        raise ValueError(f"{what}: {name} must be finite, got {value!r}")
-    return float(value)
 
 
 def compute_fans(shape):

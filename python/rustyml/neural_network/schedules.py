@@ -7,22 +7,12 @@ Keras. Calling a schedule here gives the same float32 value the native optimizer
 """
 
 import math
-import numbers
 
 import numpy as np
 
-from rustyml.neural_network._config import _Configurable
+from rustyml.neural_network._config import _Configurable, _real
 
 _F = np.float32
-
-
-def _real(value, what, name):
-    if isinstance(value, (bool, str, bytes)) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{what}: {name} must be a number, got {value!r}")  # noqa: TRY004
-    v = float(value)
-    if not math.isfinite(v):
-        raise ValueError(f"{what}: {name} must be finite, got {value!r}")
-    return v
 
 
 def _decay_steps(value, what):
