@@ -417,6 +417,11 @@ class BaseEstimator:
         ]
         return f"{type(self).__name__}({', '.join(shown)})"
 
+    def _new_native(self):
+        """A fresh native model for a fit, built from ``get_params()``; an estimator whose
+        native model takes its parameters otherwise overrides it."""
+        return self._build_native(**self.get_params())
+
     def _build_native(self, *args, **kwargs):
         """The native model for these hyper-parameters. An integer the native side cannot hold
         (negative where a count is expected, or too large) is a ``ValueError`` naming the

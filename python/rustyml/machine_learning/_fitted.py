@@ -44,15 +44,12 @@ class Fitted(Generic[T]):
         raise AttributeError(f"can't set attribute {self.name!r}: it is read from the fitted model")
 
 
-def fit_fresh(estimator: Any, X: ArrayLike, method: str = "fit", new_native: Any = None) -> Any:
-    """Run ``method`` (``"fit"``, ``"fit_transform"``) of a fresh native model on the validated
-    ``X`` and return its result; the estimator keeps the model and ``n_features_in_`` only once
-    that succeeds. The model is ``new_native()``, by default built from ``get_params()``."""
+def fit_fresh(estimator: Any, X: ArrayLike, method: str = "fit") -> Any:
+    """Run ``method`` (``"fit"``, ``"fit_transform"``) of a fresh native model
+    (``estimator._new_native()``) on the validated ``X`` and return its result; the estimator
+    keeps the model and ``n_features_in_`` only once that succeeds."""
     X = fit_array(X)
-    if new_native is None:
-        native = estimator._build_native(**estimator.get_params())
-    else:
-        native = new_native()
+    native = estimator._new_native()
     out = getattr(native, method)(X)
     estimator._native = native
     estimator.n_features_in_ = X.shape[1]

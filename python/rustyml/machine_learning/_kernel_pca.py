@@ -47,12 +47,12 @@ class KernelPCA(BaseEstimator):
 
     def fit(self, X: ArrayLike, y: object = None) -> KernelPCA:
         """Fit to ``X`` (n_samples, n_features). Returns ``self``."""
-        fit_fresh(self, X, new_native=self._new_native)
+        fit_fresh(self, X)
         return self
 
     def fit_transform(self, X: ArrayLike, y: object = None) -> F64:
         """Fit, then return ``eigenvectors_ * sqrt(eigenvalues_)``."""
-        return fit_fresh(self, X, "fit_transform", self._new_native)
+        return fit_fresh(self, X, "fit_transform")
 
     def transform(self, X: ArrayLike) -> F64:
         """Project ``X`` onto the fitted components."""

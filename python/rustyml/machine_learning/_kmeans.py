@@ -51,7 +51,7 @@ class KMeans(ClusterMixin, BaseEstimator):
 
     def fit(self, X: ArrayLike, y: object = None) -> KMeans:
         """Cluster ``X`` (n_samples, n_features). Returns ``self``."""
-        fit_fresh(self, X, new_native=self._new_native)
+        fit_fresh(self, X)
         return self
 
     def _new_native(self) -> Any:

@@ -31,17 +31,14 @@ class PCA(BaseEstimator):
     def __init__(self, n_components: float | None = None, whiten: bool = False) -> None:
         self._store_params(locals())
 
-    def _new_native(self) -> Any:
-        return self._build_native(**self.get_params())
-
     def fit(self, X: ArrayLike, y: object = None) -> PCA:
         """Fit the components to ``X`` (n_samples, n_features). Returns ``self``."""
-        fit_fresh(self, X, new_native=self._new_native)
+        fit_fresh(self, X)
         return self
 
     def fit_transform(self, X: ArrayLike, y: object = None) -> F64:
         """Fit, then return the projections of ``X``."""
-        return fit_fresh(self, X, "fit_transform", self._new_native)
+        return fit_fresh(self, X, "fit_transform")
 
     def partial_fit(self, X: ArrayLike, y: object = None) -> PCA:
         """One incremental update with the batch ``X``, as scikit-learn's

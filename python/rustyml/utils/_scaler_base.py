@@ -29,12 +29,12 @@ class TransformerBase(BaseEstimator):
 
     def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Learn the statistics of ``X`` (n_samples, n_features). Returns ``self``."""
-        fit_fresh(self, X, new_native=self._new_native)
+        fit_fresh(self, X)
         return self
 
     def fit_transform(self, X: ArrayLike, y: object = None) -> F64:
         """``fit(X).transform(X)``, validating and reading ``X`` once."""
-        return fit_fresh(self, X, "fit_transform", self._new_native)
+        return fit_fresh(self, X, "fit_transform")
 
     def transform(self, X: ArrayLike, copy: bool | None = None) -> F64:
         """The transformed data as a new float64 array."""
