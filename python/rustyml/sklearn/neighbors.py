@@ -5,12 +5,15 @@ scikit-learn's fit (it only stores the data, or builds a tree: cheap next to the
 so every fitted attribute, ``radius_neighbors`` and ``kneighbors_graph`` stay
 scikit-learn's own; the native engine answers ``kneighbors`` (and so the regressor's
 ``predict``, which scikit-learn builds on it) and the classifier's ``predict`` /
-``predict_proba`` for Minkowski distances (``p >= 1``, or the euclidean / manhattan /
-chebyshev names) with uniform or inverse-distance weights, single- or multi-output.
+``predict_proba`` for Minkowski distances (``p >= 1``, the euclidean / manhattan /
+chebyshev names, or their float64 ``DistanceMetric`` objects) with uniform,
+inverse-distance or callable weights, single- or multi-output; ``kneighbors()`` of the
+training set leaves each sample out, as scikit-learn's.
 """
 
 import numpy as np
 from sklearn import neighbors as _sk
+from sklearn.metrics import DistanceMetric
 from sklearn.neighbors._base import KNeighborsMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -30,9 +33,21 @@ _METRIC_P = {
 }
 
 
+# scikit-learn's float64 DistanceMetric objects with a fixed Minkowski exponent
+_METRIC_OBJECT_P = {
+    "EuclideanDistance64": 2,
+    "ManhattanDistance64": 1,
+    "ChebyshevDistance64": np.inf,
+}
+
+
 def _minkowski_p(est):
     """The Minkowski exponent of the estimator's metric, or Unsupported."""
     require(est.metric_params in (None, {}), "metric_params")
+    if isinstance(est.metric, DistanceMetric):
+        name = type(est.metric).__name__
+        require(name in _METRIC_OBJECT_P, f"metric={name}")
+        return float(_METRIC_OBJECT_P[name])
     if est.metric == "minkowski":
         p = est.p
         require(p is not None and not isinstance(p, bool), f"p={p!r}")
@@ -58,10 +73,21 @@ class _NativeSearch:
         # From here on scikit-learn's fitted state stands whatever happens: a query the
         # engine cannot answer goes to scikit-learn's methods, which use it.
         try:
+            require(
+                not (
+                    isinstance(self, _SkKNeighborsClassifier)
+                    and isinstance(self.metric, DistanceMetric)
+                ),
+                "a DistanceMetric object (scikit-learn's classifiers do not take one)",
+            )
             p = _minkowski_p(self)
             weights = getattr(self, "weights", "uniform")
-            # None is scikit-learn's other name for uniform weights
-            require(weights in (None, "uniform", "distance"), f"weights={weights!r}")
+            # None is scikit-learn's other name for uniform weights; a callable weighs the
+            # native neighbours' distances, as in scikit-learn
+            require(
+                callable(weights) or weights in (None, "uniform", "distance"),
+                f"weights={weights!r}",
+            )
             require(isinstance(self._fit_X, np.ndarray), "sparse training data")
             require(np.isfinite(self._fit_X).all(), "non-finite training data")
         except Unsupported as why:
@@ -79,25 +105,44 @@ class _NativeSearch:
 
     def _native_query(self, X):
         native = engine(self)
-        require(X is not None, "queries on the training set")
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=None, accept_sparse=True)
         require(isinstance(X, np.ndarray) and X.dtype.kind == "f", "sparse or non-float X")
         require(X.ndim == 2 and X.shape[0] > 0, f"X of shape {X.shape}")
         require(np.isfinite(X).all(), "non-finite X")
-        return native, np.asarray(X, dtype=np.float64)
+        return native, X
 
-    @native_path(KNeighborsMixin.kneighbors)
-    def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
-        native, Xq = self._native_query(X)
-        require(np.asarray(X).dtype == np.float64, "float32 queries (scikit-learn keeps float32)")
-        k = self.n_neighbors if n_neighbors is None else n_neighbors
+    def _native_neighbours(self, X, k, distances=True):
+        """The native k nearest training samples of each query: of each training sample,
+        less itself, when ``X`` is None (scikit-learn's convention). Returned ``distances``
+        need float64 queries (scikit-learn keeps float32 ones in float32)."""
+        on_training_set = X is None
+        native, Xq = self._native_query(self._fit_X if on_training_set else X)
+        if distances:
+            require(Xq.dtype == np.float64, "float32 queries (scikit-learn keeps float32)")
         require(
             isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k > 0, "n_neighbors"
         )
+        k = int(k) + on_training_set
         require(k <= self.n_samples_fit_, "n_neighbors larger than the training set")
-        dist, ind = native.kneighbors(Xq, int(k))
+        dist, ind = native.kneighbors(np.asarray(Xq, dtype=np.float64), k)
+        return _without_self(dist, ind) if on_training_set else (dist, ind)
+
+    @native_path(KNeighborsMixin.kneighbors)
+    def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
+        k = self.n_neighbors if n_neighbors is None else n_neighbors
+        dist, ind = self._native_neighbours(X, k)
         return (dist, ind) if return_distance else ind
+
+
+def _without_self(dist, ind):
+    """scikit-learn's answer for the training set queried against itself: each sample's
+    k + 1 neighbours less the sample itself, or less the first one where k + 1 duplicates
+    of it crowd it out."""
+    others = ind != np.arange(ind.shape[0])[:, None]
+    others[others.all(axis=1), 0] = False
+    shape = (ind.shape[0], ind.shape[1] - 1)
+    return dist[others].reshape(shape), ind[others].reshape(shape)
 
 
 class NearestNeighbors(_NativeSearch, _SkNearestNeighbors):
@@ -118,9 +163,16 @@ class KNeighborsClassifier(_NativeSearch, _SkKNeighborsClassifier):
         """Per output, the class votes of each query's neighbours, summed in neighbour order
         as scikit-learn sums them (so multi-output and single-output fits agree bit for
         bit): a list of (n_queries, n_classes) arrays."""
-        native, Xq = self._native_query(X)
-        dist, ind = native.kneighbors(Xq, int(self.n_neighbors))
-        if self.weights == "distance":
+        # a user's weight function is given the distances themselves
+        dist, ind = self._native_neighbours(X, self.n_neighbors, distances=callable(self.weights))
+        if callable(self.weights):
+            weights = self.weights(dist)
+            if np.any(np.all(weights == 0, axis=1)):
+                raise ValueError(
+                    "All neighbors of some sample is getting zero weights. Please modify "
+                    "'weights' to avoid this case if you are using a user-defined function."
+                )
+        elif self.weights == "distance":
             with np.errstate(divide="ignore"):
                 weights = 1.0 / dist
             exact = np.isinf(weights)
@@ -130,11 +182,11 @@ class KNeighborsClassifier(_NativeSearch, _SkKNeighborsClassifier):
             weights = np.ones_like(dist)
         y = self._y.reshape(-1, 1) if self._y.ndim == 1 else self._y
         classes = self.classes_ if self.outputs_2d_ else [self.classes_]
-        rows = np.arange(Xq.shape[0])
+        rows = np.arange(ind.shape[0])
         votes = []
         for k, classes_k in enumerate(classes):
             codes = y[ind, k]
-            sums = np.zeros((Xq.shape[0], len(classes_k)))
+            sums = np.zeros((ind.shape[0], len(classes_k)))
             for i in range(codes.shape[1]):
                 sums[rows, codes[:, i]] += weights[:, i]
             votes.append(sums)

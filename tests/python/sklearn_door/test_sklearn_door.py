@@ -138,6 +138,78 @@ def test_knn_regressor_and_nearest_neighbors_match_scikit_learn(weights):
     np.testing.assert_allclose(dist, sdist, rtol=0, atol=8 * X.shape[1] * EPS)
 
 
+def _inverse_square(dist):
+    return 1.0 / (1.0 + dist**2)
+
+
+@pytest.mark.parametrize("weights", [_inverse_square, "distance", "uniform"])
+def test_knn_callable_weights_and_training_set_queries_match_scikit_learn(weights):
+    """A weight function is given the native neighbours' distances; ``kneighbors()`` and
+    ``predict()`` without X query the training set, each sample left out."""
+    from sklearn.neighbors import KNeighborsClassifier
+
+    rng = np.random.default_rng(3)
+    X, y, Q = rng.random((200, 5)), rng.integers(0, 3, 200), rng.random((40, 5))
+    door.dispatch_stats(reset=True)
+    ours = door_neighbors.KNeighborsClassifier(weights=weights).fit(X, y)
+    stock = KNeighborsClassifier(weights=weights).fit(X, y)
+    for queries in (Q, None):
+        np.testing.assert_array_equal(ours.predict(queries), stock.predict(queries))
+        np.testing.assert_allclose(
+            ours.predict_proba(queries), stock.predict_proba(queries), atol=1e-9
+        )
+    dist, ind = ours.kneighbors(n_neighbors=4)
+    sdist, sind = stock.kneighbors(n_neighbors=4)
+    np.testing.assert_array_equal(ind, sind)
+    np.testing.assert_allclose(dist, sdist, rtol=0, atol=8 * X.shape[1] * EPS)
+    assert not any(path == "scikit-learn" for _, _, path in door.dispatch_stats())
+
+
+def test_training_set_queries_drop_the_first_neighbour_where_duplicates_crowd_out_self():
+    dist = np.array([[0.0, 0.0, 0.5], [0.0, 0.0, 0.0]])
+    ind = np.array([[3, 0, 7], [4, 2, 5]])  # row 1's own index (1) is not among them
+    got_dist, got_ind = door_neighbors._without_self(dist, ind)
+    np.testing.assert_array_equal(got_ind, [[3, 7], [2, 5]])
+    np.testing.assert_array_equal(got_dist, [[0.0, 0.5], [0.0, 0.0]])
+
+
+@pytest.mark.parametrize("name", ["euclidean", "manhattan", "chebyshev"])
+def test_distance_metric_objects_search_natively(name):
+    """scikit-learn's float64 DistanceMetric objects: natively for the search and the
+    regressor; its classifiers do not take them (their predict raises), so neither does
+    the door's."""
+    from sklearn.metrics import DistanceMetric
+    from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor, NearestNeighbors
+
+    metric = DistanceMetric.get_metric(name)
+    rng = np.random.default_rng(4)
+    X, y, Q = rng.random((200, 5)), rng.random(200), rng.random((40, 5))
+    door.dispatch_stats(reset=True)
+    dist, ind = door_neighbors.NearestNeighbors(metric=metric).fit(X).kneighbors(Q)
+    sdist, sind = NearestNeighbors(metric=metric).fit(X).kneighbors(Q)
+    np.testing.assert_array_equal(ind, sind)
+    np.testing.assert_allclose(dist, sdist, rtol=0, atol=8 * X.shape[1] * EPS)
+    ours = door_neighbors.KNeighborsRegressor(metric=metric).fit(X, y).predict(Q)
+    np.testing.assert_allclose(ours, KNeighborsRegressor(metric=metric).fit(X, y).predict(Q))
+    assert not any(path == "scikit-learn" for _, _, path in door.dispatch_stats())
+    labels = (y > 0.5).astype(int)
+    with pytest.raises(TypeError) as stock_error:
+        KNeighborsClassifier(metric=metric).fit(X, labels).predict(Q)
+    with pytest.raises(TypeError, match=re.escape(str(stock_error.value))):
+        door_neighbors.KNeighborsClassifier(metric=metric).fit(X, labels).predict(Q)
+
+
+def test_knn_weight_function_giving_only_zeros_is_scikit_learns_error():
+    def zero_far(dist):
+        return (dist <= 0.5).astype(float)
+
+    X, y = [[0, 1], [1, 2], [2, 3], [3, 4]], [0, 0, 1, 1]
+    model = door_neighbors.KNeighborsClassifier(n_neighbors=3, weights=zero_far).fit(X, y)
+    for method in (model.predict, model.predict_proba):
+        with pytest.raises(ValueError, match="All neighbors of some sample is getting zero"):
+            method([[1.1, 1.1]])
+
+
 def test_knn_multi_output_votes_match_per_output_fits_bit_for_bit():
     rng = np.random.default_rng(2)
     X = rng.random((300, 4))
