@@ -124,6 +124,18 @@ def engine(estimator):
     return found
 
 
+# A sparse input is handed to the native engines as a dense copy of at most this many
+# entries (32 MiB of float64); a larger one stays on scikit-learn's sparse code.
+SPARSE_DENSE_MAX = 1 << 22
+
+
+def dense_copy(X):
+    """A sparse ``X`` as the dense array the native engines take (its implicit zeros
+    written out), or :class:`Unsupported` when that copy would pass ``SPARSE_DENSE_MAX``."""
+    require(X.shape[0] * X.shape[1] <= SPARSE_DENSE_MAX, "sparse X too large to copy")
+    return X.toarray()
+
+
 def require(condition, reason):
     if not condition:
         raise Unsupported(reason)

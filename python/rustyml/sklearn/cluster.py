@@ -36,7 +36,7 @@ from rustyml import _native
 from rustyml.machine_learning import KMeans as _KMeans
 from rustyml.machine_learning import MeanShift as _MeanShift
 from rustyml.math.distance import pairwise as _pairwise
-from rustyml.sklearn._dispatch import native_path, require
+from rustyml.sklearn._dispatch import SPARSE_DENSE_MAX, native_path, require
 
 __all__ = ["DBSCAN", "KMeans", "MeanShift"]
 
@@ -107,10 +107,6 @@ class DBSCAN(_SkDBSCAN):
         return self.labels_
 
 
-# A sparse X runs natively on a dense copy of at most this many entries (32 MiB).
-_SPARSE_DENSE_MAX = 1 << 22
-
-
 class KMeans(_SkKMeans):
     __doc__ = _SkKMeans.__doc__
 
@@ -131,7 +127,7 @@ class KMeans(_SkKMeans):
         require(X.dtype == np.float64, "float32 X (scikit-learn iterates in float32)")
         sparse = issparse(X)
         require(
-            not sparse or X.shape[0] * X.shape[1] <= _SPARSE_DENSE_MAX,
+            not sparse or X.shape[0] * X.shape[1] <= SPARSE_DENSE_MAX,
             "sparse X too large to iterate on a dense copy",
         )
         self._check_params_vs_input(X)

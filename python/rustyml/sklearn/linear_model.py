@@ -40,16 +40,12 @@ from sklearn.utils.validation import _check_sample_weight, validate_data
 from rustyml._normal_equations import NormalEquations
 from rustyml.machine_learning import LogisticRegression as _LogisticRegression
 from rustyml.math.matmul import dot as _dot
-from rustyml.sklearn._dispatch import Unsupported, native_path, require
+from rustyml.sklearn._dispatch import Unsupported, dense_copy, native_path, require
 
 __all__ = ["LinearRegression", "LogisticRegression"]
 
 _SkLogisticRegression = _sk.LogisticRegression
 _SkLinearRegression = _sk.LinearRegression
-
-
-# A sparse X is fitted natively on a dense copy of at most this many entries (32 MiB).
-_SPARSE_DENSE_MAX = 1 << 22
 
 
 class LinearRegression(_SkLinearRegression):
@@ -73,8 +69,7 @@ class LinearRegression(_SkLinearRegression):
         if sparse:
             # scikit-learn's sparse fit is lsqr, stopped at tol (1e-6) of the least-squares
             # solution this path computes exactly, on a dense copy of at most 2^22 entries.
-            require(X.shape[0] * X.shape[1] <= _SPARSE_DENSE_MAX, "sparse X too large to copy")
-            X = X.toarray()
+            X = dense_copy(X)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(
                 sample_weight, X, dtype=X.dtype, ensure_non_negative=True

@@ -56,7 +56,7 @@ except ImportError:  # scikit-learn before 1.6: its regression scores run their 
 
 from rustyml import _native
 from rustyml.metrics import _labels
-from rustyml.sklearn._dispatch import Unsupported, native_function, require
+from rustyml.sklearn._dispatch import Unsupported, dense_copy, native_function, require
 
 __all__ = [
     "accuracy_score",
@@ -82,8 +82,6 @@ _reduction = _native.math.reduction
 _TARGETS_WITH_LABELS = "sample_weight" in inspect.signature(_check_targets).parameters
 # Above this many classes the k x k count matrix costs more than scikit-learn's bincounts.
 _MAX_CLASSES = 1024
-# A sparse X is scored natively on a dense copy of at most this many entries (32 MiB).
-_SPARSE_DENSE_MAX = 1 << 22
 
 
 def _plain_numpy():
@@ -677,8 +675,7 @@ def silhouette_score(X, labels, *, metric="euclidean", sample_size=None, random_
     if _issparse(X):
         # the euclidean distances of a sparse X are its dense copy's (at most 2^22 entries)
         require(metric == "euclidean", "sparse precomputed distances")
-        require(X.shape[0] * X.shape[1] <= _SPARSE_DENSE_MAX, "sparse X too large to copy")
-        X = X.toarray()
+        X = dense_copy(X)
     X, labels = check_X_y(X, labels)
     require(X.dtype == np.float64, f"X of dtype {X.dtype}")
     if sample_size is not None:

@@ -7,18 +7,20 @@ scikit-learn's own; the native engine answers ``kneighbors`` (and so the regress
 ``predict``, which scikit-learn builds on it) and the classifier's ``predict`` /
 ``predict_proba`` for Minkowski distances (``p >= 1``, the euclidean / manhattan /
 chebyshev names, or their float64 ``DistanceMetric`` objects) with uniform,
-inverse-distance or callable weights, single- or multi-output; ``kneighbors()`` of the
-training set leaves each sample out, as scikit-learn's.
+inverse-distance or callable weights, single- or multi-output, dense or sparse (on a
+dense copy); ``kneighbors()`` of the training set leaves each sample out, as
+scikit-learn's.
 """
 
 import numpy as np
+from scipy.sparse import issparse
 from sklearn import neighbors as _sk
 from sklearn.metrics import DistanceMetric
 from sklearn.neighbors._base import KNeighborsMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rustyml.machine_learning import KNN as _KNN
-from rustyml.sklearn._dispatch import Unsupported, engine, native_path, record, require
+from rustyml.sklearn._dispatch import Unsupported, dense_copy, engine, native_path, record, require
 
 __all__ = ["KNeighborsClassifier", "KNeighborsRegressor", "NearestNeighbors"]
 
@@ -88,8 +90,10 @@ class _NativeSearch:
                 callable(weights) or weights in (None, "uniform", "distance"),
                 f"weights={weights!r}",
             )
-            require(isinstance(self._fit_X, np.ndarray), "sparse training data")
-            require(np.isfinite(self._fit_X).all(), "non-finite training data")
+            # scikit-learn searches a sparse X by brute force: the same distances as its
+            # dense copy's
+            fit_X = dense_copy(self._fit_X) if issparse(self._fit_X) else self._fit_X
+            require(np.isfinite(fit_X).all(), "non-finite training data")
         except Unsupported as why:
             record(self, "fit", "scikit-learn", str(why))
             return self  # fitted by scikit-learn alone: later queries fall back
@@ -98,7 +102,7 @@ class _NativeSearch:
         native = _KNN(n_neighbors=1, weights="uniform", metric=metric, p=2 if p == np.inf else p)
         # The engine only searches: votes and averages are formed here from its
         # neighbours, so the labels it is given are placeholders.
-        native.fit(np.asarray(self._fit_X, dtype=np.float64), np.zeros(self.n_samples_fit_))
+        native.fit(np.asarray(fit_X, dtype=np.float64), np.zeros(self.n_samples_fit_))
         self._rustyml_engine = native
         record(self, "fit", "rustyml")
         return self
@@ -107,7 +111,11 @@ class _NativeSearch:
         native = engine(self)
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=None, accept_sparse=True)
-        require(isinstance(X, np.ndarray) and X.dtype.kind == "f", "sparse or non-float X")
+        if issparse(X):
+            # scikit-learn's trees refuse sparse queries (its error); brute force takes them
+            require(self._fit_method == "brute", f"sparse queries of a {self._fit_method}")
+            X = dense_copy(X)
+        require(X.dtype.kind == "f", f"X of dtype {X.dtype}")
         require(X.ndim == 2 and X.shape[0] > 0, f"X of shape {X.shape}")
         require(np.isfinite(X).all(), "non-finite X")
         return native, X

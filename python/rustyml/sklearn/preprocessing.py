@@ -17,16 +17,12 @@ from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from rustyml.math.matmul import matvec as _matvec
 from rustyml.math.reduction import sum as _sum
-from rustyml.sklearn._dispatch import native_path, require
+from rustyml.sklearn._dispatch import dense_copy, native_path, require
 from rustyml.utils import StandardScaler as _StandardScaler
 
 __all__ = ["StandardScaler"]
 
 _SkStandardScaler = _sk.StandardScaler
-
-
-# A sparse X is fitted natively on a dense copy of at most this many entries (32 MiB).
-_SPARSE_DENSE_MAX = 1 << 22
 
 
 class StandardScaler(_SkStandardScaler):
@@ -51,8 +47,7 @@ class StandardScaler(_SkStandardScaler):
             require(X.dtype == np.float64, "sparse float32 X")
             # The moments of a sparse X, implicit zeros included, are those of its dense
             # copy: computed on one of at most 2^22 entries (32 MiB).
-            require(X.shape[0] * X.shape[1] <= _SPARSE_DENSE_MAX, "sparse X too large to copy")
-            X = X.toarray()
+            X = dense_copy(X)
         require(np.isfinite(X).all(), "NaN in X (scikit-learn ignores it per column)")
         if sample_weight is not None:
             # scikit-learn rounds the weights to X's dtype first

@@ -165,6 +165,40 @@ def test_knn_callable_weights_and_training_set_queries_match_scikit_learn(weight
     assert not any(path == "scikit-learn" for _, _, path in door.dispatch_stats())
 
 
+def test_sparse_neighbour_searches_run_on_dense_copies():
+    """A sparse training set or sparse queries (brute force) search natively on dense
+    copies; a tree fitted on dense data refuses sparse queries, as scikit-learn's does."""
+    from scipy.sparse import csr_matrix
+    from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
+
+    rng = np.random.default_rng(6)
+    # mostly zeros, but no two rows alike (a tie would leave the order to the search)
+    X = rng.random((150, 6)) * (rng.random((150, 6)) < 0.4)
+    Q = rng.random((30, 6)) * (rng.random((30, 6)) < 0.4)
+    X[:, 0], Q[:, 0] = rng.random(150), rng.random(30)
+    y = rng.integers(0, 3, 150)
+    door.dispatch_stats(reset=True)
+    for fit_X, query in ((csr_matrix(X), Q), (X, csr_matrix(Q)), (csr_matrix(X), csr_matrix(Q))):
+        params = {"weights": "distance", "algorithm": "brute"}
+        ours = door_neighbors.KNeighborsClassifier(**params).fit(fit_X, y)
+        stock = KNeighborsClassifier(**params).fit(fit_X, y)
+        np.testing.assert_array_equal(ours.predict(query), stock.predict(query))
+        dist, ind = ours.kneighbors(query)
+        sdist, sind = stock.kneighbors(query)
+        np.testing.assert_array_equal(ind, sind)
+        # scikit-learn's sparse distances come from |x|^2 + |q|^2 - 2 x.q: an absolute
+        # error of a few eps |x|^2 in d^2 (|x|^2 <= 6), so eps |x|^2 / d in d.
+        bound = 16 * 6 * EPS / np.min(sdist)
+        np.testing.assert_allclose(dist, sdist, rtol=0, atol=bound)
+    assert not any(path == "scikit-learn" for _, _, path in door.dispatch_stats())
+    tree = door_neighbors.KNeighborsRegressor(1, algorithm="kd_tree").fit(X, y)
+    with pytest.raises(ValueError) as ours_error:
+        tree.predict(csr_matrix(Q))
+    with pytest.raises(ValueError) as stock_error:
+        KNeighborsRegressor(1, algorithm="kd_tree").fit(X, y).predict(csr_matrix(Q))
+    assert str(ours_error.value) == str(stock_error.value)
+
+
 def test_training_set_queries_drop_the_first_neighbour_where_duplicates_crowd_out_self():
     dist = np.array([[0.0, 0.0, 0.5], [0.0, 0.0, 0.0]])
     ind = np.array([[3, 0, 7], [4, 2, 5]])  # row 1's own index (1) is not among them
@@ -239,16 +273,13 @@ def test_unsupported_calls_run_scikit_learn_and_say_why(caplog):
 
 
 def test_a_refit_scikit_learn_cannot_do_natively_drops_the_native_engine():
-    from scipy import sparse
-
     X, y = _blobs()
     model = door_neighbors.KNeighborsClassifier().fit(X, y)
     assert model._rustyml_engine is not None
-    Xs = sparse.csr_matrix(X[:100])
-    model.fit(Xs, y[:100])
+    model.set_params(metric="cosine").fit(X[:100], y[:100])
     assert "_rustyml_engine" not in model.__dict__
     assert model.n_samples_fit_ == 100
-    model.predict(X[:5])  # scikit-learn's path, on the sparse fit
+    model.predict(X[:5])  # scikit-learn's path, on the cosine fit
 
 
 def test_kmeans_matches_scikit_learn_with_the_same_random_state():
