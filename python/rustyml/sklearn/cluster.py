@@ -36,7 +36,7 @@ from rustyml import _native
 from rustyml.machine_learning import KMeans as _KMeans
 from rustyml.machine_learning import MeanShift as _MeanShift
 from rustyml.math.distance import pairwise as _pairwise
-from rustyml.sklearn._dispatch import SPARSE_DENSE_MAX, native_path, require
+from rustyml.sklearn._dispatch import SPARSE_DENSE_MAX, dense_copy, native_path, require
 
 __all__ = ["DBSCAN", "KMeans", "MeanShift"]
 
@@ -71,7 +71,13 @@ class DBSCAN(_SkDBSCAN):
         else:
             p = _dbscan_p(self)
         X = validate_data(self, X, accept_sparse="csr")
-        require(isinstance(X, np.ndarray) and X.dtype.kind == "f", "sparse or non-float X")
+        points = X
+        if issparse(X):
+            # sparse features have their dense copy's distances; a sparse precomputed
+            # matrix leaves out the pairs that are not neighbours, which a copy would not
+            require(not precomputed, "sparse precomputed distances")
+            points = dense_copy(X)
+        require(points.dtype.kind == "f", f"X of dtype {X.dtype}")
         if precomputed:
             # scikit-learn's neighbour search refuses these, with its own messages
             require(X.shape[0] == X.shape[1], "a precomputed matrix that is not square")
@@ -92,7 +98,9 @@ class DBSCAN(_SkDBSCAN):
             p=None,
         )
         native.fit_with(
-            np.asarray(X, dtype=np.float64), precomputed=precomputed, sample_weight=sample_weight
+            np.asarray(points, dtype=np.float64),
+            precomputed=precomputed,
+            sample_weight=sample_weight,
         )
         self.core_sample_indices_ = np.asarray(native.core_sample_indices_, dtype=np.intp)
         self.labels_ = np.asarray(native.labels_, dtype=np.intp)

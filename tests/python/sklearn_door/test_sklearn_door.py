@@ -354,6 +354,30 @@ def _same_dbscan(ours, stock):
     np.testing.assert_array_equal(ours.components_, stock.components_)
 
 
+def test_dbscan_on_sparse_features_matches_scikit_learn():
+    """Sparse features cluster natively on a dense copy (the components stay sparse, as
+    scikit-learn's); sparse precomputed distances, whose absent entries are not
+    neighbours, run scikit-learn's fit."""
+    from scipy.sparse import csr_matrix, issparse
+    from sklearn.cluster import DBSCAN
+
+    X, _ = _blobs(600, d=3, centers=4, seed=5)
+    X[np.abs(X) < 1.0] = 0.0
+    Xs = csr_matrix(X)
+    for params in ({"eps": 0.8, "min_samples": 5}, {"eps": 1.2, "metric": "manhattan"}):
+        door.dispatch_stats(reset=True)
+        ours = door_cluster.DBSCAN(**params).fit(Xs)
+        assert door.dispatch_stats()[("DBSCAN", "fit", "rustyml")] == 1
+        stock = DBSCAN(**params).fit(Xs)
+        np.testing.assert_array_equal(ours.labels_, stock.labels_)
+        np.testing.assert_array_equal(ours.core_sample_indices_, stock.core_sample_indices_)
+        assert issparse(ours.components_)
+        np.testing.assert_array_equal(ours.components_.toarray(), stock.components_.toarray())
+    door.dispatch_stats(reset=True)
+    door_cluster.DBSCAN(eps=0.5, metric="precomputed").fit(csr_matrix(np.eye(5)))
+    assert door.dispatch_stats()[("DBSCAN", "fit", "scikit-learn")] == 1
+
+
 @pytest.mark.parametrize("eps", [0.3, 0.8, 1.5])
 def test_dbscan_on_precomputed_distances_matches_scikit_learn(eps):
     from scipy.spatial.distance import cdist
