@@ -1,7 +1,9 @@
 """``sklearn.decomposition`` with rustyml's engine behind PCA.
 
 ``PCA`` fits natively where scikit-learn would take an exact solver (``svd_solver`` "full"
-or "covariance_eigh", or "auto" resolving to one of them) on dense, tall input
+or "covariance_eigh", or "auto" resolving to one of them, or "arpack" run to machine
+precision, ``tol=0``, on at most 1,000 features with the kept components' eigenvalues
+apart from the rest) on dense, tall input
 (``n_samples >= n_features``): the engine returns the whole spectrum of the covariance
 (signs as scikit-learn's ``svd_flip`` sets them), and the rest (``n_components`` as an int,
 a variance fraction or "mle", ``noise_variance_``, truncation) follows scikit-learn's
@@ -13,6 +15,8 @@ import numpy as np
 from scipy.sparse import issparse
 from sklearn import decomposition as _sk
 from sklearn.decomposition._pca import _infer_dimension
+from sklearn.utils import check_random_state
+from sklearn.utils._arpack import _init_arpack_v0
 from sklearn.utils.validation import validate_data
 
 from rustyml.machine_learning import PCA as _PCA
@@ -21,6 +25,11 @@ from rustyml.sklearn._dispatch import native_path, require
 __all__ = ["PCA"]
 
 _SkPCA = _sk.PCA
+# Above this many features the whole spectrum costs more than ARPACK's few components.
+_ARPACK_MAX_FEATURES = 1_000
+# The kept and the dropped eigenvalues must be apart by more than this (relative to the
+# largest) for ARPACK's subspace to be rounding's choice-free.
+_MIN_GAP = 1e-6
 
 
 def _exact_solver(est, X):
@@ -36,6 +45,10 @@ def _exact_solver(est, X):
         if 1 <= n_components < 0.8 * min(X.shape):
             return None  # randomized
         return "full"
+    if solver == "arpack" and est.tol == 0 and n_features <= _ARPACK_MAX_FEATURES:
+        # ARPACK run to machine precision (tol=0) finds the exact leading subspace: the
+        # whole spectrum's first components, when the spectrum is split cleanly there
+        return "arpack"
     return solver if solver in ("full", "covariance_eigh") else None
 
 
@@ -65,6 +78,12 @@ class PCA(_SkPCA):
         require(n_samples >= n_features, "fewer samples than features")
         require(n_samples >= 2, "a single sample")
         n_components = min(X.shape) if self.n_components is None else self.n_components
+        if solver == "arpack":
+            # scikit-learn's own errors for the rest
+            require(
+                isinstance(n_components, (int, np.integer)) and 1 <= n_components < n_features,
+                f"n_components={n_components!r} with svd_solver='arpack'",
+            )
         if n_components == "mle":
             pass
         elif not 0 <= n_components <= min(n_samples, n_features):
@@ -79,6 +98,12 @@ class PCA(_SkPCA):
         require(len(variance) == n_features, "the engine returned a truncated spectrum")
         dtype = X.dtype
         ratio = variance / variance.sum()
+        if solver == "arpack":
+            gap = variance[n_components - 1] - variance[n_components]
+            require(gap > _MIN_GAP * variance[0], "a near-tie at the last component kept")
+            # ARPACK's start vector is drawn from random_state: draw it, so that a shared
+            # RandomState advances as in scikit-learn
+            _init_arpack_v0(min(X.shape), check_random_state(self.random_state))
         if n_components == "mle":
             n_components = _infer_dimension(variance, n_samples)
         elif 0 < n_components < 1.0:

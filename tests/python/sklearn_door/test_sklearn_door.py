@@ -472,6 +472,47 @@ def test_pca_matches_scikit_learn(n_components):
     assert door.dispatch_stats()[("PCA", "fit", "rustyml")] > 0
 
 
+@pytest.mark.parametrize("n_components", [1, 3, 7])
+def test_pca_arpack_to_machine_precision_is_the_exact_leading_subspace(n_components):
+    """ARPACK with tol=0 converges to the leading eigenvectors: natively, the first
+    components of the whole spectrum, with scikit-learn's signs and its draw of ARPACK's
+    start vector from a shared RandomState."""
+    from sklearn.decomposition import PCA
+
+    rng = np.random.default_rng(9)
+    X = rng.standard_normal((600, 8)) @ rng.standard_normal((8, 8)) + 2.0
+    ours_state, stock_state = np.random.RandomState(5), np.random.RandomState(5)
+    door.dispatch_stats(reset=True)
+    ours = door_decomposition.PCA(n_components, svd_solver="arpack", random_state=ours_state)
+    ours.fit(X)
+    assert door.dispatch_stats()[("PCA", "fit", "rustyml")] == 1
+    stock = PCA(n_components, svd_solver="arpack", random_state=stock_state).fit(X)
+    assert ours_state.randint(1 << 30) == stock_state.randint(1 << 30)
+    # Both are eigenvectors of one covariance to machine precision: each off by about
+    # eps * largest / gap, the spectrum here well separated (checked).
+    full = PCA().fit(X).explained_variance_
+    gap = np.min(-np.diff(full[: n_components + 1]))
+    assert gap > 1e-3 * full[0]
+    bound = 64 * X.shape[0] * EPS * full[0] / gap
+    np.testing.assert_allclose(ours.components_, stock.components_, atol=bound)
+    for name in ("explained_variance_", "explained_variance_ratio_", "singular_values_"):
+        np.testing.assert_allclose(getattr(ours, name), getattr(stock, name), rtol=bound)
+    np.testing.assert_allclose(ours.noise_variance_, stock.noise_variance_, rtol=bound)
+    assert ours._fit_svd_solver == stock._fit_svd_solver == "arpack"
+
+
+def test_pca_arpack_with_a_tolerance_is_scikit_learns():
+    from sklearn.decomposition import PCA
+
+    rng = np.random.default_rng(10)
+    X = rng.standard_normal((60, 5))
+    door.dispatch_stats(reset=True)
+    ours = door_decomposition.PCA(2, svd_solver="arpack", tol=1e-3, random_state=0).fit(X)
+    stock = PCA(2, svd_solver="arpack", tol=1e-3, random_state=0).fit(X)
+    np.testing.assert_array_equal(ours.components_, stock.components_)
+    assert door.dispatch_stats() == {("PCA", "fit", "scikit-learn"): 1}
+
+
 def test_standard_scaler_matches_scikit_learn_and_keeps_feature_names():
     pd = pytest.importorskip("pandas")
     from sklearn.preprocessing import StandardScaler
