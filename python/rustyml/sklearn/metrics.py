@@ -50,9 +50,12 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_X_y
 
 try:
-    from sklearn.metrics._regression import _check_reg_targets_with_floating_dtype
+    from sklearn.metrics._regression import (
+        _check_reg_targets,
+        _check_reg_targets_with_floating_dtype,
+    )
 except ImportError:  # scikit-learn before 1.6: its regression scores run their own code
-    _check_reg_targets_with_floating_dtype = None
+    _check_reg_targets = _check_reg_targets_with_floating_dtype = None
 
 from rustyml import _native
 from rustyml.metrics import _labels
@@ -62,10 +65,13 @@ __all__ = [
     "accuracy_score",
     "adjusted_rand_score",
     "confusion_matrix",
+    "explained_variance_score",
     "f1_score",
     "fbeta_score",
     "mean_absolute_error",
+    "mean_absolute_percentage_error",
     "mean_squared_error",
+    "median_absolute_error",
     "precision_recall_fscore_support",
     "precision_score",
     "r2_score",
@@ -469,9 +475,12 @@ def _reg_targets(y_true, y_pred, sample_weight, multioutput):
     require(sample_weight is None, "sample_weight")
     require(_check_reg_targets_with_floating_dtype is not None, "this scikit-learn's target checks")
     xp, _ = get_namespace(y_pred)
-    _, y_true, y_pred, _, _ = _check_reg_targets_with_floating_dtype(
-        y_true, y_pred, None, multioutput, xp=xp
-    )
+    try:
+        _, y_true, y_pred, _, _ = _check_reg_targets_with_floating_dtype(
+            y_true, y_pred, None, multioutput, xp=xp
+        )
+    except (ValueError, TypeError) as exc:
+        raise Unsupported(f"scikit-learn's error ({exc})") from None
     require(y_true.dtype == np.float64 and y_pred.dtype == np.float64, "float32 targets")
     return [
         (np.ascontiguousarray(y_true[:, j]), np.ascontiguousarray(y_pred[:, j]))
@@ -551,6 +560,89 @@ def _mean_is_exact(value, count):
     blocked fold both give ``value`` itself and a zero variance."""
     numerator, _ = float(value).as_integer_ratio()  # over a power of two
     return abs(numerator) * count < 2**53
+
+
+def _constant_outputs(columns):
+    """Which outputs have a constant ``y_true``; every such constant must sum exactly (its
+    mean is then its value in NumPy's order and rustyml's, its variance exactly 0, so
+    scikit-learn's zero-denominator rule reads both alike)."""
+    n_samples = columns[0][0].shape[0]
+    constant = [a.min() == a.max() for a, _ in columns]
+    require(
+        not any(c and not _mean_is_exact(a[0], n_samples) for c, (a, _) in zip(constant, columns)),
+        "a constant target whose mean rounds",
+    )
+    return constant
+
+
+@native_function(_sk.explained_variance_score)
+def explained_variance_score(
+    y_true, y_pred, *, sample_weight=None, multioutput="uniform_average", force_finite=True
+):
+    columns = _reg_targets(y_true, y_pred, sample_weight, multioutput)
+    n_samples = columns[0][0].shape[0]
+    constant = _constant_outputs(columns)
+    for c, (a, b) in zip(constant, columns):
+        if not c:
+            continue
+        # Over a constant y_true (zero denominator) scikit-learn answers by whether the
+        # numerator, the residuals' spread about their mean, is exactly 0: it is where the
+        # residuals are one value whose mean is exact, and positive in both sums where they
+        # differ (unless their squared half-range underflows).
+        d = a - b
+        spread = (d.max() - d.min()) / 2
+        if spread == 0:
+            require(_mean_is_exact(d[0], n_samples), "constant residuals whose mean rounds")
+        else:
+            require(spread * spread / n_samples > 0, "residual spread underflows")
+    scores = np.array([_m.explained_variance_score(a, b) for a, b in columns])
+    if not force_finite and any(constant):
+        # scikit-learn's plain 1 - numerator / 0 there, with NumPy's divide warnings
+        constant = np.array(constant)
+        perfect = scores[constant] == 1.0
+        scores[constant] = 1 - (np.where(perfect, 0.0, 1.0) / np.zeros(perfect.size))
+    if isinstance(multioutput, str) and multioutput == "variance_weighted":
+        # each output weighs its variance (the score's denominator); uniformly if all are 0
+        weights = np.array([_reduction.mean_var(a)[1] for a, _ in columns])
+        multioutput = weights if weights.any() else None
+    return _combine_outputs(scores, multioutput)
+
+
+@native_function(_sk.median_absolute_error)
+def median_absolute_error(y_true, y_pred, *, multioutput="uniform_average", sample_weight=None):
+    _plain_numpy()
+    require(sample_weight is None, "sample_weight")
+    require(_check_reg_targets is not None, "this scikit-learn's target checks")
+    try:
+        _, y_true, y_pred, _, _ = _check_reg_targets(y_true, y_pred, None, multioutput)
+    except (ValueError, TypeError) as exc:
+        raise Unsupported(f"scikit-learn's error ({exc})") from None
+    # scikit-learn takes the median of |y_pred - y_true| in the targets' own dtype: float64
+    # as here, or integers whose differences and middle pairs are exact in float64
+    for y in (y_true, y_pred):
+        require(y.dtype == np.float64 or y.dtype.kind in "iu", f"targets of dtype {y.dtype}")
+        if y.dtype.kind in "iu":
+            require(y.size == 0 or np.abs(y).max() < 2**51, "integers too large for float64")
+    columns = [
+        (
+            np.ascontiguousarray(y_true[:, j], dtype=np.float64),
+            np.ascontiguousarray(y_pred[:, j], dtype=np.float64),
+        )
+        for j in range(y_true.shape[1])
+    ]
+    # the median of the same errors: the middle one, or (lower + upper) / 2 as NumPy's mean
+    return _per_output(_m.median_absolute_error, columns, multioutput)
+
+
+@native_function(_sk.mean_absolute_percentage_error)
+def mean_absolute_percentage_error(
+    y_true, y_pred, *, sample_weight=None, multioutput="uniform_average"
+):
+    columns = _reg_targets(y_true, y_pred, sample_weight, multioutput)
+    try:
+        return _per_output(_m.mean_absolute_percentage_error, columns, multioutput)
+    except ValueError:  # the native sum overflows where scikit-learn's gives infinity
+        raise Unsupported("errors overflowing float64") from None
 
 
 @native_function(_sk.roc_auc_score)
