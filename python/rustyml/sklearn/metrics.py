@@ -28,7 +28,15 @@ is unambiguous, and hands every other call, unchanged, to scikit-learn's body:
   greater class positive; one class present gives scikit-learn's warning and NaN), a
   multiclass one (``ovr`` / ``ovo`` over probability columns) and a multilabel indicator
   (per label, per sample or raveled, each a native binary area).
-- ``adjusted_rand_score`` of two discrete labelings, from rustyml's exact pair counts.
+- ``explained_variance_score`` (as ``r2_score``), ``median_absolute_error`` (the same
+  median, bit for bit; integer targets too) and ``mean_absolute_percentage_error``: float64
+  targets without ``sample_weight``.
+- ``adjusted_rand_score`` of two discrete labelings, from rustyml's exact pair counts; the
+  mutual-information family (``mutual_info_score``, ``normalized_mutual_info_score``,
+  ``adjusted_mutual_info_score`` where neither labeling refines the other,
+  ``homogeneity_completeness_v_measure`` and its three scores) from the same terms as
+  scikit-learn's, summed in another order; ``fowlkes_mallows_score`` from exact pair counts.
+- ``calinski_harabasz_score`` on float64 (or integer) ``X`` where some cluster spreads.
 - ``silhouette_score`` with the euclidean metric on a dense float64 ``X`` (or the subset
   scikit-learn draws for ``sample_size``).
 """
@@ -63,15 +71,23 @@ from rustyml.sklearn._dispatch import Unsupported, dense_copy, native_function, 
 
 __all__ = [
     "accuracy_score",
+    "adjusted_mutual_info_score",
     "adjusted_rand_score",
+    "calinski_harabasz_score",
+    "completeness_score",
     "confusion_matrix",
     "explained_variance_score",
     "f1_score",
     "fbeta_score",
+    "fowlkes_mallows_score",
+    "homogeneity_completeness_v_measure",
+    "homogeneity_score",
     "mean_absolute_error",
     "mean_absolute_percentage_error",
     "mean_squared_error",
     "median_absolute_error",
+    "mutual_info_score",
+    "normalized_mutual_info_score",
     "precision_recall_fscore_support",
     "precision_score",
     "r2_score",
@@ -79,6 +95,7 @@ __all__ = [
     "roc_auc_score",
     "root_mean_squared_error",
     "silhouette_score",
+    "v_measure_score",
 ]
 
 _m = _native.metrics
@@ -755,6 +772,134 @@ def adjusted_rand_score(labels_true, labels_pred):
     require(labels_true.shape[0] > 0, "empty labelings")
     a, b, _ = _labels.pair(labels_true, labels_pred, ("labels_true", "labels_pred"), shared=False)
     return float(_m.adjusted_rand_score(a, b))
+
+
+def _clusterings(labels_true, labels_pred):
+    """Two labelings checked by scikit-learn's ``check_clusterings`` (its errors run its
+    body), as the native kernels' labels: discrete and non-empty (scikit-learn warns about
+    continuous labelings, then scores them: its body gives that warning)."""
+    _plain_numpy()
+    try:
+        for labels in (labels_true, labels_pred):
+            require(type_of_target(labels) != "continuous", "continuous labels")
+        labels_true, labels_pred = _sk_check_clusterings(labels_true, labels_pred)
+    except (ValueError, TypeError) as exc:
+        raise Unsupported(f"scikit-learn's error ({exc})") from None
+    require(labels_true.shape[0] > 0, "empty labelings")
+    a, b, _ = _labels.pair(labels_true, labels_pred, ("labels_true", "labels_pred"), shared=False)
+    if a.dtype == np.float64:
+        # integers cast to float64 beside float labels must stay distinct
+        for y in (labels_true, labels_pred):
+            if y.dtype.kind in "iu":
+                require(np.abs(y).max() < 2**53, "integer labels too large for float64")
+    return a, b
+
+
+@native_function(_sk.mutual_info_score)
+def mutual_info_score(labels_true, labels_pred, *, contingency=None):
+    require(contingency is None, "a given contingency matrix")
+    a, b = _clusterings(labels_true, labels_pred)
+    return float(_m.mutual_info_score(a, b))
+
+
+@native_function(_sk.normalized_mutual_info_score)
+def normalized_mutual_info_score(labels_true, labels_pred, *, average_method="arithmetic"):
+    a, b = _clusterings(labels_true, labels_pred)
+    return float(_m.normalized_mutual_info_score(a, b, average_method))
+
+
+def _refines(a, b):
+    """Whether one labeling refines the other: every cluster of one lies in a single class
+    of the other (the contingency table has as many non-empty cells as one side has
+    labels)."""
+    ca = np.unique(a, return_inverse=True)[1].ravel().astype(np.int64)
+    cb = np.unique(b, return_inverse=True)[1].ravel().astype(np.int64)
+    ka, kb = int(ca.max()) + 1, int(cb.max()) + 1
+    if ka == 1 or kb == 1:  # scikit-learn's 1.0 / 0.0 before any MI: the kernel's rule too
+        return False
+    cells = np.unique(ca * kb + cb).size
+    return cells in (ka, kb)
+
+
+@native_function(_sk.adjusted_mutual_info_score)
+def adjusted_mutual_info_score(labels_true, labels_pred, *, average_method="arithmetic"):
+    a, b = _clusterings(labels_true, labels_pred)
+    # Where one labeling refines the other the native MI is exactly the coarser entropy and
+    # its score exact; scikit-learn's (MI - EMI) / (H - EMI) carries the rounding of its MI
+    # sum, amplified where H - EMI is small (all singletons: noise over eps): its body.
+    require(not _refines(a, b), "one labeling refines the other")
+    return float(_m.adjusted_mutual_info_score(a, b, average_method))
+
+
+@native_function(_sk.homogeneity_completeness_v_measure)
+def homogeneity_completeness_v_measure(labels_true, labels_pred, *, beta=1.0):
+    require(np.isfinite(beta), "infinite beta")
+    a, b = _clusterings(labels_true, labels_pred)
+    return tuple(float(v) for v in _m.homogeneity_completeness_v_measure(a, b, float(beta)))
+
+
+def _hcv_entry(index, fallback, with_beta):
+    """The native path of ``fallback``: entry ``index`` (homogeneity, completeness,
+    V-measure) of ``homogeneity_completeness_v_measure``."""
+    if with_beta:
+
+        @native_function(fallback)
+        def native(labels_true, labels_pred, *, beta=1.0):
+            require(np.isfinite(beta), "infinite beta")
+            a, b = _clusterings(labels_true, labels_pred)
+            return float(_m.homogeneity_completeness_v_measure(a, b, float(beta))[index])
+
+    else:
+
+        @native_function(fallback)
+        def native(labels_true, labels_pred):
+            a, b = _clusterings(labels_true, labels_pred)
+            return float(_m.homogeneity_completeness_v_measure(a, b, 1.0)[index])
+
+    return native
+
+
+homogeneity_score = _hcv_entry(0, _sk.homogeneity_score, False)
+completeness_score = _hcv_entry(1, _sk.completeness_score, False)
+v_measure_score = _hcv_entry(2, _sk.v_measure_score, True)
+
+
+@native_function(_sk.fowlkes_mallows_score)
+def fowlkes_mallows_score(labels_true, labels_pred):
+    a, b = _clusterings(labels_true, labels_pred)
+    # scikit-learn's int64 pair counts: exact below n^2 < 2^63
+    require(a.shape[0] < 2**31, "pair counts past int64")
+    return float(_m.fowlkes_mallows_score(a, b))
+
+
+@native_function(_sk.calinski_harabasz_score)
+def calinski_harabasz_score(X, labels):
+    _plain_numpy()
+    require(not _issparse(X), "sparse X (scikit-learn's error)")
+    try:
+        X, labels = check_X_y(X, labels)
+    except (ValueError, TypeError) as exc:
+        raise Unsupported(f"scikit-learn's error ({exc})") from None
+    # scikit-learn scores in float64: float arrays cast to it, integers exact in it
+    require(X.dtype.kind in "iuf" and X.dtype.itemsize <= 8, f"X of dtype {X.dtype}")
+    if X.dtype.kind in "iu":
+        require(np.abs(X).max() < 2**53, "integers too large for float64")
+    X = np.asarray(X, dtype=np.float64)
+    # rustyml rescales X past 2^400, where scikit-learn's squares overflow
+    require(np.abs(X).max() <= 2.0**400, "values whose squares overflow")
+    codes = np.unique(labels, return_inverse=True)[1].ravel().astype(np.int64)
+    k = int(codes.max()) + 1
+    # scikit-learn's error for one label or one sample per label
+    require(1 < k < X.shape[0], "not 2 <= n_labels <= n_samples - 1")
+    # scikit-learn answers 1.0 when the within-cluster dispersion is exactly 0; where a
+    # cluster spreads, the dispersion is at least its squared half-range, positive in both
+    # sums; every cluster a single point would hang on its mean's rounding: its body.
+    order = np.argsort(codes, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(codes[order]) != 0])
+    rows = X[order]
+    spread = np.max(np.maximum.reduceat(rows, starts) - np.minimum.reduceat(rows, starts))
+    require((spread / 2) ** 2 > 0, "every cluster a single point")
+    return float(_m.calinski_harabasz_score(X, codes))
 
 
 @native_function(_sk.silhouette_score)

@@ -1,13 +1,14 @@
-"""rustyml.sklearn.metrics: the regression scores added to the door.
+"""rustyml.sklearn.metrics: the regression and clustering scores added to the door.
 
 scikit-learn's own function is the oracle. Where the native kernel does scikit-learn's
-arithmetic in scikit-learn's order the door must give its bits (median absolute error);
-where it sums the same terms in another order the two agree to rounding, each tolerance
-derived next to its check. Every native call is
+arithmetic in scikit-learn's order the door must give its bits (median absolute error,
+Fowlkes-Mallows from exact pair counts); where it sums the same terms in another order the
+two agree to rounding, each tolerance derived next to its check. Every native call is
 counted by ``dispatch_stats``; the calls the door leaves to scikit-learn must fall back
 (and give scikit-learn's value, warnings and errors).
 """
 
+import math
 import warnings
 
 import numpy as np
@@ -16,6 +17,8 @@ import pytest
 sklearn = pytest.importorskip("sklearn")
 
 from sklearn import metrics as sk
+from sklearn.metrics.cluster import contingency_matrix
+from sklearn.metrics.cluster._expected_mutual_info_fast import expected_mutual_information
 
 import rustyml.sklearn as door
 from rustyml.sklearn import metrics as ours
@@ -185,3 +188,155 @@ def test_mean_absolute_percentage_error_left_to_scikit_learn():
     _falls_back("mean_absolute_percentage_error", y, p, sample_weight=np.ones(20))
     _errors_alike("mean_absolute_percentage_error", y, p[:-1])
     _errors_alike("mean_absolute_percentage_error", y, p, multioutput=[1.0, 2.0])
+
+
+# --- clustering: two labelings ----------------------------------------------------------
+
+
+def _labelings(seed, n, k_true, k_pred, names=False):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, k_true, n)
+    b = np.where(rng.random(n) < 0.6, a % k_pred, rng.integers(0, k_pred, n))
+    if names:
+        a = np.array([f"class {i}" for i in range(k_true)])[a]
+    return a, b
+
+
+def _mi_tolerance(a, b):
+    """The MI terms (c/n)(ln c - ln n) + (c/n)(ln n^2 - ln(a_i b_j)) are the same up to the
+    logarithms' rounding (a few ulp of each log, at most 4 ln n in all per unit of c/n), and
+    summed over the non-empty cells in another order: with Sum c/n = 1 the sums are within
+    8 (cells + 4) eps max(1, ln n) of each other."""
+    cells = contingency_matrix(a, b, sparse=True).nnz
+    return 8 * (cells + 4) * EPS * max(1.0, math.log(len(a)))
+
+
+def _entropy(labels):
+    p = np.unique(labels, return_counts=True)[1] / len(labels)
+    return float(-(p * np.log(p)).sum())
+
+
+CASES = [
+    (0, 200, 4, 5, False),
+    (1, 200, 4, 5, True),
+    (2, 1000, 10, 3, False),
+    (3, 30, 2, 2, True),
+    (4, 500, 7, 7, False),
+]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_mutual_information_family_agrees_to_rounding(case):
+    a, b = _labelings(*case)
+    tol = _mi_tolerance(a, b)
+    mi = _close("mutual_info_score", tol, a, b)
+    h = min(_entropy(a), _entropy(b))
+    # a ratio MI / H moves by tol / H for MI's rounding, and by (MI / H) tol / H for the
+    # entropy's (the same kind of sum, fewer terms)
+    ratio_tol = 2 * tol / h
+    for method in ("min", "geometric", "arithmetic", "max"):
+        _close("normalized_mutual_info_score", ratio_tol, a, b, average_method=method)
+    for name in ("homogeneity_score", "completeness_score"):
+        _close(name, ratio_tol, a, b)
+    # V is a smooth mean of the two ratios, each within ratio_tol
+    _close("v_measure_score", 2 * ratio_tol, a, b)
+    _close("v_measure_score", 4 * ratio_tol, a, b, beta=3.5)
+    mine, theirs = _both("homogeneity_completeness_v_measure", a, b, beta=0.5)
+    np.testing.assert_allclose(mine, theirs, rtol=0, atol=4 * ratio_tol)
+    assert mi >= 0
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_adjusted_mutual_information_agrees_to_rounding(case):
+    a, b = _labelings(*case)
+    n = len(a)
+    # EMI is a sum of terms t * exp(G), G a signed sum of about 10 log-factorials of at most
+    # n ln n each, which scikit-learn takes from gammaln and rustyml from a compensated table:
+    # each term within 16 n ln n eps relatively, so EMI (<= min(H)) within 16 n ln n eps H.
+    # AMI = (MI - EMI) / (norm - EMI): numerator and denominator move by that plus MI's
+    # tolerance, divided by the denominator.
+    emi = expected_mutual_information(contingency_matrix(a, b, sparse=True), n)
+    ha, hb = _entropy(a), _entropy(b)
+    for method, norm in (
+        ("min", min(ha, hb)),
+        ("geometric", math.sqrt(ha * hb)),
+        ("arithmetic", (ha + hb) / 2),
+        ("max", max(ha, hb)),
+    ):
+        den = abs(norm - emi)
+        err = 16 * n * math.log(n) * EPS * max(ha, hb) + _mi_tolerance(a, b)
+        _close("adjusted_mutual_info_score", 2 * err / den, a, b, average_method=method)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_fowlkes_mallows_is_scikit_learns_bit_for_bit(case):
+    # exact integer pair counts, then the same two divisions and square roots
+    a, b = _labelings(*case)
+    _exact("fowlkes_mallows_score", a, b)
+    _exact("fowlkes_mallows_score", a, a)
+    _exact("fowlkes_mallows_score", np.arange(len(a)), b)  # no pair together: 0.0
+
+
+def test_single_clusters_and_identical_labelings():
+    one, two = np.zeros(10, int), np.array([0, 1] * 5)
+    for x, y in ((one, one), (one, two), (two, one), (two, two), (["a"] * 4, [1, 1, 2, 2])):
+        _exact("mutual_info_score", x, y)
+        _exact("normalized_mutual_info_score", x, y)
+        _exact("homogeneity_completeness_v_measure", x, y)
+        _exact("fowlkes_mallows_score", x, y)
+    # no split on either side: 1.0; one side unsplit: 0.0
+    _exact("adjusted_mutual_info_score", one, one)
+    _exact("adjusted_mutual_info_score", one, two)
+
+
+def test_clustering_calls_left_to_scikit_learn():
+    a, b = _labelings(9, 60, 3, 4)
+    # one labeling refines the other: scikit-learn's (MI - EMI) / (H - EMI) noise
+    _falls_back("adjusted_mutual_info_score", a, a)
+    _falls_back("adjusted_mutual_info_score", np.arange(60), b)
+    _falls_back("adjusted_mutual_info_score", np.arange(10), np.arange(10))
+    _falls_back("mutual_info_score", None, None, contingency=contingency_matrix(a, b))
+    # empty labelings: scikit-learn's 1.0 / 0.0 conventions
+    _falls_back("homogeneity_completeness_v_measure", [], [])
+    _falls_back("normalized_mutual_info_score", [], [])
+    _falls_back("fowlkes_mallows_score", [], [])
+    # continuous labels: scikit-learn's warning, then its score
+    x = np.linspace(0, 1, 20)
+    _falls_back("mutual_info_score", x, b[:20])
+    _errors_alike("mutual_info_score", a, b[:-1])
+    _errors_alike("homogeneity_score", a.reshape(-1, 2), b.reshape(-1, 2))
+
+
+# --- clustering: data and labels --------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("names", [False, True])
+def test_calinski_harabasz_agrees_to_rounding(seed, names):
+    # The centroids (means of at most n rows) are within n eps |x| of scikit-learn's, the
+    # dispersions sums of n d squares within 2 n d eps of each other relatively; with data
+    # of unit scale whose clusters are apart by about 1, each dispersion is within
+    # 4 n d eps (relatively) and the ratio within 8 n d eps.
+    rng = np.random.default_rng(seed)
+    n, d, k = [(40, 2, 3), (300, 5, 4), (1000, 3, 7), (7, 1, 2)][seed]
+    labels = np.r_[np.arange(k), rng.integers(0, k, n - k)]
+    X = rng.normal(size=(n, d)) + labels[:, None] * 0.7
+    if names:
+        labels = np.array([f"cluster {i}" for i in range(k)])[labels]
+    score = sk.calinski_harabasz_score(X, labels)
+    _close("calinski_harabasz_score", 8 * n * d * EPS * score, X, labels)
+    # integer X (scikit-learn's float64 means of it)
+    Xi = np.round(X * 10).astype(np.int64)
+    score = sk.calinski_harabasz_score(Xi, labels)
+    _close("calinski_harabasz_score", 8 * n * d * EPS * score, Xi, labels)
+
+
+def test_calinski_harabasz_left_to_scikit_learn():
+    X = np.array([[0.0, 1.0], [0.0, 1.0], [2.0, 3.0], [2.0, 3.0]])
+    # every cluster a single point: scikit-learn's 1.0 hangs on its means' rounding
+    _falls_back("calinski_harabasz_score", X, [0, 0, 1, 1])
+    _errors_alike("calinski_harabasz_score", X, [0, 0, 0, 0])
+    _errors_alike("calinski_harabasz_score", X, [0, 1, 2, 3])
+    _falls_back(
+        "calinski_harabasz_score", X * 2.0**500 + [[0, 0], [1, 0], [0, 0], [0, 0]], [0, 0, 1, 1]
+    )
