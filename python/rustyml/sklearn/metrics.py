@@ -19,6 +19,10 @@ is unambiguous, and hands every other call, unchanged, to scikit-learn's body:
   another order than NumPy's (equal to rounding). scikit-learn's errors (and the warning that
   ``pos_label`` is ignored), sparse indicators, and labels NumPy sorts differently from
   scikit-learn run scikit-learn's body.
+- ``balanced_accuracy_score``, ``matthews_corrcoef`` and ``cohen_kappa_score`` (binary or
+  multiclass targets, any ``sample_weight``, kappa's ``labels=`` and ``weights``): the
+  confusion matrix natively, as above, and scikit-learn's arithmetic over it (the same
+  floats, its warnings and its ``replace_undefined_by``).
 - regression (``mean_squared_error``, ``root_mean_squared_error``, ``mean_absolute_error``,
   ``r2_score``): float64 targets without ``sample_weight``, each output scored natively and
   combined as ``multioutput`` says; ``r2_score`` answers scikit-learn's special cases (fewer
@@ -73,7 +77,9 @@ __all__ = [
     "accuracy_score",
     "adjusted_mutual_info_score",
     "adjusted_rand_score",
+    "balanced_accuracy_score",
     "calinski_harabasz_score",
+    "cohen_kappa_score",
     "completeness_score",
     "confusion_matrix",
     "explained_variance_score",
@@ -82,6 +88,7 @@ __all__ = [
     "fowlkes_mallows_score",
     "homogeneity_completeness_v_measure",
     "homogeneity_score",
+    "matthews_corrcoef",
     "mean_absolute_error",
     "mean_absolute_percentage_error",
     "mean_squared_error",
@@ -282,6 +289,99 @@ def confusion_matrix(y_true, y_pred, *, labels=None, sample_weight=None, normali
     if counts.shape == (1, 1):
         warnings.warn(_SINGLE_LABEL, UserWarning, stacklevel=3)
     return counts
+
+
+def _confusion(y_true, y_pred, sample_weight, labels=None):
+    """scikit-learn's ``confusion_matrix`` of a binary or multiclass target, counted natively
+    (its int64 or float64 cells, bit for bit; its single-label warning included), or
+    :class:`Unsupported` before anything is warned."""
+    return confusion_matrix.__rustyml_native__(
+        y_true, y_pred, labels=labels, sample_weight=sample_weight
+    )
+
+
+@native_function(_sk.balanced_accuracy_score)
+def balanced_accuracy_score(y_true, y_pred, *, sample_weight=None, adjusted=False):
+    C = _confusion(y_true, y_pred, sample_weight)
+    # scikit-learn's arithmetic over the same matrix: the same floats
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_class = np.diagonal(C) / np.sum(C, axis=1)
+    if np.any(np.isnan(per_class)):
+        warnings.warn("y_pred contains classes not in y_true", stacklevel=3)
+        per_class = per_class[~np.isnan(per_class)]
+    score = np.mean(per_class)
+    if adjusted:
+        chance = 1 / per_class.shape[0]
+        score -= chance
+        score /= 1 - chance
+    return float(score)
+
+
+@native_function(_sk.matthews_corrcoef)
+def matthews_corrcoef(y_true, y_pred, *, sample_weight=None):
+    # scikit-learn's matrix over the sorted labels of both (its label encoding's order)
+    C = _confusion(y_true, y_pred, sample_weight)
+    t_sum = C.sum(axis=1, dtype=np.float64)
+    p_sum = C.sum(axis=0, dtype=np.float64)
+    n_correct = np.trace(C, dtype=np.float64)
+    n_samples = p_sum.sum()
+    cov_ytyp = n_correct * n_samples - np.dot(t_sum, p_sum)
+    cov_ypyp = n_samples**2 - np.dot(p_sum, p_sum)
+    cov_ytyt = n_samples**2 - np.dot(t_sum, t_sum)
+    cov_ypyp_ytyt = cov_ypyp * cov_ytyt
+    if cov_ypyp_ytyt == 0:
+        return 0.0
+    return float(cov_ytyp / np.sqrt(cov_ypyp_ytyt))
+
+
+_KAPPA_NO_COMMON_LABEL = (
+    "`y2` contains no labels that are present in both `y1` and `labels`."
+    "`cohen_kappa_score` is undefined and set to the value defined by "
+    "the `replace_undefined_by` param, which is set to {}."
+)
+_KAPPA_ONE_COMMON_LABEL = (
+    "`y1`, `y2` and `labels` have only one label in common. "
+    "`cohen_kappa_score` is undefined and set to the value defined by the "
+    "the `replace_undefined_by` param, which is set to {}."
+)
+
+
+@native_function(_sk.cohen_kappa_score)
+def cohen_kappa_score(
+    y1, y2, *, labels=None, weights=None, sample_weight=None, replace_undefined_by=np.nan
+):
+    confusion = _confusion(y1, y2, sample_weight, labels=labels).astype(np.float64)
+    # scikit-learn's arithmetic over the same matrix: the same floats
+    n_classes = confusion.shape[0]
+    sum0 = np.sum(confusion, axis=0)
+    sum1 = np.sum(confusion, axis=1)
+    outer = np.outer(sum0, sum1)
+    total = np.sum(sum0)
+    if total == 0:
+        warnings.warn(
+            _KAPPA_NO_COMMON_LABEL.format(replace_undefined_by),
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+        return replace_undefined_by
+    expected = outer / total
+    if weights is None:
+        w_mat = np.ones([n_classes, n_classes], dtype=np.float64)
+        np.fill_diagonal(w_mat, 0)
+    else:
+        w_mat = np.zeros([n_classes, n_classes], dtype=np.float64)
+        w_mat += np.arange(n_classes)
+        w_mat = np.abs(w_mat - w_mat.T) if weights == "linear" else (w_mat - w_mat.T) ** 2
+    numerator = np.sum(w_mat * confusion)
+    denominator = np.sum(w_mat * expected)
+    if denominator == 0:
+        warnings.warn(
+            _KAPPA_ONE_COMMON_LABEL.format(replace_undefined_by),
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+        return replace_undefined_by
+    return float(1 - numerator / denominator)
 
 
 def _zero_division_value(zero_division):

@@ -340,3 +340,75 @@ def test_calinski_harabasz_left_to_scikit_learn():
     _falls_back(
         "calinski_harabasz_score", X * 2.0**500 + [[0, 0], [1, 0], [0, 0], [0, 0]], [0, 0, 1, 1]
     )
+
+
+# --- classification scores from the confusion matrix -------------------------------------
+
+
+def _classes(seed, n, k, names=False, weights=None):
+    rng = np.random.default_rng(seed)
+    y_true = rng.integers(0, k, n)
+    y_pred = np.where(rng.random(n) < 0.6, y_true, rng.integers(0, k + 1, n))
+    if names:
+        pool = np.array([f"label {i}" for i in range(k + 1)])
+        y_true, y_pred = pool[y_true], pool[y_pred]
+    w = {
+        None: None,
+        "int": rng.integers(0, 5, n),
+        "float": rng.random(n) * 3,
+        "bool": rng.random(n) < 0.7,
+    }[weights]
+    return y_true, y_pred, w
+
+
+CLASS_CASES = [(0, 100, 2), (1, 300, 4), (2, 50, 7), (3, 2000, 3)]
+
+
+@pytest.mark.parametrize("case", CLASS_CASES)
+@pytest.mark.parametrize("names", [False, True])
+@pytest.mark.parametrize("weights", [None, "int", "float", "bool"])
+def test_confusion_scores_are_scikit_learns_bit_for_bit(case, names, weights):
+    # The native confusion matrix is scikit-learn's, cell for cell (int64 counts, or the
+    # weights summed in sample order as its coo_array sums them); each score then runs
+    # scikit-learn's arithmetic over it: the same floats. y_pred holds a class absent from
+    # y_true: balanced accuracy's warning.
+    y_true, y_pred, w = _classes(*case, names=names, weights=weights)
+    for adjusted in (False, True):
+        _exact("balanced_accuracy_score", y_true, y_pred, sample_weight=w, adjusted=adjusted)
+    _exact("matthews_corrcoef", y_true, y_pred, sample_weight=w)
+    for kappa_weights in (None, "linear", "quadratic"):
+        _exact("cohen_kappa_score", y_true, y_pred, weights=kappa_weights, sample_weight=w)
+    # labels= selects and orders the classes, an absent one included
+    present = np.unique(y_true)
+    absent = "no such label" if names else 99
+    chosen = list(present[::-1][:3]) + [absent]
+    _exact("cohen_kappa_score", y_true, y_pred, labels=chosen, weights="linear", sample_weight=w)
+
+
+def test_confusion_scores_edge_cases():
+    # one class in both: MCC 0, kappa undefined (scikit-learn's warning and its value)
+    one = np.zeros(6, int)
+    _exact("matthews_corrcoef", one, one)
+    _exact("balanced_accuracy_score", one, one)
+    _exact("cohen_kappa_score", one, one)
+    _exact("cohen_kappa_score", one, one, replace_undefined_by=0.5)
+    # perfect and inverted binary predictions, booleans
+    y = np.array([True, False, True, True, False])
+    _exact("matthews_corrcoef", y, y)
+    _exact("matthews_corrcoef", y, ~y)
+    _exact("balanced_accuracy_score", y, ~y, adjusted=True)
+    _exact("cohen_kappa_score", y, ~y, weights="quadratic")
+    # labels= naming only classes y2 never uses
+    _exact("cohen_kappa_score", [0, 0, 1, 1], [2, 2, 2, 2], labels=[0, 1])
+    # zero weights everywhere but one class
+    _exact("cohen_kappa_score", [0, 1, 2], [0, 1, 2], sample_weight=[1.0, 0.0, 0.0])
+
+
+def test_confusion_scores_left_to_scikit_learn():
+    multilabel = np.array([[0, 1], [1, 1], [1, 0]])
+    _errors_alike("matthews_corrcoef", multilabel, multilabel)
+    _errors_alike("balanced_accuracy_score", [0.5, 1.5], [0.5, 1.5])
+    _errors_alike("cohen_kappa_score", [0, 1], [0, 1, 1])
+    # labels= naming no class of y1: scikit-learn's own message
+    _errors_alike("cohen_kappa_score", [0, 0, 1], [0, 1, 1], labels=[5, 6])
+    _falls_back("cohen_kappa_score", [0, 1, 1], [0, 1, 0], labels=[0, 1, 1])
