@@ -35,6 +35,12 @@ is unambiguous, and hands every other call, unchanged, to scikit-learn's body:
 - ``explained_variance_score`` (as ``r2_score``), ``median_absolute_error`` (the same
   median, bit for bit; integer targets too) and ``mean_absolute_percentage_error``: float64
   targets without ``sample_weight``.
+- ``roc_curve``, ``precision_recall_curve`` and ``average_precision_score`` without
+  ``sample_weight``: the native curve of the positives scikit-learn's ``pos_label`` rule
+  picks (a multiclass ``y_true`` with ``pos_label`` too), point for point and bit for bit
+  (its dropped points, its first threshold at infinity, its warnings for a class missing);
+  average precision is scikit-learn's step sum over that curve, per label, per sample or
+  raveled for indicator and multiclass targets, averaged as scikit-learn averages them.
 - ``adjusted_rand_score`` of two discrete labelings, from rustyml's exact pair counts; the
   mutual-information family (``mutual_info_score``, ``normalized_mutual_info_score``,
   ``adjusted_mutual_info_score`` where neither labeling refines the other,
@@ -55,11 +61,19 @@ from sklearn import metrics as _sk
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics._classification import _check_targets
 from sklearn.metrics.cluster._supervised import check_clusterings as _sk_check_clusterings
+from sklearn.preprocessing import label_binarize
 from sklearn.utils import check_random_state
 from sklearn.utils._array_api import get_namespace
 from sklearn.utils.extmath import _nanaverage
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_array, check_X_y
+from sklearn.utils.validation import (
+    _check_pos_label_consistency,
+    assert_all_finite,
+    check_array,
+    check_consistent_length,
+    check_X_y,
+    column_or_1d,
+)
 
 try:
     from sklearn.metrics._regression import (
@@ -77,6 +91,7 @@ __all__ = [
     "accuracy_score",
     "adjusted_mutual_info_score",
     "adjusted_rand_score",
+    "average_precision_score",
     "balanced_accuracy_score",
     "calinski_harabasz_score",
     "cohen_kappa_score",
@@ -95,11 +110,13 @@ __all__ = [
     "median_absolute_error",
     "mutual_info_score",
     "normalized_mutual_info_score",
+    "precision_recall_curve",
     "precision_recall_fscore_support",
     "precision_score",
     "r2_score",
     "recall_score",
     "roc_auc_score",
+    "roc_curve",
     "root_mean_squared_error",
     "silhouette_score",
     "v_measure_score",
@@ -760,6 +777,144 @@ def mean_absolute_percentage_error(
         return _per_output(_m.mean_absolute_percentage_error, columns, multioutput)
     except ValueError:  # the native sum overflows where scikit-learn's gives infinity
         raise Unsupported("errors overflowing float64") from None
+
+
+def _binary_scores(y_true, y_score, pos_label):
+    """scikit-learn's checks of a binary curve's inputs (its target type, ``pos_label``
+    rule, lengths and finite scores; its errors run its body), as the native kernel's
+    labels: int64 1 for the positive class, 0 otherwise; and the scores in float64."""
+    _plain_numpy()
+    try:
+        y_type = type_of_target(y_true, input_name="y_true")
+        require(
+            y_type == "binary" or (y_type == "multiclass" and pos_label is not None),
+            f"{y_type} format (scikit-learn's error)",
+        )
+        pos_label = _check_pos_label_consistency(pos_label, y_true)
+        positive = np.asarray(y_true) == pos_label
+        check_consistent_length(y_true, y_score)
+        positive = column_or_1d(positive)
+        y_score = column_or_1d(y_score)
+        assert_all_finite(y_score)
+    except (ValueError, TypeError) as exc:
+        raise Unsupported(f"scikit-learn's error ({exc})") from None
+    require(positive.dtype == np.bool_, "labels not comparable with pos_label")
+    require(positive.shape[0] > 0, "empty input")
+    # scikit-learn sorts and compares the scores in their own dtype: floats and integers
+    # exact in float64 sort and tie alike (booleans it cannot subtract)
+    require(y_score.dtype.kind in "iuf" and y_score.dtype.itemsize <= 8, "scores' dtype")
+    if y_score.dtype.kind in "iu":
+        require(np.abs(y_score).max() < 2**53, "integer scores too large for float64")
+    score = np.asarray(y_score, dtype=np.float64)
+    # -0.0 and 0.0 tie in scikit-learn's curve (which reports the first in its order) but
+    # not in the native sort
+    require(not np.any(np.signbit(score) & (score == 0)), "a score of -0.0")
+    return positive.astype(np.int64), score, y_score.dtype
+
+
+@native_function(_sk.roc_curve)
+def roc_curve(y_true, y_score, *, pos_label=None, sample_weight=None, drop_intermediate=True):
+    require(sample_weight is None, "sample_weight")
+    positive, score, _ = _binary_scores(y_true, y_score, pos_label)
+    # one point per distinct score in decreasing order, scikit-learn's corners kept, the
+    # origin at threshold inf first; the rates are the same integer counts over their totals
+    fpr, tpr, thresholds = _m.roc_curve(positive, score, 1, bool(drop_intermediate))
+    n_positive = int(positive.sum())
+    if n_positive == positive.shape[0]:
+        warnings.warn(
+            "No negative samples in y_true, false positive value should be meaningless",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+    if n_positive == 0:
+        warnings.warn(
+            "No positive samples in y_true, true positive value should be meaningless",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+    return fpr, tpr, thresholds
+
+
+def _pr_curve(positive, score, drop_intermediate):
+    precision, recall, thresholds = _m.precision_recall_curve(
+        positive, score, 1, bool(drop_intermediate)
+    )
+    if not positive.any():
+        warnings.warn(
+            "No positive class found in y_true, recall is set to one for all thresholds.",
+            stacklevel=4,
+        )
+    return precision, recall, thresholds
+
+
+@native_function(_sk.precision_recall_curve)
+def precision_recall_curve(
+    y_true, y_score, *, pos_label=None, sample_weight=None, drop_intermediate=False
+):
+    require(sample_weight is None, "sample_weight")
+    positive, score, dtype = _binary_scores(y_true, y_score, pos_label)
+    # scikit-learn's tps / (tps + fps) and tps / tps[-1] of the same counts, reversed; its
+    # thresholds keep the scores' dtype (each exact in float64, so cast back exactly)
+    precision, recall, thresholds = _pr_curve(positive, score, drop_intermediate)
+    return precision, recall, thresholds.astype(dtype, copy=False)
+
+
+@native_function(_sk.average_precision_score)
+def average_precision_score(y_true, y_score, *, average="macro", pos_label=1, sample_weight=None):
+    _plain_numpy()
+    require(sample_weight is None, "sample_weight")
+    try:
+        y_type = type_of_target(y_true, input_name="y_true")
+    except (ValueError, TypeError) as exc:
+        raise Unsupported(f"scikit-learn's error ({exc})") from None
+    present = np.unique(np.asarray(y_true))
+    if y_type == "binary":
+        require(not (len(present) == 2 and pos_label not in present), "pos_label absent (error)")
+        return _binary_average_precision(y_true, y_score, pos_label)
+    require(y_type in ("multilabel-indicator", "multiclass"), f"a {y_type} target")
+    require(pos_label == 1, "pos_label other than 1 (scikit-learn's error)")
+    require(not _issparse(y_true), "a sparse indicator")
+    try:
+        if y_type == "multiclass":
+            y_true = label_binarize(y_true, classes=present)
+            require(np.shape(y_score) == y_true.shape, "scores of another shape (its error)")
+        check_consistent_length(y_true, y_score)
+        y_true = check_array(y_true)
+        y_score = check_array(y_score)
+    except (ValueError, TypeError) as exc:
+        raise Unsupported(f"scikit-learn's error ({exc})") from None
+    require(y_score.ndim == 2 and y_score.shape == y_true.shape, "scores of another shape")
+    # what the per-column checks below would refuse, refused before any column warns
+    require(y_score.dtype.kind in "iuf" and y_score.dtype.itemsize <= 8, "scores' dtype")
+    if y_score.dtype.kind in "iu":
+        require(np.abs(y_score).max() < 2**53, "integer scores too large for float64")
+    require(not np.any(np.signbit(y_score) & (y_score == 0)), "a score of -0.0")
+    # scikit-learn's average of binary scores: per label, per sample or of the raveled
+    # matrix; a label or sample without weight adds 0
+    weights = None
+    if average == "micro":
+        y_true, y_score = y_true.reshape(-1, 1), y_score.reshape(-1, 1)
+    elif average == "weighted":
+        weights = np.sum(y_true, axis=0)
+        if np.isclose(np.sum(weights), 0):
+            return 0
+    if average == "samples":
+        y_true, y_score = y_true.T, y_score.T
+    scores = np.zeros(y_true.shape[1])
+    for c in range(y_true.shape[1]):
+        scores[c] = _binary_average_precision(y_true[:, c], y_score[:, c], 1)
+    if average is None:
+        return scores
+    if weights is not None:
+        scores[weights == 0] = 0
+    return float(np.average(scores, weights=weights))
+
+
+def _binary_average_precision(y_true, y_score, pos_label):
+    positive, score, _ = _binary_scores(y_true, y_score, pos_label)
+    precision, recall, _ = _pr_curve(positive, score, False)
+    # scikit-learn's step integral over the same curve: the same floats
+    return float(max(0.0, -np.sum(np.diff(recall) * precision[:-1])))
 
 
 @native_function(_sk.roc_auc_score)

@@ -65,7 +65,12 @@ def _close(name, tol, *args, **kwargs):
 def _falls_back(name, *args, **kwargs):
     """scikit-learn's body ran: same result (NaN equal to NaN), same warnings."""
     mine, theirs = _both(name, *args, path="scikit-learn", **kwargs)
-    np.testing.assert_array_equal(mine, theirs)
+    if isinstance(mine, tuple):  # a curve: its arrays one by one
+        assert len(mine) == len(theirs)
+        for a, b in zip(mine, theirs):
+            np.testing.assert_array_equal(a, b)
+    else:
+        np.testing.assert_array_equal(mine, theirs)
 
 
 def _errors_alike(name, *args, **kwargs):
@@ -412,3 +417,96 @@ def test_confusion_scores_left_to_scikit_learn():
     # labels= naming no class of y1: scikit-learn's own message
     _errors_alike("cohen_kappa_score", [0, 0, 1], [0, 1, 1], labels=[5, 6])
     _falls_back("cohen_kappa_score", [0, 1, 1], [0, 1, 0], labels=[0, 1, 1])
+
+
+# --- ranking: binary curves and average precision ------------------------------------------
+
+
+def _ranked(seed, n, ties=False, labels=(0, 1)):
+    rng = np.random.default_rng(seed)
+    y = np.asarray(labels)[rng.integers(0, 2, n)]
+    score = rng.random(n)
+    if ties:
+        score = np.round(score, 1)
+    return y, score
+
+
+RANK_CASES = [(0, 10, False), (1, 200, True), (2, 1000, False), (3, 57, True)]
+
+
+@pytest.mark.parametrize("case", RANK_CASES)
+@pytest.mark.parametrize("drop", [True, False])
+def test_curves_are_scikit_learns_bit_for_bit(case, drop):
+    # One point per distinct score, in decreasing order, with the cumulative integer counts;
+    # scikit-learn's corner and vertical-run rules drop the same points; the rates are the
+    # same integers over the same totals: the same floats.
+    y, score = _ranked(*case)
+    _exact_tuple("roc_curve", y, score, drop_intermediate=drop)
+    _exact_tuple("precision_recall_curve", y, score, drop_intermediate=drop)
+    # {-1, 1}, strings with pos_label, booleans, integer and float32 scores
+    _exact_tuple("roc_curve", 2 * y - 1, score, drop_intermediate=drop)
+    names = np.array(["neg", "pos"])[y]
+    _exact_tuple("roc_curve", names, score, pos_label="pos", drop_intermediate=drop)
+    _exact_tuple("precision_recall_curve", names, score, pos_label="neg")
+    _exact_tuple("roc_curve", y.astype(bool), (score * 10).astype(np.int64))
+    _exact_tuple("precision_recall_curve", y, score.astype(np.float32))
+    # a multiclass y_true with pos_label: one class against the rest
+    three = np.where(score > 0.8, 2, y)
+    _exact_tuple("roc_curve", three, score, pos_label=2, drop_intermediate=drop)
+
+
+def _exact_tuple(name, *args, **kwargs):
+    mine, theirs = _both(name, *args, **kwargs)
+    assert len(mine) == len(theirs)
+    for a, b in zip(mine, theirs):
+        np.testing.assert_array_equal(a, b)
+        assert a.dtype == b.dtype
+
+
+def test_curves_of_one_class_warn_as_scikit_learn():
+    score = np.array([0.3, 0.1, 0.3, 0.9])
+    for y in ([1, 1, 1, 1], [0, 0, 0, 0]):
+        _exact_tuple("roc_curve", y, score)
+        _exact_tuple("precision_recall_curve", y, score)
+        _exact("average_precision_score", y, score)
+    _exact_tuple("roc_curve", [0, 1], [0.5, 0.5])  # one threshold
+
+
+@pytest.mark.parametrize("case", RANK_CASES)
+def test_average_precision_is_scikit_learns_bit_for_bit(case):
+    # the same curve, then scikit-learn's own step integral over it
+    y, score = _ranked(*case)
+    _exact("average_precision_score", y, score)
+    _exact("average_precision_score", np.array(["a", "b"])[y], score, pos_label="a")
+    # multilabel indicators and multiclass targets: each column's binary score, averaged
+    # as scikit-learn averages them
+    rng = np.random.default_rng(case[0])
+    n = case[1]
+    Y = rng.integers(0, 2, (n, 4))
+    Y[:, 3] = 0  # a label without positives: its warning, weight 0
+    S = np.round(rng.random((n, 4)), 2)
+    for average in (None, "micro", "macro", "weighted", "samples"):
+        _exact("average_precision_score", Y, S, average=average)
+    _exact("average_precision_score", Y, (S * 100).astype(np.int64))
+    k = rng.integers(0, 3, n)
+    k[:3] = [0, 1, 2]
+    P = rng.random((n, 3))
+    P /= P.sum(axis=1, keepdims=True)
+    for average in (None, "macro", "weighted"):
+        _exact("average_precision_score", k, P, average=average)
+
+
+def test_ranking_left_to_scikit_learn():
+    y, score = _ranked(5, 40)
+    w = np.arange(40.0)
+    _falls_back("roc_curve", y, score, sample_weight=w)
+    _falls_back("precision_recall_curve", y, score, sample_weight=w)
+    _falls_back("average_precision_score", y, score, sample_weight=w)
+    zero = score.copy()
+    zero[:2] = [0.0, -0.0]
+    _falls_back("roc_curve", y, zero)
+    _errors_alike("roc_curve", np.array(["a", "b"])[y], score)
+    _errors_alike("roc_curve", np.r_[y[:-1], 2], score)
+    _errors_alike("precision_recall_curve", y, np.r_[score[:-1], np.nan])
+    _errors_alike("average_precision_score", y, score, pos_label=7)
+    _errors_alike("average_precision_score", np.r_[y[:-1], 2], score)
