@@ -60,6 +60,7 @@ _PATCHABLE = (
     "sklearn.metrics.roc_curve",
     "sklearn.metrics.root_mean_squared_error",
     "sklearn.metrics.silhouette_score",
+    "sklearn.metrics.top_k_accuracy_score",
     "sklearn.metrics.v_measure_score",
     "sklearn.neighbors.KNeighborsClassifier",
     "sklearn.neighbors.KNeighborsRegressor",

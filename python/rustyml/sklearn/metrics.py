@@ -41,6 +41,9 @@ is unambiguous, and hands every other call, unchanged, to scikit-learn's body:
   (its dropped points, its first threshold at infinity, its warnings for a class missing);
   average precision is scikit-learn's step sum over that curve, per label, per sample or
   raveled for indicator and multiclass targets, averaged as scikit-learn averages them.
+- ``top_k_accuracy_score`` of a multiclass target without ``sample_weight`` (``labels=``
+  as scikit-learn checks it): the native hit count, ties ranked in scikit-learn's column
+  order, bit for bit.
 - ``adjusted_rand_score`` of two discrete labelings, from rustyml's exact pair counts; the
   mutual-information family (``mutual_info_score``, ``normalized_mutual_info_score``,
   ``adjusted_mutual_info_score`` where neither labeling refines the other,
@@ -64,6 +67,7 @@ from sklearn.metrics.cluster._supervised import check_clusterings as _sk_check_c
 from sklearn.preprocessing import label_binarize
 from sklearn.utils import check_random_state
 from sklearn.utils._array_api import get_namespace
+from sklearn.utils._encode import _encode, _unique
 from sklearn.utils.extmath import _nanaverage
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import (
@@ -119,6 +123,7 @@ __all__ = [
     "roc_curve",
     "root_mean_squared_error",
     "silhouette_score",
+    "top_k_accuracy_score",
     "v_measure_score",
 ]
 
@@ -915,6 +920,66 @@ def _binary_average_precision(y_true, y_score, pos_label):
     precision, recall, _ = _pr_curve(positive, score, False)
     # scikit-learn's step integral over the same curve: the same floats
     return float(max(0.0, -np.sum(np.diff(recall) * precision[:-1])))
+
+
+@native_function(_sk.top_k_accuracy_score)
+def top_k_accuracy_score(y_true, y_score, *, k=2, normalize=True, sample_weight=None, labels=None):
+    _plain_numpy()
+    require(sample_weight is None, "sample_weight")
+    try:
+        y_true = column_or_1d(check_array(y_true, ensure_2d=False, dtype=None))
+        y_type = type_of_target(y_true, input_name="y_true")
+        if y_type == "binary" and labels is not None and len(labels) > 2:
+            y_type = "multiclass"
+        # a binary target is scikit-learn's threshold rule, not a ranking
+        require(y_type == "multiclass", f"a {y_type} target")
+        y_score = check_array(y_score, ensure_2d=False)
+        require(y_score.ndim == 2, "1-D scores of a multiclass target (scikit-learn's error)")
+        check_consistent_length(y_true, y_score)
+        if labels is None:
+            classes = _unique(y_true)
+        else:
+            labels = column_or_1d(labels)
+            classes = _unique(labels)
+            require(
+                len(classes) == len(labels) and np.array_equal(classes, labels),
+                "labels not unique and ordered (scikit-learn's error)",
+            )
+            require(
+                not len(np.setdiff1d(y_true, classes)),
+                "labels missing a class of y_true (scikit-learn's error)",
+            )
+        require(
+            len(classes) == y_score.shape[1],
+            "a class count other than the score columns (scikit-learn's error)",
+        )
+        codes = _encode(y_true, uniques=classes)
+    except (ValueError, TypeError) as exc:
+        raise Unsupported(f"scikit-learn's error ({exc})") from None
+    # scikit-learn ranks the scores in their own dtype: floats and integers exact in float64
+    # order and tie alike (-0.0 ties with 0.0 in both)
+    require(y_score.dtype.kind in "iuf" and y_score.dtype.itemsize <= 8, "scores' dtype")
+    if y_score.dtype.kind in "iu":
+        require(np.abs(y_score).max() < 2**53, "integer scores too large for float64")
+    n_classes = len(classes)
+    if k >= n_classes:
+        warnings.warn(
+            f"'k' ({k}) greater than or equal to 'n_classes' ({n_classes}) "
+            "will result in a perfect score and is therefore meaningless.",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+    # the true class is a hit when fewer than k columns rank ahead of it in scikit-learn's
+    # order (its stable ascending sort reversed: a tied column of greater index first); the
+    # hit count is an integer, so its mean is scikit-learn's float
+    return float(
+        _m.top_k_accuracy_score(
+            np.asarray(codes, dtype=np.int64),
+            np.asarray(y_score, dtype=np.float64),
+            int(k),
+            bool(normalize),
+        )
+    )
 
 
 @native_function(_sk.roc_auc_score)

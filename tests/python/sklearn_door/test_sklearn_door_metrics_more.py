@@ -510,3 +510,38 @@ def test_ranking_left_to_scikit_learn():
     _errors_alike("precision_recall_curve", y, np.r_[score[:-1], np.nan])
     _errors_alike("average_precision_score", y, score, pos_label=7)
     _errors_alike("average_precision_score", np.r_[y[:-1], 2], score)
+
+
+# --- top-k accuracy ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("names", [False, True])
+def test_top_k_accuracy_is_scikit_learns_bit_for_bit(seed, names):
+    # the same hits (ties ranked in scikit-learn's column order), an integer count over n
+    rng = np.random.default_rng(seed)
+    n, c = [(50, 3), (400, 5), (1000, 8)][seed]
+    y = np.r_[np.arange(c), rng.integers(0, c, n - c)]
+    scores = np.round(rng.random((n, c)), 1)  # many ties
+    if names:
+        y = np.array([f"class {i}" for i in range(c)])[y]
+    for k in range(1, c + 1):
+        _exact("top_k_accuracy_score", y, scores, k=k)
+        _exact("top_k_accuracy_score", y, scores, k=k, normalize=False)
+    _exact("top_k_accuracy_score", y, (scores * 10).astype(np.int64), k=2)
+    # labels= naming a class y never holds, in order
+    pool = np.unique(y)
+    extra = "zzz" if names else c
+    wide = np.c_[scores, rng.random(n)]
+    _exact("top_k_accuracy_score", y, wide, k=2, labels=np.r_[pool, [extra]])
+
+
+def test_top_k_accuracy_left_to_scikit_learn():
+    y = np.array([0, 1, 1, 0])
+    s = np.array([0.2, 0.7, 0.6, 0.1])
+    _falls_back("top_k_accuracy_score", y, s, k=1)  # binary: scikit-learn's threshold rule
+    y3, s3 = np.array([0, 1, 2, 2]), np.eye(4)[:, :3]
+    _falls_back("top_k_accuracy_score", y3, s3, sample_weight=[1.0, 2.0, 1.0, 1.0])
+    _errors_alike("top_k_accuracy_score", y3, s3[:, :2])
+    _errors_alike("top_k_accuracy_score", y3, s3, labels=[2, 1, 0])
+    _errors_alike("top_k_accuracy_score", y3, np.r_[s3[:3], [[np.nan, 0, 0]]])
