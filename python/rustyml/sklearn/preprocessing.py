@@ -43,8 +43,10 @@ class StandardScaler(_SkStandardScaler):
             ensure_all_finite="allow-nan",
             reset=True,
         )
+        # scikit-learn accumulates a sparse float32 X's moments in float64 too, but hands
+        # them back (and the weight total) rounded to float32
+        rounded_to_float32 = issparse(X) and X.dtype == np.float32
         if issparse(X):
-            require(X.dtype == np.float64, "sparse float32 X")
             # The moments of a sparse X, implicit zeros included, are those of its dense
             # copy: computed on one of at most 2^22 entries (32 MiB).
             X = dense_copy(X)
@@ -63,6 +65,9 @@ class StandardScaler(_SkStandardScaler):
             mean, var = native.mean_, native.var_
         else:
             seen, mean, var = _weighted_moments(X, sample_weight)
+        if rounded_to_float32:
+            seen = np.float32(seen)
+            mean, var = (np.asarray(v, dtype=np.float32) for v in (mean, var))
         self.n_samples_seen_ = seen
         self.mean_ = np.asarray(mean, dtype=np.float64)
         if self.with_std:
