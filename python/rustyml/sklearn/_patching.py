@@ -44,6 +44,7 @@ _PATCHABLE = (
     "sklearn.metrics.fowlkes_mallows_score",
     "sklearn.metrics.homogeneity_completeness_v_measure",
     "sklearn.metrics.homogeneity_score",
+    "sklearn.metrics.log_loss",
     "sklearn.metrics.matthews_corrcoef",
     "sklearn.metrics.mean_absolute_error",
     "sklearn.metrics.mean_absolute_percentage_error",

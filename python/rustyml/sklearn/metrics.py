@@ -23,6 +23,9 @@ is unambiguous, and hands every other call, unchanged, to scikit-learn's body:
   multiclass targets, any ``sample_weight``, kappa's ``labels=`` and ``weights``): the
   confusion matrix natively, as above, and scikit-learn's arithmetic over it (the same
   floats, its warnings and its ``replace_undefined_by``).
+- ``log_loss`` of float64 probabilities without ``sample_weight`` (scikit-learn's label
+  encoding, its checks and its warning for rows that do not sum to one): each sample's
+  clipped ``-log`` natively, averaged in another order (equal to rounding).
 - regression (``mean_squared_error``, ``root_mean_squared_error``, ``mean_absolute_error``,
   ``r2_score``): float64 targets without ``sample_weight``, each output scored natively and
   combined as ``multioutput`` says; ``r2_score`` answers scikit-learn's special cases (fewer
@@ -62,7 +65,10 @@ from scipy.sparse import issparse as _issparse
 from sklearn import get_config
 from sklearn import metrics as _sk
 from sklearn.exceptions import UndefinedMetricWarning
-from sklearn.metrics._classification import _check_targets
+from sklearn.metrics._classification import (
+    _check_targets,
+    _one_hot_encoding_multiclass_target,
+)
 from sklearn.metrics.cluster._supervised import check_clusterings as _sk_check_clusterings
 from sklearn.preprocessing import label_binarize
 from sklearn.utils import check_random_state
@@ -107,6 +113,7 @@ __all__ = [
     "fowlkes_mallows_score",
     "homogeneity_completeness_v_measure",
     "homogeneity_score",
+    "log_loss",
     "matthews_corrcoef",
     "mean_absolute_error",
     "mean_absolute_percentage_error",
@@ -134,6 +141,7 @@ _reduction = _native.math.reduction
 _TARGETS_WITH_LABELS = "sample_weight" in inspect.signature(_check_targets).parameters
 # Above this many classes the k x k count matrix costs more than scikit-learn's bincounts.
 _MAX_CLASSES = 1024
+EPS64 = np.finfo(np.float64).eps
 
 
 def _plain_numpy():
@@ -404,6 +412,50 @@ def cohen_kappa_score(
         )
         return replace_undefined_by
     return float(1 - numerator / denominator)
+
+
+@native_function(_sk.log_loss)
+def log_loss(
+    y_true, y_proba=None, *, normalize=True, sample_weight=None, labels=None, y_pred="deprecated"
+):
+    _plain_numpy()
+    require(sample_weight is None, "sample_weight")
+    # scikit-learn's deprecated y_pred (its warning or error) and its missing y_proba
+    require(isinstance(y_pred, str) and y_pred == "deprecated", "y_pred")
+    require(y_proba is not None, "no y_proba")
+    try:
+        y_proba = check_array(y_proba, ensure_2d=False, dtype=[np.float64, np.float32])
+        # float32 probabilities are clipped and logged in float32 by scikit-learn
+        require(y_proba.dtype == np.float64, f"y_proba of dtype {y_proba.dtype}")
+        require(y_proba.ndim in (1, 2) and y_proba.size > 0, "y_proba of another shape")
+        require(y_proba.max() <= 1 and y_proba.min() >= 0, "not in [0, 1] (its error)")
+        check_consistent_length(y_proba, y_true)
+        if labels is not None:
+            # unsorted labels warn in scikit-learn's encoding: let it
+            labels = column_or_1d(labels)
+            require(np.array_equal(_unique(labels), labels), "labels not sorted and unique")
+        onehot, classes = _one_hot_encoding_multiclass_target(
+            y_true=y_true, labels=labels, target_xp=np, target_device=None
+        )
+    except (ValueError, TypeError) as exc:
+        raise Unsupported(f"scikit-learn's error ({exc})") from None
+    onehot = np.asarray(onehot)
+    proba = y_proba if y_proba.ndim == 2 else y_proba[:, None]
+    n_columns = 2 if proba.shape[1] == 1 else proba.shape[1]
+    require(classes.shape[0] == n_columns, "class count other than y_proba's (its error)")
+    require(bool(np.all(onehot.sum(axis=1) == 1)), "samples of no class")
+    codes = np.argmax(onehot, axis=1).astype(np.int64)
+    full = np.concatenate([1 - proba, proba], axis=1) if proba.shape[1] == 1 else proba
+    if not np.all(np.isclose(np.sum(full, axis=1), 1, rtol=np.sqrt(EPS64))):
+        warnings.warn(
+            "The y_prob values do not sum to one. Make sure to pass probabilities.",
+            UserWarning,
+            stacklevel=3,
+        )
+    # each sample's -log of its class's probability clipped to [eps, 1 - eps] (scikit-learn's
+    # xlogy over a one-hot row: the same single term), averaged in another order
+    loss = _m.log_loss(codes, np.ascontiguousarray(proba), np.arange(n_columns, dtype=np.int64))
+    return float(loss) if normalize else float(loss * codes.shape[0])
 
 
 def _zero_division_value(zero_division):

@@ -545,3 +545,49 @@ def test_top_k_accuracy_left_to_scikit_learn():
     _errors_alike("top_k_accuracy_score", y3, s3[:, :2])
     _errors_alike("top_k_accuracy_score", y3, s3, labels=[2, 1, 0])
     _errors_alike("top_k_accuracy_score", y3, np.r_[s3[:3], [[np.nan, 0, 0]]])
+
+
+# --- log loss -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("names", [False, True])
+def test_log_loss_agrees_to_rounding(seed, names):
+    # Each sample's term is -log of one clipped probability (scikit-learn's xlogy over a
+    # one-hot row adds zeros to it), the logarithms within an ulp of each other; the n
+    # positive terms are summed in two orders, so the means are within 2 (n + 2) eps of
+    # each other relatively (and the sums, normalize=False, n times the mean, likewise).
+    rng = np.random.default_rng(seed)
+    n, c = [(30, 2), (500, 3), (2000, 6)][seed]
+    y = np.r_[np.arange(c), rng.integers(0, c, n - c)]
+    P = rng.random((n, c))
+    P[:5] = np.eye(c)[(y[:5] + 1) % c]  # certain mistakes: clipped at eps
+    P /= P.sum(axis=1, keepdims=True)
+    if names:
+        y = np.array([f"class {i}" for i in range(c)])[y]
+    for normalize in (True, False):
+        value = sk.log_loss(y, P, normalize=normalize)
+        _close("log_loss", 2 * (n + 2) * EPS * value, y, P, normalize=normalize)
+    if c == 2:
+        value = sk.log_loss(y, P[:, 1])
+        _close("log_loss", 2 * (n + 2) * EPS * value, y, P[:, 1])  # the positive column
+        _close("log_loss", 2 * (n + 2) * EPS * value, y, P[:, 1:])
+    # labels= naming a class absent from y_true; probabilities that do not sum to one warn
+    extra = "zzz" if names else c
+    wide = np.c_[P, np.zeros(n)]
+    value = sk.log_loss(y, wide, labels=np.r_[np.unique(y), [extra]])
+    _close("log_loss", 2 * (n + 2) * EPS * value, y, wide, labels=np.r_[np.unique(y), [extra]])
+    value = sk.log_loss(y, P * 0.9)
+    _close("log_loss", 2 * (n + 2) * EPS * value, y, P * 0.9)
+
+
+def test_log_loss_left_to_scikit_learn():
+    y = np.array([0, 1, 1, 0])
+    p = np.array([0.2, 0.7, 0.6, 0.1])
+    _falls_back("log_loss", y, p, sample_weight=[1.0, 2.0, 1.0, 1.0])
+    _falls_back("log_loss", y, p.astype(np.float32))
+    _falls_back("log_loss", y, np.c_[1 - p, p], labels=[1, 0])  # its ordering warning
+    _errors_alike("log_loss", y, p + 0.5)
+    _errors_alike("log_loss", [1, 1, 1], [0.5, 0.5, 0.5])
+    _errors_alike("log_loss", [0, 1, 2], np.full((3, 2), 0.5))
+    _errors_alike("log_loss", y, p[:3])
