@@ -50,7 +50,6 @@ class StandardScaler(_SkStandardScaler):
             # The moments of a sparse X, implicit zeros included, are those of its dense
             # copy: computed on one of at most 2^22 entries (32 MiB).
             X = dense_copy(X)
-        require(np.isfinite(X).all(), "NaN in X (scikit-learn ignores it per column)")
         if sample_weight is not None:
             # scikit-learn rounds the weights to X's dtype first
             sample_weight = _check_sample_weight(sample_weight, X, dtype=X.dtype)
@@ -58,13 +57,11 @@ class StandardScaler(_SkStandardScaler):
         # scikit-learn accumulates a float32 X's moments in float64 from the float32
         # values: the moments of the float64 copy.
         X = X.astype(np.float64, copy=False)
-        if sample_weight is None:
-            native = _StandardScaler().fit(X)
-            # scikit-learn's running count is float64 once a first pass has added to it
-            seen = np.float64(X.shape[0])
-            mean, var = native.mean_, native.var_
+        missing = np.isnan(X)
+        if missing.any():
+            seen, mean, var = _moments_without_nan(X, missing, sample_weight)
         else:
-            seen, mean, var = _weighted_moments(X, sample_weight)
+            seen, mean, var = _moments(X, sample_weight)
         if rounded_to_float32:
             seen = np.float32(seen)
             mean, var = (np.asarray(v, dtype=np.float32) for v in (mean, var))
@@ -80,6 +77,31 @@ class StandardScaler(_SkStandardScaler):
             self.var_ = None
             self.scale_ = None
         return self
+
+
+def _moments(X, w):
+    """Total weight (or count), mean and biased variance per column, as scikit-learn's
+    first fit gives them: by rustyml's scaler (the deterministic blocked fold) without
+    weights, by scikit-learn's two-pass formula with them."""
+    if w is None:
+        native = _StandardScaler().fit(X)
+        # scikit-learn's running count is float64 once a first pass has added to it
+        return np.float64(X.shape[0]), native.mean_, native.var_
+    return _weighted_moments(X, w)
+
+
+def _moments_without_nan(X, missing, w):
+    """scikit-learn's NaN-aware fit: each column's moments over its non-NaN entries, and
+    its per-column counts (one number when they agree)."""
+    stats = []
+    for j in range(X.shape[1]):
+        kept = ~missing[:, j]
+        require(kept.any(), "a column of NaN only")
+        column = np.ascontiguousarray(X[kept, j : j + 1])
+        seen, mean, var = _moments(column, None if w is None else w[kept])
+        stats.append((seen, np.ravel(mean)[0], np.ravel(var)[0]))
+    seen, mean, var = (np.array(v, dtype=np.float64) for v in zip(*stats))
+    return (seen[0] if seen.min() == seen.max() else seen), mean, var
 
 
 def _weighted_moments(X, w):

@@ -578,6 +578,43 @@ def test_standard_scaler_on_sparse_and_float32_input_matches_scikit_learn():
         door_preprocessing.StandardScaler().fit(sparse.csr_matrix(X))
 
 
+def test_standard_scaler_ignores_nan_per_column_as_scikit_learn():
+    """NaN entries are left out column by column: per-column counts (or weight totals), the
+    moments of the rest; a column of NaN only runs scikit-learn's fit."""
+    from scipy import sparse
+    from sklearn.preprocessing import StandardScaler
+
+    rng = np.random.default_rng(13)
+    X = rng.random((300, 4)) * 20.0
+    X[rng.random(X.shape) < 0.1] = np.nan
+    X[:, 3] = 7.0  # constant apart from its NaN: scale 1, as scikit-learn's rule says
+    X[::5, 3] = np.nan
+    w = rng.random(300) * 2.0
+    cases = [
+        (X, {}, {}),
+        (X, {}, {"sample_weight": w}),
+        (X.astype(np.float32), {"with_std": False}, {}),
+        (sparse.csr_matrix(X), {"with_mean": False}, {}),  # NaN stored explicitly
+    ]
+    for data, params, fit_args in cases:
+        door.dispatch_stats(reset=True)
+        ours = door_preprocessing.StandardScaler(**params).fit(data, **fit_args)
+        assert door.dispatch_stats()[("StandardScaler", "fit", "rustyml")] == 1
+        stock = StandardScaler(**params).fit(data, **fit_args)
+        np.testing.assert_allclose(ours.n_samples_seen_, stock.n_samples_seen_, rtol=300 * EPS)
+        assert np.shape(ours.n_samples_seen_) == np.shape(stock.n_samples_seen_)
+        # n values below 20 in two orders: n eps of the largest; the variance likewise
+        # relative to mean^2 + var.
+        np.testing.assert_allclose(ours.mean_, stock.mean_, rtol=0, atol=300 * EPS * 20.0)
+        if stock.var_ is not None:
+            np.testing.assert_allclose(ours.var_, stock.var_, rtol=0, atol=300 * EPS * 400.0)
+            assert ours.scale_[3] == stock.scale_[3] == 1.0
+    X[:, 1] = np.nan
+    door.dispatch_stats(reset=True)
+    door_preprocessing.StandardScaler().fit(X)
+    assert door.dispatch_stats()[("StandardScaler", "fit", "scikit-learn")] == 1
+
+
 def test_weighted_standard_scaler_matches_scikit_learn():
     from sklearn.preprocessing import StandardScaler
 
