@@ -35,6 +35,7 @@ from sklearn.utils.validation import validate_data
 
 from rustyml.math.matmul import dot as _dot
 from rustyml.sklearn._dispatch import native_path, require
+from rustyml.sklearn.preprocessing import standard_scale
 
 __all__ = ["LinearDiscriminantAnalysis"]
 
@@ -54,6 +55,34 @@ def _well_separated(values, count):
     return bool(np.all(gaps > _MIN_GAP * values[0]))
 
 
+def _ledoit_wolf_covariance(X):
+    """scikit-learn's ``shrinkage="auto"`` covariance of one class: the features
+    standardised (scikit-learn's scaler, its constant-feature rule included), shrunk
+    towards a multiple of the identity by the Ledoit-Wolf coefficient, and scaled back. The
+    two n x d products it needs come from rustyml's product engine."""
+    scale = standard_scale(X)
+    Z = X - X.mean(axis=0)
+    Z /= scale
+    Z -= Z.mean(axis=0)  # ledoit_wolf centres again
+    n, d = Z.shape
+    Z = np.ascontiguousarray(Z)
+    covariance = _dot(Z.T, Z) / n
+    mu = np.trace(covariance) / d
+    if d == 1:
+        shrinkage = 0.0
+    else:
+        Z2 = Z**2
+        delta_sum = np.sum(_dot(Z.T, Z) ** 2) / n**2
+        beta_sum = np.sum(_dot(Z2.T, Z2))
+        beta = (beta_sum / n - delta_sum) / (d * n)
+        delta = (delta_sum - 2.0 * mu * np.sum(Z2) / n + d * mu**2) / d
+        beta = min(beta, delta)
+        shrinkage = 0.0 if beta == 0 else beta / delta
+    shrunk = (1.0 - shrinkage) * covariance
+    shrunk.flat[:: d + 1] += shrinkage * mu
+    return scale[:, None] * shrunk * scale[None, :]
+
+
 class LinearDiscriminantAnalysis(_SkLDA):
     __doc__ = _SkLDA.__doc__
 
@@ -65,7 +94,7 @@ class LinearDiscriminantAnalysis(_SkLDA):
             require(not self.store_covariance, "store_covariance")
         else:
             require(
-                self.shrinkage is None or not isinstance(self.shrinkage, str),
+                self.shrinkage in (None, "auto") or not isinstance(self.shrinkage, str),
                 f"shrinkage={self.shrinkage!r}",
             )
         require(self.covariance_estimator is None, "covariance_estimator")
@@ -118,9 +147,13 @@ class LinearDiscriminantAnalysis(_SkLDA):
         same least-squares solve of ``covariance_ coef^T = means^T``."""
         require(np.all(counts > 1), "a class of one sample (scikit-learn warns)")
         n = X.shape[0]
-        weighted = np.ascontiguousarray(dev * np.sqrt(priors / counts)[codes][:, None])
-        within = _dot(weighted.T, weighted)
-        if self.shrinkage is not None:
+        if self.shrinkage == "auto":
+            # each class shrunk by its own Ledoit-Wolf coefficient: a weighted sum of them
+            within = sum(p * _ledoit_wolf_covariance(X[codes == c]) for c, p in enumerate(priors))
+        else:
+            weighted = np.ascontiguousarray(dev * np.sqrt(priors / counts)[codes][:, None])
+            within = _dot(weighted.T, weighted)
+        if self.shrinkage not in (None, "auto"):
             # shrinking is linear: the prior-weighted sum of the shrunk class covariances
             # is the weighted covariance shrunk
             within = shrunk_covariance(within, self.shrinkage)

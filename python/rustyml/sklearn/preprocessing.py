@@ -69,14 +69,25 @@ class StandardScaler(_SkStandardScaler):
         self.mean_ = np.asarray(mean, dtype=np.float64)
         if self.with_std:
             self.var_ = np.asarray(var, dtype=np.float64)
-            constant = _is_constant_feature(self.var_, self.mean_, self.n_samples_seen_)
-            self.scale_ = _handle_zeros_in_scale(
-                np.sqrt(self.var_), copy=False, constant_mask=constant
-            )
+            self.scale_ = _scale(self.var_, self.mean_, self.n_samples_seen_)
         else:
             self.var_ = None
             self.scale_ = None
         return self
+
+
+def _scale(var, mean, seen):
+    """scikit-learn's ``scale_``: the standard deviation, 1 for constant features (its
+    rule for telling them from rounding)."""
+    constant = _is_constant_feature(var, mean, seen)
+    return _handle_zeros_in_scale(np.sqrt(var), copy=False, constant_mask=constant)
+
+
+def standard_scale(X):
+    """The ``scale_`` scikit-learn's ``StandardScaler().fit(X)`` sets for a dense float64
+    ``X`` without NaN, from rustyml's moments (for other doors that standardise)."""
+    seen, mean, var = _moments(X, None)
+    return _scale(np.asarray(var, dtype=np.float64), np.asarray(mean, dtype=np.float64), seen)
 
 
 def _moments(X, w):

@@ -854,7 +854,7 @@ def test_lda_svd_matches_scikit_learn_signs_included(params):
         np.testing.assert_array_equal(ours.predict(X), stock.predict(X))
 
 
-@pytest.mark.parametrize("shrinkage", [None, 0.3])
+@pytest.mark.parametrize("shrinkage", [None, 0.3, "auto"])
 def test_lda_lsqr_matches_scikit_learn(shrinkage):
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
@@ -869,7 +869,8 @@ def test_lda_lsqr_matches_scikit_learn(shrinkage):
             np.testing.assert_array_equal(ours.coef_, stock.coef_)
             continue
         n = X.shape[0]
-        # The covariances are sums of n terms in two orders (n eps relative); the solve
+        # The covariances are sums of n terms in two orders (n eps relative; with "auto"
+        # each class's Ledoit-Wolf coefficient is a ratio of such sums); the solve
         # amplifies a relative perturbation by the condition number.
         cov = stock.covariance_
         np.testing.assert_allclose(ours.covariance_, cov, rtol=0, atol=n * EPS * np.abs(cov).max())
