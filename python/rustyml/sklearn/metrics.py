@@ -424,8 +424,9 @@ def log_loss(
     require(isinstance(y_pred, str) and y_pred == "deprecated", "y_pred")
     require(y_proba is not None, "no y_proba")
     try:
-        y_proba = check_array(y_proba, ensure_2d=False, dtype=[np.float64, np.float32])
-        # float32 probabilities are clipped and logged in float32 by scikit-learn
+        # scikit-learn keeps float32 and float16 probabilities, clipped and logged in
+        # their own dtype
+        y_proba = check_array(y_proba, ensure_2d=False, dtype=[np.float64, np.float32, np.float16])
         require(y_proba.dtype == np.float64, f"y_proba of dtype {y_proba.dtype}")
         require(y_proba.ndim in (1, 2) and y_proba.size > 0, "y_proba of another shape")
         require(y_proba.max() <= 1 and y_proba.min() >= 0, "not in [0, 1] (its error)")

@@ -586,6 +586,7 @@ def test_log_loss_left_to_scikit_learn():
     p = np.array([0.2, 0.7, 0.6, 0.1])
     _falls_back("log_loss", y, p, sample_weight=[1.0, 2.0, 1.0, 1.0])
     _falls_back("log_loss", y, p.astype(np.float32))
+    _falls_back("log_loss", y, p.astype(np.float16))
     _falls_back("log_loss", y, np.c_[1 - p, p], labels=[1, 0])  # its ordering warning
     _errors_alike("log_loss", y, p + 0.5)
     _errors_alike("log_loss", [1, 1, 1], [0.5, 0.5, 0.5])
