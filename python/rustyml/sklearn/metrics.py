@@ -727,18 +727,10 @@ def r2_score(
     # A constant output's score hangs on whether its mean is exactly its value: scikit-learn
     # then answers 1.0 or 0.0 (force_finite), as the native score does; a constant whose
     # mean rounds would give scikit-learn's 1 - x / tiny, which depends on NumPy's order.
-    constant = [a.min() == a.max() for a, _ in columns]
-    require(
-        not any(c and not _mean_is_exact(a[0], n_samples) for c, (a, _) in zip(constant, columns)),
-        "a constant target whose mean rounds",
-    )
+    constant = _constant_outputs(columns)
     scores = np.array([_m.r2_score(a, b) for a, b in columns])
-    if not force_finite and any(constant):
-        # scikit-learn's plain 1 - numerator / 0 there: NaN when perfect, -inf otherwise,
-        # with NumPy's divide warnings
-        constant = np.array(constant)
-        perfect = scores[constant] == 1.0
-        scores[constant] = 1 - (np.where(perfect, 0.0, 1.0) / np.zeros(perfect.size))
+    if not force_finite:
+        _unforced_constants(scores, constant)
     if isinstance(multioutput, str) and multioutput == "variance_weighted":
         # each output weighs its sum of squared deviations; uniformly if all are 0
         weights = np.array([_reduction.mean_var(a)[1] * n_samples for a, _ in columns])
@@ -767,6 +759,16 @@ def _constant_outputs(columns):
     return constant
 
 
+def _unforced_constants(scores, constant):
+    """scikit-learn's ``force_finite=False`` scores of the constant outputs, in place: its
+    plain ``1 - numerator / 0``, NaN where the native score says perfect (1.0) and -inf
+    elsewhere, with NumPy's divide warnings."""
+    constant = np.array(constant, dtype=bool)
+    if constant.any():
+        perfect = scores[constant] == 1.0
+        scores[constant] = 1 - (np.where(perfect, 0.0, 1.0) / np.zeros(perfect.size))
+
+
 @native_function(_sk.explained_variance_score)
 def explained_variance_score(
     y_true, y_pred, *, sample_weight=None, multioutput="uniform_average", force_finite=True
@@ -788,11 +790,8 @@ def explained_variance_score(
         else:
             require(spread * spread / n_samples > 0, "residual spread underflows")
     scores = np.array([_m.explained_variance_score(a, b) for a, b in columns])
-    if not force_finite and any(constant):
-        # scikit-learn's plain 1 - numerator / 0 there, with NumPy's divide warnings
-        constant = np.array(constant)
-        perfect = scores[constant] == 1.0
-        scores[constant] = 1 - (np.where(perfect, 0.0, 1.0) / np.zeros(perfect.size))
+    if not force_finite:
+        _unforced_constants(scores, constant)
     if isinstance(multioutput, str) and multioutput == "variance_weighted":
         # each output weighs its variance (the score's denominator); uniformly if all are 0
         weights = np.array([_reduction.mean_var(a)[1] for a, _ in columns])

@@ -9,13 +9,14 @@ counted by ``dispatch_stats``; the calls the door leaves to scikit-learn must fa
 """
 
 import math
-import warnings
 
 import numpy as np
 import pytest
 
 sklearn = pytest.importorskip("sklearn")
 
+from metric_checks import calls as _calls
+from metric_checks import run as _run
 from sklearn import metrics as sk
 from sklearn.metrics.cluster import contingency_matrix
 from sklearn.metrics.cluster._expected_mutual_info_fast import expected_mutual_information
@@ -24,18 +25,6 @@ import rustyml.sklearn as door
 from rustyml.sklearn import metrics as ours
 
 EPS = np.finfo(np.float64).eps
-
-
-def _calls(name, path="rustyml"):
-    return door.dispatch_stats().get(("metrics", name, path), 0)
-
-
-def _run(fn, *args, **kwargs):
-    """``(result, [(category, message)])`` of one call, every warning recorded."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        out = fn(*args, **kwargs)
-    return out, [(w.category, str(w.message)) for w in caught]
 
 
 def _both(name, *args, path="rustyml", **kwargs):

@@ -13,6 +13,8 @@ import pytest
 
 sklearn = pytest.importorskip("sklearn")
 
+from metric_checks import calls as _calls
+from metric_checks import run as _run
 from sklearn import metrics as sk
 from sklearn.exceptions import UndefinedMetricWarning
 
@@ -22,18 +24,6 @@ from rustyml.sklearn import metrics as ours
 EPS = np.finfo(np.float64).eps
 ZERO_DIVISION = ("warn", 0.0, 1.0, np.nan)
 PRF = ("precision_score", "recall_score", "f1_score")
-
-
-def _calls(name, path="rustyml"):
-    return door.dispatch_stats().get(("metrics", name, path), 0)
-
-
-def _run(fn, *args, **kwargs):
-    """``(result, [(category, message)])`` of one call, every warning recorded."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        out = fn(*args, **kwargs)
-    return out, [(w.category, str(w.message)) for w in caught]
 
 
 def _same(a, b):
