@@ -332,36 +332,40 @@ def _confusion(y_true, y_pred, sample_weight, labels=None):
 
 @native_function(_sk.balanced_accuracy_score)
 def balanced_accuracy_score(y_true, y_pred, *, sample_weight=None, adjusted=False):
-    C = _confusion(y_true, y_pred, sample_weight)
-    # scikit-learn's arithmetic over the same matrix: the same floats
+    counts = _confusion(y_true, y_pred, sample_weight)
+    # The mean per-class recall over the native matrix, in scikit-learn's order of float
+    # operations (so its floats); a class only predicted has no recall and is dropped.
     with np.errstate(divide="ignore", invalid="ignore"):
-        per_class = np.diagonal(C) / np.sum(C, axis=1)
-    if np.any(np.isnan(per_class)):
+        recalls = np.diagonal(counts) / np.sum(counts, axis=1)
+    undefined = np.isnan(recalls)
+    if undefined.any():
         warnings.warn("y_pred contains classes not in y_true", stacklevel=3)
-        per_class = per_class[~np.isnan(per_class)]
-    score = np.mean(per_class)
+        recalls = recalls[~undefined]
+    score = np.mean(recalls)
     if adjusted:
-        chance = 1 / per_class.shape[0]
-        score -= chance
-        score /= 1 - chance
+        # rescaled so that chance (1 / classes) scores 0
+        chance = 1 / recalls.shape[0]
+        score = (score - chance) / (1 - chance)
     return float(score)
 
 
 @native_function(_sk.matthews_corrcoef)
 def matthews_corrcoef(y_true, y_pred, *, sample_weight=None):
-    # scikit-learn's matrix over the sorted labels of both (its label encoding's order)
-    C = _confusion(y_true, y_pred, sample_weight)
-    t_sum = C.sum(axis=1, dtype=np.float64)
-    p_sum = C.sum(axis=0, dtype=np.float64)
-    n_correct = np.trace(C, dtype=np.float64)
-    n_samples = p_sum.sum()
-    cov_ytyp = n_correct * n_samples - np.dot(t_sum, p_sum)
-    cov_ypyp = n_samples**2 - np.dot(p_sum, p_sum)
-    cov_ytyt = n_samples**2 - np.dot(t_sum, t_sum)
-    cov_ypyp_ytyt = cov_ypyp * cov_ytyt
-    if cov_ypyp_ytyt == 0:
+    # over the sorted labels of both (scikit-learn's label encoding's order)
+    counts = _confusion(y_true, y_pred, sample_weight)
+    # The multiclass correlation from the matrix's margins (Gorodkin's form), by the same
+    # float operations as scikit-learn: its floats.
+    true_totals = counts.sum(axis=1, dtype=np.float64)
+    predicted_totals = counts.sum(axis=0, dtype=np.float64)
+    correct = np.trace(counts, dtype=np.float64)
+    total = predicted_totals.sum()
+    agreement = correct * total - np.dot(true_totals, predicted_totals)
+    predicted_spread = total**2 - np.dot(predicted_totals, predicted_totals)
+    true_spread = total**2 - np.dot(true_totals, true_totals)
+    spread = predicted_spread * true_spread
+    if spread == 0:
         return 0.0
-    return float(cov_ytyp / np.sqrt(cov_ypyp_ytyt))
+    return float(agreement / np.sqrt(spread))
 
 
 _KAPPA_NO_COMMON_LABEL = (
@@ -380,38 +384,32 @@ _KAPPA_ONE_COMMON_LABEL = (
 def cohen_kappa_score(
     y1, y2, *, labels=None, weights=None, sample_weight=None, replace_undefined_by=np.nan
 ):
-    confusion = _confusion(y1, y2, sample_weight, labels=labels).astype(np.float64)
-    # scikit-learn's arithmetic over the same matrix: the same floats
-    n_classes = confusion.shape[0]
-    sum0 = np.sum(confusion, axis=0)
-    sum1 = np.sum(confusion, axis=1)
-    outer = np.outer(sum0, sum1)
-    total = np.sum(sum0)
+    observed = _confusion(y1, y2, sample_weight, labels=labels).astype(np.float64)
+    # Observed against chance disagreement over the native matrix, by the same float
+    # operations as scikit-learn: its floats.
+    predicted_totals = np.sum(observed, axis=0)
+    true_totals = np.sum(observed, axis=1)
+    total = np.sum(predicted_totals)
     if total == 0:
-        warnings.warn(
-            _KAPPA_NO_COMMON_LABEL.format(replace_undefined_by),
-            UndefinedMetricWarning,
-            stacklevel=3,
-        )
-        return replace_undefined_by
-    expected = outer / total
+        return _undefined_kappa(_KAPPA_NO_COMMON_LABEL, replace_undefined_by)
+    chance = np.outer(predicted_totals, true_totals) / total
+    # disagreement weights: 1 off the diagonal, or |i - j|, or (i - j)^2
+    rank = np.arange(observed.shape[0], dtype=np.float64)
+    distance = np.abs(rank[None, :] - rank[:, None])
     if weights is None:
-        w_mat = np.ones([n_classes, n_classes], dtype=np.float64)
-        np.fill_diagonal(w_mat, 0)
+        disagreement = (distance > 0).astype(np.float64)
     else:
-        w_mat = np.zeros([n_classes, n_classes], dtype=np.float64)
-        w_mat += np.arange(n_classes)
-        w_mat = np.abs(w_mat - w_mat.T) if weights == "linear" else (w_mat - w_mat.T) ** 2
-    numerator = np.sum(w_mat * confusion)
-    denominator = np.sum(w_mat * expected)
-    if denominator == 0:
-        warnings.warn(
-            _KAPPA_ONE_COMMON_LABEL.format(replace_undefined_by),
-            UndefinedMetricWarning,
-            stacklevel=3,
-        )
-        return replace_undefined_by
-    return float(1 - numerator / denominator)
+        disagreement = distance if weights == "linear" else distance**2
+    observed_disagreement = np.sum(disagreement * observed)
+    chance_disagreement = np.sum(disagreement * chance)
+    if chance_disagreement == 0:
+        return _undefined_kappa(_KAPPA_ONE_COMMON_LABEL, replace_undefined_by)
+    return float(1 - observed_disagreement / chance_disagreement)
+
+
+def _undefined_kappa(message, replace_undefined_by):
+    warnings.warn(message.format(replace_undefined_by), UndefinedMetricWarning, stacklevel=4)
+    return replace_undefined_by
 
 
 @native_function(_sk.log_loss)
