@@ -3,6 +3,8 @@
 
 use super::suggest::{suggest, Point, Suggestion};
 use crate::gate::{with_gate, Gate};
+use ndarray::Array2;
+use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 /// A rung's kernel, built on demand.
@@ -52,6 +54,44 @@ impl Rung {
         }
     }
 
+    /// A rung timing `kernel` on the data `setup` builds. The data goes through `black_box` on
+    /// the way in and the result on the way out, so the optimiser keeps all of the work.
+    pub fn on<D: 'static, R>(
+        label: impl Into<String>,
+        work: usize,
+        setup: impl FnOnce() -> D + 'static,
+        mut kernel: impl FnMut(&mut D) -> R + 'static,
+    ) -> Self {
+        Self::new(label, work, move || {
+            let mut data = setup();
+            move || {
+                black_box(kernel(black_box(&mut data)));
+            }
+        })
+    }
+
+    /// A rung timing an in-place map: every run first copies the input `setup` built into a
+    /// scratch array (reusing its memory), so each map sees the same values.
+    pub fn map_in_place<A: Clone + 'static>(
+        label: impl Into<String>,
+        work: usize,
+        setup: impl FnOnce() -> A + 'static,
+        mut map: impl FnMut(&mut A) + 'static,
+    ) -> Self {
+        Self::on(
+            label,
+            work,
+            move || {
+                let input = setup();
+                (input.clone(), input)
+            },
+            move |(scratch, input)| {
+                scratch.clone_from(input);
+                map(scratch)
+            },
+        )
+    }
+
     pub fn prepare(self) -> Prepared {
         (self.setup)()
     }
@@ -62,6 +102,43 @@ pub struct Family {
     pub title: String,
     pub gate: &'static Gate,
     pub rungs: Vec<Rung>,
+}
+
+impl Family {
+    /// The ladder `title` of `gate`: one rung per shape, thinned in quick mode ([`ladder`]).
+    pub fn over<T>(
+        title: &str,
+        gate: &'static Gate,
+        quick: bool,
+        shapes: impl IntoIterator<Item = T>,
+        rung: impl FnMut(T) -> Rung,
+    ) -> Self {
+        Self {
+            title: title.into(),
+            gate,
+            rungs: ladder(quick, shapes).map(rung).collect(),
+        }
+    }
+}
+
+/// A module's ladders as a table, one row each, `title: gate, shapes => rung;`, in report
+/// order; `rung` turns one shape into its [`Rung`].
+macro_rules! ladders {
+    ($quick:expr; $($title:literal: $gate:expr, $shapes:expr => $rung:expr;)+) => {
+        vec![$($crate::calibration::Family::over($title, $gate, $quick, $shapes, $rung)),+]
+    };
+}
+pub(super) use ladders;
+
+/// Sizes (elements) of the ladders of memory-bound maps, f64 and f32 alike.
+pub const MEMORY_BOUND_SIZES: [usize; 6] = [
+    262_144, 1_048_576, 2_097_152, 4_194_304, 8_388_608, 16_777_216,
+];
+
+/// A `rows x cols` matrix whose entries are `value` of their row-major index: smooth,
+/// deterministic input for a rung.
+pub fn by_index(rows: usize, cols: usize, value: impl Fn(f64) -> f64) -> Array2<f64> {
+    Array2::from_shape_fn((rows, cols), |(i, j)| value((i * cols + j) as f64))
 }
 
 /// The rungs of a ladder for this run: all of them, or in quick mode every other one plus the

@@ -1,32 +1,28 @@
 //! Ladders of the metrics gates.
 
-use super::harness::{ladder, Family, Rung};
-use crate::metrics::checked::clustering::{self, SilhouetteMetric};
-use ndarray::{Array1, Array2};
-use std::hint::black_box;
+use super::harness::{by_index, ladders, Family, Rung};
+use crate::metrics::checked::clustering::{self, SilhouetteMetric, SILHOUETTE};
+use ndarray::Array1;
 
 pub fn families(quick: bool) -> Vec<Family> {
-    let rungs = ladder(quick, [128usize, 256, 384, 512, 768, 1024, 2048])
-        .map(|n| {
-            Rung::new(format!("silhouette {n}x8, 5 clusters"), n * n, move || {
-                let x = Array2::from_shape_fn((n, 8), |(i, j)| ((i * 8 + j) as f64 * 0.37).sin());
-                let labels = Array1::from_shape_fn(n, |i| (i * 7919 % 5) as i64);
-                move || {
-                    black_box(
-                        clustering::silhouette_score(
-                            black_box(x.view()),
-                            labels.view(),
-                            SilhouetteMetric::default(),
-                        )
-                        .unwrap(),
-                    );
-                }
-            })
-        })
-        .collect();
-    vec![Family {
-        title: "silhouette (SILHOUETTE)".into(),
-        gate: &clustering::SILHOUETTE,
-        rungs,
-    }]
+    ladders![quick;
+        "silhouette (SILHOUETTE)": &SILHOUETTE, [128, 256, 384, 512, 768, 1024, 2048] => silhouette;
+    ]
+}
+
+fn silhouette(n: usize) -> Rung {
+    let setup = move || {
+        let x = by_index(n, 8, |t| (t * 0.37).sin());
+        let labels = Array1::from_shape_fn(n, |i| (i * 7919 % 5) as i64);
+        (x, labels)
+    };
+    Rung::on(
+        format!("silhouette {n}x8, 5 clusters"),
+        n * n,
+        setup,
+        |(x, labels)| {
+            clustering::silhouette_score(x.view(), labels.view(), SilhouetteMetric::default())
+                .unwrap()
+        },
+    )
 }

@@ -295,16 +295,21 @@ mod tests {
         }
     }
 
+    /// A quick run of the f64 sum ladder alone, at most `max_rungs` rungs.
+    fn sum_ladder_only(max_rungs: usize) -> Options {
+        Options {
+            quick: true,
+            filter: Some("f64 sum (SUM_F64)".into()),
+            max_rungs: Some(max_rungs),
+        }
+    }
+
     #[test]
     fn a_filtered_run_times_its_ladder_and_suggests_for_its_gate() {
         let _lock = crate::gate::GATE_TEST_LOCK
             .lock()
             .unwrap_or_else(|e| e.into_inner());
-        let options = Options {
-            quick: true,
-            filter: Some("f64 sum (SUM_F64)".into()),
-            max_rungs: Some(2),
-        };
+        let options = sum_ladder_only(2);
         assert_eq!(options.titles(), ["f64 sum (SUM_F64)"]);
         let mut steps = Vec::new();
         let result = run(&options, &mut |p| {
@@ -326,12 +331,7 @@ mod tests {
         let _lock = crate::gate::GATE_TEST_LOCK
             .lock()
             .unwrap_or_else(|e| e.into_inner());
-        let options = Options {
-            quick: true,
-            filter: Some("f64 sum (SUM_F64)".into()),
-            max_rungs: Some(3),
-        };
-        let result = run(&options, &mut |_| false);
+        let result = run(&sum_ladder_only(3), &mut |_| false);
         assert!(result.cancelled);
         assert_eq!(result.families[0].rungs.len(), 1);
     }

@@ -1,13 +1,12 @@
 //! Ladders of the direct depthwise convolution gate (forward and backward passes), batch 1 and
 //! batch 8, 3x3 kernels over channels-last images.
 
-use super::harness::{ladder, Family, Rung};
+use super::harness::{ladders, Family, Rung};
 use crate::neural_network::layers::activation::Activation;
 use crate::neural_network::layers::convolution::depthwise::engine::CONV_NAIVE_PARALLEL_MIN_FLOPS;
 use crate::neural_network::layers::convolution::{DepthwiseConv2D, PaddingType};
 use crate::neural_network::traits::Layer;
 use ndarray::{ArrayD, IxDyn};
-use std::hint::black_box;
 
 /// `(batch, side, channels)`: per-pass FLOPs `2 * batch * side² * channels * 9` from ~37k to ~75M.
 const SHAPES: [(usize, usize, usize); 7] = [
@@ -19,6 +18,15 @@ const SHAPES: [(usize, usize, usize); 7] = [
     (1, 112, 64),
     (8, 64, 64),
 ];
+
+pub fn families(quick: bool) -> Vec<Family> {
+    ladders![quick;
+        "direct depthwise convolution forward (CONV_NAIVE_PARALLEL_MIN_FLOPS)":
+            &CONV_NAIVE_PARALLEL_MIN_FLOPS, SHAPES => forward;
+        "direct depthwise convolution backward (CONV_NAIVE_PARALLEL_MIN_FLOPS)":
+            &CONV_NAIVE_PARALLEL_MIN_FLOPS, SHAPES => backward;
+    ]
+}
 
 fn flops(batch: usize, side: usize, channels: usize) -> usize {
     2 * batch * side * side * channels * 9
@@ -36,47 +44,25 @@ fn layer_and_input(batch: usize, side: usize, channels: usize) -> (DepthwiseConv
     (layer, x)
 }
 
-pub fn families(quick: bool) -> Vec<Family> {
-    let forward = ladder(quick, SHAPES)
-        .map(|(b, s, c)| {
-            Rung::new(
-                format!("depthwise 3x3 forward [{b}, {s}, {s}, {c}]"),
-                flops(b, s, c),
-                move || {
-                    let (layer, x) = layer_and_input(b, s, c);
-                    move || {
-                        black_box(layer.predict(black_box(&x)).unwrap());
-                    }
-                },
-            )
-        })
-        .collect();
-    let backward = ladder(quick, SHAPES)
-        .map(|(b, s, c)| {
-            Rung::new(
-                format!("depthwise 3x3 backward [{b}, {s}, {s}, {c}]"),
-                flops(b, s, c),
-                move || {
-                    let (mut layer, x) = layer_and_input(b, s, c);
-                    let out = layer.forward(&x).unwrap();
-                    let grad = ArrayD::from_elem(out.raw_dim(), 0.5f32);
-                    move || {
-                        black_box(layer.backward(black_box(&grad)).unwrap());
-                    }
-                },
-            )
-        })
-        .collect();
-    vec![
-        Family {
-            title: "direct depthwise convolution forward (CONV_NAIVE_PARALLEL_MIN_FLOPS)".into(),
-            gate: &CONV_NAIVE_PARALLEL_MIN_FLOPS,
-            rungs: forward,
-        },
-        Family {
-            title: "direct depthwise convolution backward (CONV_NAIVE_PARALLEL_MIN_FLOPS)".into(),
-            gate: &CONV_NAIVE_PARALLEL_MIN_FLOPS,
-            rungs: backward,
-        },
-    ]
+fn forward((b, s, c): (usize, usize, usize)) -> Rung {
+    let label = format!("depthwise 3x3 forward [{b}, {s}, {s}, {c}]");
+    Rung::on(
+        label,
+        flops(b, s, c),
+        move || layer_and_input(b, s, c),
+        |(layer, x)| layer.predict(x).unwrap(),
+    )
+}
+
+fn backward((b, s, c): (usize, usize, usize)) -> Rung {
+    let setup = move || {
+        let (mut layer, x) = layer_and_input(b, s, c);
+        let out = layer.forward(&x).unwrap();
+        let grad = ArrayD::from_elem(out.raw_dim(), 0.5f32);
+        (layer, grad)
+    };
+    let label = format!("depthwise 3x3 backward [{b}, {s}, {s}, {c}]");
+    Rung::on(label, flops(b, s, c), setup, |(layer, grad)| {
+        layer.backward(grad).unwrap()
+    })
 }

@@ -1,11 +1,10 @@
 //! Ladders of the f32 neural-network map gates (activations, dropout scaling).
 
-use super::harness::{ladder, Family, Rung};
+use super::harness::{ladders, Family, Rung, MEMORY_BOUND_SIZES};
 use crate::neural_network::layers::activation::{Activation, CHEAP_MAP_F32, EXP_MAP_F32};
 use crate::neural_network::layers::regularization::SpatialDropout2D;
 use crate::neural_network::traits::Layer;
 use ndarray::{Array2, ArrayD, IxDyn};
-use std::hint::black_box;
 
 /// An `n x 64` activation input spread over [-4, 4].
 fn input(elems: usize) -> ArrayD<f32> {
@@ -16,66 +15,44 @@ fn input(elems: usize) -> ArrayD<f32> {
     .into_dyn()
 }
 
-fn map_rungs(quick: bool, activation: Activation, sizes: &[usize]) -> Vec<Rung> {
-    ladder(quick, sizes.iter().copied())
-        .map(|n| {
-            Rung::new(format!("{} n={n}", activation.name()), n, move || {
-                let x = input(n);
-                let mut y = x.clone();
-                move || {
-                    y.assign(&x);
-                    activation.forward_in_place(black_box(&mut y)).unwrap();
-                }
-            })
-        })
-        .collect()
+fn map(activation: Activation) -> impl FnMut(usize) -> Rung {
+    move |n| {
+        Rung::map_in_place(
+            format!("{} n={n}", activation.name()),
+            n,
+            move || input(n),
+            move |y| activation.forward_in_place(y).unwrap(),
+        )
+    }
+}
+
+/// `[batch, 64, 64, channels]`: one factor per (sample, channel) broadcast over 4096 positions.
+fn spatial_dropout((batch, channels): (usize, usize)) -> Rung {
+    let shape = [batch, 64, 64, channels];
+    let n: usize = shape.iter().product();
+    let setup = move || {
+        let x = ArrayD::from_shape_fn(IxDyn(&shape), |i| (i[1] + i[3]) as f32 * 0.01);
+        let layer = SpatialDropout2D::new(0.3, Vec::new())
+            .unwrap()
+            .with_random_state(7);
+        (layer, x)
+    };
+    Rung::on(
+        format!("spatial dropout 2d {shape:?}"),
+        n,
+        setup,
+        |(layer, x)| layer.forward(x).unwrap(),
+    )
 }
 
 pub fn families(quick: bool) -> Vec<Family> {
-    let cheap = [
-        262_144usize,
-        1_048_576,
-        2_097_152,
-        4_194_304,
-        8_388_608,
-        16_777_216,
-    ];
-    let exp = [16_384usize, 65_536, 131_072, 262_144, 1_048_576];
-    // [batch, 64, 64, channels]: one factor per (sample, channel) broadcast over 4096 positions.
-    let spatial_rungs = ladder(
-        quick,
-        [(4usize, 16usize), (8, 32), (16, 64), (32, 64), (64, 64)],
-    )
-    .map(|(batch, channels)| {
-        let shape = [batch, 64, 64, channels];
-        let n: usize = shape.iter().product();
-        Rung::new(format!("spatial dropout 2d {shape:?}"), n, move || {
-            let x = ArrayD::from_shape_fn(IxDyn(&shape), |i| (i[1] + i[3]) as f32 * 0.01);
-            let mut layer = SpatialDropout2D::new(0.3, Vec::new())
-                .unwrap()
-                .with_random_state(7);
-            move || {
-                black_box(layer.forward(black_box(&x)).unwrap());
-            }
-        })
-    })
-    .collect();
-    vec![
-        Family {
-            title: "f32 ReLU map (CHEAP_MAP_F32)".into(),
-            gate: &CHEAP_MAP_F32,
-            rungs: map_rungs(quick, Activation::ReLU, &cheap),
-        },
-        Family {
-            title: "f32 sigmoid map (EXP_MAP_F32)".into(),
-            gate: &EXP_MAP_F32,
-            rungs: map_rungs(quick, Activation::Sigmoid, &exp),
-        },
-        Family {
-            title: "f32 spatial dropout scaling (SPATIAL_DROPOUT_SCALE)".into(),
-            gate: crate::gate::find_gate("elementwise", "spatial_dropout_scale")
+    ladders![quick;
+        "f32 ReLU map (CHEAP_MAP_F32)": &CHEAP_MAP_F32, MEMORY_BOUND_SIZES => map(Activation::ReLU);
+        "f32 sigmoid map (EXP_MAP_F32)": &EXP_MAP_F32,
+            [16_384, 65_536, 131_072, 262_144, 1_048_576] => map(Activation::Sigmoid);
+        "f32 spatial dropout scaling (SPATIAL_DROPOUT_SCALE)":
+            crate::gate::find_gate("elementwise", "spatial_dropout_scale")
                 .expect("declared with SpatialDropout"),
-            rungs: spatial_rungs,
-        },
+            [(4, 16), (8, 32), (16, 64), (32, 64), (64, 64)] => spatial_dropout;
     ]
 }

@@ -2,11 +2,28 @@
 //! forward and backward of a 2x2 max pooling and of a global average pooling at batch 1, at
 //! sizes on both sides of the shipped 12_000.
 
-use super::harness::{ladder, Family, Rung};
+use super::harness::{ladders, Family, Rung};
 use crate::neural_network::layers::pooling::{GlobalAveragePooling2D, MaxPooling2D};
 use crate::neural_network::traits::Layer;
 use ndarray::{ArrayD, Dimension, IxDyn};
-use std::hint::black_box;
+
+pub fn families(quick: bool) -> Vec<Family> {
+    let gate = crate::gate::find_gate("pool", "parallel_min_ops").expect("declared by the engine");
+    ladders![quick;
+        // `[1, side, side, channels]` through 2x2 max pooling: work = side^2 * channels taps.
+        "MaxPooling2D 2x2 forward + backward (pool::parallel_min_ops)": gate,
+            [(16, 8), (16, 16), (24, 16), (32, 16), (48, 16), (64, 32), (128, 64)]
+            => |(side, channels)| pooling_rung("max 2x2", side, channels, |shape| {
+                MaxPooling2D::new((2, 2), shape.to_vec()).unwrap()
+            });
+        // `[1, side, side, channels]` through global average pooling (one cell, channel slices).
+        "GlobalAveragePooling2D batch 1 forward + backward (pool::parallel_min_ops)": gate,
+            [(8, 64), (16, 64), (16, 128), (32, 128), (32, 512), (64, 512)]
+            => |(side, channels)| pooling_rung("global avg", side, channels, |_| {
+                GlobalAveragePooling2D::new()
+            });
+    ]
+}
 
 fn input(shape: &[usize]) -> ArrayD<f32> {
     ArrayD::from_shape_fn(IxDyn(shape), |i| {
@@ -28,77 +45,15 @@ fn pooling_rung<L: Layer + 'static>(
     layer: impl FnOnce(&[usize]) -> L + 'static,
 ) -> Rung {
     let shape = vec![1, side, side, channels];
-    Rung::new(
-        format!("{what} {shape:?}"),
-        side * side * channels,
-        move || {
-            let x = input(&shape);
-            let mut layer = layer(&shape);
-            let g = layer.forward(&x).unwrap().mapv(|v| v * 0.5 + 0.1);
-            move || {
-                black_box(layer.forward(black_box(&x)).unwrap());
-                black_box(layer.backward(black_box(&g)).unwrap());
-            }
-        },
-    )
-}
-
-/// `[1, side, side, channels]` through 2x2 max pooling: work = side^2 * channels taps.
-fn max_rungs(quick: bool) -> Vec<Rung> {
-    ladder(
-        quick,
-        [
-            (16usize, 8usize),
-            (16, 16),
-            (24, 16),
-            (32, 16),
-            (48, 16),
-            (64, 32),
-            (128, 64),
-        ],
-    )
-    .map(|(side, channels)| {
-        pooling_rung("max 2x2", side, channels, |shape| {
-            MaxPooling2D::new((2, 2), shape.to_vec()).unwrap()
-        })
+    let label = format!("{what} {shape:?}");
+    let setup = move || {
+        let x = input(&shape);
+        let mut layer = layer(&shape);
+        let g = layer.forward(&x).unwrap().mapv(|v| v * 0.5 + 0.1);
+        (layer, x, g)
+    };
+    Rung::on(label, side * side * channels, setup, |(layer, x, g)| {
+        layer.forward(x).unwrap();
+        layer.backward(g).unwrap()
     })
-    .collect()
-}
-
-/// `[1, side, side, channels]` through global average pooling (one cell, channel slices).
-fn global_rungs(quick: bool) -> Vec<Rung> {
-    ladder(
-        quick,
-        [
-            (8usize, 64usize),
-            (16, 64),
-            (16, 128),
-            (32, 128),
-            (32, 512),
-            (64, 512),
-        ],
-    )
-    .map(|(side, channels)| {
-        pooling_rung("global avg", side, channels, |_| {
-            GlobalAveragePooling2D::new()
-        })
-    })
-    .collect()
-}
-
-pub fn families(quick: bool) -> Vec<Family> {
-    let gate = crate::gate::find_gate("pool", "parallel_min_ops").expect("declared by the engine");
-    vec![
-        Family {
-            title: "MaxPooling2D 2x2 forward + backward (pool::parallel_min_ops)".into(),
-            gate,
-            rungs: max_rungs(quick),
-        },
-        Family {
-            title: "GlobalAveragePooling2D batch 1 forward + backward (pool::parallel_min_ops)"
-                .into(),
-            gate,
-            rungs: global_rungs(quick),
-        },
-    ]
 }
