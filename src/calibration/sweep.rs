@@ -121,6 +121,17 @@ struct Product {
     run: Box<dyn FnMut()>,
 }
 
+impl Product {
+    fn new<R>(label: String, mut product: impl FnMut() -> crate::Result<R> + 'static) -> Self {
+        Self {
+            label,
+            run: Box::new(move || {
+                black_box(product().unwrap());
+            }),
+        }
+    }
+}
+
 fn filled(rows: usize, cols: usize, phase: f64) -> Array2<f64> {
     Array2::from_shape_fn((rows, cols), |(i, j)| {
         ((i * cols + j) as f64 * 0.37 + phase).sin()
@@ -151,42 +162,29 @@ fn products(quick: bool) -> Vec<Product> {
     let t = filled(tall, 32, 0.8);
     let s = filled(32, 32, 0.9);
     vec![
-        Product {
-            label: format!("f64 {square64}x{square64} . {square64}x{square64}"),
-            run: Box::new(move || {
-                black_box(matmul::dot(a64.view(), b64.view()).unwrap());
-            }),
-        },
-        Product {
-            label: format!("f32 {square32}x{square32} . {square32}x{square32}"),
-            run: Box::new(move || {
-                black_box(matmul::dot(a32.view(), b32.view()).unwrap());
-            }),
-        },
-        Product {
-            label: format!("dense forward f32 {batch}x{features} . {features}x{units}"),
-            run: Box::new(move || {
-                black_box(matmul::dot(x.view(), w.view()).unwrap());
-            }),
-        },
-        Product {
-            label: format!("dense weight gradient f32 ({batch}x{features})T . {batch}x{units}"),
-            run: Box::new(move || {
-                black_box(matmul::dot(x2.t(), dy.view()).unwrap());
-            }),
-        },
-        Product {
-            label: format!("dense input gradient f32 {batch}x{units} . ({features}x{units})T"),
-            run: Box::new(move || {
-                black_box(matmul::dot(dy2.view(), w2.t()).unwrap());
-            }),
-        },
-        Product {
-            label: format!("tall-skinny f64 {tall}x32 . 32x32"),
-            run: Box::new(move || {
-                black_box(matmul::dot(t.view(), s.view()).unwrap());
-            }),
-        },
+        Product::new(
+            format!("f64 {square64}x{square64} . {square64}x{square64}"),
+            move || matmul::dot(a64.view(), b64.view()),
+        ),
+        Product::new(
+            format!("f32 {square32}x{square32} . {square32}x{square32}"),
+            move || matmul::dot(a32.view(), b32.view()),
+        ),
+        Product::new(
+            format!("dense forward f32 {batch}x{features} . {features}x{units}"),
+            move || matmul::dot(x.view(), w.view()),
+        ),
+        Product::new(
+            format!("dense weight gradient f32 ({batch}x{features})T . {batch}x{units}"),
+            move || matmul::dot(x2.t(), dy.view()),
+        ),
+        Product::new(
+            format!("dense input gradient f32 {batch}x{units} . ({features}x{units})T"),
+            move || matmul::dot(dy2.view(), w2.t()),
+        ),
+        Product::new(format!("tall-skinny f64 {tall}x32 . 32x32"), move || {
+            matmul::dot(t.view(), s.view())
+        }),
     ]
 }
 
