@@ -49,8 +49,18 @@ pub(crate) fn binary_clf_curve(positive: &[bool], score: &[f64]) -> BinaryCurve 
     curve
 }
 
-/// Keep index `i` of a curve when `keep(i)` says so; the ends are always kept.
-fn keep_points(curve: BinaryCurve, keep: impl Fn(&BinaryCurve, usize) -> bool) -> BinaryCurve {
+/// The binary curve of `score`; with `drop_intermediate`, only its ends and the points `i`
+/// that `keep(curve, i)` asks for (a curve of two points or fewer stays whole).
+fn thinned_curve(
+    positive: &[bool],
+    score: &[f64],
+    drop_intermediate: bool,
+    keep: impl Fn(&BinaryCurve, usize) -> bool,
+) -> BinaryCurve {
+    let curve = binary_clf_curve(positive, score);
+    if !drop_intermediate || curve.fps.len() <= 2 {
+        return curve;
+    }
     let n = curve.fps.len();
     let idx: Vec<usize> = (0..n)
         .filter(|&i| i == 0 || i + 1 == n || keep(&curve, i))
@@ -85,13 +95,10 @@ pub(crate) fn roc_curve_core(
     score: &[f64],
     drop_intermediate: bool,
 ) -> (Array1<f64>, Array1<f64>, Array1<f64>) {
-    let mut curve = binary_clf_curve(positive, score);
-    if drop_intermediate && curve.fps.len() > 2 {
-        let second_diff = |v: &[u64], i: usize| v[i + 1] + v[i - 1] != 2 * v[i];
-        curve = keep_points(curve, |c, i| {
-            second_diff(&c.fps, i) || second_diff(&c.tps, i)
-        });
-    }
+    let second_diff = |v: &[u64], i: usize| v[i + 1] + v[i - 1] != 2 * v[i];
+    let mut curve = thinned_curve(positive, score, drop_intermediate, |c, i| {
+        second_diff(&c.fps, i) || second_diff(&c.tps, i)
+    });
     curve.fps.insert(0, 0);
     curve.tps.insert(0, 0);
     curve.thresholds.insert(0, f64::INFINITY);
@@ -110,13 +117,10 @@ pub(crate) fn precision_recall_curve_core(
     score: &[f64],
     drop_intermediate: bool,
 ) -> (Array1<f64>, Array1<f64>, Array1<f64>) {
-    let mut curve = binary_clf_curve(positive, score);
-    if drop_intermediate && curve.fps.len() > 2 {
-        // a point is needed only where the true-positive count changes next to it
-        curve = keep_points(curve, |c, i| {
-            c.tps[i] != c.tps[i - 1] || c.tps[i + 1] != c.tps[i]
-        });
-    }
+    // a point is needed only where the true-positive count changes next to it
+    let mut curve = thinned_curve(positive, score, drop_intermediate, |c, i| {
+        c.tps[i] != c.tps[i - 1] || c.tps[i + 1] != c.tps[i]
+    });
     let total_pos = curve.tps.last().copied().unwrap_or(0);
     let mut precision: Vec<f64> = curve
         .tps
