@@ -187,10 +187,16 @@ where
 
 const LANES: usize = 8;
 
+/// The lanes' partial sums merged in a fixed pairwise order.
+#[inline]
+fn merge_lanes(acc: &[f64; LANES]) -> f64 {
+    ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
+}
+
 /// Sum of `f(v)` over a slice with eight independent lanes (vectorisable), then a fixed
 /// pairwise lane merge. Deterministic for a given slice.
 #[inline]
-fn lane_fold(s: &[f64], f: impl Fn(f64) -> f64) -> f64 {
+fn lane_fold<T: Copy>(s: &[T], f: impl Fn(T) -> f64) -> f64 {
     let mut acc = [0.0f64; LANES];
     let chunks = s.chunks_exact(LANES);
     let rem = chunks.remainder();
@@ -199,8 +205,7 @@ fn lane_fold(s: &[f64], f: impl Fn(f64) -> f64) -> f64 {
             acc[i] += f(c[i]);
         }
     }
-    let mut total =
-        ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    let mut total = merge_lanes(&acc);
     for &v in rem {
         total += f(v);
     }
@@ -230,28 +235,12 @@ fn with_block<R>(
 
 /// Deterministic sum of a 1-D f64 view (strided views read in place).
 pub fn sum(x: ArrayView1<f64>) -> f64 {
-    blocked_fold(
-        x.len(),
-        BLOCK,
-        &SUM_F64,
-        x.len(),
-        0.0,
-        |r| with_block(&x, r, |s| lane_fold(s, |v| v)),
-        |a, b| a + b,
-    )
+    sum_map(x, |v| v)
 }
 
 /// Deterministic sum of squares.
 pub fn sq_sum(x: ArrayView1<f64>) -> f64 {
-    blocked_fold(
-        x.len(),
-        BLOCK,
-        &SUM_F64,
-        x.len(),
-        0.0,
-        |r| with_block(&x, r, |s| lane_fold(s, |v| v * v)),
-        |a, b| a + b,
-    )
+    sum_map(x, |v| v * v)
 }
 
 /// Sum of `f(a, b)` over two equally long slices with eight independent lanes, like
@@ -266,8 +255,7 @@ fn lane_fold2<T: Copy>(a: &[T], b: &[T], f: impl Fn(T, T) -> f64) -> f64 {
             acc[i] += f(x[i], y[i]);
         }
     }
-    let mut total =
-        ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    let mut total = merge_lanes(&acc);
     for (&x, &y) in ra.iter().zip(rb) {
         total += f(x, y);
     }
@@ -329,6 +317,30 @@ pub fn sum_map(x: ArrayView1<f64>, f: impl Fn(f64) -> f64 + Sync) -> f64 {
 /// inside a parallel region and sum short rows (per-sample partial sums).
 pub fn lane_sum(s: &[f64]) -> f64 {
     lane_fold(s, |v| v)
+}
+
+/// Neumaier's compensated running sum: [`CompensatedSum::value`] carries the rounding error
+/// of every addition, so it is as accurate as summing in twice the precision.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct CompensatedSum {
+    sum: f64,
+    compensation: f64,
+}
+
+impl CompensatedSum {
+    pub(crate) fn add(&mut self, v: f64) {
+        let t = self.sum + v;
+        self.compensation += if self.sum.abs() >= v.abs() {
+            (self.sum - t) + v
+        } else {
+            (v - t) + self.sum
+        };
+        self.sum = t;
+    }
+
+    pub(crate) fn value(&self) -> f64 {
+        self.sum + self.compensation
+    }
 }
 
 /// Running moments of a sample: count, mean and sum of squared deviations (`m2`).
@@ -702,17 +714,9 @@ mod tests {
     fn values_match_a_compensated_reference() {
         // Independent oracle: Neumaier-compensated summation in plain order.
         let x = data(200_000);
-        let (mut s, mut c) = (0.0f64, 0.0f64);
-        for &v in x.iter() {
-            let t = s + v;
-            c += if s.abs() >= v.abs() {
-                (s - t) + v
-            } else {
-                (v - t) + s
-            };
-            s = t;
-        }
-        let reference = s + c;
+        let mut compensated = CompensatedSum::default();
+        x.iter().for_each(|&v| compensated.add(v));
+        let reference = compensated.value();
         assert!(
             (sum(x.view()) - reference).abs() <= 1e-12 * x.iter().map(|v| v.abs()).sum::<f64>()
         );
@@ -809,22 +813,10 @@ pub fn sq_sum_f32(s: &[f32]) -> f64 {
         s.len(),
         0.0,
         |r| {
-            let mut acc = [0.0f64; LANES];
-            let chunk = &s[r];
-            let lanes = chunk.chunks_exact(LANES);
-            let rem = lanes.remainder();
-            for c in lanes {
-                for i in 0..LANES {
-                    let v = c[i] as f64;
-                    acc[i] += v * v;
-                }
-            }
-            let mut total =
-                ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-            for &v in rem {
-                total += (v as f64) * (v as f64);
-            }
-            total
+            lane_fold(&s[r], |v| {
+                let v = v as f64;
+                v * v
+            })
         },
         |a, b| a + b,
     )

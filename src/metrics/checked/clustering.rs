@@ -201,18 +201,11 @@ pub fn normalized_mutual_info_score<T: Label>(
 /// is as accurate as a log-gamma evaluation.
 fn ln_factorials(n: usize) -> Vec<f64> {
     let mut table = Vec::with_capacity(n + 1);
-    let (mut s, mut comp) = (0.0f64, 0.0f64);
+    let mut ln_factorial = reduction::CompensatedSum::default();
     table.push(0.0);
     for k in 1..=n {
-        let v = (k as f64).ln();
-        let t = s + v;
-        comp += if s.abs() >= v.abs() {
-            (s - t) + v
-        } else {
-            (v - t) + s
-        };
-        s = t;
-        table.push(s + comp);
+        ln_factorial.add((k as f64).ln());
+        table.push(ln_factorial.value());
     }
     table
 }
@@ -279,21 +272,15 @@ pub fn adjusted_mutual_info_score<T: Label>(
     if mi == normalizer {
         return Ok(1.0);
     }
-    let mut denominator = normalizer - emi;
-    // scikit-learn keeps the denominator at least eps away from zero, sign preserved
-    denominator = if denominator < 0.0 {
-        denominator.min(-f64::EPSILON)
-    } else {
-        denominator.max(f64::EPSILON)
+    // scikit-learn keeps numerator and denominator at least eps away from zero, sign preserved
+    let away_from_zero = |v: f64| {
+        if v < 0.0 {
+            v.min(-f64::EPSILON)
+        } else {
+            v.max(f64::EPSILON)
+        }
     };
-    // ... and the numerator likewise.
-    let mut numerator = mi - emi;
-    numerator = if numerator < 0.0 {
-        numerator.min(-f64::EPSILON)
-    } else {
-        numerator.max(f64::EPSILON)
-    };
-    Ok(numerator / denominator)
+    Ok(away_from_zero(mi - emi) / away_from_zero(normalizer - emi))
 }
 
 /// Rand index adjusted for chance, from the exact pair counts (128-bit integers).
