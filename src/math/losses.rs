@@ -9,8 +9,7 @@
 //! * squared hinge (no transcendental, a sum-like reduction): gate [`reduction::SUM_F64`].
 
 use crate::declare_gate;
-use crate::math::reduction::{self, blocked_fold};
-use std::sync::Mutex;
+use crate::math::reduction::{self, blocked_fold, blocked_fold_into};
 
 declare_gate! {
     /// Exp reduction of the logistic / softmax cross-entropy loss (with its fused gradient).
@@ -33,12 +32,6 @@ fn logistic_term(z: f64, y: f64) -> (f64, f64) {
         e / (1.0 + e)
     };
     (softplus - y * z, p - y)
-}
-
-/// Split `out` into the blocks `blocked_fold` will visit, each behind its own (uncontended)
-/// lock so a block's partial can write its slice from any thread.
-fn block_slots(out: &mut [f64], block: usize) -> Vec<Mutex<&mut [f64]>> {
-    out.chunks_mut(block).map(Mutex::new).collect()
 }
 
 /// Binary logistic loss over scores `z` and targets `y` in `{0, 1}`:
@@ -67,18 +60,13 @@ pub fn logistic_loss_grad_weighted(
         "logistic_loss_grad: length mismatch"
     );
     let n = z.len();
-    let slots = block_slots(grad, BLOCK);
-    blocked_fold(
-        n,
+    blocked_fold_into(
+        grad,
         BLOCK,
         &EXP_REDUCE,
         n,
         (0.0, 0.0),
-        |range| {
-            let mut guard = slots[range.start / BLOCK]
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            let out: &mut [f64] = &mut guard;
+        |range, out| {
             let (mut loss, mut rsum) = (0.0, 0.0);
             let start = range.start;
             for (j, ((o, &zi), &yi)) in out
@@ -156,18 +144,15 @@ pub fn softmax_loss_grad_weighted(
         "softmax_loss_grad: shape mismatch"
     );
     let rows_per_block = (BLOCK / k).max(1);
-    let slots = block_slots(grad, rows_per_block * k);
-    blocked_fold(
-        n,
-        rows_per_block,
+    // Blocks of whole rows: each block's range of `grad` covers its rows' k scores each.
+    blocked_fold_into(
+        grad,
+        rows_per_block * k,
         &EXP_REDUCE,
         n * k,
         (0.0, vec![0.0; k]),
-        |rows| {
-            let mut guard = slots[rows.start / rows_per_block]
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            let out: &mut [f64] = &mut guard;
+        |range, out| {
+            let rows = range.start / k..range.end / k;
             let mut loss = 0.0;
             let mut colsum = vec![0.0; k];
             for (local, i) in rows.enumerate() {
@@ -219,18 +204,13 @@ pub fn squared_hinge_loss_grad(z: &[f64], y: &[f64], grad: &mut [f64]) -> f64 {
         "squared_hinge_loss_grad: length mismatch"
     );
     let n = z.len();
-    let slots = block_slots(grad, BLOCK);
-    blocked_fold(
-        n,
+    blocked_fold_into(
+        grad,
         BLOCK,
         &reduction::SUM_F64,
         n,
         0.0,
-        |range| {
-            let mut guard = slots[range.start / BLOCK]
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            let out: &mut [f64] = &mut guard;
+        |range, out| {
             let mut loss = 0.0;
             for ((o, &zi), &yi) in out.iter_mut().zip(&z[range.clone()]).zip(&y[range]) {
                 let margin = (1.0 - yi * zi).max(0.0);
