@@ -271,24 +271,7 @@ pub fn center_scale_columns(
     center: Option<&[f64]>,
     scale: Option<&[f64]>,
 ) -> Array2<f64> {
-    match (center, scale) {
-        (Some(c), Some(s)) => map_rows(x, |_, row, out| {
-            for (((o, &v), &c), &s) in out.iter_mut().zip(row).zip(c).zip(s) {
-                *o = (v - c) / s;
-            }
-        }),
-        (Some(c), None) => map_rows(x, |_, row, out| {
-            for ((o, &v), &c) in out.iter_mut().zip(row).zip(c) {
-                *o = v - c;
-            }
-        }),
-        (None, Some(s)) => map_rows(x, |_, row, out| {
-            for ((o, &v), &s) in out.iter_mut().zip(row).zip(s) {
-                *o = v / s;
-            }
-        }),
-        (None, None) => map_rows(x, |_, row, out| out.copy_from_slice(row)),
-    }
+    two_step_columns(x, center, scale, |v, c| v - c, |v, s| v / s)
 }
 
 /// `x * scale + offset` column by column (`None` skips a step), the inverse of
@@ -298,20 +281,32 @@ pub fn scale_shift_columns(
     scale: Option<&[f64]>,
     offset: Option<&[f64]>,
 ) -> Array2<f64> {
-    match (scale, offset) {
-        (Some(s), Some(c)) => map_rows(x, |_, row, out| {
-            for (((o, &v), &s), &c) in out.iter_mut().zip(row).zip(s).zip(c) {
-                *o = v * s + c;
+    two_step_columns(x, scale, offset, |v, s| v * s, |v, c| v + c)
+}
+
+/// `second(first(v, a[j]), b[j])` for every entry of column `j`. A step whose parameters are
+/// `None` is left out entirely (not applied with a neutral value), so it adds no rounding.
+fn two_step_columns(
+    x: ArrayView2<f64>,
+    a: Option<&[f64]>,
+    b: Option<&[f64]>,
+    first: impl Fn(f64, f64) -> f64 + Sync,
+    second: impl Fn(f64, f64) -> f64 + Sync,
+) -> Array2<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) => map_rows(x, |_, row, out| {
+            for (((o, &v), &a), &b) in out.iter_mut().zip(row).zip(a).zip(b) {
+                *o = second(first(v, a), b);
             }
         }),
-        (Some(s), None) => map_rows(x, |_, row, out| {
-            for ((o, &v), &s) in out.iter_mut().zip(row).zip(s) {
-                *o = v * s;
+        (Some(a), None) => map_rows(x, |_, row, out| {
+            for ((o, &v), &a) in out.iter_mut().zip(row).zip(a) {
+                *o = first(v, a);
             }
         }),
-        (None, Some(c)) => map_rows(x, |_, row, out| {
-            for ((o, &v), &c) in out.iter_mut().zip(row).zip(c) {
-                *o = v + c;
+        (None, Some(b)) => map_rows(x, |_, row, out| {
+            for ((o, &v), &b) in out.iter_mut().zip(row).zip(b) {
+                *o = second(v, b);
             }
         }),
         (None, None) => map_rows(x, |_, row, out| out.copy_from_slice(row)),
