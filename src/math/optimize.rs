@@ -56,6 +56,35 @@ pub struct LbfgsResult {
     pub converged: bool,
 }
 
+impl LbfgsResult {
+    /// A run that a stopping rule ended after `n_iter` iterations.
+    fn converged(x: Array1<f64>, f: f64, n_iter: usize) -> Self {
+        Self {
+            x,
+            f,
+            n_iter,
+            converged: true,
+        }
+    }
+
+    /// A run that used all of `opts.max_iter`: converged only if its last gradient (the
+    /// pseudo-gradient under an L1 term) is within `gtol` anyway.
+    fn after_max_iter(x: Array1<f64>, f: f64, gradient: &Array1<f64>, opts: &LbfgsOptions) -> Self {
+        Self {
+            x,
+            f,
+            n_iter: opts.max_iter,
+            converged: max_abs(gradient) <= opts.gtol,
+        }
+    }
+}
+
+/// scipy's `ftol` rule: the step cut `f` by at most `ftol` relative to the larger of `|f|`
+/// before and after it, and 1.
+fn reduction_within_ftol(reduction: f64, f: f64, ftol: f64) -> bool {
+    reduction <= ftol * f.abs().max((f + reduction).abs()).max(1.0)
+}
+
 /// Armijo sufficient-decrease constant.
 const C1: f64 = 1e-4;
 /// Backtracking halvings before the line search gives up.
@@ -97,12 +126,7 @@ where
     let mut g_new = Array1::<f64>::zeros(n);
     for iter in 0..opts.max_iter {
         if max_abs(&pg) <= opts.gtol {
-            return Ok(LbfgsResult {
-                x,
-                f,
-                n_iter: iter,
-                converged: true,
-            });
+            return Ok(LbfgsResult::converged(x, f, iter));
         }
         // Two-loop recursion: d = -H pg.
         let mut d = pg.mapv(|v| -v);
@@ -147,10 +171,7 @@ where
                 .map_collect(|&xi, &p| if xi != 0.0 { xi.signum() } else { -p.signum() });
         let mut accepted = None;
         for _ in 0..MAX_BACKTRACK {
-            Zip::from(&mut x_new)
-                .and(&x)
-                .and(&d)
-                .for_each(|xn, &xi, &di| *xn = xi + step * di);
+            take_step(&mut x_new, &x, &d, step);
             if opts.l1 > 0.0 {
                 Zip::from(&mut x_new)
                     .and(&orthant)
@@ -179,12 +200,7 @@ where
         }
         let Some(f_next) = accepted else {
             // No decrease found along a descent direction: we are at the numerical optimum.
-            return Ok(LbfgsResult {
-                x,
-                f,
-                n_iter: iter + 1,
-                converged: true,
-            });
+            return Ok(LbfgsResult::converged(x, f, iter + 1));
         };
         let s = &x_new - &x;
         let y = &g_new - &g;
@@ -200,22 +216,11 @@ where
         std::mem::swap(&mut g, &mut g_new);
         f = f_next;
         pg = pseudo_gradient(&x, &g, opts.l1, &mask);
-        if reduction <= opts.ftol * f.abs().max((f + reduction).abs()).max(1.0) {
-            return Ok(LbfgsResult {
-                x,
-                f,
-                n_iter: iter + 1,
-                converged: true,
-            });
+        if reduction_within_ftol(reduction, f, opts.ftol) {
+            return Ok(LbfgsResult::converged(x, f, iter + 1));
         }
     }
-    let converged = max_abs(&pg) <= opts.gtol;
-    Ok(LbfgsResult {
-        x,
-        f,
-        n_iter: opts.max_iter,
-        converged,
-    })
+    Ok(LbfgsResult::after_max_iter(x, f, &pg, opts))
 }
 
 /// A smooth objective with Hessian-vector products, for [`minimize_newton_cg`].
@@ -250,12 +255,7 @@ pub fn minimize_newton_cg<O: SecondOrder>(
     let mut g_new = Array1::<f64>::zeros(n);
     for iter in 0..opts.max_iter {
         if max_abs(&g) <= opts.gtol {
-            return Ok(LbfgsResult {
-                x,
-                f,
-                n_iter: iter,
-                converged: true,
-            });
+            return Ok(LbfgsResult::converged(x, f, iter));
         }
         let gnorm = g.dot(&g).sqrt();
         let mut p = conjugate_gradient(objective, &g, gnorm.sqrt().min(0.5) * gnorm, n.max(50))?;
@@ -267,10 +267,7 @@ pub fn minimize_newton_cg<O: SecondOrder>(
         let mut step = 1.0;
         let mut accepted = None;
         for _ in 0..MAX_BACKTRACK {
-            Zip::from(&mut x_new)
-                .and(&x)
-                .and(&p)
-                .for_each(|xn, &xi, &pi| *xn = xi + step * pi);
+            take_step(&mut x_new, &x, &p, step);
             let f_trial = objective.eval(x_new.view(), &mut g_new)?;
             // Near the optimum the decrease of a full Newton step drowns in the rounding of
             // f: take the step when f is flat to rounding and the gradient shrinks.
@@ -286,34 +283,18 @@ pub fn minimize_newton_cg<O: SecondOrder>(
         let Some(f_next) = accepted else {
             // Re-evaluate at x so the objective's state matches the returned point.
             objective.eval(x.view(), &mut g)?;
-            return Ok(LbfgsResult {
-                x,
-                f,
-                n_iter: iter + 1,
-                converged: true,
-            });
+            return Ok(LbfgsResult::converged(x, f, iter + 1));
         };
         let reduction = f - f_next;
         std::mem::swap(&mut x, &mut x_new);
         std::mem::swap(&mut g, &mut g_new);
         f = f_next;
         let rounding_only = reduction.abs() <= 8.0 * f64::EPSILON * f.abs();
-        if !rounding_only && reduction <= opts.ftol * f.abs().max((f + reduction).abs()).max(1.0) {
-            return Ok(LbfgsResult {
-                x,
-                f,
-                n_iter: iter + 1,
-                converged: true,
-            });
+        if !rounding_only && reduction_within_ftol(reduction, f, opts.ftol) {
+            return Ok(LbfgsResult::converged(x, f, iter + 1));
         }
     }
-    let converged = max_abs(&g) <= opts.gtol;
-    Ok(LbfgsResult {
-        x,
-        f,
-        n_iter: opts.max_iter,
-        converged,
-    })
+    Ok(LbfgsResult::after_max_iter(x, f, &g, opts))
 }
 
 /// Conjugate gradients for `H p = -g`, stopping at residual norm `tol` or `max_iter` products.
@@ -345,6 +326,14 @@ fn conjugate_gradient<O: SecondOrder>(
         rr = rr_next;
     }
     Ok(p)
+}
+
+/// `x_new = x + step * direction`.
+fn take_step(x_new: &mut Array1<f64>, x: &Array1<f64>, direction: &Array1<f64>, step: f64) {
+    Zip::from(x_new)
+        .and(x)
+        .and(direction)
+        .for_each(|xn, &xi, &di| *xn = xi + step * di);
 }
 
 fn max_abs(v: &Array1<f64>) -> f64 {
