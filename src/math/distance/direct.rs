@@ -72,39 +72,50 @@ mod x86 {
     use super::Lanes;
     use std::arch::x86_64::*;
 
+    /// The [`Lanes`] methods that are one intrinsic each (all but `select_less`), for a
+    /// register newtype of `$n` lanes. The intrinsics need the register's target feature:
+    /// the types are only used inside functions that enable it (see `scan_avx512`,
+    /// `scan_avx2`).
+    macro_rules! one_intrinsic_methods {
+        ($n:literal: $set1:ident, $loadu:ident, $storeu:ident, $add:ident, $mul:ident) => {
+            const N: usize = $n;
+            #[inline(always)]
+            fn splat(v: f64) -> Self {
+                // SAFETY: only compiled into functions that enable the register's feature.
+                Self(unsafe { $set1(v) })
+            }
+            #[inline(always)]
+            fn load(src: &[f64]) -> Self {
+                assert!(src.len() >= Self::N);
+                // SAFETY: in bounds (checked); the feature as above.
+                Self(unsafe { $loadu(src.as_ptr()) })
+            }
+            #[inline(always)]
+            fn store(self, dst: &mut [f64]) {
+                assert!(dst.len() >= Self::N);
+                // SAFETY: in bounds (checked); the feature as above.
+                unsafe { $storeu(dst.as_mut_ptr(), self.0) }
+            }
+            #[inline(always)]
+            fn add(self, o: Self) -> Self {
+                // SAFETY: the feature as above.
+                Self(unsafe { $add(self.0, o.0) })
+            }
+            #[inline(always)]
+            fn mul(self, o: Self) -> Self {
+                // SAFETY: the feature as above.
+                Self(unsafe { $mul(self.0, o.0) })
+            }
+        };
+    }
+
     /// Eight lanes in one AVX-512 register. Only used under `avx512f` (see `scan_avx512`).
     #[derive(Clone, Copy)]
     pub(super) struct Avx512(__m512d);
 
     impl Lanes for Avx512 {
-        const N: usize = 8;
-        #[inline(always)]
-        fn splat(v: f64) -> Self {
-            // SAFETY: only compiled into functions that enable avx512f.
-            Self(unsafe { _mm512_set1_pd(v) })
-        }
-        #[inline(always)]
-        fn load(src: &[f64]) -> Self {
-            assert!(src.len() >= Self::N);
-            // SAFETY: in bounds (checked); avx512f as above.
-            Self(unsafe { _mm512_loadu_pd(src.as_ptr()) })
-        }
-        #[inline(always)]
-        fn store(self, dst: &mut [f64]) {
-            assert!(dst.len() >= Self::N);
-            // SAFETY: in bounds (checked); avx512f as above.
-            unsafe { _mm512_storeu_pd(dst.as_mut_ptr(), self.0) }
-        }
-        #[inline(always)]
-        fn add(self, o: Self) -> Self {
-            // SAFETY: avx512f as above.
-            Self(unsafe { _mm512_add_pd(self.0, o.0) })
-        }
-        #[inline(always)]
-        fn mul(self, o: Self) -> Self {
-            // SAFETY: avx512f as above.
-            Self(unsafe { _mm512_mul_pd(self.0, o.0) })
-        }
+        one_intrinsic_methods!(8: _mm512_set1_pd, _mm512_loadu_pd, _mm512_storeu_pd,
+            _mm512_add_pd, _mm512_mul_pd);
         #[inline(always)]
         fn select_less(self, than: Self, new: [Self; 3], old: [Self; 3]) -> [Self; 3] {
             // SAFETY: avx512f as above.
@@ -120,34 +131,8 @@ mod x86 {
     pub(super) struct Avx2(__m256d);
 
     impl Lanes for Avx2 {
-        const N: usize = 4;
-        #[inline(always)]
-        fn splat(v: f64) -> Self {
-            // SAFETY: only compiled into functions that enable avx2.
-            Self(unsafe { _mm256_set1_pd(v) })
-        }
-        #[inline(always)]
-        fn load(src: &[f64]) -> Self {
-            assert!(src.len() >= Self::N);
-            // SAFETY: in bounds (checked); avx2 as above.
-            Self(unsafe { _mm256_loadu_pd(src.as_ptr()) })
-        }
-        #[inline(always)]
-        fn store(self, dst: &mut [f64]) {
-            assert!(dst.len() >= Self::N);
-            // SAFETY: in bounds (checked); avx2 as above.
-            unsafe { _mm256_storeu_pd(dst.as_mut_ptr(), self.0) }
-        }
-        #[inline(always)]
-        fn add(self, o: Self) -> Self {
-            // SAFETY: avx2 as above.
-            Self(unsafe { _mm256_add_pd(self.0, o.0) })
-        }
-        #[inline(always)]
-        fn mul(self, o: Self) -> Self {
-            // SAFETY: avx2 as above.
-            Self(unsafe { _mm256_mul_pd(self.0, o.0) })
-        }
+        one_intrinsic_methods!(4: _mm256_set1_pd, _mm256_loadu_pd, _mm256_storeu_pd,
+            _mm256_add_pd, _mm256_mul_pd);
         #[inline(always)]
         fn select_less(self, than: Self, new: [Self; 3], old: [Self; 3]) -> [Self; 3] {
             // SAFETY: avx2 as above.
