@@ -174,15 +174,18 @@ fn fold_pairs(a: &ArrayView1<f64>, b: &ArrayView1<f64>, f: impl Fn(f64, f64) -> 
     }
 }
 
-fn check_same_len(a: &ArrayView1<f64>, b: &ArrayView1<f64>) -> Result<()> {
-    if a.len() != b.len() {
+/// `distance: <mismatch> (a and b)` unless the two sizes agree.
+fn check_sizes_agree(a: usize, b: usize, mismatch: &str) -> Result<()> {
+    if a != b {
         return Err(Error::invalid_input(format!(
-            "distance: vectors have different lengths ({} and {})",
-            a.len(),
-            b.len()
+            "distance: {mismatch} ({a} and {b})"
         )));
     }
     Ok(())
+}
+
+fn check_same_len(a: &ArrayView1<f64>, b: &ArrayView1<f64>) -> Result<()> {
+    check_sizes_agree(a.len(), b.len(), "vectors have different lengths")
 }
 
 /// Euclidean distance between two vectors.
@@ -212,14 +215,11 @@ pub fn minkowski(a: ArrayView1<f64>, b: ArrayView1<f64>, p: f64) -> Result<f64> 
 }
 
 fn check_same_cols(a: &ArrayView2<f64>, b: &ArrayView2<f64>) -> Result<()> {
-    if a.ncols() != b.ncols() {
-        return Err(Error::invalid_input(format!(
-            "distance: inputs have different numbers of features ({} and {})",
-            a.ncols(),
-            b.ncols()
-        )));
-    }
-    Ok(())
+    check_sizes_agree(
+        a.ncols(),
+        b.ncols(),
+        "inputs have different numbers of features",
+    )
 }
 
 /// Distance between corresponding rows of two equally shaped matrices.
