@@ -607,9 +607,7 @@ mod tests {
     use crate::gate::serial_and_parallel;
 
     fn points(n: usize, d: usize, seed: usize) -> Array2<f64> {
-        Array2::from_shape_fn((n, d), |(i, j)| {
-            (((i * 37 + j * 11 + seed) % 101) as f64) / 10.0 - 5.0
-        })
+        crate::math::lattice_points(n, d, seed, 10.0, 5.0)
     }
 
     #[test]

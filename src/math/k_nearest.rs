@@ -572,10 +572,20 @@ mod tests {
     use super::*;
     use crate::gate::serial_and_parallel;
 
+    /// The reference rows as their own queries, each row among its own candidates ...
+    fn including_self<'a>() -> Queries<'a> {
+        Queries::Reference { include_self: true }
+    }
+
+    /// ... and each row left out of them.
+    fn excluding_self<'a>() -> Queries<'a> {
+        Queries::Reference {
+            include_self: false,
+        }
+    }
+
     fn points(n: usize, d: usize, seed: usize) -> Array2<f64> {
-        Array2::from_shape_fn((n, d), |(i, j)| {
-            (((i * 37 + j * 11 + seed * 7) % 101) as f64) / 10.0 - 5.0
-        })
+        crate::math::lattice_points(n, d, seed * 7, 10.0, 5.0)
     }
 
     /// The oracle: every candidate measured on its own, fully sorted by (distance, index).
@@ -635,19 +645,9 @@ mod tests {
             for (queries, k) in [
                 (Queries::Rows(q.view()), 7),
                 (Queries::Rows(q.view()), 40),
-                (Queries::Reference { include_self: true }, 5),
-                (
-                    Queries::Reference {
-                        include_self: false,
-                    },
-                    5,
-                ),
-                (
-                    Queries::Reference {
-                        include_self: false,
-                    },
-                    299,
-                ),
+                (including_self(), 5),
+                (excluding_self(), 5),
+                (excluding_self(), 299),
             ] {
                 let (d, i) = engine.search(queries, k).unwrap();
                 let kth = engine.kth(queries, k).unwrap();
@@ -716,19 +716,10 @@ mod tests {
             reference.row_mut(dup).assign(&src);
         }
         let engine = KNearest::new(reference.view(), Metric::SquaredEuclidean);
-        let (d, i) = engine
-            .search(Queries::Reference { include_self: true }, 4)
-            .unwrap();
+        let (d, i) = engine.search(including_self(), 4).unwrap();
         assert_eq!(i.row(3).to_vec(), vec![3, 10, 30, 31]);
         assert_eq!(d.row(3).to_vec(), vec![0.0; 4]);
-        let (_, i) = engine
-            .search(
-                Queries::Reference {
-                    include_self: false,
-                },
-                3,
-            )
-            .unwrap();
+        let (_, i) = engine.search(excluding_self(), 3).unwrap();
         assert_eq!(i.row(30).to_vec(), vec![3, 10, 31]);
     }
 
@@ -761,13 +752,8 @@ mod tests {
             for (queries, k) in [
                 (Queries::Rows(q.view()), 1),
                 (Queries::Rows(q_far.view()), 5),
-                (Queries::Reference { include_self: true }, 4),
-                (
-                    Queries::Reference {
-                        include_self: false,
-                    },
-                    SHORT_LIST_MAX,
-                ),
+                (including_self(), 4),
+                (excluding_self(), SHORT_LIST_MAX),
             ] {
                 for how in [Select::Sorted, Select::Kth] {
                     let whole = engine
@@ -802,14 +788,7 @@ mod tests {
         let engine = KNearest::new(reference.view(), Metric::Euclidean);
         assert!(engine.search(Queries::Rows(reference.view()), 0).is_err());
         assert!(engine.search(Queries::Rows(reference.view()), 11).is_err());
-        assert!(engine
-            .search(
-                Queries::Reference {
-                    include_self: false
-                },
-                10
-            )
-            .is_err());
+        assert!(engine.search(excluding_self(), 10).is_err());
         assert!(engine
             .search(Queries::Rows(points(2, 4, 1).view()), 1)
             .is_err());
@@ -825,12 +804,7 @@ mod tests {
             for (queries, k) in [
                 (Queries::Rows(q.view()), 5),
                 (Queries::Rows(q.view()), 60),
-                (
-                    Queries::Reference {
-                        include_self: false,
-                    },
-                    9,
-                ),
+                (excluding_self(), 9),
             ] {
                 let (s, p) = serial_and_parallel(&SCAN_F64, || {
                     (

@@ -325,9 +325,7 @@ mod tests {
     use ndarray::array;
 
     fn points(n: usize, d: usize, seed: usize) -> Array2<f64> {
-        Array2::from_shape_fn((n, d), |(i, j)| {
-            (((i * 37 + j * 11 + seed) % 101) as f64) / 25.0 - 2.0
-        })
+        crate::math::lattice_points(n, d, seed, 25.0, 2.0)
     }
 
     #[test]

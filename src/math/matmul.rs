@@ -392,39 +392,35 @@ mod tests {
         m.iter().map(|&v| v.into().to_bits()).collect()
     }
 
-    #[test]
-    fn f64_products_are_bitwise_identical_at_every_worker_count() {
-        // square, shallow-k, deep-k
-        for (m, k, n) in [(384, 384, 384), (1024, 16, 768), (96, 8192, 80)] {
-            let a = matrix::<f64>(m, k, 1);
-            let b = matrix::<f64>(k, n, 2);
+    /// Every product of `shapes` (operands drawn with `seeds`) at each of `workers` workers
+    /// equals the serial product bit for bit.
+    fn assert_same_bits_at_worker_counts<T: GemmScalar + From<f32> + Into<f64>>(
+        shapes: &[(usize, usize, usize)],
+        workers: &[usize],
+        seeds: (u32, u32),
+    ) {
+        for &(m, k, n) in shapes {
+            let a = matrix::<T>(m, k, seeds.0);
+            let b = matrix::<T>(k, n, seeds.1);
             let serial = dot_par(a.view(), b.view(), Parallelism::Serial).unwrap();
-            for workers in [2, 4, 8, 16, 32] {
-                let par = dot_par(a.view(), b.view(), Parallelism::Rayon(workers)).unwrap();
-                assert_eq!(
-                    bits(&serial),
-                    bits(&par),
-                    "shape {m}x{k}x{n}, {workers} workers"
-                );
+            for &w in workers {
+                let par = dot_par(a.view(), b.view(), Parallelism::Rayon(w)).unwrap();
+                assert_eq!(bits(&serial), bits(&par), "shape {m}x{k}x{n}, {w} workers");
             }
         }
     }
 
     #[test]
+    fn f64_products_are_bitwise_identical_at_every_worker_count() {
+        // square, shallow-k, deep-k
+        let shapes = [(384, 384, 384), (1024, 16, 768), (96, 8192, 80)];
+        assert_same_bits_at_worker_counts::<f64>(&shapes, &[2, 4, 8, 16, 32], (1, 2));
+    }
+
+    #[test]
     fn f32_products_are_bitwise_identical_at_2_4_32_workers() {
-        for (m, k, n) in [(512, 512, 512), (2048, 32, 300)] {
-            let a = matrix::<f32>(m, k, 3);
-            let b = matrix::<f32>(k, n, 4);
-            let serial = dot_par(a.view(), b.view(), Parallelism::Serial).unwrap();
-            for workers in [2, 4, 32] {
-                let par = dot_par(a.view(), b.view(), Parallelism::Rayon(workers)).unwrap();
-                assert_eq!(
-                    bits(&serial),
-                    bits(&par),
-                    "shape {m}x{k}x{n}, {workers} workers"
-                );
-            }
-        }
+        let shapes = [(512, 512, 512), (2048, 32, 300)];
+        assert_same_bits_at_worker_counts::<f32>(&shapes, &[2, 4, 32], (3, 4));
     }
 
     #[test]
@@ -567,32 +563,46 @@ mod tests {
         );
     }
 
-    #[test]
-    fn capped_chunks_are_fresh_products_even_when_consumers_scribble_on_them() {
+    /// Under both tiling strategies (the cache-resident knob at `usize::MAX`, then `0`), the
+    /// chunks that `tile` hands its consumer assemble into the whole product `a · b`, bit for
+    /// bit.
+    fn assert_chunks_assemble_product(
+        a: &Array2<f64>,
+        b: &Array2<f64>,
+        tile: impl Fn(&(dyn Fn(usize, ArrayView2<f64>) + Sync)),
+    ) {
         let _lock = crate::gate::GATE_TEST_LOCK
             .lock()
             .unwrap_or_else(|e| e.into_inner());
-        let a = matrix::<f64>(333, 16, 14);
-        let b = matrix::<f64>(16, 100, 15);
         let whole = dot(a.view(), b.view()).unwrap();
         for resident in [usize::MAX, 0] {
-            let got = std::sync::Mutex::new(Array2::<f64>::zeros((333, 100)));
-            crate::gate::with_gate(&CACHE_RESIDENT_MAX_BYTES, resident, || {
-                tiled_product_capped(a.view(), b.view(), 40 * 100, |start, mut chunk| {
-                    got.lock()
-                        .unwrap()
-                        .slice_mut(ndarray::s![start..start + chunk.nrows(), ..])
-                        .assign(&chunk);
-                    chunk.fill(f64::NAN); // the reused buffer must not leak into later chunks
-                })
-                .unwrap()
-            });
+            let got = std::sync::Mutex::new(Array2::<f64>::zeros((a.nrows(), b.ncols())));
+            let assemble = |start: usize, chunk: ArrayView2<f64>| {
+                got.lock()
+                    .unwrap()
+                    .slice_mut(ndarray::s![start..start + chunk.nrows(), ..])
+                    .assign(&chunk);
+            };
+            crate::gate::with_gate(&CACHE_RESIDENT_MAX_BYTES, resident, || tile(&assemble));
             assert_eq!(
                 bits(&got.into_inner().unwrap()),
                 bits(&whole),
                 "resident={resident}"
             );
         }
+    }
+
+    #[test]
+    fn capped_chunks_are_fresh_products_even_when_consumers_scribble_on_them() {
+        let a = matrix::<f64>(333, 16, 14);
+        let b = matrix::<f64>(16, 100, 15);
+        assert_chunks_assemble_product(&a, &b, |assemble| {
+            tiled_product_capped(a.view(), b.view(), 40 * 100, |start, mut chunk| {
+                assemble(start, chunk.view());
+                chunk.fill(f64::NAN); // the reused buffer must not leak into later chunks
+            })
+            .unwrap()
+        });
         // no inner dimension: every chunk is zeros
         let empty_k = Array2::<f64>::zeros((5, 0));
         tiled_product_capped(
@@ -608,31 +618,13 @@ mod tests {
 
     #[test]
     fn tiled_product_matches_whole_product_under_both_strategies() {
-        let _lock = crate::gate::GATE_TEST_LOCK
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
         let a = matrix::<f64>(1000, 24, 12);
         let b = matrix::<f64>(24, 300, 13);
-        let whole = dot(a.view(), b.view()).unwrap();
-        for resident in [usize::MAX, 0] {
-            let got = std::sync::Mutex::new(Array2::<f64>::zeros((1000, 300)));
+        assert_chunks_assemble_product(&a, &b, |assemble| {
             crate::gate::with_gate(&CHUNK_ELEMS, 64 * 300, || {
-                crate::gate::with_gate(&CACHE_RESIDENT_MAX_BYTES, resident, || {
-                    tiled_product(a.view(), b.view(), |start, chunk| {
-                        got.lock()
-                            .unwrap()
-                            .slice_mut(ndarray::s![start..start + chunk.nrows(), ..])
-                            .assign(&chunk);
-                    })
-                    .unwrap()
-                })
-            });
-            assert_eq!(
-                bits(&got.into_inner().unwrap()),
-                bits(&whole),
-                "resident={resident}"
-            );
-        }
+                tiled_product(a.view(), b.view(), assemble).unwrap()
+            })
+        });
     }
 
     /// The tiled product at chunk budgets 0, 1, small, around the floor and unlimited gives

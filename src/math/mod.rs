@@ -15,6 +15,21 @@ pub mod optimize;
 pub mod radius;
 pub mod reduction;
 
+/// Test points on a lattice of 101 values per feature: entry `(i, j)` is
+/// `((37 i + 11 j + seed) mod 101) / divisor - offset`, well spread, with repeated values.
+#[cfg(test)]
+pub(crate) fn lattice_points(
+    n: usize,
+    d: usize,
+    seed: usize,
+    divisor: f64,
+    offset: f64,
+) -> ndarray::Array2<f64> {
+    ndarray::Array2::from_shape_fn((n, d), |(i, j)| {
+        (((i * 37 + j * 11 + seed) % 101) as f64) / divisor - offset
+    })
+}
+
 pub use distance::{
     manhattan_distance_row, minkowski_distance_row, squared_euclidean_distance_row,
     DistanceCalculationMetric,
