@@ -7,7 +7,8 @@
 //! waits meanwhile) and to check for Ctrl-C, which stops the run after the step in progress
 //! (gates and knobs restored).
 
-use crate::calibration::{self, Calibration, FamilyResult, Options, Suggestion};
+use crate::calibration::{self, Calibration, FamilyResult, Options, Suggestion, SweepResult};
+use crate::gate::Gate;
 use crate::tuning::host;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
@@ -45,23 +46,41 @@ fn titles(quick: bool, filter: Option<String>) -> Vec<String> {
     .titles()
 }
 
+/// A list with one dict per item, each filled by `fill`.
+fn dict_list<'py, T>(
+    py: Python<'py>,
+    items: impl IntoIterator<Item = T>,
+    fill: impl Fn(&Bound<'py, PyDict>, T) -> PyResult<()>,
+) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for item in items {
+        let d = PyDict::new(py);
+        fill(&d, item)?;
+        list.append(d)?;
+    }
+    Ok(list)
+}
+
+/// A gate's identity, variable, unit and default; `identity_prefix` goes before the keys
+/// `family` and `name` (a ladder's dict says `gate_family`, a gate's own dict `family`).
+fn set_gate_items(d: &Bound<'_, PyDict>, gate: &Gate, identity_prefix: &str) -> PyResult<()> {
+    d.set_item(format!("{identity_prefix}family"), gate.family)?;
+    d.set_item(format!("{identity_prefix}name"), gate.name)?;
+    d.set_item("env", gate.env_name())?;
+    d.set_item("unit", gate.unit)?;
+    d.set_item("default", gate.default)
+}
+
 fn family_dict<'py>(py: Python<'py>, f: &FamilyResult) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("title", &f.title)?;
-    d.set_item("gate_family", f.gate.family)?;
-    d.set_item("gate_name", f.gate.name)?;
-    d.set_item("env", f.gate.env_name())?;
-    d.set_item("unit", f.gate.unit)?;
-    d.set_item("default", f.gate.default)?;
-    let rungs = PyList::empty(py);
-    for r in &f.rungs {
-        let rd = PyDict::new(py);
+    set_gate_items(&d, f.gate, "gate_")?;
+    let rungs = dict_list(py, &f.rungs, |rd, r| {
         rd.set_item("label", &r.label)?;
         rd.set_item("work", r.work)?;
         rd.set_item("serial_us", r.serial_us)?;
-        rd.set_item("parallel_us", r.parallel_us)?;
-        rungs.append(rd)?;
-    }
+        rd.set_item("parallel_us", r.parallel_us)
+    })?;
     d.set_item("rungs", rungs)?;
     let (kind, crossover) = match f.suggestion {
         Suggestion::Crossover { below, from, .. } => ("crossover", Some((below, from))),
@@ -73,6 +92,31 @@ fn family_dict<'py>(py: Python<'py>, f: &FamilyResult) -> PyResult<Bound<'py, Py
     d.set_item("suggested", f.suggestion.value())?;
     d.set_item("takeaway", f.takeaway())?;
     Ok(d)
+}
+
+fn sweep_dict<'py>(py: Python<'py>, s: &SweepResult) -> PyResult<Bound<'py, PyDict>> {
+    let sd = PyDict::new(py);
+    sd.set_item("products", &s.products)?;
+    sd.set_item("rounds", s.rounds)?;
+    sd.set_item("self_ratios", &s.self_ratios)?;
+    sd.set_item("required_gain", s.required_gain)?;
+    let steps = dict_list(py, &s.steps, |st, step| {
+        st.set_item("knob", step.knob)?;
+        st.set_item("env", step.env)?;
+        st.set_item("value", step.value)?;
+        st.set_item("ratios", &step.ratios)?;
+        st.set_item("median_ratio", step.median_ratio())?;
+        st.set_item("kept", step.kept)
+    })?;
+    sd.set_item("steps", steps)?;
+    let changes = dict_list(py, &s.changes, |cd, ch| {
+        cd.set_item("name", ch.name)?;
+        cd.set_item("env", ch.env)?;
+        cd.set_item("from", ch.from)?;
+        cd.set_item("to", ch.to)
+    })?;
+    sd.set_item("changes", changes)?;
+    Ok(sd)
 }
 
 fn result_dict<'py>(
@@ -89,53 +133,17 @@ fn result_dict<'py>(
         families.append(family_dict(py, f)?)?;
     }
     d.set_item("families", families)?;
-    let gates = PyList::empty(py);
-    for g in c.gates() {
-        let gd = PyDict::new(py);
-        gd.set_item("family", g.gate.family)?;
-        gd.set_item("name", g.gate.name)?;
-        gd.set_item("env", g.gate.env_name())?;
-        gd.set_item("unit", g.gate.unit)?;
-        gd.set_item("default", g.gate.default)?;
+    let gates = dict_list(py, c.gates(), |gd, g| {
+        set_gate_items(gd, g.gate, "")?;
         gd.set_item("suggested", g.value)?;
         gd.set_item("ladders_agree", g.ladders_agree)?;
         gd.set_item("range", g.range)?;
-        gd.set_item("measured_by", g.measured_by)?;
-        gates.append(gd)?;
-    }
+        gd.set_item("measured_by", g.measured_by)
+    })?;
     d.set_item("gates", gates)?;
     match &c.sweep {
         None => d.set_item("sweep", py.None())?,
-        Some(s) => {
-            let sd = PyDict::new(py);
-            sd.set_item("products", &s.products)?;
-            sd.set_item("rounds", s.rounds)?;
-            sd.set_item("self_ratios", &s.self_ratios)?;
-            sd.set_item("required_gain", s.required_gain)?;
-            let steps = PyList::empty(py);
-            for step in &s.steps {
-                let st = PyDict::new(py);
-                st.set_item("knob", step.knob)?;
-                st.set_item("env", step.env)?;
-                st.set_item("value", step.value)?;
-                st.set_item("ratios", &step.ratios)?;
-                st.set_item("median_ratio", step.median_ratio())?;
-                st.set_item("kept", step.kept)?;
-                steps.append(st)?;
-            }
-            sd.set_item("steps", steps)?;
-            let changes = PyList::empty(py);
-            for ch in &s.changes {
-                let cd = PyDict::new(py);
-                cd.set_item("name", ch.name)?;
-                cd.set_item("env", ch.env)?;
-                cd.set_item("from", ch.from)?;
-                cd.set_item("to", ch.to)?;
-                changes.append(cd)?;
-            }
-            sd.set_item("changes", changes)?;
-            d.set_item("sweep", sd)?;
-        }
+        Some(s) => d.set_item("sweep", sweep_dict(py, s)?)?,
     }
     d.set_item("report", c.markdown(command, date))?;
     Ok(d)
