@@ -1,13 +1,13 @@
 //! Native classification metrics over int64 / float64 label arrays.
 
-use super::FromPyLabel;
+use super::{wanted_labels, FromPyLabel};
 use crate::metrics::checked::classification::{
     self as cls, Average, ConfusionNormalize, MultiClass, Probabilities, ZeroDivision,
 };
 use crate::python::labels::{label_pair, labels, maybe_detach, with_label_pair, with_labels};
 use crate::python::{f64_array, to_py_err};
 use ndarray::{Array1, Ix1, Ix2, IxDyn};
-use numpy::{IntoPyArray, PyArrayMethods, PyReadonlyArray1};
+use numpy::IntoPyArray;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyModule;
@@ -74,15 +74,7 @@ fn confusion_matrix<'py>(
         .map_err(to_py_err)?;
     let pair = label_pair(y_true, y_pred, ("y_true", "y_pred"))?;
     with_label_pair!(pair, |t, p, T| {
-        let wanted: Option<Vec<T>> = match labels {
-            None => None,
-            Some(l) => Some(
-                l.cast::<numpy::PyArray1<T>>()?
-                    .readonly()
-                    .as_array()
-                    .to_vec(),
-            ),
-        };
+        let wanted: Option<Vec<T>> = wanted_labels(labels)?;
         let (classes, cm) = maybe_detach(py, t.len(), || {
             cls::confusion_matrix(t, p, wanted.as_deref())
         })
@@ -177,24 +169,13 @@ fn log_loss(
         }
     };
     with_labels!(y, |t, T| {
-        let wanted: Option<Vec<T>> = match labels {
-            None => None,
-            Some(l) => {
-                let arr: PyReadonlyArray1<T> = l.cast::<numpy::PyArray1<T>>()?.readonly();
-                Some(arr.as_array().to_vec())
-            }
-        };
+        let wanted: Option<Vec<T>> = wanted_labels(labels)?;
         maybe_detach(py, t.len(), || cls::log_loss(t, probs, wanted.as_deref())).map_err(to_py_err)
     })
 }
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(accuracy_score, m)?)?;
-    m.add_function(wrap_pyfunction!(precision_recall_fscore_support, m)?)?;
-    m.add_function(wrap_pyfunction!(confusion_matrix, m)?)?;
-    m.add_function(wrap_pyfunction!(balanced_accuracy_score, m)?)?;
-    m.add_function(wrap_pyfunction!(matthews_corrcoef, m)?)?;
-    m.add_function(wrap_pyfunction!(roc_auc_score, m)?)?;
-    m.add_function(wrap_pyfunction!(log_loss, m)?)?;
+    add_functions!(m; accuracy_score, precision_recall_fscore_support, confusion_matrix,
+        balanced_accuracy_score, matthews_corrcoef, roc_auc_score, log_loss);
     Ok(())
 }

@@ -71,15 +71,9 @@ fn silhouette_score(
 }
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(adjusted_rand_score, m)?)?;
-    m.add_function(wrap_pyfunction!(mutual_info_score, m)?)?;
-    m.add_function(wrap_pyfunction!(fowlkes_mallows_score, m)?)?;
-    m.add_function(wrap_pyfunction!(normalized_mutual_info_score, m)?)?;
-    m.add_function(wrap_pyfunction!(adjusted_mutual_info_score, m)?)?;
-    m.add_function(wrap_pyfunction!(homogeneity_completeness_v_measure, m)?)?;
-    m.add_function(wrap_pyfunction!(silhouette_samples, m)?)?;
-    m.add_function(wrap_pyfunction!(silhouette_score, m)?)?;
-    m.add_function(wrap_pyfunction!(calinski_harabasz_score, m)?)?;
-    m.add_function(wrap_pyfunction!(davies_bouldin_score, m)?)?;
+    add_functions!(m; adjusted_rand_score, mutual_info_score, fowlkes_mallows_score,
+        normalized_mutual_info_score, adjusted_mutual_info_score,
+        homogeneity_completeness_v_measure, silhouette_samples, silhouette_score,
+        calinski_harabasz_score, davies_bouldin_score);
     Ok(())
 }

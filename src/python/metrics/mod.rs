@@ -53,6 +53,13 @@ macro_rules! pair_scores {
     };
 }
 
+/// Adds the `#[pyfunction]`s named to the module `m` (in a `register` returning `PyResult`).
+macro_rules! add_functions {
+    ($m:ident; $($name:ident),+ $(,)?) => {
+        $($m.add_function(wrap_pyfunction!($name, $m)?)?;)+
+    };
+}
+
 mod classification;
 mod clustering;
 mod confusion_matrix;
@@ -63,6 +70,21 @@ mod weighted_counts;
 /// Conversion of one native label type from a Python scalar (`pos_label`).
 pub(crate) trait FromPyLabel: Sized {
     fn from_py(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Self>;
+}
+
+/// The optional `labels` argument in the native label type `T` of the arrays it goes with.
+fn wanted_labels<T: numpy::Element + Copy>(
+    labels: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<Vec<T>>> {
+    use numpy::PyArrayMethods;
+    labels
+        .map(|l| {
+            Ok(l.cast::<numpy::PyArray1<T>>()?
+                .readonly()
+                .as_array()
+                .to_vec())
+        })
+        .transpose()
 }
 
 impl FromPyLabel for i64 {

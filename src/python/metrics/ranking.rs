@@ -1,11 +1,11 @@
 //! Native ranking metrics (curves, average precision, top-k accuracy) and Cohen's kappa.
 
-use super::FromPyLabel;
+use super::{wanted_labels, FromPyLabel};
 use crate::metrics::checked::{self, KappaWeights};
 use crate::python::labels::{label_pair, labels, maybe_detach, with_label_pair, with_labels};
 use crate::python::{f64_array, to_py_err};
 use ndarray::{Array1, Ix1, Ix2};
-use numpy::{IntoPyArray, PyArrayMethods, PyReadonlyArray1};
+use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyModule;
@@ -42,30 +42,32 @@ fn curve<'py>(
     (a.into_pyarray(py), b.into_pyarray(py), c.into_pyarray(py)).into_bound_py_any(py)
 }
 
-/// `(fpr, tpr, thresholds)`.
-#[pyfunction]
-#[pyo3(signature = (y_true, y_score, pos_label = None, drop_intermediate = true))]
-fn roc_curve<'py>(
-    py: Python<'py>,
-    y_true: &Bound<'py, PyAny>,
-    y_score: &Bound<'py, PyAny>,
-    pos_label: Option<&Bound<'py, PyAny>>,
-    drop_intermediate: bool,
-) -> PyResult<Bound<'py, PyAny>> {
-    curve(py, y_true, y_score, pos_label, drop_intermediate, true)
+/// The two binary curves' functions: the same arguments, handed to [`curve`]; each keeps
+/// scikit-learn's default for `drop_intermediate`.
+macro_rules! curve_functions {
+    ($($(#[doc = $doc:literal])* $name:ident(drop_intermediate = $default:tt), roc = $roc:expr;)+) => {
+        $(
+            $(#[doc = $doc])*
+            #[pyfunction]
+            #[pyo3(signature = (y_true, y_score, pos_label = None, drop_intermediate = $default))]
+            fn $name<'py>(
+                py: Python<'py>,
+                y_true: &Bound<'py, PyAny>,
+                y_score: &Bound<'py, PyAny>,
+                pos_label: Option<&Bound<'py, PyAny>>,
+                drop_intermediate: bool,
+            ) -> PyResult<Bound<'py, PyAny>> {
+                curve(py, y_true, y_score, pos_label, drop_intermediate, $roc)
+            }
+        )+
+    };
 }
 
-/// `(precision, recall, thresholds)`.
-#[pyfunction]
-#[pyo3(signature = (y_true, y_score, pos_label = None, drop_intermediate = false))]
-fn precision_recall_curve<'py>(
-    py: Python<'py>,
-    y_true: &Bound<'py, PyAny>,
-    y_score: &Bound<'py, PyAny>,
-    pos_label: Option<&Bound<'py, PyAny>>,
-    drop_intermediate: bool,
-) -> PyResult<Bound<'py, PyAny>> {
-    curve(py, y_true, y_score, pos_label, drop_intermediate, false)
+curve_functions! {
+    /// `(fpr, tpr, thresholds)`.
+    roc_curve(drop_intermediate = true), roc = true;
+    /// `(precision, recall, thresholds)`.
+    precision_recall_curve(drop_intermediate = false), roc = false;
 }
 
 /// Binary average precision.
@@ -124,15 +126,7 @@ fn cohen_kappa_score(
     let weights = KappaWeights::parse(weights).map_err(to_py_err)?;
     let pair = label_pair(y1, y2, ("y1", "y2"))?;
     with_label_pair!(pair, |t, p, T| {
-        let wanted: Option<Vec<T>> = match labels {
-            None => None,
-            Some(l) => Some(
-                l.cast::<numpy::PyArray1<T>>()?
-                    .readonly()
-                    .as_array()
-                    .to_vec(),
-            ),
-        };
+        let wanted: Option<Vec<T>> = wanted_labels(labels)?;
         maybe_detach(py, t.len(), || {
             checked::cohen_kappa_score(t, p, wanted.as_deref(), weights)
         })
@@ -141,10 +135,7 @@ fn cohen_kappa_score(
 }
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(roc_curve, m)?)?;
-    m.add_function(wrap_pyfunction!(precision_recall_curve, m)?)?;
-    m.add_function(wrap_pyfunction!(average_precision_score, m)?)?;
-    m.add_function(wrap_pyfunction!(top_k_accuracy_score, m)?)?;
-    m.add_function(wrap_pyfunction!(cohen_kappa_score, m)?)?;
+    add_functions!(m; roc_curve, precision_recall_curve, average_precision_score,
+        top_k_accuracy_score, cohen_kappa_score);
     Ok(())
 }

@@ -88,8 +88,6 @@ fn multilabel_counts<'py>(
 }
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(weighted_class_counts, m)?)?;
-    m.add_function(wrap_pyfunction!(weighted_confusion_matrix, m)?)?;
-    m.add_function(wrap_pyfunction!(multilabel_counts, m)?)?;
+    add_functions!(m; weighted_class_counts, weighted_confusion_matrix, multilabel_counts);
     Ok(())
 }
