@@ -72,75 +72,78 @@ mod x86 {
     use super::Lanes;
     use std::arch::x86_64::*;
 
-    /// The [`Lanes`] methods that are one intrinsic each (all but `select_less`), for a
-    /// register newtype of `$n` lanes. The intrinsics need the register's target feature:
-    /// the types are only used inside functions that enable it (see `scan_avx512`,
-    /// `scan_avx2`).
-    macro_rules! one_intrinsic_methods {
-        ($n:literal: $set1:ident, $loadu:ident, $storeu:ident, $add:ident, $mul:ident) => {
-            const N: usize = $n;
-            #[inline(always)]
-            fn splat(v: f64) -> Self {
-                // SAFETY: only compiled into functions that enable the register's feature.
-                Self(unsafe { $set1(v) })
-            }
-            #[inline(always)]
-            fn load(src: &[f64]) -> Self {
-                assert!(src.len() >= Self::N);
-                // SAFETY: in bounds (checked); the feature as above.
-                Self(unsafe { $loadu(src.as_ptr()) })
-            }
-            #[inline(always)]
-            fn store(self, dst: &mut [f64]) {
-                assert!(dst.len() >= Self::N);
-                // SAFETY: in bounds (checked); the feature as above.
-                unsafe { $storeu(dst.as_mut_ptr(), self.0) }
-            }
-            #[inline(always)]
-            fn add(self, o: Self) -> Self {
-                // SAFETY: the feature as above.
-                Self(unsafe { $add(self.0, o.0) })
-            }
-            #[inline(always)]
-            fn mul(self, o: Self) -> Self {
-                // SAFETY: the feature as above.
-                Self(unsafe { $mul(self.0, o.0) })
+    /// One x86 register of `$n` f64 lanes as [`Lanes`]: every method one intrinsic, and
+    /// `select_less` a less-than compare into a mask `$m`, then a blend of each `$old` and
+    /// `$new` register under it. The intrinsics need the register's target feature: the type is
+    /// only used inside functions that enable it (see `scan_avx512`, `scan_avx2`).
+    macro_rules! x86_lanes {
+        (
+            $(#[$doc:meta])*
+            $name:ident($reg:ty): $n:literal lanes;
+            $set1:ident, $loadu:ident, $storeu:ident, $add:ident, $mul:ident;
+            select_less: $m:ident = $cmp:expr, |$old:ident, $new:ident| $blend:expr
+        ) => {
+            $(#[$doc])*
+            #[derive(Clone, Copy)]
+            pub(super) struct $name($reg);
+
+            impl Lanes for $name {
+                const N: usize = $n;
+                #[inline(always)]
+                fn splat(v: f64) -> Self {
+                    // SAFETY: only compiled into functions that enable the register's feature.
+                    Self(unsafe { $set1(v) })
+                }
+                #[inline(always)]
+                fn load(src: &[f64]) -> Self {
+                    assert!(src.len() >= Self::N);
+                    // SAFETY: in bounds (checked); the feature as above.
+                    Self(unsafe { $loadu(src.as_ptr()) })
+                }
+                #[inline(always)]
+                fn store(self, dst: &mut [f64]) {
+                    assert!(dst.len() >= Self::N);
+                    // SAFETY: in bounds (checked); the feature as above.
+                    unsafe { $storeu(dst.as_mut_ptr(), self.0) }
+                }
+                #[inline(always)]
+                fn add(self, o: Self) -> Self {
+                    // SAFETY: the feature as above.
+                    Self(unsafe { $add(self.0, o.0) })
+                }
+                #[inline(always)]
+                fn mul(self, o: Self) -> Self {
+                    // SAFETY: the feature as above.
+                    Self(unsafe { $mul(self.0, o.0) })
+                }
+                #[inline(always)]
+                fn select_less(self, than: Self, new: [Self; 3], old: [Self; 3]) -> [Self; 3] {
+                    // SAFETY: the feature as above.
+                    unsafe {
+                        let $m = $cmp(self.0, than.0);
+                        std::array::from_fn(|t| {
+                            let ($old, $new) = (old[t].0, new[t].0);
+                            Self($blend)
+                        })
+                    }
+                }
             }
         };
     }
 
-    /// Eight lanes in one AVX-512 register. Only used under `avx512f` (see `scan_avx512`).
-    #[derive(Clone, Copy)]
-    pub(super) struct Avx512(__m512d);
-
-    impl Lanes for Avx512 {
-        one_intrinsic_methods!(8: _mm512_set1_pd, _mm512_loadu_pd, _mm512_storeu_pd,
-            _mm512_add_pd, _mm512_mul_pd);
-        #[inline(always)]
-        fn select_less(self, than: Self, new: [Self; 3], old: [Self; 3]) -> [Self; 3] {
-            // SAFETY: avx512f as above.
-            unsafe {
-                let m = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(self.0, than.0);
-                std::array::from_fn(|t| Self(_mm512_mask_blend_pd(m, old[t].0, new[t].0)))
-            }
-        }
+    x86_lanes! {
+        /// Eight lanes in one AVX-512 register. Only used under `avx512f` (see `scan_avx512`).
+        Avx512(__m512d): 8 lanes;
+        _mm512_set1_pd, _mm512_loadu_pd, _mm512_storeu_pd, _mm512_add_pd, _mm512_mul_pd;
+        select_less: m = _mm512_cmp_pd_mask::<_CMP_LT_OQ>,
+            |old, new| _mm512_mask_blend_pd(m, old, new)
     }
 
-    /// Four lanes in one AVX register. Only used under `avx2` (see `scan_avx2`).
-    #[derive(Clone, Copy)]
-    pub(super) struct Avx2(__m256d);
-
-    impl Lanes for Avx2 {
-        one_intrinsic_methods!(4: _mm256_set1_pd, _mm256_loadu_pd, _mm256_storeu_pd,
-            _mm256_add_pd, _mm256_mul_pd);
-        #[inline(always)]
-        fn select_less(self, than: Self, new: [Self; 3], old: [Self; 3]) -> [Self; 3] {
-            // SAFETY: avx2 as above.
-            unsafe {
-                let m = _mm256_cmp_pd::<_CMP_LT_OQ>(self.0, than.0);
-                std::array::from_fn(|t| Self(_mm256_blendv_pd(old[t].0, new[t].0, m)))
-            }
-        }
+    x86_lanes! {
+        /// Four lanes in one AVX register. Only used under `avx2` (see `scan_avx2`).
+        Avx2(__m256d): 4 lanes;
+        _mm256_set1_pd, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_add_pd, _mm256_mul_pd;
+        select_less: m = _mm256_cmp_pd::<_CMP_LT_OQ>, |old, new| _mm256_blendv_pd(old, new, m)
     }
 }
 
