@@ -605,6 +605,7 @@ pub fn nearest_rows(
 mod tests {
     use super::*;
     use crate::gate::serial_and_parallel;
+    use crate::math::bits;
 
     fn points(n: usize, d: usize, seed: usize) -> Array2<f64> {
         crate::math::lattice_points(n, d, seed, 10.0, 5.0)
@@ -758,13 +759,7 @@ mod tests {
                 &mut d2,
             );
             assert_eq!(l, whole.0[start..end]);
-            assert_eq!(
-                d2.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
-                whole.1[start..end]
-                    .iter()
-                    .map(|v| v.to_bits())
-                    .collect::<Vec<_>>()
-            );
+            assert_eq!(bits(&d2), bits(&whole.1[start..end]));
         }
         let fortran = x.t().as_standard_layout().into_owned().reversed_axes();
         let mut strided = (vec![0; 37], vec![0.0; 37]);
@@ -777,10 +772,7 @@ mod tests {
             &mut strided.1,
         );
         assert_eq!(strided.0, whole.0);
-        assert_eq!(
-            strided.1.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
-            whole.1.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
-        );
+        assert_eq!(bits(&strided.1), bits(&whole.1));
     }
 
     fn nearest_rows_is_the_arg_min(x: &Array2<f64>, c: &Array2<f64>) {
@@ -808,10 +800,7 @@ mod tests {
             let (s, p) =
                 serial_and_parallel(&SCAN_F64, || nearest_rows(x.view(), c.view()).unwrap());
             assert_eq!(s.0, p.0);
-            assert_eq!(
-                s.1.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
-                p.1.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
-            );
+            assert_eq!(bits(&s.1), bits(&p.1));
         }
     }
 
@@ -822,10 +811,7 @@ mod tests {
         for metric in [Metric::Manhattan, Metric::Minkowski(2.5)] {
             let (s, p) =
                 serial_and_parallel(&SCAN_F64, || pairwise(a.view(), b.view(), metric).unwrap());
-            assert_eq!(
-                s.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
-                p.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
-            );
+            assert_eq!(bits(&s), bits(&p));
             let (s, p) = serial_and_parallel(&SCAN_F64, || {
                 rowwise(
                     a.view(),
@@ -834,10 +820,7 @@ mod tests {
                 )
                 .unwrap()
             });
-            assert_eq!(
-                s.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
-                p.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
-            );
+            assert_eq!(bits(&s), bits(&p));
         }
     }
 

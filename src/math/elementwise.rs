@@ -100,16 +100,13 @@ pub fn softmax_rows_inplace(mut a: ArrayViewMut2<f64>) {
 mod exp_map_tests {
     use super::*;
     use crate::gate::serial_and_parallel;
+    use crate::math::bits;
     use ndarray::Array2;
 
     fn scores(n: usize, k: usize) -> Array2<f64> {
         Array2::from_shape_fn((n, k), |(i, j)| {
             ((i * 31 + j * 17) as f64 * 0.137).sin() * 40.0
         })
-    }
-
-    fn bits(a: &Array2<f64>) -> Vec<u64> {
-        a.iter().map(|v| v.to_bits()).collect()
     }
 
     #[test]
@@ -317,15 +314,12 @@ fn two_step_columns(
 mod cheap_map_tests {
     use super::*;
     use crate::gate::serial_and_parallel;
+    use crate::math::bits;
 
     fn data(n: usize, d: usize) -> Array2<f64> {
         Array2::from_shape_fn((n, d), |(i, j)| {
             ((i * d + j) as f64 * 0.613).sin() * 10f64.powi((j % 5) as i32 - 2)
         })
-    }
-
-    fn bits(a: &Array2<f64>) -> Vec<u64> {
-        a.iter().map(|v| v.to_bits()).collect()
     }
 
     #[test]

@@ -322,6 +322,7 @@ impl Gamma {
 mod tests {
     use super::*;
     use crate::gate::serial_and_parallel;
+    use crate::math::bits;
     use ndarray::array;
 
     fn points(n: usize, d: usize, seed: usize) -> Array2<f64> {
@@ -397,10 +398,7 @@ mod tests {
             let (s, p) = serial_and_parallel(&elementwise::EXP_MAP_F64, || {
                 kernel.kernel_matrix(a.view(), b.view()).unwrap()
             });
-            assert_eq!(
-                s.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
-                p.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
-            );
+            assert_eq!(bits(&s), bits(&p));
         }
     }
 

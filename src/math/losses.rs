@@ -227,15 +227,12 @@ pub fn squared_hinge_loss_grad(z: &[f64], y: &[f64], grad: &mut [f64]) -> f64 {
 mod tests {
     use super::*;
     use crate::gate::serial_and_parallel;
+    use crate::math::bits;
 
     fn scores(n: usize) -> Vec<f64> {
         (0..n)
             .map(|i| ((i as f64) * 0.731).sin() * 12.0 + if i % 97 == 0 { 800.0 } else { 0.0 })
             .collect()
-    }
-
-    fn bits(v: &[f64]) -> Vec<u64> {
-        v.iter().map(|x| x.to_bits()).collect()
     }
 
     #[test]

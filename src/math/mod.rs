@@ -30,6 +30,12 @@ pub(crate) fn lattice_points(
     })
 }
 
+/// The bit patterns of a sequence of floats: equal patterns mean bit-for-bit equal results.
+#[cfg(test)]
+pub(crate) fn bits<'a>(values: impl IntoIterator<Item = &'a f64>) -> Vec<u64> {
+    values.into_iter().map(|v| v.to_bits()).collect()
+}
+
 pub use distance::{
     manhattan_distance_row, minkowski_distance_row, squared_euclidean_distance_row,
     DistanceCalculationMetric,

@@ -606,6 +606,7 @@ pub fn percentile_in_place(v: &mut [f64], q: f64) -> f64 {
 mod tests {
     use super::*;
     use crate::gate::serial_and_parallel;
+    use crate::math::bits;
     use ndarray::Array1;
 
     fn data(n: usize) -> Array1<f64> {
@@ -758,10 +759,7 @@ mod tests {
             ((i * d + j) as f64 * 0.71).sin() * (j as f64 - 2.5)
         });
         let (s, p) = serial_and_parallel(&SUM_F64, || column_sums_map(x.view(), |v| v * v));
-        assert_eq!(
-            s.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
-            p.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
-        );
+        assert_eq!(bits(&s), bits(&p));
         let (s, p) = serial_and_parallel(&SUM_F64, || column_min_max(x.view()));
         assert_eq!(s, p);
         for j in 0..d {
