@@ -63,19 +63,17 @@ impl DBSCAN {
         self
     }
 
-    /// Cluster of each training sample, `-1` for noise (`labels_`).
-    pub fn labels(&self) -> Option<&Array1<isize>> {
-        self.labels.as_ref()
+    crate::accessors::fitted_getters! {
+        self once labels;
+        /// Cluster of each training sample, `-1` for noise (`labels_`).
+        labels -> &labels: Array1<isize>,
+        /// Copies of the core samples (`components_`).
+        components -> &components: Array2<f64>,
     }
 
     /// Indices of the core samples, ascending (`core_sample_indices_`).
     pub fn core_sample_indices(&self) -> Option<&[usize]> {
         self.core_sample_indices.as_ref().and_then(|c| c.as_slice())
-    }
-
-    /// Copies of the core samples (`components_`).
-    pub fn components(&self) -> Option<&Array2<f64>> {
-        self.components.as_ref()
     }
 
     /// The one check of DBSCAN's hyper-parameters, for every door.
@@ -198,12 +196,10 @@ impl DBSCAN {
         }
     }
 
-    pub fn get_labels(&self) -> Option<&Array1<isize>> {
-        self.labels.as_ref()
-    }
-
-    pub fn get_core_sample_indices(&self) -> Option<&Array1<usize>> {
-        self.core_sample_indices.as_ref()
+    crate::accessors::fitted_getters! {
+        self once labels;
+        get_labels -> &labels: Array1<isize>,
+        get_core_sample_indices -> &core_sample_indices: Array1<usize>,
     }
 
     /// Cluster `data`; empty -> `EmptyInput`, NaN/inf -> `NonFinite`.

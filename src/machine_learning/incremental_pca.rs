@@ -193,29 +193,16 @@ impl IncrementalPCA {
         Ok(out)
     }
 
-    pub fn components(&self) -> Option<&Array2<f64>> {
-        self.state.as_ref().map(|s| &s.components)
-    }
-    pub fn singular_values(&self) -> Option<&Array1<f64>> {
-        self.state.as_ref().map(|s| &s.singular_values)
-    }
-    pub fn explained_variance(&self) -> Option<&Array1<f64>> {
-        self.state.as_ref().map(|s| &s.explained_variance)
-    }
-    pub fn explained_variance_ratio(&self) -> Option<&Array1<f64>> {
-        self.state.as_ref().map(|s| &s.explained_variance_ratio)
-    }
-    pub fn noise_variance(&self) -> Option<f64> {
-        self.state.as_ref().map(|s| s.noise_variance)
-    }
-    pub fn mean(&self) -> Option<&Array1<f64>> {
-        self.state.as_ref().map(|s| &s.mean)
-    }
-    pub fn var(&self) -> Option<&Array1<f64>> {
-        self.state.as_ref().map(|s| &s.var)
-    }
-    pub fn n_samples_seen(&self) -> Option<usize> {
-        self.state.as_ref().map(|s| s.n_samples_seen)
+    crate::accessors::fitted_getters! {
+        state;
+        components -> &components: Array2<f64>,
+        singular_values -> &singular_values: Array1<f64>,
+        explained_variance -> &explained_variance: Array1<f64>,
+        explained_variance_ratio -> &explained_variance_ratio: Array1<f64>,
+        noise_variance -> noise_variance: f64,
+        mean -> &mean: Array1<f64>,
+        var -> &var: Array1<f64>,
+        n_samples_seen -> n_samples_seen: usize,
     }
     pub fn n_components_(&self) -> Option<usize> {
         self.state.as_ref().map(|s| s.components.nrows())

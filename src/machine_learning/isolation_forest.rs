@@ -165,21 +165,17 @@ impl IsolationForest {
     crate::accessors::builder_setters! {
         with_max_samples(max_samples: MaxSamples),
         with_seed(random_state: Option<u64>),
+        with_random_state(random_state: Some(u64)),
     }
 
-    /// Threshold subtracted from `score_samples` (`offset_`).
-    pub fn offset(&self) -> Option<f64> {
-        self.fitted.as_ref().map(|f| f.offset)
-    }
-
-    /// Samples actually drawn per tree (`max_samples_`).
-    pub fn max_samples_used(&self) -> Option<usize> {
-        self.fitted.as_ref().map(|f| f.max_samples)
-    }
-
-    /// Features seen during fit (`n_features_in_`).
-    pub fn n_features(&self) -> Option<usize> {
-        self.fitted.as_ref().map(|f| f.n_features)
+    crate::accessors::fitted_getters! {
+        fitted;
+        /// Threshold subtracted from `score_samples` (`offset_`).
+        offset -> offset: f64,
+        /// Samples actually drawn per tree (`max_samples_`).
+        max_samples_used -> max_samples: usize,
+        /// Features seen during fit (`n_features_in_`).
+        n_features -> n_features: usize,
     }
 
     /// Number of fitted trees.
@@ -312,16 +308,9 @@ impl IsolationForest {
         Ok(self)
     }
 
-    pub fn with_random_state(mut self, seed: u64) -> Self {
-        self.random_state = Some(seed);
-        self
-    }
-
-    /// `Auto` or a share in `(0, 0.5]` (else `InvalidParameter`).
-    pub fn with_contamination(mut self, contamination: Contamination) -> Result<Self> {
-        self.contamination = contamination;
-        self.check_params()?;
-        Ok(self)
+    crate::accessors::checked_setters! {
+        /// `Auto` or a share in `(0, 0.5]` (else `InvalidParameter`).
+        with_contamination(contamination: Contamination),
     }
 
     crate::accessors::field_getters! {

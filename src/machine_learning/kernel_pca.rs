@@ -167,19 +167,14 @@ impl KernelPCA {
         with_coef0(coef0: f64),
     }
 
-    /// Eigenvalues of the centered training kernel, descending (`eigenvalues_`).
-    pub fn eigenvalues(&self) -> Option<&Array1<f64>> {
-        self.fitted.as_ref().map(|f| &f.eigenvalues)
-    }
-
-    /// Unit eigenvectors of the centered training kernel, one per column (`eigenvectors_`).
-    pub fn eigenvectors(&self) -> Option<&Array2<f64>> {
-        self.fitted.as_ref().map(|f| &f.eigenvectors)
-    }
-
-    /// The training data kept for `transform` (`X_fit_`).
-    pub fn x_fit(&self) -> Option<&Array2<f64>> {
-        self.fitted.as_ref().map(|f| &f.x_fit)
+    crate::accessors::fitted_getters! {
+        fitted;
+        /// Eigenvalues of the centered training kernel, descending (`eigenvalues_`).
+        eigenvalues -> &eigenvalues: Array1<f64>,
+        /// Unit eigenvectors of the centered training kernel, one per column (`eigenvectors_`).
+        eigenvectors -> &eigenvectors: Array2<f64>,
+        /// The training data kept for `transform` (`X_fit_`).
+        x_fit -> &x_fit: Array2<f64>,
     }
 
     /// The kernel `gamma` actually used (`gamma_`: `1 / n_features` when unset); `None` before

@@ -112,26 +112,19 @@ impl KMeans {
         with_max_iter(max_iter: usize),
         with_tol(tol: f64),
         with_seed(random_state: Option<u64>),
+        with_random_state(random_state: Some(u64)),
     }
 
-    /// Fitted centers (`cluster_centers_`), `n_clusters x n_features`.
-    pub fn cluster_centers(&self) -> Option<&Array2<f64>> {
-        self.centers.as_ref()
-    }
-
-    /// Cluster of each training sample (`labels_`).
-    pub fn labels(&self) -> Option<&Array1<isize>> {
-        self.labels.as_ref()
-    }
-
-    /// Sum of squared distances of the training samples to their centers (`inertia_`).
-    pub fn inertia(&self) -> Option<f64> {
-        self.centers.as_ref().map(|_| self.inertia)
-    }
-
-    /// Lloyd iterations of the kept run (`n_iter_`).
-    pub fn n_iter(&self) -> Option<usize> {
-        self.centers.as_ref().map(|_| self.n_iter)
+    crate::accessors::fitted_getters! {
+        self once centers;
+        /// Fitted centers (`cluster_centers_`), `n_clusters x n_features`.
+        cluster_centers -> &centers: Array2<f64>,
+        /// Cluster of each training sample (`labels_`).
+        labels -> &labels: Array1<isize>,
+        /// Sum of squared distances of the training samples to their centers (`inertia_`).
+        inertia -> inertia: f64,
+        /// Lloyd iterations of the kept run (`n_iter_`).
+        n_iter -> n_iter: usize,
     }
 
     /// Runs the fit will make.
@@ -298,11 +291,6 @@ impl KMeans {
         self.n_init = NInit::Runs(n_init);
         self.check_params()?;
         Ok(self)
-    }
-
-    pub fn with_random_state(mut self, seed: u64) -> Self {
-        self.random_state = Some(seed);
-        self
     }
 
     crate::accessors::field_getters! {

@@ -122,19 +122,17 @@ impl KnnClassifier {
         with_metric(metric: Metric),
     }
 
-    /// Sorted class labels (`classes_`).
-    pub fn classes(&self) -> Option<&Array1<f64>> {
-        self.fitted.as_ref().map(|f| &f.classes)
+    crate::accessors::fitted_getters! {
+        fitted;
+        /// Sorted class labels (`classes_`).
+        classes -> &classes: Array1<f64>,
+        /// The stored training samples.
+        x_train -> &x: Array2<f64>,
     }
 
     /// Training samples seen during fit (`n_samples_fit_`).
     pub fn n_samples_fit(&self) -> Option<usize> {
         self.fitted.as_ref().map(|f| f.x.nrows())
-    }
-
-    /// The stored training samples.
-    pub fn x_train(&self) -> Option<&Array2<f64>> {
-        self.fitted.as_ref().map(|f| &f.x)
     }
 
     /// Features seen during fit (`n_features_in_`).

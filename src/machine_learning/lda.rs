@@ -166,13 +166,11 @@ impl LDA {
         get_options -> options: LdaOptions,
     }
 
-    /// Shrink the within-class covariance (`Manual` intensity outside `[0, 1]` or not finite
-    /// -> `InvalidParameter`). With the `SVD` solver a non-zero shrinkage uses the covariance
-    /// (eigen) path, since the SVD never forms the covariance.
-    pub fn with_shrinkage(mut self, shrinkage: Shrinkage) -> Result<Self> {
-        self.shrinkage = Some(shrinkage);
-        self.check_params()?;
-        Ok(self)
+    crate::accessors::checked_setters! {
+        /// Shrink the within-class covariance (`Manual` intensity outside `[0, 1]` or not
+        /// finite -> `InvalidParameter`). With the `SVD` solver a non-zero shrinkage uses the
+        /// covariance (eigen) path, since the SVD never forms the covariance.
+        with_shrinkage(shrinkage: Some(Shrinkage)),
     }
 
     /// scikit-learn's `LinearDiscriminantAnalysis` defaults (its [`LdaOptions`], `svd`, all
@@ -211,44 +209,24 @@ impl LDA {
         self.fitted.as_ref().ok_or_else(|| Error::not_fitted("LDA"))
     }
 
-    /// Sorted distinct training labels (`classes_`).
-    pub fn classes(&self) -> Option<&Array1<f64>> {
-        self.fitted.as_ref().map(|f| &f.classes)
-    }
-
-    /// Class means (`means_`, `n_classes x n_features`).
-    pub fn means(&self) -> Option<&Array2<f64>> {
-        self.fitted.as_ref().map(|f| &f.means)
-    }
-
-    /// Class priors (`priors_`).
-    pub fn priors(&self) -> Option<&Array1<f64>> {
-        self.fitted.as_ref().map(|f| &f.priors)
-    }
-
-    /// Overall (prior-weighted) mean (`xbar_`).
-    pub fn xbar(&self) -> Option<&Array1<f64>> {
-        self.fitted.as_ref().map(|f| &f.xbar)
-    }
-
-    /// Projection matrix (`scalings_`, `n_features x rank`).
-    pub fn scalings(&self) -> Option<&Array2<f64>> {
-        self.fitted.as_ref().map(|f| &f.scalings)
-    }
-
-    /// Share of the between-class variance per component (`explained_variance_ratio_`).
-    pub fn explained_variance_ratio(&self) -> Option<&Array1<f64>> {
-        self.fitted.as_ref().map(|f| &f.explained_variance_ratio)
-    }
-
-    /// Linear decision weights (`coef_`): `1 x d` for two classes, `n_classes x d` otherwise.
-    pub fn coefficients(&self) -> Option<&Array2<f64>> {
-        self.fitted.as_ref().map(|f| &f.coef)
-    }
-
-    /// Intercepts (`intercept_`), one per row of the weights.
-    pub fn intercept(&self) -> Option<&Array1<f64>> {
-        self.fitted.as_ref().map(|f| &f.intercept)
+    crate::accessors::fitted_getters! {
+        fitted;
+        /// Sorted distinct training labels (`classes_`).
+        classes -> &classes: Array1<f64>,
+        /// Class means (`means_`, `n_classes x n_features`).
+        means -> &means: Array2<f64>,
+        /// Class priors (`priors_`).
+        priors -> &priors: Array1<f64>,
+        /// Overall (prior-weighted) mean (`xbar_`).
+        xbar -> &xbar: Array1<f64>,
+        /// Projection matrix (`scalings_`, `n_features x rank`).
+        scalings -> &scalings: Array2<f64>,
+        /// Share of the between-class variance per component (`explained_variance_ratio_`).
+        explained_variance_ratio -> &explained_variance_ratio: Array1<f64>,
+        /// Linear decision weights (`coef_`): `1 x d` for two classes, `n_classes x d` otherwise.
+        coefficients -> &coef: Array2<f64>,
+        /// Intercepts (`intercept_`), one per row of the weights.
+        intercept -> &intercept: Array1<f64>,
     }
 
     /// The one check of LDA's hyper-parameters, for every door (a component count the data

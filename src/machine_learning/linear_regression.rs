@@ -98,11 +98,9 @@ impl LinearRegression {
         Ok(self)
     }
 
-    /// Add a penalty; a negative or non-finite strength is `InvalidParameter`.
-    pub fn with_regularization(mut self, regularization: RegularizationType) -> Result<Self> {
-        self.regularization = Some(regularization);
-        self.check_params()?;
-        Ok(self)
+    crate::accessors::checked_setters! {
+        /// Add a penalty; a negative or non-finite strength is `InvalidParameter`.
+        with_regularization(regularization: Some(RegularizationType)),
     }
 
     /// Unvalidated settings for the Python layer, which checks them at `fit`
@@ -126,22 +124,17 @@ impl LinearRegression {
         get_regularization_type -> regularization: Option<RegularizationType>,
     }
 
-    /// Fitted coefficients (`coef_`).
-    #[inline]
-    pub fn get_coefficients(&self) -> Option<&Array1<f64>> {
-        self.coef.as_ref()
-    }
-
-    /// Fitted intercept (`intercept_`); 0 when `fit_intercept` is false.
-    #[inline]
-    pub fn get_intercept(&self) -> Option<f64> {
-        self.coef.as_ref().map(|_| self.intercept)
-    }
-
-    /// Iterations the gradient-descent solver ran (0 for the closed form).
-    #[inline]
-    pub fn get_actual_iterations(&self) -> Option<usize> {
-        self.coef.as_ref().map(|_| self.n_iter)
+    crate::accessors::fitted_getters! {
+        self once coef;
+        /// Fitted coefficients (`coef_`).
+        #[inline]
+        get_coefficients -> &coef: Array1<f64>,
+        /// Fitted intercept (`intercept_`); 0 when `fit_intercept` is false.
+        #[inline]
+        get_intercept -> intercept: f64,
+        /// Iterations the gradient-descent solver ran (0 for the closed form).
+        #[inline]
+        get_actual_iterations -> n_iter: usize,
     }
 
     /// The one check of LinearRegression's hyper-parameters, for every door.

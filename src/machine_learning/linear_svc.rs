@@ -147,6 +147,7 @@ impl LinearSVC {
         with_intercept_scaling(intercept_scaling: f64),
         with_max_iter(max_iter: usize),
         with_tol(tol: f64),
+        with_random_state(random_state: Some(u64)),
     }
 
     crate::accessors::field_getters! {
@@ -161,16 +162,9 @@ impl LinearSVC {
         get_solver -> solver: LinearSvcSolver,
     }
 
-    /// Step decay per epoch (negative or non-finite -> `InvalidParameter`).
-    pub fn with_learning_rate_decay(mut self, decay: f64) -> Result<Self> {
-        self.learning_rate_decay = decay;
-        self.check_params()?;
-        Ok(self)
-    }
-
-    pub fn with_random_state(mut self, seed: u64) -> Self {
-        self.random_state = Some(seed);
-        self
+    crate::accessors::checked_setters! {
+        /// Step decay per epoch (negative or non-finite -> `InvalidParameter`).
+        with_learning_rate_decay(learning_rate_decay: f64),
     }
 
     /// scikit-learn's `LinearSVC` defaults: the `Liblinear` solver, L2, `C = 1`, intercept

@@ -145,11 +145,9 @@ impl LogisticRegression {
         Ok(model)
     }
 
-    /// Add a penalty (negative or non-finite strength -> `InvalidParameter`).
-    pub fn with_regularization(mut self, regularization: RegularizationType) -> Result<Self> {
-        self.regularization = Some(regularization);
-        self.check_params()?;
-        Ok(self)
+    crate::accessors::checked_setters! {
+        /// Add a penalty (negative or non-finite strength -> `InvalidParameter`).
+        with_regularization(regularization: Some(RegularizationType)),
     }
 
     /// scikit-learn's `LogisticRegression` defaults (its [`LogisticOptions`]): intercept, L2
@@ -506,33 +504,22 @@ macro_rules! linear_classifier_accessors {
                 self.n_iter()
             }
 
-            /// Sorted distinct training labels (`classes_`).
-            pub fn classes(&self) -> Option<&ndarray::Array1<f64>> {
-                self.fitted.as_ref().map(|f| &f.classes)
-            }
-
-            /// Coefficients (`coef_`): `1 x n_features` for two classes (positive favours
-            /// `classes[1]`), one row per class otherwise.
-            pub fn coefficients(&self) -> Option<&ndarray::Array2<f64>> {
-                self.fitted.as_ref().map(|f| &f.coef)
-            }
-
-            /// Intercepts (`intercept_`), one per row of the coefficients; zeros without an
-            /// intercept.
-            pub fn intercept(&self) -> Option<&ndarray::Array1<f64>> {
-                self.fitted.as_ref().map(|f| &f.intercept)
-            }
-
-            /// Iterations the solver ran (`n_iter_`; for one-vs-rest, the most any binary
-            /// problem took).
-            pub fn n_iter(&self) -> Option<usize> {
-                self.fitted.as_ref().map(|f| f.n_iter)
-            }
-
-            /// Whether the solver met its tolerance before `max_iter` (for one-vs-rest, every
-            /// binary problem).
-            pub fn converged(&self) -> Option<bool> {
-                self.fitted.as_ref().map(|f| f.converged)
+            $crate::accessors::fitted_getters! {
+                fitted;
+                /// Sorted distinct training labels (`classes_`).
+                classes -> &classes: ndarray::Array1<f64>,
+                /// Coefficients (`coef_`): `1 x n_features` for two classes (positive favours
+                /// `classes[1]`), one row per class otherwise.
+                coefficients -> &coef: ndarray::Array2<f64>,
+                /// Intercepts (`intercept_`), one per row of the coefficients; zeros without an
+                /// intercept.
+                intercept -> &intercept: ndarray::Array1<f64>,
+                /// Iterations the solver ran (`n_iter_`; for one-vs-rest, the most any binary
+                /// problem took).
+                n_iter -> n_iter: usize,
+                /// Whether the solver met its tolerance before `max_iter` (for one-vs-rest, every
+                /// binary problem).
+                converged -> converged: bool,
             }
         }
     };

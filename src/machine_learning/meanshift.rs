@@ -95,24 +95,16 @@ impl MeanShift {
         with_cluster_all(cluster_all: bool),
     }
 
-    /// Fitted centers (`cluster_centers_`), best first.
-    pub fn cluster_centers(&self) -> Option<&Array2<f64>> {
-        self.centers.as_ref()
-    }
-
-    /// Cluster of each training sample (`labels_`); `-1` only without `cluster_all`.
-    pub fn labels(&self) -> Option<&Array1<isize>> {
-        self.labels.as_ref()
-    }
-
-    /// Most iterations any seed took (`n_iter_`).
-    pub fn n_iter(&self) -> Option<usize> {
-        self.centers.as_ref().map(|_| self.n_iter)
-    }
-
-    /// The bandwidth the fit used (given or estimated).
-    pub fn fitted_bandwidth(&self) -> Option<f64> {
-        self.centers.as_ref().map(|_| self.fitted_bandwidth)
+    crate::accessors::fitted_getters! {
+        self once centers;
+        /// Fitted centers (`cluster_centers_`), best first.
+        cluster_centers -> &centers: Array2<f64>,
+        /// Cluster of each training sample (`labels_`); `-1` only without `cluster_all`.
+        labels -> &labels: Array1<isize>,
+        /// Most iterations any seed took (`n_iter_`).
+        n_iter -> n_iter: usize,
+        /// The bandwidth the fit used (given or estimated).
+        fitted_bandwidth -> fitted_bandwidth: f64,
     }
 
     /// The one check of MeanShift's hyper-parameters, for every door.
@@ -257,17 +249,12 @@ impl MeanShift {
         self.bandwidth.unwrap_or(self.fitted_bandwidth)
     }
 
-    pub fn get_cluster_centers(&self) -> Option<&Array2<f64>> {
-        self.centers.as_ref()
-    }
-
-    pub fn get_labels(&self) -> Option<&Array1<isize>> {
-        self.labels.as_ref()
-    }
-
-    /// Samples within `bandwidth` of each center when its seed converged.
-    pub fn get_n_samples_per_center(&self) -> Option<&Array1<usize>> {
-        self.center_counts.as_ref()
+    crate::accessors::fitted_getters! {
+        self once centers;
+        get_cluster_centers -> &centers: Array2<f64>,
+        get_labels -> &labels: Array1<isize>,
+        /// Samples within `bandwidth` of each center when its seed converged.
+        get_n_samples_per_center -> &center_counts: Array1<usize>,
     }
 
     /// Mean-shift steps of the slowest seed, counting the step that found it converged

@@ -170,24 +170,13 @@ impl MiniBatchKMeans {
             .sum::<f64>())
     }
 
-    pub fn cluster_centers(&self) -> Option<&Array2<f64>> {
-        self.state.as_ref().map(|s| &s.centers)
-    }
-
-    pub fn counts(&self) -> Option<&Array1<f64>> {
-        self.state.as_ref().map(|s| &s.counts)
-    }
-
-    pub fn labels(&self) -> Option<&Array1<isize>> {
-        self.state.as_ref().map(|s| &s.labels)
-    }
-
-    pub fn inertia(&self) -> Option<f64> {
-        self.state.as_ref().map(|s| s.inertia)
-    }
-
-    pub fn n_steps(&self) -> Option<usize> {
-        self.state.as_ref().map(|s| s.n_steps)
+    crate::accessors::fitted_getters! {
+        state;
+        cluster_centers -> &centers: Array2<f64>,
+        counts -> &counts: Array1<f64>,
+        labels -> &labels: Array1<isize>,
+        inertia -> inertia: f64,
+        n_steps -> n_steps: usize,
     }
 }
 

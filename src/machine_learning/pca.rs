@@ -88,49 +88,32 @@ impl PCA {
         }
     }
 
-    pub fn with_whiten(mut self, whiten: bool) -> Self {
-        self.whiten = whiten;
-        self
+    crate::accessors::builder_setters! {
+        with_whiten(whiten: bool),
     }
 
-    /// Principal axes, one per row (`components_`, `n_components_ x n_features`).
-    pub fn components(&self) -> Option<&Array2<f64>> {
-        self.fitted.as_ref().map(|f| &f.components)
-    }
-
-    /// Variance along each component (`explained_variance_`, `ddof = 1`).
-    pub fn explained_variance(&self) -> Option<&Array1<f64>> {
-        self.fitted.as_ref().map(|f| &f.explained_variance)
-    }
-
-    /// Fraction of the total variance along each component (`explained_variance_ratio_`).
-    pub fn explained_variance_ratio(&self) -> Option<&Array1<f64>> {
-        self.fitted.as_ref().map(|f| &f.explained_variance_ratio)
-    }
-
-    /// Singular values of the centered data (`singular_values_`).
-    pub fn singular_values(&self) -> Option<&Array1<f64>> {
-        self.fitted.as_ref().map(|f| &f.singular_values)
-    }
-
-    /// Per-feature training mean (`mean_`).
-    pub fn mean(&self) -> Option<&Array1<f64>> {
-        self.fitted.as_ref().map(|f| &f.mean)
+    crate::accessors::fitted_getters! {
+        fitted;
+        /// Principal axes, one per row (`components_`, `n_components_ x n_features`).
+        components -> &components: Array2<f64>,
+        /// Variance along each component (`explained_variance_`, `ddof = 1`).
+        explained_variance -> &explained_variance: Array1<f64>,
+        /// Fraction of the total variance along each component (`explained_variance_ratio_`).
+        explained_variance_ratio -> &explained_variance_ratio: Array1<f64>,
+        /// Singular values of the centered data (`singular_values_`).
+        singular_values -> &singular_values: Array1<f64>,
+        /// Per-feature training mean (`mean_`).
+        mean -> &mean: Array1<f64>,
+        /// Probabilistic-PCA noise variance (`noise_variance_`): mean of the discarded
+        /// variances.
+        noise_variance -> noise_variance: f64,
+        /// Number of training samples (`n_samples_`).
+        n_samples -> n_samples: usize,
     }
 
     /// Number of components kept (`n_components_`).
     pub fn n_components_(&self) -> Option<usize> {
         self.fitted.as_ref().map(|f| f.components.nrows())
-    }
-
-    /// Probabilistic-PCA noise variance (`noise_variance_`): mean of the discarded variances.
-    pub fn noise_variance(&self) -> Option<f64> {
-        self.fitted.as_ref().map(|f| f.noise_variance)
-    }
-
-    /// Number of training samples (`n_samples_`).
-    pub fn n_samples(&self) -> Option<usize> {
-        self.fitted.as_ref().map(|f| f.n_samples)
     }
 
     /// Number of features seen at fit (`n_features_in_`).

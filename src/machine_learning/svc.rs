@@ -146,11 +146,6 @@ impl SVC {
         Ok(model)
     }
 
-    pub fn with_random_state(mut self, seed: u64) -> Self {
-        self.random_state = Some(seed);
-        self
-    }
-
     /// scikit-learn's `SVC` defaults (its [`SvcOptions`]): `C = 1`, RBF kernel,
     /// `gamma = "scale"`, `degree = 3`, `coef0 = 0`, `tol = 1e-3`, no iteration cap, 200 MB
     /// cache, `"ovr"` decision shape; parameters are checked at `fit`.
@@ -186,6 +181,9 @@ impl SVC {
         with_coef0(coef0: f64),
         with_tol(tol: f64),
         with_max_iter(max_iter: Option<usize>),
+        with_random_state(random_state: Some(u64)),
+        with_cache_size(cache_size: f64),
+        with_decision_shape(decision_shape: DecisionShape),
     }
 
     crate::accessors::field_getters! {
@@ -238,33 +236,25 @@ impl SVC {
         self
     }
 
-    pub fn with_cache_size(mut self, megabytes: f64) -> Self {
-        self.cache_size = megabytes;
-        self
-    }
-
-    pub fn with_decision_shape(mut self, shape: DecisionShape) -> Self {
-        self.decision_shape = shape;
-        self
-    }
-
     fn fitted(&self) -> Result<&Fitted> {
         self.fitted.as_ref().ok_or_else(|| Error::not_fitted("SVC"))
     }
 
-    /// Sorted distinct training labels (`classes_`).
-    pub fn classes(&self) -> Option<&Array1<f64>> {
-        self.fitted.as_ref().map(|f| &f.classes)
+    crate::accessors::fitted_getters! {
+        fitted;
+        /// Sorted distinct training labels (`classes_`).
+        classes -> &classes: Array1<f64>,
+        /// The support vectors (`support_vectors_`).
+        support_vectors -> &support_vectors: Array2<f64>,
+        /// The resolved kernel (gamma as a number).
+        fitted_kernel -> kernel: Kernel,
+        /// Whether every pair met `tol` within `max_iter`.
+        converged -> converged: bool,
     }
 
     /// Training indices of the support vectors (`support_`), grouped by class.
     pub fn support(&self) -> Option<&[usize]> {
         self.fitted.as_ref().map(|f| f.support.as_slice())
-    }
-
-    /// The support vectors (`support_vectors_`).
-    pub fn support_vectors(&self) -> Option<&Array2<f64>> {
-        self.fitted.as_ref().map(|f| &f.support_vectors)
     }
 
     /// Support vectors per class (`n_support_`).
@@ -297,19 +287,9 @@ impl SVC {
         })
     }
 
-    /// The resolved kernel (gamma as a number).
-    pub fn fitted_kernel(&self) -> Option<Kernel> {
-        self.fitted.as_ref().map(|f| f.kernel)
-    }
-
     /// SMO iterations per pair of classes (`n_iter_`).
     pub fn n_iter(&self) -> Option<&[usize]> {
         self.fitted.as_ref().map(|f| f.n_iter.as_slice())
-    }
-
-    /// Whether every pair met `tol` within `max_iter`.
-    pub fn converged(&self) -> Option<bool> {
-        self.fitted.as_ref().map(|f| f.converged)
     }
 
     /// Primal weights for the linear kernel (`coef_`): `1 x d` for two classes (positive

@@ -225,30 +225,22 @@ impl DecisionTree {
         self.fitted.as_ref().and_then(|f| f.classes.as_ref())
     }
 
-    /// Depth of the fitted tree (`get_depth()`: 0 for a single leaf).
-    pub fn depth(&self) -> Option<usize> {
-        self.fitted.as_ref().map(|f| f.depth)
-    }
-
-    /// Number of leaves (`get_n_leaves()`).
-    pub fn n_leaves(&self) -> Option<usize> {
-        self.fitted.as_ref().map(|f| f.n_leaves)
+    crate::accessors::fitted_getters! {
+        fitted;
+        /// Depth of the fitted tree (`get_depth()`: 0 for a single leaf).
+        depth -> depth: usize,
+        /// Number of leaves (`get_n_leaves()`).
+        n_leaves -> n_leaves: usize,
+        /// Features seen during fit (`n_features_in_`).
+        n_features -> n_features: usize,
+        /// Impurity-decrease importances, normalised to sum to 1 (all zero for a single leaf,
+        /// or for a tree loaded from its node view, which does not keep the node sizes).
+        feature_importances -> &feature_importances: Array1<f64>,
     }
 
     /// Number of nodes, internal and leaves (`tree_.node_count`).
     pub fn node_count(&self) -> Option<usize> {
         self.fitted.as_ref().map(|f| f.nodes.len())
-    }
-
-    /// Features seen during fit (`n_features_in_`).
-    pub fn n_features(&self) -> Option<usize> {
-        self.fitted.as_ref().map(|f| f.n_features)
-    }
-
-    /// Impurity-decrease importances, normalised to sum to 1 (all zero for a single leaf, or
-    /// for a tree loaded from its node view, which does not keep the node sizes).
-    pub fn feature_importances(&self) -> Option<&Array1<f64>> {
-        self.fitted.as_ref().map(|f| &f.feature_importances)
     }
 
     /// The last fit's nodes in flat order as `(table, targets)`: `table` has one row per node,

@@ -318,35 +318,18 @@ impl DecisionTree {
         ))
     }
 
-    pub fn with_max_depth(mut self, max_depth: usize) -> Self {
-        self.max_depth = Some(max_depth);
-        self
+    crate::accessors::builder_setters! {
+        with_max_depth(max_depth: Some(usize)),
+        with_random_state(random_state: Some(u64)),
     }
 
-    /// At least 2 (`InvalidParameter` otherwise).
-    pub fn with_min_samples_split(mut self, v: usize) -> Result<Self> {
-        self.min_samples_split = v;
-        self.check_params()?;
-        Ok(self)
-    }
-
-    /// At least 1 (`InvalidParameter` otherwise).
-    pub fn with_min_samples_leaf(mut self, v: usize) -> Result<Self> {
-        self.min_samples_leaf = v;
-        self.check_params()?;
-        Ok(self)
-    }
-
-    /// Finite and `>= 0` (`InvalidParameter` otherwise).
-    pub fn with_min_impurity_decrease(mut self, v: f64) -> Result<Self> {
-        self.min_impurity_decrease = v;
-        self.check_params()?;
-        Ok(self)
-    }
-
-    pub fn with_random_state(mut self, seed: u64) -> Self {
-        self.random_state = Some(seed);
-        self
+    crate::accessors::checked_setters! {
+        /// At least 2 (`InvalidParameter` otherwise).
+        with_min_samples_split(min_samples_split: usize),
+        /// At least 1 (`InvalidParameter` otherwise).
+        with_min_samples_leaf(min_samples_leaf: usize),
+        /// Finite and `>= 0` (`InvalidParameter` otherwise).
+        with_min_impurity_decrease(min_impurity_decrease: f64),
     }
 
     crate::accessors::field_getters! {

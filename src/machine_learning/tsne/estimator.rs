@@ -140,31 +140,19 @@ impl TSNE {
         with_tsne_init(init: TsneInit),
         with_angle(angle: f64),
         with_seed(random_state: Option<u64>),
+        with_n_iter_without_progress(n_iter_without_progress: usize),
     }
 
-    pub fn with_n_iter_without_progress(mut self, n: usize) -> Self {
-        self.n_iter_without_progress = n;
-        self
-    }
-
-    /// The embedding of the training data (`embedding_`).
-    pub fn embedding(&self) -> Option<&Array2<f64>> {
-        self.embedding.as_ref()
-    }
-
-    /// KL divergence after optimisation (`kl_divergence_`).
-    pub fn kl_divergence(&self) -> Option<f64> {
-        self.embedding.as_ref().map(|_| self.kl_divergence)
-    }
-
-    /// Index of the last iteration run (`n_iter_`, as scikit-learn counts it).
-    pub fn n_iter(&self) -> Option<usize> {
-        self.embedding.as_ref().map(|_| self.n_iter)
-    }
-
-    /// The learning rate actually used (`learning_rate_`).
-    pub fn learning_rate_used(&self) -> Option<f64> {
-        self.embedding.as_ref().map(|_| self.learning_rate_used)
+    crate::accessors::fitted_getters! {
+        self once embedding;
+        /// The embedding of the training data (`embedding_`).
+        embedding -> &embedding: Array2<f64>,
+        /// KL divergence after optimisation (`kl_divergence_`).
+        kl_divergence -> kl_divergence: f64,
+        /// Index of the last iteration run (`n_iter_`, as scikit-learn counts it).
+        n_iter -> n_iter: usize,
+        /// The learning rate actually used (`learning_rate_`).
+        learning_rate_used -> learning_rate_used: f64,
     }
 
     /// The one check of t-SNE's hyper-parameters, for every door.

@@ -58,9 +58,8 @@ impl TSNE {
         Ok(model)
     }
 
-    pub fn with_random_state(mut self, seed: u64) -> Self {
-        self.random_state = Some(seed);
-        self
+    crate::accessors::builder_setters! {
+        with_random_state(random_state: Some(u64)),
     }
 
     pub fn with_init(mut self, init: Init) -> Self {

@@ -45,14 +45,12 @@ impl MaxAbsScaler {
         self.n_samples_seen
     }
 
-    /// Per-feature maximum absolute value.
-    pub fn get_max_abs(&self) -> Option<&Array1<f64>> {
-        self.state.as_ref().map(|s| &s.max_abs)
-    }
-
-    /// Per-feature divisor.
-    pub fn get_scale(&self) -> Option<&Array1<f64>> {
-        self.state.as_ref().map(|s| &s.scale)
+    crate::accessors::fitted_getters! {
+        state;
+        /// Per-feature maximum absolute value.
+        get_max_abs -> &max_abs: Array1<f64>,
+        /// Per-feature divisor.
+        get_scale -> &scale: Array1<f64>,
     }
 
     pub fn get_n_features(&self) -> Option<usize> {

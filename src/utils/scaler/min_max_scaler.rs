@@ -123,24 +123,16 @@ impl MinMaxScaler {
         get_n_samples_seen -> n_samples_seen: usize,
     }
 
-    /// Per-feature minimum seen.
-    pub fn get_data_min(&self) -> Option<&Array1<f64>> {
-        self.state.as_ref().map(|s| &s.data_min)
-    }
-
-    /// Per-feature maximum seen.
-    pub fn get_data_max(&self) -> Option<&Array1<f64>> {
-        self.state.as_ref().map(|s| &s.data_max)
-    }
-
-    /// Per-feature factor `(hi - lo) / data_range`.
-    pub fn get_scale(&self) -> Option<&Array1<f64>> {
-        self.state.as_ref().map(|s| &s.scale)
-    }
-
-    /// Per-feature offset `lo - data_min * scale`.
-    pub fn get_min(&self) -> Option<&Array1<f64>> {
-        self.state.as_ref().map(|s| &s.min)
+    crate::accessors::fitted_getters! {
+        state;
+        /// Per-feature minimum seen.
+        get_data_min -> &data_min: Array1<f64>,
+        /// Per-feature maximum seen.
+        get_data_max -> &data_max: Array1<f64>,
+        /// Per-feature factor `(hi - lo) / data_range`.
+        get_scale -> &scale: Array1<f64>,
+        /// Per-feature offset `lo - data_min * scale`.
+        get_min -> &min: Array1<f64>,
     }
 
     /// `data_max - data_min`.

@@ -96,14 +96,12 @@ impl RobustScaler {
         Ok(self)
     }
 
-    /// Per-feature median.
-    pub fn get_center(&self) -> Option<&Array1<f64>> {
-        self.state.as_ref().map(|s| &s.center)
-    }
-
-    /// Per-feature quantile spread (1 where it is zero).
-    pub fn get_scale(&self) -> Option<&Array1<f64>> {
-        self.state.as_ref().map(|s| &s.scale)
+    crate::accessors::fitted_getters! {
+        state;
+        /// Per-feature median.
+        get_center -> &center: Array1<f64>,
+        /// Per-feature quantile spread (1 where it is zero).
+        get_scale -> &scale: Array1<f64>,
     }
 
     pub fn get_n_features(&self) -> Option<usize> {

@@ -66,19 +66,14 @@ impl StandardScaler {
         get_n_samples_seen -> n_samples_seen: usize,
     }
 
-    /// Per-feature mean.
-    pub fn get_mean(&self) -> Option<&Array1<f64>> {
-        self.state.as_ref().map(|s| &s.mean)
-    }
-
-    /// Per-feature population variance.
-    pub fn get_var(&self) -> Option<&Array1<f64>> {
-        self.state.as_ref().map(|s| &s.var)
-    }
-
-    /// Per-feature divisor (the standard deviation, 1 for a constant feature).
-    pub fn get_scale(&self) -> Option<&Array1<f64>> {
-        self.state.as_ref().map(|s| &s.scale)
+    crate::accessors::fitted_getters! {
+        state;
+        /// Per-feature mean.
+        get_mean -> &mean: Array1<f64>,
+        /// Per-feature population variance.
+        get_var -> &var: Array1<f64>,
+        /// Per-feature divisor (the standard deviation, 1 for a constant feature).
+        get_scale -> &scale: Array1<f64>,
     }
 
     /// Features seen at fit.
