@@ -8,6 +8,7 @@
 //! for the shift of the mean.
 
 use crate::error::{Error, Result};
+use crate::machine_learning::fitted_state;
 use crate::math::{linalg, matmul};
 use crate::persistence::Persist;
 use crate::validation::{check_features, check_n_features};
@@ -151,7 +152,7 @@ impl IncrementalPCA {
     }
 
     fn fitted(&self) -> Result<&ComponentsSoFar> {
-        self.state.as_ref().ok_or_else(|| Error::not_fitted("PCA"))
+        fitted_state(&self.state, "PCA")
     }
 
     fn whitening_scale(st: &ComponentsSoFar) -> Array1<f64> {

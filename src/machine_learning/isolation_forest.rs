@@ -11,6 +11,7 @@ use super::tree::{
     TRAVERSAL_MIN_VISITS,
 };
 use crate::error::{Error, Result};
+use crate::machine_learning::fitted_state;
 use crate::machine_learning::validation::{
     check_features, check_n_features, require_data, require_data_width, require_nonzero,
 };
@@ -257,10 +258,7 @@ impl IsolationForest {
     }
 
     fn forest_for(&self, x: &ArrayView2<f64>) -> Result<&Forest> {
-        let forest = self
-            .fitted
-            .as_ref()
-            .ok_or_else(|| Error::not_fitted("IsolationForest"))?;
+        let forest = fitted_state(&self.fitted, "IsolationForest")?;
         check_n_features(x, forest.n_features, "IsolationForest")?;
         Ok(forest)
     }

@@ -10,6 +10,7 @@
 //! eigenvector positive).
 
 use crate::error::{Error, Result};
+use crate::machine_learning::fitted_state;
 use crate::machine_learning::pca::flip_to_positive_max;
 use crate::machine_learning::types::{Gamma, KernelType};
 use crate::machine_learning::validation::{
@@ -298,10 +299,7 @@ impl KernelPCA {
     /// Project new data: the centered kernel against the training data times
     /// `eigenvectors / sqrt(eigenvalues)` (zero for zero eigenvalues).
     pub fn transform_checked(&self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
-        let f = self
-            .fitted
-            .as_ref()
-            .ok_or_else(|| Error::not_fitted("KernelPCA"))?;
+        let f = fitted_state(&self.fitted, "KernelPCA")?;
         let x = x.view();
         check_n_features(&x, f.x_fit.ncols(), "KernelPCA")?;
         let mut k = f.kernel.matrix(x, f.x_fit.view())?;

@@ -11,6 +11,7 @@
 //! from their centers, and the best of `n_init` runs (lowest inertia) is kept.
 
 use crate::error::{Error, Result};
+use crate::machine_learning::fitted_state;
 use crate::machine_learning::validation::{
     check_features, check_n_features, require_data, require_data_width, require_non_negative,
     require_nonzero, require_positive,
@@ -227,10 +228,7 @@ impl KMeans {
     }
 
     fn fitted_centers(&self, x: &ArrayView2<f64>) -> Result<&Array2<f64>> {
-        let centers = self
-            .centers
-            .as_ref()
-            .ok_or_else(|| Error::not_fitted("KMeans"))?;
+        let centers = fitted_state(&self.centers, "KMeans")?;
         check_n_features(x, centers.ncols(), "KMeans")?;
         Metric::Euclidean.check_range(x, "X")?;
         Ok(centers)

@@ -7,6 +7,7 @@
 //! the gate or the thread count. Equal distances keep the lower training index first.
 
 use crate::error::{Error, Result};
+use crate::machine_learning::fitted_state;
 use crate::machine_learning::validation::{
     check_n_features, check_xy, encode_classes, require_data, require_data_width, require_nonzero,
 };
@@ -172,7 +173,7 @@ impl KnnClassifier {
     }
 
     fn fitted(&self) -> Result<&Fitted> {
-        self.fitted.as_ref().ok_or_else(|| Error::not_fitted("KNN"))
+        fitted_state(&self.fitted, "KNN")
     }
 
     fn check_k(k: usize, available: usize) -> Result<()> {

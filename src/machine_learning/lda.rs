@@ -24,6 +24,7 @@
 //! The per-class sums are one blocked scan over the rows behind `tuning::reduction::scan_f64`.
 
 use crate::error::{Error, Result};
+use crate::machine_learning::fitted_state;
 use crate::machine_learning::labels;
 #[cfg(test)]
 use crate::machine_learning::logistic_regression::accuracy;
@@ -206,7 +207,7 @@ impl LDA {
     }
 
     fn fitted(&self) -> Result<&Fitted> {
-        self.fitted.as_ref().ok_or_else(|| Error::not_fitted("LDA"))
+        fitted_state(&self.fitted, "LDA")
     }
 
     crate::accessors::fitted_getters! {

@@ -14,6 +14,7 @@
 #![cfg_attr(not(feature = "python"), allow(dead_code))]
 
 use crate::error::{Error, Result};
+use crate::machine_learning::fitted_state;
 use crate::machine_learning::linear_model::require_xy;
 use crate::machine_learning::validation::{
     require_data_width, require_non_negative, require_nonzero, require_positive,
@@ -286,10 +287,7 @@ impl LinearRegression {
     /// Predictions for `x` (unfitted -> `NotFitted`; empty -> `EmptyInput`; NaN ->
     /// `NonFinite`; another width -> `DimensionMismatch`).
     pub fn predict(&self, x: &ArrayRef2<f64>) -> Result<Array1<f64>> {
-        let coef = self
-            .coef
-            .as_ref()
-            .ok_or_else(|| Error::not_fitted("LinearRegression"))?;
+        let coef = fitted_state(&self.coef, "LinearRegression")?;
         let x = x.view();
         require_data_width(&x, coef.len(), "x")?;
         let mut out = matmul::matvec(x, coef.view(), matmul::nested_parallelism())?;

@@ -14,6 +14,7 @@
 //! pass ([`losses`]).
 
 use crate::error::{Error, Result};
+use crate::machine_learning::fitted_state;
 use crate::machine_learning::labels;
 use crate::machine_learning::linear_model::require_xy;
 use crate::machine_learning::linear_regression::check_regularization;
@@ -386,9 +387,7 @@ impl LinearSVC {
     }
 
     fn fitted(&self) -> Result<&Fitted> {
-        self.fitted
-            .as_ref()
-            .ok_or_else(|| Error::not_fitted("LinearSVC"))
+        fitted_state(&self.fitted, "LinearSVC")
     }
 
     /// Signed distances to the hyperplanes (scikit-learn's `decision_function`): `n x 1` for

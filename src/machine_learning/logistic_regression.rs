@@ -18,6 +18,7 @@
 //! gemmkit and one fused loss/gradient pass ([`losses`], gate `exp_reduce`).
 
 use crate::error::{Error, Result};
+use crate::machine_learning::fitted_state;
 use crate::machine_learning::labels;
 use crate::machine_learning::linear_model::require_xy;
 use crate::machine_learning::linear_regression::check_regularization;
@@ -382,9 +383,7 @@ impl LogisticRegression {
     }
 
     fn fitted(&self) -> Result<&Fitted> {
-        self.fitted
-            .as_ref()
-            .ok_or_else(|| Error::not_fitted("LogisticRegression"))
+        fitted_state(&self.fitted, "LogisticRegression")
     }
 
     /// Class scores `x · coefᵀ + intercept` (`decision_function`): `n x 1` for two classes

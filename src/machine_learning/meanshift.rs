@@ -16,6 +16,7 @@
 //! engine ([`crate::math::k_nearest`]).
 
 use crate::error::{Error, Result};
+use crate::machine_learning::fitted_state;
 use crate::machine_learning::validation::{
     check_features, check_n_features, require_data, require_data_width, require_nonzero,
     require_positive,
@@ -201,10 +202,7 @@ impl MeanShift {
     /// Index of the closest center for each row of `x` (scikit-learn: `cluster_all` is not
     /// applied here).
     pub fn predict_checked(&self, x: &ArrayRef2<f64>) -> Result<Array1<i64>> {
-        let centers = self
-            .centers
-            .as_ref()
-            .ok_or_else(|| Error::not_fitted("MeanShift"))?;
+        let centers = fitted_state(&self.centers, "MeanShift")?;
         let x = x.view();
         check_n_features(&x, centers.ncols(), "MeanShift")?;
         let (nearest, _) = distance::nearest_rows(x, centers.view())?;

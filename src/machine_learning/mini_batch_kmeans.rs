@@ -9,6 +9,7 @@
 //! is not made (its `reassignment_ratio=0`).
 
 use crate::error::{Error, Result};
+use crate::machine_learning::fitted_state;
 use crate::machine_learning::kmeans::{kmeans_plusplus, KMeansInit};
 use crate::math::distance::{self, row_sq_norms, Metric};
 use crate::persistence::Persist;
@@ -136,10 +137,7 @@ impl MiniBatchKMeans {
     }
 
     fn fitted(&self, x: &ArrayView2<f64>) -> Result<&CentersSoFar> {
-        let st = self
-            .state
-            .as_ref()
-            .ok_or_else(|| Error::not_fitted("KMeans"))?;
+        let st = fitted_state(&self.state, "KMeans")?;
         check_n_features(x, st.centers.ncols(), "KMeans")?;
         Metric::Euclidean.check_range(x, "X")?;
         Ok(st)

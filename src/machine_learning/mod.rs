@@ -48,6 +48,16 @@ pub mod types;
 /// Input checks, shared crate-wide (re-exported here for the models).
 pub use crate::validation;
 
+/// A model's fitted state, or `NotFitted` naming the model.
+pub(crate) fn fitted_state<'a, T>(
+    state: &'a Option<T>,
+    model: &'static str,
+) -> crate::error::Result<&'a T> {
+    state
+        .as_ref()
+        .ok_or_else(|| crate::error::Error::not_fitted(model))
+}
+
 pub use crate::math::DistanceCalculationMetric;
 pub use crate::traits::{Fit, FitTransform, Predict, Transform};
 pub use dbscan::DBSCAN;

@@ -14,6 +14,7 @@
 //! of largest absolute value (the first one on ties) is positive.
 
 use crate::error::{Error, Result};
+use crate::machine_learning::fitted_state;
 use crate::machine_learning::validation::{
     check_features, check_n_features, require_data, require_data_width, require_nonzero,
 };
@@ -229,7 +230,7 @@ impl PCA {
     }
 
     fn state(&self) -> Result<&Fitted> {
-        self.fitted.as_ref().ok_or_else(|| Error::not_fitted("PCA"))
+        fitted_state(&self.fitted, "PCA")
     }
 
     fn apply_whitening(&self, out: &mut Array2<f64>) {

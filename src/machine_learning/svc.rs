@@ -7,6 +7,7 @@
 //! fits in `cache_size` megabytes, otherwise rows computed on demand behind an LRU cache.
 
 use crate::error::{Error, Result};
+use crate::machine_learning::fitted_state;
 use crate::machine_learning::labels;
 use crate::machine_learning::linear_model::require_xy;
 use crate::machine_learning::options::ClassLabels;
@@ -237,7 +238,7 @@ impl SVC {
     }
 
     fn fitted(&self) -> Result<&Fitted> {
-        self.fitted.as_ref().ok_or_else(|| Error::not_fitted("SVC"))
+        fitted_state(&self.fitted, "SVC")
     }
 
     crate::accessors::fitted_getters! {

@@ -10,6 +10,7 @@ use super::original::Node;
 use super::splitter::{SplitSearch, Target};
 use super::{Algorithm, DecisionTreeParams};
 use crate::error::{Error, Result};
+use crate::machine_learning::fitted_state;
 use crate::machine_learning::linear_model::require_xy;
 use crate::machine_learning::validation::{
     check_n_features, check_xy, encode_classes, require_at_least, require_data_width,
@@ -407,10 +408,7 @@ impl DecisionTree {
 
     /// The fitted tree, after the prediction input checks of the tree's conventions.
     pub(super) fn fitted_for(&self, x: &ArrayView2<f64>) -> Result<&FlatTree> {
-        let fitted = self
-            .fitted
-            .as_ref()
-            .ok_or_else(|| Error::not_fitted("DecisionTree"))?;
+        let fitted = fitted_state(&self.fitted, "DecisionTree")?;
         match self.options.conventions {
             Conventions::ScikitLearn => check_n_features(x, fitted.n_features, "DecisionTree")?,
             Conventions::Original => require_data_width(x, fitted.n_features, "x")?,

@@ -7,6 +7,7 @@ use super::estimator::{DecisionTree, EngineOptions};
 use super::flat_tree::{FlatTree, MultiwaySplit, MULTIWAY};
 use super::Algorithm;
 use crate::error::{Error, Result};
+use crate::machine_learning::fitted_state;
 use crate::machine_learning::tree::FlatNode;
 use crate::machine_learning::TreeError;
 use ndarray::{Array1, ArrayView1};
@@ -376,10 +377,7 @@ impl DecisionTree {
     /// The fitted tree for one sample (unfitted -> `NotFitted`; wrong length ->
     /// `DimensionMismatch`).
     fn fitted_for_one(&self, x: &[f64]) -> Result<&FlatTree> {
-        let fitted = self
-            .fitted
-            .as_ref()
-            .ok_or_else(|| Error::not_fitted("DecisionTree"))?;
+        let fitted = fitted_state(&self.fitted, "DecisionTree")?;
         if x.len() != fitted.n_features {
             return Err(Error::dimension_mismatch(fitted.n_features, x.len()));
         }
