@@ -20,7 +20,7 @@ use crate::machine_learning::validation::{
 use crate::math::distance::{self, DistanceCalculationMetric, Metric};
 use crate::math::radius;
 use crate::persistence::Persist;
-use ndarray::{Array1, Array2, ArrayBase, ArrayRef2, ArrayView1, Axis, Data, Ix2};
+use ndarray::{Array1, Array2, ArrayRef2, ArrayView1, Axis};
 use serde::{Deserialize, Serialize};
 
 /// Density-based spatial clustering of applications with noise.
@@ -254,20 +254,11 @@ impl DBSCAN {
     }
 }
 
-impl<'a, S: Data<Elem = f64> + Send + Sync> crate::traits::Fit<&'a ArrayBase<S, Ix2>> for DBSCAN {
-    fn fit(&mut self, data: &'a ArrayBase<S, Ix2>) -> Result<&mut Self> {
-        DBSCAN::fit(self, data)
-    }
-}
-
-impl<'a, S: Data<Elem = f64> + Send + Sync> crate::traits::Predict<&'a ArrayBase<S, Ix2>>
-    for DBSCAN
-{
-    type Output = Array1<isize>;
-    fn predict(&self, data: &'a ArrayBase<S, Ix2>) -> Result<Array1<isize>> {
-        DBSCAN::predict(self, data)
-    }
-}
+crate::machine_learning::data_traits!(
+    DBSCAN:
+    Fit where Send + Sync,
+    Predict -> Array1<isize> where Send + Sync,
+);
 
 /// scikit-learn's `dbscan_inner`: a depth-first search from each unlabelled core point in
 /// index order; border points are labelled but not expanded.

@@ -16,7 +16,7 @@ use crate::machine_learning::validation::{
     check_features, check_n_features, require_data, require_data_width, require_nonzero,
 };
 use crate::persistence::Persist;
-use ndarray::{Array1, ArrayBase, ArrayRef2, ArrayView2, Data, Ix2};
+use ndarray::{Array1, ArrayRef2, ArrayView2};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -408,20 +408,11 @@ impl IsolationForest {
     }
 }
 
-impl<'a, S: Data<Elem = f64> + Send + Sync> crate::traits::Fit<&'a ArrayBase<S, Ix2>>
-    for IsolationForest
-{
-    fn fit(&mut self, x: &'a ArrayBase<S, Ix2>) -> Result<&mut Self> {
-        IsolationForest::fit(self, x)
-    }
-}
-
-impl<'a, S: Data<Elem = f64>> crate::traits::Predict<&'a ArrayBase<S, Ix2>> for IsolationForest {
-    type Output = Array1<i32>;
-    fn predict(&self, x: &'a ArrayBase<S, Ix2>) -> Result<Array1<i32>> {
-        IsolationForest::predict(self, x)
-    }
-}
+crate::machine_learning::data_traits!(
+    IsolationForest:
+    Fit where Send + Sync,
+    Predict -> Array1<i32>,
+);
 
 impl Forest {
     fn score(&self, x: ArrayView2<f64>, zero_normaliser_exponent: f64) -> Array1<f64> {

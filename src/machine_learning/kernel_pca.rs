@@ -19,7 +19,7 @@ use crate::machine_learning::validation::{
 use crate::math::kernels::Kernel;
 use crate::math::{linalg, matmul};
 use crate::persistence::Persist;
-use ndarray::{Array1, Array2, ArrayBase, ArrayRef2, ArrayView2, Axis, Data, Ix2, Zip};
+use ndarray::{Array1, Array2, ArrayRef2, ArrayView2, Axis, Zip};
 use serde::{Deserialize, Serialize};
 
 /// The kernel names KernelPCA accepts.
@@ -466,31 +466,12 @@ impl KernelPCA {
     }
 }
 
-impl<'a, S: Data<Elem = f64> + Send + Sync> crate::traits::Fit<&'a ArrayBase<S, Ix2>>
-    for KernelPCA
-{
-    fn fit(&mut self, x: &'a ArrayBase<S, Ix2>) -> Result<&mut Self> {
-        KernelPCA::fit(self, x)
-    }
-}
-
-impl<'a, S: Data<Elem = f64> + Send + Sync> crate::traits::Transform<&'a ArrayBase<S, Ix2>>
-    for KernelPCA
-{
-    type Output = Array2<f64>;
-    fn transform(&self, x: &'a ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
-        KernelPCA::transform(self, x)
-    }
-}
-
-impl<'a, S: Data<Elem = f64> + Send + Sync> crate::traits::FitTransform<&'a ArrayBase<S, Ix2>>
-    for KernelPCA
-{
-    type Output = Array2<f64>;
-    fn fit_transform(&mut self, x: &'a ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
-        KernelPCA::fit_transform(self, x)
-    }
-}
+crate::machine_learning::data_traits!(
+    KernelPCA:
+    Fit where Send + Sync,
+    Transform -> Array2<f64> where Send + Sync,
+    FitTransform -> Array2<f64> where Send + Sync,
+);
 
 crate::machine_learning::path_persistence!(KernelPCA);
 

@@ -21,9 +21,7 @@ use crate::math::distance::{
 };
 use crate::math::{matmul, reduction};
 use crate::persistence::Persist;
-use ndarray::{
-    s, Array1, Array2, ArrayBase, ArrayRef2, ArrayView1, ArrayView2, Axis, Data, Ix2, ShapeBuilder,
-};
+use ndarray::{s, Array1, Array2, ArrayRef2, ArrayView1, ArrayView2, Axis, ShapeBuilder};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -333,18 +331,7 @@ impl KMeans {
     }
 }
 
-impl<'a, S: Data<Elem = f64>> crate::traits::Fit<&'a ArrayBase<S, Ix2>> for KMeans {
-    fn fit(&mut self, data: &'a ArrayBase<S, Ix2>) -> Result<&mut Self> {
-        KMeans::fit(self, data)
-    }
-}
-
-impl<'a, S: Data<Elem = f64>> crate::traits::Predict<&'a ArrayBase<S, Ix2>> for KMeans {
-    type Output = Array1<isize>;
-    fn predict(&self, data: &'a ArrayBase<S, Ix2>) -> Result<Array1<isize>> {
-        KMeans::predict(self, data)
-    }
-}
+crate::machine_learning::data_traits!(KMeans: Fit, Predict -> Array1<isize>);
 
 /// Squared euclidean distances of every row of `rows` to every row of `xc`, through the
 /// product, with the squared norms of `xc` precomputed.

@@ -26,7 +26,7 @@ use crate::math::k_nearest::{KNearest, Queries};
 use crate::math::radius::{self, Screen};
 use crate::math::{matmul, reduction};
 use crate::persistence::Persist;
-use ndarray::{Array1, Array2, ArrayBase, ArrayRef2, ArrayView1, ArrayView2, Axis, Data, Ix2};
+use ndarray::{Array1, Array2, ArrayRef2, ArrayView1, ArrayView2, Axis};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -299,20 +299,11 @@ impl MeanShift {
     }
 }
 
-impl<'a, S: Data<Elem = f64> + Send + Sync> crate::traits::Fit<&'a ArrayBase<S, Ix2>>
-    for MeanShift
-{
-    fn fit(&mut self, data: &'a ArrayBase<S, Ix2>) -> Result<&mut Self> {
-        MeanShift::fit(self, data)
-    }
-}
-
-impl<'a, S: Data<Elem = f64> + Sync> crate::traits::Predict<&'a ArrayBase<S, Ix2>> for MeanShift {
-    type Output = Array1<isize>;
-    fn predict(&self, data: &'a ArrayBase<S, Ix2>) -> Result<Array1<isize>> {
-        MeanShift::predict(self, data)
-    }
-}
+crate::machine_learning::data_traits!(
+    MeanShift:
+    Fit where Send + Sync,
+    Predict -> Array1<isize> where Sync,
+);
 
 /// The original's `estimate_bandwidth`: `quantile` (default 0.3) strictly inside (0, 1),
 /// optionally on `n_samples` rows drawn without replacement (scikit-learn's permutation

@@ -21,6 +21,61 @@ macro_rules! path_persistence {
 }
 pub(crate) use path_persistence;
 
+/// The original API's traits on 2-D data (`Fit`, and `Predict`, `Transform`, `FitTransform`
+/// with their output type), each forwarding to the model's inherent method of its name:
+/// `data_traits!(Model: Fit where Send + Sync, Predict -> Array1<isize>)`. The bounds named
+/// after `where` are added to the array storage's, as the original's impls had them.
+macro_rules! data_traits {
+    ($model:ident: $($trait:ident $(-> $out:ty)? $(where $first:ident $(+ $bound:ident)*)?),+ $(,)?) => {
+        $($crate::machine_learning::data_traits!(@$trait $model [$($first $($bound)*)?] $($out)?);)+
+    };
+    (@Fit $model:ident [$($bound:ident)*]) => {
+        impl<'a, S: ndarray::Data<Elem = f64> $(+ $bound)*>
+            $crate::traits::Fit<&'a ndarray::ArrayBase<S, ndarray::Ix2>> for $model
+        {
+            fn fit(
+                &mut self,
+                x: &'a ndarray::ArrayBase<S, ndarray::Ix2>,
+            ) -> $crate::error::Result<&mut Self> {
+                $model::fit(self, x)
+            }
+        }
+    };
+    (@FitTransform $model:ident [$($bound:ident)*] $out:ty) => {
+        impl<'a, S: ndarray::Data<Elem = f64> $(+ $bound)*>
+            $crate::traits::FitTransform<&'a ndarray::ArrayBase<S, ndarray::Ix2>> for $model
+        {
+            type Output = $out;
+            fn fit_transform(
+                &mut self,
+                x: &'a ndarray::ArrayBase<S, ndarray::Ix2>,
+            ) -> $crate::error::Result<$out> {
+                $model::fit_transform(self, x)
+            }
+        }
+    };
+    (@Predict $model:ident [$($bound:ident)*] $out:ty) => {
+        $crate::machine_learning::data_traits!(@read Predict::predict $model [$($bound)*] $out);
+    };
+    (@Transform $model:ident [$($bound:ident)*] $out:ty) => {
+        $crate::machine_learning::data_traits!(@read Transform::transform $model [$($bound)*] $out);
+    };
+    (@read $trait:ident::$method:ident $model:ident [$($bound:ident)*] $out:ty) => {
+        impl<'a, S: ndarray::Data<Elem = f64> $(+ $bound)*>
+            $crate::traits::$trait<&'a ndarray::ArrayBase<S, ndarray::Ix2>> for $model
+        {
+            type Output = $out;
+            fn $method(
+                &self,
+                x: &'a ndarray::ArrayBase<S, ndarray::Ix2>,
+            ) -> $crate::error::Result<$out> {
+                $model::$method(self, x)
+            }
+        }
+    };
+}
+pub(crate) use data_traits;
+
 pub mod dbscan;
 pub mod decision_tree;
 pub mod error;

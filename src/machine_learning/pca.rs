@@ -20,7 +20,7 @@ use crate::machine_learning::validation::{
 };
 use crate::math::{linalg, matmul, reduction};
 use crate::persistence::Persist;
-use ndarray::{s, Array1, Array2, ArrayBase, ArrayRef2, ArrayView2, Axis, Data, Ix2, Zip};
+use ndarray::{s, Array1, Array2, ArrayRef2, ArrayView2, Axis, Zip};
 use serde::{Deserialize, Serialize};
 
 /// The original's SVD solver choice. Every choice runs the exact decomposition below (the
@@ -471,25 +471,12 @@ impl PCA {
     }
 }
 
-impl<'a, S: Data<Elem = f64>> crate::traits::Fit<&'a ArrayBase<S, Ix2>> for PCA {
-    fn fit(&mut self, x: &'a ArrayBase<S, Ix2>) -> Result<&mut Self> {
-        PCA::fit(self, x)
-    }
-}
-
-impl<'a, S: Data<Elem = f64>> crate::traits::Transform<&'a ArrayBase<S, Ix2>> for PCA {
-    type Output = Array2<f64>;
-    fn transform(&self, x: &'a ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
-        PCA::transform(self, x)
-    }
-}
-
-impl<'a, S: Data<Elem = f64>> crate::traits::FitTransform<&'a ArrayBase<S, Ix2>> for PCA {
-    type Output = Array2<f64>;
-    fn fit_transform(&mut self, x: &'a ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
-        PCA::fit_transform(self, x)
-    }
-}
+crate::machine_learning::data_traits!(
+    PCA:
+    Fit,
+    Transform -> Array2<f64>,
+    FitTransform -> Array2<f64>,
+);
 
 crate::machine_learning::path_persistence!(PCA);
 

@@ -6,7 +6,7 @@ use super::TsneInit;
 use crate::error::{Error, Result};
 use crate::machine_learning::validation::require_data;
 use crate::math::distance::Metric;
-use ndarray::{Array2, ArrayBase, ArrayRef2, Data, Ix2};
+use ndarray::{Array2, ArrayRef2};
 use serde::{Deserialize, Serialize};
 
 /// The original's initial embedding choice.
@@ -133,12 +133,7 @@ impl TSNE {
     }
 }
 
-impl<'a, S: Data<Elem = f64>> crate::traits::FitTransform<&'a ArrayBase<S, Ix2>> for TSNE {
-    type Output = Array2<f64>;
-    fn fit_transform(&mut self, x: &'a ArrayBase<S, Ix2>) -> Result<Array2<f64>> {
-        TSNE::fit_transform(self, x)
-    }
-}
+crate::machine_learning::data_traits!(TSNE: FitTransform -> Array2<f64>);
 
 #[cfg(test)]
 mod tests {
