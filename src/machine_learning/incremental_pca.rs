@@ -9,7 +9,8 @@
 
 use crate::error::{Error, Result};
 use crate::machine_learning::fitted_state;
-use crate::math::{linalg, matmul};
+use crate::machine_learning::pca::Projection;
+use crate::math::linalg;
 use crate::persistence::Persist;
 use crate::validation::{check_features, check_n_features};
 use ndarray::{s, Array1, Array2, ArrayRef2, ArrayView2, Axis, Zip};
@@ -155,43 +156,25 @@ impl IncrementalPCA {
         fitted_state(&self.state, "PCA")
     }
 
-    fn whitening_scale(st: &ComponentsSoFar) -> Array1<f64> {
-        st.explained_variance.mapv(|v| v.sqrt().max(f64::EPSILON))
+    /// The batch PCA's projection over the components so far.
+    fn projection(&self) -> Result<Projection<'_>> {
+        let st = self.fitted()?;
+        Ok(Projection {
+            components: &st.components,
+            mean: &st.mean,
+            explained_variance: &st.explained_variance,
+            whiten: self.whiten,
+        })
     }
 
     /// `(x - mean) · componentsᵀ`, whitened if asked.
     pub fn transform(&self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
-        let st = self.fitted()?;
-        let x = x.view();
-        check_n_features(&x, st.mean.len(), "PCA")?;
-        let par = matmul::nested_parallelism();
-        let mut out = matmul::dot_par(x, st.components.t(), par)?;
-        let offset = matmul::matvec(st.components.view(), st.mean.view(), par)?;
-        Zip::from(out.rows_mut()).for_each(|mut row| row -= &offset);
-        if self.whiten {
-            let scale = Self::whitening_scale(st);
-            Zip::from(out.rows_mut()).for_each(|mut row| row /= &scale);
-        }
-        Ok(out)
+        self.projection()?.transform(x.view())
     }
 
     /// `z · components + mean` (undoing whitening).
     pub fn inverse_transform(&self, z: &ArrayRef2<f64>) -> Result<Array2<f64>> {
-        let st = self.fitted()?;
-        let z = z.view();
-        check_n_features(&z, st.components.nrows(), "PCA.inverse_transform")?;
-        let par = matmul::nested_parallelism();
-        let mut out = if self.whiten {
-            let mut scaled = st.components.clone();
-            Zip::from(scaled.rows_mut())
-                .and(&st.explained_variance)
-                .for_each(|mut row, &v| row *= v.sqrt());
-            matmul::dot_par(z, scaled.view(), par)?
-        } else {
-            matmul::dot_par(z, st.components.view(), par)?
-        };
-        Zip::from(out.rows_mut()).for_each(|mut row| row += &st.mean);
-        Ok(out)
+        self.projection()?.inverse_transform(z.view())
     }
 
     crate::accessors::fitted_getters! {

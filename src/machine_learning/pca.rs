@@ -161,7 +161,7 @@ impl PCA {
         let centered = self.fit_centered(x.view())?;
         let fitted = self.fitted.as_ref().expect("just fitted");
         let mut out = matmul::dot(centered.view(), fitted.components.t())?;
-        self.apply_whitening(&mut out);
+        self.projection(fitted).whiten(&mut out);
         Ok(out)
     }
 
@@ -233,48 +233,72 @@ impl PCA {
         fitted_state(&self.fitted, "PCA")
     }
 
-    fn apply_whitening(&self, out: &mut Array2<f64>) {
-        if !self.whiten {
-            return;
+    fn projection<'a>(&self, fitted: &'a Fitted) -> Projection<'a> {
+        Projection {
+            components: &fitted.components,
+            mean: &fitted.mean,
+            explained_variance: &fitted.explained_variance,
+            whiten: self.whiten,
         }
-        let fitted = self.fitted.as_ref().expect("fitted");
-        // Clip the scale at machine epsilon like scikit-learn, so rank-deficient data stay finite.
-        let scale = fitted
-            .explained_variance
-            .mapv(|v| v.sqrt().max(f64::EPSILON));
-        Zip::from(out.rows_mut()).for_each(|mut row| row /= &scale);
     }
 
     /// Project `x` onto the components: `(x - mean) · componentsᵀ`, whitened if asked.
     pub fn transform_checked(&self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
-        let fitted = self.state()?;
-        let x = x.view();
-        check_n_features(&x, fitted.mean.len(), "PCA")?;
-        let par = matmul::nested_parallelism();
-        // Center after projecting, so the input is never copied.
-        let mut out = matmul::dot_par(x, fitted.components.t(), par)?;
-        let offset = matmul::matvec(fitted.components.view(), fitted.mean.view(), par)?;
-        Zip::from(out.rows_mut()).for_each(|mut row| row -= &offset);
-        self.apply_whitening(&mut out);
-        Ok(out)
+        self.projection(self.state()?).transform(x.view())
     }
 
     /// Map projections back to feature space: `z · components + mean` (undoing whitening).
     pub fn inverse_transform_checked(&self, z: &ArrayRef2<f64>) -> Result<Array2<f64>> {
-        let fitted = self.state()?;
-        let z = z.view();
-        check_n_features(&z, fitted.components.nrows(), "PCA.inverse_transform")?;
+        self.projection(self.state()?).inverse_transform(z.view())
+    }
+}
+
+/// The fitted map of [`PCA`] and [`IncrementalPCA`](crate::machine_learning::IncrementalPCA):
+/// `components` (`k x d`), the training `mean`, and the variances whitening divides by.
+pub(crate) struct Projection<'a> {
+    pub(crate) components: &'a Array2<f64>,
+    pub(crate) mean: &'a Array1<f64>,
+    pub(crate) explained_variance: &'a Array1<f64>,
+    pub(crate) whiten: bool,
+}
+
+impl Projection<'_> {
+    /// `(x - mean) · componentsᵀ`, whitened if asked.
+    pub(crate) fn transform(&self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
+        check_n_features(&x, self.mean.len(), "PCA")?;
+        let par = matmul::nested_parallelism();
+        // Center after projecting, so the input is never copied.
+        let mut out = matmul::dot_par(x, self.components.t(), par)?;
+        let offset = matmul::matvec(self.components.view(), self.mean.view(), par)?;
+        Zip::from(out.rows_mut()).for_each(|mut row| row -= &offset);
+        self.whiten(&mut out);
+        Ok(out)
+    }
+
+    /// Divide projections by the components' standard deviations, if asked.
+    pub(crate) fn whiten(&self, out: &mut Array2<f64>) {
+        if !self.whiten {
+            return;
+        }
+        // Clip the scale at machine epsilon like scikit-learn, so rank-deficient data stay finite.
+        let scale = self.explained_variance.mapv(|v| v.sqrt().max(f64::EPSILON));
+        Zip::from(out.rows_mut()).for_each(|mut row| row /= &scale);
+    }
+
+    /// `z · components + mean` (undoing whitening).
+    pub(crate) fn inverse_transform(&self, z: ArrayView2<f64>) -> Result<Array2<f64>> {
+        check_n_features(&z, self.components.nrows(), "PCA.inverse_transform")?;
         let par = matmul::nested_parallelism();
         let mut out = if self.whiten {
-            let mut scaled = fitted.components.clone();
+            let mut scaled = self.components.clone();
             Zip::from(scaled.rows_mut())
-                .and(&fitted.explained_variance)
+                .and(self.explained_variance)
                 .for_each(|mut row, &v| row *= v.sqrt());
             matmul::dot_par(z, scaled.view(), par)?
         } else {
-            matmul::dot_par(z, fitted.components.view(), par)?
+            matmul::dot_par(z, self.components.view(), par)?
         };
-        Zip::from(out.rows_mut()).for_each(|mut row| row += &fitted.mean);
+        Zip::from(out.rows_mut()).for_each(|mut row| row += self.mean);
         Ok(out)
     }
 }
