@@ -51,6 +51,27 @@ pub fn decode(classes: &Array1<f64>, index: &[usize]) -> Array1<f64> {
     Array1::from_iter(index.iter().map(|&i| classes[i]))
 }
 
+/// Labels from a linear classifier's decision scores: one column is a binary score
+/// (positive: `classes[1]`, else `classes[0]`; with `zero_is_positive` a score of exactly 0
+/// is `classes[1]` too), more columns one score per class (the arg-max).
+pub fn from_scores(
+    classes: &Array1<f64>,
+    scores: ArrayView2<f64>,
+    zero_is_positive: bool,
+) -> Array1<f64> {
+    if scores.ncols() == 1 {
+        scores.column(0).mapv(|v| {
+            if v > 0.0 || (zero_is_positive && v == 0.0) {
+                classes[1]
+            } else {
+                classes[0]
+            }
+        })
+    } else {
+        decode(classes, &row_argmax(scores))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

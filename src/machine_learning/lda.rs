@@ -516,13 +516,11 @@ impl LDA {
     /// scikit-learn's `predict` (labels as given to the Python layer's fit).
     pub fn predict_labels(&self, x: ArrayView2<f64>) -> Result<Array1<f64>> {
         let z = self.decision_scores(x)?;
-        let classes = &self.fitted()?.classes;
-        if z.ncols() == 1 {
-            Ok(z.column(0)
-                .mapv(|v| if v > 0.0 { classes[1] } else { classes[0] }))
-        } else {
-            Ok(labels::decode(classes, &labels::row_argmax(z.view())))
-        }
+        Ok(labels::from_scores(
+            &self.fitted()?.classes,
+            z.view(),
+            false,
+        ))
     }
 
     /// Project onto the discriminant directions (`n x n_components`).

@@ -407,13 +407,11 @@ impl LinearSVC {
     /// Predicted labels (1.0 where the score is positive, for the original's 0/1 labels).
     pub fn predict(&self, x: &ArrayRef2<f64>) -> Result<Array1<f64>> {
         let z = self.decision_scores(x.view())?;
-        let classes = &self.fitted()?.classes;
-        if z.ncols() == 1 {
-            Ok(z.column(0)
-                .mapv(|v| if v > 0.0 { classes[1] } else { classes[0] }))
-        } else {
-            Ok(labels::decode(classes, &labels::row_argmax(z.view())))
-        }
+        Ok(labels::from_scores(
+            &self.fitted()?.classes,
+            z.view(),
+            false,
+        ))
     }
 }
 

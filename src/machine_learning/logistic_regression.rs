@@ -433,19 +433,12 @@ impl LogisticRegression {
     /// Predicted labels (the original API: 1.0 where the probability of 1 is at least 0.5).
     pub fn predict(&self, x: &ArrayRef2<f64>) -> Result<Array1<f64>> {
         let z = self.decision_function(x)?;
-        let classes = &self.fitted()?.classes;
-        if z.ncols() == 1 {
-            let zero_is_positive = self.options.zero_score == ZeroScoreClass::Positive;
-            Ok(z.column(0).mapv(|v| {
-                if v > 0.0 || (zero_is_positive && v == 0.0) {
-                    classes[1]
-                } else {
-                    classes[0]
-                }
-            }))
-        } else {
-            Ok(labels::decode(classes, &labels::row_argmax(z.view())))
-        }
+        let zero_is_positive = self.options.zero_score == ZeroScoreClass::Positive;
+        Ok(labels::from_scores(
+            &self.fitted()?.classes,
+            z.view(),
+            zero_is_positive,
+        ))
     }
 }
 
