@@ -1,26 +1,25 @@
 //! Native `IsolationForest`.
 
+use super::auto_or_value;
 use crate::machine_learning::{Contamination, IsolationForest, MaxSamples};
 use crate::python::model::native_estimator;
 use crate::python::params::{self, count};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyFloat, PyInt, PyString};
+use pyo3::types::{PyFloat, PyInt};
 
 /// `"auto"`, an integer count or a float fraction (as scikit-learn tells them apart).
 fn parse_max_samples(obj: &Bound<'_, PyAny>) -> PyResult<MaxSamples> {
-    if let Ok(s) = obj.cast::<PyString>() {
-        return match s.to_str()? {
-            "auto" => Ok(MaxSamples::Auto),
-            other => Err(PyValueError::new_err(format!(
-                "max_samples must be 'auto', an int or a float in (0, 1], got {other:?}"
-            ))),
-        };
-    }
-    if obj.is_instance_of::<PyBool>() {
-        return Err(PyTypeError::new_err(
-            "max_samples must be 'auto', an int or a float, got a bool",
-        ));
+    let expected = "'auto', an int or a float in (0, 1]";
+    let auto = auto_or_value(
+        obj,
+        "max_samples",
+        MaxSamples::Auto,
+        expected,
+        "'auto', an int or a float",
+    )?;
+    if let Some(auto) = auto {
+        return Ok(auto);
     }
     if obj.is_instance_of::<PyInt>() {
         return Ok(MaxSamples::Count(
@@ -42,18 +41,16 @@ fn parse_max_samples(obj: &Bound<'_, PyAny>) -> PyResult<MaxSamples> {
 }
 
 fn parse_contamination(obj: &Bound<'_, PyAny>) -> PyResult<Contamination> {
-    if let Ok(s) = obj.cast::<PyString>() {
-        return match s.to_str()? {
-            "auto" => Ok(Contamination::Auto),
-            other => Err(PyValueError::new_err(format!(
-                "contamination must be 'auto' or a float in (0, 0.5], got {other:?}"
-            ))),
-        };
-    }
-    if obj.is_instance_of::<PyBool>() {
-        return Err(PyTypeError::new_err(
-            "contamination must be 'auto' or a float, got a bool",
-        ));
+    let expected = "'auto' or a float in (0, 0.5]";
+    let auto = auto_or_value(
+        obj,
+        "contamination",
+        Contamination::Auto,
+        expected,
+        "'auto' or a float",
+    )?;
+    if let Some(auto) = auto {
+        return Ok(auto);
     }
     obj.extract::<f64>()
         .map(Contamination::Fraction)

@@ -1,5 +1,6 @@
 //! Native `KMeans`.
 
+use super::auto_or_value;
 use crate::machine_learning::{KMeans, KMeansInit, NInit};
 use crate::python::f64_array;
 use crate::python::model::native_estimator;
@@ -7,7 +8,7 @@ use crate::python::params;
 use ndarray::Ix2;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyInt, PyString};
+use pyo3::types::{PyInt, PyString};
 
 /// `"k-means++"`, `"random"` or an array of initial centers.
 pub(super) fn parse_init(init: &Bound<'_, PyAny>) -> PyResult<KMeansInit> {
@@ -25,18 +26,9 @@ pub(super) fn parse_init(init: &Bound<'_, PyAny>) -> PyResult<KMeansInit> {
 }
 
 fn parse_n_init(n_init: &Bound<'_, PyAny>) -> PyResult<NInit> {
-    if let Ok(s) = n_init.cast::<PyString>() {
-        return match s.to_str()? {
-            "auto" => Ok(NInit::Auto),
-            other => Err(PyValueError::new_err(format!(
-                "n_init must be 'auto' or a positive integer, got {other:?}"
-            ))),
-        };
-    }
-    if n_init.is_instance_of::<PyBool>() {
-        return Err(PyTypeError::new_err(
-            "n_init must be 'auto' or a positive integer, got a bool",
-        ));
+    let expected = "'auto' or a positive integer";
+    if let Some(auto) = auto_or_value(n_init, "n_init", NInit::Auto, expected, expected)? {
+        return Ok(auto);
     }
     match n_init.extract::<i64>() {
         Ok(n) if n >= 1 => Ok(NInit::Runs(n as usize)),

@@ -2,8 +2,9 @@
 //! conventions (keyword hyper-parameters, get_params/set_params, fitted `_` attributes,
 //! pickling) live in the Python wrappers of `rustyml.machine_learning`.
 
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyModule;
+use pyo3::types::{PyBool, PyModule, PyString};
 
 mod dbscan;
 mod decision_tree;
@@ -21,6 +22,33 @@ mod pca;
 mod sklearn_tree;
 mod svc;
 mod tsne;
+
+/// The opening scikit-learn's `'auto'`-or-value hyper-parameters share: the string `"auto"`
+/// is `Some(auto)`; another string is a `ValueError` naming `expected`, a bool a `TypeError`
+/// naming `expected_type` (Python's `True` is an int, never meant as a value here); anything
+/// else is `None`, for the caller to read as its value.
+fn auto_or_value<T>(
+    obj: &Bound<'_, PyAny>,
+    name: &str,
+    auto: T,
+    expected: &str,
+    expected_type: &str,
+) -> PyResult<Option<T>> {
+    if let Ok(s) = obj.cast::<PyString>() {
+        return match s.to_str()? {
+            "auto" => Ok(Some(auto)),
+            other => Err(PyValueError::new_err(format!(
+                "{name} must be {expected}, got {other:?}"
+            ))),
+        };
+    }
+    if obj.is_instance_of::<PyBool>() {
+        return Err(PyTypeError::new_err(format!(
+            "{name} must be {expected_type}, got a bool"
+        )));
+    }
+    Ok(None)
+}
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<linear_regression::PyLinearRegression>()?;

@@ -1,26 +1,18 @@
 //! Native `TSNE`.
 
+use super::auto_or_value;
 use crate::machine_learning::{LearningRate, TsneInit, TsneMethod, TSNE};
 use crate::python::model::native_estimator;
 use crate::python::params::{self, required_count};
 use crate::python::to_py_err;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyString};
 
 fn parse_learning_rate(obj: &Bound<'_, PyAny>) -> PyResult<LearningRate> {
-    if let Ok(s) = obj.cast::<PyString>() {
-        return match s.to_str()? {
-            "auto" => Ok(LearningRate::Auto),
-            other => Err(PyValueError::new_err(format!(
-                "learning_rate must be 'auto' or a number > 0, got {other:?}"
-            ))),
-        };
-    }
-    if obj.is_instance_of::<PyBool>() {
-        return Err(PyTypeError::new_err(
-            "learning_rate must be 'auto' or a number > 0, got a bool",
-        ));
+    let expected = "'auto' or a number > 0";
+    if let Some(auto) = auto_or_value(obj, "learning_rate", LearningRate::Auto, expected, expected)?
+    {
+        return Ok(auto);
     }
     obj.extract::<f64>()
         .map(LearningRate::Fixed)
