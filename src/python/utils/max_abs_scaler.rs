@@ -1,28 +1,21 @@
 //! Native `MaxAbsScaler`.
 
-use super::{native_scaler, read_vector};
+use super::native_scaler;
 use crate::utils::MaxAbsScaler;
-use numpy::PyArray1;
 use pyo3::prelude::*;
 
 native_scaler!(
     PyMaxAbsScaler(MaxAbsScaler, "MaxAbsScaler"),
     partial_fit = "Raise the fitted maxima with one more batch.",
     inverse_transform = "`x * scale_`.",
+    vectors {
+        max_abs_ => |m| m.get_max_abs().cloned(),
+        scale_ => |m| m.get_scale().cloned(),
+    },
     {
         #[new]
         fn new() -> Self {
             Self::wrap(MaxAbsScaler::new())
-        }
-
-        #[getter]
-        fn max_abs_<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
-            read_vector(py, &self.inner, |m| m.get_max_abs().cloned())
-        }
-
-        #[getter]
-        fn scale_<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
-            read_vector(py, &self.inner, |m| m.get_scale().cloned())
         }
 
         #[getter]

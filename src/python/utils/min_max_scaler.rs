@@ -1,15 +1,21 @@
 //! Native `MinMaxScaler`.
 
-use super::{native_scaler, read_vector};
+use super::native_scaler;
 use crate::python::to_py_err;
 use crate::utils::MinMaxScaler;
-use numpy::PyArray1;
 use pyo3::prelude::*;
 
 native_scaler!(
     PyMinMaxScaler(MinMaxScaler, "MinMaxScaler"),
     partial_fit = "Widen the fitted minima and maxima with one more batch.",
     inverse_transform = "Undo `transform` (without clipping).",
+    vectors {
+        data_min_ => |m| m.get_data_min().cloned(),
+        data_max_ => |m| m.get_data_max().cloned(),
+        data_range_ => |m| m.get_data_range(),
+        scale_ => |m| m.get_scale().cloned(),
+        min_ => |m| m.get_min().cloned(),
+    },
     {
         #[new]
         #[pyo3(signature = (*, feature_range, clip))]
@@ -20,31 +26,6 @@ native_scaler!(
                 .map_err(to_py_err)?
                 .with_clip(clip);
             Ok(Self::wrap(model))
-        }
-
-        #[getter]
-        fn data_min_<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
-            read_vector(py, &self.inner, |m| m.get_data_min().cloned())
-        }
-
-        #[getter]
-        fn data_max_<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
-            read_vector(py, &self.inner, |m| m.get_data_max().cloned())
-        }
-
-        #[getter]
-        fn data_range_<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
-            read_vector(py, &self.inner, |m| m.get_data_range())
-        }
-
-        #[getter]
-        fn scale_<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
-            read_vector(py, &self.inner, |m| m.get_scale().cloned())
-        }
-
-        #[getter]
-        fn min_<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
-            read_vector(py, &self.inner, |m| m.get_min().cloned())
         }
 
         #[getter]

@@ -73,12 +73,14 @@ pub(crate) fn read_vector<'py, M: Send + Sync>(
 /// [`SharedModel`] (reads share the lock, fits take it alone, GIL released), and
 /// `#[pymethods]` with the methods every scaler shares (`fit`, `transform`, `fit_transform`,
 /// `n_features_in_`, `to_bytes`, `from_bytes`), `partial_fit` and `inverse_transform` when
-/// given a doc line, plus the class's own items (constructor, fitted getters).
+/// given a doc line, a getter per fitted vector (`name => |m| the vector of model m`, copied
+/// out by [`read_vector`]), plus the class's own items (constructor, other getters).
 macro_rules! native_scaler {
     (
         $py_name:ident($model:ty, $name:literal),
         $(partial_fit = $pf_doc:literal,)?
         $(inverse_transform = $inv_doc:literal,)?
+        $(vectors { $($(#[$vector_doc:meta])* $vector:ident => |$m:ident| $get:expr),* $(,)? },)?
         { $($own:tt)* }
     ) => {
         #[pyclass(name = $name, module = "rustyml._native.utils", frozen)]
@@ -89,6 +91,17 @@ macro_rules! native_scaler {
         #[pymethods]
         impl $py_name {
             $($own)*
+
+            $($(
+                $(#[$vector_doc])*
+                #[getter]
+                fn $vector<'py>(
+                    &self,
+                    py: Python<'py>,
+                ) -> Option<Bound<'py, numpy::PyArray1<f64>>> {
+                    $crate::python::utils::read_vector(py, &self.inner, |$m| $get)
+                }
+            )*)?
 
             $(
                 #[doc = $pf_doc]
@@ -107,10 +120,7 @@ macro_rules! native_scaler {
                     py: Python<'py>,
                     x: &Bound<'py, PyAny>,
                 ) -> PyResult<Bound<'py, PyAny>> {
-                    self.inner.read_x(py, x, |m, xv| {
-                        $crate::python::utils::check_width(m.get_n_features(), &xv, Self::NAME)?;
-                        m.inverse_transform(&xv)
-                    })
+                    self.map_fitted_width(py, x, |m, xv| m.inverse_transform(&xv))
                 }
             )?
 
@@ -123,10 +133,7 @@ macro_rules! native_scaler {
                 py: Python<'py>,
                 x: &Bound<'py, PyAny>,
             ) -> PyResult<Bound<'py, PyAny>> {
-                self.inner.read_x(py, x, |m, xv| {
-                    $crate::python::utils::check_width(m.get_n_features(), &xv, Self::NAME)?;
-                    m.transform(&xv)
-                })
+                self.map_fitted_width(py, x, |m, xv| m.transform(&xv))
             }
 
             fn fit_transform<'py>(
@@ -165,6 +172,24 @@ macro_rules! native_scaler {
 
         impl $py_name {
             const NAME: &'static str = <$model as $crate::persistence::Persist>::MODEL_NAME;
+
+            /// `map` on a batch under the shared lock, once its width is the fitted one
+            /// (`transform` and its inverse).
+            fn map_fitted_width<'py>(
+                &self,
+                py: Python<'py>,
+                x: &Bound<'py, PyAny>,
+                map: impl FnOnce(
+                        &$model,
+                        ndarray::ArrayView2<'_, f64>,
+                    ) -> $crate::Result<ndarray::Array2<f64>>
+                    + Send,
+            ) -> PyResult<Bound<'py, PyAny>> {
+                self.inner.read_x(py, x, |m, xv| {
+                    $crate::python::utils::check_width(m.get_n_features(), &xv, Self::NAME)?;
+                    map(m, xv)
+                })
+            }
 
             fn wrap(model: $model) -> Self {
                 Self {

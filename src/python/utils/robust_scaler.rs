@@ -1,14 +1,19 @@
 //! Native `RobustScaler`.
 
-use super::{native_scaler, read_vector};
+use super::native_scaler;
 use crate::python::to_py_err;
 use crate::utils::RobustScaler;
-use numpy::PyArray1;
 use pyo3::prelude::*;
 
 native_scaler!(
     PyRobustScaler(RobustScaler, "RobustScaler"),
     inverse_transform = "`x * scale_ + center_`.",
+    vectors {
+        /// `None` without centring, as in scikit-learn.
+        center_ => |m| m.get_center().filter(|_| m.get_with_centering()).cloned(),
+        /// `None` without scaling, as in scikit-learn.
+        scale_ => |m| m.get_scale().filter(|_| m.get_with_scaling()).cloned(),
+    },
     {
         /// scikit-learn's quantile rule (`0 <= q_min <= q_max <= 100`, equal bounds allowed).
         #[new]
@@ -25,22 +30,6 @@ native_scaler!(
                 .with_quantile_range_inclusive(q_min, q_max)
                 .map_err(to_py_err)?;
             Ok(Self::wrap(model))
-        }
-
-        /// `None` without centring, as in scikit-learn.
-        #[getter]
-        fn center_<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
-            read_vector(py, &self.inner, |m| {
-                m.get_center().filter(|_| m.get_with_centering()).cloned()
-            })
-        }
-
-        /// `None` without scaling, as in scikit-learn.
-        #[getter]
-        fn scale_<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
-            read_vector(py, &self.inner, |m| {
-                m.get_scale().filter(|_| m.get_with_scaling()).cloned()
-            })
         }
     }
 );

@@ -1,14 +1,24 @@
 //! Native `StandardScaler`.
 
-use super::{native_scaler, read_vector};
+use super::native_scaler;
 use crate::utils::StandardScaler;
-use numpy::PyArray1;
 use pyo3::prelude::*;
 
 native_scaler!(
     PyStandardScaler(StandardScaler, "StandardScaler"),
     partial_fit = "Merge the statistics of one more batch.",
     inverse_transform = "`x * scale_ + mean_`.",
+    vectors {
+        /// `None` without centring or scaling, as in scikit-learn.
+        mean_ => |m| {
+            let used = m.get_with_mean() || m.get_with_std();
+            m.get_mean().filter(|_| used).cloned()
+        },
+        /// `None` unless `with_std`.
+        var_ => |m| m.get_var().filter(|_| m.get_with_std()).cloned(),
+        /// `None` unless `with_std`.
+        scale_ => |m| m.get_scale().filter(|_| m.get_with_std()).cloned(),
+    },
     {
         #[new]
         #[pyo3(signature = (*, with_mean, with_std))]
@@ -18,31 +28,6 @@ native_scaler!(
                     .with_mean(with_mean)
                     .with_std(with_std),
             )
-        }
-
-        /// `None` without centring or scaling, as in scikit-learn.
-        #[getter]
-        fn mean_<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
-            read_vector(py, &self.inner, |m| {
-                let used = m.get_with_mean() || m.get_with_std();
-                m.get_mean().filter(|_| used).cloned()
-            })
-        }
-
-        /// `None` unless `with_std`.
-        #[getter]
-        fn var_<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
-            read_vector(py, &self.inner, |m| {
-                m.get_var().filter(|_| m.get_with_std()).cloned()
-            })
-        }
-
-        /// `None` unless `with_std`.
-        #[getter]
-        fn scale_<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
-            read_vector(py, &self.inner, |m| {
-                m.get_scale().filter(|_| m.get_with_std()).cloned()
-            })
         }
 
         #[getter]
