@@ -161,6 +161,28 @@ pub trait CheckedPersist: Persist {
     }
 }
 
+/// Whether `model`, saved and decoded again, is refused by [`CheckedPersist::from_bytes_checked`]
+/// (tests of a damaged fitted state).
+#[cfg(test)]
+pub(crate) fn refused_at_load<M: CheckedPersist>(model: &M) -> bool {
+    M::from_bytes_checked(&model.to_bytes().unwrap()).is_err()
+}
+
+/// Every single-byte corruption of `saved` (three bit patterns per byte) is refused at load,
+/// or else handed to `exercise`, which must be able to use the model without panicking.
+#[cfg(test)]
+pub(crate) fn exercise_byte_corruptions<M: CheckedPersist>(saved: &[u8], exercise: impl Fn(&M)) {
+    for i in 0..saved.len() {
+        for flip in [0x01u8, 0x80, 0xff] {
+            let mut bytes = saved.to_vec();
+            bytes[i] ^= flip;
+            if let Ok(model) = M::from_bytes_checked(&bytes) {
+                exercise(&model);
+            }
+        }
+    }
+}
+
 /// `save_to_path` / `load_from_path` (postcard binary, validated on load) and the
 /// `Fit` / `Transform` / `FitTransform` trait impls, all forwarding to the scaler's own methods.
 ///
