@@ -105,6 +105,11 @@ pub(crate) use paired_options;
 mod tests {
     use super::*;
 
+    /// The bytes a value takes in a saved model.
+    fn saved<T: Serialize>(value: &T) -> Vec<u8> {
+        postcard::to_allocvec(value).unwrap()
+    }
+
     #[test]
     fn every_pair_round_trips_and_the_flag_values_read_as_before() {
         for first in [false, true] {
@@ -114,9 +119,9 @@ mod tests {
             }
         }
         // A saved `false` / `true` flag is the byte 0 / 1 in postcard.
-        assert_eq!(postcard::to_allocvec(&false).unwrap(), [0]);
-        assert_eq!(postcard::to_allocvec(&true).unwrap(), [1]);
-        assert_eq!(postcard::to_allocvec(&1u8).unwrap(), [1]);
+        assert_eq!(saved(&false), [0]);
+        assert_eq!(saved(&true), [1]);
+        assert_eq!(saved(&1u8), [1]);
         assert!(byte_to_pair(4, "t").is_err());
     }
 
@@ -126,32 +131,14 @@ mod tests {
         use crate::machine_learning::linear_svc::LinearSvcSolver;
         use crate::machine_learning::logistic_regression::LogisticOptions;
         use crate::machine_learning::svc::SvcOptions;
-        assert_eq!(
-            postcard::to_allocvec(&LinearSvcSolver::MinibatchSgd).unwrap(),
-            [0]
-        );
-        assert_eq!(
-            postcard::to_allocvec(&LinearSvcSolver::Liblinear).unwrap(),
-            [1]
-        );
-        assert_eq!(postcard::to_allocvec(&LdaOptions::ORIGINAL).unwrap(), [0]);
-        assert_eq!(
-            postcard::to_allocvec(&LdaOptions::SCIKIT_LEARN).unwrap(),
-            [1]
-        );
-        assert_eq!(
-            postcard::to_allocvec(&LogisticOptions::ORIGINAL).unwrap(),
-            [0]
-        );
-        assert_eq!(
-            postcard::to_allocvec(&LogisticOptions::SCIKIT_LEARN).unwrap(),
-            [1]
-        );
-        assert_eq!(postcard::to_allocvec(&SvcOptions::ORIGINAL).unwrap(), [0]);
-        assert_eq!(
-            postcard::to_allocvec(&SvcOptions::SCIKIT_LEARN).unwrap(),
-            [1]
-        );
+        assert_eq!(saved(&LinearSvcSolver::MinibatchSgd), [0]);
+        assert_eq!(saved(&LinearSvcSolver::Liblinear), [1]);
+        assert_eq!(saved(&LdaOptions::ORIGINAL), [0]);
+        assert_eq!(saved(&LdaOptions::SCIKIT_LEARN), [1]);
+        assert_eq!(saved(&LogisticOptions::ORIGINAL), [0]);
+        assert_eq!(saved(&LogisticOptions::SCIKIT_LEARN), [1]);
+        assert_eq!(saved(&SvcOptions::ORIGINAL), [0]);
+        assert_eq!(saved(&SvcOptions::SCIKIT_LEARN), [1]);
         let o: LdaOptions = postcard::from_bytes(&[0]).unwrap();
         assert_eq!(o, LdaOptions::ORIGINAL);
         let o: SvcOptions = postcard::from_bytes(&[1]).unwrap();
