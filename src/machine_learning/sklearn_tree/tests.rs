@@ -225,21 +225,39 @@ fn classes(codes: &[f64], n_classes: usize) -> (Array2<f64>, Vec<usize>) {
     )
 }
 
+/// One tree by [`grow_tree`] on dense `x` and the target columns `y` (`n_classes` per
+/// output, none for regression).
+fn grow_dense(
+    x: &Array2<f32>,
+    (y, n_classes): (&Array2<f64>, &[usize]),
+    weights: Option<&Array1<f64>>,
+    seed: u32,
+    params: TreeParams,
+) -> Result<GrownTree> {
+    let targets = Targets {
+        y: y.view(),
+        n_classes: n_classes.to_vec(),
+    };
+    grow_tree(
+        Features::Dense(x.view()),
+        &targets,
+        weights.map(|w| w.view()),
+        seed,
+        params,
+    )
+}
+
 #[test]
 fn the_best_split_separates_two_classes() {
     // x = 0, 1, 2, 3 with classes 0, 0, 1, 1 (and a row of weight zero, which the splitter
     // leaves out): one split at the midpoint 1.5, two pure leaves
     let x = ndarray::arr2(&[[0.0f32], [1.0], [2.0], [3.0], [10.0]]);
     let (y, n_classes) = classes(&[0.0, 0.0, 1.0, 1.0, 0.0], 2);
-    let targets = Targets {
-        y: y.view(),
-        n_classes,
-    };
     let weights = ndarray::arr1(&[1.0, 1.0, 1.0, 1.0, 0.0]);
-    let t = grow_tree(
-        Features::Dense(x.view()),
-        &targets,
-        Some(weights.view()),
+    let t = grow_dense(
+        &x,
+        (&y, &n_classes),
+        Some(&weights),
         5,
         best(Criterion::Gini),
     )
@@ -259,15 +277,11 @@ fn weights_count_as_repeated_rows() {
     // weights 1, 3 and 2: the entropy of the class weights 4 : 2, by hand
     let x = ndarray::arr2(&[[1.0f32, 0.0], [1.0, 0.0], [1.0, 0.0]]);
     let (y, n_classes) = classes(&[0.0, 0.0, 1.0], 2);
-    let targets = Targets {
-        y: y.view(),
-        n_classes,
-    };
     let weights = ndarray::arr1(&[1.0, 3.0, 2.0]);
-    let t = grow_tree(
-        Features::Dense(x.view()),
-        &targets,
-        Some(weights.view()),
+    let t = grow_dense(
+        &x,
+        (&y, &n_classes),
+        Some(&weights),
         1,
         best(Criterion::Entropy),
     )
@@ -285,18 +299,14 @@ fn weights_count_as_repeated_rows() {
 fn a_split_below_min_impurity_decrease_is_a_leaf() {
     let x = ndarray::arr2(&[[0.0f32], [1.0], [2.0], [3.0]]);
     let y = ndarray::arr2(&[[0.0], [0.0], [1.0], [1.0]]);
-    let targets = Targets {
-        y: y.view(),
-        n_classes: vec![],
-    };
     let mut p = best(Criterion::SquaredError);
     // the split's improvement is the whole variance, 0.25
     p.min_impurity_decrease = 0.25;
-    let split = grow_tree(Features::Dense(x.view()), &targets, None, 0, p).unwrap();
+    let split = grow_dense(&x, (&y, &[]), None, 0, p).unwrap();
     assert_eq!(split.left.len(), 3);
     assert_eq!(split.value, vec![0.5, 0.0, 1.0]);
     p.min_impurity_decrease = 0.2500001;
-    let leaf = grow_tree(Features::Dense(x.view()), &targets, None, 0, p).unwrap();
+    let leaf = grow_dense(&x, (&y, &[]), None, 0, p).unwrap();
     assert_eq!(leaf.left, vec![-1]);
 }
 
@@ -305,61 +315,28 @@ fn min_weight_leaf_refuses_light_children() {
     // the only splits leave a child of weight 1 or 2 out of 6
     let x = ndarray::arr2(&[[0.0f32], [1.0], [2.0]]);
     let y = ndarray::arr2(&[[0.0], [5.0], [1.0]]);
-    let targets = Targets {
-        y: y.view(),
-        n_classes: vec![],
-    };
     let weights = ndarray::arr1(&[1.0, 1.0, 4.0]);
     let mut p = best(Criterion::SquaredError);
     p.min_weight_leaf = 2.5;
-    let t = grow_tree(
-        Features::Dense(x.view()),
-        &targets,
-        Some(weights.view()),
-        0,
-        p,
-    )
-    .unwrap();
+    let t = grow_dense(&x, (&y, &[]), Some(&weights), 0, p).unwrap();
     assert_eq!(t.left, vec![-1]);
     p.min_weight_leaf = 2.0;
-    let t = grow_tree(
-        Features::Dense(x.view()),
-        &targets,
-        Some(weights.view()),
-        0,
-        p,
-    )
-    .unwrap();
+    let t = grow_dense(&x, (&y, &[]), Some(&weights), 0, p).unwrap();
     assert_eq!(t.threshold[0], 1.5);
 }
 
 #[test]
 fn bad_targets_and_weights_are_refused() {
     let x = ndarray::arr2(&[[0.0f32], [1.0]]);
-    let (y, _) = classes(&[0.0, 2.0], 2);
-    let targets = Targets {
-        y: y.view(),
-        n_classes: vec![2],
-    };
-    let err = grow_tree(
-        Features::Dense(x.view()),
-        &targets,
-        None,
-        0,
-        best(Criterion::Gini),
-    )
-    .unwrap_err();
+    let (y, n_classes) = classes(&[0.0, 2.0], 2);
+    let err = grow_dense(&x, (&y, &n_classes), None, 0, best(Criterion::Gini)).unwrap_err();
     assert!(err.to_string().contains("class codes"));
     let (y, n_classes) = classes(&[0.0, 1.0], 2);
-    let targets = Targets {
-        y: y.view(),
-        n_classes,
-    };
     let negative = ndarray::arr1(&[1.0, -1.0]);
-    let err = grow_tree(
-        Features::Dense(x.view()),
-        &targets,
-        Some(negative.view()),
+    let err = grow_dense(
+        &x,
+        (&y, &n_classes),
+        Some(&negative),
         0,
         best(Criterion::Gini),
     )
@@ -403,23 +380,12 @@ fn the_split_search_gate_never_changes_a_tree() {
     let (x, y) = data(400, 6);
     let codes: Vec<f64> = y.iter().map(|v| (v * 4.0).floor()).collect();
     let (y, n_classes) = classes(&codes, 4);
-    let targets = Targets {
-        y: y.view(),
-        n_classes,
-    };
     let weights = Array1::from_shape_fn(400, |i| (i % 3) as f64);
     for criterion in [Criterion::Gini, Criterion::Entropy] {
         let mut p = best(criterion);
         p.max_features = 4;
         let (serial, parallel) = serial_and_parallel(&SORT_SCAN_MIN_ELEMS, || {
-            grow_tree(
-                Features::Dense(x.view()),
-                &targets,
-                Some(weights.view()),
-                9,
-                p,
-            )
-            .unwrap()
+            grow_dense(&x, (&y, &n_classes), Some(&weights), 9, p).unwrap()
         });
         assert!(serial.left.len() > 3);
         assert_eq!(serial, parallel);
