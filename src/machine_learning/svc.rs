@@ -810,6 +810,22 @@ struct SmoSolution {
     converged: bool,
 }
 
+/// One of libsvm's two clips of a pair whose sum is kept (`y_i == y_j`), run for `(a, b)` =
+/// `(i, j)` then `(j, i)`: `alpha[a]` down to `c`, or `alpha[b]` up to 0, the other taking
+/// the rest of `sum`.
+#[inline(always)]
+fn clip_fixed_sum(alpha: &mut [f64], a: usize, b: usize, sum: f64, c: f64) {
+    if sum > c {
+        if alpha[a] > c {
+            alpha[a] = c;
+            alpha[b] = sum - c;
+        }
+    } else if alpha[b] < 0.0 {
+        alpha[b] = 0.0;
+        alpha[a] = sum;
+    }
+}
+
 /// libsvm's C-SVC dual solver without shrinking:
 /// `min 0.5 aᵀQa - eᵀa` s.t. `0 <= a <= C`, `yᵀa = 0`, with `Q_ij = y_i y_j K_ij`.
 fn smo(rows: &mut KernelRows, y: &[f64], c: f64, eps: f64, max_iter: usize) -> SmoSolution {
@@ -911,24 +927,8 @@ fn smo(rows: &mut KernelRows, y: &[f64], c: f64, eps: f64, max_iter: usize) -> S
             let sum = alpha[i] + alpha[j];
             alpha[i] -= delta;
             alpha[j] += delta;
-            if sum > c {
-                if alpha[i] > c {
-                    alpha[i] = c;
-                    alpha[j] = sum - c;
-                }
-            } else if alpha[j] < 0.0 {
-                alpha[j] = 0.0;
-                alpha[i] = sum;
-            }
-            if sum > c {
-                if alpha[j] > c {
-                    alpha[j] = c;
-                    alpha[i] = sum - c;
-                }
-            } else if alpha[i] < 0.0 {
-                alpha[i] = 0.0;
-                alpha[j] = sum;
-            }
+            clip_fixed_sum(&mut alpha, i, j, sum, c);
+            clip_fixed_sum(&mut alpha, j, i, sum, c);
         }
         let (dai, daj) = (alpha[i] - old_ai, alpha[j] - old_aj);
         let (ci, cj) = (y[i] * dai, y[j] * daj);
