@@ -533,6 +533,14 @@ mod tests {
     use crate::gate::serial_and_parallel;
     use ndarray::{array, Array2};
 
+    /// A seeded forest of `n_estimators` trees expecting a `share` of outliers.
+    fn forest_with_share(n_estimators: usize, share: f64, seed: u64) -> IsolationForest {
+        IsolationForest::builder(n_estimators)
+            .with_contamination(Contamination::Fraction(share))
+            .unwrap()
+            .with_seed(Some(seed))
+    }
+
     /// `n` inliers spread over [-1, 1]^d plus `outliers` points far outside.
     fn cloud(n: usize, outliers: usize, d: usize) -> Array2<f64> {
         Array2::from_shape_fn((n + outliers, d), |(i, j)| {
@@ -567,10 +575,7 @@ mod tests {
     #[test]
     fn outliers_score_lowest_and_contamination_sets_the_share() {
         let x = cloud(600, 6, 3);
-        let mut f = IsolationForest::builder(100)
-            .with_contamination(Contamination::Fraction(0.01))
-            .unwrap()
-            .with_seed(Some(42));
+        let mut f = forest_with_share(100, 0.01, 42);
         let labels = f.fit_predict(&x).unwrap();
         let scores = f.score_samples(&x).unwrap();
         assert!(scores.iter().all(|&s| (-1.0..0.0).contains(&s)));
@@ -618,10 +623,7 @@ mod tests {
     fn seeds_make_forests_reproducible_and_gates_never_change_bits() {
         let x = cloud(3_000, 10, 4);
         let fit = |seed| {
-            let mut f = IsolationForest::builder(60)
-                .with_contamination(Contamination::Fraction(0.05))
-                .unwrap()
-                .with_seed(Some(seed));
+            let mut f = forest_with_share(60, 0.05, seed);
             f.fit(&x).unwrap();
             f
         };
@@ -706,10 +708,7 @@ mod tests {
     #[test]
     fn save_and_load_round_trip() {
         let x = cloud(200, 2, 3);
-        let mut f = IsolationForest::builder(20)
-            .with_contamination(Contamination::Fraction(0.1))
-            .unwrap()
-            .with_seed(Some(5));
+        let mut f = forest_with_share(20, 0.1, 5);
         f.fit(&x).unwrap();
         let back = IsolationForest::from_bytes(&f.to_bytes().unwrap()).unwrap();
         assert_eq!(
