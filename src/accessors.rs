@@ -86,14 +86,20 @@ pub(crate) use field_getters;
 /// is itself an `Option<Type>`), `name -> field: Type` copies it (`Option<Type>`).
 macro_rules! fitted_getters {
     (@getter $layout:tt;) => {};
-    (@getter $layout:tt; $(#[$doc:meta])* $name:ident -> &$field:ident: $t:ty $(, $($rest:tt)*)?) => {
+    (
+        @getter $layout:tt;
+        $(#[$doc:meta])* $name:ident -> &$field:ident: $t:ty $(, $($rest:tt)*)?
+    ) => {
         $(#[$doc])*
         pub fn $name(&self) -> Option<&$t> {
             $crate::accessors::fitted_getters!(@lend self $layout $field)
         }
         $crate::accessors::fitted_getters!(@getter $layout; $($($rest)*)?);
     };
-    (@getter $layout:tt; $(#[$doc:meta])* $name:ident -> $field:ident: $t:ty $(, $($rest:tt)*)?) => {
+    (
+        @getter $layout:tt;
+        $(#[$doc:meta])* $name:ident -> $field:ident: $t:ty $(, $($rest:tt)*)?
+    ) => {
         $(#[$doc])*
         pub fn $name(&self) -> Option<$t> {
             $crate::accessors::fitted_getters!(@copy self $layout $field)
