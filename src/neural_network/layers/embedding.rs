@@ -1,7 +1,9 @@
 //! The `Embedding` layer: maps integer indices (stored as f32) to rows of a trained table.
 
 use super::activation::{CHEAP_MAP_F32, MAP_TASK};
-use super::layer_util::{batch_free_shape, require_batched, require_shape, to_c_order};
+use super::layer_util::{
+    batch_free_shape, forward_cache, require_batched, require_shape, to_c_order,
+};
 use super::layer_weight::{EmbeddingLayerWeight, LayerWeight};
 use super::TrainingParameters;
 use crate::error::{Error, IoError, Result};
@@ -159,10 +161,7 @@ impl Layer for Embedding {
     }
 
     fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
-        let (indices, input_shape) = self
-            .cache
-            .as_ref()
-            .ok_or_else(|| Error::forward_pass_not_run("Embedding"))?;
+        let (indices, input_shape) = forward_cache(&self.cache, "Embedding")?;
         let width = self.embeddings.ncols();
         let mut out_shape = input_shape.clone();
         out_shape.push(width);

@@ -1,7 +1,6 @@
 //! Flattens every axis after the batch axis into one.
 
-use super::layer_weight::LayerWeight;
-use super::TrainingParameters;
+use super::layer_util::{forward_cache, no_parameters};
 use crate::error::{Error, Result};
 use crate::neural_network::traits::Layer;
 use crate::neural_network::Tensor;
@@ -63,10 +62,7 @@ impl Layer for Flatten {
     }
 
     fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
-        let dims = self
-            .input_dims
-            .as_ref()
-            .ok_or_else(|| Error::forward_pass_not_run("Flatten"))?;
+        let dims = forward_cache(&self.input_dims, "Flatten")?;
         let expected = [dims[0], dims[1..].iter().product()];
         if grad_output.shape() != expected {
             return Err(Error::shape_mismatch(expected, grad_output.shape()));
@@ -87,11 +83,5 @@ impl Layer for Flatten {
         format!("({}, {})", self.input_shape[0], features)
     }
 
-    fn param_count(&self) -> TrainingParameters {
-        TrainingParameters::NoTrainable
-    }
-
-    fn get_weights(&self) -> LayerWeight<'_> {
-        LayerWeight::Empty
-    }
+    no_parameters!();
 }

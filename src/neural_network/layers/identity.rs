@@ -1,9 +1,7 @@
 //! The `Identity` layer: passes its input through unchanged (a placeholder in a model).
 
-use super::layer_util::{batch_free_shape, require_batched, require_shape, to_c_order};
-use super::layer_weight::LayerWeight;
-use super::TrainingParameters;
-use crate::error::{Error, Result};
+use super::layer_util::{no_parameters, require_batched, seen_shape, shape_kept_grad, to_c_order};
+use crate::error::Result;
 use crate::neural_network::traits::Layer;
 use crate::neural_network::Tensor;
 
@@ -33,12 +31,7 @@ impl Layer for Identity {
     }
 
     fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
-        let shape = self
-            .input_shape
-            .as_ref()
-            .ok_or_else(|| Error::forward_pass_not_run("Identity"))?;
-        require_shape(shape, grad_output.shape())?;
-        Ok(to_c_order(grad_output))
+        shape_kept_grad(&self.input_shape, "Identity", grad_output)
     }
 
     fn layer_type(&self) -> &str {
@@ -46,16 +39,8 @@ impl Layer for Identity {
     }
 
     fn output_shape(&self) -> String {
-        self.input_shape
-            .as_deref()
-            .map_or_else(|| "Unknown".to_string(), batch_free_shape)
+        seen_shape(self.input_shape.as_deref())
     }
 
-    fn param_count(&self) -> TrainingParameters {
-        TrainingParameters::NoTrainable
-    }
-
-    fn get_weights(&self) -> LayerWeight<'_> {
-        LayerWeight::Empty
-    }
+    no_parameters!();
 }

@@ -56,6 +56,31 @@ pub(crate) fn require_shape(expected: &[usize], found: &[usize]) -> Result<()> {
     Ok(())
 }
 
+/// What `forward` cached for `backward`, or `ForwardPassNotRun(layer)` when no forward pass has
+/// run.
+pub(crate) fn forward_cache<'a, T>(cache: &'a Option<T>, layer: &'static str) -> Result<&'a T> {
+    cache
+        .as_ref()
+        .ok_or_else(|| Error::forward_pass_not_run(layer))
+}
+
+/// The upstream gradient of a shape-keeping layer, as a C-order copy to transform in place,
+/// once it is checked against the shape the forward pass saw (`shape`).
+pub(crate) fn shape_kept_grad(
+    shape: &Option<Vec<usize>>,
+    layer: &'static str,
+    grad_output: &Tensor,
+) -> Result<Tensor> {
+    require_shape(forward_cache(shape, layer)?, grad_output.shape())?;
+    Ok(to_c_order(grad_output))
+}
+
+/// `summary()` text of a layer that learns its output shape from its input: the shape a
+/// forward pass saw, batch axis free, or `Unknown` before one.
+pub(crate) fn seen_shape(shape: Option<&[usize]>) -> String {
+    shape.map_or_else(|| "Unknown".to_string(), batch_free_shape)
+}
+
 /// An owned C-order copy: every layer hands out C-order tensors, so the next layer can read
 /// them as one contiguous slice.
 pub(crate) fn to_c_order(t: &Tensor) -> Tensor {
@@ -94,6 +119,20 @@ macro_rules! core_passes {
 }
 pub(crate) use core_passes;
 
+/// Inside a `Layer` impl: `param_count` and `get_weights` of a layer without parameters.
+macro_rules! no_parameters {
+    () => {
+        fn param_count(&self) -> $crate::neural_network::layers::TrainingParameters {
+            $crate::neural_network::layers::TrainingParameters::NoTrainable
+        }
+
+        fn get_weights(&self) -> $crate::neural_network::layers::layer_weight::LayerWeight<'_> {
+            $crate::neural_network::layers::layer_weight::LayerWeight::Empty
+        }
+    };
+}
+pub(crate) use no_parameters;
+
 /// `Layer` for a weightless layer `struct $name(core)` whose core has the three passes and
 /// `output_shape` (the border and up-sampling layers).
 macro_rules! weightless_core_layer {
@@ -107,12 +146,7 @@ macro_rules! weightless_core_layer {
             fn output_shape(&self) -> String {
                 self.0.output_shape()
             }
-            fn param_count(&self) -> $crate::neural_network::layers::TrainingParameters {
-                $crate::neural_network::layers::TrainingParameters::NoTrainable
-            }
-            fn get_weights(&self) -> $crate::neural_network::layers::layer_weight::LayerWeight<'_> {
-                $crate::neural_network::layers::layer_weight::LayerWeight::Empty
-            }
+            $crate::neural_network::layers::layer_util::no_parameters!();
         }
     };
 }

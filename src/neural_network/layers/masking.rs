@@ -1,8 +1,6 @@
 //! Keras's `Masking` layer: marks the steps whose features all equal `mask_value` as padding.
 
-use super::layer_util::{batch_free_shape, require_shape};
-use super::layer_weight::LayerWeight;
-use super::TrainingParameters;
+use super::layer_util::{forward_cache, no_parameters, require_shape, seen_shape};
 use crate::error::{Error, Result};
 use crate::neural_network::traits::{Layer, Mask};
 use crate::neural_network::{Tensor, TensorView};
@@ -83,10 +81,7 @@ impl Layer for Masking {
     }
 
     fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
-        let (keep, shape) = self
-            .cache
-            .as_ref()
-            .ok_or_else(|| Error::forward_pass_not_run("Masking"))?;
+        let (keep, shape) = forward_cache(&self.cache, "Masking")?;
         require_shape(shape, grad_output.shape())?;
         Ok(Self::apply(grad_output.view(), keep))
     }
@@ -100,18 +95,10 @@ impl Layer for Masking {
     }
 
     fn output_shape(&self) -> String {
-        self.cache
-            .as_ref()
-            .map_or_else(|| "Unknown".to_string(), |(_, s)| batch_free_shape(s))
+        seen_shape(self.cache.as_ref().map(|(_, s)| s.as_slice()))
     }
 
-    fn param_count(&self) -> TrainingParameters {
-        TrainingParameters::NoTrainable
-    }
-
-    fn get_weights(&self) -> LayerWeight<'_> {
-        LayerWeight::Empty
-    }
+    no_parameters!();
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! The `Permute` layer: reorders the axes after the batch axis.
 
-use super::layer_util::{batch_free_shape, require_non_empty, require_shape};
-use super::layer_weight::LayerWeight;
-use super::TrainingParameters;
+use super::layer_util::{
+    forward_cache, no_parameters, require_non_empty, require_shape, seen_shape,
+};
 use crate::error::{Error, Result};
 use crate::neural_network::traits::Layer;
 use crate::neural_network::Tensor;
@@ -81,10 +81,7 @@ impl Layer for Permute {
     }
 
     fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
-        let (_, out_shape) = self
-            .shapes
-            .as_ref()
-            .ok_or_else(|| Error::forward_pass_not_run("Permute"))?;
+        let (_, out_shape) = forward_cache(&self.shapes, "Permute")?;
         require_shape(out_shape, grad_output.shape())?;
         Ok(grad_output
             .view()
@@ -98,16 +95,8 @@ impl Layer for Permute {
     }
 
     fn output_shape(&self) -> String {
-        self.shapes
-            .as_ref()
-            .map_or_else(|| "Unknown".to_string(), |(_, out)| batch_free_shape(out))
+        seen_shape(self.shapes.as_ref().map(|(_, out)| out.as_slice()))
     }
 
-    fn param_count(&self) -> TrainingParameters {
-        TrainingParameters::NoTrainable
-    }
-
-    fn get_weights(&self) -> LayerWeight<'_> {
-        LayerWeight::Empty
-    }
+    no_parameters!();
 }

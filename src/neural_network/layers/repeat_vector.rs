@@ -1,9 +1,9 @@
 //! The `RepeatVector` layer: turns `[batch, features]` into `[batch, n, features]` by
 //! repeating each sample `n` times (the bridge from an encoder state to a decoder sequence).
 
-use super::layer_util::{batch_free_shape, require_non_empty, require_shape};
-use super::layer_weight::LayerWeight;
-use super::TrainingParameters;
+use super::layer_util::{
+    forward_cache, no_parameters, require_non_empty, require_shape, seen_shape,
+};
 use crate::error::{Error, Result};
 use crate::neural_network::traits::Layer;
 use crate::neural_network::Tensor;
@@ -61,10 +61,8 @@ impl Layer for RepeatVector {
     }
 
     fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
-        let shape = self
-            .output
-            .ok_or_else(|| Error::forward_pass_not_run("RepeatVector"))?;
-        require_shape(&shape, grad_output.shape())?;
+        let shape = forward_cache(&self.output, "RepeatVector")?;
+        require_shape(shape, grad_output.shape())?;
         // Every step read the same input, so its gradient is the step-axis sum (fixed order).
         Ok(grad_output.sum_axis(Axis(1)))
     }
@@ -74,15 +72,8 @@ impl Layer for RepeatVector {
     }
 
     fn output_shape(&self) -> String {
-        self.output
-            .map_or_else(|| "Unknown".to_string(), |s| batch_free_shape(&s))
+        seen_shape(self.output.as_ref().map(|s| &s[..]))
     }
 
-    fn param_count(&self) -> TrainingParameters {
-        TrainingParameters::NoTrainable
-    }
-
-    fn get_weights(&self) -> LayerWeight<'_> {
-        LayerWeight::Empty
-    }
+    no_parameters!();
 }

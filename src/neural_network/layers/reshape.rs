@@ -1,9 +1,9 @@
 //! The `Reshape` layer: gives every sample a new shape with the same element count, keeping
 //! the C-order element sequence (the batch axis is untouched).
 
-use super::layer_util::{batch_free_shape, require_batched, require_shape, to_c_order};
-use super::layer_weight::LayerWeight;
-use super::TrainingParameters;
+use super::layer_util::{
+    batch_free_shape, forward_cache, no_parameters, require_batched, require_shape, to_c_order,
+};
 use crate::error::{Error, Result};
 use crate::neural_network::traits::Layer;
 use crate::neural_network::Tensor;
@@ -103,10 +103,7 @@ impl Layer for Reshape {
     }
 
     fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
-        let (in_shape, out_shape) = self
-            .shapes
-            .as_ref()
-            .ok_or_else(|| Error::forward_pass_not_run("Reshape"))?;
+        let (in_shape, out_shape) = forward_cache(&self.shapes, "Reshape")?;
         require_shape(out_shape, grad_output.shape())?;
         Ok(to_c_order(grad_output)
             .into_shape_with_order(IxDyn(in_shape))
@@ -130,11 +127,5 @@ impl Layer for Reshape {
         batch_free_shape(&shape)
     }
 
-    fn param_count(&self) -> TrainingParameters {
-        TrainingParameters::NoTrainable
-    }
-
-    fn get_weights(&self) -> LayerWeight<'_> {
-        LayerWeight::Empty
-    }
+    no_parameters!();
 }

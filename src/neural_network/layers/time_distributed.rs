@@ -4,7 +4,7 @@
 //! output read back as `(batch, time, ...)`; the inner layer's parameter gradients are
 //! therefore the sums over every slice, as Keras's.
 
-use super::layer_util::{batch_free_shape, require_batched, require_shape, to_c_order};
+use super::layer_util::{forward_cache, require_batched, require_shape, seen_shape, to_c_order};
 use super::layer_weight::LayerWeight;
 use super::TrainingParameters;
 use crate::error::{Error, Result};
@@ -76,10 +76,7 @@ impl TimeDistributed {
     }
 
     fn grad_folded(&self, grad_output: &Tensor) -> Result<(Tensor, Vec<usize>)> {
-        let (in_shape, out_shape) = self
-            .shapes
-            .as_ref()
-            .ok_or_else(|| Error::forward_pass_not_run("TimeDistributed"))?;
+        let (in_shape, out_shape) = forward_cache(&self.shapes, "TimeDistributed")?;
         require_shape(out_shape, grad_output.shape())?;
         let mut folded = vec![out_shape[0] * out_shape[1]];
         folded.extend_from_slice(&out_shape[2..]);
@@ -121,10 +118,7 @@ impl Layer for TimeDistributed {
     }
 
     fn output_shape(&self) -> String {
-        match &self.shapes {
-            Some((_, out)) => batch_free_shape(out),
-            None => "Unknown".to_string(),
-        }
+        seen_shape(self.shapes.as_ref().map(|(_, out)| out.as_slice()))
     }
 
     fn param_count(&self) -> TrainingParameters {

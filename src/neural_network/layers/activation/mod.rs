@@ -7,7 +7,7 @@
 use crate::declare_gate;
 use crate::error::{Error, Result};
 use crate::gate::Gate;
-use crate::neural_network::layers::layer_util::{batch_free_shape, require_non_empty, to_c_order};
+use crate::neural_network::layers::layer_util::{require_non_empty, seen_shape, to_c_order};
 use crate::neural_network::Tensor;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -685,7 +685,7 @@ fn layer_backward(
 
 /// `summary()` text of an activation layer: known once a forward pass has run.
 fn layer_output_shape(cache: Option<&ActivationCache>) -> String {
-    cache.map_or_else(|| "Unknown".to_string(), |c| batch_free_shape(c.shape()))
+    seen_shape(cache.map(|c| c.shape()))
 }
 
 /// `impl Layer` and `From<Layer> for Activation` for an activation layer type that has a
@@ -730,13 +730,7 @@ macro_rules! impl_activation_layer {
                 super::layer_output_shape(self.cache.as_ref())
             }
 
-            fn param_count(&self) -> $crate::neural_network::layers::TrainingParameters {
-                $crate::neural_network::layers::TrainingParameters::NoTrainable
-            }
-
-            fn get_weights(&self) -> $crate::neural_network::layers::layer_weight::LayerWeight<'_> {
-                $crate::neural_network::layers::layer_weight::LayerWeight::Empty
-            }
+            $crate::neural_network::layers::layer_util::no_parameters!();
         }
 
         impl From<$ty> for super::Activation {

@@ -4,7 +4,7 @@
 use super::{zip_f32, CHEAP_MAP_F32, MAP_TASK};
 use crate::error::{Error, IoError, Result};
 use crate::neural_network::layers::layer_util::{
-    full_shape, require_non_empty, require_shape, to_c_order,
+    forward_cache, full_shape, require_non_empty, require_shape, to_c_order,
 };
 use crate::neural_network::layers::layer_weight::{LayerWeight, PReLULayerWeight};
 use crate::neural_network::layers::TrainingParameters;
@@ -199,10 +199,7 @@ impl Layer for PReLU {
     }
 
     fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
-        let input = self
-            .input
-            .as_ref()
-            .ok_or_else(|| Error::forward_pass_not_run("PReLU"))?;
+        let input = forward_cache(&self.input, "PReLU")?;
         require_shape(input.shape(), grad_output.shape())?;
         let x = input.as_slice().expect("cached in C order");
 

@@ -3,7 +3,7 @@
 //! forward and padding's backward copy *out of* one, so each pass is the other's transpose.
 
 use crate::error::{Error, Result};
-use crate::neural_network::layers::layer_util::{batch_free_shape, require_shape};
+use crate::neural_network::layers::layer_util::{forward_cache, require_shape, seen_shape};
 use crate::neural_network::Tensor;
 use ndarray::{AxisDescription, IxDyn, Slice};
 
@@ -132,10 +132,7 @@ impl BorderCore {
     }
 
     pub(crate) fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
-        let (input_shape, output_shape) = self
-            .shapes
-            .as_ref()
-            .ok_or_else(|| Error::forward_pass_not_run(self.name))?;
+        let (input_shape, output_shape) = forward_cache(&self.shapes, self.name)?;
         require_shape(output_shape, grad_output.shape())?;
         // The transpose of the forward copy: the window moves to the other side.
         Ok(transfer(
@@ -147,8 +144,6 @@ impl BorderCore {
     }
 
     pub(crate) fn output_shape(&self) -> String {
-        self.shapes
-            .as_ref()
-            .map_or_else(|| "Unknown".to_string(), |(_, out)| batch_free_shape(out))
+        seen_shape(self.shapes.as_ref().map(|(_, out)| out.as_slice()))
     }
 }

@@ -10,7 +10,7 @@ use crate::error::{Error, IoError, Result};
 use crate::math::reduction::{column_moments, Moments};
 use crate::neural_network::layers::activation::{lanes_f32, CHEAP_MAP_F32};
 use crate::neural_network::layers::layer_util::{
-    batch_free_shape, require_batched, require_shape, to_c_order,
+    batch_free_shape, require_batched, shape_kept_grad, to_c_order,
 };
 use crate::neural_network::layers::layer_weight::{LayerWeight, NormalizationLayerWeight};
 use crate::neural_network::layers::TrainingParameters;
@@ -376,12 +376,7 @@ impl Layer for Normalization {
 
     /// `dL/dx = dL/dy / std` (`* std` when inverting); the statistics are not trained.
     fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
-        let shape = self
-            .shape
-            .as_ref()
-            .ok_or_else(|| Error::forward_pass_not_run("Normalization"))?;
-        require_shape(shape, grad_output.shape())?;
-        let mut grad = to_c_order(grad_output);
+        let mut grad = shape_kept_grad(&self.shape, "Normalization", grad_output)?;
         let std = &self.std_lane;
         let lane = std.len().max(1);
         let slice = grad.as_slice_mut().expect("C order");

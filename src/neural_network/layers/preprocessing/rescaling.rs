@@ -4,10 +4,8 @@
 use crate::error::{Error, Result};
 use crate::neural_network::layers::activation::{map_f32, CHEAP_MAP_F32};
 use crate::neural_network::layers::layer_util::{
-    batch_free_shape, require_batched, require_shape, to_c_order,
+    no_parameters, require_batched, seen_shape, shape_kept_grad, to_c_order,
 };
-use crate::neural_network::layers::layer_weight::LayerWeight;
-use crate::neural_network::layers::TrainingParameters;
 use crate::neural_network::traits::Layer;
 use crate::neural_network::Tensor;
 
@@ -72,12 +70,7 @@ impl Layer for Rescaling {
     }
 
     fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
-        let shape = self
-            .shape
-            .as_ref()
-            .ok_or_else(|| Error::forward_pass_not_run("Rescaling"))?;
-        require_shape(shape, grad_output.shape())?;
-        let mut grad = to_c_order(grad_output);
+        let mut grad = shape_kept_grad(&self.shape, "Rescaling", grad_output)?;
         let scale = self.scale;
         map_f32(
             &CHEAP_MAP_F32,
@@ -92,19 +85,10 @@ impl Layer for Rescaling {
     }
 
     fn output_shape(&self) -> String {
-        match &self.shape {
-            Some(s) => batch_free_shape(s),
-            None => "Unknown".to_string(),
-        }
+        seen_shape(self.shape.as_deref())
     }
 
-    fn param_count(&self) -> TrainingParameters {
-        TrainingParameters::NoTrainable
-    }
-
-    fn get_weights(&self) -> LayerWeight<'_> {
-        LayerWeight::Empty
-    }
+    no_parameters!();
 }
 
 #[cfg(test)]

@@ -359,13 +359,7 @@ macro_rules! impl_stochastic_layer {
                 self.core.output_shape()
             }
 
-            fn param_count(&self) -> $crate::neural_network::layers::TrainingParameters {
-                $crate::neural_network::layers::TrainingParameters::NoTrainable
-            }
-
-            fn get_weights(&self) -> $crate::neural_network::layers::layer_weight::LayerWeight<'_> {
-                $crate::neural_network::layers::layer_weight::LayerWeight::Empty
-            }
+            $crate::neural_network::layers::layer_util::no_parameters!();
 
             fn set_training_if_mode_dependent(&mut self, is_training: bool) {
                 self.core.set_training(is_training);

@@ -13,7 +13,7 @@
 use super::Interpolation;
 use crate::declare_gate;
 use crate::error::{Error, Result};
-use crate::neural_network::layers::layer_util::{batch_free_shape, require_shape};
+use crate::neural_network::layers::layer_util::{forward_cache, require_shape, seen_shape};
 use crate::neural_network::Tensor;
 use ndarray::IxDyn;
 use rayon::prelude::*;
@@ -369,17 +369,12 @@ impl UpSamplingCore {
     }
 
     pub(crate) fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
-        let expected = self
-            .output
-            .as_ref()
-            .ok_or_else(|| Error::forward_pass_not_run(self.name))?;
+        let expected = forward_cache(&self.output, self.name)?;
         require_shape(expected, grad_output.shape())?;
         Ok(self.resize.backward(grad_output))
     }
 
     pub(crate) fn output_shape(&self) -> String {
-        self.output
-            .as_ref()
-            .map_or_else(|| "Unknown".to_string(), |s| batch_free_shape(s))
+        seen_shape(self.output.as_deref())
     }
 }
