@@ -6,9 +6,9 @@
 use super::engine::{self, PoolGeometry};
 use crate::error::{Error, Result};
 use crate::neural_network::layers::convolution::PaddingType;
-use crate::neural_network::layers::layer_util::{full_shape, require_non_empty, require_shape};
-use crate::neural_network::layers::layer_weight::LayerWeight;
-use crate::neural_network::layers::TrainingParameters;
+use crate::neural_network::layers::layer_util::{
+    forward_cache, full_shape, no_parameters, require_non_empty, require_shape,
+};
 use crate::neural_network::traits::Layer;
 use crate::neural_network::Tensor;
 use ndarray::IxDyn;
@@ -224,6 +224,11 @@ impl<const N: usize, const MAX: bool> Pooling<N, MAX> {
         })
     }
 
+    /// The output shape on `g`, which the upstream gradient must have.
+    fn out_shape(&self, g: &PoolGeometry) -> Vec<usize> {
+        g.output_shape()
+    }
+
     fn pass(&self, input: &Tensor, training: bool) -> Result<(Tensor, Cache)> {
         check_input(Self::NAME, N, input)?;
         let geometry = self.geometry(input.shape())?;
@@ -278,30 +283,36 @@ impl<const MAX: bool> Pooling<3, MAX> {
     }
 }
 
+/// Inside the `Layer` impl of [`Pooling`] and [`GlobalPooling`]: the passes over the layer's
+/// `pass` (the forward pass keeps the geometry and arg-max in `cache`), the backward pass
+/// expecting a gradient of `out_shape(geometry)`, and the name.
+macro_rules! pooling_passes {
+    () => {
+        fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
+            self.cache = None;
+            let (out, cache) = self.pass(input, true)?;
+            self.cache = Some(cache);
+            Ok(out)
+        }
+
+        fn predict(&self, input: &Tensor) -> Result<Tensor> {
+            self.pass(input, false).map(|(out, _)| out)
+        }
+
+        fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
+            let cache = forward_cache(&self.cache, Self::NAME)?;
+            require_shape(&self.out_shape(&cache.geometry), grad_output.shape())?;
+            pool_backward(MAX, grad_output, &cache.geometry, &cache.argmax)
+        }
+
+        fn layer_type(&self) -> &str {
+            Self::NAME
+        }
+    };
+}
+
 impl<const N: usize, const MAX: bool> Layer for Pooling<N, MAX> {
-    fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
-        self.cache = None;
-        let (out, cache) = self.pass(input, true)?;
-        self.cache = Some(cache);
-        Ok(out)
-    }
-
-    fn predict(&self, input: &Tensor) -> Result<Tensor> {
-        self.pass(input, false).map(|(out, _)| out)
-    }
-
-    fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
-        let cache = self
-            .cache
-            .as_ref()
-            .ok_or_else(|| Error::forward_pass_not_run(Self::NAME))?;
-        require_shape(&cache.geometry.output_shape(), grad_output.shape())?;
-        pool_backward(MAX, grad_output, &cache.geometry, &cache.argmax)
-    }
-
-    fn layer_type(&self) -> &str {
-        Self::NAME
-    }
+    pooling_passes!();
 
     fn output_shape(&self) -> String {
         match self.geometry(&self.input_shape) {
@@ -310,13 +321,7 @@ impl<const N: usize, const MAX: bool> Layer for Pooling<N, MAX> {
         }
     }
 
-    fn param_count(&self) -> TrainingParameters {
-        TrainingParameters::NoTrainable
-    }
-
-    fn get_weights(&self) -> LayerWeight<'_> {
-        LayerWeight::Empty
-    }
+    no_parameters!();
 }
 
 /// Global pooling over `N` spatial axes (max when `MAX`, otherwise average): one value per
@@ -348,6 +353,9 @@ impl<const N: usize, const MAX: bool> GlobalPooling<N, MAX> {
         self.keepdims
     }
 
+    /// The output shape on `g`, which the upstream gradient must have: `[batch, channels]` and
+    /// `[batch, 1.., channels]` hold the same elements in the same order, so the backward pass
+    /// reads either alike.
     fn out_shape(&self, g: &PoolGeometry) -> Vec<usize> {
         let full = g.output_shape();
         if self.keepdims {
@@ -369,30 +377,7 @@ impl<const N: usize, const MAX: bool> GlobalPooling<N, MAX> {
 }
 
 impl<const N: usize, const MAX: bool> Layer for GlobalPooling<N, MAX> {
-    fn forward(&mut self, input: &Tensor) -> Result<Tensor> {
-        self.cache = None;
-        let (out, cache) = self.pass(input, true)?;
-        self.cache = Some(cache);
-        Ok(out)
-    }
-
-    fn predict(&self, input: &Tensor) -> Result<Tensor> {
-        self.pass(input, false).map(|(out, _)| out)
-    }
-
-    fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
-        let cache = self
-            .cache
-            .as_ref()
-            .ok_or_else(|| Error::forward_pass_not_run(Self::NAME))?;
-        require_shape(&self.out_shape(&cache.geometry), grad_output.shape())?;
-        // [batch, channels] and [batch, 1.., channels] hold the same elements in the same order
-        pool_backward(MAX, grad_output, &cache.geometry, &cache.argmax)
-    }
-
-    fn layer_type(&self) -> &str {
-        Self::NAME
-    }
+    pooling_passes!();
 
     /// Known once a forward pass has seen an input (the layer has no configured shape).
     fn output_shape(&self) -> String {
@@ -402,13 +387,7 @@ impl<const N: usize, const MAX: bool> Layer for GlobalPooling<N, MAX> {
         }
     }
 
-    fn param_count(&self) -> TrainingParameters {
-        TrainingParameters::NoTrainable
-    }
-
-    fn get_weights(&self) -> LayerWeight<'_> {
-        LayerWeight::Empty
-    }
+    no_parameters!();
 }
 
 #[cfg(test)]
