@@ -1,14 +1,13 @@
 //! Batch normalisation (Ioffe & Szegedy 2015) in Keras's channels-last form.
 
 use super::common::{
-    check_epsilon, check_input_shape, check_weight, contiguous, slice_of, structure_mismatch,
-    summary_shape, wrong_weights, Cache, ScaleShift,
+    affine_layer_basics, check_epsilon, check_input_shape, check_weight, contiguous, slice_of,
+    structure_mismatch, wrong_weights, Cache, ScaleShift,
 };
 use super::engine::{self, inv_std, Affine, Layout, BN_GATES};
 use crate::error::{Error, Result};
 use crate::neural_network::layers::layer_weight::{BatchNormalizationLayerWeight, LayerWeight};
-use crate::neural_network::layers::TrainingParameters;
-use crate::neural_network::traits::{ApplyWeights, Layer, ParamGrad};
+use crate::neural_network::traits::{ApplyWeights, Layer};
 use crate::neural_network::Tensor;
 use ndarray::{ArrayD, IxDyn};
 use std::borrow::Cow;
@@ -182,21 +181,7 @@ impl Layer for BatchNormalization {
         Ok(Self::shaped(grad_output, dx))
     }
 
-    fn layer_type(&self) -> &str {
-        NAME
-    }
-
-    fn output_shape(&self) -> String {
-        summary_shape(&self.input_shape)
-    }
-
-    fn param_count(&self) -> TrainingParameters {
-        TrainingParameters::Trainable(2 * self.params.len())
-    }
-
-    fn parameters(&mut self) -> Vec<ParamGrad<'_>> {
-        self.params.parameters()
-    }
+    affine_layer_basics!(NAME);
 
     fn get_weights(&self) -> LayerWeight<'_> {
         LayerWeight::BatchNormalization(BatchNormalizationLayerWeight {

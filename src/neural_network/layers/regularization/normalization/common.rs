@@ -223,6 +223,59 @@ pub(crate) enum AxisChoice<'a> {
     Listed(&'a [usize]),
 }
 
+/// Declares a layer's public axis option (`LayerNormalizationAxis`, `UnitNormalizationAxis`):
+/// the last axis by default, one axis, or several normalised jointly; `choice` reads it as an
+/// [`AxisChoice`].
+macro_rules! axis_option {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, Default)]
+        pub enum $name {
+            /// The last axis.
+            #[default]
+            Default,
+            /// One axis.
+            Custom(usize),
+            /// Several axes, normalised jointly (a set: order does not matter).
+            Multiple(Vec<usize>),
+        }
+
+        impl $name {
+            fn choice(&self) -> super::common::AxisChoice<'_> {
+                match self {
+                    $name::Default => super::common::AxisChoice::Last,
+                    $name::Custom(a) => super::common::AxisChoice::Listed(std::slice::from_ref(a)),
+                    $name::Multiple(v) => super::common::AxisChoice::Listed(v),
+                }
+            }
+        }
+    };
+}
+pub(crate) use axis_option;
+
+/// Inside the `Layer` impl of a normalisation layer with `input_shape` and affine `params`
+/// fields (batch and layer normalisation): its name, summary shape and parameters.
+macro_rules! affine_layer_basics {
+    ($name:expr) => {
+        fn layer_type(&self) -> &str {
+            $name
+        }
+
+        fn output_shape(&self) -> String {
+            super::common::summary_shape(&self.input_shape)
+        }
+
+        fn param_count(&self) -> $crate::neural_network::layers::TrainingParameters {
+            $crate::neural_network::layers::TrainingParameters::Trainable(2 * self.params.len())
+        }
+
+        fn parameters(&mut self) -> Vec<$crate::neural_network::traits::ParamGrad<'_>> {
+            self.params.parameters()
+        }
+    };
+}
+pub(crate) use affine_layer_basics;
+
 /// The sorted axes `choice` names on a tensor of rank `ndim`; `out_of_bounds` builds the error
 /// for an axis past the end.
 pub(crate) fn resolve_axes(

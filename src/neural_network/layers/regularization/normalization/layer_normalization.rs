@@ -1,39 +1,22 @@
 //! Layer normalisation (Ba et al. 2016) over chosen axes.
 
 use super::common::{
-    check_axis_list, check_epsilon, check_input_shape, resolve_axes, slice_of, structure_mismatch,
-    summary_shape, wrong_weights, AxisChoice, AxisPlan, Cache, ScaleShift,
+    affine_layer_basics, axis_option, check_axis_list, check_epsilon, check_input_shape,
+    resolve_axes, slice_of, structure_mismatch, wrong_weights, AxisChoice, AxisPlan, Cache,
+    ScaleShift,
 };
 use super::engine::{self, Layout, LN_GATES};
 use crate::error::{Error, Result};
 use crate::neural_network::layers::layer_weight::{LayerNormalizationLayerWeight, LayerWeight};
-use crate::neural_network::layers::TrainingParameters;
-use crate::neural_network::traits::{ApplyWeights, Layer, ParamGrad};
+use crate::neural_network::traits::{ApplyWeights, Layer};
 use crate::neural_network::Tensor;
 use std::borrow::Cow;
 
 const NAME: &str = "LayerNormalization";
 
-/// The axes LayerNormalization normalises over.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum LayerNormalizationAxis {
-    /// The last axis.
-    #[default]
-    Default,
-    /// One axis.
-    Custom(usize),
-    /// Several axes, normalised jointly (a set: order does not matter).
-    Multiple(Vec<usize>),
-}
-
-impl LayerNormalizationAxis {
-    fn choice(&self) -> AxisChoice<'_> {
-        match self {
-            LayerNormalizationAxis::Default => AxisChoice::Last,
-            LayerNormalizationAxis::Custom(a) => AxisChoice::Listed(std::slice::from_ref(a)),
-            LayerNormalizationAxis::Multiple(v) => AxisChoice::Listed(v),
-        }
-    }
+axis_option! {
+    /// The axes LayerNormalization normalises over.
+    LayerNormalizationAxis
 }
 
 /// Normalises the values of every index of the other axes jointly over the chosen axes, with
@@ -221,21 +204,7 @@ impl Layer for LayerNormalization {
         Ok(dx)
     }
 
-    fn layer_type(&self) -> &str {
-        NAME
-    }
-
-    fn output_shape(&self) -> String {
-        summary_shape(&self.input_shape)
-    }
-
-    fn param_count(&self) -> TrainingParameters {
-        TrainingParameters::Trainable(2 * self.params.len())
-    }
-
-    fn parameters(&mut self) -> Vec<ParamGrad<'_>> {
-        self.params.parameters()
-    }
+    affine_layer_basics!(NAME);
 
     fn get_weights(&self) -> LayerWeight<'_> {
         LayerWeight::LayerNormalization(LayerNormalizationLayerWeight {

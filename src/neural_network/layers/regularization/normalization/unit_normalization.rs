@@ -1,11 +1,12 @@
 //! Unit (L2) normalisation over chosen axes, as Keras's `UnitNormalization`.
 
-use super::common::{check_axis_list, resolve_axes, slice_of, summary_shape, AxisChoice, AxisPlan};
+use super::common::{
+    axis_option, check_axis_list, resolve_axes, slice_of, summary_shape, AxisPlan,
+};
 use crate::error::{Error, Result};
+use crate::neural_network::layers::layer_util::{forward_cache, no_parameters};
 // A memory-bound per-row map: the crate's cheap f32 map gate, as in the original.
 use crate::neural_network::layers::activation::CHEAP_MAP_F32 as ROW_GATE;
-use crate::neural_network::layers::layer_weight::LayerWeight;
-use crate::neural_network::layers::TrainingParameters;
 use crate::neural_network::traits::Layer;
 use crate::neural_network::Tensor;
 use rayon::prelude::*;
@@ -22,26 +23,9 @@ const CAP: f32 = 1e12;
 /// Values per task of the row passes (whole rows, at least one).
 const ROW_CHUNK: usize = 16_384;
 
-/// The axes UnitNormalization normalises over.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum UnitNormalizationAxis {
-    /// The last axis.
-    #[default]
-    Default,
-    /// One axis.
-    Custom(usize),
-    /// Several axes, normalised jointly (a set: order does not matter).
-    Multiple(Vec<usize>),
-}
-
-impl UnitNormalizationAxis {
-    fn choice(&self) -> AxisChoice<'_> {
-        match self {
-            UnitNormalizationAxis::Default => AxisChoice::Last,
-            UnitNormalizationAxis::Custom(a) => AxisChoice::Listed(std::slice::from_ref(a)),
-            UnitNormalizationAxis::Multiple(v) => AxisChoice::Listed(v),
-        }
-    }
+axis_option! {
+    /// The axes UnitNormalization normalises over.
+    UnitNormalizationAxis
 }
 
 /// What a forward keeps: the output in the permuted layout and each group's scale.
@@ -168,10 +152,7 @@ impl Layer for UnitNormalization {
     /// Uncapped group: `dx = s * (g - y * <g, y>)`; capped group: the scale is a constant, so
     /// `dx = cap * g`.
     fn backward(&mut self, grad_output: &Tensor) -> Result<Tensor> {
-        let saved = self
-            .cache
-            .as_ref()
-            .ok_or_else(|| Error::forward_pass_not_run(NAME))?;
+        let saved = forward_cache(&self.cache, NAME)?;
         if grad_output.shape() != saved.shape.as_slice() {
             return Err(Error::shape_mismatch(
                 saved.shape.clone(),
@@ -209,11 +190,5 @@ impl Layer for UnitNormalization {
             .map_or_else(|| "Unknown".to_string(), summary_shape)
     }
 
-    fn param_count(&self) -> TrainingParameters {
-        TrainingParameters::NoTrainable
-    }
-
-    fn get_weights(&self) -> LayerWeight<'_> {
-        LayerWeight::Empty
-    }
+    no_parameters!();
 }
