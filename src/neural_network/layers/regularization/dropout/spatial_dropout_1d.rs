@@ -1,26 +1,3 @@
 //! The `SpatialDropout1D` layer: dropout of whole channels of a [batch, steps, channels] input.
 
-use super::super::stochastic::{check_rate, impl_stochastic_layer, Noise, Stochastic};
-use crate::error::Result;
-
-/// While training, zeroes each (sample, channel) of a channels-last [batch, steps, channels] input with
-/// probability `rate` at every position at once, and scales the kept channels by
-/// `1 / (1 - rate)` (neighbouring positions are correlated, so single-element dropout would
-/// barely regularise). Inference is the identity.
-#[derive(Debug)]
-pub struct SpatialDropout1D {
-    core: Stochastic,
-}
-
-impl SpatialDropout1D {
-    /// `rate` must lie in [0, 1] (else `InvalidParameter`). `input_shape` includes the batch
-    /// axis, which is not checked; an empty shape accepts any rank-3 input.
-    pub fn new(rate: f32, input_shape: Vec<usize>) -> Result<Self> {
-        check_rate(rate, true)?;
-        Ok(Self {
-            core: Stochastic::new(Noise::SpatialDropout { rate, rank: 3 }, input_shape),
-        })
-    }
-}
-
-impl_stochastic_layer!(SpatialDropout1D);
+spatial_dropout_layer!(SpatialDropout1D, 3, "[batch, steps, channels]");

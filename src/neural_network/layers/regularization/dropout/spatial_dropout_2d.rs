@@ -1,26 +1,3 @@
 //! The `SpatialDropout2D` layer: dropout of whole channels of a [batch, height, width, channels] input.
 
-use super::super::stochastic::{check_rate, impl_stochastic_layer, Noise, Stochastic};
-use crate::error::Result;
-
-/// While training, zeroes each (sample, channel) of a channels-last [batch, height, width, channels] input with
-/// probability `rate` at every position at once, and scales the kept channels by
-/// `1 / (1 - rate)` (neighbouring positions are correlated, so single-element dropout would
-/// barely regularise). Inference is the identity.
-#[derive(Debug)]
-pub struct SpatialDropout2D {
-    core: Stochastic,
-}
-
-impl SpatialDropout2D {
-    /// `rate` must lie in [0, 1] (else `InvalidParameter`). `input_shape` includes the batch
-    /// axis, which is not checked; an empty shape accepts any rank-4 input.
-    pub fn new(rate: f32, input_shape: Vec<usize>) -> Result<Self> {
-        check_rate(rate, true)?;
-        Ok(Self {
-            core: Stochastic::new(Noise::SpatialDropout { rate, rank: 4 }, input_shape),
-        })
-    }
-}
-
-impl_stochastic_layer!(SpatialDropout2D);
+spatial_dropout_layer!(SpatialDropout2D, 4, "[batch, height, width, channels]");
