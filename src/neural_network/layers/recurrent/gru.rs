@@ -2,57 +2,35 @@
 
 use super::cell::Cell;
 use super::layer_api::recurrent_layer;
-use super::time_loop::Recurrent;
 use crate::error::Result;
-use crate::neural_network::layers::activation::Activation;
 use ndarray::Array2;
 
-/// Keras's `GRU` over `[batch, timesteps, input_dim]`:
-///
-/// `z, r = σ(x W + h_{t-1} U + b)`, `h̃ = act(x W_h + b_h + (r h_{t-1}) U_h)`,
-/// `h_t = z h_{t-1} + (1 - z) h̃`.
-///
-/// The gates are fused in Keras's column-block order `[z | r | h]`: kernel
-/// `[input_dim, 3 units]`, recurrent kernel `[units, 3 units]`, bias `[1, 3 units]`. That is
-/// Keras's `reset_after=False` layout, the default here; `with_reset_after(true)` gives Keras's
-/// own default, `h̃ = act(x W_h + b_h + r (h_{t-1} U_h + b_rh))`, with a `[2, 3 units]` bias
-/// (input row, recurrent row).
-#[derive(Debug)]
-pub struct GRU {
-    core: Recurrent,
+recurrent_layer! {
+    /// Keras's `GRU` over `[batch, timesteps, input_dim]`:
+    ///
+    /// `z, r = σ(x W + h_{t-1} U + b)`, `h̃ = act(x W_h + b_h + (r h_{t-1}) U_h)`,
+    /// `h_t = z h_{t-1} + (1 - z) h̃`.
+    ///
+    /// The gates are fused in Keras's column-block order `[z | r | h]`: kernel
+    /// `[input_dim, 3 units]`, recurrent kernel `[units, 3 units]`, bias `[1, 3 units]`. That is
+    /// Keras's `reset_after=False` layout, the default here; `with_reset_after(true)` gives Keras's
+    /// own default, `h̃ = act(x W_h + b_h + r (h_{t-1} U_h + b_rh))`, with a `[2, 3 units]` bias
+    /// (input row, recurrent row).
+    GRU: Cell::Gru { reset_after: false },
+    /// `units == 0` or `input_dim == 0` is an `InvalidParameter`.
+    new,
+    /// Replaces the fused weights (column blocks `[z | r | h]`): kernel `[input_dim, 3 units]`,
+    /// recurrent kernel `[units, 3 units]`, bias `[1, 3 units]` (`[2, 3 units]` with
+    /// `reset_after`).
+    set_weights,
 }
 
 impl GRU {
-    /// `units == 0` or `input_dim == 0` is an `InvalidParameter`.
-    pub fn new(input_dim: usize, units: usize, activation: impl Into<Activation>) -> Result<Self> {
-        Ok(Self {
-            core: Recurrent::new(
-                Cell::Gru { reset_after: false },
-                input_dim,
-                units,
-                activation.into(),
-                None,
-            )?,
-        })
-    }
-
     /// Keras's `reset_after`: the bias becomes `[2, 3 units]` (reset to zero), so call it
     /// before `set_weights`.
     pub fn with_reset_after(mut self, reset_after: bool) -> Self {
         self.core.set_reset_after(reset_after);
         self
-    }
-
-    /// Replaces the fused weights (column blocks `[z | r | h]`): kernel `[input_dim, 3 units]`,
-    /// recurrent kernel `[units, 3 units]`, bias `[1, 3 units]` (`[2, 3 units]` with
-    /// `reset_after`).
-    pub fn set_weights(
-        &mut self,
-        kernel: Array2<f32>,
-        recurrent_kernel: Array2<f32>,
-        bias: Array2<f32>,
-    ) -> Result<()> {
-        self.core.set_weights(kernel, recurrent_kernel, bias)
     }
 
     /// Sets the weights gate by gate, in the order reset, update, candidate (kernels
@@ -93,5 +71,3 @@ impl GRU {
         )
     }
 }
-
-recurrent_layer!(GRU);

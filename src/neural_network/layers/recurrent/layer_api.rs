@@ -1,11 +1,53 @@
 //! The public builders and the `Layer` implementation every recurrent layer (`SimpleRNN`,
 //! `LSTM`, `GRU`) shares over its time loop.
 
-/// `impl Layer` for a recurrent layer struct whose time loop (`Recurrent`) lives in its `core`
-/// field, plus the builders every recurrent layer shares.
+/// Declares a recurrent layer over its time loop (`Recurrent`, in the field `core`) with
+/// `$cell`: the struct, `new(input_dim, units, activation)` (`units == 0` or `input_dim == 0`
+/// is an `InvalidParameter`), `set_weights` (the fused kernel, recurrent kernel and bias),
+/// the builders every recurrent layer shares and `impl Layer`. Each part takes its own docs.
 macro_rules! recurrent_layer {
-    ($ty:ident) => {
+    (
+        $(#[$doc:meta])*
+        $ty:ident: $cell:expr,
+        $(#[$new_doc:meta])*
+        new,
+        $(#[$set_weights_doc:meta])*
+        set_weights $(,)?
+    ) => {
+        $(#[$doc])*
+        #[derive(Debug)]
+        pub struct $ty {
+            core: $crate::neural_network::layers::recurrent::time_loop::Recurrent,
+        }
+
         impl $ty {
+            $(#[$new_doc])*
+            pub fn new(
+                input_dim: usize,
+                units: usize,
+                activation: impl Into<$crate::neural_network::layers::activation::Activation>,
+            ) -> $crate::error::Result<Self> {
+                Ok(Self {
+                    core: $crate::neural_network::layers::recurrent::time_loop::Recurrent::new(
+                        $cell,
+                        input_dim,
+                        units,
+                        activation.into(),
+                        None,
+                    )?,
+                })
+            }
+
+            $(#[$set_weights_doc])*
+            pub fn set_weights(
+                &mut self,
+                kernel: ndarray::Array2<f32>,
+                recurrent_kernel: ndarray::Array2<f32>,
+                bias: ndarray::Array2<f32>,
+            ) -> $crate::error::Result<()> {
+                self.core.set_weights(kernel, recurrent_kernel, bias)
+            }
+
             /// Re-draws the kernels from `random_state`: equal seeds give equal layers.
             pub fn with_random_state(mut self, random_state: u64) -> Self {
                 self.core.reseed(random_state);

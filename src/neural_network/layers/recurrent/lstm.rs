@@ -2,49 +2,33 @@
 
 use super::cell::Cell;
 use super::layer_api::recurrent_layer;
-use super::time_loop::Recurrent;
 use crate::error::Result;
-use crate::neural_network::layers::activation::Activation;
 use ndarray::Array2;
 
-/// Keras's `LSTM` over `[batch, timesteps, input_dim]`:
-///
-/// `i, f, o = σ(x W + h U + b)` per gate, `c̃ = act(...)`, `c_t = f c_{t-1} + i c̃`,
-/// `h_t = o act(c_t)` (`σ` is the recurrent activation, sigmoid by default).
-///
-/// The gates are fused in Keras's column-block order `[i | f | c | o]`: kernel
-/// `[input_dim, 4 units]` (Glorot-uniform), recurrent kernel `[units, 4 units]` (orthogonal),
-/// bias `[1, 4 units]` (zero, forget block one: Keras's `unit_forget_bias`).
-#[derive(Debug)]
-pub struct LSTM {
-    core: Recurrent,
+recurrent_layer! {
+    /// Keras's `LSTM` over `[batch, timesteps, input_dim]`:
+    ///
+    /// `i, f, o = σ(x W + h U + b)` per gate, `c̃ = act(...)`, `c_t = f c_{t-1} + i c̃`,
+    /// `h_t = o act(c_t)` (`σ` is the recurrent activation, sigmoid by default).
+    ///
+    /// The gates are fused in Keras's column-block order `[i | f | c | o]`: kernel
+    /// `[input_dim, 4 units]` (Glorot-uniform), recurrent kernel `[units, 4 units]` (orthogonal),
+    /// bias `[1, 4 units]` (zero, forget block one: Keras's `unit_forget_bias`).
+    LSTM: Cell::Lstm,
+    /// `units == 0` or `input_dim == 0` is an `InvalidParameter`.
+    new,
+    /// Replaces the fused weights (column blocks `[i | f | c | o]`): kernel
+    /// `[input_dim, 4 units]`, recurrent kernel `[units, 4 units]`, bias `[1, 4 units]`.
+    set_weights,
 }
 
 impl LSTM {
-    /// `units == 0` or `input_dim == 0` is an `InvalidParameter`.
-    pub fn new(input_dim: usize, units: usize, activation: impl Into<Activation>) -> Result<Self> {
-        Ok(Self {
-            core: Recurrent::new(Cell::Lstm, input_dim, units, activation.into(), None)?,
-        })
-    }
-
     /// Keras's `unit_forget_bias`: the forget block of the bias set to one (the default) or
     /// to zero like the others.
     /// Without `use_bias` the bias stays zero.
     pub fn with_unit_forget_bias(mut self, unit_forget_bias: bool) -> Self {
         self.core.set_unit_forget_bias(unit_forget_bias);
         self
-    }
-
-    /// Replaces the fused weights (column blocks `[i | f | c | o]`): kernel
-    /// `[input_dim, 4 units]`, recurrent kernel `[units, 4 units]`, bias `[1, 4 units]`.
-    pub fn set_weights(
-        &mut self,
-        kernel: Array2<f32>,
-        recurrent_kernel: Array2<f32>,
-        bias: Array2<f32>,
-    ) -> Result<()> {
-        self.core.set_weights(kernel, recurrent_kernel, bias)
     }
 
     /// Sets the weights gate by gate (kernels `[input_dim, units]`, recurrent kernels
@@ -86,5 +70,3 @@ impl LSTM {
         )
     }
 }
-
-recurrent_layer!(LSTM);
