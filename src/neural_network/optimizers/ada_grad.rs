@@ -4,7 +4,7 @@ use super::common::{common_builders, common_optimizer_methods, Common};
 use super::kernels::adagrad_step_with;
 use super::rules::{DecayCoupling, DecayScope, EpsilonPlacement, GradientClip, WeightDecayRule};
 use super::state::{LayerSlots, OptimizerState};
-use super::validation::{non_negative, positive};
+use super::validation::{self, non_negative, positive};
 use crate::error::Result;
 use crate::neural_network::traits::{Layer, Optimizer};
 
@@ -23,7 +23,7 @@ pub struct AdaGrad {
 impl AdaGrad {
     /// `learning_rate`, `epsilon` finite and > 0; `weight_decay` finite and >= 0.
     pub fn new(learning_rate: f32, epsilon: f32, weight_decay: f32) -> Result<Self> {
-        let learning_rate = positive("learning_rate", learning_rate)?;
+        let learning_rate = validation::constructor_learning_rate(learning_rate)?;
         Ok(Self {
             epsilon: positive("epsilon", epsilon)?,
             initial_accumulator: 0.0,
@@ -62,25 +62,21 @@ impl Optimizer for AdaGrad {
 
     fn update(&mut self, layer: &mut dyn Layer, grad_scale: f32) {
         let lr = self.common.learning_rate;
-        let mut params = layer.parameters();
-        let slots = self
-            .accumulators
-            .claim_filled(&params, self.initial_accumulator);
-        for (param, [acc]) in params.iter_mut().zip(slots.iter_mut()) {
-            let grad = self.common.grad(param, grad_scale);
-            adagrad_step_with(param.value, &grad, acc, lr, self.epsilon, self.placement);
-        }
+        let (epsilon, placement) = (self.epsilon, self.placement);
+        self.common.update_each(
+            layer,
+            grad_scale,
+            &mut self.accumulators,
+            self.initial_accumulator,
+            |p, g, [acc]| adagrad_step_with(p, g, acc, lr, epsilon, placement),
+        );
     }
 
     fn export_state(&self) -> Option<OptimizerState> {
-        Some(OptimizerState {
-            steps: Vec::new(),
-            groups: vec![self.accumulators.export()],
-        })
+        Some(self.accumulators.export_state())
     }
 
     fn import_state(&mut self, state: &OptimizerState) -> Result<()> {
-        state.check("AdaGrad", 0, 1)?;
-        self.accumulators.import(&state.groups[0])
+        self.accumulators.import_state("AdaGrad", state)
     }
 }

@@ -1,94 +1,64 @@
 //! The Adam update shared by `Adam` (L2-coupled decay) and `AdamW` (decoupled decay).
 
-use super::common::Common;
 use super::kernels::{adam_step, adam_step_with};
-use super::rules::{AdamEpsilon, WeightDecayRule};
+use super::moment_pair::MomentPair;
+use super::rules::AdamEpsilon;
 use super::state::{LayerSlots, OptimizerState};
-use super::validation::{positive, unit_interval};
 use crate::error::Result;
 use crate::neural_network::traits::Layer;
 
 #[derive(Debug, Clone)]
 pub(crate) struct AdamCore {
-    beta1: f32,
-    beta2: f32,
-    epsilon: f32,
-    pub(crate) common: Common,
+    pub(crate) pair: MomentPair,
     pub(crate) epsilon_placement: AdamEpsilon,
     pub(crate) amsgrad: bool,
-    t: u64,
-    moments: LayerSlots<2>,
     max_second_moments: LayerSlots<1>,
 }
 
 impl AdamCore {
-    pub(crate) fn new(
-        learning_rate: f32,
-        beta1: f32,
-        beta2: f32,
-        epsilon: f32,
-        weight_decay: f32,
-        decay: WeightDecayRule,
-    ) -> Result<Self> {
-        let learning_rate = positive("learning_rate", learning_rate)?;
-        Ok(Self {
-            beta1: unit_interval("beta1", beta1)?,
-            beta2: unit_interval("beta2", beta2)?,
-            epsilon: positive("epsilon", epsilon)?,
-            common: Common::new(learning_rate, weight_decay, decay)?,
+    /// Adam's update over `pair`: epsilon on the corrected root, no AMSGrad.
+    pub(crate) fn new(pair: MomentPair) -> Self {
+        Self {
+            pair,
             epsilon_placement: AdamEpsilon::CorrectedRoot,
             amsgrad: false,
-            t: 0,
-            moments: LayerSlots::default(),
             max_second_moments: LayerSlots::default(),
-        })
+        }
     }
 
     /// The step count and both moment groups (see `Optimizer::export_state`).
     pub(crate) fn export_state(&self) -> OptimizerState {
-        OptimizerState {
-            steps: vec![self.t],
-            groups: vec![self.moments.export(), self.max_second_moments.export()],
-        }
+        let mut state = self.pair.export_state();
+        state.groups.push(self.max_second_moments.export());
+        state
     }
 
     pub(crate) fn import_state(&mut self, state: &OptimizerState) -> Result<()> {
         state.check("Adam", 1, 2)?;
-        self.moments.import(&state.groups[0])?;
+        self.pair.moments.import(&state.groups[0])?;
         self.max_second_moments.import(&state.groups[1])?;
-        self.t = state.steps[0];
+        self.pair.t = state.steps[0];
         Ok(())
     }
 
     pub(crate) fn step(&mut self) {
-        self.t += 1;
-        self.moments.rewind();
+        self.pair.step();
         self.max_second_moments.rewind();
     }
 
     pub(crate) fn update(&mut self, layer: &mut dyn Layer, grad_scale: f32) {
-        let lr = self.common.learning_rate;
+        let (lr, beta1, beta2, epsilon) = self.pair.rates();
         // An update without a preceding `step` is the first step.
-        let t = self.t.max(1);
+        let t = self.pair.t.max(1);
         let mut params = layer.parameters();
-        let slots = self.moments.claim(&params);
+        let slots = self.pair.moments.claim(&params);
         let mut max_slots = self.amsgrad.then(|| self.max_second_moments.claim(&params));
         for (i, (param, [m, v])) in params.iter_mut().zip(slots.iter_mut()).enumerate() {
-            let grad = self.common.grad(param, grad_scale);
+            let grad = self.pair.common.grad(param, grad_scale);
             let v_max = max_slots.as_mut().map(|s| s[i][0].as_mut_slice());
             if v_max.is_none() && self.epsilon_placement == AdamEpsilon::CorrectedRoot {
                 // The original constructors' kernel.
-                adam_step(
-                    param.value,
-                    &grad,
-                    m,
-                    v,
-                    lr,
-                    self.beta1,
-                    self.beta2,
-                    self.epsilon,
-                    t,
-                );
+                adam_step(param.value, &grad, m, v, lr, beta1, beta2, epsilon, t);
             } else {
                 adam_step_with(
                     param.value,
@@ -97,9 +67,9 @@ impl AdamCore {
                     v,
                     v_max,
                     lr,
-                    self.beta1,
-                    self.beta2,
-                    self.epsilon,
+                    beta1,
+                    beta2,
+                    epsilon,
                     t,
                     self.epsilon_placement,
                 );
@@ -120,28 +90,17 @@ macro_rules! adam_optimizer {
         }
 
         impl $name {
-            /// `learning_rate` and `epsilon` finite and > 0; `beta1`, `beta2` in [0, 1);
-            /// `weight_decay` finite and >= 0.
-            pub fn new(
-                learning_rate: f32,
-                beta1: f32,
-                beta2: f32,
-                epsilon: f32,
-                weight_decay: f32,
-            ) -> Result<Self> {
-                Ok(Self {
-                    core: AdamCore::new(
-                        learning_rate,
-                        beta1,
-                        beta2,
-                        epsilon,
-                        weight_decay,
-                        WeightDecayRule::new($coupling, DecayScope::KernelsOnly),
-                    )?,
-                })
-            }
+            super::moment_pair::moment_pair_constructor!(
+                /// `learning_rate` and `epsilon` finite and > 0; `beta1`, `beta2` in [0, 1);
+                /// `weight_decay` finite and >= 0.
+                super::validation::constructor_learning_rate,
+                WeightDecayRule::new($coupling, DecayScope::KernelsOnly),
+                |pair| Self {
+                    core: AdamCore::new(pair),
+                }
+            );
 
-            super::common::common_builders!(core.common, $default_rule);
+            super::common::common_builders!(core.pair.common, $default_rule);
 
             /// Where epsilon meets the second moment (default: [`AdamEpsilon::CorrectedRoot`]).
             pub fn with_epsilon_placement(mut self, placement: AdamEpsilon) -> Self {
@@ -158,7 +117,7 @@ macro_rules! adam_optimizer {
         }
 
         impl Optimizer for $name {
-            super::common::common_optimizer_methods!(core.common);
+            super::common::common_optimizer_methods!(core.pair.common);
 
             fn step(&mut self) {
                 self.core.step();

@@ -3,9 +3,10 @@
 //! it: stamped into each optimizer by [`common_builders!`] and [`common_optimizer_methods!`].
 
 use super::rules::{prepare_grad, GradientClip, WeightDecayRule};
+use super::state::LayerSlots;
 use super::validation::non_negative;
 use crate::error::Result;
-use crate::neural_network::traits::ParamGrad;
+use crate::neural_network::traits::{Layer, ParamGrad};
 use std::borrow::Cow;
 
 #[derive(Debug, Clone)]
@@ -46,6 +47,25 @@ impl Common {
             self.learning_rate,
             self.weight_decay,
         )
+    }
+
+    /// One `update` of an optimizer whose rule reads only each parameter's own state: claims
+    /// the layer's slot in `slots` (new buffers start at `fill`) and runs `rule` on every
+    /// parameter in order with its values, its prepared gradient and its `K` buffers.
+    pub(crate) fn update_each<const K: usize>(
+        &self,
+        layer: &mut dyn Layer,
+        grad_scale: f32,
+        slots: &mut LayerSlots<K>,
+        fill: f32,
+        mut rule: impl FnMut(&mut [f32], &[f32], &mut [Vec<f32>; K]),
+    ) {
+        let mut params = layer.parameters();
+        let buffers = slots.claim_filled(&params, fill);
+        for (param, buffers) in params.iter_mut().zip(buffers.iter_mut()) {
+            let grad = self.grad(param, grad_scale);
+            rule(param.value, &grad, buffers);
+        }
     }
 }
 

@@ -12,6 +12,7 @@ pub mod adam_w;
 pub mod adamax;
 mod common;
 pub mod kernels;
+mod moment_pair;
 pub mod nadam;
 pub mod rms_prop;
 pub mod rules;

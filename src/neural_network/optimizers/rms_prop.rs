@@ -4,7 +4,7 @@ use super::common::{common_builders, common_optimizer_methods, Common};
 use super::kernels::{rmsprop_step, rmsprop_step_with};
 use super::rules::{DecayCoupling, DecayScope, EpsilonPlacement, GradientClip, WeightDecayRule};
 use super::state::{LayerSlots, OptimizerState};
-use super::validation::{non_negative, positive, unit_interval};
+use super::validation::{self, non_negative, positive, unit_interval};
 use crate::error::Result;
 use crate::neural_network::traits::{Layer, Optimizer};
 
@@ -27,7 +27,7 @@ pub struct RMSprop {
 impl RMSprop {
     /// `learning_rate`, `epsilon` finite and > 0; `rho` in [0, 1); `weight_decay` >= 0.
     pub fn new(learning_rate: f32, rho: f32, epsilon: f32, weight_decay: f32) -> Result<Self> {
-        let learning_rate = positive("learning_rate", learning_rate)?;
+        let learning_rate = validation::constructor_learning_rate(learning_rate)?;
         Ok(Self {
             rho: unit_interval("rho", rho)?,
             epsilon: positive("epsilon", epsilon)?,

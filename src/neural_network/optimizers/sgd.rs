@@ -4,7 +4,7 @@ use super::common::{common_builders, common_optimizer_methods, Common};
 use super::kernels::{sgd_momentum_step, sgd_step};
 use super::rules::{DecayCoupling, DecayScope, GradientClip, WeightDecayRule};
 use super::state::{LayerSlots, OptimizerState};
-use super::validation::{non_negative, positive};
+use super::validation::{self, non_negative};
 use crate::error::Result;
 use crate::neural_network::traits::{Layer, Optimizer};
 
@@ -28,7 +28,7 @@ impl SGD {
         nesterov: bool,
         weight_decay: f32,
     ) -> Result<Self> {
-        let learning_rate = positive("learning_rate", learning_rate)?;
+        let learning_rate = validation::constructor_learning_rate(learning_rate)?;
         Ok(Self {
             momentum: non_negative("momentum", momentum)?,
             nesterov,
@@ -53,34 +53,27 @@ impl Optimizer for SGD {
 
     fn update(&mut self, layer: &mut dyn Layer, grad_scale: f32) {
         let lr = self.common.learning_rate;
-        let mut params = layer.parameters();
-        let slots = self.velocity.claim(&params);
-        for (param, [velocity]) in params.iter_mut().zip(slots.iter_mut()) {
-            let grad = self.common.grad(param, grad_scale);
-            if self.momentum > 0.0 {
-                sgd_momentum_step(
-                    param.value,
-                    &grad,
-                    velocity,
-                    lr,
-                    self.momentum,
-                    self.nesterov,
-                );
-            } else {
-                sgd_step(param.value, &grad, lr);
-            }
-        }
+        let (momentum, nesterov) = (self.momentum, self.nesterov);
+        self.common.update_each(
+            layer,
+            grad_scale,
+            &mut self.velocity,
+            0.0,
+            |p, g, [velocity]| {
+                if momentum > 0.0 {
+                    sgd_momentum_step(p, g, velocity, lr, momentum, nesterov);
+                } else {
+                    sgd_step(p, g, lr);
+                }
+            },
+        );
     }
 
     fn export_state(&self) -> Option<OptimizerState> {
-        Some(OptimizerState {
-            steps: Vec::new(),
-            groups: vec![self.velocity.export()],
-        })
+        Some(self.velocity.export_state())
     }
 
     fn import_state(&mut self, state: &OptimizerState) -> Result<()> {
-        state.check("SGD", 0, 1)?;
-        self.velocity.import(&state.groups[0])
+        self.velocity.import_state("SGD", state)
     }
 }

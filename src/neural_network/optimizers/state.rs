@@ -68,6 +68,21 @@ impl<const K: usize> LayerSlots<K> {
             .collect()
     }
 
+    /// The whole state of an optimizer whose only state is these buffers (SGD's velocities,
+    /// AdaGrad's accumulators): no step counter, one group.
+    pub(crate) fn export_state(&self) -> OptimizerState {
+        OptimizerState {
+            steps: Vec::new(),
+            groups: vec![self.export()],
+        }
+    }
+
+    /// Puts back a state from [`Self::export_state`] of an optimizer named `kind`.
+    pub(crate) fn import_state(&mut self, kind: &str, state: &OptimizerState) -> Result<()> {
+        state.check(kind, 0, 1)?;
+        self.import(&state.groups[0])
+    }
+
     /// Puts back buffers from [`Self::export`]; a slot whose sizes do not match its layer
     /// when it is next claimed starts from zeros, as a new one would.
     pub(crate) fn import(&mut self, layers: &[Vec<Vec<Vec<f32>>>]) -> Result<()> {

@@ -45,6 +45,12 @@ pub(crate) fn learning_rate(value: f32) -> Result<f32> {
     non_negative("learning_rate", value)
 }
 
+/// The learning rate Adam's, AdamW's, SGD's, RMSprop's and AdaGrad's constructors take:
+/// finite and > 0.
+pub(crate) fn constructor_learning_rate(value: f32) -> Result<f32> {
+    positive("learning_rate", value)
+}
+
 /// A per-variable clip bound: finite and > 0.
 pub(crate) fn gradient_clip(clip: GradientClip) -> Result<GradientClip> {
     match clip {
