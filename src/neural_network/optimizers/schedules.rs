@@ -351,22 +351,33 @@ mod tests {
         ((a as f64) - b).abs() <= 1e-6 * b.abs().max(1e-3)
     }
 
+    /// `ExponentialDecay` from 0.1, halving every `decay_steps`.
+    fn halving(decay_steps: f32, staircase: bool) -> LearningRateSchedule {
+        LearningRateSchedule::ExponentialDecay {
+            initial_learning_rate: 0.1,
+            decay_steps,
+            decay_rate: 0.5,
+            staircase,
+        }
+    }
+
+    /// `PolynomialDecay` from 0.1 to 0.01 over 4 steps.
+    fn polynomial(power: f32, cycle: bool) -> LearningRateSchedule {
+        LearningRateSchedule::PolynomialDecay {
+            initial_learning_rate: 0.1,
+            decay_steps: 4.0,
+            end_learning_rate: 0.01,
+            power,
+            cycle,
+        }
+    }
+
     /// Each schedule against its formula by hand at a few steps.
     #[test]
     fn schedules_follow_their_formulas() {
-        let exp = LearningRateSchedule::ExponentialDecay {
-            initial_learning_rate: 0.1,
-            decay_steps: 4.0,
-            decay_rate: 0.5,
-            staircase: false,
-        };
+        let exp = halving(4.0, false);
         assert!(close(exp.at(0), 0.1) && close(exp.at(2), 0.1 * 0.5f64.sqrt()));
-        let stair = LearningRateSchedule::ExponentialDecay {
-            initial_learning_rate: 0.1,
-            decay_steps: 4.0,
-            decay_rate: 0.5,
-            staircase: true,
-        };
+        let stair = halving(4.0, true);
         assert!(close(stair.at(3), 0.1) && close(stair.at(4), 0.05));
         let inv = LearningRateSchedule::InverseTimeDecay {
             initial_learning_rate: 0.1,
@@ -381,21 +392,9 @@ mod tests {
         };
         let got: Vec<f32> = (0..8).map(|s| pw.at(s)).collect();
         assert_eq!(got, [1.0, 1.0, 1.0, 0.5, 0.5, 0.5, 0.1, 0.1]);
-        let poly = LearningRateSchedule::PolynomialDecay {
-            initial_learning_rate: 0.1,
-            decay_steps: 4.0,
-            end_learning_rate: 0.01,
-            power: 2.0,
-            cycle: false,
-        };
+        let poly = polynomial(2.0, false);
         assert!(close(poly.at(1), 0.09 * 0.5625 + 0.01) && close(poly.at(9), 0.01));
-        let cyc = LearningRateSchedule::PolynomialDecay {
-            initial_learning_rate: 0.1,
-            decay_steps: 4.0,
-            end_learning_rate: 0.01,
-            power: 1.0,
-            cycle: true,
-        };
+        let cyc = polynomial(1.0, true);
         // Step 6: decay length 8, fraction 0.75.
         assert!(close(cyc.at(6), 0.09 * 0.25 + 0.01) && close(cyc.at(0), 0.1));
         let cos = LearningRateSchedule::CosineDecay {
@@ -412,12 +411,7 @@ mod tests {
 
     #[test]
     fn bad_schedules_are_refused() {
-        let bad = LearningRateSchedule::ExponentialDecay {
-            initial_learning_rate: 0.1,
-            decay_steps: 0.0,
-            decay_rate: 0.5,
-            staircase: false,
-        };
+        let bad = halving(0.0, false);
         assert!(bad.validate().is_err());
         let bad = LearningRateSchedule::PiecewiseConstantDecay {
             boundaries: vec![1],
