@@ -9,18 +9,20 @@ use serde::{Deserialize, Serialize};
 
 // ---- pooling family -------------------------------------------------------------------------
 
-pub(crate) fn channels_last_only(data_format: &Option<String>, layer: &str) -> Result<()> {
-    match data_format.as_deref() {
-        None | Some("channels_last") => Ok(()),
-        Some(other) => Err(Error::invalid_parameter(
+/// A pooling config's input: channels last (the only layout supported), and `[spatial..,
+/// channels]` per sample with `rank` spatial axes.
+pub(crate) fn check_pool_input(
+    data_format: &Option<String>,
+    sample: &[usize],
+    rank: usize,
+    layer: &str,
+) -> Result<()> {
+    if let Some(other) = data_format.as_deref().filter(|&f| f != "channels_last") {
+        return Err(Error::invalid_parameter(
             "data_format",
             format!("{layer}: only channels_last is supported, got {other:?}"),
-        )),
+        ));
     }
-}
-
-/// A pooling input is `[spatial.., channels]` per sample.
-pub(crate) fn pool_sample_rank(sample: &[usize], rank: usize, layer: &str) -> Result<()> {
     if sample.len() != rank + 1 {
         return Err(Error::invalid_input(format!(
             "{layer} expects inputs with {rank} spatial axes and a channel axis (per-sample rank {}), got per-sample shape {sample:?}",
@@ -49,8 +51,7 @@ impl PoolSpec {
     ) -> Result<Box<dyn Layer>> {
         use crate::neural_network::layers::pooling::Pooling;
         let name = Pooling::<N, MAX>::NAME;
-        channels_last_only(&self.data_format, name)?;
-        pool_sample_rank(sample, N, name)?;
+        check_pool_input(&self.data_format, sample, N, name)?;
         let padding = parse_padding(self.padding.as_deref(), name)?;
         let fixed = |arg: &SpatialArg, what: &str| -> Result<[usize; N]> {
             Ok(arg
@@ -88,8 +89,7 @@ impl GlobalPoolSpec {
     ) -> Result<Box<dyn Layer>> {
         use crate::neural_network::layers::pooling::GlobalPooling;
         let name = GlobalPooling::<N, MAX>::NAME;
-        channels_last_only(&self.data_format, name)?;
-        pool_sample_rank(sample, N, name)?;
+        check_pool_input(&self.data_format, sample, N, name)?;
         Ok(Box::new(
             GlobalPooling::<N, MAX>::new().with_keepdims(self.keepdims),
         ))
