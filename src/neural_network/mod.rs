@@ -18,3 +18,5 @@ pub mod losses;
 pub mod optimizers;
 pub mod regularizers;
 pub mod sequential;
+#[cfg(test)]
+pub(crate) mod test_support;

@@ -1007,6 +1007,7 @@ mod tests {
     use crate::neural_network::layers::dense::Dense;
     use crate::neural_network::losses::MeanSquaredError;
     use crate::neural_network::optimizers::{Adam, SGD};
+    use crate::neural_network::test_support::on_threads;
     use ndarray::Array2;
 
     /// Embedding(mask_zero) then LSTM: the Sequential hands the embedding's mask to the LSTM
@@ -1053,16 +1054,19 @@ mod tests {
         let mut seq = Sequential::new();
         seq.add(emb()).add(lstm(true));
         seq.compile(SGD::new(0.1, 0.0, false, 0.0).unwrap(), MeanSquaredError);
-        let before: Vec<Vec<f32>> = seq
-            .get_weights()
-            .iter()
-            .map(|w| {
-                w.named_arrays()
-                    .into_iter()
-                    .flat_map(|(_, a)| a.iter().copied().collect::<Vec<f32>>())
-                    .collect()
-            })
-            .collect();
+        // every layer's weights, flattened
+        let weights = |seq: &Sequential| -> Vec<Vec<f32>> {
+            seq.get_weights()
+                .iter()
+                .map(|w| {
+                    w.named_arrays()
+                        .into_iter()
+                        .flat_map(|(_, a)| a.iter().copied().collect::<Vec<f32>>())
+                        .collect()
+                })
+                .collect()
+        };
+        let before = weights(&seq);
         let y = Tensor::zeros(ndarray::IxDyn(&[3, 4, 2]));
         let err = seq.train_batch(&x, &y).unwrap_err().to_string();
         assert!(err.contains("mask"), "{err}");
@@ -1071,16 +1075,7 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("mask"));
-        let after: Vec<Vec<f32>> = seq
-            .get_weights()
-            .iter()
-            .map(|w| {
-                w.named_arrays()
-                    .into_iter()
-                    .flat_map(|(_, a)| a.iter().copied().collect::<Vec<f32>>())
-                    .collect()
-            })
-            .collect();
+        let after = weights(&seq);
         assert_eq!(before, after);
         assert_eq!(seq.predict(&x).unwrap().shape(), &[3, 4, 2]);
     }
@@ -1330,11 +1325,7 @@ mod tests {
     fn same_seed_same_weights_at_one_and_two_threads() {
         let (x, y) = smooth_regression_data();
         let train = |threads: usize| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            pool.install(|| {
+            on_threads(threads, || {
                 let mut m = clipped_adam_mlp();
                 let h = m.fit_with_batches(&x, &y, 4, 7).unwrap();
                 let bits: Vec<u32> = m.predict(&x).unwrap().iter().map(|v| v.to_bits()).collect();

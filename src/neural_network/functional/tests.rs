@@ -1,6 +1,7 @@
 use crate::neural_network::keras::{
     functional_model_from_config, model_from_config, KerasFunctional,
 };
+use crate::neural_network::test_support::on_threads;
 use crate::neural_network::{Tensor, TensorView};
 use serde_json::{json, Value};
 
@@ -214,11 +215,7 @@ fn same_seed_same_bits_at_one_and_several_threads() {
     let y1 = smooth(&[30, 2], 4.0);
     let y2 = smooth(&[30, 1], 5.0);
     let train = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
+        on_threads(threads, || {
             let mut m = two_tower();
             let h = m
                 .model_mut()

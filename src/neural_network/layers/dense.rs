@@ -344,6 +344,8 @@ impl ApplyWeights<Dense> for DenseLayerWeight<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::neural_network::layers::gradient_check::{check_central_differences, weighted_sum};
+    use crate::neural_network::test_support::on_threads;
 
     fn layer(act: Activation) -> Dense {
         let mut d = Dense::new(3, 2, act).unwrap();
@@ -391,40 +393,21 @@ mod tests {
         twin.forward(&x).unwrap();
         twin.backward_params_only(&c).unwrap();
         let dx = d.backward(&c).unwrap();
-        let loss = |d: &Dense, x: &Tensor| -> f64 {
-            let o = d.predict(x).unwrap();
-            o.iter()
-                .zip(c.iter())
-                .map(|(&o, &c)| o as f64 * c as f64)
-                .sum()
-        };
-        let h = 1e-2f32;
-        for i in 0..x.len() {
-            let (mut p, mut m) = (x.clone(), x.clone());
-            p.as_slice_mut().unwrap()[i] += h;
-            m.as_slice_mut().unwrap()[i] -= h;
-            let num = (loss(&d, &p) - loss(&d, &m)) / (2.0 * h as f64);
-            assert!(
-                (dx.as_slice().unwrap()[i] as f64 - num).abs() < 2e-3,
-                "{act:?} dx[{i}]"
-            );
-        }
-        let grads: Vec<Vec<f32>> = d.parameters().iter().map(|p| p.grad.to_vec()).collect();
+        let loss = |d: &Dense, x: &Tensor| weighted_sum(&d.predict(x).unwrap(), &c);
+        let name = format!("{act:?}");
+        let tol = |_: f64| 2e-3;
+        let grads = check_central_differences(
+            &mut d,
+            &x,
+            &dx,
+            &name,
+            (1e-2, tol),
+            loss,
+            <Dense as Layer>::parameters,
+        );
         // the first layer's pass (no input gradient) stores the same parameter gradients
         let twin_grads: Vec<Vec<f32>> = twin.parameters().iter().map(|p| p.grad.to_vec()).collect();
         assert_eq!(twin_grads, grads);
-        for (k, g) in grads.iter().enumerate() {
-            for (i, &gi) in g.iter().enumerate() {
-                let orig = d.parameters()[k].value[i];
-                d.parameters()[k].value[i] = orig + h;
-                let lp = loss(&d, &x);
-                d.parameters()[k].value[i] = orig - h;
-                let lm = loss(&d, &x);
-                d.parameters()[k].value[i] = orig;
-                let num = (lp - lm) / (2.0 * h as f64);
-                assert!((gi as f64 - num).abs() < 2e-3, "{act:?} param {k}[{i}]");
-            }
-        }
     }
 
     #[test]
@@ -495,11 +478,7 @@ mod tests {
     #[test]
     fn same_seed_same_weights_at_one_and_two_threads() {
         let build = |threads: usize| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            pool.install(|| {
+            on_threads(threads, || {
                 let mut d = Dense::new(64, 48, Activation::Tanh)
                     .unwrap()
                     .with_random_state(9);

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::error::Error;
+use crate::neural_network::layers::gradient_check::weighted_sum;
 use crate::neural_network::traits::Layer;
 use crate::neural_network::{NnError, Tensor};
 use ndarray::IxDyn;
@@ -76,13 +77,7 @@ fn backward_is_the_transpose_and_matches_finite_differences() {
         let grad = layer.backward(&g).unwrap();
         assert_eq!(grad.shape(), x.shape());
         // Exact copies: every product appears once on each side, sums of the same terms.
-        let loss = |t: &Tensor| -> f64 {
-            let y = layer.predict(t).unwrap();
-            y.iter()
-                .zip(&g)
-                .map(|(&a, &b)| f64::from(a) * f64::from(b))
-                .sum()
-        };
+        let loss = |t: &Tensor| weighted_sum(&layer.predict(t).unwrap(), &g);
         for k in 0..x.len() {
             let mut xp = x.clone();
             let mut xm = x.clone();

@@ -2,6 +2,8 @@
 //! and its own bits across threads and batch blocks, for every cell.
 
 use super::*;
+use crate::neural_network::layers::gradient_check::{check_central_differences, weighted_sum};
+use crate::neural_network::test_support::on_threads;
 use ndarray::{Array3, ArrayD};
 
 fn sig(v: f64) -> f64 {
@@ -186,11 +188,7 @@ fn check_gradients_with(
     });
     let dx = l.backward(&c).unwrap();
     let loss = |l: &Recurrent, x: &Tensor| -> f64 {
-        let o = l.run(x, mask, drop.clone()).unwrap().0;
-        o.iter()
-            .zip(c.iter())
-            .map(|(&o, &c)| o as f64 * c as f64)
-            .sum()
+        weighted_sum(&l.run(x, mask, drop.clone()).unwrap().0, &c)
     };
     let h = 1e-2f32;
     let tol = |num: f64| 2e-3 + 1e-2 * num.abs();
@@ -198,34 +196,8 @@ fn check_gradients_with(
         "{:?} seq={} back={}",
         l.cell, l.return_sequences, l.go_backwards
     );
-    for i in 0..x.len() {
-        let (mut p, mut m) = (x.clone(), x.clone());
-        p.as_slice_mut().unwrap()[i] += h;
-        m.as_slice_mut().unwrap()[i] -= h;
-        let num = (loss(l, &p) - loss(l, &m)) / (2.0 * h as f64);
-        let got = dx.as_slice().unwrap()[i] as f64;
-        assert!(
-            (got - num).abs() < tol(num),
-            "{name} dx[{i}]: {got} vs {num}"
-        );
-    }
-    let grads: Vec<Vec<f32>> = l.parameters().iter().map(|p| p.grad.to_vec()).collect();
+    let grads = check_central_differences(l, &x, &dx, &name, (h, tol), loss, Recurrent::parameters);
     assert_eq!(grads.len(), if l.use_bias { 3 } else { 2 });
-    for (k, g) in grads.iter().enumerate() {
-        for (i, &gi) in g.iter().enumerate() {
-            let orig = l.parameters()[k].value[i];
-            l.parameters()[k].value[i] = orig + h;
-            let lp = loss(l, &x);
-            l.parameters()[k].value[i] = orig - h;
-            let lm = loss(l, &x);
-            l.parameters()[k].value[i] = orig;
-            let num = (lp - lm) / (2.0 * h as f64);
-            assert!(
-                (gi as f64 - num).abs() < tol(num),
-                "{name} param {k}[{i}]: {gi} vs {num}"
-            );
-        }
-    }
 }
 
 #[test]
@@ -256,11 +228,9 @@ fn bits_on_threads(
     threads: usize,
     make: impl Fn() -> Recurrent + Send + Sync,
 ) -> (Vec<u32>, Vec<u32>, Vec<Vec<u32>>) {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap();
-    pool.install(|| pass_bits(&mut make(), &input(64, 4, 32).into_dyn()))
+    on_threads(threads, || {
+        pass_bits(&mut make(), &input(64, 4, 32).into_dyn())
+    })
 }
 
 /// An upstream gradient for `out` that varies along every axis.
@@ -694,13 +664,7 @@ fn masked_dropout_blocks_serial_and_parallel_agree_bitwise() {
             let (serial, parallel) =
                 serial_and_parallel(&RECURRENT_PARALLEL_MIN_FLOPS, || run(&mut make()));
             assert!(serial == parallel, "{cell:?} batch={batch} seq={seq}");
-            let on = |threads| {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .unwrap()
-                    .install(|| run(&mut make()))
-            };
+            let on = |threads| on_threads(threads, || run(&mut make()));
             assert!(on(1) == on(4), "{cell:?} batch={batch} threads");
         }
     }
@@ -826,13 +790,7 @@ fn packed_route_gradients_match_directional_differences() {
     let c = upstream(&out);
     let dx = l.backward(&c).unwrap();
     let grads: Vec<Vec<f32>> = l.parameters().iter().map(|p| p.grad.to_vec()).collect();
-    let loss = |l: &Recurrent, x: &Tensor| -> f64 {
-        let o = l.predict(x).unwrap();
-        o.iter()
-            .zip(c.iter())
-            .map(|(&o, &c)| o as f64 * c as f64)
-            .sum()
-    };
+    let loss = |l: &Recurrent, x: &Tensor| weighted_sum(&l.predict(x).unwrap(), &c);
     let mut rng = layer_rng(Some(99));
     let h = 1e-2f32;
     let tol = |num: f64| 2e-3 + 1e-2 * num.abs();

@@ -6,6 +6,7 @@ use super::engine::UPSAMPLING_PARALLEL_MIN_OPS;
 use super::*;
 use crate::error::Error;
 use crate::gate::serial_and_parallel;
+use crate::neural_network::layers::gradient_check::weighted_sum;
 use crate::neural_network::traits::Layer;
 use crate::neural_network::{NnError, Tensor};
 use ndarray::IxDyn;
@@ -205,13 +206,7 @@ fn gradient_matches_finite_differences() {
         let out = layer.forward(&x).unwrap();
         let w = varied(out.shape(), 9);
         let grad = layer.backward(&w).unwrap();
-        let loss = |t: &Tensor| -> f64 {
-            let y = layer.predict(t).unwrap();
-            y.iter()
-                .zip(&w)
-                .map(|(&a, &b)| f64::from(a) * f64::from(b))
-                .sum()
-        };
+        let loss = |t: &Tensor| weighted_sum(&layer.predict(t).unwrap(), &w);
         // The layer is linear, so a wide step has no truncation error; f32 rounding of the
         // outputs (~1e-7 relative, |loss terms| <= ~50) bounds the numeric error.
         let eps = 0.5f32;
