@@ -3,6 +3,19 @@
 use crate::neural_network::traits::{Layer, ParamGrad};
 use crate::neural_network::Tensor;
 
+/// Central differences of `f` at `at` with step `h`, one coordinate at a time, in f64.
+pub(crate) fn numeric_gradient(f: impl Fn(&[f64]) -> f64, at: &[f64], h: f64) -> Vec<f64> {
+    (0..at.len())
+        .map(|i| {
+            let mut p = at.to_vec();
+            p[i] += h;
+            let up = f(&p);
+            p[i] -= 2.0 * h;
+            (up - f(&p)) / (2.0 * h)
+        })
+        .collect()
+}
+
 /// `Σ c ⊙ out` in f64: the scalar loss whose gradient with respect to `out` is `c`.
 pub(crate) fn weighted_sum(out: &Tensor, c: &Tensor) -> f64 {
     out.iter()

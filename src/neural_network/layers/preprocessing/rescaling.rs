@@ -95,6 +95,7 @@ impl Layer for Rescaling {
 mod tests {
     use super::*;
     use crate::gate::serial_and_parallel;
+    use crate::neural_network::layers::gradient_check::numeric_gradient;
     use ndarray::{ArrayD, IxDyn};
 
     fn wave(n: usize) -> Vec<f32> {
@@ -131,13 +132,8 @@ mod tests {
                 .sum()
         };
         let x64: Vec<f64> = x.iter().map(|&v| v as f64).collect();
-        let h = 1e-4;
-        for i in 0..x64.len() {
-            let mut p = x64.clone();
-            p[i] += h;
-            let up = loss(&p);
-            p[i] -= 2.0 * h;
-            let num = (up - loss(&p)) / (2.0 * h);
+        let numeric = numeric_gradient(loss, &x64, 1e-4);
+        for (i, &num) in numeric.iter().enumerate() {
             let got = dx.as_slice().unwrap()[i] as f64;
             assert!(
                 (got - num).abs() <= 1e-6 * (1.0 + num.abs()),

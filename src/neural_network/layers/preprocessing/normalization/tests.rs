@@ -5,6 +5,7 @@
 use super::*;
 use crate::gate::serial_and_parallel;
 use crate::math::reduction::SUM_F64;
+use crate::neural_network::layers::gradient_check::numeric_gradient;
 use ndarray::Axis;
 
 /// Deterministic, irregular values around an offset (a mean far from zero tests the
@@ -186,15 +187,7 @@ fn forward_and_input_gradient_match_the_reference() {
             // step; their rounding error is ~1e-16 * |L| / h, and |L| reaches ~1e7 through the
             // floored standard deviation (1e-7): h = 1 keeps it near 1e-9
             let h = 1.0;
-            let num: Vec<f64> = (0..n)
-                .map(|i| {
-                    let mut p = xs.clone();
-                    p[i] += h;
-                    let up = loss(&p);
-                    p[i] -= 2.0 * h;
-                    (up - loss(&p)) / (2.0 * h)
-                })
-                .collect();
+            let num = numeric_gradient(loss, &xs, h);
             // dL/dx = w / std rounded once in f32: an ulp, relative
             assert_close(dx.as_slice().unwrap(), &num, 1e-6, "input gradient");
         }

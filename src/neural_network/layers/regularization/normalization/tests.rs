@@ -8,6 +8,7 @@ use super::engine::{
 use super::*;
 use crate::error::{Error, IoError};
 use crate::gate::{serial_and_parallel, Gate};
+use crate::neural_network::layers::gradient_check::numeric_gradient;
 use crate::neural_network::layers::layer_weight::LayerWeight;
 use crate::neural_network::traits::Layer;
 use crate::neural_network::{NnError, Tensor};
@@ -117,16 +118,7 @@ fn reference(x: &[f64], gamma: &[f64], beta: &[f64], grouping: &Grouping, eps: f
 
 /// Central finite differences of `f` at `at`.
 fn numeric_grad(f: impl Fn(&[f64]) -> f64, at: &[f64]) -> Vec<f64> {
-    let h = 1e-5;
-    (0..at.len())
-        .map(|i| {
-            let mut p = at.to_vec();
-            p[i] += h;
-            let up = f(&p);
-            p[i] -= 2.0 * h;
-            (up - f(&p)) / (2.0 * h)
-        })
-        .collect()
+    numeric_gradient(f, at, 1e-5)
 }
 
 fn to64(v: &[f32]) -> Vec<f64> {
