@@ -92,6 +92,14 @@ mod tests {
         (layer.w[0] as f64, layer.b[0] as f64)
     }
 
+    /// Plain SGD at learning rate 1 with a per-variable gradient clip.
+    fn clipped_sgd(clip: GradientClip) -> SGD {
+        SGD::new(1.0, 0.0, false, 0.0)
+            .unwrap()
+            .with_gradient_clip(clip)
+            .unwrap()
+    }
+
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-6
     }
@@ -399,20 +407,14 @@ mod tests {
         assert!(close(b, 0.95 + 0.1 * 0.4));
 
         // Norm 0.2: |0.3| -> 0.2 and |-0.4| -> 0.2 (each variable by its own norm).
-        let mut sgd = SGD::new(1.0, 0.0, false, 0.0)
-            .unwrap()
-            .with_gradient_clip(GradientClip::Norm(0.2))
-            .unwrap();
+        let mut sgd = clipped_sgd(GradientClip::Norm(0.2));
         let (w, b) = one_step(&mut sgd, &mut Two::new(0.0, 0.0, 0.3, -0.4), 1.0);
         assert!(close(w, -0.2) && close(b, 0.2));
         // A gradient inside the bound passes unchanged.
         let (w, _) = one_step(&mut sgd, &mut Two::new(0.0, 0.0, 0.1, 0.0), 1.0);
         assert!(close(w, -0.1));
         // By value: 0.3 passes, -0.4 becomes -0.35.
-        let mut sgd = SGD::new(1.0, 0.0, false, 0.0)
-            .unwrap()
-            .with_gradient_clip(GradientClip::Value(0.35))
-            .unwrap();
+        let mut sgd = clipped_sgd(GradientClip::Value(0.35));
         let (w, b) = one_step(&mut sgd, &mut Two::new(0.0, 0.0, 0.3, -0.4), 1.0);
         assert!(close(w, -0.3) && close(b, 0.35));
 
