@@ -58,6 +58,66 @@ fn weight_slices<'a>(
         .collect()
 }
 
+/// What training and evaluation read from their arguments, checked in this order: the batch
+/// size (at least 1), the inputs' common sample count, and each output's sample weights.
+struct Batched<'a> {
+    batch_size: usize,
+    xs: Vec<TensorView<'a>>,
+    ys: Vec<TensorView<'a>>,
+    n: usize,
+    weights: Vec<Option<&'a [f32]>>,
+}
+
+impl<'a> Batched<'a> {
+    fn new(
+        xs: &'a [PyReadonlyArrayDyn<'_, f32>],
+        ys: &'a [PyReadonlyArrayDyn<'_, f32>],
+        batch_size: usize,
+        sample_weights: Option<&'a [Option<numpy::PyReadonlyArray1<'_, f32>>]>,
+    ) -> PyResult<Self> {
+        let batch_size = check_batch(batch_size)?;
+        let (xs, ys) = (views(xs), views(ys));
+        let n = samples(&xs)?;
+        let weights = weight_slices(sample_weights, n)?;
+        Ok(Self {
+            batch_size,
+            xs,
+            ys,
+            n,
+            weights,
+        })
+    }
+}
+
+/// The sample-weighted means of the total loss and of each output's loss over the batches
+/// of an epoch (accumulated in f64).
+#[derive(Default)]
+struct LossMeans {
+    total: f64,
+    each: Vec<f64>,
+}
+
+impl LossMeans {
+    /// Adds one batch of `samples` samples.
+    fn add(&mut self, total: f32, each: &[f32], samples: usize) {
+        let w = samples as f64;
+        self.total += f64::from(total) * w;
+        self.each.resize(each.len(), 0.0);
+        for (e, l) in self.each.iter_mut().zip(each) {
+            *e += f64::from(*l) * w;
+        }
+    }
+
+    /// The means over `n` samples.
+    fn means(&self, n: usize) -> (f32, Vec<f32>) {
+        let n = n.max(1) as f64;
+        (
+            (self.total / n) as f32,
+            self.each.iter().map(|e| (e / n) as f32).collect(),
+        )
+    }
+}
+
 fn check_batch(batch_size: usize) -> PyResult<usize> {
     if batch_size == 0 {
         return Err(PyValueError::new_err("batch_size must be at least 1"));
@@ -141,20 +201,21 @@ impl PyFunctional {
         batch_output: Option<Py<PyAny>>,
         sample_weights: Option<Vec<Option<numpy::PyReadonlyArray1<'_, f32>>>>,
     ) -> PyResult<(f32, Vec<f32>, usize)> {
-        let batch_size = check_batch(batch_size)?;
-        let (xv, yv) = (views(&xs), views(&ys));
-        let n = samples(&xv)?;
-        let sw = weight_slices(sample_weights.as_deref(), n)?;
+        let data = Batched::new(&xs, &ys, batch_size, sample_weights.as_deref())?;
         let mut batches = 0usize;
-        let order = self.write(py)?.model_mut().epoch_order(n, shuffle, epoch);
-        let mut total = 0.0f64;
-        let mut each: Vec<f64> = Vec::new();
-        for batch in order.chunks(batch_size) {
+        let order = self
+            .write(py)?
+            .model_mut()
+            .epoch_order(data.n, shuffle, epoch);
+        let mut losses = LossMeans::default();
+        for batch in order.chunks(data.batch_size) {
             py.check_signals()?;
             let mut guard = self.write(py)?;
             let model = &mut *guard;
             let step = crate::python::parallel::detach(py, || {
-                model.model_mut().train_rows_weighted(&xv, &yv, &sw, batch)
+                model
+                    .model_mut()
+                    .train_rows_weighted(&data.xs, &data.ys, &data.weights, batch)
             })
             .map_err(to_py_err)?;
             drop(guard);
@@ -166,23 +227,14 @@ impl PyFunctional {
                     .collect();
                 cb.call1(py, (outs, batch.to_vec()))?;
             }
-            let w = batch.len() as f64;
-            total += f64::from(step.loss) * w;
-            each.resize(step.output_losses.len(), 0.0);
-            for (e, l) in each.iter_mut().zip(&step.output_losses) {
-                *e += f64::from(*l) * w;
-            }
+            losses.add(step.loss, &step.output_losses, batch.len());
             batches += 1;
             if !step.loss.is_finite() {
                 break;
             }
         }
-        let n = n.max(1) as f64;
-        Ok((
-            (total / n) as f32,
-            each.iter().map(|e| (e / n) as f32).collect(),
-            batches,
-        ))
+        let (total, each) = losses.means(data.n);
+        Ok((total, each, batches))
     }
 
     /// The total and per-output losses over all samples, in batches.
@@ -197,10 +249,7 @@ impl PyFunctional {
         batch_size: usize,
         sample_weights: Option<Vec<Option<numpy::PyReadonlyArray1<'_, f32>>>>,
     ) -> PyResult<(f32, Vec<f32>)> {
-        let batch_size = check_batch(batch_size)?;
-        let (xv, yv) = (views(&xs), views(&ys));
-        let n = samples(&xv)?;
-        let sw = weight_slices(sample_weights.as_deref(), n)?;
+        let data = Batched::new(&xs, &ys, batch_size, sample_weights.as_deref())?;
         let guard = self.read(py)?;
         let st = &*guard;
         if !st.is_compiled() {
@@ -209,34 +258,27 @@ impl PyFunctional {
             ));
         }
         crate::python::parallel::detach(py, || -> Result<(f32, Vec<f32>)> {
-            let mut total = 0.0f64;
-            let mut each: Vec<f64> = Vec::new();
-            for start in (0..n).step_by(batch_size) {
-                let end = (start + batch_size).min(n);
-                if yv.iter().any(|y| y.shape().first() != Some(&n)) {
+            let mut losses = LossMeans::default();
+            for start in (0..data.n).step_by(data.batch_size) {
+                let end = (start + data.batch_size).min(data.n);
+                if data.ys.iter().any(|y| y.shape().first() != Some(&data.n)) {
                     return Err(Error::invalid_input(
                         "targets need as many samples as the inputs",
                     ));
                 }
-                let batch_weights: Vec<Option<&[f32]>> =
-                    sw.iter().map(|w| w.map(|w| &w[start..end])).collect();
+                let batch_weights: Vec<Option<&[f32]>> = data
+                    .weights
+                    .iter()
+                    .map(|w| w.map(|w| &w[start..end]))
+                    .collect();
                 let (l, per) = st.model().evaluate_weighted(
-                    &rows(&xv, start, end),
-                    &rows(&yv, start, end),
+                    &rows(&data.xs, start, end),
+                    &rows(&data.ys, start, end),
                     &batch_weights,
                 )?;
-                let w = (end - start) as f64;
-                total += f64::from(l) * w;
-                each.resize(per.len(), 0.0);
-                for (e, p) in each.iter_mut().zip(&per) {
-                    *e += f64::from(*p) * w;
-                }
+                losses.add(l, &per, end - start);
             }
-            let n = n.max(1) as f64;
-            Ok((
-                (total / n) as f32,
-                each.iter().map(|e| (e / n) as f32).collect(),
-            ))
+            Ok(losses.means(data.n))
         })
         .map_err(to_py_err)
     }
