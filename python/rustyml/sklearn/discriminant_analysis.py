@@ -66,13 +66,14 @@ def _ledoit_wolf_covariance(X):
     Z -= Z.mean(axis=0)  # ledoit_wolf centres again
     n, d = Z.shape
     Z = np.ascontiguousarray(Z)
-    covariance = _dot(Z.T, Z) / n
+    gram = _dot(Z.T, Z)
+    covariance = gram / n
     mu = np.trace(covariance) / d
     if d == 1:
         shrinkage = 0.0
     else:
         Z2 = Z**2
-        delta_sum = np.sum(_dot(Z.T, Z) ** 2) / n**2
+        delta_sum = np.sum(gram**2) / n**2
         beta_sum = np.sum(_dot(Z2.T, Z2))
         beta = (beta_sum / n - delta_sum) / (d * n)
         delta = (delta_sum - 2.0 * mu * np.sum(Z2) / n + d * mu**2) / d
