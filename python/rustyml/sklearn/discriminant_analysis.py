@@ -15,13 +15,20 @@ number) comes from the product engine too, and the least-squares solve is scipy'
 scikit-learn, when the covariance is well enough conditioned for the summation order not
 to matter (cond * n * eps < 1e-6) and no class has a single sample (scikit-learn warns).
 
-The native svd fit needs float64 dense input, no ``store_covariance``,
+float32 input to ``lsqr`` is fitted from its exact float64 values, each fitted attribute
+then in the dtype scikit-learn's float32 fit gives it (float32 priors, means and two-class
+coefficients; the rest float64, as NumPy's covariance and LAPACK's solve give them).
+
+The native svd fit needs dense input, no ``store_covariance``,
 priors that sum to one (else scikit-learn warns), and a well-separated spectrum: no
 singular value of either stage close to its ``tol`` cut, none of the kept ones close to
 another (a near-tie leaves the basis, and so the signs, to rounding), and at least two
 directions kept by the first stage (a single column's sign is LAPACK's own convention) or
-a single feature. Anything else, the ``eigen`` solver (its null-space eigenvectors are
-rounding's) and ``shrinkage="auto"``, is scikit-learn's.
+a single feature; and LAPACK's signs for the second stage must not hang on rounding: probed
+by a few SVDs of the small matrix moved well beyond the two fits' difference, with its
+columns' signs flipped. Anything else, float32 input (scikit-learn's svd fit then runs in
+float32, whose rounding decides its signs), and the ``eigen`` solver (LAPACK's generalized
+eigenvectors, whose signs follow the covariances' rounding), is scikit-learn's.
 """
 
 import numpy as np
@@ -44,6 +51,10 @@ _EPS = np.finfo(np.float64).eps
 # A kept singular value closer than this (relative to the largest) to another one leaves
 # the basis of their plane to rounding.
 _MIN_GAP = 1e-6
+# What scikit-learn's lsqr fit on float32 data keeps in float32 (the rest it computes in
+# float64: NumPy's covariances, LAPACK's solve of them); a two-class fit's coef_ and
+# intercept_ too.
+_FLOAT32_KEPT = ("priors_", "means_")
 
 
 def _well_separated(values, count):
@@ -53,6 +64,26 @@ def _well_separated(values, count):
         return True
     gaps = -np.diff(values)[: min(count, len(values) - 1)]
     return bool(np.all(gaps > _MIN_GAP * values[0]))
+
+
+def _signs_follow_the_matrix(matrix, vt, spread, probes=8):
+    """Whether the signs LAPACK gives the right singular vectors ``vt`` of ``matrix`` (the
+    whitened class means in the first stage's basis) stay put when that basis moves as the
+    first stage's rounding moves it: its columns mixed by ``spread`` (relative; more than
+    the error that separates rustyml's basis from scikit-learn's) and their signs flipped.
+    Where a sign choice hangs on an intermediate value near zero, a probe flips it:
+    scikit-learn's own signs are then rounding's, and its fit runs."""
+    wobble = np.random.default_rng(0)
+    width = matrix.shape[1]
+    for _ in range(probes):
+        flips = wobble.choice([-1.0, 1.0], size=width)
+        basis = np.diag(flips) + spread * wobble.uniform(-1.0, 1.0, (width, width))
+        probe = scipy.linalg.svd(matrix @ basis, full_matrices=False)[2]
+        # to first order in spread, the probe's vectors are vt with the flips applied
+        agreement = np.sum(probe[: len(vt)] * flips * vt, axis=1)
+        if np.any(agreement <= 0):
+            return False
+    return True
 
 
 def _ledoit_wolf_covariance(X):
@@ -89,6 +120,9 @@ class LinearDiscriminantAnalysis(_SkLDA):
 
     @native_path(_SkLDA.fit, fits=True)
     def fit(self, X, y):
+        # The eigen solver's discriminant vectors are LAPACK's generalized eigenvectors,
+        # whose signs follow the covariances' rounding (a summation order flips them):
+        # scikit-learn's own.
         require(self.solver in ("svd", "lsqr"), f"solver={self.solver!r}")
         if self.solver == "svd":
             require(self.shrinkage is None, "shrinkage (scikit-learn's error)")
@@ -103,7 +137,12 @@ class LinearDiscriminantAnalysis(_SkLDA):
         require(not issparse(X), "sparse X")
         self._validate_params()
         X, y = validate_data(self, X, y, ensure_min_samples=2, dtype=[np.float64, np.float32])
-        require(X.dtype == np.float64, "float32 X")
+        # float32 data is fitted from its exact float64 values; each attribute then takes
+        # the dtype scikit-learn's float32 fit gives it (_FLOAT32_KEPT). Its float32 svd
+        # fit runs in float32, whose rounding decides its LAPACK signs: its own.
+        dtype = X.dtype
+        require(self.solver == "lsqr" or dtype == np.float64, "float32 X with the svd solver")
+        X = np.asarray(X, dtype=np.float64)
         classes = unique_labels(y)
         n, d = X.shape
         k = len(classes)
@@ -140,29 +179,40 @@ class LinearDiscriminantAnalysis(_SkLDA):
         self.coef_ = coef
         self.intercept_ = intercept
         self._max_components = self._n_features_out = kept
+        if dtype != np.float64:
+            kept_as_float32 = _FLOAT32_KEPT + (("coef_", "intercept_") if k == 2 else ())
+            for name in kept_as_float32:
+                setattr(self, name, getattr(self, name).astype(dtype))
         return self
+
+    def _within_covariance(self, X, dev, codes, counts, priors):
+        """scikit-learn's ``_class_cov``: the prior-weighted sum of the class covariances
+        (biased, each optionally shrunk), by the product engine."""
+        require(np.all(counts > 1), "a class of one sample (scikit-learn warns)")
+        if self.shrinkage == "auto":
+            # each class shrunk by its own Ledoit-Wolf coefficient: a weighted sum of them
+            return sum(p * _ledoit_wolf_covariance(X[codes == c]) for c, p in enumerate(priors))
+        weighted = np.ascontiguousarray(dev * np.sqrt(priors / counts)[codes][:, None])
+        within = _dot(weighted.T, weighted)
+        if self.shrinkage is not None:
+            # shrinking is linear: the prior-weighted sum of the shrunk class covariances
+            # is the weighted covariance shrunk
+            within = shrunk_covariance(within, self.shrinkage)
+        return within
+
+    def _checked_conditioning(self, within, n):
+        spectrum = np.linalg.eigvalsh(within)
+        # The two covariances differ by summation order, n eps relative; a solve with
+        # them amplifies that by the condition number.
+        require(spectrum[0] > 0, "a singular within-class covariance")
+        require(spectrum[-1] / spectrum[0] * n * _EPS < 1e-6, "an ill-conditioned covariance")
 
     def _native_lsqr(self, X, dev, codes, counts, priors, means):
         """scikit-learn's ``lsqr`` solver: the prior-weighted within-class covariance (each
         class's biased covariance, optionally shrunk) by the product engine, then the
         same least-squares solve of ``covariance_ coef^T = means^T``."""
-        require(np.all(counts > 1), "a class of one sample (scikit-learn warns)")
-        n = X.shape[0]
-        if self.shrinkage == "auto":
-            # each class shrunk by its own Ledoit-Wolf coefficient: a weighted sum of them
-            within = sum(p * _ledoit_wolf_covariance(X[codes == c]) for c, p in enumerate(priors))
-        else:
-            weighted = np.ascontiguousarray(dev * np.sqrt(priors / counts)[codes][:, None])
-            within = _dot(weighted.T, weighted)
-        if self.shrinkage not in (None, "auto"):
-            # shrinking is linear: the prior-weighted sum of the shrunk class covariances
-            # is the weighted covariance shrunk
-            within = shrunk_covariance(within, self.shrinkage)
-        spectrum = np.linalg.eigvalsh(within)
-        # The two covariances differ by summation order, n eps relative; the solve
-        # amplifies that by the condition number.
-        require(spectrum[0] > 0, "a singular within-class covariance")
-        require(spectrum[-1] / spectrum[0] * n * _EPS < 1e-6, "an ill-conditioned covariance")
+        within = self._within_covariance(X, dev, codes, counts, priors)
+        self._checked_conditioning(within, X.shape[0])
         self.covariance_ = within
         coef = scipy.linalg.lstsq(within, means.T)[0].T
         intercept = np.log(priors) - 0.5 * np.einsum("ij,ij->i", means, coef)
@@ -199,6 +249,13 @@ class LinearDiscriminantAnalysis(_SkLDA):
         require(np.all(np.abs(sv2 - cut) > 1e3 * _EPS * sv2[0]), "a singular value at the cut")
         rank2 = int(np.sum(sv2 > cut))
         require(_well_separated(sv2, rank2), "near-equal discriminant singular values")
+        # rustyml's between-class matrix differs from scikit-learn's by the first stage's
+        # error, d eps (s_max / s_min)^2 relative: probe well beyond it
+        spread = max(100 * _EPS, 10 * d * _EPS * (sv[0] / sv[rank - 1]) ** 2)
+        require(
+            _signs_follow_the_matrix(between, vt2[:rank2], spread),
+            "LAPACK's signs of the discriminant directions follow rounding here",
+        )
 
         self.xbar_ = xbar
         self.explained_variance_ratio_ = (sv2**2 / np.sum(sv2**2))[:kept]
