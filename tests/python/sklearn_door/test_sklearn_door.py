@@ -513,6 +513,92 @@ def test_pca_arpack_with_a_tolerance_is_scikit_learns():
     assert door.dispatch_stats() == {("PCA", "fit", "scikit-learn"): 1}
 
 
+def _decaying_spectrum(shape, seed):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal(shape) * np.linspace(3.0, 0.1, shape[1]) + 1.0
+
+
+@pytest.mark.parametrize("shape", [(600, 80), (80, 600)])
+@pytest.mark.parametrize("normalizer, n_iter", [("auto", "auto"), ("QR", 3), ("none", 1)])
+@pytest.mark.parametrize("whiten", [False, True])
+def test_pca_randomized_matches_scikit_learn(shape, normalizer, n_iter, whiten):
+    """The randomized solver on the same Gaussian draws: the sampled range is a function
+    of the draws alone, so the two runs differ by rounding only."""
+    from sklearn.decomposition import PCA
+
+    X = _decaying_spectrum(shape, 11)
+    params = {
+        "n_components": 10,
+        "svd_solver": "randomized",
+        "power_iteration_normalizer": normalizer,
+        "iterated_power": n_iter,
+        "whiten": whiten,
+    }
+    ours_state, stock_state = np.random.RandomState(7), np.random.RandomState(7)
+    door.dispatch_stats(reset=True)
+    ours = door_decomposition.PCA(random_state=ours_state, **params)
+    scores = ours.fit_transform(X)
+    assert door.dispatch_stats() == {("PCA", "fit_transform", "rustyml"): 1}
+    stock = PCA(random_state=stock_state, **params)
+    expected = stock.fit_transform(X)
+    assert ours_state.randint(1 << 30) == stock_state.randint(1 << 30)  # the same draws
+    # Each product differs by summation order (max(n, d) eps relative); the power
+    # iterations carry that into the sampled range, and the kept singular vectors move by
+    # it over their relative gap (about 1e-2 here, checked).
+    ev = stock.explained_variance_
+    gap = np.min(-np.diff(ev)) / ev[0]
+    assert gap > 1e-3
+    bound = 10 * (8 if n_iter == "auto" else n_iter + 1) * max(shape) * EPS / gap
+    np.testing.assert_allclose(ours.components_, stock.components_, atol=bound)
+    for name in ("explained_variance_", "explained_variance_ratio_", "singular_values_"):
+        np.testing.assert_allclose(getattr(ours, name), getattr(stock, name), rtol=bound)
+    np.testing.assert_allclose(ours.noise_variance_, stock.noise_variance_, rtol=bound)
+    np.testing.assert_allclose(ours.mean_, stock.mean_, rtol=0, atol=shape[0] * EPS * 4)
+    np.testing.assert_allclose(scores, expected, atol=bound * np.abs(expected).max())
+    np.testing.assert_allclose(ours.transform(X), stock.transform(X), atol=1e-8)
+    assert ours._fit_svd_solver == stock._fit_svd_solver == "randomized"
+
+
+@pytest.mark.parametrize("n_components", [5, 0.8, 39])
+def test_pca_with_fewer_samples_than_features_matches_scikit_learn(n_components):
+    from sklearn.decomposition import PCA
+
+    X = _decaying_spectrum((40, 300), 12)
+    door.dispatch_stats(reset=True)
+    ours = door_decomposition.PCA(n_components=n_components).fit(X)
+    assert door.dispatch_stats() == {("PCA", "fit", "rustyml"): 1}
+    stock = PCA(n_components=n_components).fit(X)
+    assert ours.n_components_ == stock.n_components_
+    # Axes from the 40 x 40 Gram matrix: about n eps s_max^2 / (s gap) off scikit-learn's
+    # SVD, the spectrum here well separated (checked).
+    ev = stock.explained_variance_
+    rel = np.min(-np.diff(ev)) / ev[0]
+    assert rel > 1e-3
+    bound = 10 * X.shape[0] * EPS * (ev[0] / ev[-1]) / rel
+    np.testing.assert_allclose(ours.components_, stock.components_, atol=bound)
+    np.testing.assert_allclose(ours.explained_variance_, ev, rtol=bound)
+    np.testing.assert_allclose(ours.noise_variance_, stock.noise_variance_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(ours.transform(X), stock.transform(X), atol=bound * 100)
+
+
+def test_pca_leaves_rounding_decided_axes_to_scikit_learn():
+    from sklearn.decomposition import PCA
+
+    # Equal variances: any basis of their plane is an answer, scikit-learn's is LAPACK's.
+    H = np.array([[1.0, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]])
+    Q = np.linalg.qr(np.random.default_rng(3).standard_normal((3, 3)))[0]
+    # A first axis (1, -1) / sqrt(2): its two entries of one size decide its sign.
+    t = np.linspace(-1.0, 1.0, 9)
+    line = np.outer(t, [1.0, -1.0]) + np.outer(t[::-1] ** 2 - 0.3, [1e-3, 1e-3])
+    # With fewer samples than features, all components: the last has no variance.
+    wide = _decaying_spectrum((10, 30), 13)
+    for X in (H @ Q, line, wide):
+        door.dispatch_stats(reset=True)
+        ours = door_decomposition.PCA().fit(X)
+        assert door.dispatch_stats() == {("PCA", "fit", "scikit-learn"): 1}
+        np.testing.assert_array_equal(ours.components_, PCA().fit(X).components_)
+
+
 def test_standard_scaler_matches_scikit_learn_and_keeps_feature_names():
     pd = pytest.importorskip("pandas")
     from sklearn.preprocessing import StandardScaler
