@@ -12,7 +12,7 @@ use crate::machine_learning::validation::{
 use crate::math::distance::Metric;
 use crate::math::reduction;
 use crate::persistence::Persist;
-use ndarray::{Array2, ArrayRef2, ArrayView2};
+use ndarray::{Array2, ArrayRef2, ArrayView1, ArrayView2};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -199,6 +199,19 @@ impl TSNE {
 
     /// What `n x d` data must satisfy for these parameters.
     fn check_data(&self, n: usize, d: usize) -> Result<()> {
+        self.check_samples(n)?;
+        if self.init == TsneInit::Pca && self.n_components > n.min(d) {
+            return Err(Error::invalid_input(format!(
+                "init='pca' needs n_components ({}) <= min(n_samples, n_features), got n_samples = {n} \
+                 and n_features = {d}; use init='random'",
+                self.n_components
+            )));
+        }
+        Ok(())
+    }
+
+    /// What the number of samples must satisfy for these parameters.
+    fn check_samples(&self, n: usize) -> Result<()> {
         if n < 2 {
             return Err(Error::invalid_input(format!(
                 "t-SNE needs at least 2 samples, got n_samples = {n}"
@@ -209,13 +222,6 @@ impl TSNE {
                 "perplexity",
                 format!("must be less than n_samples ({n}), got {}", self.perplexity),
             ));
-        }
-        if self.init == TsneInit::Pca && self.n_components > n.min(d) {
-            return Err(Error::invalid_input(format!(
-                "init='pca' needs n_components ({}) <= min(n_samples, n_features), got n_samples = {n} \
-                 and n_features = {d}; use init='random'",
-                self.n_components
-            )));
         }
         Ok(())
     }
@@ -228,12 +234,51 @@ impl TSNE {
 
     /// Fit and return the embedding (`n_samples x n_components`), scikit-learn's checks.
     pub fn fit_transform_checked(&mut self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
+        self.fit_embedding(x, None)
+    }
+
+    /// Fit from a given initial embedding (`init`: `n_samples x n_components` values, row
+    /// by row), as scikit-learn's `init=ndarray`; `init` and the random state are then
+    /// not used.
+    pub fn fit_transform_from(
+        &mut self,
+        x: &ArrayRef2<f64>,
+        init: ArrayView1<f64>,
+    ) -> Result<Array2<f64>> {
+        self.fit_embedding(x, Some(init))
+    }
+
+    fn fit_embedding(
+        &mut self,
+        x: &ArrayRef2<f64>,
+        given: Option<ArrayView1<f64>>,
+    ) -> Result<Array2<f64>> {
         let x = x.view();
         check_features(&x, "X")?;
         Metric::Euclidean.check_range(&x, "X")?;
         let (n, d) = x.dim();
         self.check_params()?;
-        self.check_data(n, d)?;
+        if given.is_none() {
+            self.check_data(n, d)?;
+        } else {
+            self.check_samples(n)?;
+        }
+        let init = match given {
+            None => None,
+            Some(values) => {
+                if values.len() != n * self.n_components || !values.iter().all(|v| v.is_finite()) {
+                    return Err(Error::invalid_input(format!(
+                        "init must hold n_samples x n_components = {n} x {} finite values, got {}",
+                        self.n_components,
+                        values.len()
+                    )));
+                }
+                Some(
+                    Array2::from_shape_vec((n, self.n_components), values.to_vec())
+                        .expect("length checked"),
+                )
+            }
+        };
         let learning_rate = match self.learning_rate {
             LearningRate::Auto => (n as f64 / self.early_exaggeration / 4.0).max(50.0),
             LearningRate::Fixed(lr) => lr,
@@ -245,7 +290,10 @@ impl TSNE {
                 Affinities::Sparse(joint_probabilities_knn(x, self.perplexity, k)?)
             }
         };
-        let init = self.initial_embedding(x)?;
+        let init = match init {
+            Some(init) => init,
+            None => self.initial_embedding(x)?,
+        };
         let objective = Objective { angle: self.angle };
 
         affinities.scale(self.early_exaggeration);
@@ -260,7 +308,10 @@ impl TSNE {
         };
         let (mut error, mut last) = state.run(&objective, &affinities, &explore);
         affinities.scale(1.0 / self.early_exaggeration);
-        if self.max_iter > EXPLORATION_ITER {
+        // scikit-learn always starts the second phase (its `it < 250 or remaining > 0`
+        // holds after any exploration): where no iteration is left it reports the
+        // iteration after the last and its untouched error, the largest float
+        if !self.original_schedule || self.max_iter > EXPLORATION_ITER {
             let main = Schedule {
                 start: last + 1,
                 max_iter: self.max_iter,
@@ -411,6 +462,44 @@ mod tests {
             assert_eq!(bits(&run(3)), bits(&serial));
             assert_ne!(bits(&run(4)), bits(&serial));
         }
+    }
+
+    #[test]
+    fn a_given_start_is_the_random_start_it_equals() {
+        // The random start, handed back as a given one, is the same run bit for bit; a
+        // start of another length is refused before any work.
+        let (x, _) = blobs(2, 15, 4);
+        let mut drawn = TSNE::builder(2)
+            .with_perplexity(5.0)
+            .with_tsne_init(TsneInit::Random)
+            .with_seed(Some(7));
+        let start = drawn.initial_embedding(x.view()).unwrap();
+        let from_draw = drawn.fit_transform_checked(&x).unwrap();
+        let mut given = TSNE::builder(2).with_perplexity(5.0);
+        let flat = ndarray::Array1::from_iter(start.iter().copied());
+        let from_given = given.fit_transform_from(&x, flat.view()).unwrap();
+        assert_eq!(from_draw, from_given);
+        assert_eq!(drawn.n_iter(), given.n_iter());
+        let short = ndarray::Array1::<f64>::zeros(x.nrows() * 2 - 1);
+        assert!(TSNE::builder(2)
+            .with_perplexity(5.0)
+            .fit_transform_from(&x, short.view())
+            .is_err());
+    }
+
+    #[test]
+    fn the_second_phase_always_starts_as_in_scikit_learn() {
+        // 250 iterations are all exaggerated: the plain phase runs none, and reports the
+        // iteration after the last with its untouched error, as scikit-learn does.
+        let (x, _) = blobs(2, 10, 3);
+        let mut tsne = TSNE::builder(2).with_perplexity(4.0).with_max_iter(250);
+        tsne.fit(&x).unwrap();
+        assert_eq!(tsne.n_iter(), Some(250));
+        assert_eq!(tsne.kl_divergence(), Some(f64::MAX));
+        let mut longer = TSNE::builder(2).with_perplexity(4.0).with_max_iter(300);
+        longer.fit(&x).unwrap();
+        assert_eq!(longer.n_iter(), Some(299));
+        assert!(longer.kl_divergence().unwrap() < 10.0);
     }
 
     #[test]

@@ -55,4 +55,16 @@ native_estimator! {
     fitted kl_divergence_ => |m| m.kl_divergence();
     fitted n_iter_ => |m| m.n_iter();
     fitted learning_rate_ => |m| m.learning_rate_used();
+    {
+        /// Fit from a given initial embedding, its rows flattened.
+        fn fit_transform_from<'py>(
+            &self,
+            py: Python<'py>,
+            x: &Bound<'py, PyAny>,
+            init: &Bound<'py, PyAny>,
+        ) -> PyResult<Bound<'py, PyAny>> {
+            self.inner
+                .write_xy(py, x, init, |m, x, init| m.fit_transform_from(&x, init))
+        }
+    }
 }

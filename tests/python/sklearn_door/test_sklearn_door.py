@@ -1419,24 +1419,15 @@ SKLEARN_SUITES = [
     ("sklearn.svm.tests.test_svm", None),
     ("sklearn.svm.tests.test_sparse", None),
     ("sklearn.ensemble.tests.test_iforest", None),
-    # CI time: the whole t-SNE module takes minutes (its slowest tests run scikit-learn's
-    # Barnes-Hut on sparse / precomputed inputs, all fallbacks); left out: the tests that
-    # took over 40 s each on a loaded 2-core machine (20 min for the module there).
-    (
-        "sklearn.manifold.tests.test_t_sne",
-        (
-            "not sparse_precomputed_distance and not uniform_grid and not mahalanobis"
-            " and not approximately_with_precomputed and not minimizes_kl_divergence"
-            " and not max_iter_used and not fit_transform_csr_matrix"
-        ),
-    ),
+    # Its slowest tests (about 40 s on a quiet 2-core machine, all of it) are the
+    # fallbacks on sparse, precomputed and Mahalanobis distances.
+    ("sklearn.manifold.tests.test_t_sne", None),
 ]
-# Suites whose estimator doors all fall back: SVC / LinearSVC and TSNE do
-# not reproduce scikit-learn's random draws or solver iterates (docs/SKLEARN.md).
+# Suites whose estimator doors all fall back: SVC / LinearSVC do not reproduce
+# scikit-learn's solver iterates (docs/SKLEARN.md).
 FALLBACK_ONLY_SUITES = {
     "sklearn.svm.tests.test_svm",
     "sklearn.svm.tests.test_sparse",
-    "sklearn.manifold.tests.test_t_sne",
 }
 
 
