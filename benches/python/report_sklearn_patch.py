@@ -79,6 +79,43 @@ SCRIPTS = {
         start()
         make_pipeline(StandardScaler(), LogisticRegression()).fit(X, y)
     """,
+    "PCA randomized 20,000 x 500 -> 20": """
+        from sklearn.decomposition import PCA
+        X = rng.standard_normal((20_000, 500)) * np.linspace(3, 0.1, 500)
+        start()
+        PCA(n_components=20, svd_solver="randomized", random_state=0).fit_transform(X)
+    """,
+    "LinearDiscriminantAnalysis 100,000 x 50, 5 classes": """
+        from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+        X = rng.standard_normal((100_000, 50)); y = rng.integers(0, 5, 100_000)
+        X += y[:, None] * 0.1
+        start()
+        LinearDiscriminantAnalysis().fit(X, y)
+    """,
+    "TSNE 2,000 x 50 (Barnes-Hut)": """
+        from sklearn.manifold import TSNE
+        X = rng.standard_normal((2_000, 50)); X[:1000] += 2.0
+        start()
+        TSNE(random_state=0).fit_transform(X)
+    """,
+    "SVC rbf 5,000 x 20": """
+        from sklearn.svm import SVC
+        X = rng.standard_normal((5_000, 20)); y = (X[:, 0] * X[:, 1] + X[:, 2] > 0).astype(int)
+        start()
+        SVC().fit(X, y)
+    """,
+    "LinearSVC 20,000 x 50": """
+        from sklearn.svm import LinearSVC
+        X = rng.standard_normal((20_000, 50)); y = (X @ rng.standard_normal(50) > 0).astype(int)
+        start()
+        LinearSVC(random_state=0).fit(X, y)
+    """,
+    "LogisticRegression newton-cholesky 100,000 x 20": """
+        from sklearn.linear_model import LogisticRegression
+        X = rng.standard_normal((100_000, 20)); y = (X @ rng.standard_normal(20) > 0).astype(int)
+        start()
+        LogisticRegression(solver="newton-cholesky").fit(X, y)
+    """,
 }
 
 PRELUDE = """
