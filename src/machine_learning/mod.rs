@@ -95,6 +95,7 @@ pub mod options;
 #[cfg(test)]
 mod parameter_checks;
 pub mod pca;
+pub mod sklearn_svm;
 pub mod sklearn_tree;
 pub mod svc;
 pub mod tree;
