@@ -1,17 +1,35 @@
 """``sklearn.svm`` doors for SVC and LinearSVC.
 
-Both doors exist so that patching covers them and every call is counted and logged, but
-their fits run scikit-learn's own solvers for now: scikit-learn's answers are libsvm's and
-liblinear's iterates (libsvm's shrinking heuristics and support-vector layout, liblinear's
-randomly permuted coordinate descent with its own random generator), and rustyml's SMO and
-primal L-BFGS solvers stop at other points within the solver tolerance, which scikit-learn's
-own tests (exact support-vector sets, dual coefficients to several decimals, ``n_iter_``)
-tell apart.
+SVC's fit runs rustyml's replica of scikit-learn's libsvm C-SVC training
+(``machine_learning::sklearn_svm`` in the crate): the same zero-weight removal, class
+grouping and one-vs-one pair order, libsvm's SMO step for step (second-order working-set
+selection, clipping, shrinking and un-shrinking, ``rho``) over kernel values rounded to
+float32 as libsvm's cache holds them, and libsvm's support-vector and coefficient layout.
+scikit-learn's dense libsvm forms dot products with BLAS ``ddot`` and the replica sums
+them in order (as scikit-learn's sparse libsvm does), so the float32 kernel entries, and
+with them the iterates, support vectors and ``n_iter_``, come out libsvm's, and the
+coefficients agree to rounding. The fitted attributes are the ones scikit-learn's fit
+sets, so ``predict``, ``decision_function``, pickling and ``clone`` are scikit-learn's own
+code over them.
+
+A fit runs natively for dense input (kernels ``linear``, ``poly``, ``rbf``, ``sigmoid``,
+``precomputed`` and callables, whose Gram matrix scikit-learn's own helper computes),
+``sample_weight`` and ``class_weight``, ``shrinking`` either way and any ``max_iter``.
+Otherwise (``probability=True``, sparse input, ``verbose``, a class left without a sample
+of positive weight) scikit-learn's fit runs. LinearSVC's fit is scikit-learn's for now:
+liblinear's randomly permuted coordinate descent with its own random generator is not
+reproduced.
 """
 
+import numpy as np
+from scipy import sparse as sp
+from sklearn import config_context, get_config
 from sklearn import svm as _sk
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import _num_samples, check_consistent_length, validate_data
 
-from rustyml.sklearn._dispatch import Unsupported, native_path
+from rustyml import _native
+from rustyml.sklearn._dispatch import Unsupported, native_path, require
 
 __all__ = ["SVC", "LinearSVC"]
 
@@ -22,9 +40,162 @@ _SkLinearSVC = _sk.LinearSVC
 class SVC(_SkSVC):
     __doc__ = _SkSVC.__doc__
 
+    # libsvm takes these as C ints
+    _INT_MAX = np.iinfo(np.intc).max
+
     @native_path(_SkSVC.fit, fits=True)
     def fit(self, X, y, sample_weight=None):
-        raise Unsupported("libsvm's iterates and support-vector layout are not reproduced")
+        # scikit-learn's fit is wrapped by `_fit_context`: its parameter check, then nested
+        # validation skipped
+        if not get_config()["skip_parameter_validation"]:
+            self._validate_params()
+        with config_context(skip_parameter_validation=True):
+            return self._fit_libsvm_replica(X, y, sample_weight)
+
+    def _check_supported(self, X):
+        """`Unsupported` for what the replica leaves to scikit-learn, before any change."""
+        require(self.probability in (False, "deprecated"), "probability=True (Platt scaling)")
+        require(not sp.issparse(X), "sparse X")
+        require(not self.verbose, "verbose")
+        require(self.degree <= self._INT_MAX, "degree beyond a C int")
+        require(self.max_iter <= self._INT_MAX, "max_iter beyond a C int")
+
+    def _fit_libsvm_replica(self, X, y, sample_weight):
+        """scikit-learn's ``BaseLibSVM.fit`` for C-SVC, libsvm's training replaced by the
+        replica; the checks, warnings and attributes in scikit-learn's order."""
+        self._check_supported(X)
+        rnd = check_random_state(self.random_state)
+        self._sparse = False
+        if callable(self.kernel):
+            check_consistent_length(X, y)
+        else:
+            X, y = validate_data(
+                self,
+                X,
+                y,
+                dtype=np.float64,
+                order="C",
+                accept_sparse="csr",
+                accept_large_sparse=False,
+            )
+        # errors scikit-learn raises further on, and the inputs it would reject in libsvm's
+        # wrapper: leave them to its fit, before the warnings of target validation
+        weights = np.asarray([] if sample_weight is None else sample_weight, dtype=np.float64)
+        n_samples = _num_samples(X)
+        require(weights.ndim == 1, "sample_weight not one-dimensional")
+        require(weights.shape[0] in (0, n_samples), "sample_weight of another length")
+        if self.kernel == "precomputed":
+            require(X.shape[0] == X.shape[1], "a precomputed kernel that is not square")
+        require(_each_class_weighs(y, weights), "a class without a sample of positive weight")
+
+        y = self._validate_targets(y)
+        self._effective_probability = False
+        if self.probability != "deprecated":
+            _warn_probability_deprecated()
+        require(n_samples == y.shape[0], "X and y of different lengths")
+        kernel = "precomputed" if callable(self.kernel) else self.kernel
+        if kernel == "precomputed":
+            self._gamma = 0.0
+        elif isinstance(self.gamma, str):
+            if self.gamma == "scale":
+                X_var = X.var()
+                self._gamma = 1.0 / (X.shape[1] * X_var) if X_var != 0 else 1.0
+            else:
+                self._gamma = 1.0 / X.shape[1]
+        else:
+            self._gamma = self.gamma
+        # scikit-learn draws libsvm's seed (used by Platt scaling only) all the same
+        rnd.randint(np.iinfo("i").max)
+        gram = X
+        if callable(self.kernel):
+            self._BaseLibSVM__Xfit = X
+            gram = self._compute_kernel(X)
+            if gram.shape[0] != gram.shape[1]:
+                raise ValueError("X.shape[0] should be equal to X.shape[1]")
+        self._store_replica_fit(gram, y, weights, kernel)
+        self._warn_from_fit_status()
+        self.shape_fit_ = X.shape if hasattr(X, "shape") else (n_samples,)
+        self._intercept_ = self.intercept_.copy()
+        self._dual_coef_ = self.dual_coef_
+        if len(self.classes_) == 2:
+            self.intercept_ *= -1
+            self.dual_coef_ = -self.dual_coef_
+        finite = np.isfinite(self._intercept_).all() and np.isfinite(self._dual_coef_).all()
+        if not finite:
+            raise ValueError(
+                "The dual coefficients or intercepts are not finite."
+                " The input data may contain large values and need to be"
+                " preprocessed."
+            )
+        self.n_iter_ = self._num_iter
+        return self
+
+    def _store_replica_fit(self, X, codes, weights, kernel):
+        """Trains the replica and sets the attributes libsvm's wrapper returns."""
+        n_samples = X.shape[0]
+        if weights.shape[0] == 0:
+            weights = np.ones(n_samples, dtype=np.float64)
+        # the Gram matrix of a callable kernel may hold anything: libsvm's answer then
+        require(bool(np.isfinite(X).all()), "a Gram matrix with non-finite values")
+        support, rows, n_support, dual_coef, intercept, n_iter, hit_max_iter = (
+            _native.machine_learning.fit_sklearn_svc(
+                np.ascontiguousarray(X, dtype=np.float64),
+                codes.astype(np.int64),
+                len(self.classes_),
+                np.ascontiguousarray(weights),
+                np.ascontiguousarray(self.class_weight_, dtype=np.float64),
+                kernel=kernel,
+                degree=int(self.degree),
+                gamma=float(self._gamma),
+                coef0=float(self.coef0),
+                c=float(self.C),
+                tol=float(self.tol),
+                shrinking=bool(self.shrinking),
+                max_iter=int(self.max_iter),
+                cache_bytes=int(max(float(self.cache_size), 200.0) * (1 << 20)),
+            )
+        )
+        self.support_ = support
+        if kernel == "precomputed":
+            self.support_vectors_ = np.empty((0, 0), dtype=np.float64)
+        else:
+            self.support_vectors_ = np.ascontiguousarray(X[rows])
+        self._n_support = n_support
+        self.dual_coef_ = dual_coef
+        self.intercept_ = intercept
+        self._probA = np.empty(0, dtype=np.float64)
+        self._probB = np.empty(0, dtype=np.float64)
+        self.fit_status_ = int(hit_max_iter)
+        self._num_iter = n_iter
+
+
+def _each_class_weighs(y, weights):
+    """Whether every class keeps a sample of positive weight (libsvm drops the others and
+    would train fewer classes); True when ``y`` is not yet a valid target (scikit-learn's
+    target checks then raise their own errors)."""
+    if weights.shape[0] == 0:
+        return True
+    try:
+        classes, codes = np.unique(np.ravel(y), return_inverse=True)
+    except TypeError:
+        return True
+    if codes.shape[0] != weights.shape[0]:
+        return True
+    kept = np.zeros(len(classes), dtype=bool)
+    kept[codes[weights > 0]] = True
+    return bool(kept.all())
+
+
+def _warn_probability_deprecated():
+    import warnings
+
+    warnings.warn(
+        "The `probability` parameter was deprecated in 1.9 and "
+        "will be removed in version 1.11. "
+        "Use `CalibratedClassifierCV(SVC(), ensemble=False)` "
+        "instead of `SVC(probability=True)`",
+        FutureWarning,
+    )
 
 
 class LinearSVC(_SkLinearSVC):

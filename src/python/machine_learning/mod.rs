@@ -19,6 +19,7 @@ mod linear_svc;
 mod logistic_regression;
 mod meanshift;
 mod pca;
+mod sklearn_svm;
 mod sklearn_tree;
 mod svc;
 mod tsne;
@@ -71,6 +72,7 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         sklearn_tree::grow_sklearn_tree_arrays,
         m
     )?)?;
+    m.add_function(pyo3::wrap_pyfunction!(sklearn_svm::fit_sklearn_svc, m)?)?;
     m.add_class::<kernel_pca::PyKernelPCA>()?;
     m.add_class::<tsne::PyTSNE>()?;
     m.add_class::<decision_tree::PyDecisionTree>()?;

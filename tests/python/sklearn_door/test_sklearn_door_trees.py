@@ -1,4 +1,4 @@
-"""rustyml.sklearn.tree (and the fallback-only svm / ensemble / manifold doors) against
+"""rustyml.sklearn.tree (and the fallback-only LinearSVC / ensemble / manifold doors) against
 scikit-learn itself: the same inputs to the door and to scikit-learn's class."""
 
 import logging
@@ -429,7 +429,6 @@ def test_extra_trees_are_scikit_learns(seed, classifier):
 @pytest.mark.parametrize(
     "ours, stock, call",
     [
-        (door_svm.SVC, "sklearn.svm.SVC", "fit"),
         (door_svm.LinearSVC, "sklearn.svm.LinearSVC", "fit"),
         (door_manifold.TSNE, "sklearn.manifold.TSNE", "fit_transform"),
     ],
