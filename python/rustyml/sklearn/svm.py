@@ -26,10 +26,11 @@ from scipy import sparse as sp
 from sklearn import config_context, get_config
 from sklearn import svm as _sk
 from sklearn.utils import check_random_state
+from sklearn.utils._sparse import _align_api_if_sparse
 from sklearn.utils.validation import _num_samples, check_consistent_length, validate_data
 
 from rustyml import _native
-from rustyml.sklearn._dispatch import Unsupported, native_path, require
+from rustyml.sklearn._dispatch import SPARSE_DENSE_MAX, Unsupported, native_path, require
 
 __all__ = ["SVC", "LinearSVC"]
 
@@ -55,7 +56,9 @@ class SVC(_SkSVC):
     def _check_supported(self, X):
         """`Unsupported` for what the replica leaves to scikit-learn, before any change."""
         require(self.probability in (False, "deprecated"), "probability=True (Platt scaling)")
-        require(not sp.issparse(X), "sparse X")
+        if sp.issparse(X):
+            require(not callable(self.kernel), "sparse X for a callable kernel")
+            require(self.kernel != "precomputed", "a sparse precomputed kernel")
         require(not self.verbose, "verbose")
         require(self.degree <= self._INT_MAX, "degree beyond a C int")
         require(self.max_iter <= self._INT_MAX, "max_iter beyond a C int")
@@ -65,7 +68,7 @@ class SVC(_SkSVC):
         replica; the checks, warnings and attributes in scikit-learn's order."""
         self._check_supported(X)
         rnd = check_random_state(self.random_state)
-        self._sparse = False
+        self._sparse = sp.issparse(X)
         if callable(self.kernel):
             check_consistent_length(X, y)
         else:
@@ -87,6 +90,8 @@ class SVC(_SkSVC):
         if self.kernel == "precomputed":
             require(X.shape[0] == X.shape[1], "a precomputed kernel that is not square")
         require(_each_class_weighs(y, weights), "a class without a sample of positive weight")
+        if self._sparse:
+            _check_sparse_copy(X)
 
         y = self._validate_targets(y)
         self._effective_probability = False
@@ -98,21 +103,36 @@ class SVC(_SkSVC):
             self._gamma = 0.0
         elif isinstance(self.gamma, str):
             if self.gamma == "scale":
-                X_var = X.var()
+                X_var = (X.multiply(X)).mean() - (X.mean()) ** 2 if self._sparse else X.var()
                 self._gamma = 1.0 / (X.shape[1] * X_var) if X_var != 0 else 1.0
             else:
                 self._gamma = 1.0 / X.shape[1]
         else:
             self._gamma = self.gamma
-        # scikit-learn draws libsvm's seed (used by Platt scaling only) all the same
+        # scikit-learn draws libsvm's seed (used by Platt scaling only) all the same; put
+        # the state back if its fit is to run after all
+        saved = rnd.get_state()
         rnd.randint(np.iinfo("i").max)
         gram = X
+        if self._sparse:
+            # as scikit-learn's sparse fit does to the validated matrix, in place
+            X.data = np.asarray(X.data, dtype=np.float64, order="C")
+            X.sort_indices()
+            # the replica sums each dense row in order: with the zero products adding
+            # nothing, that is the sparse libsvm's merge of stored entries
+            gram = X.toarray()
         if callable(self.kernel):
             self._BaseLibSVM__Xfit = X
             gram = self._compute_kernel(X)
             if gram.shape[0] != gram.shape[1]:
                 raise ValueError("X.shape[0] should be equal to X.shape[1]")
-        self._store_replica_fit(gram, y, weights, kernel)
+        try:
+            rows = self._store_replica_fit(gram, y, weights, kernel)
+        except Unsupported:
+            rnd.set_state(saved)
+            raise
+        if self._sparse:
+            self._store_sparse_layout(X, rows)
         self._warn_from_fit_status()
         self.shape_fit_ = X.shape if hasattr(X, "shape") else (n_samples,)
         self._intercept_ = self.intercept_.copy()
@@ -120,7 +140,8 @@ class SVC(_SkSVC):
         if len(self.classes_) == 2:
             self.intercept_ *= -1
             self.dual_coef_ = -self.dual_coef_
-        finite = np.isfinite(self._intercept_).all() and np.isfinite(self._dual_coef_).all()
+        dual_coef = self._dual_coef_.data if self._sparse else self._dual_coef_
+        finite = np.isfinite(self._intercept_).all() and np.isfinite(dual_coef).all()
         if not finite:
             raise ValueError(
                 "The dual coefficients or intercepts are not finite."
@@ -156,7 +177,7 @@ class SVC(_SkSVC):
             )
         )
         self.support_ = support
-        if kernel == "precomputed":
+        if kernel == "precomputed" or self._sparse:
             self.support_vectors_ = np.empty((0, 0), dtype=np.float64)
         else:
             self.support_vectors_ = np.ascontiguousarray(X[rows])
@@ -167,6 +188,32 @@ class SVC(_SkSVC):
         self._probB = np.empty(0, dtype=np.float64)
         self.fit_status_ = int(hit_max_iter)
         self._num_iter = n_iter
+        return rows
+
+    def _store_sparse_layout(self, X, rows):
+        """The support vectors and coefficients as scikit-learn's sparse fit stores them:
+        the support rows' stored entries, and the coefficients as a CSR matrix."""
+        sv = X[rows]
+        self.support_vectors_ = _align_api_if_sparse(
+            sp.csr_array(
+                (
+                    np.asarray(sv.data, dtype=np.float64),
+                    np.asarray(sv.indices, dtype=np.int32),
+                    np.asarray(sv.indptr, dtype=np.int32),
+                ),
+                (len(rows), X.shape[1]),
+            )
+        )
+        n_class = len(self.classes_) - 1
+        n_sv = len(rows)
+        if not n_sv:
+            self.dual_coef_ = _align_api_if_sparse(sp.csr_array([[]]))
+            return
+        indices = np.tile(np.arange(n_sv), n_class)
+        indptr = np.arange(0, indices.size + 1, indices.size / n_class)
+        self.dual_coef_ = _align_api_if_sparse(
+            sp.csr_array((self.dual_coef_.ravel(), indices, indptr), (n_class, n_sv))
+        )
 
 
 def _each_class_weighs(y, weights):
@@ -184,6 +231,16 @@ def _each_class_weighs(y, weights):
     kept = np.zeros(len(classes), dtype=bool)
     kept[codes[weights > 0]] = True
     return bool(kept.all())
+
+
+def _check_sparse_copy(X):
+    """`Unsupported` for a sparse ``X`` the replica cannot read as libsvm does: one too
+    large for a dense copy, or with repeated entries (libsvm's merge would read each)."""
+    require(X.shape[0] * X.shape[1] <= SPARSE_DENSE_MAX, "sparse X too large to copy")
+    if not X.has_canonical_format:
+        probe = X.copy()
+        probe.sort_indices()
+        require(probe.has_canonical_format, "sparse X with repeated entries")
 
 
 def _warn_probability_deprecated():

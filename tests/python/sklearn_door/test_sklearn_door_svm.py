@@ -246,14 +246,37 @@ def test_unsupported_settings_fall_back(params, why, caplog):
     assert door.dispatch_stats().get(("SVC", "fit", "scikit-learn"), 0) == 1
 
 
-def test_sparse_input_and_an_unweighted_class_fall_back():
+def test_an_unweighted_class_falls_back():
     X, y = _blobs(40, 2, seed=9)
     door.dispatch_stats(reset=True)
-    door_svm.SVC().fit(sp.csr_array(X), y)
     w = np.where(y == 1, 0.0, 1.0)
     with pytest.raises(ValueError):  # libsvm is left one class: scikit-learn's error
         door_svm.SVC().fit(X, y, sample_weight=w)
-    assert door.dispatch_stats().get(("SVC", "fit", "scikit-learn"), 0) == 2
+    assert door.dispatch_stats().get(("SVC", "fit", "scikit-learn"), 0) == 1
+
+
+@pytest.mark.parametrize(
+    "params", [{}, {"kernel": "linear", "C": 3.0}, {"kernel": "poly", "gamma": "auto"}]
+)
+def test_sparse_fit_is_stock_sparse_fit_bit_for_bit(params):
+    X, y = _blobs(90, 3, seed=11, overlap=3.0)
+    X[X < 0] = 0.0
+    ours = door_svm.SVC(**params)
+    assert _native_fit(ours, sp.csr_matrix(X), y)
+    stock = StockSVC(**params).fit(sp.csr_matrix(X), y)
+    for name in ("support_", "_n_support", "n_iter_", "intercept_", "_intercept_", "_gamma"):
+        np.testing.assert_array_equal(getattr(ours, name), getattr(stock, name))
+    assert ours._sparse and stock._sparse
+    # the sparse layout of the support vectors and coefficients, part for part
+    for name in ("support_vectors_", "dual_coef_", "_dual_coef_"):
+        a, b = getattr(ours, name), getattr(stock, name)
+        assert type(a) is type(b) and a.shape == b.shape, name
+        for part in ("data", "indices", "indptr"):
+            pa, pb = getattr(a, part), getattr(b, part)
+            assert pa.dtype == pb.dtype, (name, part)
+            np.testing.assert_array_equal(pa, pb)
+    Xs = sp.csr_matrix(X)
+    np.testing.assert_array_equal(ours.decision_function(Xs), stock.decision_function(Xs))
 
 
 def _state(est):
