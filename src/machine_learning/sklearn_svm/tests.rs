@@ -252,3 +252,30 @@ fn cache_size_does_not_change_the_result() {
     assert_eq!(big.intercept, small.intercept);
     assert_eq!(big.n_iter, small.n_iter);
 }
+
+/// The row computation that advances four dot products together gives each entry's bits.
+#[test]
+fn blocked_rows_equal_single_values() {
+    let (x, _) = overlapping(23);
+    let others: Vec<usize> = (0..23).rev().collect();
+    for kernel in [
+        Kernel::Linear,
+        Kernel::Rbf { gamma: 0.7 },
+        Kernel::Poly {
+            degree: 4,
+            gamma: 0.5,
+            coef0: 0.3,
+        },
+        Kernel::Sigmoid {
+            gamma: 0.2,
+            coef0: -0.1,
+        },
+    ] {
+        let gram = Gram::new(x.view(), kernel).unwrap();
+        let mut out = vec![0.0; others.len()];
+        gram.values(5, &others, &mut out);
+        for (t, &b) in others.iter().enumerate() {
+            assert_eq!(out[t].to_bits(), gram.value(5, b).to_bits(), "{kernel:?}");
+        }
+    }
+}
