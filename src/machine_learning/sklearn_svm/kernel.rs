@@ -83,12 +83,12 @@ impl<'a> Gram<'a> {
     pub(crate) fn value(&self, a: usize, b: usize) -> f64 {
         match self.kernel {
             Kernel::Precomputed => self.data[a * self.n_cols + b],
-            _ => self.from_dot(a, b, dot(self.row(a), self.row(b))),
+            _ => self.kernel_of_dot(a, b, dot(self.row(a), self.row(b))),
         }
     }
 
     /// The kernel value from the dot product `d = <x_a, x_b>`.
-    fn from_dot(&self, a: usize, b: usize, d: f64) -> f64 {
+    fn kernel_of_dot(&self, a: usize, b: usize, d: f64) -> f64 {
         match self.kernel {
             Kernel::Precomputed => self.data[a * self.n_cols + b],
             Kernel::Linear => d,
@@ -131,7 +131,7 @@ impl<'a> Gram<'a> {
                 }
             }
             for t in 0..4 {
-                os[t] = self.from_dot(a, bs[t], sums[t]);
+                os[t] = self.kernel_of_dot(a, bs[t], sums[t]);
             }
         }
         for (o, &b) in outs.into_remainder().iter_mut().zip(blocks.remainder()) {
