@@ -158,8 +158,8 @@ class SVC(_SkSVC):
             weights = np.ones(n_samples, dtype=np.float64)
         # the Gram matrix of a callable kernel may hold anything: libsvm's answer then
         require(bool(np.isfinite(X).all()), "a Gram matrix with non-finite values")
-        support, rows, n_support, dual_coef, intercept, n_iter, hit_max_iter = (
-            _native.machine_learning.fit_sklearn_svc(
+        try:
+            fitted = _native.machine_learning.fit_sklearn_svc(
                 np.ascontiguousarray(X, dtype=np.float64),
                 codes.astype(np.int64),
                 len(self.classes_),
@@ -175,7 +175,9 @@ class SVC(_SkSVC):
                 max_iter=int(self.max_iter),
                 cache_bytes=int(max(float(self.cache_size), 200.0) * (1 << 20)),
             )
-        )
+        except ValueError as err:  # an input the replica refuses: scikit-learn decides
+            raise Unsupported(f"the replica refused its input: {err}") from err
+        support, rows, n_support, dual_coef, intercept, n_iter, hit_max_iter = fitted
         self.support_ = support
         if kernel == "precomputed" or self._sparse:
             self.support_vectors_ = np.empty((0, 0), dtype=np.float64)

@@ -307,3 +307,22 @@ def test_bad_input_gives_scikit_learns_error(make):
     assert type(ours_err.value) is type(stock_err.value)
     assert str(ours_err.value) == str(stock_err.value)
     assert set(_state(ours)) == set(_state(stock))
+
+
+def test_a_late_fallback_puts_the_random_state_back():
+    # a callable kernel's Gram matrix is only seen after scikit-learn's seed draw: with a
+    # NaN in it the door hands over to scikit-learn, which must draw from the same state
+    X, y = _blobs(30, 2, seed=0)
+
+    def kernel(A, B):
+        K = A @ B.T
+        K[0, 0] = np.nan
+        return K
+
+    outcomes = []
+    for cls in (door_svm.SVC, StockSVC):
+        state = np.random.RandomState(3)
+        with pytest.raises(ValueError, match="not finite") as err:
+            cls(kernel=kernel, random_state=state).fit(X, y)
+        outcomes.append((str(err.value), state.randint(1 << 30)))
+    assert outcomes[0] == outcomes[1]
