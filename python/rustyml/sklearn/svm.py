@@ -13,10 +13,17 @@ sets, so ``predict``, ``decision_function``, pickling and ``clone`` are scikit-l
 code over them.
 
 A fit runs natively for dense input (kernels ``linear``, ``poly``, ``rbf``, ``sigmoid``,
-``precomputed`` and callables, whose Gram matrix scikit-learn's own helper computes),
-``sample_weight`` and ``class_weight``, ``shrinking`` either way and any ``max_iter``.
-Otherwise (``probability=True``, sparse input, ``verbose``, a class left without a sample
-of positive weight) scikit-learn's fit runs. LinearSVC's fit is scikit-learn's for now:
+``precomputed`` and callables, whose Gram matrix scikit-learn's own helper computes) and
+for sparse input of at most 2^22 entries (read from a dense copy: the replica's ordered
+sums are then the sparse libsvm's to the bit; the support vectors and coefficients are
+stored sparse, as scikit-learn stores them), ``sample_weight`` and ``class_weight``,
+``shrinking`` either way and any ``max_iter``. Otherwise (``probability=True``, whose
+Platt scaling runs an internal cross-validation on libsvm's random generator,
+``verbose``, a class left without a sample of positive weight, a sparse ``X`` for a
+callable kernel) scikit-learn's fit runs. ``cache_size`` only sets how many kernel rows
+are kept (at least 200 MB). The fit validates with scikit-learn's functions and draws
+the seed scikit-learn's fit draws from ``random_state``.
+LinearSVC's fit is scikit-learn's for now:
 liblinear's randomly permuted coordinate descent with its own random generator is not
 reproduced.
 """
