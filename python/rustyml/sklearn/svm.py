@@ -23,9 +23,9 @@ Platt scaling runs an internal cross-validation on libsvm's random generator,
 callable kernel) scikit-learn's fit runs. ``cache_size`` only sets how many kernel rows
 are kept (at least 200 MB). The fit validates with scikit-learn's functions and draws
 the seed scikit-learn's fit draws from ``random_state``.
-LinearSVC's fit is scikit-learn's for now:
-liblinear's randomly permuted coordinate descent with its own random generator is not
-reproduced.
+
+LinearSVC's fit is scikit-learn's for now: liblinear's randomly permuted coordinate
+descent with its own random generator is not reproduced.
 """
 
 import numpy as np
