@@ -1414,8 +1414,6 @@ SKLEARN_SUITES = [
     ("sklearn.metrics.cluster.tests.test_supervised", None),
     ("sklearn.metrics.cluster.tests.test_unsupervised", None),
     ("sklearn.tree.tests.test_tree", None),
-    # The estimators of the suites below have doors that always fall back (a few metric
-    # calls of theirs run natively).
     ("sklearn.svm.tests.test_svm", None),
     ("sklearn.svm.tests.test_sparse", None),
     ("sklearn.ensemble.tests.test_iforest", None),
@@ -1423,12 +1421,6 @@ SKLEARN_SUITES = [
     # fallbacks on sparse, precomputed and Mahalanobis distances.
     ("sklearn.manifold.tests.test_t_sne", None),
 ]
-# Suites whose estimator doors all fall back: SVC / LinearSVC do not reproduce
-# scikit-learn's solver iterates (docs/SKLEARN.md).
-FALLBACK_ONLY_SUITES = {
-    "sklearn.svm.tests.test_svm",
-    "sklearn.svm.tests.test_sparse",
-}
 
 
 @pytest.mark.parametrize("module, select", SKLEARN_SUITES, ids=[m for m, _ in SKLEARN_SUITES])
@@ -1449,7 +1441,4 @@ def test_scikit_learns_own_tests_pass_patched(module, select):
     assert out.returncode == 0, tail
     native = re.search(rf"{re.escape(module)}: (\d+) native, (\d+) scikit-learn", out.stdout)
     assert native is not None, tail
-    if module in FALLBACK_ONLY_SUITES:  # the doors were reached
-        assert int(native.group(2)) > 0, tail
-    else:
-        assert int(native.group(1)) > 0, tail
+    assert int(native.group(1)) > 0, tail

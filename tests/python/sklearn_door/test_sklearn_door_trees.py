@@ -427,13 +427,16 @@ def test_extra_trees_are_scikit_learns(seed, classifier):
 
 
 @pytest.mark.parametrize(
-    "ours, stock, call",
+    "ours, stock, call, unsupported",
     [
-        (door_svm.LinearSVC, "sklearn.svm.LinearSVC", "fit"),
-        (door_manifold.TSNE, "sklearn.manifold.TSNE", "fit_transform"),
+        (door_svm.LinearSVC, "sklearn.svm.LinearSVC", "fit", {}),
+        (door_svm.SVC, "sklearn.svm.SVC", "fit", {"probability": True}),
+        (door_manifold.TSNE, "sklearn.manifold.TSNE", "fit_transform", {"metric": "cosine"}),
     ],
 )
-def test_fallback_doors_give_scikit_learns_answer_and_say_why(ours, stock, call, caplog):
+def test_fallback_doors_give_scikit_learns_answer_and_say_why(
+    ours, stock, call, unsupported, caplog
+):
     import importlib
 
     module, _, name = stock.rpartition(".")
@@ -442,6 +445,7 @@ def test_fallback_doors_give_scikit_learns_answer_and_say_why(ours, stock, call,
     X = X[::3]
     y = y[::3]
     params = {"random_state": 0} if "random_state" in stock_cls().get_params() else {}
+    params.update(unsupported)
     if name == "TSNE":
         params["perplexity"] = 10.0
     with caplog.at_level(logging.INFO, logger="rustyml.sklearn"):
