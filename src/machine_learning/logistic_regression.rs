@@ -14,7 +14,8 @@
 //! multinomial model keeps one row per class (no reference class dropped); from a zero
 //! start its intercepts keep summing to zero, the one direction the loss does not see. The default solver is L-BFGS ([`optimize::minimize`]),
 //! which becomes OWL-QN for the L1 penalty; plain (proximal) gradient descent with a fixed
-//! `learning_rate` is available too. Each objective evaluation is two products through
+//! `learning_rate` is available too, and for L2 or no penalty scikit-learn's Newton-Cholesky
+//! iteration ([`crate::machine_learning::logistic_newton`]). Each objective evaluation is two products through
 //! gemmkit and one fused loss/gradient pass ([`losses`], gate `exp_reduce`).
 
 use crate::error::{Error, Result};
@@ -22,6 +23,7 @@ use crate::machine_learning::fitted_state;
 use crate::machine_learning::labels;
 use crate::machine_learning::linear_model::require_xy;
 use crate::machine_learning::linear_regression::check_regularization;
+use crate::machine_learning::logistic_newton;
 use crate::machine_learning::options::ClassLabels;
 use crate::machine_learning::validation::{
     check_xy, require_data_width, require_non_negative, require_nonzero, require_positive,
@@ -53,6 +55,9 @@ pub enum LogisticSolver {
     /// Full-batch gradient descent with step `learning_rate` (proximal for L1), stopping
     /// when no parameter moves more than `tol` in one step.
     GradientDescent,
+    /// Newton's method with the Hessian solved by Cholesky, step for step scikit-learn's
+    /// `newton-cholesky` ([`crate::machine_learning::logistic_newton`]): L2 or no penalty.
+    NewtonCholesky,
 }
 
 /// The class a binary score of exactly 0 (a probability of one half) predicts.
@@ -319,6 +324,16 @@ impl LogisticRegression {
             LogisticSolver::GradientDescent => {
                 self.gradient_descent(&problem, n_params, l1, &mask)?
             }
+            LogisticSolver::NewtonCholesky => {
+                if l1 > 0.0 {
+                    return Err(Error::invalid_parameter(
+                        "solver",
+                        "newton-cholesky supports only the L2 penalty or none",
+                    ));
+                }
+                let run = logistic_newton::newton_cholesky(&problem, self.max_iter, self.tol)?;
+                (run.theta, run.n_iter, run.converged)
+            }
         };
         let coef = theta
             .slice(s![..n_out * d])
@@ -563,7 +578,7 @@ fn check_sample_weight(w: ArrayView1<f64>, n: usize) -> Result<f64> {
     Ok(sum)
 }
 
-enum Target {
+pub(crate) enum Target {
     /// 0/1 per sample.
     Binary(Array1<f64>),
     /// Class index per sample.
@@ -571,21 +586,21 @@ enum Target {
 }
 
 /// The smooth part of the objective over `theta = [coef (n_out x d, row-major), intercept]`.
-struct Problem<'a> {
-    x: ArrayView2<'a, f64>,
-    n_out: usize,
-    d: usize,
-    fit_intercept: bool,
-    l2: f64,
+pub(crate) struct Problem<'a> {
+    pub(crate) x: ArrayView2<'a, f64>,
+    pub(crate) n_out: usize,
+    pub(crate) d: usize,
+    pub(crate) fit_intercept: bool,
+    pub(crate) l2: f64,
     /// Per-sample weights (`None`: all ones).
-    weights: Option<&'a [f64]>,
+    pub(crate) weights: Option<&'a [f64]>,
     /// Divides the summed loss: the weight sum, `n` unweighted.
-    weight_sum: f64,
-    target: Target,
+    pub(crate) weight_sum: f64,
+    pub(crate) target: Target,
 }
 
 impl Problem<'_> {
-    fn eval(&self, theta: ArrayView1<f64>, grad: &mut Array1<f64>) -> Result<f64> {
+    pub(crate) fn eval(&self, theta: ArrayView1<f64>, grad: &mut Array1<f64>) -> Result<f64> {
         let n = self.weight_sum;
         let (n_out, d) = (self.n_out, self.d);
         let coef = theta

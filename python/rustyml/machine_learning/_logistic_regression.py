@@ -18,8 +18,10 @@ class LogisticRegression(LabelClassifier):
     ``C * sum(log-loss) + penalty``), with ``penalty`` ``"l2"`` (``|w|^2 / 2``), ``"l1"``
     (``|w|_1``) or ``None``; intercepts are not penalised. ``solver="lbfgs"`` runs L-BFGS (the
     orthant-wise variant OWL-QN for ``"l1"``) until the largest gradient entry is at most
-    ``tol``, like scikit-learn's ``lbfgs``; ``solver="gradient_descent"`` takes fixed steps of
-    ``learning_rate`` (proximal for ``"l1"``). Labels may be any numbers or strings.
+    ``tol``, like scikit-learn's ``lbfgs``; ``solver="newton-cholesky"`` (``"l2"`` or ``None``)
+    takes scikit-learn's ``newton-cholesky`` steps and stopping rule, ``converged_`` false
+    where scikit-learn would go on with L-BFGS; ``solver="gradient_descent"`` takes fixed
+    steps of ``learning_rate`` (proximal for ``"l1"``). Labels may be any numbers or strings.
     """
 
     _native_class = _native.machine_learning.LogisticRegression
@@ -39,7 +41,7 @@ class LogisticRegression(LabelClassifier):
         fit_intercept: bool = True,
         max_iter: int = 100,
         tol: float = 1e-4,
-        solver: Literal["lbfgs", "gradient_descent"] = "lbfgs",
+        solver: Literal["lbfgs", "newton-cholesky", "gradient_descent"] = "lbfgs",
         learning_rate: float = 0.1,
     ) -> None:
         self._store_params(locals())
@@ -83,3 +85,8 @@ class LogisticRegression(LabelClassifier):
     @property
     def n_iter_(self) -> I64:
         return np.array([self._check_fitted().n_iter_])
+
+    @property
+    def converged_(self) -> bool:
+        """Whether the solver met ``tol`` within ``max_iter``."""
+        return bool(self._check_fitted().converged_)

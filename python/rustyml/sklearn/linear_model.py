@@ -24,6 +24,18 @@ norm of the coefficients over ``2 C`` times the weight sum, the intercepts unpen
 same L-BFGS stopping rule on the same gradient scale, and scikit-learn's coefficient layout
 (one row for two classes). Prediction is scikit-learn's own, from ``coef_`` and
 ``intercept_``.
+
+With ``solver="newton-cholesky"`` it fits natively under the same conditions, also without
+a penalty (``C=inf``), binary or multinomial at any ``tol``, when scikit-learn's Newton run
+converges within ``max_iter`` on its own: the native solver takes scikit-learn's steps
+(the Hessian from the product engine, the Newton step by Cholesky over the identifiable
+parameters, a multinomial's last intercept, or without penalty its last class, held fixed),
+its backtracking line search and its stopping rule (largest gradient entry and half the
+Newton decrement at most ``tol``), so both stop after the same iterations (``n_iter_``
+equal) at the same point to rounding. Where scikit-learn would hand over to lbfgs (a
+Hessian that is not positive definite or nearly singular, a failed line search), a run is
+cut by ``max_iter``, or a step decision lies within rounding of its threshold,
+scikit-learn's fit runs.
 """
 
 import warnings
@@ -120,13 +132,13 @@ class LogisticRegression(_SkLogisticRegression):
 
     @native_path(_SkLogisticRegression.fit, fits=True)
     def fit(self, X, y, sample_weight=None):
-        require(self.solver == "lbfgs", f"solver={self.solver!r}")
+        native_fit = _NATIVE_SOLVERS.get(self.solver)
+        require(native_fit is not None, f"solver={self.solver!r}")
         # scikit-learn warns about these spellings in its fit: let it.
         require(self.penalty == "deprecated", f"penalty={self.penalty!r}")
         require(self.l1_ratio is not None and self.l1_ratio == 0, f"l1_ratio={self.l1_ratio!r}")
         require(self.n_jobs is None, "n_jobs")
         require(self.max_iter >= 1, "max_iter=0")
-        require(np.isfinite(self.C), "C=inf (no penalty)")
         require(not self.warm_start, "warm_start")
         require(not self.verbose, "verbose output")
         require(not self.dual, "dual=True")
@@ -141,35 +153,61 @@ class LogisticRegression(_SkLogisticRegression):
         require(len(classes) >= 2, "a single class (scikit-learn's error)")
         codes = np.searchsorted(classes, y)
         weights = self._sample_weights(X, y, classes, codes, sample_weight)
+        return native_fit(self, X, classes, codes, weights)
+
+    def _fit_lbfgs(self, X, classes, codes, weights):
+        require(np.isfinite(self.C), "C=inf (no penalty)")
         if len(classes) > 2:
             # Two runs stopped by max|gradient| <= tol lie within sqrt(p) tol / mu of the
             # optimum, mu >= 1 / (C S) from the penalty (S the weight sum). scikit-learn
             # compares its multinomial fits with its own lbfgs path to 6 decimals: the
             # native run answers only where that bound is below 1e-6.
-            weight_sum = len(y) if weights is None else float(np.sum(weights))
+            weight_sum = len(codes) if weights is None else float(np.sum(weights))
             n_params = len(classes) * (X.shape[1] + 1)
             spread = np.sqrt(n_params) * self.tol * self.C * weight_sum
             require(spread <= 1e-6, f"tol too loose for a multinomial fit ({spread:.1e} > 1e-6)")
+        native = self._native_model("lbfgs", X, codes, weights)
+        # Converged, both L-BFGS runs stop at the same optimum within the tolerance; cut
+        # short, their iterates differ (other line searches): keep scikit-learn's then.
+        require(native.n_iter_ < self.max_iter, "not converged within max_iter")
+        return self._set_fitted(native, classes)
+
+    def _fit_newton_cholesky(self, X, classes, codes, weights):
+        # The same Newton steps and stopping rule as scikit-learn's, so a converged run ends
+        # at its point to rounding after the same iterations. Where scikit-learn would go on
+        # with L-BFGS, or stops at max_iter, or a step decision lies within rounding of its
+        # threshold, the native run reports no convergence and scikit-learn's fit runs.
+        native = self._native_model("newton-cholesky", X, codes, weights)
+        require(
+            native.converged_,
+            "newton-cholesky: not converged within max_iter, a Hessian scikit-learn hands "
+            "to lbfgs, or a step decision within rounding",
+        )
+        return self._set_fitted(native, classes)
+
+    def _native_model(self, solver, X, codes, weights):
+        """rustyml's fit of this problem with ``solver`` (``C=inf``: no penalty)."""
+        penalised = bool(np.isfinite(self.C))
         native = _LogisticRegression(
-            penalty="l2",
-            C=float(self.C),
+            penalty="l2" if penalised else None,
+            C=float(self.C) if penalised else 1.0,  # unused without a penalty
             fit_intercept=bool(self.fit_intercept),
             max_iter=int(self.max_iter),
             tol=float(self.tol),
-            solver="lbfgs",
+            solver=solver,
         )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             native.fit(X, codes.astype(np.float64), sample_weight=weights)
-        n_iter = int(np.max(native.n_iter_))
-        # Converged, both L-BFGS runs stop at the same optimum within the tolerance; cut
-        # short, their iterates differ (other line searches): keep scikit-learn's then.
-        require(n_iter < self.max_iter, "not converged within max_iter")
+        return native
+
+    def _set_fitted(self, native, classes):
+        n_features = np.asarray(native.coef_).shape[-1]
         self.classes_ = classes
-        self.coef_ = np.asarray(native.coef_, dtype=np.float64).reshape(-1, X.shape[1])
+        self.coef_ = np.asarray(native.coef_, dtype=np.float64).reshape(-1, n_features)
         intercept = np.asarray(native.intercept_, dtype=np.float64).reshape(-1)
         self.intercept_ = intercept if self.fit_intercept else np.zeros_like(intercept)
-        self.n_iter_ = np.array([n_iter], dtype=np.int32)
+        self.n_iter_ = np.array([int(np.max(native.n_iter_))], dtype=np.int32)
         return self
 
     def _sample_weights(self, X, y, classes, codes, sample_weight):
@@ -191,3 +229,10 @@ class LogisticRegression(_SkLogisticRegression):
         require(np.all(weights >= 0), "negative sample weights")
         require(np.sum(weights) > 0, "sample weights sum to zero")
         return weights
+
+
+# The solvers LogisticRegression's door runs natively, each by its own method.
+_NATIVE_SOLVERS = {
+    "lbfgs": LogisticRegression._fit_lbfgs,
+    "newton-cholesky": LogisticRegression._fit_newton_cholesky,
+}

@@ -38,6 +38,7 @@ native_estimator! {
             &[
                 ("lbfgs", LogisticSolver::Lbfgs),
                 ("gradient_descent", LogisticSolver::GradientDescent),
+                ("newton-cholesky", LogisticSolver::NewtonCholesky),
             ],
         )?;
         Ok(LogisticRegression::with_defaults()

@@ -8,6 +8,8 @@ the objective scikit-learn minimises), and where the objective has curvature at 
 solutions within the sum of those radii of each other.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -15,6 +17,7 @@ sklearn = pytest.importorskip("sklearn")
 
 from scipy.special import logsumexp, softmax
 from sklearn.datasets import make_classification
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
@@ -246,3 +249,146 @@ def test_multinomial_fit_with_a_loose_tol_runs_scikit_learns():
     stock = LogisticRegression().fit(X, y)
     np.testing.assert_array_equal(ours.coef_, stock.coef_)
     np.testing.assert_array_equal(ours.intercept_, stock.intercept_)
+
+
+# --- newton-cholesky ---------------------------------------------------------------------
+#
+# The door takes scikit-learn's Newton steps (same Hessian, line search and stopping rule),
+# so both runs stop after the same iterations (n_iter_ equal) at the same point up to the
+# rounding of the steps: each linear solve agrees with LAPACK's to cond(H) eps relative,
+# Newton's contraction damps earlier differences, and the last step (at most sqrt(2 tol /
+# lambda_min) long) carries its own, so the fits agree to a few cond(H) eps times the
+# coefficients' scale, far below tol. The tolerance below allows 100 such errors per
+# iteration.
+
+
+def _newton_atol(stock, X, y, sw, C, fit_intercept):
+    k = len(stock.classes_)
+    codes = np.searchsorted(stock.classes_, y)
+    sw = np.ones(len(y)) if sw is None else sw
+    _, H, _, _ = _gradient_and_hessian(stock, X, codes, k, sw, C, fit_intercept)
+    # The multinomial Hessian is singular along the directions the softmax does not see
+    # (shifting all classes' intercepts, or everything without a penalty): its condition on
+    # the rest.
+    eig = np.linalg.eigvalsh(H)
+    kept = eig[eig > 1e-10 * eig[-1]]
+    cond = kept[-1] / kept[0]
+    scale = max(1.0, np.abs(stock.coef_).max(), np.abs(stock.intercept_).max())
+    return 100 * int(stock.n_iter_[0]) * cond * np.finfo(float).eps * scale
+
+
+def _assert_same_newton_fit(ours, stock, X, y, sw, C, fit_intercept):
+    np.testing.assert_array_equal(ours.n_iter_, stock.n_iter_)
+    assert ours.n_iter_.dtype == stock.n_iter_.dtype
+    np.testing.assert_array_equal(ours.classes_, stock.classes_)
+    assert ours.coef_.shape == stock.coef_.shape
+    assert ours.intercept_.shape == stock.intercept_.shape
+    atol = _newton_atol(stock, X, y, sw, C, fit_intercept)
+    np.testing.assert_allclose(ours.coef_, stock.coef_, rtol=0, atol=atol)
+    np.testing.assert_allclose(ours.intercept_, stock.intercept_, rtol=0, atol=atol)
+    np.testing.assert_array_equal(ours.predict(X), stock.predict(X))
+
+
+def _fit_both(params, X, y, sw=None, expect=NATIVE):
+    door.dispatch_stats(reset=True)
+    ours = door_linear_model.LogisticRegression(**params).fit(X, y, sample_weight=sw)
+    assert door.dispatch_stats() == {expect: 1}
+    stock = LogisticRegression(**params).fit(X, y, sample_weight=sw)
+    return ours, stock
+
+
+@pytest.mark.parametrize("k", [2, 3, 5])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("C", [0.05, 1.0, 100.0, np.inf])
+def test_newton_cholesky_runs_natively_with_scikit_learns_steps(k, fit_intercept, C):
+    X, y = _data(k, seed=20 + k)
+    if C == np.inf and k == 2:
+        # Without a penalty a binary fit needs overlapping classes to have an optimum.
+        y = np.where(np.random.default_rng(k).random(len(y)) < 0.2, 1 - y, y)
+    params = {"C": C, "fit_intercept": fit_intercept, "solver": "newton-cholesky"}
+    ours, stock = _fit_both(params, X, y)
+    _assert_same_newton_fit(ours, stock, X, y, None, C, fit_intercept)
+
+
+@pytest.mark.parametrize("k", [2, 4])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize(
+    "class_weight, with_sample_weight",
+    [(None, True), ("balanced", False), ("balanced", True), ({0: 3.0, 1: 0.5}, True)],
+)
+def test_newton_cholesky_weighted_fit_runs_natively(
+    k, fit_intercept, class_weight, with_sample_weight
+):
+    X, y = _data(k, seed=30 + k)
+    sw = _weights(len(y), k) if with_sample_weight else None
+    C = 0.7
+    params = {
+        "C": C,
+        "fit_intercept": fit_intercept,
+        "class_weight": class_weight,
+        "solver": "newton-cholesky",
+    }
+    ours, stock = _fit_both(params, X, y, sw)
+    from sklearn.utils.class_weight import compute_class_weight
+
+    full = np.ones(len(y)) if sw is None else sw.copy()
+    if class_weight is not None:
+        full = (
+            full
+            * compute_class_weight(class_weight, classes=np.unique(y), y=y, sample_weight=full)[y]
+        )
+    _assert_same_newton_fit(ours, stock, X, y, full, C, fit_intercept)
+
+
+def test_newton_cholesky_ill_conditioned_but_regular_fit_runs_natively():
+    # Two features agreeing to 1e-4 (cond(H) ~ 1e8 with a weak penalty): still well inside
+    # what Cholesky and LAPACK solve alike; the tolerance scales with cond(H).
+    X, y = _data(2, seed=41)
+    X = np.hstack([X, X[:, :1] + 1e-4 * np.random.default_rng(0).standard_normal((len(y), 1))])
+    params = {"C": 1e4, "solver": "newton-cholesky", "tol": 1e-8}
+    ours, stock = _fit_both(params, X, y)
+    _assert_same_newton_fit(ours, stock, X, y, None, 1e4, True)
+
+
+def _assert_scikit_learns_fit(ours, stock):
+    np.testing.assert_array_equal(ours.coef_, stock.coef_)
+    np.testing.assert_array_equal(ours.intercept_, stock.intercept_)
+    np.testing.assert_array_equal(ours.n_iter_, stock.n_iter_)
+
+
+def test_newton_cholesky_singular_hessian_runs_scikit_learns():
+    # A repeated column without penalty: the Hessian is singular, scikit-learn warns and
+    # goes on with lbfgs; the door leaves the whole fit to it.
+    X, y = _data(2, seed=42)
+    y = np.where(np.random.default_rng(1).random(len(y)) < 0.2, 1 - y, y)
+    X = np.hstack([X, X[:, :1]])
+    params = {"C": np.inf, "solver": "newton-cholesky"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours, stock = _fit_both(params, X, y, expect=FALLBACK)
+    _assert_scikit_learns_fit(ours, stock)
+
+
+def test_newton_cholesky_separable_data_without_penalty_runs_natively():
+    # Separable classes without a penalty: the coefficients grow each step while the loss
+    # and its gradient shrink exponentially, so scikit-learn stops once the gradient is below
+    # tol; the native run stops at the same step. The Hessian there is tiny and badly
+    # conditioned, which the cond(H)-scaled tolerance accounts for.
+    X = np.linspace(-3, 3, 40)[:, None]
+    y = (X[:, 0] > 0).astype(int)
+    params = {"C": np.inf, "solver": "newton-cholesky", "tol": 1e-6}
+    ours, stock = _fit_both(params, X, y)
+    assert stock.coef_[0, 0] > 100
+    _assert_same_newton_fit(ours, stock, X, y, None, np.inf, True)
+
+
+def test_newton_cholesky_cut_by_max_iter_runs_scikit_learns():
+    X, y = _data(3, seed=43)
+    params = {"solver": "newton-cholesky", "max_iter": 1}
+    door.dispatch_stats(reset=True)
+    with pytest.warns(ConvergenceWarning):
+        ours = door_linear_model.LogisticRegression(**params).fit(X, y)
+    assert door.dispatch_stats() == {FALLBACK: 1}
+    with pytest.warns(ConvergenceWarning):
+        stock = LogisticRegression(**params).fit(X, y)
+    _assert_scikit_learns_fit(ours, stock)

@@ -1,0 +1,513 @@
+//! Newton's method for logistic regression with Cholesky-solved steps: the steps, line
+//! search and stopping rule of scikit-learn's `newton-cholesky` solver, so a converged run
+//! lands where scikit-learn's does (to rounding) after the same number of iterations.
+//!
+//! The objective is [`Problem`]'s: the weighted mean log-loss plus `l2 |W|^2 / 2`, the
+//! intercepts unpenalised. Each iteration:
+//!
+//! 1. the Hessian at the current point (the pointwise second derivatives times the sample
+//!    weights over their sum, sandwiched between the design matrix and its transpose through
+//!    the product engine, plus `l2` on the coefficients' diagonal);
+//! 2. the Newton step from the Cholesky factor of the Hessian restricted to the identifiable
+//!    parameters: a multinomial model without penalty drops its last class (the softmax only
+//!    sees differences between classes), one with a penalty drops only its last intercept
+//!    (the intercepts' common shift is unpenalised and unseen by the loss); the dropped
+//!    entries keep their value;
+//! 3. a backtracking line search from `t = 1`, halving up to 20 times, taking the first `t`
+//!    with `f(t) - f(0) <= t g.p / 2^11`, or with `|f(t) - f(0)| <= 16 eps |f(0)|` (a change
+//!    lost in rounding) and a smaller `|g|_1`;
+//! 4. convergence when the largest gradient entry and half the Newton decrement `p.H.p` of
+//!    the step just taken are both at most `tol`; the iteration counts.
+//!
+//! At the end a multinomial model is centred as scikit-learn does: without penalty every
+//! coefficient column and the intercepts lose their mean over the classes, with one the
+//! intercepts lose theirs.
+//!
+//! Where scikit-learn would hand the rest of the optimisation to L-BFGS (a Hessian that is
+//! not positive definite or that LAPACK may call singular, a saturated pointwise Hessian, a
+//! line search that finds no step), and where one of the decisions above lies within
+//! rounding of its threshold (another implementation's rounding could decide otherwise),
+//! the run stops at the current point with [`NewtonStop::Handover`] and `converged` false.
+
+use crate::error::Result;
+use crate::machine_learning::logistic_regression::{scores, Problem, Target};
+use crate::math::{elementwise, linalg, matmul};
+use ndarray::{s, Array1, Array2, ArrayView1, Axis};
+
+/// The Armijo constant of the line search, `2^-11`.
+const ARMIJO_SLOPE: f64 = 1.0 / 2048.0;
+/// The line search tries `t = 1, 1/2, ..., 2^-20`.
+const LINE_SEARCH_TRIALS: usize = 21;
+/// A change of the objective below this many eps of its value counts as rounding.
+const FLAT_CHANGE: f64 = 16.0 * f64::EPSILON;
+/// The objective's rounding: two implementations summing the pointwise losses in different
+/// orders differ by a few eps of its value; decisions closer than this are undecided.
+const LOSS_ROUNDING: f64 = 8.0 * f64::EPSILON;
+/// Below this reciprocal condition number LAPACK's estimate (at least the true value) may
+/// fall under eps, where scikit-learn warns and hands over to L-BFGS; above it, both
+/// solves agree to `cond * eps`, far below the steps' scale.
+const RCOND_FLOOR: f64 = 1e4 * f64::EPSILON;
+/// `|z|` past which the binomial's pointwise Hessian may underflow to zero in another
+/// implementation's `exp` (it does from about 709).
+const SATURATED_SCORE: f64 = 700.0;
+
+/// How a Newton run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NewtonStop {
+    /// The gradient and half the Newton decrement are both at most `tol`.
+    Converged,
+    /// `max_iter` iterations without meeting `tol`.
+    MaxIter,
+    /// scikit-learn hands over to L-BFGS here, or one of its decisions is within rounding.
+    Handover,
+}
+
+/// The end of a Newton run.
+#[derive(Debug, Clone)]
+pub struct NewtonRun {
+    /// Parameters in [`Problem`]'s layout, centred as described in the module docs.
+    pub theta: Array1<f64>,
+    /// Iterations run (scikit-learn's `n_iter_` when converged).
+    pub n_iter: usize,
+    pub converged: bool,
+    pub stop: NewtonStop,
+}
+
+/// `value <= bound` where it holds (or fails) by more than `band`; `None` within it or for NaN.
+fn at_most(value: f64, bound: f64, band: f64) -> Option<bool> {
+    if value <= bound - band {
+        Some(true)
+    } else if value > bound + band {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// Three-valued (Kleene) `and` and `or`: `None` is "either way".
+fn both(a: Option<bool>, b: Option<bool>) -> Option<bool> {
+    match (a, b) {
+        (Some(false), _) | (_, Some(false)) => Some(false),
+        (Some(true), Some(true)) => Some(true),
+        _ => None,
+    }
+}
+
+fn either(a: Option<bool>, b: Option<bool>) -> Option<bool> {
+    match (a, b) {
+        (Some(true), _) | (_, Some(true)) => Some(true),
+        (Some(false), Some(false)) => Some(false),
+        _ => None,
+    }
+}
+
+fn max_abs(v: &Array1<f64>) -> f64 {
+    v.iter().fold(0.0f64, |m, x| m.max(x.abs()))
+}
+
+/// The parameters the Newton step moves (indices into [`Problem`]'s layout): all
+/// coefficients and, with an intercept, the intercepts, except the multinomial's dropped
+/// reference (module docs).
+fn identifiable_parameters(problem: &Problem<'_>) -> Vec<usize> {
+    let (k, d) = (problem.n_out, problem.d);
+    let multinomial = k > 1;
+    let dropped_class = (multinomial && problem.l2 == 0.0).then_some(k - 1);
+    let mut free: Vec<usize> = (0..k)
+        .filter(|&c| Some(c) != dropped_class)
+        .flat_map(|c| c * d..(c + 1) * d)
+        .collect();
+    if problem.fit_intercept {
+        let kept_intercepts = if multinomial { k - 1 } else { k };
+        free.extend((0..kept_intercepts).map(|c| k * d + c));
+    }
+    free
+}
+
+/// scikit-learn's final centring of a multinomial model (module docs).
+fn centre_classes(problem: &Problem<'_>, theta: &mut Array1<f64>) {
+    let (k, d) = (problem.n_out, problem.d);
+    if k == 1 {
+        return;
+    }
+    let centre = |theta: &mut Array1<f64>, index: &dyn Fn(usize) -> usize| {
+        let mean = (0..k).map(index).map(|i| theta[i]).sum::<f64>() / k as f64;
+        for c in 0..k {
+            theta[index(c)] -= mean;
+        }
+    };
+    if problem.l2 == 0.0 {
+        for j in 0..d {
+            centre(theta, &|c| c * d + j);
+        }
+    }
+    if problem.fit_intercept {
+        centre(theta, &|c| k * d + c);
+    }
+}
+
+impl Problem<'_> {
+    /// The objective's Hessian at `theta`, `n_params x n_params` in `theta`'s layout (the
+    /// rows and columns of intercepts not fitted stay zero), and whether the binomial's
+    /// pointwise Hessian may have underflowed on more than a quarter of the weight (where
+    /// scikit-learn gives up on Newton).
+    pub(crate) fn hessian(&self, theta: ArrayView1<f64>) -> Result<(Array2<f64>, bool)> {
+        let (k, d) = (self.n_out, self.d);
+        let n = self.x.nrows();
+        let coef = theta
+            .slice(s![..k * d])
+            .into_shape_with_order((k, d))
+            .expect("n_out * d entries");
+        let mut z = scores(self.x, coef, theta.slice(s![k * d..]));
+        let share = |i: usize| self.weights.map_or(1.0, |w| w[i]) / self.weight_sum;
+        // The design with a column of ones for the intercept.
+        let da = d + usize::from(self.fit_intercept);
+        let mut design = Array2::<f64>::ones((n, da));
+        design.slice_mut(s![.., ..d]).assign(&self.x);
+        let index = |c: usize, a: usize| if a < d { c * d + a } else { k * d + c };
+        let n_params = k * (d + 1);
+        let mut hess = Array2::<f64>::zeros((n_params, n_params));
+        let mut place = |c: usize, l: usize, block: &Array2<f64>| {
+            for ((a, b), &v) in block.indexed_iter() {
+                hess[[index(c, a), index(l, b)]] = v;
+                hess[[index(l, b), index(c, a)]] = v;
+            }
+        };
+        let mut saturated = false;
+        match &self.target {
+            Target::Binary(_) => {
+                let mut saturated_share = 0.0;
+                let mut scaled = design;
+                for (i, mut row) in scaled.rows_mut().into_iter().enumerate() {
+                    let zi = z[[i, 0]];
+                    if zi.abs() > SATURATED_SCORE {
+                        saturated_share += share(i);
+                    }
+                    // p (1 - p) = e / (1 + e)^2 with e = exp(-|z|), exact in both tails.
+                    let e = (-zi.abs()).exp();
+                    row *= (share(i) * e / ((1.0 + e) * (1.0 + e))).sqrt();
+                }
+                saturated = saturated_share > 0.25;
+                place(0, 0, &matmul::gram(scaled.view()));
+            }
+            Target::Multinomial(_) => {
+                elementwise::softmax_rows_inplace(z.view_mut());
+                for c in 0..k {
+                    for l in c..k {
+                        let mut weighted = design.clone();
+                        for (i, mut row) in weighted.rows_mut().into_iter().enumerate() {
+                            let (pc, pl) = (z[[i, c]], z[[i, l]]);
+                            let diag = if c == l { pc } else { 0.0 };
+                            row *= share(i) * (diag - pc * pl);
+                        }
+                        place(c, l, &matmul::dot(design.t(), weighted.view())?);
+                    }
+                }
+            }
+        }
+        for i in 0..k * d {
+            hess[[i, i]] += self.l2;
+        }
+        Ok((hess, saturated))
+    }
+}
+
+/// A point of the line search.
+struct Trial {
+    theta: Array1<f64>,
+    f: f64,
+    grad: Array1<f64>,
+}
+
+enum LineSearch {
+    Accepted(Trial),
+    /// No step passed (scikit-learn hands over to L-BFGS), or a decision was within rounding.
+    Handover,
+}
+
+/// Backtracking from `theta` along `step` (module docs). `grad_l1` is the current gradient's
+/// 1-norm over the identifiable parameters only: scikit-learn zeroes the dropped entries of
+/// its gradient before the solve and compares the trial's full gradient with that.
+fn line_search(
+    problem: &Problem<'_>,
+    theta: &Array1<f64>,
+    step: &Array1<f64>,
+    f: f64,
+    grad_l1: f64,
+    slope: f64,
+) -> Result<LineSearch> {
+    let band = LOSS_ROUNDING * f.abs();
+    let mut t = 1.0;
+    for _ in 0..LINE_SEARCH_TRIALS {
+        let trial_theta = theta + &(step * t);
+        let mut trial_grad = Array1::zeros(theta.len());
+        let trial_f = problem.eval(trial_theta.view(), &mut trial_grad)?;
+        let change = trial_f - f;
+        let sufficient = at_most(change, t * ARMIJO_SLOPE * slope, band);
+        let flat = both(
+            at_most(change.abs(), FLAT_CHANGE * f.abs(), band),
+            at_most(
+                trial_grad.iter().map(|g| g.abs()).sum::<f64>(),
+                grad_l1,
+                1e-6 * grad_l1,
+            ),
+        );
+        match either(sufficient, flat) {
+            Some(true) => {
+                return Ok(LineSearch::Accepted(Trial {
+                    theta: trial_theta,
+                    f: trial_f,
+                    grad: trial_grad,
+                }))
+            }
+            Some(false) => t *= 0.5,
+            None => return Ok(LineSearch::Handover),
+        }
+    }
+    Ok(LineSearch::Handover)
+}
+
+/// Minimise `problem`'s objective from zero by scikit-learn's Newton-Cholesky iteration
+/// (module docs), at most `max_iter` iterations, tolerance `tol`.
+pub(crate) fn newton_cholesky(
+    problem: &Problem<'_>,
+    max_iter: usize,
+    tol: f64,
+) -> Result<NewtonRun> {
+    let n_params = problem.n_out * (problem.d + 1);
+    let free = identifiable_parameters(problem);
+    // The gradient's rounding: entries are sums of feature values times O(1) residuals.
+    let x_scale = problem.x.iter().fold(
+        if problem.fit_intercept { 1.0 } else { 0.0 },
+        |m: f64, v| m.max(v.abs()),
+    );
+    let gradient_band = 1e-6 * tol + 1e3 * f64::EPSILON * x_scale;
+    let decrement_band = 1e-4 * tol;
+    let finish = |mut theta: Array1<f64>, n_iter: usize, stop: NewtonStop| {
+        centre_classes(problem, &mut theta);
+        Ok(NewtonRun {
+            theta,
+            n_iter,
+            converged: stop == NewtonStop::Converged,
+            stop,
+        })
+    };
+    let mut theta = Array1::<f64>::zeros(n_params);
+    let mut grad = Array1::<f64>::zeros(n_params);
+    let mut f = problem.eval(theta.view(), &mut grad)?;
+    for iteration in 1..=max_iter {
+        let (hess, saturated) = problem.hessian(theta.view())?;
+        if saturated {
+            return finish(theta, iteration - 1, NewtonStop::Handover);
+        }
+        let reduced = hess.select(Axis(0), &free).select(Axis(1), &free);
+        let rhs = Array1::from_iter(free.iter().map(|&i| -grad[i]));
+        let solved = linalg::cholesky_solve_with_rcond(reduced.view(), rhs.view());
+        let Some((reduced_step, _)) = solved.filter(|&(_, rcond)| rcond >= RCOND_FLOOR) else {
+            return finish(theta, iteration - 1, NewtonStop::Handover);
+        };
+        let mut step = Array1::<f64>::zeros(n_params);
+        for (&i, &v) in free.iter().zip(&reduced_step) {
+            step[i] = v;
+        }
+        let slope = grad.dot(&step);
+        if slope > 0.0 {
+            return finish(theta, iteration - 1, NewtonStop::Handover);
+        }
+        let grad_l1 = free.iter().map(|&i| grad[i].abs()).sum::<f64>();
+        let LineSearch::Accepted(next) = line_search(problem, &theta, &step, f, grad_l1, slope)?
+        else {
+            return finish(theta, iteration - 1, NewtonStop::Handover);
+        };
+        (theta, f, grad) = (next.theta, next.f, next.grad);
+        let decrement = step.dot(&hess.dot(&step));
+        let converged = both(
+            at_most(max_abs(&grad), tol, gradient_band),
+            at_most(0.5 * decrement, tol, decrement_band),
+        );
+        match converged {
+            Some(true) => return finish(theta, iteration, NewtonStop::Converged),
+            Some(false) => {}
+            None => return finish(theta, iteration, NewtonStop::Handover),
+        }
+    }
+    finish(theta, max_iter, NewtonStop::MaxIter)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine_learning::logistic_regression::{
+        LogisticRegression, LogisticSolver, Penalty,
+    };
+
+    /// A deterministic, overlapping three-class cloud in 3-D (no class separable).
+    fn cloud(n: usize) -> (Array2<f64>, Vec<usize>) {
+        let x = Array2::from_shape_fn((n, 3), |(i, j)| {
+            ((i * 7919 + j * 104_729) % 997) as f64 / 498.5 - 1.0 + 0.3 * (i % 3) as f64
+        });
+        let y = (0..n).map(|i| (i * 31 + i / 7) % 3).collect();
+        (x, y)
+    }
+
+    fn problem<'a>(
+        x: &'a Array2<f64>,
+        y: &[usize],
+        classes: usize,
+        l2: f64,
+        fit_intercept: bool,
+        weights: Option<&'a [f64]>,
+    ) -> Problem<'a> {
+        let labels: Vec<usize> = y.iter().map(|&c| c % classes).collect();
+        Problem {
+            x: x.view(),
+            n_out: if classes == 2 { 1 } else { classes },
+            d: x.ncols(),
+            fit_intercept,
+            l2,
+            weights,
+            weight_sum: weights.map_or(x.nrows() as f64, |w| w.iter().sum()),
+            target: if classes == 2 {
+                Target::Binary(labels.iter().map(|&c| c as f64).collect())
+            } else {
+                Target::Multinomial(labels)
+            },
+        }
+    }
+
+    /// The Hessian against central differences of the gradient (an independent oracle): with
+    /// h = 1e-5 on O(1) smooth gradients the difference error is ~h^2 + eps / h ~ 1e-10.
+    #[test]
+    fn hessian_matches_gradient_differences() {
+        let (x, y) = cloud(40);
+        let w: Vec<f64> = (0..40).map(|i| 0.2 + (i % 5) as f64 * 0.4).collect();
+        for (classes, l2, fit_intercept, weights) in [
+            (2, 0.3, true, None),
+            (2, 0.0, false, Some(w.as_slice())),
+            (3, 0.5, true, Some(w.as_slice())),
+            (3, 0.0, true, None),
+            (4, 0.2, false, None),
+        ] {
+            let p = problem(&x, &y, classes, l2, fit_intercept, weights);
+            let n_params = p.n_out * (p.d + 1);
+            // Intercepts not fitted stay at zero and have no derivative to check.
+            let fitted = |i: usize| fit_intercept || i < p.n_out * p.d;
+            let theta = Array1::from_shape_fn(n_params, |i| {
+                if fitted(i) {
+                    (i as f64 * 0.73).sin() * 0.6
+                } else {
+                    0.0
+                }
+            });
+            let (hess, saturated) = p.hessian(theta.view()).unwrap();
+            assert!(!saturated);
+            let h = 1e-5;
+            for j in (0..n_params).filter(|&j| fitted(j)) {
+                let (mut up, mut down) = (theta.clone(), theta.clone());
+                up[j] += h;
+                down[j] -= h;
+                let (mut g_up, mut g_down) = (Array1::zeros(n_params), Array1::zeros(n_params));
+                p.eval(up.view(), &mut g_up).unwrap();
+                p.eval(down.view(), &mut g_down).unwrap();
+                for i in 0..n_params {
+                    let fd = (g_up[i] - g_down[i]) / (2.0 * h);
+                    assert!(
+                        (fd - hess[[i, j]]).abs() < 1e-8,
+                        "classes={classes} l2={l2} H[{i},{j}]: {fd} vs {}",
+                        hess[[i, j]]
+                    );
+                }
+            }
+        }
+    }
+
+    /// A converged Newton run is at the optimum: its gradient (the full one, reference class
+    /// included) is at most tol, and an L-BFGS fit to a gradient of 1e-12 agrees with it to
+    /// the distance a gradient of tol allows, tol / mu with mu >= l2 the strong convexity.
+    /// With tol = 1e-8 quadratic convergence leaves the Newton point far closer than that.
+    #[test]
+    fn converged_runs_reach_the_lbfgs_optimum() {
+        let (x, y) = cloud(60);
+        let labels: Vec<f64> = y.iter().map(|&c| c as f64).collect();
+        for (classes, fit_intercept) in [(2, true), (2, false), (3, true), (3, false)] {
+            let y = Array1::from_iter(labels.iter().map(|&c| (c as usize % classes) as f64));
+            let fit = |solver, tol| {
+                let mut m = LogisticRegression::with_defaults()
+                    .with_penalty(Penalty::L2, 2.0)
+                    .with_fit_intercept(fit_intercept)
+                    .with_solver(solver)
+                    .with_tol(tol)
+                    .with_max_iter(1000);
+                m.fit(&x, &y).unwrap();
+                m
+            };
+            let newton = fit(LogisticSolver::NewtonCholesky, 1e-8);
+            let lbfgs = fit(LogisticSolver::Lbfgs, 1e-12);
+            assert!(newton.converged().unwrap() && lbfgs.converged().unwrap());
+            assert!(newton.n_iter().unwrap() < 15, "{:?}", newton.n_iter());
+            let radius = 1e-8 * 2.0 * 60.0 * 10.0;
+            let a = newton
+                .coefficients()
+                .unwrap()
+                .iter()
+                .chain(newton.intercept().unwrap());
+            let b = lbfgs
+                .coefficients()
+                .unwrap()
+                .iter()
+                .chain(lbfgs.intercept().unwrap());
+            for (u, v) in a.zip(b) {
+                assert!((u - v).abs() < radius, "classes={classes}: {u} vs {v}");
+            }
+        }
+    }
+
+    /// Without a penalty the multinomial model drops its last class while solving and is
+    /// centred afterwards: every coefficient column and the intercepts sum to zero, and the
+    /// gradient there is at most tol.
+    #[test]
+    fn unpenalised_multinomial_is_centred() {
+        let (x, y) = cloud(90);
+        let p = problem(&x, &y, 3, 0.0, true, None);
+        let run = newton_cholesky(&p, 100, 1e-10).unwrap();
+        assert_eq!(run.stop, NewtonStop::Converged);
+        let theta = &run.theta;
+        for j in 0..3 {
+            let column = (0..3).map(|c| theta[c * 3 + j]).sum::<f64>();
+            assert!(column.abs() < 1e-12, "column {j}: {column}");
+        }
+        assert!((theta[9] + theta[10] + theta[11]).abs() < 1e-12);
+        let mut g = Array1::zeros(theta.len());
+        p.eval(theta.view(), &mut g).unwrap();
+        assert!(max_abs(&g) <= 1e-10, "{g}");
+    }
+
+    /// A run cut by max_iter reports it, and a repeated column without a penalty (a
+    /// singular Hessian, where scikit-learn hands over to L-BFGS) is handed over.
+    #[test]
+    fn cut_and_singular_runs_do_not_converge() {
+        let (x, y) = cloud(60);
+        let p = problem(&x, &y, 3, 0.1, true, None);
+        let cut = newton_cholesky(&p, 1, 1e-12).unwrap();
+        assert_eq!(
+            (cut.stop, cut.n_iter, cut.converged),
+            (NewtonStop::MaxIter, 1, false)
+        );
+
+        let repeated = ndarray::concatenate(Axis(1), &[x.view(), x.slice(s![.., ..1])]).unwrap();
+        let p = problem(&repeated, &y, 2, 0.0, true, None);
+        let run = newton_cholesky(&p, 100, 1e-4).unwrap();
+        assert_eq!((run.stop, run.converged), (NewtonStop::Handover, false));
+    }
+
+    #[test]
+    fn three_valued_decisions() {
+        assert_eq!(at_most(1.0, 2.0, 0.5), Some(true));
+        assert_eq!(at_most(3.0, 2.0, 0.5), Some(false));
+        assert_eq!(at_most(2.2, 2.0, 0.5), None);
+        assert_eq!(at_most(f64::NAN, 2.0, 0.5), None);
+        assert_eq!(either(None, Some(true)), Some(true));
+        assert_eq!(either(None, Some(false)), None);
+        assert_eq!(both(None, Some(false)), Some(false));
+        assert_eq!(both(Some(true), None), None);
+    }
+}
