@@ -178,11 +178,13 @@ class LogisticRegression(_SkLogisticRegression):
         # with L-BFGS, or stops at max_iter, or a step decision lies within rounding of its
         # threshold, the native run reports no convergence and scikit-learn's fit runs.
         native = self._native_model("newton-cholesky", X, codes, weights)
-        require(
-            native.converged_,
-            "newton-cholesky: not converged within max_iter, a Hessian scikit-learn hands "
-            "to lbfgs, or a step decision within rounding",
-        )
+        if not native.converged_:
+            raise Unsupported(
+                "not converged within max_iter"
+                if np.max(native.n_iter_) >= self.max_iter
+                else "newton-cholesky: a Hessian or line search scikit-learn hands to lbfgs, "
+                "or a step decision within rounding"
+            )
         return self._set_fitted(native, classes)
 
     def _native_model(self, solver, X, codes, weights):
