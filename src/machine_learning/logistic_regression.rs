@@ -58,6 +58,9 @@ pub enum LogisticSolver {
     /// Newton's method with the Hessian solved by Cholesky, step for step scikit-learn's
     /// `newton-cholesky` ([`crate::machine_learning::logistic_newton`]): L2 or no penalty.
     NewtonCholesky,
+    /// Truncated Newton with conjugate gradients, scikit-learn's `newton-cg` where its line
+    /// search takes its first trial step ([`crate::machine_learning::logistic_newton`]).
+    NewtonCg,
 }
 
 /// The class a binary score of exactly 0 (a probability of one half) predicts.
@@ -332,6 +335,16 @@ impl LogisticRegression {
                     ));
                 }
                 let run = logistic_newton::newton_cholesky(&problem, self.max_iter, self.tol)?;
+                (run.theta, run.n_iter, run.converged)
+            }
+            LogisticSolver::NewtonCg => {
+                if l1 > 0.0 {
+                    return Err(Error::invalid_parameter(
+                        "solver",
+                        "newton-cg supports only the L2 penalty or none",
+                    ));
+                }
+                let run = logistic_newton::newton_cg(&problem, self.max_iter, self.tol)?;
                 (run.theta, run.n_iter, run.converged)
             }
         };

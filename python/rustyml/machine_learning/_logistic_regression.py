@@ -20,7 +20,9 @@ class LogisticRegression(LabelClassifier):
     orthant-wise variant OWL-QN for ``"l1"``) until the largest gradient entry is at most
     ``tol``, like scikit-learn's ``lbfgs``; ``solver="newton-cholesky"`` (``"l2"`` or ``None``)
     takes scikit-learn's ``newton-cholesky`` steps and stopping rule, ``converged_`` false
-    where scikit-learn would go on with L-BFGS; ``solver="gradient_descent"`` takes fixed
+    where scikit-learn would go on with L-BFGS; ``solver="newton-cg"`` (``"l2"`` or ``None``)
+    takes scikit-learn's ``newton-cg`` steps where each line search takes its first trial,
+    ``converged_`` false elsewhere; ``solver="gradient_descent"`` takes fixed
     steps of ``learning_rate`` (proximal for ``"l1"``). Labels may be any numbers or strings.
     """
 
@@ -41,7 +43,7 @@ class LogisticRegression(LabelClassifier):
         fit_intercept: bool = True,
         max_iter: int = 100,
         tol: float = 1e-4,
-        solver: Literal["lbfgs", "newton-cholesky", "gradient_descent"] = "lbfgs",
+        solver: Literal["lbfgs", "newton-cholesky", "newton-cg", "gradient_descent"] = "lbfgs",
         learning_rate: float = 0.1,
     ) -> None:
         self._store_params(locals())

@@ -36,6 +36,12 @@ equal) at the same point to rounding. Where scikit-learn would hand over to lbfg
 Hessian that is not positive definite or nearly singular, a failed line search), a run is
 cut by ``max_iter``, or a step decision lies within rounding of its threshold,
 scikit-learn's fit runs.
+
+With ``solver="newton-cg"`` likewise: scikit-learn's truncated conjugate-gradient directions
+(all parameters, no reference class) and stopping rule, where every Wolfe line search takes
+its first trial step (``1``, or ``min(1, 2.02 (f_k - f_{k-1}) / g.p)`` after the first
+iteration), which is the usual case; a line search that would refine its step, a run cut by
+``max_iter``, or a decision within rounding runs scikit-learn's fit.
 """
 
 import warnings
@@ -187,6 +193,19 @@ class LogisticRegression(_SkLogisticRegression):
             )
         return self._set_fitted(native, classes)
 
+    def _fit_newton_cg(self, X, classes, codes, weights):
+        # scikit-learn's newton-cg directions and stopping rule; only runs whose every Wolfe
+        # line search takes its first trial step are replicated (MINPACK's refinement is
+        # not), so the iterates and n_iter_ agree to rounding where the door answers.
+        native = self._native_model("newton-cg", X, codes, weights)
+        if not native.converged_:
+            raise Unsupported(
+                "not converged within max_iter"
+                if np.max(native.n_iter_) >= self.max_iter
+                else "newton-cg: a line search past its first trial, or a decision within rounding"
+            )
+        return self._set_fitted(native, classes)
+
     def _native_model(self, solver, X, codes, weights):
         """rustyml's fit of this problem with ``solver`` (``C=inf``: no penalty)."""
         penalised = bool(np.isfinite(self.C))
@@ -237,4 +256,5 @@ class LogisticRegression(_SkLogisticRegression):
 _NATIVE_SOLVERS = {
     "lbfgs": LogisticRegression._fit_lbfgs,
     "newton-cholesky": LogisticRegression._fit_newton_cholesky,
+    "newton-cg": LogisticRegression._fit_newton_cg,
 }

@@ -39,6 +39,7 @@ native_estimator! {
                 ("lbfgs", LogisticSolver::Lbfgs),
                 ("gradient_descent", LogisticSolver::GradientDescent),
                 ("newton-cholesky", LogisticSolver::NewtonCholesky),
+                ("newton-cg", LogisticSolver::NewtonCg),
             ],
         )?;
         Ok(LogisticRegression::with_defaults()

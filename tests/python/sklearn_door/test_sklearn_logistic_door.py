@@ -392,3 +392,53 @@ def test_newton_cholesky_cut_by_max_iter_runs_scikit_learns():
     with pytest.warns(ConvergenceWarning):
         stock = LogisticRegression(**params).fit(X, y)
     _assert_scikit_learns_fit(ours, stock)
+
+
+# --- newton-cg ---------------------------------------------------------------------------
+#
+# The same CG directions and stopping rule as scikit-learn's newton-cg, where each Wolfe
+# line search takes its first trial step: both runs stop after the same iterations at the
+# same point up to the steps' rounding. The CG solves are inexact but deterministic
+# functions of the gradient and Hessian, so the cond(H)-scaled tolerance above applies.
+
+
+@pytest.mark.parametrize("k", [2, 3, 5])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("C", [0.05, 1.0, 100.0, np.inf])
+def test_newton_cg_runs_natively_with_scikit_learns_steps(k, fit_intercept, C):
+    X, y = _data(k, seed=20 + k)
+    if C == np.inf and k == 2:
+        y = np.where(np.random.default_rng(k).random(len(y)) < 0.2, 1 - y, y)
+    params = {"C": C, "fit_intercept": fit_intercept, "solver": "newton-cg"}
+    ours, stock = _fit_both(params, X, y)
+    _assert_same_newton_fit(ours, stock, X, y, None, C, fit_intercept)
+
+
+@pytest.mark.parametrize("k", [2, 4])
+@pytest.mark.parametrize("class_weight", [None, "balanced"])
+def test_newton_cg_weighted_fit_runs_natively(k, class_weight):
+    X, y = _data(k, seed=50 + k)
+    sw = _weights(len(y), k)
+    params = {"C": 0.7, "class_weight": class_weight, "solver": "newton-cg"}
+    ours, stock = _fit_both(params, X, y, sw)
+    from sklearn.utils.class_weight import compute_class_weight
+
+    full = sw.copy()
+    if class_weight is not None:
+        full = (
+            full
+            * compute_class_weight(class_weight, classes=np.unique(y), y=y, sample_weight=full)[y]
+        )
+    _assert_same_newton_fit(ours, stock, X, y, full, 0.7, True)
+
+
+def test_newton_cg_cut_by_max_iter_runs_scikit_learns():
+    X, y = _data(3, seed=44)
+    params = {"solver": "newton-cg", "max_iter": 2}
+    door.dispatch_stats(reset=True)
+    with pytest.warns(ConvergenceWarning):
+        ours = door_linear_model.LogisticRegression(**params).fit(X, y)
+    assert door.dispatch_stats() == {FALLBACK: 1}
+    with pytest.warns(ConvergenceWarning):
+        stock = LogisticRegression(**params).fit(X, y)
+    _assert_scikit_learns_fit(ours, stock)
