@@ -28,6 +28,10 @@
 //! line search that finds no step), and where one of the decisions above lies within
 //! rounding of its threshold (another implementation's rounding could decide otherwise),
 //! the run stops at the current point with [`NewtonStop::Handover`] and `converged` false.
+//!
+//! [`newton_cg`] replicates scikit-learn's `newton-cg` the same way (truncated conjugate
+//! gradients on the same Hessian, its stopping rule), for runs whose Wolfe line searches
+//! all take their first trial step.
 
 use crate::error::Result;
 use crate::machine_learning::logistic_regression::{scores, Problem, Target};
