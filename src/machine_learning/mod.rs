@@ -96,6 +96,7 @@ pub mod options;
 #[cfg(test)]
 mod parameter_checks;
 pub mod pca;
+pub mod sklearn_liblinear;
 pub mod sklearn_svm;
 pub mod sklearn_tree;
 pub mod svc;

@@ -24,17 +24,40 @@ callable kernel) scikit-learn's fit runs. ``cache_size`` only sets how many kern
 are kept (at least 200 MB). The fit validates with scikit-learn's functions and draws
 the seed scikit-learn's fit draws from ``random_state``.
 
-LinearSVC's fit is scikit-learn's for now: liblinear's randomly permuted coordinate
-descent with its own random generator is not reproduced.
+LinearSVC's fit runs rustyml's replica of scikit-learn's liblinear training
+(``machine_learning::sklearn_liblinear``): the same sparse rows (a dense X's zeros skipped,
+the bias feature last and regularised), zero-weight removal, class grouping and costs, the
+dual coordinate descent for the hinge and squared hinge (with its shrinking), TRON in the
+primal and the L1-regularised coordinate descent, each visiting coordinates in the order
+liblinear's mt19937 draws them from the one seed scikit-learn draws from
+``random_state``. The coordinate-descent solvers give scikit-learn's ``coef_``,
+``intercept_`` and ``n_iter_`` bit for bit; TRON's vector operations go through BLAS in
+scikit-learn's build, so it agrees to rounding (and on ill-conditioned data, where an ulp of
+input moves scikit-learn's own TRON result by its tolerance, to that tolerance).
+``multi_class="crammer_singer"``, ``verbose``, a single class and combinations liblinear
+refuses run scikit-learn's fit.
 """
+
+import warnings
 
 import numpy as np
 from scipy import sparse as sp
+from scipy.sparse import issparse
 from sklearn import config_context, get_config
 from sklearn import svm as _sk
-from sklearn.utils import check_random_state
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.preprocessing import LabelEncoder
+from sklearn.svm._base import _get_liblinear_solver_type
+from sklearn.svm._classes import _validate_dual_parameter
+from sklearn.utils import check_random_state, compute_class_weight
 from sklearn.utils._sparse import _align_api_if_sparse
-from sklearn.utils.validation import _num_samples, check_consistent_length, validate_data
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    _num_samples,
+    check_consistent_length,
+    validate_data,
+)
 
 from rustyml import _native
 from rustyml.sklearn._dispatch import SPARSE_DENSE_MAX, Unsupported, native_path, require
@@ -264,9 +287,90 @@ def _warn_probability_deprecated():
     )
 
 
+# liblinear's solver numbers the replica covers: L2-regularised squared hinge by dual
+# coordinate descent (1) and by TRON in the primal (2), hinge by dual coordinate descent (3),
+# L1-regularised squared hinge by primal coordinate descent (5)
+_REPLICATED_SOLVERS = (1, 2, 3, 5)
+
+
+# scikit-learn's LinearSVC with liblinear's training replicated in the crate
+# (``machine_learning::sklearn_liblinear``): the same sparse rows (zeros of a dense ``X``
+# skipped, the bias feature last), the same class grouping, per-sample C and one-vs-rest
+# problems, and the same coordinate orders (``std::mt19937`` seeded by the one number
+# scikit-learn draws from ``random_state``). The coordinate-descent solvers (``loss="hinge"``;
+# ``"squared_hinge"`` when ``dual`` resolves to True; ``penalty="l1"``) give scikit-learn's
+# ``coef_``, ``intercept_`` and ``n_iter_`` to the bit; TRON (``"squared_hinge"`` with the
+# L2 penalty and ``dual`` resolving to False) agrees to rounding (scikit-learn hands its
+# vector operations to BLAS). ``multi_class="crammer_singer"`` and ``verbose`` run
+# scikit-learn's fit.
 class LinearSVC(_SkLinearSVC):
     __doc__ = _SkLinearSVC.__doc__
 
     @native_path(_SkLinearSVC.fit, fits=True)
     def fit(self, X, y, sample_weight=None):
-        raise Unsupported("liblinear's randomly ordered coordinate descent is not reproduced")
+        self._validate_params()
+        require(not self.verbose, "verbose: liblinear's progress output")
+        require(self.multi_class == "ovr", "multi_class='crammer_singer'")
+        # combinations liblinear lacks are scikit-learn's errors to raise
+        lacking = (self.loss == "hinge" and (self.penalty == "l1" or self.dual is False)) or (
+            self.penalty == "l1" and self.dual is True
+        )
+        require(not lacking, f"no liblinear solver for {self.penalty}/{self.loss}/dual={self.dual}")
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            accept_sparse="csr",
+            dtype=np.float64,
+            order="C",
+            accept_large_sparse=False,
+        )
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        dual = _validate_dual_parameter(self.dual, self.loss, self.penalty, self.multi_class, X)
+        # from here scikit-learn's _fit_liblinear, with liblinear's train replaced
+        codes = LabelEncoder().fit_transform(y)
+        require(len(self.classes_) >= 2, "a single class (scikit-learn's error)")
+        class_weight = compute_class_weight(
+            self.class_weight, classes=self.classes_, y=y, sample_weight=sample_weight
+        )
+        rnd = check_random_state(self.random_state)
+        bias = float(self.intercept_scaling) if self.fit_intercept else -1.0
+        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        solver = _get_liblinear_solver_type(self.multi_class, self.penalty, self.loss, dual)
+        require(solver in _REPLICATED_SOLVERS, f"liblinear solver {solver}")
+        present = np.unique(codes[sample_weight > 0])
+        require(len(present) == len(self.classes_), "a class without positive sample weight")
+        seed = int(rnd.randint(np.iinfo("i").max))
+        if issparse(X):
+            data, sparse = None, (X.indptr, X.indices, X.data)
+        else:
+            data, sparse = X, None
+        raw_coef, n_iter, _ = _native.machine_learning.train_liblinear(
+            data,
+            np.ascontiguousarray(codes, dtype=np.intc),
+            np.ascontiguousarray(sample_weight),
+            sparse=sparse,
+            n_features=X.shape[1],
+            solver=solver,
+            tol=float(self.tol),
+            c=float(self.C),
+            class_weight=np.ascontiguousarray(class_weight, dtype=np.float64),
+            max_iter=int(self.max_iter),
+            seed=seed,
+            bias=bias,
+        )
+        raw_coef = np.asfortranarray(raw_coef)  # liblinear's weights come column-major
+        if n_iter.max() >= self.max_iter:
+            warnings.warn(
+                "Liblinear failed to converge, increase the number of iterations.",
+                ConvergenceWarning,
+            )
+        if self.fit_intercept:
+            self.coef_ = raw_coef[:, :-1]
+            self.intercept_ = self.intercept_scaling * raw_coef[:, -1]
+        else:
+            self.coef_ = raw_coef
+            self.intercept_ = 0.0
+        self.n_iter_ = n_iter.max().item()
+        return self

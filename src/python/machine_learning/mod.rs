@@ -19,6 +19,7 @@ mod linear_svc;
 mod logistic_regression;
 mod meanshift;
 mod pca;
+mod sklearn_liblinear;
 mod sklearn_svm;
 mod sklearn_tree;
 mod svc;
@@ -64,6 +65,10 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<meanshift::PyMeanShift>()?;
     m.add_function(pyo3::wrap_pyfunction!(meanshift::estimate_bandwidth, m)?)?;
     m.add_class::<pca::PyPCA>()?;
+    m.add_function(pyo3::wrap_pyfunction!(
+        sklearn_liblinear::train_liblinear,
+        m
+    )?)?;
     m.add_function(pyo3::wrap_pyfunction!(
         sklearn_tree::grow_random_split_forest_arrays,
         m

@@ -1,0 +1,295 @@
+//! The liblinear training scikit-learn runs for `LinearSVC` (its fork of liblinear 2.x),
+//! repeated step for step so a fit here from the same data, weights and seed is scikit-learn's:
+//! bit for bit for the coordinate-descent solvers (dual L2, primal L1), to rounding for the primal TRON solver
+//! (whose vector operations scikit-learn hands to BLAS).
+//!
+//! What must match, and why:
+//! - the data are liblinear's sparse rows: a dense row keeps its non-zero entries only, a
+//!   CSR row its stored entries in stored order, and the bias feature (value `bias`, when
+//!   positive) comes last, regularised like any other weight; each dot product is the
+//!   sequential sum over a row's entries in that order;
+//! - samples of weight `<= 0` are dropped first; the remaining ones are grouped by class
+//!   (classes in ascending label order, samples in input order within a class), and that
+//!   grouped order is the coordinate numbering the shuffles permute;
+//! - two classes train one problem, the larger label positive with C times its class
+//!   weight, the smaller negative with its own; more classes train one-vs-rest, class `k`
+//!   positive with C times its weight against the rest with the bare C; each sample's C is
+//!   further scaled by its sample weight;
+//! - the coordinate orders come from `std::mt19937` seeded with the one number scikit-learn
+//!   draws, and one generator serves all of a fit's sub-problems in turn ([`random`]).
+
+mod dual_cd;
+mod l1_cd;
+pub mod random;
+mod tron;
+
+#[cfg(test)]
+mod tests;
+
+pub use dual_cd::HingeLoss;
+pub use random::MersenneTwister;
+
+use crate::error::{Error, Result};
+
+/// liblinear's sparse rows: row `r`'s entries are `index[start[r]..start[r + 1]]` (0-based
+/// columns) with `value` alongside; the bias column, if any, is column `n_cols - 1`.
+pub struct Rows<'a> {
+    pub start: Vec<usize>,
+    pub index: Vec<usize>,
+    pub value: std::borrow::Cow<'a, [f64]>,
+    pub n_cols: usize,
+}
+
+impl Rows<'_> {
+    /// The rows of a dense row-major `n_rows x n_features` matrix: non-zero entries only
+    /// (liblinear's conversion skips zeros), then the bias entry when `bias > 0`.
+    pub fn from_dense(x: &[f64], n_rows: usize, n_features: usize, bias: f64) -> Rows<'static> {
+        let has_bias = bias > 0.0;
+        let mut start = Vec::with_capacity(n_rows + 1);
+        let mut index = Vec::new();
+        let mut value = Vec::new();
+        start.push(0);
+        for r in 0..n_rows {
+            for (c, &v) in x[r * n_features..(r + 1) * n_features].iter().enumerate() {
+                if v != 0.0 {
+                    index.push(c);
+                    value.push(v);
+                }
+            }
+            if has_bias {
+                index.push(n_features);
+                value.push(bias);
+            }
+            start.push(index.len());
+        }
+        Rows {
+            start,
+            index,
+            value: value.into(),
+            n_cols: n_features + usize::from(has_bias),
+        }
+    }
+
+    /// The rows of a CSR matrix (`indptr`, `indices`, `data`): every stored entry in stored
+    /// order, then the bias entry when `bias > 0`.
+    pub fn from_csr(
+        indptr: &[usize],
+        indices: &[usize],
+        data: &[f64],
+        n_features: usize,
+        bias: f64,
+    ) -> Result<Rows<'static>> {
+        let n_rows = indptr.len().saturating_sub(1);
+        let bad = indptr.is_empty()
+            || indptr[0] != 0
+            || indptr.windows(2).any(|p| p[0] > p[1])
+            || indptr[n_rows] > indices.len()
+            || indices.len() != data.len()
+            || indices.iter().any(|&c| c >= n_features);
+        if bad {
+            return Err(Error::invalid_input("liblinear rows: malformed CSR matrix"));
+        }
+        let has_bias = bias > 0.0;
+        let mut start = Vec::with_capacity(n_rows + 1);
+        let mut index = Vec::with_capacity(indptr[n_rows] + n_rows);
+        let mut value = Vec::with_capacity(indptr[n_rows] + n_rows);
+        start.push(0);
+        for r in 0..n_rows {
+            index.extend_from_slice(&indices[indptr[r]..indptr[r + 1]]);
+            value.extend_from_slice(&data[indptr[r]..indptr[r + 1]]);
+            if has_bias {
+                index.push(n_features);
+                value.push(bias);
+            }
+            start.push(index.len());
+        }
+        Ok(Rows {
+            start,
+            index,
+            value: value.into(),
+            n_cols: n_features + usize::from(has_bias),
+        })
+    }
+
+    pub fn n_rows(&self) -> usize {
+        self.start.len() - 1
+    }
+
+    /// Row `r`'s columns and values.
+    pub fn row(&self, r: usize) -> (&[usize], &[f64]) {
+        let (a, b) = (self.start[r], self.start[r + 1]);
+        (&self.index[a..b], &self.value[a..b])
+    }
+}
+
+/// One binary problem of a fit: the rows in liblinear's grouped order (`order[i]` is the
+/// row of coordinate `i`), which side each is on, and the costs.
+pub struct SubProblem<'a> {
+    pub order: &'a [usize],
+    pub positive: Vec<bool>,
+    pub weight: &'a [f64],
+    pub cost_positive: f64,
+    pub cost_negative: f64,
+}
+
+impl SubProblem<'_> {
+    /// Coordinate `i`'s C: its sample weight times its side's C.
+    pub fn cost(&self, i: usize) -> f64 {
+        let side = if self.positive[i] {
+            self.cost_positive
+        } else {
+            self.cost_negative
+        };
+        self.weight[i] * side
+    }
+}
+
+/// The liblinear solvers replicated, by scikit-learn's solver numbers.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Solver {
+    /// 2: L2-regularised squared hinge, primal, by TRON.
+    SquaredHingePrimal,
+    /// 1 and 3: L2-regularised squared hinge or hinge, dual coordinate descent.
+    DualCoordinateDescent(HingeLoss),
+    /// 5: L1-regularised squared hinge, primal coordinate descent.
+    L1SquaredHinge,
+}
+
+impl Solver {
+    /// The solver of liblinear's number, if replicated.
+    pub fn from_liblinear(number: i32) -> Option<Self> {
+        match number {
+            1 => Some(Self::DualCoordinateDescent(HingeLoss::SquaredHinge)),
+            2 => Some(Self::SquaredHingePrimal),
+            3 => Some(Self::DualCoordinateDescent(HingeLoss::Hinge)),
+            5 => Some(Self::L1SquaredHinge),
+            _ => None,
+        }
+    }
+}
+
+/// A fit's settings, as scikit-learn passes them to liblinear.
+pub struct TrainSettings<'a> {
+    pub solver: Solver,
+    /// `tol`
+    pub eps: f64,
+    pub c: f64,
+    /// per class code (`0..n_classes`), the factor on C; empty for none
+    pub class_weight: &'a [f64],
+    pub max_iter: i32,
+    pub seed: u32,
+}
+
+/// What liblinear's `train` leaves: the class codes present (ascending), the weights as
+/// one row per trained problem (one for two classes, else one per class) over the columns
+/// (bias last), and each problem's iteration count.
+pub struct Trained {
+    pub labels: Vec<i32>,
+    pub coef: Vec<Vec<f64>>,
+    pub n_iter: Vec<i32>,
+}
+
+/// liblinear's `train` for the replicated solvers: `y` holds class codes, `sample_weight`
+/// one weight per row.
+pub fn train(
+    rows: &Rows<'_>,
+    y: &[i32],
+    sample_weight: &[f64],
+    settings: &TrainSettings<'_>,
+) -> Result<Trained> {
+    let n = rows.n_rows();
+    if y.len() != n || sample_weight.len() != n {
+        return Err(Error::invalid_input(
+            "liblinear: y and sample_weight need one entry per row",
+        ));
+    }
+    if !(settings.eps > 0.0) || !(settings.c > 0.0) {
+        return Err(Error::invalid_parameter("eps / C", "must be positive"));
+    }
+    // samples of weight <= 0 leave the problem before anything else
+    let kept: Vec<usize> = (0..n).filter(|&r| sample_weight[r] > 0.0).collect();
+    let mut labels: Vec<i32> = kept.iter().map(|&r| y[r]).collect();
+    labels.sort_unstable();
+    labels.dedup();
+    if labels.len() < 2 {
+        return Err(Error::invalid_input(
+            "liblinear: fewer than two classes among the samples of positive weight",
+        ));
+    }
+    let class_of = |label: i32| labels.binary_search(&label).unwrap_or(0);
+    // grouped by class, input order within a class (a stable sort by class)
+    let mut order = kept.clone();
+    order.sort_by_key(|&r| class_of(y[r]));
+    let grouped_class: Vec<usize> = order.iter().map(|&r| class_of(y[r])).collect();
+    let weight: Vec<f64> = order.iter().map(|&r| sample_weight[r]).collect();
+    let weighted_c: Vec<f64> = labels
+        .iter()
+        .map(|&label| {
+            let factor = usize::try_from(label)
+                .ok()
+                .and_then(|k| settings.class_weight.get(k));
+            factor.map_or(settings.c, |f| settings.c * f)
+        })
+        .collect();
+
+    let mut rng = MersenneTwister::new(settings.seed);
+    let mut solve_one = |positive_class: usize, cost_positive: f64, cost_negative: f64| {
+        let sub = SubProblem {
+            order: &order,
+            positive: grouped_class.iter().map(|&k| k == positive_class).collect(),
+            weight: &weight,
+            cost_positive,
+            cost_negative,
+        };
+        let mut w = vec![0.0; rows.n_cols];
+        // the primal solvers' tolerance scales with the smaller side's share
+        let primal_tol = || {
+            let pos = sub.positive.iter().filter(|&&p| p).count();
+            let l = sub.positive.len();
+            settings.eps * (pos.min(l - pos).max(1) as f64) / l as f64
+        };
+        let iters = match settings.solver {
+            Solver::DualCoordinateDescent(loss) => dual_cd::solve(
+                rows,
+                &sub,
+                &mut w,
+                settings.eps,
+                loss,
+                settings.max_iter,
+                &mut rng,
+            ),
+            Solver::SquaredHingePrimal => {
+                let mut objective = tron::SquaredHingePrimal::new(rows, &sub);
+                tron::minimise(&mut objective, &mut w, primal_tol(), settings.max_iter)
+            }
+            Solver::L1SquaredHinge => l1_cd::solve(
+                rows,
+                &sub,
+                &mut w,
+                primal_tol(),
+                settings.max_iter,
+                &mut rng,
+            ),
+        };
+        (w, iters)
+    };
+
+    let mut coef = Vec::new();
+    let mut n_iter = Vec::new();
+    if labels.len() == 2 {
+        let (w, it) = solve_one(1, weighted_c[1], weighted_c[0]);
+        coef.push(w);
+        n_iter.push(it);
+    } else {
+        for (k, &cost) in weighted_c.iter().enumerate() {
+            let (w, it) = solve_one(k, cost, settings.c);
+            coef.push(w);
+            n_iter.push(it);
+        }
+    }
+    Ok(Trained {
+        labels,
+        coef,
+        n_iter,
+    })
+}

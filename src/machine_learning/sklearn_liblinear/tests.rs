@@ -1,0 +1,252 @@
+use super::random::{MersenneTwister, DEFAULT_SEED};
+use super::*;
+
+#[test]
+fn mersenne_twister_matches_the_standards_check_value() {
+    // The C++ standard requires the 10000th output of a default-constructed mt19937 to be
+    // 4123659995.
+    let mut rng = MersenneTwister::new(DEFAULT_SEED);
+    let mut last = 0;
+    for _ in 0..10_000 {
+        last = rng.next_u32();
+    }
+    assert_eq!(last, 4_123_659_995);
+}
+
+#[test]
+fn mersenne_twister_first_outputs_of_the_default_seed() {
+    // the first outputs of std::mt19937 (and of the reference mt19937ar with init_genrand(5489))
+    let mut rng = MersenneTwister::new(DEFAULT_SEED);
+    let first: Vec<u32> = (0..3).map(|_| rng.next_u32()).collect();
+    assert_eq!(first, [3_499_211_612, 581_869_302, 3_890_346_734]);
+}
+
+#[test]
+fn bounded_draw_is_the_high_word_of_the_product() {
+    // Without a rejection, the draw is floor(x * bound / 2^32) of the generator's next output.
+    for bound in [1u32, 2, 3, 7, 1000, 1 << 31, u32::MAX] {
+        let mut a = MersenneTwister::new(42);
+        let mut b = MersenneTwister::new(42);
+        for _ in 0..200 {
+            let drawn = a.below(bound);
+            assert!(drawn < bound);
+            let x = b.next_u32();
+            let product = u64::from(x) * u64::from(bound);
+            let threshold = (1u64 << 32) % u64::from(bound);
+            if (product as u32 as u64) < threshold {
+                // a rejection: b must follow a's redraws
+                let mut p = product;
+                while ((p as u32) as u64) < threshold {
+                    p = u64::from(b.next_u32()) * u64::from(bound);
+                }
+                assert_eq!(drawn, (p >> 32) as u32);
+            } else {
+                assert_eq!(drawn, (product >> 32) as u32);
+            }
+        }
+    }
+}
+
+#[test]
+fn bounded_draw_rejects_the_biased_low_words() {
+    // bound 3 * 2^30: 2^32 mod bound = 2^30, so about a quarter of the outputs are redrawn;
+    // every draw stays in range and the four residues mod 4 of the draws all appear.
+    let bound = 3u32 << 30;
+    let mut rng = MersenneTwister::new(7);
+    let mut seen = [false; 4];
+    for _ in 0..1000 {
+        let d = rng.below(bound);
+        assert!(d < bound);
+        seen[(d % 4) as usize] = true;
+    }
+    assert!(seen.iter().all(|&s| s));
+}
+
+/// A separable-ish toy problem: 2 features, bias 1.
+fn toy_rows() -> (Rows<'static>, Vec<i32>) {
+    let x = [
+        1.0, 2.0, //
+        2.0, 0.5, //
+        -1.0, -1.5, //
+        0.0, -2.0, //
+        1.5, -0.5, //
+        -2.0, 0.5, //
+    ];
+    let y = vec![1, 1, 0, 0, 1, 0];
+    (Rows::from_dense(&x, 6, 2, 1.0), y)
+}
+
+fn margins(rows: &Rows<'_>, y: &[i32], w: &[f64]) -> Vec<f64> {
+    (0..rows.n_rows())
+        .map(|r| {
+            let (idx, val) = rows.row(r);
+            let z: f64 = idx.iter().zip(val).map(|(&f, &v)| w[f] * v).sum();
+            if y[r] == 1 {
+                z
+            } else {
+                -z
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn dense_rows_skip_zeros_and_append_the_bias() {
+    let (rows, _) = toy_rows();
+    assert_eq!(rows.n_cols, 3);
+    assert_eq!(rows.row(3), (&[1usize, 2][..], &[-2.0, 1.0][..]));
+    assert_eq!(rows.row(0), (&[0usize, 1, 2][..], &[1.0, 2.0, 1.0][..]));
+}
+
+#[test]
+fn hinge_dual_solution_satisfies_the_kkt_conditions() {
+    // The L1-loss SVM's optimum: w = sum_i alpha_i y_i x_i with 0 <= alpha_i <= C, and the
+    // primal gradient w - C sum_{margin < 1} y_i x_i (plus the subgradient on margin = 1)
+    // vanishes; checked through the primal objective: no coordinate move lowers it.
+    let (rows, y) = toy_rows();
+    let settings = TrainSettings {
+        solver: Solver::DualCoordinateDescent(HingeLoss::Hinge),
+        eps: 1e-10,
+        c: 1.0,
+        class_weight: &[],
+        max_iter: 100_000,
+        seed: 3,
+    };
+    let trained = train(&rows, &y, &[1.0; 6], &settings).unwrap();
+    assert!(trained.n_iter[0] < 100_000);
+    let w = &trained.coef[0];
+    let primal = |w: &[f64]| {
+        let m = margins(&rows, &y, w);
+        0.5 * w.iter().map(|v| v * v).sum::<f64>()
+            + m.iter().map(|&z| (1.0 - z).max(0.0)).sum::<f64>()
+    };
+    let best = primal(w);
+    for j in 0..3 {
+        for step in [1e-4, -1e-4] {
+            let mut moved = w.clone();
+            moved[j] += step;
+            assert!(primal(&moved) >= best - 1e-9, "coordinate {j} step {step}");
+        }
+    }
+}
+
+#[test]
+fn squared_hinge_dual_and_primal_agree_at_the_optimum() {
+    // Both formulations minimise the same strictly convex primal, so both solvers reach its
+    // unique minimiser; its gradient w - 2 C sum_i y_i x_i max(0, 1 - margin_i) vanishes.
+    let (rows, y) = toy_rows();
+    let mut solutions = Vec::new();
+    for solver in [
+        Solver::DualCoordinateDescent(HingeLoss::SquaredHinge),
+        Solver::SquaredHingePrimal,
+    ] {
+        let settings = TrainSettings {
+            solver,
+            eps: 1e-12,
+            c: 0.5,
+            class_weight: &[],
+            max_iter: 100_000,
+            seed: 11,
+        };
+        let trained = train(&rows, &y, &[1.0; 6], &settings).unwrap();
+        let w = trained.coef[0].clone();
+        let m = margins(&rows, &y, &w);
+        let mut grad = w.clone();
+        for r in 0..6 {
+            let slack = (1.0 - m[r]).max(0.0);
+            let sign = if y[r] == 1 { 1.0 } else { -1.0 };
+            let (idx, val) = rows.row(r);
+            for (&f, &v) in idx.iter().zip(val) {
+                grad[f] -= 2.0 * 0.5 * sign * v * slack;
+            }
+        }
+        assert!(
+            grad.iter().all(|g| g.abs() < 1e-6),
+            "{solver:?}: gradient {grad:?}"
+        );
+        solutions.push(w);
+    }
+    for (a, b) in solutions[0].iter().zip(&solutions[1]) {
+        assert!((a - b).abs() < 1e-6);
+    }
+}
+
+#[test]
+fn one_vs_rest_trains_one_row_per_class_and_drops_unweighted_samples() {
+    let (rows, _) = toy_rows();
+    let y = vec![0, 1, 2, 0, 1, 2];
+    let settings = TrainSettings {
+        solver: Solver::DualCoordinateDescent(HingeLoss::SquaredHinge),
+        eps: 1e-4,
+        c: 1.0,
+        class_weight: &[1.0, 2.0, 1.0],
+        max_iter: 1000,
+        seed: 0,
+    };
+    let trained = train(&rows, &y, &[1.0; 6], &settings).unwrap();
+    assert_eq!(trained.labels, [0, 1, 2]);
+    assert_eq!(trained.coef.len(), 3);
+    assert_eq!(trained.n_iter.len(), 3);
+    // weight 0 drops a sample: with class 2 left with none, two classes remain
+    let trained = train(&rows, &y, &[1.0, 1.0, 0.0, 1.0, 1.0, -1.0], &settings).unwrap();
+    assert_eq!(trained.labels, [0, 1]);
+    assert_eq!(trained.coef.len(), 1);
+}
+
+#[test]
+fn max_iter_zero_leaves_zero_weights() {
+    let (rows, y) = toy_rows();
+    for solver in [
+        Solver::DualCoordinateDescent(HingeLoss::Hinge),
+        Solver::SquaredHingePrimal,
+    ] {
+        let settings = TrainSettings {
+            solver,
+            eps: 1e-4,
+            c: 1.0,
+            class_weight: &[],
+            max_iter: 0,
+            seed: 0,
+        };
+        let trained = train(&rows, &y, &[1.0; 6], &settings).unwrap();
+        assert_eq!(trained.n_iter, [0]);
+        assert!(trained.coef[0].iter().all(|&v| v == 0.0));
+    }
+}
+
+#[test]
+fn l1_solution_satisfies_the_optimality_conditions() {
+    // min |w|_1 + C sum max(0, 1 - margin)^2: at the optimum the loss gradient g_j is -sign(w_j)
+    // where w_j != 0 and within [-1, 1] where w_j == 0.
+    let (rows, y) = toy_rows();
+    let settings = TrainSettings {
+        solver: Solver::L1SquaredHinge,
+        eps: 1e-12,
+        c: 2.0,
+        class_weight: &[],
+        max_iter: 100_000,
+        seed: 5,
+    };
+    let trained = train(&rows, &y, &[1.0; 6], &settings).unwrap();
+    let w = &trained.coef[0];
+    let m = margins(&rows, &y, w);
+    let mut grad = [0.0; 3];
+    for r in 0..6 {
+        let slack = (1.0 - m[r]).max(0.0);
+        let sign = if y[r] == 1 { 1.0 } else { -1.0 };
+        let (idx, val) = rows.row(r);
+        for (&f, &v) in idx.iter().zip(val) {
+            grad[f] -= 2.0 * 2.0 * sign * v * slack;
+        }
+    }
+    for j in 0..3 {
+        if w[j] == 0.0 {
+            assert!(grad[j].abs() <= 1.0 + 1e-6, "feature {j}: {grad:?}");
+        } else {
+            assert!(
+                (grad[j] + w[j].signum()).abs() < 1e-6,
+                "feature {j}: {grad:?} {w:?}"
+            );
+        }
+    }
+}
