@@ -185,13 +185,13 @@ pub fn solve(
             if searches >= MAX_LINE_SEARCH {
                 // too many halvings: recompute the margins from w
                 b.fill(1.0);
-                for f in 0..n {
-                    if w[f] == 0.0 {
+                for (f, &wf) in w.iter().enumerate() {
+                    if wf == 0.0 {
                         continue;
                     }
                     let (rf, vf) = cols.column(f);
                     for (&i, &val) in rf.iter().zip(vf) {
-                        b[i] -= w[f] * val;
+                        b[i] -= wf * val;
                     }
                 }
             }

@@ -1,7 +1,8 @@
 //! The liblinear training scikit-learn runs for `LinearSVC` (its fork of liblinear 2.x),
 //! repeated step for step so a fit here from the same data, weights and seed is scikit-learn's:
 //! bit for bit for the coordinate-descent solvers (dual L2, primal L1), to rounding for the primal TRON solver
-//! (whose vector operations scikit-learn hands to BLAS).
+//! (whose vector operations scikit-learn hands to BLAS). The logistic TRON solver (0) of
+//! `LogisticRegression(solver="liblinear")` is here too; no door drives it yet.
 //!
 //! What must match, and why:
 //! - the data are liblinear's sparse rows: a dense row keeps its non-zero entries only, a
@@ -147,6 +148,8 @@ impl SubProblem<'_> {
 /// The liblinear solvers replicated, by scikit-learn's solver numbers.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Solver {
+    /// 0: L2-regularised logistic regression, primal, by TRON.
+    LogisticPrimal,
     /// 2: L2-regularised squared hinge, primal, by TRON.
     SquaredHingePrimal,
     /// 1 and 3: L2-regularised squared hinge or hinge, dual coordinate descent.
@@ -159,6 +162,7 @@ impl Solver {
     /// The solver of liblinear's number, if replicated.
     pub fn from_liblinear(number: i32) -> Option<Self> {
         match number {
+            0 => Some(Self::LogisticPrimal),
             1 => Some(Self::DualCoordinateDescent(HingeLoss::SquaredHinge)),
             2 => Some(Self::SquaredHingePrimal),
             3 => Some(Self::DualCoordinateDescent(HingeLoss::Hinge)),
@@ -203,7 +207,8 @@ pub fn train(
             "liblinear: y and sample_weight need one entry per row",
         ));
     }
-    if !(settings.eps > 0.0) || !(settings.c > 0.0) {
+    let positive = |v: f64| v > 0.0; // false for NaN too
+    if !positive(settings.eps) || !positive(settings.c) {
         return Err(Error::invalid_parameter("eps / C", "must be positive"));
     }
     // samples of weight <= 0 leave the problem before anything else
@@ -260,6 +265,10 @@ pub fn train(
             ),
             Solver::SquaredHingePrimal => {
                 let mut objective = tron::SquaredHingePrimal::new(rows, &sub);
+                tron::minimise(&mut objective, &mut w, primal_tol(), settings.max_iter)
+            }
+            Solver::LogisticPrimal => {
+                let mut objective = tron::LogisticPrimal::new(rows, &sub);
                 tron::minimise(&mut objective, &mut w, primal_tol(), settings.max_iter)
             }
             Solver::L1SquaredHinge => l1_cd::solve(

@@ -279,14 +279,121 @@ impl TrustRegionObjective for SquaredHingePrimal<'_> {
 
     fn hessian_times(&mut self, s: &[f64], hs: &mut [f64]) {
         let mut scaled = std::mem::take(&mut self.scratch);
-        for k in 0..self.inside.len() {
-            let i = self.inside[k];
-            scaled[k] = self.cost[i] * self.row_dot(i, s);
+        for (slot, &i) in scaled.iter_mut().zip(&self.inside) {
+            *slot = self.cost[i] * self.row_dot(i, s);
         }
         self.inside_transpose_times(&scaled[..self.inside.len()], hs);
         self.scratch = scaled;
         for (h, &si) in hs.iter_mut().zip(s) {
             *h = si + 2.0 * *h;
+        }
+    }
+}
+
+/// The L2-regularised logistic primal `w^T w / 2 + sum_i C_i log(1 + exp(-y_i w^T x_i))`
+/// (liblinear's solver 0), with liblinear's buffers: the margins of the last `value`, and
+/// the curvature weights `sigma (1 - sigma)` of the last `gradient`.
+pub struct LogisticPrimal<'a> {
+    rows: &'a Rows<'a>,
+    sub: &'a SubProblem<'a>,
+    cost: Vec<f64>,
+    margin: Vec<f64>,
+    curvature: Vec<f64>,
+    scratch: Vec<f64>,
+}
+
+impl<'a> LogisticPrimal<'a> {
+    pub fn new(rows: &'a Rows<'a>, sub: &'a SubProblem<'a>) -> Self {
+        let l = sub.order.len();
+        Self {
+            rows,
+            sub,
+            cost: (0..l).map(|i| sub.cost(i)).collect(),
+            margin: vec![0.0; l],
+            curvature: vec![0.0; l],
+            scratch: vec![0.0; l],
+        }
+    }
+
+    fn label(&self, i: usize) -> f64 {
+        if self.sub.positive[i] {
+            1.0
+        } else {
+            -1.0
+        }
+    }
+
+    fn row_dot(&self, i: usize, v: &[f64]) -> f64 {
+        let (idx, val) = self.rows.row(self.sub.order[i]);
+        let mut acc = 0.0;
+        for (&f, &x) in idx.iter().zip(val) {
+            acc += v[f] * x;
+        }
+        acc
+    }
+
+    /// `out = sum_i coef[i] x_i` over every row, in row order.
+    fn transpose_times(&self, coef: &[f64], out: &mut [f64]) {
+        out.fill(0.0);
+        for (i, &c) in coef.iter().enumerate() {
+            let (idx, val) = self.rows.row(self.sub.order[i]);
+            for (&f, &x) in idx.iter().zip(val) {
+                out[f] += c * x;
+            }
+        }
+    }
+}
+
+impl TrustRegionObjective for LogisticPrimal<'_> {
+    fn dimension(&self) -> usize {
+        self.rows.n_cols
+    }
+
+    fn value(&mut self, w: &[f64]) -> f64 {
+        for i in 0..self.margin.len() {
+            self.margin[i] = self.row_dot(i, w);
+        }
+        let mut f = 0.0;
+        for &wi in w {
+            f += wi * wi;
+        }
+        f /= 2.0;
+        for i in 0..self.margin.len() {
+            let yz = self.label(i) * self.margin[i];
+            // log(1 + exp(-yz)) written so exp never overflows
+            if yz >= 0.0 {
+                f += self.cost[i] * (1.0 + (-yz).exp()).ln();
+            } else {
+                f += self.cost[i] * (-yz + (1.0 + yz.exp()).ln());
+            }
+        }
+        f
+    }
+
+    fn gradient(&mut self, w: &[f64], g: &mut [f64]) {
+        let mut residual = std::mem::take(&mut self.scratch);
+        for (i, slot) in residual.iter_mut().enumerate() {
+            let y = self.label(i);
+            let sigma = 1.0 / (1.0 + (-y * self.margin[i]).exp());
+            self.curvature[i] = sigma * (1.0 - sigma);
+            *slot = self.cost[i] * (sigma - 1.0) * y;
+        }
+        self.transpose_times(&residual, g);
+        self.scratch = residual;
+        for (gi, &wi) in g.iter_mut().zip(w) {
+            *gi += wi;
+        }
+    }
+
+    fn hessian_times(&mut self, s: &[f64], hs: &mut [f64]) {
+        let mut scaled = std::mem::take(&mut self.scratch);
+        for (i, slot) in scaled.iter_mut().enumerate() {
+            *slot = self.cost[i] * self.curvature[i] * self.row_dot(i, s);
+        }
+        self.transpose_times(&scaled, hs);
+        self.scratch = scaled;
+        for (h, &si) in hs.iter_mut().zip(s) {
+            *h += si;
         }
     }
 }

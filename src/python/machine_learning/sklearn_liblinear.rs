@@ -15,6 +15,13 @@ type CsrParts<'py> = (
     PyReadonlyArray1<'py, f64>,
 );
 
+/// `(coef, n_iter, labels)` of a fit.
+type TrainedArrays<'py> = (
+    Bound<'py, PyArray2<f64>>,
+    Bound<'py, PyArray1<i32>>,
+    Bound<'py, PyArray1<i32>>,
+);
+
 fn widen(a: &PyReadonlyArray1<'_, i32>, what: &str) -> PyResult<Vec<usize>> {
     a.as_array()
         .iter()
@@ -46,11 +53,7 @@ pub(crate) fn train_liblinear<'py>(
     max_iter: i32,
     seed: u32,
     bias: f64,
-) -> PyResult<(
-    Bound<'py, PyArray2<f64>>,
-    Bound<'py, PyArray1<i32>>,
-    Bound<'py, PyArray1<i32>>,
-)> {
+) -> PyResult<TrainedArrays<'py>> {
     let solver = Solver::from_liblinear(solver).ok_or_else(|| {
         to_py_err(Error::invalid_parameter(
             "solver",
