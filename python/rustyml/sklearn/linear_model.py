@@ -59,6 +59,7 @@ from rustyml._normal_equations import NormalEquations
 from rustyml.machine_learning import LogisticRegression as _LogisticRegression
 from rustyml.math.matmul import dot as _dot
 from rustyml.sklearn._dispatch import Unsupported, dense_copy, native_path, require
+from rustyml.sklearn._liblinear import fit_liblinear
 
 __all__ = ["LinearRegression", "LogisticRegression"]
 
@@ -138,6 +139,8 @@ class LogisticRegression(_SkLogisticRegression):
 
     @native_path(_SkLogisticRegression.fit, fits=True)
     def fit(self, X, y, sample_weight=None):
+        if self.solver == "liblinear":
+            return self._fit_liblinear(X, y, sample_weight)
         native_fit = _NATIVE_SOLVERS.get(self.solver)
         require(native_fit is not None, f"solver={self.solver!r}")
         # scikit-learn warns about these spellings in its fit: let it.
@@ -160,6 +163,49 @@ class LogisticRegression(_SkLogisticRegression):
         codes = np.searchsorted(classes, y)
         weights = self._sample_weights(X, y, classes, codes, sample_weight)
         return native_fit(self, X, classes, codes, weights)
+
+    def _fit_liblinear(self, X, y, sample_weight):
+        """scikit-learn's liblinear path (binary, one-vs-rest liblinear) with liblinear's
+        training replicated: its L2 logistic solver in the primal (TRON), which agrees with
+        scikit-learn's to rounding (TRON's vector operations are BLAS calls there)."""
+        require(self.penalty == "deprecated", f"penalty={self.penalty!r}")
+        require(self.l1_ratio is not None and self.l1_ratio == 0, f"l1_ratio={self.l1_ratio!r}")
+        require(np.isfinite(self.C), "C=inf (scikit-learn's error for liblinear)")
+        require(self.n_jobs is None, "n_jobs")
+        require(not self.verbose, "verbose output")
+        require(not self.dual, "dual=True (liblinear's dual solver)")
+        self._validate_params()
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            accept_sparse="csr",
+            dtype=[np.float64, np.float32],
+            order="C",
+            accept_large_sparse=False,
+        )
+        check_classification_targets(y)
+        classes = np.unique(y)
+        require(len(classes) == 2, "not two classes (scikit-learn's error for liblinear)")
+        require(np.max(X) <= 1e30, "X above 1e30 (scikit-learn's error for liblinear)")
+        coef, intercept, n_iter = fit_liblinear(
+            X,
+            y,
+            C=self.C,
+            fit_intercept=self.fit_intercept,
+            intercept_scaling=self.intercept_scaling,
+            class_weight=self.class_weight,
+            penalty="l2",
+            dual=False,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            random_state=self.random_state,
+            sample_weight=sample_weight,
+        )
+        self.classes_ = classes
+        self.coef_, self.intercept_ = coef, intercept
+        self.n_iter_ = np.asarray(n_iter, dtype=np.int32)
+        return self
 
     def _fit_lbfgs(self, X, classes, codes, weights):
         require(np.isfinite(self.C), "C=inf (no penalty)")

@@ -42,18 +42,13 @@ import warnings
 
 import numpy as np
 from scipy import sparse as sp
-from scipy.sparse import issparse
 from sklearn import config_context, get_config
 from sklearn import svm as _sk
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.preprocessing import LabelEncoder
-from sklearn.svm._base import _get_liblinear_solver_type
 from sklearn.svm._classes import _validate_dual_parameter
-from sklearn.utils import check_random_state, compute_class_weight
+from sklearn.utils import check_random_state
 from sklearn.utils._sparse import _align_api_if_sparse
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
-    _check_sample_weight,
     _num_samples,
     check_consistent_length,
     validate_data,
@@ -61,6 +56,7 @@ from sklearn.utils.validation import (
 
 from rustyml import _native
 from rustyml.sklearn._dispatch import SPARSE_DENSE_MAX, Unsupported, native_path, require
+from rustyml.sklearn._liblinear import fit_liblinear
 
 __all__ = ["SVC", "LinearSVC"]
 
@@ -276,7 +272,6 @@ def _check_sparse_copy(X):
 
 
 def _warn_probability_deprecated():
-    import warnings
 
     warnings.warn(
         "The `probability` parameter was deprecated in 1.9 and "
@@ -285,12 +280,6 @@ def _warn_probability_deprecated():
         "instead of `SVC(probability=True)`",
         FutureWarning,
     )
-
-
-# liblinear's solver numbers the replica covers: L2-regularised squared hinge by dual
-# coordinate descent (1) and by TRON in the primal (2), hinge by dual coordinate descent (3),
-# L1-regularised squared hinge by primal coordinate descent (5)
-_REPLICATED_SOLVERS = (1, 2, 3, 5)
 
 
 # scikit-learn's LinearSVC with liblinear's training replicated in the crate
@@ -326,51 +315,24 @@ class LinearSVC(_SkLinearSVC):
             accept_large_sparse=False,
         )
         check_classification_targets(y)
-        self.classes_ = np.unique(y)
         dual = _validate_dual_parameter(self.dual, self.loss, self.penalty, self.multi_class, X)
-        # from here scikit-learn's _fit_liblinear, with liblinear's train replaced
-        codes = LabelEncoder().fit_transform(y)
-        require(len(self.classes_) >= 2, "a single class (scikit-learn's error)")
-        class_weight = compute_class_weight(
-            self.class_weight, classes=self.classes_, y=y, sample_weight=sample_weight
+        coef, intercept, n_iter = fit_liblinear(
+            X,
+            y,
+            C=self.C,
+            fit_intercept=self.fit_intercept,
+            intercept_scaling=self.intercept_scaling,
+            class_weight=self.class_weight,
+            penalty=self.penalty,
+            dual=dual,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            random_state=self.random_state,
+            multi_class=self.multi_class,
+            loss=self.loss,
+            sample_weight=sample_weight,
         )
-        rnd = check_random_state(self.random_state)
-        bias = float(self.intercept_scaling) if self.fit_intercept else -1.0
-        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
-        solver = _get_liblinear_solver_type(self.multi_class, self.penalty, self.loss, dual)
-        require(solver in _REPLICATED_SOLVERS, f"liblinear solver {solver}")
-        present = np.unique(codes[sample_weight > 0])
-        require(len(present) == len(self.classes_), "a class without positive sample weight")
-        seed = int(rnd.randint(np.iinfo("i").max))
-        if issparse(X):
-            data, sparse = None, (X.indptr, X.indices, X.data)
-        else:
-            data, sparse = X, None
-        raw_coef, n_iter, _ = _native.machine_learning.train_liblinear(
-            data,
-            np.ascontiguousarray(codes, dtype=np.intc),
-            np.ascontiguousarray(sample_weight),
-            sparse=sparse,
-            n_features=X.shape[1],
-            solver=solver,
-            tol=float(self.tol),
-            c=float(self.C),
-            class_weight=np.ascontiguousarray(class_weight, dtype=np.float64),
-            max_iter=int(self.max_iter),
-            seed=seed,
-            bias=bias,
-        )
-        raw_coef = np.asfortranarray(raw_coef)  # liblinear's weights come column-major
-        if n_iter.max() >= self.max_iter:
-            warnings.warn(
-                "Liblinear failed to converge, increase the number of iterations.",
-                ConvergenceWarning,
-            )
-        if self.fit_intercept:
-            self.coef_ = raw_coef[:, :-1]
-            self.intercept_ = self.intercept_scaling * raw_coef[:, -1]
-        else:
-            self.coef_ = raw_coef
-            self.intercept_ = 0.0
+        self.classes_ = np.unique(y)
+        self.coef_, self.intercept_ = coef, intercept
         self.n_iter_ = n_iter.max().item()
         return self
