@@ -17,9 +17,11 @@ A fit runs natively for dense input (kernels ``linear``, ``poly``, ``rbf``, ``si
 for sparse input of at most 2^22 entries (read from a dense copy: the replica's ordered
 sums are then the sparse libsvm's to the bit; the support vectors and coefficients are
 stored sparse, as scikit-learn stores them), ``sample_weight`` and ``class_weight``,
-``shrinking`` either way and any ``max_iter``. Otherwise (``probability=True``, whose
-Platt scaling runs an internal cross-validation on libsvm's random generator,
-``verbose``, a class left without a sample of positive weight, a sparse ``X`` for a
+``shrinking`` either way and any ``max_iter``; ``probability=True`` too when ``max_iter``
+is unlimited: libsvm's Platt scaling (per pair, a 5-fold cross-validation over the
+permutation libsvm's ``std::mt19937`` draws from scikit-learn's seed, then the sigmoid's
+Newton fit) sets ``probA_`` / ``probB_``. Otherwise (``probability=True`` with a
+limited ``max_iter``, ``verbose``, a class left without a sample of positive weight, a sparse ``X`` for a
 callable kernel) scikit-learn's fit runs. ``cache_size`` only sets how many kernel rows
 are kept (at least 200 MB). The fit validates with scikit-learn's functions and draws
 the seed scikit-learn's fit draws from ``random_state``.
@@ -81,7 +83,9 @@ class SVC(_SkSVC):
 
     def _check_supported(self, X):
         """`Unsupported` for what the replica leaves to scikit-learn, before any change."""
-        require(self.probability in (False, "deprecated"), "probability=True (Platt scaling)")
+        if self.probability not in (False, "deprecated"):
+            # libsvm's fold models would report hitting max_iter through its status
+            require(self.max_iter == -1, "probability=True with a limited max_iter")
         if sp.issparse(X):
             require(not callable(self.kernel), "sparse X for a callable kernel")
             require(self.kernel != "precomputed", "a sparse precomputed kernel")
@@ -123,6 +127,7 @@ class SVC(_SkSVC):
         self._effective_probability = False
         if self.probability != "deprecated":
             _warn_probability_deprecated()
+            self._effective_probability = bool(self.probability)
         require(n_samples == y.shape[0], "X and y of different lengths")
         kernel = "precomputed" if callable(self.kernel) else self.kernel
         if kernel == "precomputed":
@@ -138,7 +143,7 @@ class SVC(_SkSVC):
         # scikit-learn draws libsvm's seed (used by Platt scaling only) all the same; put
         # the state back if its fit is to run after all
         saved = rnd.get_state()
-        rnd.randint(np.iinfo("i").max)
+        seed = int(rnd.randint(np.iinfo("i").max))
         gram = X
         if self._sparse:
             # as scikit-learn's sparse fit does to the validated matrix, in place
@@ -153,7 +158,7 @@ class SVC(_SkSVC):
             if gram.shape[0] != gram.shape[1]:
                 raise ValueError("X.shape[0] should be equal to X.shape[1]")
         try:
-            rows = self._store_replica_fit(gram, y, weights, kernel)
+            rows = self._store_replica_fit(gram, y, weights, kernel, seed)
         except Unsupported:
             rnd.set_state(saved)
             raise
@@ -177,7 +182,7 @@ class SVC(_SkSVC):
         self.n_iter_ = self._num_iter
         return self
 
-    def _store_replica_fit(self, X, codes, weights, kernel):
+    def _store_replica_fit(self, X, codes, weights, kernel, seed):
         """Trains the replica and sets the attributes libsvm's wrapper returns."""
         n_samples = X.shape[0]
         if weights.shape[0] == 0:
@@ -200,10 +205,13 @@ class SVC(_SkSVC):
                 shrinking=bool(self.shrinking),
                 max_iter=int(self.max_iter),
                 cache_bytes=int(max(float(self.cache_size), 200.0) * (1 << 20)),
+                probability_seed=seed if self._effective_probability else None,
             )
         except ValueError as err:  # an input the replica refuses: scikit-learn decides
             raise Unsupported(f"the replica refused its input: {err}") from err
-        support, rows, n_support, dual_coef, intercept, n_iter, hit_max_iter = fitted
+        support, rows, n_support, dual_coef, intercept, n_iter, hit_max_iter, prob_a, prob_b = (
+            fitted
+        )
         self.support_ = support
         if kernel == "precomputed" or self._sparse:
             self.support_vectors_ = np.empty((0, 0), dtype=np.float64)
@@ -212,8 +220,8 @@ class SVC(_SkSVC):
         self._n_support = n_support
         self.dual_coef_ = dual_coef
         self.intercept_ = intercept
-        self._probA = np.empty(0, dtype=np.float64)
-        self._probB = np.empty(0, dtype=np.float64)
+        self._probA = prob_a
+        self._probB = prob_b
         self.fit_status_ = int(hit_max_iter)
         self._num_iter = n_iter
         return rows

@@ -87,6 +87,23 @@ impl<'a> Gram<'a> {
         }
     }
 
+    /// `K(a, b)` as libsvm evaluates it for a prediction (its `k_function`): the RBF
+    /// kernel then sums the squared differences in feature order instead of expanding the
+    /// norms; the other kernels are [`value`](Self::value)'s.
+    pub(crate) fn predict_value(&self, a: usize, b: usize) -> f64 {
+        match self.kernel {
+            Kernel::Rbf { gamma } => {
+                let mut sum = 0.0;
+                for (u, v) in self.row(a).iter().zip(self.row(b)) {
+                    let d = u - v;
+                    sum += d * d;
+                }
+                (-gamma * sum).exp()
+            }
+            _ => self.value(a, b),
+        }
+    }
+
     /// The kernel value from the dot product `d = <x_a, x_b>`.
     fn kernel_of_dot(&self, a: usize, b: usize, d: f64) -> f64 {
         match self.kernel {

@@ -19,6 +19,7 @@
 //! libsvm's, and the coefficients agree to a few ulps of the problem's conditioning.
 
 mod kernel;
+mod platt;
 mod solver;
 #[cfg(test)]
 mod tests;
@@ -26,8 +27,10 @@ mod tests;
 pub use kernel::Kernel;
 
 use crate::error::{Error, Result};
+use crate::machine_learning::sklearn_liblinear::MersenneTwister;
 use kernel::{Gram, QRows};
 use ndarray::{Array2, ArrayView2};
+use platt::BinaryProblem;
 
 /// The solver settings scikit-learn passes to libsvm for C-SVC.
 #[derive(Debug, Clone, Copy)]
@@ -61,6 +64,10 @@ pub struct SvcFit {
     pub n_iter: Vec<usize>,
     /// Whether any problem stopped at `max_iter` (scikit-learn's `fit_status_` of 1).
     pub hit_max_iter: bool,
+    /// Platt's sigmoid `(A, B)` per problem, libsvm's `probA` / `probB` (empty unless
+    /// probability estimates were asked for).
+    pub prob_a: Vec<f64>,
+    pub prob_b: Vec<f64>,
 }
 
 /// Trains the one-vs-one C-SVC libsvm trains on `x` (samples by features, or the square
@@ -80,6 +87,51 @@ pub fn fit_svc(
     sample_weight: &[f64],
     class_weight: &[f64],
     params: SvcParams,
+) -> Result<SvcFit> {
+    fit_one_vs_one(
+        x,
+        labels,
+        n_classes,
+        sample_weight,
+        class_weight,
+        params,
+        None,
+    )
+}
+
+/// [`fit_svc`] with libsvm's probability model (`probability=True`): before each pair's
+/// problem is trained, its Platt sigmoid is fitted to 5-fold cross-validated decision
+/// values, the folds drawn from `std::mt19937` seeded with `seed` (the number
+/// scikit-learn draws from `random_state`); libsvm reseeds it whenever it trains, fold
+/// models included, so each pair after a trained fold model draws from the seed afresh.
+pub fn fit_svc_with_probability(
+    x: ArrayView2<f64>,
+    labels: &[usize],
+    n_classes: usize,
+    sample_weight: &[f64],
+    class_weight: &[f64],
+    params: SvcParams,
+    seed: u32,
+) -> Result<SvcFit> {
+    fit_one_vs_one(
+        x,
+        labels,
+        n_classes,
+        sample_weight,
+        class_weight,
+        params,
+        Some(seed),
+    )
+}
+
+fn fit_one_vs_one(
+    x: ArrayView2<f64>,
+    labels: &[usize],
+    n_classes: usize,
+    sample_weight: &[f64],
+    class_weight: &[f64],
+    params: SvcParams,
+    probability_seed: Option<u32>,
 ) -> Result<SvcFit> {
     let n = x.nrows();
     if labels.len() != n || sample_weight.len() != n {
@@ -119,6 +171,9 @@ pub fn fit_svc(
     let mut intercept = Vec::new();
     let mut n_iter = Vec::new();
     let mut hit_max_iter = false;
+    let (mut prob_a, mut prob_b) = (Vec::new(), Vec::new());
+    // libsvm seeds its generator when training starts
+    let mut rng = probability_seed.map(MersenneTwister::new);
     let mut nonzero = vec![false; kept.len()];
     for i in 0..n_classes {
         for j in i + 1..n_classes {
@@ -136,6 +191,20 @@ pub fn fit_svc(
                 })
                 .collect();
             let rows: Vec<usize> = members.iter().map(|&s| kept[s]).collect();
+            if let (Some(rng), Some(seed)) = (rng.as_mut(), probability_seed) {
+                let positive: Vec<bool> = y.iter().map(|&sign| sign > 0).collect();
+                let weights: Vec<f64> = rows.iter().map(|&r| sample_weight[r]).collect();
+                let problem = BinaryProblem {
+                    rows: &rows,
+                    positive: &positive,
+                    weights: &weights,
+                    cost_positive: bound_of_class[i],
+                    cost_negative: bound_of_class[j],
+                };
+                let (a, b) = platt::probability_model(&gram, &problem, params, rng, seed);
+                prob_a.push(a);
+                prob_b.push(b);
+            }
             let mut q = QRows::new(&gram, rows, y.clone(), params.cache_bytes);
             let solution = solver::solve_binary(
                 &mut q,
@@ -206,5 +275,7 @@ pub fn fit_svc(
         intercept,
         n_iter,
         hit_max_iter,
+        prob_a,
+        prob_b,
     })
 }

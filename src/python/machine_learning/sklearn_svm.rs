@@ -2,13 +2,14 @@
 //! `machine_learning::sklearn_svm`).
 
 use crate::error::Error;
-use crate::machine_learning::sklearn_svm::{fit_svc, Kernel, SvcParams};
+use crate::machine_learning::sklearn_svm::{fit_svc, fit_svc_with_probability, Kernel, SvcParams};
 use crate::python::to_py_err;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 
 /// A C-SVC fit in scikit-learn's attribute layout: `(support, support_rows, n_support,
-/// dual_coef, intercept, n_iter, hit_max_iter)`, the integer arrays int32 as scikit-learn's.
+/// dual_coef, intercept, n_iter, hit_max_iter, prob_a, prob_b)`, the integer arrays int32 as
+/// scikit-learn's.
 type SvcArrays<'py> = (
     Bound<'py, PyArray1<i32>>,
     Bound<'py, PyArray1<i64>>,
@@ -17,6 +18,8 @@ type SvcArrays<'py> = (
     Bound<'py, PyArray1<f64>>,
     Bound<'py, PyArray1<i32>>,
     bool,
+    Bound<'py, PyArray1<f64>>,
+    Bound<'py, PyArray1<f64>>,
 );
 
 fn parse_kernel(name: &str, degree: i32, gamma: f64, coef0: f64) -> PyResult<Kernel> {
@@ -49,10 +52,11 @@ fn int32(values: Vec<usize>) -> PyResult<Vec<i32>> {
 
 /// Trains libsvm's one-vs-one C-SVC on the C-contiguous float64 `x` (samples by features, or
 /// the square Gram matrix for `kernel="precomputed"`) with class codes `labels` in
-/// `0..n_classes`; `max_iter` of -1 is unlimited.
+/// `0..n_classes`; `max_iter` of -1 is unlimited. With `probability_seed` (the seed
+/// scikit-learn draws for libsvm) libsvm's Platt sigmoids are fitted too.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (x, labels, n_classes, sample_weight, class_weight, *, kernel, degree, gamma, coef0, c, tol, shrinking, max_iter, cache_bytes))]
+#[pyo3(signature = (x, labels, n_classes, sample_weight, class_weight, *, kernel, degree, gamma, coef0, c, tol, shrinking, max_iter, cache_bytes, probability_seed=None))]
 pub(crate) fn fit_sklearn_svc<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
@@ -69,6 +73,7 @@ pub(crate) fn fit_sklearn_svc<'py>(
     shrinking: bool,
     max_iter: i64,
     cache_bytes: usize,
+    probability_seed: Option<u32>,
 ) -> PyResult<SvcArrays<'py>> {
     let params = SvcParams {
         kernel: parse_kernel(kernel, degree, gamma, coef0)?,
@@ -87,8 +92,11 @@ pub(crate) fn fit_sklearn_svc<'py>(
     let x = x.as_array();
     let weights = sample_weight.as_array().to_vec();
     let class_weight = class_weight.as_array().to_vec();
-    let fit = crate::python::parallel::detach(py, || {
-        fit_svc(x, &labels, n_classes, &weights, &class_weight, params)
+    let fit = crate::python::parallel::detach(py, || match probability_seed {
+        None => fit_svc(x, &labels, n_classes, &weights, &class_weight, params),
+        Some(seed) => {
+            fit_svc_with_probability(x, &labels, n_classes, &weights, &class_weight, params, seed)
+        }
     })
     .map_err(to_py_err)?;
     let rows: Vec<i64> = fit.support_rows.iter().map(|&r| r as i64).collect();
@@ -100,5 +108,7 @@ pub(crate) fn fit_sklearn_svc<'py>(
         fit.intercept.into_pyarray(py),
         int32(fit.n_iter)?.into_pyarray(py),
         fit.hit_max_iter,
+        fit.prob_a.into_pyarray(py),
+        fit.prob_b.into_pyarray(py),
     ))
 }
