@@ -232,7 +232,7 @@ def test_probability_false_warns_like_scikit_learn():
 @pytest.mark.parametrize(
     "params, why",
     [
-        ({"probability": True}, "probability"),
+        ({"probability": True, "max_iter": 50}, "probability"),
         ({"verbose": True}, "verbose"),
     ],
 )
@@ -326,3 +326,78 @@ def test_a_late_fallback_puts_the_random_state_back():
             cls(kernel=kernel, random_state=state).fit(X, y)
         outcomes.append((str(err.value), state.randint(1 << 30)))
     assert outcomes[0] == outcomes[1]
+
+
+PROBABILITY_CASES = {
+    "binary_rbf": ({"kernel": "rbf", "gamma": 0.25}, 2),
+    "three_linear": ({"kernel": "linear", "C": 0.5}, 3),
+    "four_poly_balanced": ({"kernel": "poly", "gamma": 0.1, "class_weight": "balanced"}, 4),
+    "three_rbf_weights": ({"kernel": "rbf", "gamma": 0.3, "class_weight": {0: 2.0}}, 3),
+}
+
+
+def _probability_fits(params, n_classes, make_x, weighted):
+    X, y = _case_data(n_classes, seed=3)
+    X = make_x(X)
+    kw = {}
+    if weighted:
+        kw["sample_weight"] = np.random.RandomState(0).uniform(0.5, 2.0, size=len(y))
+    ours = door_svm.SVC(probability=True, random_state=5, **params)
+    stock = StockSVC(probability=True, random_state=5, **params)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        native = _native_fit(ours, X, y, **kw)
+        stock.fit(X, y, **kw)
+    return native, ours, stock, X
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("case", PROBABILITY_CASES)
+def test_probability_sparse_fit_is_stock_bit_for_bit(case, weighted):
+    params, n_classes = PROBABILITY_CASES[case]
+    native, ours, stock, X = _probability_fits(params, n_classes, sp.csr_matrix, weighted)
+    assert native
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        np.testing.assert_array_equal(ours.probA_, stock.probA_)
+        np.testing.assert_array_equal(ours.probB_, stock.probB_)
+    np.testing.assert_array_equal(ours.predict_proba(X), stock.predict_proba(X))
+    np.testing.assert_array_equal(ours.predict_log_proba(X), stock.predict_log_proba(X))
+
+
+# Dense: the decision values of the fold models agree to RTOL relative (BLAS sums, see the
+# module docstring); the sigmoid's Newton solution is a smooth function of them whose
+# sensitivity is the inverse Hessian (of order 1 / (n p q) for these overlapping blobs), so
+# 100 RTOL relative covers it with two orders of magnitude of room.
+PROBA_RTOL = 100 * RTOL
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("case", PROBABILITY_CASES)
+def test_probability_dense_fit_matches_stock(case, weighted):
+    params, n_classes = PROBABILITY_CASES[case]
+    native, ours, stock, X = _probability_fits(params, n_classes, np.asarray, weighted)
+    assert native
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        assert ours.probA_.shape == (n_classes * (n_classes - 1) // 2,)
+        np.testing.assert_allclose(ours.probA_, stock.probA_, rtol=PROBA_RTOL)
+        np.testing.assert_allclose(ours.probB_, stock.probB_, rtol=PROBA_RTOL, atol=PROBA_RTOL)
+    np.testing.assert_allclose(
+        ours.predict_proba(X), stock.predict_proba(X), rtol=0, atol=PROBA_RTOL
+    )
+
+
+def test_probability_random_state_advances_as_scikit_learn():
+    X, y = _blobs(60, 3, seed=4)
+    a, b = np.random.RandomState(11), np.random.RandomState(11)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        ours = door_svm.SVC(probability=True, random_state=a)
+        assert _native_fit(ours, X, y)
+        stock = StockSVC(probability=True, random_state=b).fit(X, y)
+        # a second fit from the advanced state draws another seed alike
+        assert _native_fit(ours, X, y)
+        stock.fit(X, y)
+        np.testing.assert_allclose(ours.probA_, stock.probA_, rtol=PROBA_RTOL)
+    assert a.randint(1 << 30) == b.randint(1 << 30)
