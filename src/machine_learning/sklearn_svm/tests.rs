@@ -279,3 +279,78 @@ fn blocked_rows_equal_single_values() {
         }
     }
 }
+
+#[test]
+fn sigmoid_fit_of_a_symmetric_pair_is_platts_closed_form() {
+    // one sample each side at f = +1 (positive) and f = -1: the regularised targets are 2/3
+    // and 1/3, so by symmetry B = 0 and 1 / (1 + exp(A)) = 2/3, that is A = -ln 2
+    let (a, b) = super::platt::fit_sigmoid(&[1.0, -1.0], &[true, false]);
+    assert!((a + 2f64.ln()).abs() < 1e-5, "A = {a}");
+    assert!(b.abs() < 1e-12, "B = {b}");
+}
+
+#[test]
+fn sigmoid_fit_at_zero_decisions_matches_the_mean_target() {
+    // no signal: A stays 0 and 1 / (1 + exp(B)) is the mean target (2/3 + 1/4 + 1/4) / 3
+    // = 7/18, so B = ln(11/7)
+    let (a, b) = super::platt::fit_sigmoid(&[0.0; 3], &[true, false, false]);
+    assert_eq!(a, 0.0);
+    assert!((b - (11f64 / 7.0).ln()).abs() < 1e-5, "B = {b}");
+}
+
+#[test]
+fn shuffle_draws_one_bounded_value_per_position() {
+    use crate::machine_learning::sklearn_liblinear::MersenneTwister;
+    let mut rng = MersenneTwister::new(42);
+    let order = super::platt::shuffled_order(9, &mut rng);
+    let mut sorted = order.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, (0..9).collect::<Vec<_>>());
+    // the same swaps from a twin generator, position t with t + below(9 - t)
+    let mut twin = MersenneTwister::new(42);
+    let mut expected: Vec<usize> = (0..9).collect();
+    for t in 0..9 {
+        let partner = t + twin.below((9 - t) as u32) as usize;
+        expected.swap(t, partner);
+    }
+    assert_eq!(order, expected);
+    // both consumed alike, the bound-1 draw included
+    assert_eq!(rng.next_u32(), twin.next_u32());
+    let mut fresh = MersenneTwister::new(42);
+    let mut once = MersenneTwister::new(42);
+    super::platt::shuffled_order(1, &mut once);
+    fresh.next_u32();
+    assert_eq!(once.next_u32(), fresh.next_u32());
+}
+
+#[test]
+fn probability_fit_gives_one_sigmoid_per_pair() {
+    let x = ndarray::Array2::from_shape_fn((30, 2), |(r, c)| {
+        ((r * 7 + c * 3) % 11) as f64 / 5.0 + (r % 3) as f64 * 2.0
+    });
+    let labels: Vec<usize> = (0..30).map(|r| r % 3).collect();
+    let fit = super::fit_svc_with_probability(
+        x.view(),
+        &labels,
+        3,
+        &[1.0; 30],
+        &[1.0; 3],
+        params(Kernel::Rbf { gamma: 0.5 }, 1.0),
+        7,
+    )
+    .unwrap();
+    assert_eq!(fit.prob_a.len(), 3);
+    assert_eq!(fit.prob_b.len(), 3);
+    assert!(fit.prob_a.iter().chain(&fit.prob_b).all(|v| v.is_finite()));
+    let plain = super::fit_svc(
+        x.view(),
+        &labels,
+        3,
+        &[1.0; 30],
+        &[1.0; 3],
+        params(Kernel::Rbf { gamma: 0.5 }, 1.0),
+    )
+    .unwrap();
+    assert!(plain.prob_a.is_empty());
+    assert_eq!(plain.dual_coef, fit.dual_coef);
+}
