@@ -39,11 +39,7 @@ pub fn solve(
             HingeLoss::Hinge => upper[i] = c,
         }
     }
-    let sign: Vec<f64> = sub
-        .positive
-        .iter()
-        .map(|&p| if p { 1.0 } else { -1.0 })
-        .collect();
+    let sign: Vec<f64> = (0..l).map(|i| sub.sign(i)).collect();
     let mut alpha = vec![0.0; l];
     w.fill(0.0);
     // the diagonal of Q + D; the start alpha is zero, so w stays zero

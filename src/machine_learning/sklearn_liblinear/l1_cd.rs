@@ -45,7 +45,7 @@ impl Columns {
         let mut value = vec![0.0; total];
         let mut fill = count;
         for (i, &r) in sub.order.iter().enumerate() {
-            let sign = if sub.positive[i] { 1.0 } else { -1.0 };
+            let sign = sub.sign(i);
             let (idx, val) = rows.row(r);
             for (&f, &v) in idx.iter().zip(val) {
                 row[fill[f]] = i;

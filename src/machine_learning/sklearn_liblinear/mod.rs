@@ -143,6 +143,25 @@ impl SubProblem<'_> {
         };
         self.weight[i] * side
     }
+
+    /// Coordinate `i`'s label as liblinear's solvers read it: +1 or -1.
+    pub fn sign(&self, i: usize) -> f64 {
+        if self.positive[i] {
+            1.0
+        } else {
+            -1.0
+        }
+    }
+
+    /// `x_i . v` over coordinate `i`'s stored entries, in their order.
+    pub fn row_dot(&self, rows: &Rows<'_>, i: usize, v: &[f64]) -> f64 {
+        let (idx, val) = rows.row(self.order[i]);
+        let mut acc = 0.0;
+        for (&f, &x) in idx.iter().zip(val) {
+            acc += v[f] * x;
+        }
+        acc
+    }
 }
 
 /// The liblinear solvers replicated, by scikit-learn's solver numbers.

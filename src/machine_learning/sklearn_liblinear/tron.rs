@@ -208,23 +208,6 @@ impl<'a> SquaredHingePrimal<'a> {
         }
     }
 
-    fn label(&self, i: usize) -> f64 {
-        if self.sub.positive[i] {
-            1.0
-        } else {
-            -1.0
-        }
-    }
-
-    fn row_dot(&self, i: usize, v: &[f64]) -> f64 {
-        let (idx, val) = self.rows.row(self.sub.order[i]);
-        let mut acc = 0.0;
-        for (&f, &x) in idx.iter().zip(val) {
-            acc += v[f] * x;
-        }
-        acc
-    }
-
     /// `out = sum over the inside rows k of coef[k] x_k`, in row order.
     fn inside_transpose_times(&self, coef: &[f64], out: &mut [f64]) {
         out.fill(0.0);
@@ -244,7 +227,7 @@ impl TrustRegionObjective for SquaredHingePrimal<'_> {
 
     fn value(&mut self, w: &[f64]) -> f64 {
         for i in 0..self.margin.len() {
-            self.margin[i] = self.row_dot(i, w);
+            self.margin[i] = self.sub.row_dot(self.rows, i, w);
         }
         let mut f = 0.0;
         for &wi in w {
@@ -252,7 +235,7 @@ impl TrustRegionObjective for SquaredHingePrimal<'_> {
         }
         f /= 2.0;
         for i in 0..self.margin.len() {
-            self.margin[i] *= self.label(i);
+            self.margin[i] *= self.sub.sign(i);
             let slack = 1.0 - self.margin[i];
             if slack > 0.0 {
                 f += self.cost[i] * slack * slack;
@@ -266,7 +249,8 @@ impl TrustRegionObjective for SquaredHingePrimal<'_> {
         let mut residual = std::mem::take(&mut self.scratch);
         for i in 0..self.margin.len() {
             if self.margin[i] < 1.0 {
-                residual[self.inside.len()] = self.cost[i] * self.label(i) * (self.margin[i] - 1.0);
+                residual[self.inside.len()] =
+                    self.cost[i] * self.sub.sign(i) * (self.margin[i] - 1.0);
                 self.inside.push(i);
             }
         }
@@ -280,7 +264,7 @@ impl TrustRegionObjective for SquaredHingePrimal<'_> {
     fn hessian_times(&mut self, s: &[f64], hs: &mut [f64]) {
         let mut scaled = std::mem::take(&mut self.scratch);
         for (slot, &i) in scaled.iter_mut().zip(&self.inside) {
-            *slot = self.cost[i] * self.row_dot(i, s);
+            *slot = self.cost[i] * self.sub.row_dot(self.rows, i, s);
         }
         self.inside_transpose_times(&scaled[..self.inside.len()], hs);
         self.scratch = scaled;
@@ -315,23 +299,6 @@ impl<'a> LogisticPrimal<'a> {
         }
     }
 
-    fn label(&self, i: usize) -> f64 {
-        if self.sub.positive[i] {
-            1.0
-        } else {
-            -1.0
-        }
-    }
-
-    fn row_dot(&self, i: usize, v: &[f64]) -> f64 {
-        let (idx, val) = self.rows.row(self.sub.order[i]);
-        let mut acc = 0.0;
-        for (&f, &x) in idx.iter().zip(val) {
-            acc += v[f] * x;
-        }
-        acc
-    }
-
     /// `out = sum_i coef[i] x_i` over every row, in row order.
     fn transpose_times(&self, coef: &[f64], out: &mut [f64]) {
         out.fill(0.0);
@@ -351,7 +318,7 @@ impl TrustRegionObjective for LogisticPrimal<'_> {
 
     fn value(&mut self, w: &[f64]) -> f64 {
         for i in 0..self.margin.len() {
-            self.margin[i] = self.row_dot(i, w);
+            self.margin[i] = self.sub.row_dot(self.rows, i, w);
         }
         let mut f = 0.0;
         for &wi in w {
@@ -359,7 +326,7 @@ impl TrustRegionObjective for LogisticPrimal<'_> {
         }
         f /= 2.0;
         for i in 0..self.margin.len() {
-            let yz = self.label(i) * self.margin[i];
+            let yz = self.sub.sign(i) * self.margin[i];
             // log(1 + exp(-yz)) written so exp never overflows
             if yz >= 0.0 {
                 f += self.cost[i] * (1.0 + (-yz).exp()).ln();
@@ -373,7 +340,7 @@ impl TrustRegionObjective for LogisticPrimal<'_> {
     fn gradient(&mut self, w: &[f64], g: &mut [f64]) {
         let mut residual = std::mem::take(&mut self.scratch);
         for (i, slot) in residual.iter_mut().enumerate() {
-            let y = self.label(i);
+            let y = self.sub.sign(i);
             let sigma = 1.0 / (1.0 + (-y * self.margin[i]).exp());
             self.curvature[i] = sigma * (1.0 - sigma);
             *slot = self.cost[i] * (sigma - 1.0) * y;
@@ -388,7 +355,7 @@ impl TrustRegionObjective for LogisticPrimal<'_> {
     fn hessian_times(&mut self, s: &[f64], hs: &mut [f64]) {
         let mut scaled = std::mem::take(&mut self.scratch);
         for (i, slot) in scaled.iter_mut().enumerate() {
-            *slot = self.cost[i] * self.curvature[i] * self.row_dot(i, s);
+            *slot = self.cost[i] * self.curvature[i] * self.sub.row_dot(self.rows, i, s);
         }
         self.transpose_times(&scaled, hs);
         self.scratch = scaled;
