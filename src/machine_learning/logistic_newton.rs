@@ -77,6 +77,18 @@ pub struct NewtonRun {
     pub stop: NewtonStop,
 }
 
+impl NewtonRun {
+    /// A run that ended at `theta` after `n_iter` iterations, for the reason `stop`.
+    fn ended(theta: Array1<f64>, n_iter: usize, stop: NewtonStop) -> Result<Self> {
+        Ok(Self {
+            theta,
+            n_iter,
+            converged: stop == NewtonStop::Converged,
+            stop,
+        })
+    }
+}
+
 /// `value <= bound` where it holds (or fails) by more than `band`; `None` within it or for NaN.
 fn at_most(value: f64, bound: f64, band: f64) -> Option<bool> {
     if value <= bound - band {
@@ -288,12 +300,7 @@ pub(crate) fn newton_cholesky(
     let decrement_band = 1e-4 * tol;
     let finish = |mut theta: Array1<f64>, n_iter: usize, stop: NewtonStop| {
         centre_classes(problem, &mut theta);
-        Ok(NewtonRun {
-            theta,
-            n_iter,
-            converged: stop == NewtonStop::Converged,
-            stop,
-        })
+        NewtonRun::ended(theta, n_iter, stop)
     };
     let mut theta = Array1::<f64>::zeros(n_params);
     let mut grad = Array1::<f64>::zeros(n_params);
@@ -403,14 +410,7 @@ pub(crate) fn newton_cg(problem: &Problem<'_>, max_iter: usize, tol: f64) -> Res
         |m: f64, v| m.max(v.abs()),
     );
     let gradient_band = 1e-6 * tol + 1e3 * f64::EPSILON * x_scale;
-    let finish = |theta: Array1<f64>, n_iter: usize, stop: NewtonStop| {
-        Ok(NewtonRun {
-            theta,
-            n_iter,
-            converged: stop == NewtonStop::Converged,
-            stop,
-        })
-    };
+    let finish = NewtonRun::ended;
     let mut theta = Array1::<f64>::zeros(n_params);
     let mut grad = Array1::<f64>::zeros(n_params);
     let mut f = problem.eval(theta.view(), &mut grad)?;
