@@ -71,8 +71,19 @@ pub fn max_abs(x: &ArrayView2<f64>) -> f64 {
 /// finite in f64. Beyond, distances and kernels overflow to infinity and the differences of
 /// infinities that follow are NaN, so the input is refused up front, naming the bound.
 pub fn check_power_sum_range(x: &ArrayView2<f64>, p: f64, name: &str, what: &str) -> Result<()> {
-    let limit = power_sum_limit(x.ncols(), p);
-    let largest = max_abs(x);
+    check_power_sum_largest(max_abs(x), x.ncols(), p, name, what)
+}
+
+/// [`check_power_sum_range`] for data whose largest magnitude `largest` is already known
+/// (rows of `n_terms` values).
+pub fn check_power_sum_largest(
+    largest: f64,
+    n_terms: usize,
+    p: f64,
+    name: &str,
+    what: &str,
+) -> Result<()> {
+    let limit = power_sum_limit(n_terms, p);
     if largest.is_infinite() {
         // only reachable where NaN is let through (pairwise propagates it): infinity is not
         // propagated, since inf - inf would turn some of its distances into NaN

@@ -1,12 +1,12 @@
 //! Principal component analysis, numerically matching scikit-learn's `PCA`.
 //!
-//! The data are centered once (column means from the blocked moments of
-//! [`crate::math::reduction::column_moments`]), then the smaller of the two Gram matrices is
-//! eigen-decomposed:
+//! The column means come from the blocked column sums of
+//! [`crate::math::reduction::column_sums_map`], then the smaller of the two Gram matrices of
+//! the centred data is eigen-decomposed:
 //!
-//! * `n_samples >= n_features`: the covariance `Xcᵀ Xc / (n - 1)` (`d x d`), whose eigenvectors
-//!   are the components (scikit-learn's `covariance_eigh` solver, which it picks for such
-//!   data);
+//! * `n_samples >= n_features`: the covariance `Xcᵀ Xc / (n - 1)` (`d x d`), centred block by
+//!   block without a copy of the data ([`matmul::centered_gram`]), whose eigenvectors are the
+//!   components (scikit-learn's `covariance_eigh` solver, which it picks for such data);
 //! * wide data: `Xc Xcᵀ / (n - 1)` (`n x n`), components `Xcᵀ u / s`, re-orthonormalised, and
 //!   components of a zero singular value completed to an orthonormal basis.
 //!
@@ -152,21 +152,22 @@ impl PCA {
 
     /// Fit the components to `x` (`n_samples x n_features`) with scikit-learn's checks.
     pub fn fit_checked(&mut self, x: &ArrayRef2<f64>) -> Result<&mut Self> {
-        self.fit_centered(x.view())?;
+        self.fit_axes(x.view())?;
         Ok(self)
     }
 
     /// Fit, then project the training data (`fit_transform`), scikit-learn's checks.
     pub fn fit_transform_checked(&mut self, x: &ArrayRef2<f64>) -> Result<Array2<f64>> {
-        let centered = self.fit_centered(x.view())?;
+        let mean = self.fit_axes(x.view())?;
         let fitted = self.fitted.as_ref().expect("just fitted");
+        let centered = centered(x.view(), &mean);
         let mut out = matmul::dot(centered.view(), fitted.components.t())?;
         self.projection(fitted).whiten(&mut out);
         Ok(out)
     }
 
-    /// Fit and return the centered training data.
-    fn fit_centered(&mut self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
+    /// Fit the components; returns the column means.
+    fn fit_axes(&mut self, x: ArrayView2<f64>) -> Result<Array1<f64>> {
         check_features(&x, "X")?;
         let (n, d) = x.dim();
         self.check_params()?;
@@ -176,18 +177,27 @@ impl PCA {
                 "PCA needs at least 2 samples to estimate a variance, got n_samples = {n}"
             )));
         }
-        let mean = Array1::from_iter(reduction::column_moments(x).iter().map(|m| m.mean));
-        let mut centered = x.to_owned();
-        Zip::from(centered.rows_mut()).for_each(|mut row| row -= &mean);
+        let mean = Array1::from(reduction::column_sums_map(x, |v| v)) / n as f64;
         // the covariance sums squares of the centred values
-        crate::validation::check_power_sum_range(
-            &centered.view(),
-            2.0,
-            "X (centred)",
-            "the covariance",
-        )?;
-
-        let (variances, vt) = principal_axes(centered.view())?;
+        let check_range = |largest: f64| {
+            crate::validation::check_power_sum_largest(
+                largest,
+                d,
+                2.0,
+                "X (centred)",
+                "the covariance",
+            )
+        };
+        let (variances, vt) = if n >= d {
+            // tall data: the scatter matrix straight from x, centred block by block
+            let (scatter, largest) = matmul::centered_gram(x, mean.view());
+            check_range(largest)?;
+            covariance_axes(scatter / (n - 1) as f64)?
+        } else {
+            let centered = centered(x, &mean);
+            check_range(crate::validation::max_abs(&centered.view()))?;
+            wide_axes(centered.view())?
+        };
         let total: f64 = variances.iter().sum();
         let ratio = if total > 0.0 {
             variances.mapv(|v| v / total)
@@ -222,11 +232,11 @@ impl PCA {
             singular_values: explained_variance.mapv(|v| (v * (n - 1) as f64).sqrt()),
             explained_variance,
             explained_variance_ratio: ratio.slice(s![..k]).to_owned(),
-            mean,
+            mean: mean.clone(),
             noise_variance,
             n_samples: n,
         });
-        Ok(centered)
+        Ok(mean)
     }
 
     fn state(&self) -> Result<&Fitted> {
@@ -304,32 +314,37 @@ impl Projection<'_> {
 }
 
 /// Variances (descending, clipped at 0) and principal axes (rows, sign-flipped) of centered
-/// data; `min(n, d)` of each.
-pub(crate) fn principal_axes(xc: ArrayView2<f64>) -> Result<(Array1<f64>, Array2<f64>)> {
+/// wide data (`n < d`): the `n x n` Gram matrix's spectrum, `n` of each.
+fn wide_axes(xc: ArrayView2<f64>) -> Result<(Array1<f64>, Array2<f64>)> {
     let (n, d) = xc.dim();
-    let denom = (n - 1) as f64;
-    let (variances, mut vt) = if n >= d {
-        let mut cov = matmul::dot(xc.t(), xc)?;
-        cov /= denom;
-        let (values, vectors) = linalg::symmetric_eigen(cov.view())?;
-        (values.mapv(|v| v.max(0.0)), vectors.reversed_axes())
-    } else {
-        let mut gram = matmul::dot(xc, xc.t())?;
-        gram /= denom;
-        let (values, u) = linalg::symmetric_eigen(gram.view())?;
-        let values = values.mapv(|v| v.max(0.0));
-        // v_k = Xcᵀ u_k / s_k; normalising the column gives the same direction without dividing
-        // by a possibly tiny s_k.
-        let raw = matmul::dot(u.t(), xc)?; // row k = (Xcᵀ u_k)ᵀ
-        let top = values.first().copied().unwrap_or(0.0);
-        let null_below = top * (n.max(d) as f64) * f64::EPSILON;
-        (
-            values.clone(),
-            orthonormal_rows(raw, values.view(), null_below),
-        )
-    };
+    let mut gram = matmul::dot(xc, xc.t())?;
+    gram /= (n - 1) as f64;
+    let (values, u) = linalg::symmetric_eigen(gram.view())?;
+    let values = values.mapv(|v| v.max(0.0));
+    // v_k = Xcᵀ u_k / s_k; normalising the column gives the same direction without dividing
+    // by a possibly tiny s_k.
+    let raw = matmul::dot(u.t(), xc)?; // row k = (Xcᵀ u_k)ᵀ
+    let top = values.first().copied().unwrap_or(0.0);
+    let null_below = top * (n.max(d) as f64) * f64::EPSILON;
+    let mut vt = orthonormal_rows(raw, values.view(), null_below);
     flip_rows(&mut vt);
-    Ok((variances, vt))
+    Ok((values, vt))
+}
+
+/// Variances (descending, clipped at 0) and principal axes (rows, sign-flipped) from the
+/// covariance matrix.
+fn covariance_axes(cov: Array2<f64>) -> Result<(Array1<f64>, Array2<f64>)> {
+    let (values, vectors) = linalg::symmetric_eigen(cov.view())?;
+    let mut vt = vectors.reversed_axes();
+    flip_rows(&mut vt);
+    Ok((values.mapv(|v| v.max(0.0)), vt))
+}
+
+/// `x` minus its column `mean`s, a copy.
+fn centered(x: ArrayView2<f64>, mean: &Array1<f64>) -> Array2<f64> {
+    let mut centered = x.to_owned();
+    Zip::from(centered.rows_mut()).for_each(|mut row| row -= mean);
+    centered
 }
 
 /// Orthonormalise the rows of `raw` in order (two passes of modified Gram-Schmidt); a row whose

@@ -10,7 +10,7 @@ use crate::declare_gate;
 use crate::error::{Error, Result};
 pub use gemmkit_ndarray::{Activation, Bias, Parallelism};
 use gemmkit_ndarray::{FusedScalar, GemmScalar};
-use ndarray::{Array1, Array2, ArrayView1, ArrayView2, ArrayViewMut2, Axis};
+use ndarray::{Array1, Array2, ArrayView1, ArrayView2, ArrayViewMut2, Axis, Zip};
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -202,19 +202,44 @@ fn gram_block_rows(cols: usize) -> usize {
 /// Summing `x_bᵀ x_b` over fixed row blocks with the reduction engine keeps memory at one
 /// `d x d` partial per block and parallelises behind the f64 sum gate.
 pub fn gram(x: ArrayView2<f64>) -> Array2<f64> {
+    let (gram, _) = blocked_gram(x, |xb| {
+        let part = dot_par(xb.t(), xb, Parallelism::Serial).expect("aligned by construction");
+        (part, 0.0)
+    });
+    gram
+}
+
+/// `(x - mean)ᵀ (x - mean)` for a tall `x` (`n x d`, `mean` one value per column), blocked as
+/// [`gram`] with each block centred in a block-sized buffer: the scatter matrix of data
+/// too large to copy centred, from the same exactly centred values a copy would hold. Also
+/// the largest centred magnitude (NaN skipped), for the caller's range check.
+pub fn centered_gram(x: ArrayView2<f64>, mean: ArrayView1<f64>) -> (Array2<f64>, f64) {
+    assert_eq!(x.ncols(), mean.len(), "centered_gram: one mean per column");
+    blocked_gram(x, |xb| {
+        let mut centred = xb.to_owned();
+        Zip::from(centred.rows_mut()).for_each(|mut row| row -= &mean);
+        let largest = centred.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let part = dot_par(centred.t(), centred.view(), Parallelism::Serial)
+            .expect("aligned by construction");
+        (part, largest)
+    })
+}
+
+/// The sum of the `block_gram(x_b)` products over [`gram_block_rows`]-row blocks `x_b`, in
+/// block order, with the largest of the values returned beside them.
+fn blocked_gram<F>(x: ArrayView2<f64>, block_gram: F) -> (Array2<f64>, f64)
+where
+    F: Fn(ArrayView2<f64>) -> (Array2<f64>, f64) + Sync,
+{
     let (n, d) = x.dim();
-    let block = gram_block_rows(d);
     crate::math::reduction::blocked_fold(
         n,
-        block,
+        gram_block_rows(d),
         &crate::math::reduction::SUM_F64,
         n.saturating_mul(d),
-        Array2::<f64>::zeros((d, d)),
-        |rows| {
-            let xb = x.slice(ndarray::s![rows, ..]);
-            dot_par(xb.t(), xb, Parallelism::Serial).expect("aligned by construction")
-        },
-        |acc, part| acc + part,
+        (Array2::<f64>::zeros((d, d)), 0.0),
+        |rows| block_gram(x.slice(ndarray::s![rows, ..])),
+        |(acc, high), (part, block_high)| (acc + part, high.max(block_high)),
     )
 }
 
@@ -561,6 +586,31 @@ mod tests {
             gram(Array2::<f64>::zeros((0, 3)).view()),
             Array2::<f64>::zeros((3, 3))
         );
+    }
+
+    #[test]
+    fn centered_gram_is_the_gram_of_the_centred_copy_bit_for_bit() {
+        // offset columns, so centring matters; a column of one value has a zero row and column
+        let mut x = matrix::<f64>(20_011, 6, 3);
+        x.column_mut(0).mapv_inplace(|v| v + 1e3);
+        x.column_mut(5).fill(-2.5);
+        x[[17, 2]] = -40.0; // the largest centred magnitude
+        let mean = x.mean_axis(ndarray::Axis(0)).unwrap();
+        let centred = &x - &mean;
+        let (s, p) = crate::gate::serial_and_parallel(&crate::math::reduction::SUM_F64, || {
+            centered_gram(x.view(), mean.view())
+        });
+        assert_eq!(bits(&s.0), bits(&p.0));
+        assert_eq!(s.1.to_bits(), p.1.to_bits());
+        assert_eq!(bits(&s.0), bits(&gram(centred.view())));
+        let largest = centred.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        assert_eq!(s.1, largest);
+        assert!(s
+            .0
+            .row(5)
+            .iter()
+            .chain(s.0.column(5).iter())
+            .all(|&v| v == 0.0));
     }
 
     /// Under both tiling strategies (the cache-resident knob at `usize::MAX`, then `0`), the
