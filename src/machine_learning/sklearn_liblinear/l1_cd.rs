@@ -5,7 +5,7 @@
 //! features at zero whose gradient lies well inside `[-1, 1]` are shrunk away.
 
 use super::random::MersenneTwister;
-use super::{Rows, SubProblem};
+use super::{Columns, Rows, SubProblem};
 
 const MAX_LINE_SEARCH: usize = 20;
 /// The line search's sufficient-decrease fraction.
@@ -16,49 +16,6 @@ fn max(a: f64, b: f64) -> f64 {
         a
     } else {
         b
-    }
-}
-
-/// The sub-problem's columns, as liblinear transposes it: column `j` lists `(coordinate,
-/// y_i x_ij)` in coordinate order.
-struct Columns {
-    start: Vec<usize>,
-    row: Vec<usize>,
-    value: Vec<f64>,
-}
-
-impl Columns {
-    fn new(rows: &Rows<'_>, sub: &SubProblem<'_>) -> Self {
-        let n = rows.n_cols;
-        let mut count = vec![0usize; n + 1];
-        for &r in sub.order {
-            for &f in rows.row(r).0 {
-                count[f + 1] += 1;
-            }
-        }
-        for j in 0..n {
-            count[j + 1] += count[j];
-        }
-        let start = count.clone();
-        let total = start[n];
-        let mut row = vec![0; total];
-        let mut value = vec![0.0; total];
-        let mut fill = count;
-        for (i, &r) in sub.order.iter().enumerate() {
-            let sign = sub.sign(i);
-            let (idx, val) = rows.row(r);
-            for (&f, &v) in idx.iter().zip(val) {
-                row[fill[f]] = i;
-                value[fill[f]] = v * sign;
-                fill[f] += 1;
-            }
-        }
-        Self { start, row, value }
-    }
-
-    fn column(&self, j: usize) -> (&[usize], &[f64]) {
-        let (a, b) = (self.start[j], self.start[j + 1]);
-        (&self.row[a..b], &self.value[a..b])
     }
 }
 
@@ -73,7 +30,7 @@ pub fn solve(
 ) -> i32 {
     let l = sub.order.len();
     let n = rows.n_cols;
-    let cols = Columns::new(rows, sub);
+    let cols = Columns::new(rows, sub, true);
     let cost: Vec<f64> = (0..l).map(|i| sub.cost(i)).collect();
     w.fill(0.0);
     // b_i = 1 - y_i w^T x_i, one at w = 0

@@ -1,8 +1,9 @@
-//! The liblinear training scikit-learn runs for `LinearSVC` (its fork of liblinear 2.x),
-//! repeated step for step so a fit here from the same data, weights and seed is scikit-learn's:
-//! bit for bit for the coordinate-descent solvers (dual L2, primal L1), to rounding for the primal TRON solver
-//! (whose vector operations scikit-learn hands to BLAS). The logistic TRON solver (0) of
-//! `LogisticRegression(solver="liblinear")` is here too; no door drives it yet.
+//! The liblinear training scikit-learn runs for `LinearSVC` and
+//! `LogisticRegression(solver="liblinear")` (its fork of liblinear 2.x), repeated step for
+//! step so a fit here from the same data, weights and seed is scikit-learn's: bit for bit
+//! for the coordinate-descent solvers (dual L2 SVM, primal L1 SVM, Crammer-Singer, dual L2
+//! logistic, newGLMNET for L1 logistic), to rounding for the primal TRON solvers (whose
+//! vector operations scikit-learn hands to BLAS).
 //!
 //! What must match, and why:
 //! - the data are liblinear's sparse rows: a dense row keeps its non-zero entries only, a
@@ -16,11 +17,17 @@
 //!   weight, the smaller negative with its own; more classes train one-vs-rest, class `k`
 //!   positive with C times its weight against the rest with the bare C; each sample's C is
 //!   further scaled by its sample weight;
+//! - Crammer-Singer instead trains one problem over every class, each sample's C its
+//!   class's weighted C times its sample weight;
 //! - the coordinate orders come from `std::mt19937` seeded with the one number scikit-learn
-//!   draws, and one generator serves all of a fit's sub-problems in turn ([`random`]).
+//!   draws, and one generator serves all of a fit's sub-problems in turn ([`random`]);
+//! - `exp` and `log` are glibc's, as Rust's `f64` methods call them on Linux.
 
+mod crammer_singer;
 mod dual_cd;
 mod l1_cd;
+mod l1_logistic;
+mod logistic_dual;
 pub mod random;
 mod tron;
 
@@ -164,6 +171,70 @@ impl SubProblem<'_> {
     }
 }
 
+/// A sub-problem's columns, as liblinear transposes its rows for the primal coordinate
+/// descents: column `j` lists `(coordinate, value)` in coordinate order, the value `x_ij`
+/// or, `signed`, `y_i x_ij` (the L1 squared hinge keeps its labels folded in).
+pub(crate) struct Columns {
+    start: Vec<usize>,
+    row: Vec<usize>,
+    value: Vec<f64>,
+}
+
+impl Columns {
+    pub(crate) fn new(rows: &Rows<'_>, sub: &SubProblem<'_>, signed: bool) -> Self {
+        let n = rows.n_cols;
+        let mut count = vec![0usize; n + 1];
+        for &r in sub.order {
+            for &f in rows.row(r).0 {
+                count[f + 1] += 1;
+            }
+        }
+        for j in 0..n {
+            count[j + 1] += count[j];
+        }
+        let start = count.clone();
+        let total = start[n];
+        let mut row = vec![0; total];
+        let mut value = vec![0.0; total];
+        let mut fill = count;
+        for (i, &r) in sub.order.iter().enumerate() {
+            let sign = if signed { sub.sign(i) } else { 1.0 };
+            let (idx, val) = rows.row(r);
+            for (&f, &v) in idx.iter().zip(val) {
+                row[fill[f]] = i;
+                value[fill[f]] = v * sign;
+                fill[f] += 1;
+            }
+        }
+        Self { start, row, value }
+    }
+
+    /// Column `j`'s coordinates and values.
+    pub(crate) fn column(&self, j: usize) -> (&[usize], &[f64]) {
+        let (a, b) = (self.start[j], self.start[j + 1]);
+        (&self.row[a..b], &self.value[a..b])
+    }
+}
+
+/// liblinear's `max`: the first argument unless the second is larger (NaN-blind, as its
+/// template compares).
+pub(crate) fn larger(a: f64, b: f64) -> f64 {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// liblinear's `min`: the first argument unless the second is smaller.
+pub(crate) fn smaller(a: f64, b: f64) -> f64 {
+    if a < b {
+        a
+    } else {
+        b
+    }
+}
+
 /// The liblinear solvers replicated, by scikit-learn's solver numbers.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Solver {
@@ -173,8 +244,14 @@ pub enum Solver {
     SquaredHingePrimal,
     /// 1 and 3: L2-regularised squared hinge or hinge, dual coordinate descent.
     DualCoordinateDescent(HingeLoss),
+    /// 4: Crammer and Singer's multi-class SVM, dual coordinate descent over all classes.
+    CrammerSinger,
     /// 5: L1-regularised squared hinge, primal coordinate descent.
     L1SquaredHinge,
+    /// 6: L1-regularised logistic regression, newGLMNET (Newton with coordinate descent).
+    L1Logistic,
+    /// 7: L2-regularised logistic regression, dual coordinate descent.
+    LogisticDual,
 }
 
 impl Solver {
@@ -185,7 +262,10 @@ impl Solver {
             1 => Some(Self::DualCoordinateDescent(HingeLoss::SquaredHinge)),
             2 => Some(Self::SquaredHingePrimal),
             3 => Some(Self::DualCoordinateDescent(HingeLoss::Hinge)),
+            4 => Some(Self::CrammerSinger),
             5 => Some(Self::L1SquaredHinge),
+            6 => Some(Self::L1Logistic),
+            7 => Some(Self::LogisticDual),
             _ => None,
         }
     }
@@ -298,13 +378,49 @@ pub fn train(
                 settings.max_iter,
                 &mut rng,
             ),
+            Solver::L1Logistic => l1_logistic::solve(
+                rows,
+                &sub,
+                &mut w,
+                primal_tol(),
+                settings.max_iter,
+                &mut rng,
+            ),
+            Solver::LogisticDual => logistic_dual::solve(
+                rows,
+                &sub,
+                &mut w,
+                settings.eps,
+                settings.max_iter,
+                &mut rng,
+            ),
+            // trained jointly over all classes below, never one problem at a time
+            Solver::CrammerSinger => 0,
         };
         (w, iters)
     };
 
     let mut coef = Vec::new();
     let mut n_iter = Vec::new();
-    if labels.len() == 2 {
+    if settings.solver == Solver::CrammerSinger {
+        // one problem over every class, each sample's C its class's weighted C times its weight
+        let cost: Vec<f64> = grouped_class
+            .iter()
+            .zip(&weight)
+            .map(|(&k, &w)| w * weighted_c[k])
+            .collect();
+        let (w, it) = crammer_singer::solve(
+            rows,
+            &order,
+            &grouped_class,
+            labels.len(),
+            &cost,
+            settings.eps,
+            &mut rng,
+        );
+        coef = w;
+        n_iter.push(it);
+    } else if labels.len() == 2 {
         let (w, it) = solve_one(1, weighted_c[1], weighted_c[0]);
         coef.push(w);
         n_iter.push(it);

@@ -280,3 +280,161 @@ fn logistic_primal_reaches_a_zero_gradient() {
     // scale), so |g| may stay near sqrt(2e-12 |f|) ~ 1e-6 (f is a few units)
     assert!(grad.iter().all(|g| g.abs() < 1e-5), "gradient {grad:?}");
 }
+
+/// The logistic loss gradient `w - C sum_i y_i x_i / (1 + exp(y_i w^T x_i))` without the
+/// regulariser's `w` term (`C` a single cost for every sample).
+fn logistic_loss_gradient(rows: &Rows<'_>, y: &[i32], w: &[f64], c: f64) -> Vec<f64> {
+    let m = margins(rows, y, w);
+    let mut grad = vec![0.0; w.len()];
+    for r in 0..rows.n_rows() {
+        let sign = if y[r] == 1 { 1.0 } else { -1.0 };
+        let (idx, val) = rows.row(r);
+        for (&f, &v) in idx.iter().zip(val) {
+            grad[f] -= c * sign * v / (1.0 + m[r].exp());
+        }
+    }
+    grad
+}
+
+#[test]
+fn logistic_dual_reaches_the_primal_optimum() {
+    // The dual's w = sum_i alpha_i y_i x_i minimises the primal w^T w / 2 + C sum log-loss:
+    // its gradient w + loss gradient vanishes. The dual stops when every coordinate's first
+    // Newton derivative is below eps (1e-10): a dual gradient of that size moves the
+    // primal gradient by about eps |x|^2 C, far below the 1e-6 asserted.
+    let (rows, y) = toy_rows();
+    let c = 2.0;
+    let settings = TrainSettings {
+        solver: Solver::LogisticDual,
+        eps: 1e-10,
+        c,
+        class_weight: &[],
+        max_iter: 100_000,
+        seed: 9,
+    };
+    let trained = train(&rows, &y, &[1.0; 6], &settings).unwrap();
+    assert!(trained.n_iter[0] < 100_000);
+    let w = &trained.coef[0];
+    let loss = logistic_loss_gradient(&rows, &y, w, c);
+    let grad: Vec<f64> = w.iter().zip(&loss).map(|(a, b)| a + b).collect();
+    assert!(grad.iter().all(|g| g.abs() < 1e-6), "gradient {grad:?}");
+}
+
+#[test]
+fn logistic_dual_and_primal_agree() {
+    // Both minimise the same strictly convex primal, so they reach the same point.
+    let (rows, y) = toy_rows();
+    let fit = |solver| {
+        let settings = TrainSettings {
+            solver,
+            eps: 1e-12,
+            c: 0.7,
+            class_weight: &[],
+            max_iter: 100_000,
+            seed: 4,
+        };
+        train(&rows, &y, &[1.0; 6], &settings).unwrap().coef[0].clone()
+    };
+    let (dual, primal) = (fit(Solver::LogisticDual), fit(Solver::LogisticPrimal));
+    for (a, b) in dual.iter().zip(&primal) {
+        assert!((a - b).abs() < 1e-5, "{dual:?} vs {primal:?}");
+    }
+}
+
+#[test]
+fn l1_logistic_satisfies_the_optimality_conditions() {
+    // min |w|_1 + C sum log(1 + exp(-y w^T x)): the loss gradient is -sign(w_j) where
+    // w_j != 0 and within [-1, 1] where w_j == 0. newGLMNET stops once the summed
+    // violation is below eps (1e-12, scaled by the class share) times its first value.
+    let (rows, y) = toy_rows();
+    for c in [0.3, 5.0] {
+        let settings = TrainSettings {
+            solver: Solver::L1Logistic,
+            eps: 1e-12,
+            c,
+            class_weight: &[],
+            max_iter: 1000,
+            seed: 2,
+        };
+        let trained = train(&rows, &y, &[1.0; 6], &settings).unwrap();
+        assert!(trained.n_iter[0] < 1000);
+        let w = &trained.coef[0];
+        let grad = logistic_loss_gradient(&rows, &y, w, c);
+        for j in 0..3 {
+            if w[j] == 0.0 {
+                assert!(grad[j].abs() <= 1.0 + 1e-8, "C {c} feature {j}: {grad:?}");
+            } else {
+                assert!(
+                    (grad[j] + w[j].signum()).abs() < 1e-6,
+                    "C {c} feature {j}: {grad:?} {w:?}"
+                );
+            }
+        }
+    }
+    // a small C zeroes every weight: the loss gradient at 0, |C sum y_i x_i / 2|, is below 1
+    let settings = TrainSettings {
+        solver: Solver::L1Logistic,
+        eps: 1e-6,
+        c: 0.05,
+        class_weight: &[],
+        max_iter: 1000,
+        seed: 2,
+    };
+    let trained = train(&rows, &y, &[1.0; 6], &settings).unwrap();
+    assert!(trained.coef[0].iter().all(|&v| v == 0.0));
+}
+
+#[test]
+fn crammer_singer_satisfies_its_dual_conditions() {
+    // The dual's optimum: per sample, alpha_i sums to zero, alpha_im <= C for its own class
+    // and <= 0 otherwise, and among the classes whose variable is below its bound the
+    // gradients G_im = w_m . x_i + [m != y_i] are all equal (the block's KKT condition),
+    // and no class at its bound has a larger gradient than them. Checked through the
+    // primal instead: w_m = sum_i alpha_im x_i is the minimiser of
+    // |W|^2 / 2 + C sum_i max_m (w_m . x_i + [m != y_i] - w_{y_i} . x_i), whose subgradient
+    // condition the dual's optimum satisfies; a small move of any weight cannot lower it.
+    let (rows, _) = toy_rows();
+    let y = vec![0, 1, 2, 0, 1, 2];
+    let c = 1.5;
+    let settings = TrainSettings {
+        solver: Solver::CrammerSinger,
+        eps: 1e-10,
+        c,
+        class_weight: &[],
+        max_iter: 1,
+        seed: 1,
+    };
+    let trained = train(&rows, &y, &[1.0; 6], &settings).unwrap();
+    assert_eq!(trained.coef.len(), 3);
+    // the pass cap is the solver's own, not max_iter (as scikit-learn's fork runs it)
+    assert!(trained.n_iter[0] > 1);
+    let objective = |w: &[Vec<f64>]| {
+        let mut total = 0.0;
+        for row in w {
+            total += 0.5 * row.iter().map(|v| v * v).sum::<f64>();
+        }
+        for r in 0..6 {
+            let (idx, val) = rows.row(r);
+            let score = |m: usize| -> f64 { idx.iter().zip(val).map(|(&f, &v)| w[m][f] * v).sum() };
+            let own = score(y[r] as usize);
+            let worst = (0..3)
+                .map(|m| score(m) + if m == y[r] as usize { 0.0 } else { 1.0 } - own)
+                .fold(f64::NEG_INFINITY, f64::max);
+            total += c * worst;
+        }
+        total
+    };
+    let best = objective(&trained.coef);
+    for m in 0..3 {
+        for f in 0..3 {
+            for step in [1e-4, -1e-4] {
+                let mut moved = trained.coef.clone();
+                moved[m][f] += step;
+                assert!(
+                    objective(&moved) >= best - 1e-9,
+                    "class {m} column {f} step {step}"
+                );
+            }
+        }
+    }
+}

@@ -1,4 +1,5 @@
-//! The liblinear replica behind the door's `LinearSVC` (see the crate's
+//! The liblinear replica behind the doors' `LinearSVC` and
+//! `LogisticRegression(solver="liblinear")` (see the crate's
 //! `machine_learning::sklearn_liblinear`).
 
 use crate::error::Error;
@@ -30,12 +31,12 @@ fn widen(a: &PyReadonlyArray1<'_, i32>, what: &str) -> PyResult<Vec<usize>> {
         .map_err(|_| to_py_err(Error::invalid_input(format!("sparse x: a negative {what}"))))
 }
 
-/// Trains liblinear's `solver` (scikit-learn's number: 1, 2 or 3) as scikit-learn's
+/// Trains liblinear's `solver` (scikit-learn's number, 0 to 7) as scikit-learn's
 /// `train_wrap` does, from the dense C-ordered `x` or, when `x` is `None`, the CSR parts
 /// `sparse` with `n_features` columns. `y` holds class codes `0..n_classes`, `class_weight`
 /// one factor per code, `seed` the number scikit-learn draws. Returns `(coef, n_iter,
-/// labels)`: one weight row per trained problem (bias column last when `bias > 0`), each
-/// problem's iteration count, and the class codes present.
+/// labels)`: one weight row per trained problem (bias column last when `bias > 0`; one per
+/// class for Crammer-Singer), each problem's iteration count, and the class codes present.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (x, y, sample_weight, *, sparse=None, n_features, solver, tol, c, class_weight, max_iter, seed, bias))]
