@@ -22,8 +22,9 @@ from rustyml import _native
 from rustyml.sklearn._dispatch import require
 
 # liblinear's solvers the replica runs: 0 (L2 logistic, primal), 1 and 3 (L2 squared hinge /
-# hinge, dual), 2 (L2 squared hinge, primal), 5 (L1 squared hinge)
-REPLICATED_SOLVERS = (0, 1, 2, 3, 5)
+# hinge, dual), 2 (L2 squared hinge, primal), 4 (Crammer-Singer), 5 (L1 squared hinge),
+# 6 (L1 logistic, newGLMNET), 7 (L2 logistic, dual)
+REPLICATED_SOLVERS = (0, 1, 2, 3, 4, 5, 6, 7)
 # the primal solvers (trust-region Newton), deterministic but sensitive to rounding
 TRON_SOLVERS = (0, 2)
 # the largest relative move of a TRON answer under 4 ulp of input for which the replica's

@@ -30,13 +30,13 @@ LinearSVC's fit runs rustyml's replica of scikit-learn's liblinear training
 (``machine_learning::sklearn_liblinear``): the same sparse rows (a dense X's zeros skipped,
 the bias feature last and regularised), zero-weight removal, class grouping and costs, the
 dual coordinate descent for the hinge and squared hinge (with its shrinking), TRON in the
-primal and the L1-regularised coordinate descent, each visiting coordinates in the order
-liblinear's mt19937 draws them from the one seed scikit-learn draws from
-``random_state``. The coordinate-descent solvers give scikit-learn's ``coef_``,
-``intercept_`` and ``n_iter_`` bit for bit; TRON's vector operations go through BLAS in
-scikit-learn's build, so it agrees to rounding (and on ill-conditioned data, where an ulp of
-input moves scikit-learn's own TRON result by its tolerance, to that tolerance).
-``multi_class="crammer_singer"``, ``verbose``, a single class and combinations liblinear
+primal, the L1-regularised coordinate descent and Crammer-Singer's multi-class solver, each
+visiting coordinates in the order liblinear's mt19937 draws them from the one seed
+scikit-learn draws from ``random_state``. The coordinate-descent solvers give
+scikit-learn's ``coef_``, ``intercept_`` and ``n_iter_`` bit for bit; TRON's vector
+operations go through BLAS in scikit-learn's build, so it agrees to rounding (and on
+ill-conditioned data, where an ulp of input moves scikit-learn's own TRON result by its
+tolerance, to that tolerance). ``verbose``, a single class and combinations liblinear
 refuses run scikit-learn's fit.
 """
 
@@ -296,10 +296,10 @@ def _warn_probability_deprecated():
 # problems, and the same coordinate orders (``std::mt19937`` seeded by the one number
 # scikit-learn draws from ``random_state``). The coordinate-descent solvers (``loss="hinge"``;
 # ``"squared_hinge"`` when ``dual`` resolves to True; ``penalty="l1"``) give scikit-learn's
-# ``coef_``, ``intercept_`` and ``n_iter_`` to the bit; TRON (``"squared_hinge"`` with the
-# L2 penalty and ``dual`` resolving to False) agrees to rounding (scikit-learn hands its
-# vector operations to BLAS). ``multi_class="crammer_singer"`` and ``verbose`` run
-# scikit-learn's fit.
+# ``coef_``, ``intercept_`` and ``n_iter_`` to the bit, as does ``multi_class="crammer_singer"``
+# (one joint problem over the classes); TRON (``"squared_hinge"`` with the L2 penalty and
+# ``dual`` resolving to False) agrees to rounding (scikit-learn hands its vector operations
+# to BLAS). ``verbose`` runs scikit-learn's fit.
 class LinearSVC(_SkLinearSVC):
     __doc__ = _SkLinearSVC.__doc__
 
@@ -307,10 +307,12 @@ class LinearSVC(_SkLinearSVC):
     def fit(self, X, y, sample_weight=None):
         self._validate_params()
         require(not self.verbose, "verbose: liblinear's progress output")
-        require(self.multi_class == "ovr", "multi_class='crammer_singer'")
-        # combinations liblinear lacks are scikit-learn's errors to raise
-        lacking = (self.loss == "hinge" and (self.penalty == "l1" or self.dual is False)) or (
-            self.penalty == "l1" and self.dual is True
+        require(self.multi_class in ("ovr", "crammer_singer"), "an unknown multi_class")
+        # combinations liblinear lacks are scikit-learn's errors to raise (Crammer-Singer
+        # ignores penalty, loss and dual)
+        lacking = self.multi_class == "ovr" and (
+            (self.loss == "hinge" and (self.penalty == "l1" or self.dual is False))
+            or (self.penalty == "l1" and self.dual is True)
         )
         require(not lacking, f"no liblinear solver for {self.penalty}/{self.loss}/dual={self.dual}")
         X, y = validate_data(
@@ -343,4 +345,9 @@ class LinearSVC(_SkLinearSVC):
         self.classes_ = np.unique(y)
         self.coef_, self.intercept_ = coef, intercept
         self.n_iter_ = n_iter.max().item()
+        if self.multi_class == "crammer_singer" and len(self.classes_) == 2:
+            # scikit-learn keeps one row for two classes: the second class's minus the first's
+            self.coef_ = (coef[1] - coef[0]).reshape(1, -1)
+            if self.fit_intercept:
+                self.intercept_ = np.array([intercept[1] - intercept[0]])
         return self

@@ -1,5 +1,6 @@
 """rustyml.sklearn.svm.LinearSVC against scikit-learn's own LinearSVC: the same inputs to
-the door and to the unpatched class. The dual coordinate-descent solvers are liblinear's
+the door and to the unpatched class. The coordinate-descent solvers (dual, L1, and
+Crammer-Singer's) are liblinear's
 step for step (same sparse rows, same sums in the same order, same mt19937 draws), so their
 ``coef_``, ``intercept_`` and ``n_iter_`` must be equal to the bit; the primal TRON solver
 differs from scikit-learn's only in how BLAS rounds its vector operations (see
@@ -186,6 +187,53 @@ def test_l1_penalty_on_sparse_rows_with_sample_weight():
     _assert_same_fit(ours, stock)
 
 
+CRAMMER_SINGER_CASES = [
+    {"random_state": 0},
+    {"C": 0.1, "tol": 1e-6, "random_state": 1},
+    {"class_weight": "balanced", "intercept_scaling": 2.0, "random_state": 2},
+    {"class_weight": {0: 3.0, 1: 0.5}, "random_state": 3},
+    {"fit_intercept": False, "C": 10.0, "random_state": 4},
+    # penalty, loss and dual do not matter to Crammer-Singer
+    {"penalty": "l1", "loss": "hinge", "dual": False, "random_state": 5},
+]
+
+
+@pytest.mark.parametrize("params", CRAMMER_SINGER_CASES)
+@pytest.mark.parametrize("data", [_binary, _multiclass])
+def test_crammer_singer_is_scikit_learns_to_the_bit(params, data):
+    X, y = data()
+    ours, stock, native = _fit_both(X, y, multi_class="crammer_singer", **params)
+    assert native
+    _assert_same_fit(ours, stock)
+
+
+def test_crammer_singer_on_sparse_rows_with_sample_weight_and_string_labels():
+    X, y = _wide(seed=3, n_classes=4)
+    labels = np.array(["d", "b", "a", "c"])[y]
+    sw = np.random.default_rng(2).uniform(0.0, 2.0, size=len(y))
+    sw[::9] = 0.0  # dropped before training
+    csr = sp.csr_matrix(X)
+    csr.data[::5] = 0.0  # stored zeros stay in liblinear's rows
+    for data in (X, csr):
+        ours, stock, native = _fit_both(
+            data, labels, sample_weight=sw, multi_class="crammer_singer", random_state=6
+        )
+        assert native
+        _assert_same_fit(ours, stock)
+
+
+def test_crammer_singer_ignores_max_iter_but_warns_as_scikit_learn():
+    # scikit-learn's fork runs the solver under its own pass cap; the estimator's max_iter
+    # only decides the ConvergenceWarning (n_iter_ >= max_iter)
+    X, y = _multiclass()
+    ours, stock, native = _fit_both(X, y, multi_class="crammer_singer", max_iter=2, random_state=0)
+    assert native
+    assert ours.n_iter_ > 2
+    _assert_same_fit(ours, stock)
+    with pytest.warns(ConvergenceWarning, match="Liblinear failed to converge"):
+        door_svm.LinearSVC(multi_class="crammer_singer", max_iter=2).fit(X, y)
+
+
 PRIMAL_CASES = [
     {},
     {"C": 100.0, "tol": 1e-8},
@@ -235,7 +283,6 @@ def test_primal_solver_leaves_answers_that_hang_on_rounding_to_scikit_learn(C, c
     "params, reason",
     [
         ({"penalty": "l1", "dual": True}, "no liblinear solver"),
-        ({"multi_class": "crammer_singer"}, "crammer_singer"),
         ({"verbose": 1}, "verbose"),
         ({"loss": "hinge", "dual": False}, "no liblinear solver"),
     ],
