@@ -165,15 +165,17 @@ class LogisticRegression(_SkLogisticRegression):
         return native_fit(self, X, classes, codes, weights)
 
     def _fit_liblinear(self, X, y, sample_weight):
-        """scikit-learn's liblinear path (binary, one-vs-rest liblinear) with liblinear's
-        training replicated: its L2 logistic solver in the primal (TRON), which agrees with
-        scikit-learn's to rounding (TRON's vector operations are BLAS calls there)."""
+        """scikit-learn's liblinear path (two classes) with liblinear's training replicated:
+        the L2 penalty in the primal (TRON, to rounding: its vector operations are BLAS
+        calls in scikit-learn) or the dual (coordinate descent), the L1 penalty by newGLMNET
+        (both bit for bit)."""
         require(self.penalty == "deprecated", f"penalty={self.penalty!r}")
-        require(self.l1_ratio is not None and self.l1_ratio == 0, f"l1_ratio={self.l1_ratio!r}")
+        require(self.l1_ratio in (0, 1), f"l1_ratio={self.l1_ratio!r}")
+        penalty = "l1" if self.l1_ratio == 1 else "l2"
         require(np.isfinite(self.C), "C=inf (scikit-learn's error for liblinear)")
         require(self.n_jobs is None, "n_jobs")
         require(not self.verbose, "verbose output")
-        require(not self.dual, "dual=True (liblinear's dual solver)")
+        require(not (self.dual and penalty == "l1"), "dual=True with L1 (scikit-learn's error)")
         self._validate_params()
         X, y = validate_data(
             self,
@@ -195,8 +197,8 @@ class LogisticRegression(_SkLogisticRegression):
             fit_intercept=self.fit_intercept,
             intercept_scaling=self.intercept_scaling,
             class_weight=self.class_weight,
-            penalty="l2",
-            dual=False,
+            penalty=penalty,
+            dual=bool(self.dual),
             max_iter=self.max_iter,
             tol=self.tol,
             random_state=self.random_state,
