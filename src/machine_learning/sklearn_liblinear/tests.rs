@@ -413,12 +413,12 @@ fn crammer_singer_satisfies_its_dual_conditions() {
         for row in w {
             total += 0.5 * row.iter().map(|v| v * v).sum::<f64>();
         }
-        for r in 0..6 {
+        for (r, &label) in y.iter().enumerate() {
             let (idx, val) = rows.row(r);
             let score = |m: usize| -> f64 { idx.iter().zip(val).map(|(&f, &v)| w[m][f] * v).sum() };
-            let own = score(y[r] as usize);
+            let own = score(label as usize);
             let worst = (0..3)
-                .map(|m| score(m) + if m == y[r] as usize { 0.0 } else { 1.0 } - own)
+                .map(|m| score(m) + if m == label as usize { 0.0 } else { 1.0 } - own)
                 .fold(f64::NEG_INFINITY, f64::max);
             total += c * worst;
         }
