@@ -4,6 +4,7 @@
 pub mod distance;
 #[cfg(any(feature = "machine_learning", feature = "utils"))]
 pub mod elementwise;
+pub mod given_distances;
 pub mod k_nearest;
 #[cfg(any(feature = "machine_learning", feature = "utils"))]
 pub mod kernels;

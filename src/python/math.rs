@@ -1,7 +1,7 @@
 //! `rustyml._native.math`: matmul, reduction and distance kernels.
 
 use super::{f64_array, float_array, parse_parallelism, to_py_err, FloatArray};
-use crate::math::{distance, losses, matmul, optimize, reduction};
+use crate::math::{distance, given_distances, losses, matmul, optimize, reduction};
 use ndarray::{Ix1, Ix2, IxDyn};
 use numpy::IntoPyArray;
 use pyo3::exceptions::PyValueError;
@@ -370,6 +370,72 @@ fn nearest<'py>(
     Ok((labels.into_pyarray(py), d2.into_pyarray(py)))
 }
 
+/// Distances, indices and a flag, as `distance.given_nearest` / `graph_nearest` return them.
+type GivenNearest<'py> = (
+    Bound<'py, numpy::PyArray2<f64>>,
+    Bound<'py, numpy::PyArray2<i64>>,
+    bool,
+);
+
+fn given_to_python<'py>(
+    py: Python<'py>,
+    (found, flag): (given_distances::GivenNeighbours, bool),
+) -> GivenNearest<'py> {
+    (
+        found.distances.into_pyarray(py),
+        found.indices.mapv(|j| j as i64).into_pyarray(py),
+        flag,
+    )
+}
+
+/// The `k` smallest entries of every row of a dense distance matrix, nearest first (equal
+/// values by column), and whether no row's answer hangs on equal values
+/// (`given_distances::nearest_in_dense_rows`).
+#[pyfunction]
+fn given_nearest<'py>(
+    py: Python<'py>,
+    distances: &Bound<'py, PyAny>,
+    k: usize,
+) -> PyResult<GivenNearest<'py>> {
+    let d = f64_array::<Ix2>(distances, "distances")?;
+    let dv = d.view();
+    let found =
+        crate::python::parallel::detach(py, || given_distances::nearest_in_dense_rows(dv, k))
+            .map_err(to_py_err)?;
+    Ok(given_to_python(py, found))
+}
+
+/// The `k` smallest stored entries of every row of a CSR graph (`data`, `indices`, `indptr`),
+/// equal values in stored order, and whether every row was stored sorted already
+/// (`given_distances::nearest_in_graph_rows`).
+#[pyfunction]
+fn graph_nearest<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    indices: numpy::PyReadonlyArray1<'py, i64>,
+    indptr: numpy::PyReadonlyArray1<'py, i64>,
+    k: usize,
+) -> PyResult<GivenNearest<'py>> {
+    let data = f64_array::<Ix1>(data, "data")?;
+    let as_positions = |a: &numpy::PyReadonlyArray1<'py, i64>, name: &str| {
+        a.as_array()
+            .iter()
+            .map(|&v| usize::try_from(v))
+            .collect::<Result<Vec<usize>, _>>()
+            .map_err(|_| PyValueError::new_err(format!("{name} holds a negative entry")))
+    };
+    let (indices, indptr) = (
+        as_positions(&indices, "indices")?,
+        as_positions(&indptr, "indptr")?,
+    );
+    let values = data.view().to_vec();
+    let found = crate::python::parallel::detach(py, || {
+        given_distances::nearest_in_graph_rows(&values, &indices, &indptr, k)
+    })
+    .map_err(to_py_err)?;
+    Ok(given_to_python(py, found))
+}
+
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     super::add_submodule(m, "matmul", |s| {
         s.add_function(wrap_pyfunction!(dot, s)?)?;
@@ -394,7 +460,9 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         s.add_function(wrap_pyfunction!(minkowski, s)?)?;
         s.add_function(wrap_pyfunction!(pairwise, s)?)?;
         s.add_function(wrap_pyfunction!(rowwise, s)?)?;
-        s.add_function(wrap_pyfunction!(nearest, s)?)
+        s.add_function(wrap_pyfunction!(nearest, s)?)?;
+        s.add_function(wrap_pyfunction!(given_nearest, s)?)?;
+        s.add_function(wrap_pyfunction!(graph_nearest, s)?)
     })?;
     Ok(())
 }
