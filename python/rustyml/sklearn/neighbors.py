@@ -10,15 +10,24 @@ chebyshev names, or their float64 ``DistanceMetric`` objects) with uniform,
 inverse-distance or callable weights, single- or multi-output, dense or sparse (on a
 dense copy); ``kneighbors()`` of the training set leaves each sample out, as
 scikit-learn's.
+
+With ``metric="precomputed"`` the neighbours are selected from the given distances: a
+dense matrix's rows where no tie decides them (scikit-learn orders ties by NumPy's
+partition and sort), a sparse graph's stored entries by value with ties in stored order
+(scikit-learn's stable sort, so always).
 """
+
+import warnings
 
 import numpy as np
 from scipy.sparse import issparse
 from sklearn import neighbors as _sk
+from sklearn.exceptions import EfficiencyWarning
 from sklearn.metrics import DistanceMetric
 from sklearn.neighbors._base import KNeighborsMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from rustyml import _native
 from rustyml.machine_learning import KNN as _KNN
 from rustyml.sklearn._dispatch import Unsupported, dense_copy, engine, native_path, record, require
 
@@ -82,7 +91,6 @@ class _NativeSearch:
                 ),
                 "a DistanceMetric object (scikit-learn's classifiers do not take one)",
             )
-            p = _minkowski_p(self)
             weights = getattr(self, "weights", "uniform")
             # None is scikit-learn's other name for uniform weights; a callable weighs the
             # native neighbours' distances, as in scikit-learn
@@ -90,10 +98,23 @@ class _NativeSearch:
                 callable(weights) or weights in (None, "uniform", "distance"),
                 f"weights={weights!r}",
             )
+            if isinstance(self.metric, str) and self.metric == "precomputed":
+                require(self.metric_params in (None, {}), "metric_params")
+                require(self._fit_method == "brute", f"precomputed {self._fit_method}")
+                self._rustyml_engine = _GivenDistances()
+                record(self, "fit", "rustyml")
+                return self
+            p = _minkowski_p(self)
             # scikit-learn searches a sparse X by brute force: the same distances as its
             # dense copy's
-            fit_X = dense_copy(self._fit_X) if issparse(self._fit_X) else self._fit_X
+            # (a tree given as X leaves its data as a memoryview)
+            fit_X = dense_copy(self._fit_X) if issparse(self._fit_X) else np.asarray(self._fit_X)
             require(np.isfinite(fit_X).all(), "non-finite training data")
+            # integers are searched as float64, exactly below 2**53
+            require(
+                fit_X.dtype.kind not in "iu" or (np.abs(fit_X) < 2**53).all(),
+                "integers beyond 2**53",
+            )
         except Unsupported as why:
             record(self, "fit", "scikit-learn", str(why))
             return self  # fitted by scikit-learn alone: later queries fall back
@@ -115,7 +136,12 @@ class _NativeSearch:
             # scikit-learn's trees refuse sparse queries (its error); brute force takes them
             require(self._fit_method == "brute", f"sparse queries of a {self._fit_method}")
             X = dense_copy(X)
-        require(X.dtype.kind == "f", f"X of dtype {X.dtype}")
+        if X.dtype.kind in "iu" and self._fit_method != "brute":
+            # scikit-learn's trees query a float64 copy (exact below 2**53); its brute force
+            # takes integer queries through another distance computation
+            require(bool((np.abs(X) < 2**53).all()), "integers beyond 2**53")
+            X = X.astype(np.float64)
+        require(X.dtype.kind == "f", f"X of dtype {X.dtype} ({self._fit_method})")
         require(X.ndim == 2 and X.shape[0] > 0, f"X of shape {X.shape}")
         require(np.isfinite(X).all(), "non-finite X")
         return native, X
@@ -123,11 +149,20 @@ class _NativeSearch:
     def _native_neighbours(self, X, k, distances=True):
         """The native k nearest training samples of each query: of each training sample,
         less itself, when ``X`` is None (scikit-learn's convention). Returned ``distances``
-        need float64 queries (scikit-learn keeps float32 ones in float32)."""
+        need float64 queries, or a tree's (scikit-learn's brute force computes float32 ones
+        in its own mixed precision)."""
         on_training_set = X is None
+        if isinstance(engine(self), _GivenDistances):
+            return self._given_neighbours(X, k)
         native, Xq = self._native_query(self._fit_X if on_training_set else X)
         if distances:
-            require(Xq.dtype == np.float64, "float32 queries (scikit-learn keeps float32)")
+            # scikit-learn's trees hold and query float64 copies: float32 data is searched
+            # in float64, as the engine searches; its brute force computes float32 data in
+            # its own mixed precision
+            require(
+                Xq.dtype == np.float64 or self._fit_method != "brute",
+                "float32 queries of a brute-force search",
+            )
         require(
             isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k > 0, "n_neighbors"
         )
@@ -136,11 +171,69 @@ class _NativeSearch:
         dist, ind = native.kneighbors(np.asarray(Xq, dtype=np.float64), k)
         return _without_self(dist, ind) if on_training_set else (dist, ind)
 
+    def _given_neighbours(self, X, k):
+        """``metric="precomputed"``: the k nearest columns of each row of the given distances
+        (the training graph or matrix itself, less each sample, when ``X`` is None)."""
+        check_is_fitted(self)
+        require(
+            isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k > 0, "n_neighbors"
+        )
+        on_training_set = X is None
+        k = int(k) + on_training_set
+        require(k <= self.n_samples_fit_, "n_neighbors larger than the training set")
+        D = self._fit_X if on_training_set else X
+        if issparse(D):
+            dist, ind = _graph_neighbours(D, k)
+        else:
+            # scikit-learn checks a dense matrix (its errors), reads it as float64 and
+            # selects by NumPy's partition and sort: ties are left to it
+            require(isinstance(D, np.ndarray) and D.dtype == np.float64, "D not float64")
+            require(D.ndim == 2 and D.shape[0] > 0, f"D of shape {D.shape}")
+            require(D.shape[1] == self.n_samples_fit_, "D of another width (scikit-learn's error)")
+            require(np.isfinite(D).all() and (D >= 0).all(), "non-finite or negative D")
+            dist, ind, tie_free = _native.math.distance.given_nearest(D, k)
+            require(tie_free, "tied distances (scikit-learn's order is NumPy's sort)")
+        return _without_self(dist, ind) if on_training_set else (dist, ind)
+
     @native_path(KNeighborsMixin.kneighbors)
     def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
         k = self.n_neighbors if n_neighbors is None else n_neighbors
         dist, ind = self._native_neighbours(X, k)
         return (dist, ind) if return_distance else ind
+
+
+class _GivenDistances:
+    """The engine of a ``metric="precomputed"`` fit: the distances come with each query."""
+
+
+# the formats whose stored entries scikit-learn reads as the candidates (it refuses the others)
+_GRAPH_FORMATS = ("csr", "csc", "coo", "lil")
+
+
+def _graph_neighbours(graph, k):
+    """scikit-learn's neighbours of a sparse precomputed graph: each row's k smallest stored
+    entries, equal values in stored order (its stable sort), with its warning when a row was
+    not stored sorted."""
+    require(graph.format in _GRAPH_FORMATS, f"a {graph.format} graph (scikit-learn's error)")
+    csr = graph if graph.format == "csr" else graph.asformat("csr")
+    require(csr.dtype == np.float64, f"a graph of dtype {csr.dtype}")
+    require(csr.shape[0] > 0, "an empty graph")
+    data = csr.data
+    require(np.isfinite(data).all() and (data >= 0).all(), "non-finite or negative entries")
+    indptr = np.asarray(csr.indptr, dtype=np.int64)
+    require(np.diff(indptr).min() >= k, "a row with fewer than k entries (scikit-learn's error)")
+    dist, ind, stored_sorted = _native.math.distance.graph_nearest(
+        data, np.asarray(csr.indices, dtype=np.int64), indptr, k
+    )
+    if not stored_sorted:
+        warnings.warn(
+            "Precomputed sparse input was not sorted by row values. Use the function "
+            "sklearn.neighbors.sort_graph_by_row_values to sort the input by row values, "
+            "with warn_when_not_sorted=False to remove this warning.",
+            EfficiencyWarning,
+        )
+    # scikit-learn's indices are the graph's own entries
+    return dist, ind.astype(csr.indices.dtype, copy=False)
 
 
 def _without_self(dist, ind):

@@ -1,0 +1,178 @@
+"""The neighbour doors with ``metric="precomputed"``, against stock scikit-learn.
+
+A precomputed search computes nothing: it selects entries of the given distances, so the
+door's neighbours must be scikit-learn's exactly (indices and distances bit for bit), and
+where scikit-learn's answer hangs on a tie it leaves to NumPy's sort the door runs
+scikit-learn's search.
+"""
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+sklearn = pytest.importorskip("sklearn")
+
+from scipy import sparse
+from sklearn import neighbors as stock
+from sklearn.exceptions import EfficiencyWarning
+from sklearn.metrics import pairwise_distances
+
+import rustyml.sklearn as door
+from rustyml.sklearn import neighbors as door_neighbors
+
+
+@pytest.fixture(autouse=True)
+def _fresh_stats():
+    door.dispatch_stats(reset=True)
+    yield
+    door.unpatch_sklearn()
+
+
+def _paths(method):
+    return {path: n for (_, name, path), n in door.dispatch_stats().items() if name == method and n}
+
+
+def _distances(n_train=60, n_query=25, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X, Q = rng.random((n_train, d)), rng.random((n_query, d))
+    return X, Q, pairwise_distances(X), pairwise_distances(Q, X)
+
+
+def _assert_same(ours, theirs):
+    (dist, ind), (sdist, sind) = ours, theirs
+    np.testing.assert_array_equal(ind, sind)
+    assert ind.dtype == sind.dtype
+    # the distances are the given entries: bit for bit
+    np.testing.assert_array_equal(dist, sdist)
+    assert dist.dtype == sdist.dtype
+
+
+@pytest.mark.parametrize("k", [1, 5, 60])
+def test_dense_precomputed_neighbours_are_scikit_learns(k):
+    _, _, DXX, DQX = _distances()
+    ours = door_neighbors.NearestNeighbors(n_neighbors=k, metric="precomputed").fit(DXX)
+    theirs = stock.NearestNeighbors(n_neighbors=k, metric="precomputed").fit(DXX)
+    _assert_same(ours.kneighbors(DQX), theirs.kneighbors(DQX))
+    np.testing.assert_array_equal(
+        ours.kneighbors(DQX, return_distance=False), theirs.kneighbors(DQX, return_distance=False)
+    )
+    if k < DXX.shape[0]:
+        # the training set itself, each sample left out
+        _assert_same(ours.kneighbors(), theirs.kneighbors())
+    assert set(_paths("kneighbors")) == {"rustyml"}
+
+
+@pytest.mark.parametrize("weights", ["uniform", "distance"])
+def test_precomputed_classifier_and_regressor_predict_as_scikit_learn(weights):
+    X, Q, DXX, DQX = _distances(seed=1)
+    rng = np.random.default_rng(2)
+    labels, target = rng.integers(0, 3, X.shape[0]), rng.random(X.shape[0])
+    params = {"n_neighbors": 7, "metric": "precomputed", "weights": weights}
+    clf = door_neighbors.KNeighborsClassifier(**params).fit(DXX, labels)
+    sclf = stock.KNeighborsClassifier(**params).fit(DXX, labels)
+    np.testing.assert_array_equal(clf.predict(DQX), sclf.predict(DQX))
+    np.testing.assert_array_equal(clf.predict_proba(DQX), sclf.predict_proba(DQX))
+    reg = door_neighbors.KNeighborsRegressor(**params).fit(DXX, target)
+    sreg = stock.KNeighborsRegressor(**params).fit(DXX, target)
+    np.testing.assert_array_equal(reg.predict(DQX), sreg.predict(DQX))
+    # the same neighbours as the features' own euclidean search (no ties in random data)
+    np.testing.assert_array_equal(
+        reg.kneighbors(DQX)[1],
+        stock.NearestNeighbors(n_neighbors=7).fit(X).kneighbors(Q)[1],
+    )
+    assert set(_paths("predict")) == {"rustyml"}
+
+
+def test_dense_ties_run_scikit_learns_search():
+    # integer distances on a line: many equal values, whose order is NumPy's sort's
+    points = np.arange(12.0)[:, None]
+    D = np.abs(points - points.T)
+    ours = door_neighbors.NearestNeighbors(n_neighbors=3, metric="precomputed").fit(D)
+    theirs = stock.NearestNeighbors(n_neighbors=3, metric="precomputed").fit(D)
+    _assert_same(ours.kneighbors(D), theirs.kneighbors(D))
+    assert _paths("kneighbors") == {"scikit-learn": 1}
+
+
+def test_dense_precomputed_errors_are_scikit_learns():
+    _, _, DXX, DQX = _distances(n_train=10, n_query=3)
+    ours = door_neighbors.NearestNeighbors(n_neighbors=3, metric="precomputed").fit(DXX)
+    theirs = stock.NearestNeighbors(n_neighbors=3, metric="precomputed").fit(DXX)
+    for bad in (DQX[:, :4], -DQX):
+        with pytest.raises(ValueError) as stock_error:
+            theirs.kneighbors(bad)
+        with pytest.raises(ValueError, match=re.escape(str(stock_error.value))):
+            ours.kneighbors(bad)
+
+
+def _shuffled_graph(D, keep, seed):
+    """A CSR graph of ``keep`` entries per row (of a varying count when ``keep`` is a list),
+    stored in a random order, with some tied values."""
+    rng = np.random.default_rng(seed)
+    rows, cols, vals = [], [], []
+    for i in range(D.shape[0]):
+        count = keep[i % len(keep)] if isinstance(keep, list) else keep
+        chosen = rng.permutation(D.shape[1])[:count]
+        rows += [i] * count
+        cols += list(chosen)
+        vals += list(np.round(D[i, chosen], 1) + 0.05)  # rounding makes ties
+    return sparse.csr_matrix((vals, (rows, cols)), shape=D.shape)
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo", "lil"])
+@pytest.mark.parametrize("keep", [8, [6, 9, 12]])
+def test_sparse_graph_neighbours_are_scikit_learns_ties_in_stored_order(fmt, keep):
+    _, _, DXX, DQX = _distances(seed=3)
+    graph = _shuffled_graph(DQX, keep, seed=4)
+    fit_graph = _shuffled_graph(DXX, keep, seed=5)
+    query = graph.asformat(fmt)
+    ours = door_neighbors.NearestNeighbors(n_neighbors=5, metric="precomputed").fit(fit_graph)
+    theirs = stock.NearestNeighbors(n_neighbors=5, metric="precomputed").fit(fit_graph)
+    with warnings.catch_warnings(record=True) as ours_warned:
+        warnings.simplefilter("always")
+        got = ours.kneighbors(query)
+    with warnings.catch_warnings(record=True) as stock_warned:
+        warnings.simplefilter("always")
+        want = theirs.kneighbors(query)
+    _assert_same(got, want)
+    assert [(w.category, str(w.message)) for w in ours_warned] == [
+        (w.category, str(w.message)) for w in stock_warned
+    ]
+    assert any(w.category is EfficiencyWarning for w in ours_warned)
+    # the training graph (sorted by scikit-learn's fit), each sample left out
+    _assert_same(ours.kneighbors(n_neighbors=4), theirs.kneighbors(n_neighbors=4))
+    assert set(_paths("kneighbors")) == {"rustyml"}
+
+
+def test_sparse_graph_errors_are_scikit_learns():
+    _, _, DXX, DQX = _distances(n_train=10, n_query=3)
+    ours = door_neighbors.NearestNeighbors(n_neighbors=3, metric="precomputed").fit(DXX)
+    theirs = stock.NearestNeighbors(n_neighbors=3, metric="precomputed").fit(DXX)
+    short = _shuffled_graph(DQX, 2, seed=6)
+    for bad, error in (
+        (sparse.dok_matrix(DQX), TypeError),  # explicit zeros
+        (short, ValueError),  # fewer stored entries than neighbours
+        (sparse.csr_matrix(-DQX), ValueError),
+    ):
+        with pytest.raises(error) as stock_error:
+            theirs.kneighbors(bad)
+        with pytest.raises(error, match=re.escape(str(stock_error.value))):
+            ours.kneighbors(bad)
+    assert "rustyml" not in _paths("kneighbors")
+
+
+def test_precomputed_regressor_on_sparse_distance_queries():
+    """scikit-learn's own regression test: a dense fit, queries as sparse full matrices (the
+    zero diagonal is not stored, so each sample's nearest stored entry is another)."""
+    rng = np.random.default_rng(7)
+    X = 2 * rng.random((40, 5)) - 1
+    y = ((X**2).sum(axis=1) < 0.25).astype(float)
+    D = pairwise_distances(X)
+    ours = door_neighbors.KNeighborsRegressor(n_neighbors=5, metric="precomputed").fit(D, y)
+    theirs = stock.KNeighborsRegressor(n_neighbors=5, metric="precomputed").fit(D, y)
+    for container in (sparse.csr_matrix, sparse.coo_array, sparse.lil_matrix):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", EfficiencyWarning)
+            np.testing.assert_array_equal(ours.predict(container(D)), theirs.predict(container(D)))
+    assert set(_paths("kneighbors")) == {"rustyml"}
