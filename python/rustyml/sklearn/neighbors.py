@@ -136,15 +136,17 @@ class _NativeSearch:
             # scikit-learn's trees refuse sparse queries (its error); brute force takes them
             require(self._fit_method == "brute", f"sparse queries of a {self._fit_method}")
             X = dense_copy(X)
-        if X.dtype.kind in "iu" and self._fit_method != "brute":
+        widened = X.dtype.kind in "iu"
+        if widened:
             # scikit-learn's trees query a float64 copy (exact below 2**53); its brute force
             # takes integer queries through another distance computation
+            require(self._fit_method != "brute", f"X of dtype {X.dtype} (brute)")
             require(bool((np.abs(X) < 2**53).all()), "integers beyond 2**53")
             X = X.astype(np.float64)
         require(X.dtype.kind == "f", f"X of dtype {X.dtype} ({self._fit_method})")
         require(X.ndim == 2 and X.shape[0] > 0, f"X of shape {X.shape}")
         require(np.isfinite(X).all(), "non-finite X")
-        return native, X
+        return native, X, widened
 
     def _native_neighbours(self, X, k, distances=True):
         """The native k nearest training samples of each query: of each training sample,
@@ -154,7 +156,7 @@ class _NativeSearch:
         on_training_set = X is None
         if isinstance(engine(self), _GivenDistances):
             return self._given_neighbours(X, k)
-        native, Xq = self._native_query(self._fit_X if on_training_set else X)
+        native, Xq, widened = self._native_query(self._fit_X if on_training_set else X)
         if distances:
             # scikit-learn's trees hold and query float64 copies: float32 data is searched
             # in float64, as the engine searches; its brute force computes float32 data in
@@ -168,7 +170,15 @@ class _NativeSearch:
         )
         k = int(k) + on_training_set
         require(k <= self.n_samples_fit_, "n_neighbors larger than the training set")
-        dist, ind = native.kneighbors(np.asarray(Xq, dtype=np.float64), k)
+        # Integer and float32 data make equal distances common, and a tree orders them its
+        # own way (the engine: lower index first): these answers are native only where no
+        # tie decides them, which one more neighbour tells
+        guard_ties = widened or Xq.dtype != np.float64
+        extra = int(guard_ties and k < self.n_samples_fit_)
+        dist, ind = native.kneighbors(np.asarray(Xq, dtype=np.float64), k + extra)
+        if guard_ties:
+            require(bool((np.diff(dist, axis=1) > 0).all()), "tied distances (a tree's order)")
+            dist, ind = dist[:, :k], ind[:, :k]
         return _without_self(dist, ind) if on_training_set else (dist, ind)
 
     def _given_neighbours(self, X, k):

@@ -176,3 +176,40 @@ def test_precomputed_regressor_on_sparse_distance_queries():
             warnings.simplefilter("ignore", EfficiencyWarning)
             np.testing.assert_array_equal(ours.predict(container(D)), theirs.predict(container(D)))
     assert set(_paths("kneighbors")) == {"rustyml"}
+
+
+@pytest.mark.parametrize("algorithm", ["kd_tree", "ball_tree"])
+def test_float32_and_integer_queries_of_a_tree_are_searched_in_float64(algorithm):
+    """scikit-learn's trees hold and query float64 copies of float32 and integer data, as
+    the engine searches them: the same neighbours, the distances to rounding (a tree sums
+    the squared differences in float64, the engine finishes the product form exactly where
+    it cancels: a few ulp of the distance)."""
+    rng = np.random.default_rng(9)
+    X32, Q32 = rng.random((300, 4), dtype=np.float32), rng.random((50, 4), dtype=np.float32)
+    # wide integers: no two training points equally far from a query
+    Xint, Qint = rng.integers(-(10**6), 10**6, (300, 3)), rng.integers(-(10**6), 10**6, (50, 3))
+    for X, Q in ((X32, Q32), (Xint, Qint)):
+        ours = door_neighbors.NearestNeighbors(n_neighbors=4, algorithm=algorithm).fit(X)
+        theirs = stock.NearestNeighbors(n_neighbors=4, algorithm=algorithm).fit(X)
+        for query in (Q, None):
+            (dist, ind), (sdist, sind) = ours.kneighbors(query), theirs.kneighbors(query)
+            np.testing.assert_array_equal(ind, sind)
+            assert dist.dtype == sdist.dtype == np.float64
+            np.testing.assert_allclose(dist, sdist, rtol=8 * np.finfo(np.float64).eps)
+    assert set(_paths("kneighbors")) == {"rustyml"}
+    # narrow integers tie, and a tree orders ties its own way; scikit-learn's brute force
+    # computes float32 distances its own way: both run scikit-learn's search
+    door.dispatch_stats(reset=True)
+    grid = rng.integers(-3, 3, (300, 3))
+    tied = door_neighbors.NearestNeighbors(n_neighbors=4, algorithm=algorithm).fit(grid)
+    np.testing.assert_array_equal(
+        tied.kneighbors(grid[:20])[1],
+        stock.NearestNeighbors(n_neighbors=4, algorithm=algorithm)
+        .fit(grid)
+        .kneighbors(grid[:20])[1],
+    )
+    assert _paths("kneighbors") == {"scikit-learn": 1}
+    door.dispatch_stats(reset=True)
+    brute = door_neighbors.NearestNeighbors(n_neighbors=4, algorithm="brute").fit(X32)
+    brute.kneighbors(Q32)
+    assert _paths("kneighbors") == {"scikit-learn": 1}
