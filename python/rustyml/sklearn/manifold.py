@@ -15,7 +15,8 @@ over OpenMP threads, so its embedding already changes with the thread count (dig
 samples: coordinates 6.5 apart on a scale of 36 between one and two threads). rustyml's
 fit is deterministic at any worker count, with an embedding of the same quality
 (``kl_divergence_`` and trustworthiness are compared with scikit-learn's in the tests).
-``fit`` runs through ``fit_transform``, so each fit counts once.
+``fit`` runs through ``fit_transform``, so each fit counts once. Sparse data is embedded
+from a dense copy: the same distances, so the same neighbours and affinities.
 """
 
 import numpy as np
@@ -25,7 +26,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
 from rustyml import _native
-from rustyml.sklearn._dispatch import native_path, require
+from rustyml.sklearn._dispatch import dense_copy, native_path, require
 from rustyml.sklearn.decomposition import PCA
 
 __all__ = ["TSNE"]
@@ -42,7 +43,6 @@ class TSNE(_SkTSNE):
         require(not self.verbose, "verbose output")
         require(self.metric == "euclidean", f"metric={self.metric!r}")
         require(not self.metric_params, "metric_params")
-        require(not issparse(X), "sparse X")
         require(hasattr(X, "shape"), "X without a shape (scikit-learn's own check)")
         # -1 and 0 stop alike at the first check without progress; the engine counts from 1
         require(self.n_iter_without_progress >= 1, "n_iter_without_progress < 1")
@@ -52,6 +52,8 @@ class TSNE(_SkTSNE):
         X = validate_data(
             self,
             X,
+            # scikit-learn's own formats for each method
+            accept_sparse=["csr"] if self.method == "barnes_hut" else ["csr", "csc", "coo"],
             ensure_min_samples=2 if self.method == "barnes_hut" else 1,
             dtype=[np.float32, np.float64],
         )
@@ -80,7 +82,8 @@ class TSNE(_SkTSNE):
         )
         if not given:
             init = self._initial_embedding(X)
-        data = np.asarray(X, dtype=np.float64)
+        # (the initial embedding above is drawn, or fitted by PCA, from X as given)
+        data = np.asarray(dense_copy(X) if issparse(X) else X, dtype=np.float64)
         start = np.ascontiguousarray(init, dtype=np.float64).ravel()
         embedding = np.asarray(engine.fit_transform_from(data, start))
         if self.learning_rate == "auto":

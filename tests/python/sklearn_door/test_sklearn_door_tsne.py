@@ -134,3 +134,22 @@ def test_tsne_errors_and_unsupported_calls_are_scikit_learns():
     ours = door_manifold.TSNE(**params).fit(D)
     assert door.dispatch_stats() == {("TSNE", "fit_transform", "scikit-learn"): 1}
     np.testing.assert_array_equal(ours.embedding_, TSNE(**params).fit(D).embedding_)
+
+
+@pytest.mark.parametrize("method", ["barnes_hut", "exact"])
+def test_tsne_of_sparse_data_is_its_dense_copys_fit(method):
+    """A sparse X is embedded from a dense copy: the same fit as the dense data's, bit for
+    bit, from the same random or PCA start."""
+    from scipy import sparse
+
+    X = np.random.default_rng(9).standard_normal((60, 4))
+    X[np.random.default_rng(10).random(X.shape) < 0.3] = 0.0
+    for init in ("random", "pca"):
+        params = {"method": method, "init": init, "perplexity": 10, "random_state": 0}
+        params["max_iter"] = 300
+        door.dispatch_stats(reset=True)
+        dense = door_manifold.TSNE(**params).fit_transform(X)
+        for container in (sparse.csr_matrix, sparse.csr_array):
+            from_sparse = door_manifold.TSNE(**params).fit_transform(container(X))
+            np.testing.assert_array_equal(from_sparse, dense)
+        assert door.dispatch_stats()[("TSNE", "fit_transform", "rustyml")] == 3
