@@ -136,8 +136,7 @@ class _NativeSearch:
             # scikit-learn's trees refuse sparse queries (its error); brute force takes them
             require(self._fit_method == "brute", f"sparse queries of a {self._fit_method}")
             X = dense_copy(X)
-        widened = X.dtype.kind in "iu"
-        if widened:
+        if X.dtype.kind in "iu":
             # scikit-learn's trees query a float64 copy (exact below 2**53); its brute force
             # takes integer queries through another distance computation
             require(self._fit_method != "brute", f"X of dtype {X.dtype} (brute)")
@@ -146,17 +145,18 @@ class _NativeSearch:
         require(X.dtype.kind == "f", f"X of dtype {X.dtype} ({self._fit_method})")
         require(X.ndim == 2 and X.shape[0] > 0, f"X of shape {X.shape}")
         require(np.isfinite(X).all(), "non-finite X")
-        return native, X, widened
+        return native, X
 
-    def _native_neighbours(self, X, k, distances=True):
+    def _native_neighbours(self, X, k, distances=True, ordered=True):
         """The native k nearest training samples of each query: of each training sample,
         less itself, when ``X`` is None (scikit-learn's convention). Returned ``distances``
         need float64 queries, or a tree's (scikit-learn's brute force computes float32 ones
-        in its own mixed precision)."""
+        in its own mixed precision); the votes of a classifier need only the set of
+        neighbours, not their ``ordered`` sequence."""
         on_training_set = X is None
         if isinstance(engine(self), _GivenDistances):
             return self._given_neighbours(X, k)
-        native, Xq, widened = self._native_query(self._fit_X if on_training_set else X)
+        native, Xq = self._native_query(self._fit_X if on_training_set else X)
         if distances:
             # scikit-learn's trees hold and query float64 copies: float32 data is searched
             # in float64, as the engine searches; its brute force computes float32 data in
@@ -170,15 +170,16 @@ class _NativeSearch:
         )
         k = int(k) + on_training_set
         require(k <= self.n_samples_fit_, "n_neighbors larger than the training set")
-        # Integer and float32 data make equal distances common, and a tree orders them its
-        # own way (the engine: lower index first): these answers are native only where no
-        # tie decides them, which one more neighbour tells
-        guard_ties = widened or Xq.dtype != np.float64
-        extra = int(guard_ties and k < self.n_samples_fit_)
+        # Each search orders equal distances its own way (a tree by its traversal, the
+        # engine lower index first), and duplicates, grids, integer and float32 data make
+        # them common: answers are native only where no tie decides them, which one more
+        # neighbour tells. Votes need only the k-th neighbour apart from the next; the
+        # neighbours themselves (and so a regressor's average) need their whole order.
+        extra = int(k < self.n_samples_fit_)
         dist, ind = native.kneighbors(np.asarray(Xq, dtype=np.float64), k + extra)
-        if guard_ties:
-            require(bool((np.diff(dist, axis=1) > 0).all()), "tied distances (a tree's order)")
-            dist, ind = dist[:, :k], ind[:, :k]
+        gaps = np.diff(dist, axis=1) if ordered else np.diff(dist[:, k - 1 :], axis=1)
+        require(bool((gaps > 0).all()), "tied distances (each search orders them its own way)")
+        dist, ind = dist[:, :k], ind[:, :k]
         return _without_self(dist, ind) if on_training_set else (dist, ind)
 
     def _given_neighbours(self, X, k):
@@ -275,7 +276,9 @@ class KNeighborsClassifier(_NativeSearch, _SkKNeighborsClassifier):
         as scikit-learn sums them (so multi-output and single-output fits agree bit for
         bit): a list of (n_queries, n_classes) arrays."""
         # a user's weight function is given the distances themselves
-        dist, ind = self._native_neighbours(X, self.n_neighbors, distances=callable(self.weights))
+        dist, ind = self._native_neighbours(
+            X, self.n_neighbors, distances=callable(self.weights), ordered=False
+        )
         if callable(self.weights):
             weights = self.weights(dist)
             if np.any(np.all(weights == 0, axis=1)):

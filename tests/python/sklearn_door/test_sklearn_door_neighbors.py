@@ -213,3 +213,37 @@ def test_float32_and_integer_queries_of_a_tree_are_searched_in_float64(algorithm
     brute = door_neighbors.NearestNeighbors(n_neighbors=4, algorithm="brute").fit(X32)
     brute.kneighbors(Q32)
     assert _paths("kneighbors") == {"scikit-learn": 1}
+
+
+@pytest.mark.parametrize("algorithm", ["auto", "kd_tree", "ball_tree", "brute"])
+@pytest.mark.parametrize("k", [1, 3, 5])
+def test_float64_ties_on_a_grid_leave_the_answer_to_scikit_learns_search(algorithm, k):
+    # Integer-valued float64 data: equal distances everywhere, which each search orders its
+    # own way (a tree by its traversal). Without the tie guard the door's brute-force
+    # neighbours, probabilities and regression averages differed from scikit-learn's here.
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 4, (200, 2)).astype(float)
+    y, target = rng.integers(0, 3, 200), rng.standard_normal(200)
+    Q = rng.integers(0, 4, (50, 2)) + 0.5 * rng.integers(0, 2, (50, 2))
+    params = {"n_neighbors": k, "algorithm": algorithm}
+    ours = door_neighbors.KNeighborsClassifier(**params).fit(X, y)
+    theirs = stock.KNeighborsClassifier(**params).fit(X, y)
+    for got, want in zip(ours.kneighbors(Q), theirs.kneighbors(Q)):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(ours.predict_proba(Q), theirs.predict_proba(Q))
+    np.testing.assert_array_equal(
+        door_neighbors.KNeighborsRegressor(**params).fit(X, target).predict(Q),
+        stock.KNeighborsRegressor(**params).fit(X, target).predict(Q),
+    )
+
+
+@pytest.mark.parametrize("algorithm", ["kd_tree", "brute"])
+def test_float64_queries_without_ties_stay_native(algorithm):
+    rng = np.random.default_rng(1)
+    X, y, Q = rng.random((300, 3)), rng.integers(0, 3, 300), rng.random((40, 3))
+    ours = door_neighbors.KNeighborsClassifier(n_neighbors=5, algorithm=algorithm).fit(X, y)
+    theirs = stock.KNeighborsClassifier(n_neighbors=5, algorithm=algorithm).fit(X, y)
+    np.testing.assert_array_equal(ours.predict_proba(Q), theirs.predict_proba(Q))
+    np.testing.assert_array_equal(ours.kneighbors(Q)[1], theirs.kneighbors(Q)[1])
+    assert _paths("predict_proba") == {"rustyml": 1}
+    assert _paths("kneighbors") == {"rustyml": 1}
