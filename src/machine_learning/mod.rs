@@ -97,6 +97,7 @@ pub mod options;
 mod parameter_checks;
 pub mod pca;
 pub mod sklearn_liblinear;
+pub mod sklearn_sag;
 pub mod sklearn_svm;
 pub mod sklearn_tree;
 pub mod svc;

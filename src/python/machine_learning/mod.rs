@@ -20,6 +20,7 @@ mod logistic_regression;
 mod meanshift;
 mod pca;
 mod sklearn_liblinear;
+mod sklearn_sag;
 mod sklearn_svm;
 mod sklearn_tree;
 mod svc;
@@ -78,6 +79,7 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m
     )?)?;
     m.add_function(pyo3::wrap_pyfunction!(sklearn_svm::fit_sklearn_svc, m)?)?;
+    m.add_function(pyo3::wrap_pyfunction!(sklearn_sag::fit_sklearn_sag, m)?)?;
     m.add_class::<kernel_pca::PyKernelPCA>()?;
     m.add_class::<tsne::PyTSNE>()?;
     m.add_class::<decision_tree::PyDecisionTree>()?;
