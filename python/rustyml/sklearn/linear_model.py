@@ -60,6 +60,7 @@ from rustyml.machine_learning import LogisticRegression as _LogisticRegression
 from rustyml.math.matmul import dot as _dot
 from rustyml.sklearn._dispatch import Unsupported, dense_copy, native_path, require
 from rustyml.sklearn._liblinear import fit_liblinear
+from rustyml.sklearn._sag import SAG_SOLVERS, fit_sag
 
 __all__ = ["LinearRegression", "LogisticRegression"]
 
@@ -141,6 +142,8 @@ class LogisticRegression(_SkLogisticRegression):
     def fit(self, X, y, sample_weight=None):
         if self.solver == "liblinear":
             return self._fit_liblinear(X, y, sample_weight)
+        if self.solver in SAG_SOLVERS:
+            return self._fit_sag(X, y, sample_weight)
         native_fit = _NATIVE_SOLVERS.get(self.solver)
         require(native_fit is not None, f"solver={self.solver!r}")
         # scikit-learn warns about these spellings in its fit: let it.
@@ -208,6 +211,12 @@ class LogisticRegression(_SkLogisticRegression):
         self.coef_, self.intercept_ = coef, intercept
         self.n_iter_ = np.asarray(n_iter, dtype=np.int32)
         return self
+
+    def _fit_sag(self, X, y, sample_weight):
+        """scikit-learn's sag/saga path with its SAG training replicated step for step
+        (every penalty ``l1_ratio`` and ``C`` give, warm start, dense or CSR float64), so the
+        fit is scikit-learn's bit for bit (see ``rustyml.sklearn._sag``)."""
+        return fit_sag(self, X, y, sample_weight)
 
     def _fit_lbfgs(self, X, classes, codes, weights):
         require(np.isfinite(self.C), "C=inf (no penalty)")
