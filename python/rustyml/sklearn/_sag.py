@@ -27,32 +27,96 @@ from rustyml.sklearn._dispatch import Unsupported, require
 
 SAG_SOLVERS = ("sag", "saga")
 
+_L1_RATIO_NONE = (
+    "'l1_ratio=None' was deprecated in version 1.8 and will "
+    "trigger an error in 1.10. Use 0<=l1_ratio<=1 instead."
+)
+_PENALTY_DEPRECATED = (
+    "'penalty' was deprecated in version 1.8 and will be removed in"
+    " 1.10. To avoid this warning, leave 'penalty' set to its default"
+    " value and use 'l1_ratio' or 'C' instead."
+    " Use l1_ratio=0 instead of penalty='l2',"
+    " l1_ratio=1 instead of penalty='l1',"
+    " l1_ratio set to a float between 0 and 1 instead of"
+    " penalty='elasticnet', and C=np.inf instead of penalty=None."
+)
 
-def _penalty_strengths(solver, C, l1_ratio):
-    """``(alpha, beta)``, the L2 and L1 strengths scikit-learn hands its SAG solver, from
-    ``C`` and ``l1_ratio`` as its ``fit`` and ``_logistic_regression_path`` derive them."""
-    if C == np.inf:
-        penalty = None
-    elif l1_ratio == 0:
-        penalty = "l2"
-    elif l1_ratio == 1:
-        penalty = "l1"
+
+def _penalty_strengths(estimator):
+    """``(alpha, beta, notes)``: the L2 and L1 strengths scikit-learn hands its SAG solver,
+    from ``penalty`` (deprecated), ``l1_ratio`` and ``C`` as its ``fit`` and
+    ``_logistic_regression_path`` derive them, and the warnings its ``fit`` gives on the way
+    (``(message, category)``, in order). Combinations scikit-learn refuses are
+    ``Unsupported``, so its own fit raises."""
+    solver, C, l1_ratio = estimator.solver, estimator.C, estimator.l1_ratio
+    explicit = estimator.penalty
+    notes = []
+    if explicit == "deprecated":
+        if l1_ratio is None or l1_ratio == 0:
+            penalty = "l2"
+            if l1_ratio is None:
+                notes.append((_L1_RATIO_NONE, FutureWarning))
+        elif l1_ratio == 1:
+            penalty = "l1"
+        else:
+            penalty = "elasticnet"
+        if C == np.inf:
+            penalty = None
     else:
-        penalty = "elasticnet"
+        penalty = explicit
+        notes.append((_PENALTY_DEPRECATED, FutureWarning))
     require(
         solver == "saga" or penalty in ("l2", None),
-        f"solver={solver!r} with l1_ratio={l1_ratio} (scikit-learn's error)",
+        f"solver={solver!r} with penalty {penalty!r} (scikit-learn's error)",
     )
-    require(
-        penalty is not None or not 0 < l1_ratio < 1,
-        "l1_ratio without a penalty (scikit-learn's warning)",
+    if penalty != "elasticnet" and l1_ratio is not None and 0 < l1_ratio < 1:
+        notes.append(
+            (
+                (
+                    "l1_ratio parameter is only used when penalty is 'elasticnet'. "
+                    f"Got (penalty={penalty})"
+                ),
+                UserWarning,
+            )
+        )
+    if (explicit == "l2" and l1_ratio != 0) or (explicit == "l1" and l1_ratio != 1):
+        notes.append(
+            (
+                (
+                    f"Inconsistent values: penalty={explicit} with l1_ratio={l1_ratio}. "
+                    "penalty is deprecated. Please use l1_ratio only."
+                ),
+                UserWarning,
+            )
+        )
+    # scikit-learn's errors: an elastic net without its ratio, and (in its path's
+    # arithmetic) no penalty from C=inf with l1_ratio=None
+    refused = l1_ratio is None and (
+        penalty == "elasticnet" or (explicit == "deprecated" and penalty is None)
     )
+    require(not refused, "l1_ratio=None with an elastic net or C=inf (scikit-learn's error)")
+    if explicit is None:
+        if C != 1.0:
+            notes.append(
+                ("Setting penalty=None will ignore the C and l1_ratio parameters", UserWarning)
+            )
+        C, penalty = np.inf, "l2"
+    if estimator.n_jobs is not None:
+        notes.append(
+            (
+                (
+                    "'n_jobs' has no effect since 1.8 and will be removed in 1.10. "
+                    f"You provided 'n_jobs={estimator.n_jobs}', please leave it unspecified."
+                ),
+                FutureWarning,
+            )
+        )
     if penalty == "l1":
-        return 0.0, 1.0 / C
+        return 0.0, 1.0 / C, notes
     if penalty == "l2":
-        return 1.0 / C, 0.0
+        return 1.0 / C, 0.0, notes
     # elastic net, and no penalty (C infinite: both strengths zero)
-    return (1.0 / C) * (1 - l1_ratio), (1.0 / C) * l1_ratio
+    return (1.0 / C) * (1 - l1_ratio), (1.0 / C) * l1_ratio, notes
 
 
 def _warm_start_coef(estimator, n_rows_of_coef, n_columns):
@@ -77,22 +141,25 @@ def _warm_start_coef(estimator, n_rows_of_coef, n_columns):
 def fit_sag(estimator, X, y, sample_weight):
     """``LogisticRegression.fit`` for ``solver`` in ``("sag", "saga")``, natively."""
     solver = estimator.solver
-    require(estimator.penalty == "deprecated", f"penalty={estimator.penalty!r}")
-    require(estimator.l1_ratio is not None, "l1_ratio=None (scikit-learn's warning)")
-    require(estimator.n_jobs is None, "n_jobs")
     require(not estimator.verbose, "verbose output")
     require(not estimator.dual, "dual=True (scikit-learn's error)")
     estimator._validate_params()
-    alpha, beta = _penalty_strengths(solver, estimator.C, estimator.l1_ratio)
-    X, y = validate_data(
-        estimator,
-        X,
-        y,
-        accept_sparse="csr",
-        dtype=[np.float64, np.float32],
-        order="C",
-        accept_large_sparse=False,
-    )
+    alpha, beta, notes = _penalty_strengths(estimator)
+    try:
+        X, y = validate_data(
+            estimator,
+            X,
+            y,
+            accept_sparse="csr",
+            dtype=[np.float64, np.float32],
+            order="C",
+            accept_large_sparse=False,
+        )
+        check_classification_targets(y)
+    except (TypeError, ValueError) as why:
+        # scikit-learn warns (``notes``) before it refuses the input: let it do both.
+        require(not notes, f"input scikit-learn refuses after its warnings ({why})")
+        raise
     require(X.dtype == np.float64, "float32 X")
     sparse = issparse(X)
     if sparse:
@@ -100,7 +167,6 @@ def fit_sag(estimator, X, y, sample_weight):
             X.indptr.dtype == np.int32 and X.indices.dtype == np.int32,
             "sparse X with 64-bit indices",
         )
-    check_classification_targets(y)
     classes = np.unique(y)
     n_classes = len(classes)
     require(n_classes >= 2, "a single class (scikit-learn's error)")
@@ -155,6 +221,14 @@ def fit_sag(estimator, X, y, sample_weight):
     if failure is not None:
         rng.set_state(rng_state)
         raise Unsupported(f"{solver}: {failure} (scikit-learn's error)")
+    # scikit-learn's warnings before its fit, given once the fit is sure to stand (a
+    # warning turned into an error leaves the generator as scikit-learn would)
+    try:
+        for message, category in notes:
+            warnings.warn(message, category)
+    except Warning:
+        rng.set_state(rng_state)
+        raise
     if n_iter == estimator.max_iter:
         warnings.warn(
             "The max_iter was reached which means the coef_ did not converge",
