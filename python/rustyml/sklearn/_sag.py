@@ -10,6 +10,10 @@ norm (scikit-learn's ``row_norms``, the same sum) and the one seed scikit-learn 
 estimator changes; a run the replica gives up on (overflow, a degenerate step, which
 scikit-learn raises for) puts the generator back as it was, so scikit-learn's own fit draws
 the same seed.
+
+float32 input runs scikit-learn's fit: its ``sag32`` keeps weights, sums and predictions in
+single precision but computes some products in double (the step factors, the binomial
+gradient), which a replica would have to follow operation by operation.
 """
 
 import warnings

@@ -374,6 +374,12 @@ pub fn train_sag(
     if n_rows == 0 || n_classes == 0 {
         return Err(SagFailure::InvalidInput("no rows or no classes".into()));
     }
+    // scikit-learn's datasets index rows with C ints; the sampler's modulus is 32-bit.
+    if n_rows > i32::MAX as usize {
+        return Err(SagFailure::InvalidInput(
+            "more rows than scikit-learn's SAG indexes".into(),
+        ));
+    }
     if (settings.loss == SagLoss::Binomial) != (n_classes == 1) {
         return Err(SagFailure::InvalidInput(
             "the binomial loss has one column, the multinomial several".into(),
