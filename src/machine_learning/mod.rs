@@ -88,6 +88,7 @@ pub mod labels;
 pub mod lda;
 pub mod linear_regression;
 pub mod linear_svc;
+pub mod logistic_lbfgs;
 pub mod logistic_newton;
 pub mod logistic_regression;
 pub mod meanshift;

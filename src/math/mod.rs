@@ -9,6 +9,7 @@ pub mod k_nearest;
 #[cfg(any(feature = "machine_learning", feature = "utils"))]
 pub mod kernels;
 pub mod labels;
+pub mod lbfgsb;
 pub mod linalg;
 pub mod losses;
 pub mod matmul;

@@ -19,6 +19,7 @@ mod linear_svc;
 mod logistic_regression;
 mod meanshift;
 mod pca;
+mod sklearn_lbfgs;
 mod sklearn_liblinear;
 mod sklearn_sag;
 mod sklearn_svm;
@@ -66,6 +67,10 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<meanshift::PyMeanShift>()?;
     m.add_function(pyo3::wrap_pyfunction!(meanshift::estimate_bandwidth, m)?)?;
     m.add_class::<pca::PyPCA>()?;
+    m.add_function(pyo3::wrap_pyfunction!(
+        sklearn_lbfgs::fit_sklearn_logistic_lbfgs,
+        m
+    )?)?;
     m.add_function(pyo3::wrap_pyfunction!(
         sklearn_liblinear::train_liblinear,
         m
