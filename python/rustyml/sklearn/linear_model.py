@@ -13,16 +13,19 @@ below 1e-3. A singular value too near the cutoff to tell its side, or worse cond
 runs scikit-learn's ``lstsq``. ``singular_`` is the square root of the Gram matrix's
 eigenvalues (zero for those cut off, where lstsq reports rounding noise).
 
-``LogisticRegression`` fits natively with the ``lbfgs`` solver and an L2 penalty (``C``
-finite, ``l1_ratio`` 0) on dense float64 input, binary or multinomial (one row of
-coefficients per class, no class dropped, as scikit-learn; multinomial only where ``tol``
-pins the optimum to 1e-6: ``sqrt(n_classes (n_features + 1)) tol C S <= 1e-6``), with or
-without ``sample_weight`` and ``class_weight`` (their product, ``"balanced"`` from
-``compute_class_weight``, weights ``>= 0``), when it converges within ``max_iter`` (else
-scikit-learn's run is kept): the same objective (the weighted mean log-loss plus the squared
-norm of the coefficients over ``2 C`` times the weight sum, the intercepts unpenalised), the
-same L-BFGS stopping rule on the same gradient scale, and scikit-learn's coefficient layout
-(one row for two classes). Prediction is scikit-learn's own, from ``coef_`` and
+``LogisticRegression`` fits natively with the ``lbfgs`` solver and an L2 penalty or none
+(``C=inf``; ``l1_ratio`` 0) on dense float64 input, binary or multinomial (one row of
+coefficients per class, no class dropped, as scikit-learn), with or without
+``sample_weight`` and ``class_weight`` (their product, ``"balanced"`` from
+``compute_class_weight``, weights ``>= 0``), at any ``tol`` and ``max_iter``: a replica of
+SciPy's L-BFGS-B run as scikit-learn calls it (``maxls=50``, ``ftol=64 eps``, ``gtol=tol``)
+minimises the same objective (the weighted mean log-loss plus the squared norm of the
+coefficients over ``2 C`` times the weight sum, the intercepts unpenalised) over the same
+parameter vector, with SciPy's compact L-BFGS matrices, Moré-Thuente line search, memory
+restarts and stopping tests, so both runs stop after the same iterations (``n_iter_``
+equal, scikit-learn's ConvergenceWarning where SciPy reports no convergence) at the same
+point to rounding. Where a step or stopping decision lies within rounding of its threshold,
+scikit-learn's fit runs. Prediction is scikit-learn's own, from ``coef_`` and
 ``intercept_``.
 
 With ``solver="newton-cholesky"`` it fits natively under the same conditions, also without
@@ -51,10 +54,12 @@ from scipy.sparse import issparse
 from sklearn import linear_model as _sk
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model._base import _preprocess_data
+from sklearn.linear_model._logistic import _LOGISTIC_SOLVER_CONVERGENCE_MSG
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
+from rustyml import _native
 from rustyml._normal_equations import NormalEquations
 from rustyml.machine_learning import LogisticRegression as _LogisticRegression
 from rustyml.math.matmul import dot as _dot
@@ -219,21 +224,33 @@ class LogisticRegression(_SkLogisticRegression):
         return fit_sag(self, X, y, sample_weight)
 
     def _fit_lbfgs(self, X, classes, codes, weights):
-        require(np.isfinite(self.C), "C=inf (no penalty)")
-        if len(classes) > 2:
-            # Two runs stopped by max|gradient| <= tol lie within sqrt(p) tol / mu of the
-            # optimum, mu >= 1 / (C S) from the penalty (S the weight sum). scikit-learn
-            # compares its multinomial fits with its own lbfgs path to 6 decimals: the
-            # native run answers only where that bound is below 1e-6.
-            weight_sum = len(codes) if weights is None else float(np.sum(weights))
-            n_params = len(classes) * (X.shape[1] + 1)
-            spread = np.sqrt(n_params) * self.tol * self.C * weight_sum
-            require(spread <= 1e-6, f"tol too loose for a multinomial fit ({spread:.1e} > 1e-6)")
-        native = self._native_model("lbfgs", X, codes, weights)
-        # Converged, both L-BFGS runs stop at the same optimum within the tolerance; cut
-        # short, their iterates differ (other line searches): keep scikit-learn's then.
-        require(native.n_iter_ < self.max_iter, "not converged within max_iter")
-        return self._set_fitted(native, classes)
+        # scikit-learn's run replicated: SciPy's L-BFGS-B iterates (its line searches,
+        # memory restarts and stopping tests) on scikit-learn's objective and parameter
+        # order, so n_iter_ and the stopping point agree to rounding, converged or cut by
+        # max_iter. A decision within rounding of its threshold leaves the fit to
+        # scikit-learn (nothing set yet).
+        coef, intercept, n_iter, status, _ = _native.machine_learning.fit_sklearn_logistic_lbfgs(
+            X,
+            codes.astype(np.int64),
+            weights,
+            n_classes=len(classes),
+            c=float(self.C),
+            fit_intercept=bool(self.fit_intercept),
+            max_iter=int(self.max_iter),
+            tol=float(self.tol),
+            max_probe_gap=_LBFGS_PROBE_GAP,
+        )
+        require(
+            status != "fragile",
+            "lbfgs: a step decision within rounding, or rounding-sized moves change the run",
+        )
+        if status != "converged":
+            _warn_lbfgs_not_converged(status, n_iter, self.max_iter)
+        self.classes_ = classes
+        self.coef_ = np.asarray(coef, dtype=np.float64)
+        self.intercept_ = np.asarray(intercept, dtype=np.float64)
+        self.n_iter_ = np.array([n_iter], dtype=np.int32)
+        return self
 
     def _fit_newton_cholesky(self, X, classes, codes, weights):
         # The same Newton steps and stopping rule as scikit-learn's, so a converged run ends
@@ -307,6 +324,38 @@ class LogisticRegression(_SkLogisticRegression):
         require(np.all(weights >= 0), "negative sample weights")
         require(np.sum(weights) > 0, "sample weights sum to zero")
         return weights
+
+
+# The door answers where a native run and its probe (the same run with rounding-sized moves
+# of every value and gradient entry) end within this distance of each other, relative to
+# the coefficients' scale: such runs are stable under the rounding that tells SciPy's run
+# from the native one. Runs that amplify rounding (hundreds of iterations on ill-conditioned
+# problems) part further and are left to scikit-learn.
+_LBFGS_PROBE_GAP = 1e-8
+
+# SciPy's status and message for each way an unconverged native lbfgs run ended.
+_LBFGS_ENDS = {
+    "max_iter": (1, "STOP: TOTAL NO. OF ITERATIONS REACHED LIMIT"),
+    "max_fun": (1, "STOP: TOTAL NO. OF F,G EVALUATIONS EXCEEDS LIMIT"),
+    "line_search": (2, "ABNORMAL: "),
+}
+
+
+def _warn_lbfgs_not_converged(status, n_iter, max_iter):
+    """scikit-learn's ConvergenceWarning for an lbfgs run that SciPy reports unconverged
+    (``_check_optimize_result``'s text)."""
+    code, message = _LBFGS_ENDS[status]
+    text = f"lbfgs failed to converge after {n_iter} iteration(s) (status={code}):\n{message}\n"
+    if n_iter == max_iter:
+        text += (
+            f"\nIncrease the number of iterations to improve the convergence (max_iter={max_iter})."
+        )
+    text += (
+        "\nYou might also want to scale the data as shown in:\n"
+        "    https://scikit-learn.org/stable/modules/preprocessing.html"
+        "\n" + _LOGISTIC_SOLVER_CONVERGENCE_MSG
+    )
+    warnings.warn(text, ConvergenceWarning, stacklevel=4)
 
 
 # The solvers LogisticRegression's door runs natively, each by its own method.
