@@ -229,17 +229,21 @@ class LogisticRegression(_SkLogisticRegression):
         # order, so n_iter_ and the stopping point agree to rounding, converged or cut by
         # max_iter. A decision within rounding of its threshold leaves the fit to
         # scikit-learn (nothing set yet).
-        coef, intercept, n_iter, status, _ = _native.machine_learning.fit_sklearn_logistic_lbfgs(
-            X,
-            codes.astype(np.int64),
-            weights,
-            n_classes=len(classes),
-            c=float(self.C),
-            fit_intercept=bool(self.fit_intercept),
-            max_iter=int(self.max_iter),
-            tol=float(self.tol),
-            max_probe_gap=_LBFGS_PROBE_GAP,
-        )
+        try:
+            fit = _native.machine_learning.fit_sklearn_logistic_lbfgs(
+                X,
+                codes.astype(np.int64),
+                weights,
+                n_classes=len(classes),
+                c=float(self.C),
+                fit_intercept=bool(self.fit_intercept),
+                max_iter=int(self.max_iter),
+                tol=float(self.tol),
+                max_probe_gap=_LBFGS_PROBE_GAP,
+            )
+        except (ValueError, RuntimeError) as why:  # e.g. X too large for the products
+            raise Unsupported(f"lbfgs: {why}") from None
+        coef, intercept, n_iter, status, _ = fit
         require(
             status != "fragile",
             "lbfgs: a step decision within rounding, or rounding-sized moves change the run",
