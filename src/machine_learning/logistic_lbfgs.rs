@@ -96,12 +96,12 @@ pub fn fit_sklearn_lbfgs(
             "class codes must lie in 0..n_classes, n_classes >= 2",
         ));
     }
-    if !(settings.c > 0.0) {
+    if settings.c.is_nan() || settings.c <= 0.0 {
         return Err(Error::invalid_parameter("C", "must be positive"));
     }
     let weight_sum = weights.map_or(n as f64, |w| w.iter().sum());
     if !(weight_sum > 0.0 && weight_sum.is_finite())
-        || weights.is_some_and(|w| w.iter().any(|v| !(*v >= 0.0)))
+        || weights.is_some_and(|w| w.iter().any(|v| v.is_nan() || *v < 0.0))
     {
         return Err(Error::invalid_input(
             "sample weights must be finite, >= 0, with a positive sum",
@@ -149,9 +149,9 @@ pub fn fit_sklearn_lbfgs(
         let mut grad = Array1::<f64>::zeros(n_out * (d + 1));
         let mut jitter = Jitter(0x9E37_79B9_7F4A_7C15);
         let objective = |w: ArrayView1<f64>, g: &mut Array1<f64>| {
-            layout.to_theta(w, &mut theta);
+            layout.scatter(w, &mut theta);
             let mut f = problem.eval(theta.view(), &mut grad)?;
-            layout.from_theta(grad.view(), g);
+            layout.gather(grad.view(), g);
             if probe {
                 f *= jitter.factor();
                 g.mapv_inplace(|v| v * jitter.factor());
@@ -174,12 +174,12 @@ pub fn fit_sklearn_lbfgs(
                 .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
             probe_gap = apart / scale;
         }
-        if !(probe_gap <= settings.max_probe_gap) {
+        if probe_gap.is_nan() || probe_gap > settings.max_probe_gap {
             status = LbfgsbStatus::Fragile;
         }
     }
     let mut theta = Array1::<f64>::zeros(n_out * (d + 1));
-    layout.to_theta(main.x.view(), &mut theta);
+    layout.scatter(main.x.view(), &mut theta);
     let coef = Array2::from_shape_fn((n_out, d), |(c, j)| theta[c * d + j]);
     let intercept = theta.slice(ndarray::s![n_out * d..]).to_owned();
     Ok(LbfgsFit {
@@ -216,14 +216,14 @@ impl Layout {
         }
     }
 
-    fn to_theta(&self, w: ArrayView1<f64>, theta: &mut Array1<f64>) {
+    fn scatter(&self, w: ArrayView1<f64>, theta: &mut Array1<f64>) {
         theta.fill(0.0);
         for (i, &v) in w.iter().enumerate() {
             theta[self.theta_index(i)] = v;
         }
     }
 
-    fn from_theta(&self, theta: ArrayView1<f64>, w: &mut Array1<f64>) {
+    fn gather(&self, theta: ArrayView1<f64>, w: &mut Array1<f64>) {
         for (i, v) in w.iter_mut().enumerate() {
             *v = theta[self.theta_index(i)];
         }
