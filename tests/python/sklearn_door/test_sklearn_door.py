@@ -1398,14 +1398,13 @@ def test_python_m_rustyml_patch_runs_a_script_patched(tmp_path):
 # PCA cases all fall back (sparse input) and take minutes: they are left out for CI time.
 SKLEARN_SUITES = [
     ("sklearn.neighbors.tests.test_neighbors", None),
+    ("sklearn.neighbors.tests.test_neighbors_pipeline", None),
     ("sklearn.cluster.tests.test_k_means", None),
     ("sklearn.cluster.tests.test_dbscan", None),
     ("sklearn.cluster.tests.test_mean_shift", None),
     ("sklearn.decomposition.tests.test_pca", "not sparse"),
     ("sklearn.preprocessing.tests.test_data", None),
-    # Known difference, left out: the callback test compares a run cut at max_iter one
-    # step after rustyml's L-BFGS converged with scikit-learn's unconverged iterate.
-    ("sklearn.linear_model.tests.test_logistic", "not callback_fitted_estimator"),
+    ("sklearn.linear_model.tests.test_logistic", None),
     ("sklearn.linear_model.tests.test_base", None),
     ("sklearn.tests.test_discriminant_analysis", None),
     ("sklearn.metrics.tests.test_classification", None),
