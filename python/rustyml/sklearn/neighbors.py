@@ -147,12 +147,14 @@ class _NativeSearch:
         require(np.isfinite(X).all(), "non-finite X")
         return native, X
 
-    def _native_neighbours(self, X, k, distances=True, ordered=True):
+    def _native_neighbours(self, X, k, distances=True, ordered=True, labels=None):
         """The native k nearest training samples of each query: of each training sample,
         less itself, when ``X`` is None (scikit-learn's convention). Returned ``distances``
         need float64 queries, or a tree's (scikit-learn's brute force computes float32 ones
         in its own mixed precision); the votes of a classifier need only the set of
-        neighbours, not their ``ordered`` sequence."""
+        neighbours, not their ``ordered`` sequence, and not even the set where every
+        candidate tied at the k-th distance has the same ``labels`` row (any choice among
+        them casts the same votes)."""
         on_training_set = X is None
         if isinstance(engine(self), _GivenDistances):
             return self._given_neighbours(X, k)
@@ -175,10 +177,14 @@ class _NativeSearch:
         # them common: answers are native only where no tie decides them, which one more
         # neighbour tells. Votes need only the k-th neighbour apart from the next; the
         # neighbours themselves (and so a regressor's average) need their whole order.
+        Xq = np.asarray(Xq, dtype=np.float64)
         extra = int(k < self.n_samples_fit_)
-        dist, ind = native.kneighbors(np.asarray(Xq, dtype=np.float64), k + extra)
+        dist, ind = native.kneighbors(Xq, k + extra)
         gaps = np.diff(dist, axis=1) if ordered else np.diff(dist[:, k - 1 :], axis=1)
-        require(bool((gaps > 0).all()), "tied distances (each search orders them its own way)")
+        tied = ~(gaps > 0).all(axis=1)
+        if tied.any() and not ordered and labels is not None:
+            tied[tied] = ~_tie_casts_one_vote(native, Xq[tied], k, labels)
+        require(not tied.any(), "tied distances (each search orders them its own way)")
         dist, ind = dist[:, :k], ind[:, :k]
         return _without_self(dist, ind) if on_training_set else (dist, ind)
 
@@ -247,6 +253,26 @@ def _graph_neighbours(graph, k):
     return dist, ind.astype(csr.indices.dtype, copy=False)
 
 
+def _tie_casts_one_vote(native, Xq, k, labels):
+    """For queries whose k-th and (k+1)-th nearest distances tie: whether every training
+    sample at the k-th distance has the same ``labels`` row, so that whichever of them a
+    search keeps, the votes are the same. The search widens until it passes that distance
+    (or holds the whole training set)."""
+    n_fit = labels.shape[0]
+    m = min(2 * (k + 1), n_fit)
+    while True:
+        dist, ind = native.kneighbors(Xq, m)
+        kth = dist[:, k - 1 : k]
+        if m == n_fit or (dist[:, -1:] > kth).all():
+            break
+        m = min(2 * m, n_fit)
+    at_kth = dist == kth
+    first = np.argmax(at_kth, axis=1)
+    reference = labels[ind[np.arange(ind.shape[0]), first]]
+    same = (labels[ind] == reference[:, None, :]).all(axis=2)
+    return (same | ~at_kth).all(axis=1)
+
+
 def _without_self(dist, ind):
     """scikit-learn's answer for the training set queried against itself: each sample's
     k + 1 neighbours less the sample itself, or less the first one where k + 1 duplicates
@@ -276,8 +302,10 @@ class KNeighborsClassifier(_NativeSearch, _SkKNeighborsClassifier):
         as scikit-learn sums them (so multi-output and single-output fits agree bit for
         bit): a list of (n_queries, n_classes) arrays."""
         # a user's weight function is given the distances themselves
+        y = getattr(self, "_y", None)  # (unfitted: the search below says so)
+        y = y.reshape(-1, 1) if y is not None and y.ndim == 1 else y
         dist, ind = self._native_neighbours(
-            X, self.n_neighbors, distances=callable(self.weights), ordered=False
+            X, self.n_neighbors, distances=callable(self.weights), ordered=False, labels=y
         )
         if callable(self.weights):
             weights = self.weights(dist)
@@ -294,7 +322,6 @@ class KNeighborsClassifier(_NativeSearch, _SkKNeighborsClassifier):
             weights[rows] = exact[rows]
         else:
             weights = np.ones_like(dist)
-        y = self._y.reshape(-1, 1) if self._y.ndim == 1 else self._y
         classes = self.classes_ if self.outputs_2d_ else [self.classes_]
         rows = np.arange(ind.shape[0])
         votes = []

@@ -22,6 +22,8 @@ from sklearn.metrics import pairwise_distances
 import rustyml.sklearn as door
 from rustyml.sklearn import neighbors as door_neighbors
 
+EPS = np.finfo(np.float64).eps
+
 
 @pytest.fixture(autouse=True)
 def _fresh_stats():
@@ -247,3 +249,46 @@ def test_float64_queries_without_ties_stay_native(algorithm):
     np.testing.assert_array_equal(ours.kneighbors(Q)[1], theirs.kneighbors(Q)[1])
     assert _paths("predict_proba") == {"rustyml": 1}
     assert _paths("kneighbors") == {"rustyml": 1}
+
+
+@pytest.mark.parametrize("weights", ["uniform", "distance"])
+@pytest.mark.parametrize("algorithm", ["kd_tree", "brute"])
+def test_votes_tied_among_samples_of_one_label_stay_native(algorithm, weights):
+    # Duplicated training samples (each copy with its sample's label) tie at the k-th
+    # distance: whichever copy a search keeps casts the same vote, so the door answers.
+    rng = np.random.default_rng(2)
+    base = rng.random((60, 3))
+    labels = rng.integers(0, 3, (60, 2))
+    X, Y = np.repeat(base, 3, axis=0), np.repeat(labels, 3, axis=0)
+    Q = np.vstack([base[:20] + 1e-3 * rng.standard_normal((20, 3)), rng.random((20, 3))])
+    params = {"n_neighbors": 4, "algorithm": algorithm, "weights": weights}
+    for y in (Y[:, 0], Y):
+        ours = door_neighbors.KNeighborsClassifier(**params).fit(X, y)
+        theirs = stock.KNeighborsClassifier(**params).fit(X, y)
+        np.testing.assert_array_equal(ours.predict(Q), theirs.predict(Q))
+        # Uniform votes are counts: bit for bit. Distance weights are the inverse distances,
+        # which scikit-learn computes as |x|^2 + |q|^2 - 2 x.q: an error of a few eps
+        # (|x|^2 + |q|^2 <= 6) in d^2, relative eps * 6 / (2 d^2) in each weight and at
+        # most twice that in a normalised vote.
+        bound = 0.0 if weights == "uniform" else 16 * 6 * EPS / theirs.kneighbors(Q)[0].min() ** 2
+        for got, want in zip(
+            np.atleast_3d(ours.predict_proba(Q)), np.atleast_3d(theirs.predict_proba(Q))
+        ):
+            np.testing.assert_allclose(got, want, rtol=0, atol=bound)
+    assert _paths("predict") == {"rustyml": 2}
+    assert _paths("predict_proba") == {"rustyml": 2}
+
+
+def test_votes_tied_among_samples_of_two_labels_run_scikit_learns_search():
+    # The same duplicates, one copy relabelled: the k-th neighbour's vote depends on which
+    # copy a search keeps, so scikit-learn's own search answers.
+    rng = np.random.default_rng(3)
+    base = rng.random((30, 3))
+    X, y = np.repeat(base, 2, axis=0), np.repeat(rng.integers(0, 2, 30), 2)
+    y[1::2] = 1 - y[1::2]
+    Q = base[:10] + 1e-3 * rng.standard_normal((10, 3))
+    params = {"n_neighbors": 3, "algorithm": "brute"}
+    ours = door_neighbors.KNeighborsClassifier(**params).fit(X, y)
+    theirs = stock.KNeighborsClassifier(**params).fit(X, y)
+    np.testing.assert_array_equal(ours.predict_proba(Q), theirs.predict_proba(Q))
+    assert _paths("predict_proba") == {"scikit-learn": 1}
