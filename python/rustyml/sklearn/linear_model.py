@@ -159,12 +159,21 @@ class LogisticRegression(_SkLogisticRegression):
         require(not self.warm_start, "warm_start")
         require(not self.verbose, "verbose output")
         require(not self.dual, "dual=True")
-        require(not issparse(X), "sparse X")
         self._validate_params()
         X, y = validate_data(
-            self, X, y, dtype=[np.float64, np.float32], order="C", accept_large_sparse=False
+            self,
+            X,
+            y,
+            accept_sparse="csr",
+            dtype=[np.float64, np.float32],
+            order="C",
+            accept_large_sparse=True,  # (as scikit-learn's fit, for these solvers)
         )
         require(X.dtype == np.float64, "float32 X")
+        if issparse(X):
+            # the same objective from the same values (its products summed in another
+            # order, as BLAS sums a dense X's): the fit agrees to rounding, as a dense one
+            X = dense_copy(X)
         check_classification_targets(y)
         classes = np.unique(y)
         require(len(classes) >= 2, "a single class (scikit-learn's error)")

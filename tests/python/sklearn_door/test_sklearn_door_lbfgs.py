@@ -172,3 +172,16 @@ def test_a_stop_decision_within_rounding_runs_scikit_learns():
     ours, stock = _fit_both({"tol": tol}, X, y, expect=FALLBACK)
     np.testing.assert_array_equal(ours.coef_, stock.coef_)
     np.testing.assert_array_equal(ours.n_iter_, stock.n_iter_)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_sparse_X_runs_natively_as_its_dense_copy(k):
+    # scikit-learn's sparse products sum in another order than BLAS, as the native dense
+    # ones do: the same bound as a dense fit.
+    from scipy.sparse import csr_matrix
+
+    X, y = _data(k, seed=40 + k)
+    X[np.abs(X) < 0.6] = 0.0
+    params = {"C": 0.5}
+    ours, stock = _fit_both(params, csr_matrix(X), y)
+    _assert_same_run(ours, stock, X, y, None, params)

@@ -591,3 +591,17 @@ def test_liblinear_logistic_leaves_rounding_decided_and_unreplicated_fits_to_sci
         with pytest.raises(ValueError) as stock:
             LogisticRegression(solver="liblinear", **params).fit(Xi, yi)
         assert str(ours.value) == str(stock.value)
+
+
+@pytest.mark.parametrize("solver", ["newton-cholesky", "newton-cg"])
+@pytest.mark.parametrize("k", [2, 3])
+def test_newton_solvers_fit_sparse_X_natively(solver, k):
+    # A sparse X is fitted from its dense copy: the same Newton steps from the same values,
+    # its sums in another order (as scikit-learn's sparse products are): the dense bound.
+    from scipy.sparse import csr_matrix
+
+    X, y = _data(k, seed=50 + k)
+    X[np.abs(X) < 0.6] = 0.0
+    params = {"C": 2.0, "solver": solver}
+    ours, stock = _fit_both(params, csr_matrix(X), y)
+    _assert_same_newton_fit(ours, stock, X, y, None, 2.0, True)
