@@ -30,7 +30,7 @@ const LOSS_ROUNDING: f64 = 64.0 * f64::EPSILON;
 const SLOPE_ROUNDING: f64 = 1e-8;
 
 /// The settings of one fit.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct LbfgsFitSettings {
     /// Inverse penalty strength; infinite for no penalty.
     pub c: f64,
@@ -40,6 +40,10 @@ pub struct LbfgsFitSettings {
     /// The largest distance between the run and its probe (module docs), relative to
     /// `max(1, max |parameter|)`, at which the fit is still reported.
     pub max_probe_gap: f64,
+    /// Where the run starts (scikit-learn's `warm_start`): the coefficients (one row per
+    /// output, as [`LbfgsFit::coef`]) and the intercepts (ignored without one); zeros when
+    /// `None`.
+    pub start: Option<(Array2<f64>, Array1<f64>)>,
 }
 
 /// A fit in scikit-learn's layout.
@@ -143,6 +147,30 @@ pub fn fit_sklearn_lbfgs(
         // The gradient's entries are sums of feature values times O(1) residuals.
         gradient: 1e-6 * settings.tol + 1e3 * f64::EPSILON * x_scale,
     };
+    let mut start = Array1::zeros(layout.len());
+    if let Some((coef, intercept)) = &settings.start {
+        if coef.dim() != (n_out, d) || (settings.fit_intercept && intercept.len() != n_out) {
+            return Err(Error::invalid_input(format!(
+                "the start must hold {n_out} x {d} coefficients and {n_out} intercepts, got \
+                 {:?} and {}",
+                coef.dim(),
+                intercept.len()
+            )));
+        }
+        let mut theta = Array1::<f64>::zeros(n_out * (d + 1));
+        for (c, row) in coef.rows().into_iter().enumerate() {
+            theta
+                .slice_mut(ndarray::s![c * d..(c + 1) * d])
+                .assign(&row);
+        }
+        if settings.fit_intercept {
+            theta.slice_mut(ndarray::s![n_out * d..]).assign(intercept);
+        }
+        if !theta.iter().all(|v| v.is_finite()) {
+            return Err(Error::invalid_input("the start must be finite"));
+        }
+        layout.gather(theta.view(), &mut start);
+    }
     let opts = LbfgsbOptions::scikit_learn(settings.max_iter, settings.tol);
     let run = |probe: bool| {
         let mut theta = Array1::<f64>::zeros(n_out * (d + 1));
@@ -158,7 +186,7 @@ pub fn fit_sklearn_lbfgs(
             }
             Ok(f)
         };
-        lbfgsb::minimize_unbounded(objective, Array1::zeros(layout.len()), &opts, &rounding)
+        lbfgsb::minimize_unbounded(objective, start.clone(), &opts, &rounding)
     };
     let main = run(false)?;
     let mut status = main.status;
@@ -234,6 +262,38 @@ impl Layout {
 mod tests {
     use super::*;
 
+    /// scikit-learn's warm start: a run started at a converged fit's point stops there at
+    /// once (SciPy's first gradient test), and a start of another shape is refused.
+    #[test]
+    fn a_run_started_at_its_optimum_stops_at_once() {
+        let x = Array2::from_shape_fn((50, 3), |(i, j)| {
+            ((i * 7919 + j * 104_729) % 997) as f64 / 498.5 - 1.0 + 0.3 * (i % 3) as f64
+        });
+        let y: Vec<usize> = (0..50).map(|i| (i * 31 + i / 7) % 3).collect();
+        let mut settings = LbfgsFitSettings {
+            c: 1.0,
+            fit_intercept: true,
+            max_iter: 200,
+            tol: 1e-6,
+            max_probe_gap: 1e-8,
+            start: None,
+        };
+        let first = fit_sklearn_lbfgs(x.view(), &y, 3, None, &settings).unwrap();
+        assert_eq!(first.status, LbfgsbStatus::ConvergedGradient);
+        assert!(first.n_iter > 3);
+        settings.start = Some((first.coef.clone(), first.intercept.clone()));
+        let again = fit_sklearn_lbfgs(x.view(), &y, 3, None, &settings).unwrap();
+        assert_eq!(again.status, LbfgsbStatus::ConvergedGradient);
+        assert_eq!(again.n_iter, 0);
+        assert_eq!(again.coef, first.coef);
+        assert_eq!(again.intercept, first.intercept);
+        settings.start = Some((
+            first.coef.slice(ndarray::s![..2, ..]).to_owned(),
+            first.intercept,
+        ));
+        assert!(fit_sklearn_lbfgs(x.view(), &y, 3, None, &settings).is_err());
+    }
+
     /// scikit-learn's multinomial order: feature-major, classes adjacent, intercepts last.
     #[test]
     fn layout_follows_scikit_learn_order() {
@@ -275,6 +335,7 @@ mod tests {
                 max_iter: 200,
                 tol: 1e-6,
                 max_probe_gap: 1e-8,
+                start: None,
             };
             let weights = weighted.then_some(w.as_slice());
             let fit = fit_sklearn_lbfgs(x.view(), &y, classes, weights, &settings).unwrap();

@@ -156,7 +156,7 @@ class LogisticRegression(_SkLogisticRegression):
         require(self.l1_ratio is not None and self.l1_ratio == 0, f"l1_ratio={self.l1_ratio!r}")
         require(self.n_jobs is None, "n_jobs")
         require(self.max_iter >= 1, "max_iter=0")
-        require(not self.warm_start, "warm_start")
+        require(not self.warm_start or self.solver == "lbfgs", "warm_start")
         require(not self.verbose, "verbose output")
         require(not self.dual, "dual=True")
         self._validate_params()
@@ -238,6 +238,7 @@ class LogisticRegression(_SkLogisticRegression):
         # order, so n_iter_ and the stopping point agree to rounding, converged or cut by
         # max_iter. A decision within rounding of its threshold leaves the fit to
         # scikit-learn (nothing set yet).
+        start = self._warm_start_point(X.shape[1], len(classes))
         try:
             fit = _native.machine_learning.fit_sklearn_logistic_lbfgs(
                 X,
@@ -249,6 +250,7 @@ class LogisticRegression(_SkLogisticRegression):
                 max_iter=int(self.max_iter),
                 tol=float(self.tol),
                 max_probe_gap=_LBFGS_PROBE_GAP,
+                **start,
             )
         except (ValueError, RuntimeError) as why:  # e.g. X too large for the products
             raise Unsupported(f"lbfgs: {why}") from None
@@ -264,6 +266,23 @@ class LogisticRegression(_SkLogisticRegression):
         self.intercept_ = np.asarray(intercept, dtype=np.float64)
         self.n_iter_ = np.array([n_iter], dtype=np.int32)
         return self
+
+    def _warm_start_point(self, n_features, n_classes):
+        """The previous fit's coefficients and intercepts where ``warm_start`` starts there
+        (as keyword arguments of the native fit); a previous fit of another shape is left
+        to scikit-learn (its error)."""
+        coef = getattr(self, "coef_", None) if self.warm_start else None
+        if coef is None:
+            return {}
+        n_out = 1 if n_classes == 2 else n_classes
+        require(
+            np.shape(coef) == (n_out, n_features) and np.shape(self.intercept_) == (n_out,),
+            "a warm start of another shape (scikit-learn's error)",
+        )
+        start = {"start_coef": np.ascontiguousarray(coef, dtype=np.float64)}
+        if self.fit_intercept:
+            start["start_intercept"] = np.ascontiguousarray(self.intercept_, dtype=np.float64)
+        return start
 
     def _fit_newton_cholesky(self, X, classes, codes, weights):
         # The same Newton steps and stopping rule as scikit-learn's, so a converged run ends

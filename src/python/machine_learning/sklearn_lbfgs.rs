@@ -26,7 +26,7 @@ type LbfgsArrays<'py> = (
 /// or more than `max_probe_gap` away: SciPy's run may differ).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (x, y, sample_weight, *, n_classes, c, fit_intercept, max_iter, tol, max_probe_gap))]
+#[pyo3(signature = (x, y, sample_weight, *, n_classes, c, fit_intercept, max_iter, tol, max_probe_gap, start_coef=None, start_intercept=None))]
 pub(crate) fn fit_sklearn_logistic_lbfgs<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
@@ -38,6 +38,8 @@ pub(crate) fn fit_sklearn_logistic_lbfgs<'py>(
     max_iter: usize,
     tol: f64,
     max_probe_gap: f64,
+    start_coef: Option<PyReadonlyArray2<'py, f64>>,
+    start_intercept: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<LbfgsArrays<'py>> {
     let codes: Vec<usize> = y
         .as_array()
@@ -53,6 +55,13 @@ pub(crate) fn fit_sklearn_logistic_lbfgs<'py>(
         max_iter,
         tol,
         max_probe_gap,
+        start: start_coef.map(|coef| {
+            let intercept = start_intercept.map_or_else(
+                || ndarray::Array1::zeros(coef.as_array().nrows()),
+                |b| b.as_array().to_owned(),
+            );
+            (coef.as_array().to_owned(), intercept)
+        }),
     };
     let fit = crate::python::parallel::detach(py, || {
         fit_sklearn_lbfgs(x, &codes, n_classes, weights.as_deref(), &settings)

@@ -52,7 +52,7 @@ def _data(k, seed=0, n=240, d=5, spread=1.0):
     return X * np.logspace(0, np.log10(spread), d)[None, :], y
 
 
-def _probe_gap(X, y, sw, params):
+def _probe_gap(X, y, sw, params, start=None):
     """The door's probe gap for this fit (module docs), from the native entry point."""
     classes, codes = np.unique(y, return_inverse=True)
     weights = None if sw is None else np.asarray(sw, dtype=np.float64)
@@ -70,6 +70,7 @@ def _probe_gap(X, y, sw, params):
         max_iter=int(params.get("max_iter", 100)),
         tol=float(params.get("tol", 1e-4)),
         max_probe_gap=np.inf,
+        **(start or {}),
     )
     assert status != "fragile"
     return gap
@@ -92,14 +93,14 @@ def _fit_both(params, X, y, sw=None, expect=NATIVE):
     return ours, stock
 
 
-def _assert_same_run(ours, stock, X, y, sw, params):
+def _assert_same_run(ours, stock, X, y, sw, params, start=None):
     np.testing.assert_array_equal(ours.n_iter_, stock.n_iter_)
     assert ours.n_iter_.dtype == stock.n_iter_.dtype
     np.testing.assert_array_equal(ours.classes_, stock.classes_)
     assert ours.coef_.shape == stock.coef_.shape
     assert ours.intercept_.shape == stock.intercept_.shape
     scale = max(1.0, np.abs(stock.coef_).max(), np.abs(stock.intercept_).max())
-    atol = (100 * _probe_gap(X, y, sw, params) + 1e-12) * scale
+    atol = (100 * _probe_gap(X, y, sw, params, start) + 1e-12) * scale
     np.testing.assert_allclose(ours.coef_, stock.coef_, rtol=0, atol=atol)
     np.testing.assert_allclose(ours.intercept_, stock.intercept_, rtol=0, atol=atol)
 
@@ -185,3 +186,43 @@ def test_sparse_X_runs_natively_as_its_dense_copy(k):
     params = {"C": 0.5}
     ours, stock = _fit_both(params, csr_matrix(X), y)
     _assert_same_run(ours, stock, X, y, None, params)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("k", [2, 3])
+def test_warm_start_continues_from_the_previous_fit_as_scikit_learn(k, fit_intercept):
+    # Each fit starts at the previous one's coefficients (and intercepts): runs cut short
+    # resume where they stopped, a new C starts from the old optimum. Every stage is
+    # compared with stock scikit-learn doing the same from the same start (stock's previous
+    # fit, handed to the door: the two previous fits differ by rounding, which a later run
+    # may amplify as any other start's rounding).
+    X, y = _data(k, seed=60 + k, spread=10.0)
+    base = {"warm_start": True, "fit_intercept": fit_intercept}
+    ours = door_linear_model.LogisticRegression(**base)
+    stock = LogisticRegression(**base)
+    start = None
+    for stage in ({"max_iter": 3}, {"max_iter": 3}, {"max_iter": 200}, {"C": 0.1}):
+        ours.set_params(**stage)
+        stock.set_params(**stage)
+        door.dispatch_stats(reset=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            ours.fit(X, y)
+            stock.fit(X, y)
+        assert door.dispatch_stats() == {NATIVE: 1}
+        _assert_same_run(ours, stock, X, y, None, ours.get_params(), start)
+        ours.coef_, ours.intercept_ = stock.coef_.copy(), stock.intercept_.copy()
+        start = {"start_coef": stock.coef_.copy()}
+        if fit_intercept:
+            start["start_intercept"] = stock.intercept_.copy()
+
+
+def test_warm_start_of_another_shape_is_scikit_learns_error():
+    X, y = _data(3, seed=7)
+    ours = door_linear_model.LogisticRegression(warm_start=True).fit(X, y)
+    stock = LogisticRegression(warm_start=True).fit(X, y)
+    with pytest.raises(ValueError) as ours_error:
+        ours.fit(X, y % 2)
+    with pytest.raises(ValueError) as stock_error:
+        stock.fit(X, y % 2)
+    assert str(ours_error.value) == str(stock_error.value)
