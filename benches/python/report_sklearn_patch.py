@@ -116,6 +116,25 @@ SCRIPTS = {
         start()
         LogisticRegression(solver="newton-cholesky").fit(X, y)
     """,
+    "LogisticRegression lbfgs 50,000 x 30, 5 classes": """
+        from sklearn.linear_model import LogisticRegression
+        X = rng.standard_normal((50_000, 30))
+        y = np.argmax(X @ rng.standard_normal((30, 5)) + rng.gumbel(size=(50_000, 5)), axis=1)
+        start()
+        LogisticRegression(max_iter=500).fit(X, y)
+    """,
+    "LogisticRegression sag 20,000 x 50": """
+        from sklearn.linear_model import LogisticRegression
+        X = rng.standard_normal((20_000, 50)); y = (X @ rng.standard_normal(50) > 0).astype(int)
+        start()
+        LogisticRegression(solver="sag", random_state=0, max_iter=1000).fit(X, y)
+    """,
+    "LogisticRegression saga elastic net 20,000 x 50": """
+        from sklearn.linear_model import LogisticRegression
+        X = rng.standard_normal((20_000, 50)); y = (X @ rng.standard_normal(50) > 0).astype(int)
+        start()
+        LogisticRegression(solver="saga", l1_ratio=0.5, random_state=0, max_iter=1000).fit(X, y)
+    """,
 }
 
 PRELUDE = """
