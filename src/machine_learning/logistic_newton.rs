@@ -35,6 +35,7 @@
 
 use crate::error::Result;
 use crate::machine_learning::logistic_regression::{scores, Problem, Target};
+use crate::math::optimize::at_most;
 use crate::math::{elementwise, linalg, matmul};
 use ndarray::{s, Array1, Array2, ArrayView1, Axis};
 
@@ -86,17 +87,6 @@ impl NewtonRun {
             converged: stop == NewtonStop::Converged,
             stop,
         })
-    }
-}
-
-/// `value <= bound` where it holds (or fails) by more than `band`; `None` within it or for NaN.
-fn at_most(value: f64, bound: f64, band: f64) -> Option<bool> {
-    if value <= bound - band {
-        Some(true)
-    } else if value > bound + band {
-        Some(false)
-    } else {
-        None
     }
 }
 

@@ -31,6 +31,7 @@
 //! [`LbfgsbStatus::Fragile`] so the caller can defer to SciPy.
 
 use crate::error::Result;
+use crate::math::optimize::at_most;
 use ndarray::{Array1, Array2, ArrayView1};
 use std::collections::VecDeque;
 
@@ -119,17 +120,6 @@ pub struct LbfgsbRun {
     /// Objective evaluations (SciPy's `nfev`).
     pub n_eval: usize,
     pub status: LbfgsbStatus,
-}
-
-/// `value <= bound` where it holds or fails by more than `band`; `None` within it or for NaN.
-fn at_most(value: f64, bound: f64, band: f64) -> Option<bool> {
-    if value <= bound - band {
-        Some(true)
-    } else if value > bound + band {
-        Some(false)
-    } else {
-        None
-    }
 }
 
 /// A sum of products in index order (the loops SciPy writes out).

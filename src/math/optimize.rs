@@ -363,6 +363,19 @@ fn pseudo_gradient(x: &Array1<f64>, g: &Array1<f64>, l1: f64, mask: &[bool]) -> 
     }))
 }
 
+/// `value <= bound` where it holds or fails by more than `band` (the rounding of the two
+/// sides); `None` within the band or for NaN: a stopping or step decision an
+/// implementation summing in another order could take the other way.
+pub(crate) fn at_most(value: f64, bound: f64, band: f64) -> Option<bool> {
+    if value <= bound - band {
+        Some(true)
+    } else if value > bound + band {
+        Some(false)
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,8 @@
 use gemmkit_ndarray::Parallelism;
 use ndarray::{Array, ArrayView, Dimension};
 use numpy::{
-    PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray, PyUntypedArray, PyUntypedArrayMethods,
+    PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray, PyReadonlyArray1, PyUntypedArray,
+    PyUntypedArrayMethods,
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -153,4 +154,26 @@ pub(crate) fn parse_parallelism(obj: &Bound<'_, PyAny>) -> PyResult<Parallelism>
             "parallelism must be 'auto', 'serial' or a positive worker count",
         )),
     }
+}
+
+/// A CSR matrix's parts as scikit-learn's compiled wrappers read them: `(indptr, indices,
+/// data)`, 32-bit indices, float64 values.
+pub(crate) type CsrParts<'py> = (
+    PyReadonlyArray1<'py, i32>,
+    PyReadonlyArray1<'py, i32>,
+    PyReadonlyArray1<'py, f64>,
+);
+
+/// A CSR index array (`what`: row pointer or column index) as `usize`s; a negative entry
+/// is an error.
+pub(crate) fn csr_index(a: &PyReadonlyArray1<'_, i32>, what: &str) -> PyResult<Vec<usize>> {
+    a.as_array()
+        .iter()
+        .map(|&v| usize::try_from(v))
+        .collect::<Result<_, _>>()
+        .map_err(|_| {
+            crate::python::to_py_err(crate::error::Error::invalid_input(format!(
+                "sparse x: a negative {what}"
+            )))
+        })
 }

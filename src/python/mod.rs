@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyModule;
 
 mod calibration;
-mod convert;
+pub(crate) mod convert;
 mod errors;
 mod functional_model;
 pub(crate) mod labels;

@@ -80,10 +80,7 @@ pub fn solve(
     let mut iter = 0;
     while iter < MAX_PASSES {
         let mut spread_max = f64::NEG_INFINITY;
-        for k in 0..active {
-            let j = k + rng.below((active - k) as u32) as usize;
-            index.swap(k, j);
-        }
+        rng.shuffle(&mut index[..active]);
         let mut s = 0;
         while s < active {
             let i = index[s];

@@ -57,10 +57,7 @@ pub fn solve(
     while iter < max_iter {
         let mut pg_max_new = f64::NEG_INFINITY;
         let mut pg_min_new = f64::INFINITY;
-        for k in 0..active {
-            let j = k + rng.below((active - k) as u32) as usize;
-            index.swap(k, j);
-        }
+        rng.shuffle(&mut index[..active]);
         let mut s = 0;
         while s < active {
             let i = index[s];

@@ -5,7 +5,7 @@
 //! features at zero whose gradient lies well inside `[-1, 1]` are shrunk away.
 
 use super::random::MersenneTwister;
-use super::{Columns, Rows, SubProblem};
+use super::{l1_violation, Columns, Rows, SubProblem};
 
 const MAX_LINE_SEARCH: usize = 20;
 /// The line search's sufficient-decrease fraction.
@@ -51,10 +51,7 @@ pub fn solve(
     while iter < max_iter {
         let mut gmax_new: f64 = 0.0;
         let mut gnorm1_new = 0.0;
-        for k in 0..active {
-            let pick = k + rng.below((active - k) as u32) as usize;
-            index.swap(pick, k);
-        }
+        rng.shuffle(&mut index[..active]);
         let mut s = 0;
         while s < active {
             let j = index[s];
@@ -74,22 +71,11 @@ pub fn solve(
             h = max(h, 1e-12);
             let gp = g + 1.0;
             let gn = g - 1.0;
-            let mut violation = 0.0;
-            if w[j] == 0.0 {
-                if gp < 0.0 {
-                    violation = -gp;
-                } else if gn > 0.0 {
-                    violation = gn;
-                } else if gp > gmax_old / l as f64 && gn < -gmax_old / l as f64 {
-                    active -= 1;
-                    index.swap(s, active);
-                    continue;
-                }
-            } else if w[j] > 0.0 {
-                violation = gp.abs();
-            } else {
-                violation = gn.abs();
-            }
+            let Some(violation) = l1_violation(w[j], g, gmax_old / l as f64) else {
+                active -= 1;
+                index.swap(s, active);
+                continue;
+            };
             gmax_new = max(gmax_new, violation);
             gnorm1_new += violation;
 

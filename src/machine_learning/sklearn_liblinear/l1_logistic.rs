@@ -8,7 +8,7 @@
 //! by multiplication along the step.
 
 use super::random::MersenneTwister;
-use super::{larger, smaller, Columns, Rows, SubProblem};
+use super::{l1_violation, larger, smaller, Columns, Rows, SubProblem};
 
 /// The inner coordinate descent's pass cap per Newton step.
 const MAX_INNER_PASSES: i32 = 1000;
@@ -95,24 +95,11 @@ pub fn solve(
             }
             h_diag[j] = h;
             grad[j] = -tmp + neg_sum[j];
-            let gp = grad[j] + 1.0;
-            let gn = grad[j] - 1.0;
-            let mut violation = 0.0;
-            if w[j] == 0.0 {
-                if gp < 0.0 {
-                    violation = -gp;
-                } else if gn > 0.0 {
-                    violation = gn;
-                } else if gp > gmax_old / l as f64 && gn < -gmax_old / l as f64 {
-                    active -= 1;
-                    index.swap(s, active);
-                    continue;
-                }
-            } else if w[j] > 0.0 {
-                violation = gp.abs();
-            } else {
-                violation = gn.abs();
-            }
+            let Some(violation) = l1_violation(w[j], grad[j], gmax_old / l as f64) else {
+                active -= 1;
+                index.swap(s, active);
+                continue;
+            };
             gmax_new = larger(gmax_new, violation);
             gnorm1_new += violation;
             s += 1;
@@ -134,10 +121,7 @@ pub fn solve(
         while passes < MAX_INNER_PASSES {
             let mut qp_gmax_new: f64 = 0.0;
             let mut qp_gnorm1_new = 0.0;
-            for k in 0..qp_active {
-                let pick = k + rng.below((qp_active - k) as u32) as usize;
-                index.swap(pick, k);
-            }
+            rng.shuffle(&mut index[..qp_active]);
             let mut s = 0;
             while s < qp_active {
                 let j = index[s];
@@ -149,22 +133,11 @@ pub fn solve(
                 }
                 let gp = g + 1.0;
                 let gn = g - 1.0;
-                let mut violation = 0.0;
-                if wpd[j] == 0.0 {
-                    if gp < 0.0 {
-                        violation = -gp;
-                    } else if gn > 0.0 {
-                        violation = gn;
-                    } else if gp > qp_gmax_old / l as f64 && gn < -qp_gmax_old / l as f64 {
-                        qp_active -= 1;
-                        index.swap(s, qp_active);
-                        continue;
-                    }
-                } else if wpd[j] > 0.0 {
-                    violation = gp.abs();
-                } else {
-                    violation = gn.abs();
-                }
+                let Some(violation) = l1_violation(wpd[j], g, qp_gmax_old / l as f64) else {
+                    qp_active -= 1;
+                    index.swap(s, qp_active);
+                    continue;
+                };
                 let mut z = if gp < h * wpd[j] {
                     -gp / h
                 } else if gn > h * wpd[j] {

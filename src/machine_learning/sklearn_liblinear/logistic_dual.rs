@@ -49,10 +49,7 @@ pub fn solve(
     let inner_tol_floor = smaller(1e-8, eps);
     let mut iter = 0;
     while iter < max_iter {
-        for k in 0..l {
-            let j = k + rng.below((l - k) as u32) as usize;
-            index.swap(k, j);
-        }
+        rng.shuffle(&mut index[..l]);
         let mut newton_steps = 0usize;
         let mut g_max: f64 = 0.0;
         for &i in &index {

@@ -216,6 +216,29 @@ impl Columns {
     }
 }
 
+/// liblinear's L1 optimality violation of a coordinate at `w` with loss derivative `g`
+/// (`g + 1` and `g - 1` the one-sided derivatives of the loss plus `|w|`), or `None` where
+/// `w` is 0 and both lie beyond `shrink_bound` on their sides: the coordinate then stays 0
+/// and liblinear shrinks it out of the active set.
+pub(crate) fn l1_violation(w: f64, g: f64, shrink_bound: f64) -> Option<f64> {
+    let (gp, gn) = (g + 1.0, g - 1.0);
+    if w == 0.0 {
+        if gp < 0.0 {
+            Some(-gp)
+        } else if gn > 0.0 {
+            Some(gn)
+        } else if gp > shrink_bound && gn < -shrink_bound {
+            None
+        } else {
+            Some(0.0)
+        }
+    } else if w > 0.0 {
+        Some(gp.abs())
+    } else {
+        Some(gn.abs())
+    }
+}
+
 /// liblinear's `max`: the first argument unless the second is larger (NaN-blind, as its
 /// template compares).
 pub(crate) fn larger(a: f64, b: f64) -> f64 {

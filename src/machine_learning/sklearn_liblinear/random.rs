@@ -84,4 +84,14 @@ impl MersenneTwister {
         }
         (product >> 32) as u32
     }
+
+    /// liblinear's shuffle of the coordinates a pass visits (the active prefix of its index):
+    /// position `k` swaps with a draw in `k..len`, front to back.
+    pub fn shuffle(&mut self, index: &mut [usize]) {
+        let len = index.len();
+        for k in 0..len {
+            let pick = k + self.below((len - k) as u32) as usize;
+            index.swap(k, pick);
+        }
+    }
 }

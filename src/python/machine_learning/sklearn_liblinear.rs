@@ -4,17 +4,10 @@
 
 use crate::error::Error;
 use crate::machine_learning::sklearn_liblinear::{train, Rows, Solver, TrainSettings};
+use crate::python::convert::{csr_index, CsrParts};
 use crate::python::to_py_err;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
-
-/// A CSR matrix's parts as scikit-learn's liblinear wrapper reads them: `(indptr, indices,
-/// data)`, 32-bit indices, float64 values.
-type CsrParts<'py> = (
-    PyReadonlyArray1<'py, i32>,
-    PyReadonlyArray1<'py, i32>,
-    PyReadonlyArray1<'py, f64>,
-);
 
 /// `(coef, n_iter, labels)` of a fit.
 type TrainedArrays<'py> = (
@@ -22,14 +15,6 @@ type TrainedArrays<'py> = (
     Bound<'py, PyArray1<i32>>,
     Bound<'py, PyArray1<i32>>,
 );
-
-fn widen(a: &PyReadonlyArray1<'_, i32>, what: &str) -> PyResult<Vec<usize>> {
-    a.as_array()
-        .iter()
-        .map(|&v| usize::try_from(v))
-        .collect::<Result<_, _>>()
-        .map_err(|_| to_py_err(Error::invalid_input(format!("sparse x: a negative {what}"))))
-}
 
 /// Trains liblinear's `solver` (scikit-learn's number, 0 to 7) as scikit-learn's
 /// `train_wrap` does, from the dense C-ordered `x` or, when `x` is `None`, the CSR parts
@@ -71,8 +56,8 @@ pub(crate) fn train_liblinear<'py>(
             Rows::from_dense(&flat, x.nrows(), n_features, bias)
         }
         (None, Some((indptr, indices, data))) => Rows::from_csr(
-            &widen(indptr, "row pointer")?,
-            &widen(indices, "column index")?,
+            &csr_index(indptr, "row pointer")?,
+            &csr_index(indices, "column index")?,
             data.as_slice()?,
             n_features,
             bias,

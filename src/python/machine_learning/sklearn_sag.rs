@@ -3,16 +3,10 @@
 
 use crate::error::Error;
 use crate::machine_learning::sklearn_sag::{train_sag, SagLoss, SagRows, SagSettings};
+use crate::python::convert::{csr_index, CsrParts};
 use crate::python::to_py_err;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
-
-/// A CSR matrix's parts: `(indptr, indices, data)`, 32-bit indices, float64 values.
-type CsrParts<'py> = (
-    PyReadonlyArray1<'py, i32>,
-    PyReadonlyArray1<'py, i32>,
-    PyReadonlyArray1<'py, f64>,
-);
 
 /// `(weights, intercept, n_iter, failure)`: `failure` names why the run has no answer
 /// (scikit-learn raises then), the arrays are then the initial ones.
@@ -22,14 +16,6 @@ type SagOutcome<'py> = (
     usize,
     Option<String>,
 );
-
-fn widen(a: &PyReadonlyArray1<'_, i32>, what: &str) -> PyResult<Vec<usize>> {
-    a.as_array()
-        .iter()
-        .map(|&v| usize::try_from(v))
-        .collect::<Result<_, _>>()
-        .map_err(|_| to_py_err(Error::invalid_input(format!("sparse x: a negative {what}"))))
-}
 
 /// Runs scikit-learn's SAG (`saga=False`) or SAGA on the dense C-ordered `x` or, when `x` is
 /// `None`, the CSR parts `sparse` with `n_features` columns. `y` holds `{0, 1}` targets
@@ -90,8 +76,8 @@ pub(crate) fn fit_sklearn_sag<'py>(
     let dense_values = x.as_ref().map(|x| x.as_slice()).transpose()?;
     let sparse_parts = match &sparse {
         Some((indptr, indices, data)) => Some((
-            widen(indptr, "row pointer")?,
-            widen(indices, "column index")?,
+            csr_index(indptr, "row pointer")?,
+            csr_index(indices, "column index")?,
             data.as_slice()?,
         )),
         None => None,
