@@ -3,7 +3,7 @@
 //! from the crate's k-nearest engine (`barnes_hut`), then symmetrised and normalised.
 
 use super::{per_point, MACHINE_EPSILON};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::math::distance::Metric;
 use crate::math::k_nearest::{KNearest, Queries};
 use crate::math::reduction;
@@ -105,10 +105,47 @@ pub fn conditional_probabilities(dist: &[f64], skip: Option<usize>, perplexity: 
 }
 
 /// Dense symmetric `P` over all pairs (method `exact`): `max((P_cond + P_condᵀ) / sum, eps)`
-/// off the diagonal, 0 on it.
+/// off the diagonal, 0 on it, over the squared euclidean distances of the rows of `x`.
 pub fn joint_probabilities_exact(x: ArrayView2<f64>, perplexity: f64) -> Result<Array2<f64>> {
-    let n = x.nrows();
     let dist = crate::math::distance::pairwise_squared_euclidean(x, x)?;
+    Ok(joint_from_dense(dist.view(), perplexity))
+}
+
+/// [`joint_probabilities_exact`] over given squared distances (an `n x n` matrix of finite,
+/// non-negative values, scikit-learn's `metric="precomputed"` or another metric's distances,
+/// squared; the diagonal is checked but not read): the same `P` wherever the given
+/// distances are the euclidean ones, bit for bit.
+pub fn joint_probabilities_given(d2: ArrayView2<f64>, perplexity: f64) -> Result<Array2<f64>> {
+    let (n, m) = d2.dim();
+    if n != m {
+        return Err(Error::invalid_input(format!(
+            "given squared distances must form a square matrix, got {n} x {m}"
+        )));
+    }
+    check_distance_values(d2.iter())?;
+    Ok(joint_from_dense(d2, perplexity))
+}
+
+/// Given squared distances must be finite and non-negative.
+fn check_distance_values<'a>(values: impl Iterator<Item = &'a f64>) -> Result<()> {
+    for &v in values {
+        if !v.is_finite() {
+            return Err(Error::invalid_input(format!(
+                "given squared distances must be finite, got {v}"
+            )));
+        }
+        if v < 0.0 {
+            return Err(Error::invalid_input(format!(
+                "given squared distances must be non-negative, got {v}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The dense `P` of a square matrix of squared distances, whatever their source.
+fn joint_from_dense(dist: ArrayView2<f64>, perplexity: f64) -> Array2<f64> {
+    let n = dist.nrows();
     let rows = per_point(n, binary_search_work(n, n), |i| {
         let row = dist.row(i);
         let owned;
@@ -137,7 +174,7 @@ pub fn joint_probabilities_exact(x: ArrayView2<f64>, perplexity: f64) -> Result<
             (*v / total).max(MACHINE_EPSILON)
         };
     }
-    Ok(p)
+    p
 }
 
 /// The `k` nearest neighbours of every row of `x` among the others (squared euclidean,
@@ -175,11 +212,95 @@ pub fn conditional_probabilities_rows(rows: &[f64], k: usize, perplexity: f64) -
 }
 
 /// Sparse symmetric `P` over the `k` nearest neighbours (method `barnes_hut`):
-/// `(P_cond + P_condᵀ) / sum`.
+/// `(P_cond + P_condᵀ) / sum`, the neighbours found among the rows of `x` (squared
+/// euclidean).
 pub fn joint_probabilities_knn(x: ArrayView2<f64>, perplexity: f64, k: usize) -> Result<SparseP> {
-    let n = x.nrows();
     let (neighbours, distances) = nearest_neighbours(x, k)?;
-    let cond = conditional_probabilities_rows(&distances, k, perplexity);
+    Ok(joint_from_neighbours(
+        x.nrows(),
+        &neighbours,
+        &distances,
+        k,
+        perplexity,
+    ))
+}
+
+/// [`joint_probabilities_knn`] over given neighbours: row `i` of the `n x k` `indices` holds
+/// `k` distinct other points (`k >= 1`) and the same row of `d2` their squared distances
+/// (finite, non-negative), in any order; each row is taken nearest first, equal distances by
+/// index, the order [`nearest_neighbours`] returns, so the neighbours and distances it
+/// finds give the same `P`, bit for bit.
+pub fn joint_probabilities_given_neighbours(
+    indices: ArrayView2<usize>,
+    d2: ArrayView2<f64>,
+    perplexity: f64,
+) -> Result<SparseP> {
+    let (n, k) = indices.dim();
+    if d2.dim() != (n, k) {
+        return Err(Error::invalid_input(format!(
+            "given neighbours: indices ({n} x {k}) and squared distances ({} x {}) must have \
+             the same shape",
+            d2.nrows(),
+            d2.ncols()
+        )));
+    }
+    if k == 0 || k >= n.max(1) {
+        return Err(Error::invalid_input(format!(
+            "given neighbours: each of the {n} points needs between 1 and n - 1 neighbours, \
+             got {k}"
+        )));
+    }
+    check_distance_values(d2.iter())?;
+    let mut neighbours = Vec::with_capacity(n * k);
+    let mut distances = Vec::with_capacity(n * k);
+    let mut seen = vec![usize::MAX; n];
+    for (i, (idx, dist)) in indices.rows().into_iter().zip(d2.rows()).enumerate() {
+        for &j in idx {
+            if j >= n || j == i || seen[j] == i {
+                let what = if j >= n {
+                    format!("index {j} out of range for {n} points")
+                } else if j == i {
+                    "the point itself".to_string()
+                } else {
+                    format!("point {j} twice")
+                };
+                return Err(Error::invalid_input(format!(
+                    "given neighbours: row {i} lists {what}"
+                )));
+            }
+            seen[j] = i;
+        }
+        let mut row: Vec<(f64, usize)> = dist.iter().copied().zip(idx.iter().copied()).collect();
+        // finite values: the partial order is total (and -0.0 equals 0.0, as distances)
+        row.sort_by(|a, b| {
+            a.0.partial_cmp(&b.0)
+                .expect("finite")
+                .then_with(|| a.1.cmp(&b.1))
+        });
+        for (d, j) in row {
+            neighbours.push(j);
+            distances.push(d);
+        }
+    }
+    Ok(joint_from_neighbours(
+        n,
+        &neighbours,
+        &distances,
+        k,
+        perplexity,
+    ))
+}
+
+/// The sparse `P` of `n` points' `k` neighbours (row-major `n x k` indices and squared
+/// distances, each row nearest first), whatever their source.
+fn joint_from_neighbours(
+    n: usize,
+    neighbours: &[usize],
+    distances: &[f64],
+    k: usize,
+    perplexity: f64,
+) -> SparseP {
+    let cond = conditional_probabilities_rows(distances, k, perplexity);
     let cond: Vec<&[f64]> = cond.chunks(k.max(1)).collect();
     // Symmetrise: row i holds p_{j|i} at its neighbours and p_{i|j} where i is j's neighbour.
     let mut rows: Vec<Vec<(usize, f64)>> = (0..n).map(|_| Vec::with_capacity(2 * k)).collect();
@@ -209,11 +330,11 @@ pub fn joint_probabilities_knn(x: ArrayView2<f64>, perplexity: f64, k: usize) ->
     }
     let total = reduction::sum(ArrayView1::from(&values[..])).max(MACHINE_EPSILON);
     values.iter_mut().for_each(|v| *v /= total);
-    Ok(SparseP {
+    SparseP {
         indptr,
         indices,
         values,
-    })
+    }
 }
 
 #[cfg(test)]
@@ -298,5 +419,101 @@ mod tests {
             }
         }
         assert_eq!(dense, dense.t());
+    }
+
+    #[test]
+    fn given_euclidean_distances_give_the_same_p_bit_for_bit() {
+        let (x, _) = blobs(3, 12, 4);
+        let n = x.nrows();
+        let d2 = crate::math::distance::pairwise_squared_euclidean(x.view(), x.view()).unwrap();
+        let from_x = joint_probabilities_exact(x.view(), 6.0).unwrap();
+        let from_d2 = joint_probabilities_given(d2.view(), 6.0).unwrap();
+        let bits = |m: &Array2<f64>| m.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&from_x), bits(&from_d2));
+        // Other distances give another P: the given values are read.
+        let other = joint_probabilities_given(d2.mapv(|v| v.sqrt()).view(), 6.0).unwrap();
+        assert_ne!(bits(&other), bits(&from_x));
+
+        let k = 10;
+        let (idx, dist) = nearest_neighbours(x.view(), k).unwrap();
+        let from_x = joint_probabilities_knn(x.view(), 6.0, k).unwrap();
+        let indices = Array2::from_shape_vec((n, k), idx).unwrap();
+        let distances = Array2::from_shape_vec((n, k), dist).unwrap();
+        let given =
+            joint_probabilities_given_neighbours(indices.view(), distances.view(), 6.0).unwrap();
+        let sparse_bits = |p: &SparseP| p.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(
+            (&given.indptr, &given.indices),
+            (&from_x.indptr, &from_x.indices)
+        );
+        assert_eq!(sparse_bits(&given), sparse_bits(&from_x));
+        // Each row in another order (reversed): taken nearest first, the same P.
+        let reversed_idx = indices.slice(ndarray::s![.., ..;-1]).to_owned();
+        let reversed_d2 = distances.slice(ndarray::s![.., ..;-1]).to_owned();
+        let reordered =
+            joint_probabilities_given_neighbours(reversed_idx.view(), reversed_d2.view(), 6.0)
+                .unwrap();
+        assert_eq!(sparse_bits(&reordered), sparse_bits(&from_x));
+        // Moved distances give another P.
+        let moved = joint_probabilities_given_neighbours(
+            indices.view(),
+            distances.mapv(|v| v * 1.5).view(),
+            6.0,
+        )
+        .unwrap();
+        assert_ne!(sparse_bits(&moved), sparse_bits(&from_x));
+    }
+
+    #[test]
+    fn bad_given_distances_are_refused() {
+        let good = Array2::from_shape_fn((4, 4), |(i, j)| (i as f64 - j as f64).powi(2));
+        assert!(joint_probabilities_given(good.view(), 2.0).is_ok());
+        let refused = |d: Array2<f64>| joint_probabilities_given(d.view(), 2.0).unwrap_err();
+        assert!(refused(Array2::zeros((4, 3)))
+            .to_string()
+            .contains("square"));
+        for (bad, word) in [
+            (f64::NAN, "finite"),
+            (f64::INFINITY, "finite"),
+            (-1.0, "non-negative"),
+        ] {
+            let mut d = good.clone();
+            d[[1, 2]] = bad;
+            assert!(refused(d).to_string().contains(word), "{bad}");
+        }
+
+        let indices = ndarray::array![[1, 2], [0, 2], [0, 1], [1, 2]];
+        let d2 = ndarray::array![[1.0, 4.0], [1.0, 1.0], [4.0, 1.0], [4.0, 1.0]];
+        assert!(joint_probabilities_given_neighbours(indices.view(), d2.view(), 2.0).is_ok());
+        let refused = |i: Array2<usize>, d: Array2<f64>| {
+            joint_probabilities_given_neighbours(i.view(), d.view(), 2.0)
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(
+            refused(indices.clone(), d2.slice(ndarray::s![.., ..1]).to_owned())
+                .contains("same shape")
+        );
+        let mut i = indices.clone();
+        i[[3, 0]] = 3;
+        assert!(refused(i, d2.clone()).contains("itself"));
+        let mut i = indices.clone();
+        i[[3, 0]] = 4;
+        assert!(refused(i, d2.clone()).contains("out of range"));
+        let mut i = indices.clone();
+        i[[3, 0]] = 2;
+        assert!(refused(i, d2.clone()).contains("twice"));
+        let mut d = d2.clone();
+        d[[0, 1]] = -0.5;
+        assert!(refused(indices.clone(), d).contains("non-negative"));
+        let mut d = d2.clone();
+        d[[0, 1]] = f64::NAN;
+        assert!(refused(indices.clone(), d).contains("finite"));
+        assert!(refused(Array2::zeros((4, 0)), Array2::zeros((4, 0))).contains("between 1"));
+        assert!(refused(
+            Array2::from_shape_fn((4, 4), |(i, j)| (i + j) % 4),
+            Array2::ones((4, 4))
+        )
+        .contains("between 1"));
     }
 }

@@ -1,7 +1,10 @@
 //! `TSNE`, scikit-learn's face: parameters, their checks, the initial embedding and the fit
 //! (affinities, exaggerated then plain descent).
 
-use super::affinities::{joint_probabilities_exact, joint_probabilities_knn, Affinities};
+use super::affinities::{
+    joint_probabilities_exact, joint_probabilities_given, joint_probabilities_given_neighbours,
+    joint_probabilities_knn, Affinities,
+};
 use super::descent::{Descent, Schedule};
 use super::gradient::Objective;
 use crate::error::{Error, Result};
@@ -68,6 +71,20 @@ pub enum LearningRate {
     /// `max(n_samples / early_exaggeration / 4, 50)`.
     Auto,
     Fixed(f64),
+}
+
+/// Distances given in place of the data (scikit-learn's `metric="precomputed"`, or the
+/// distances of another metric), squared, as the affinities read them.
+#[derive(Debug, Clone, Copy)]
+pub enum GivenDistances<'a> {
+    /// All `n x n` squared distances (method `exact`): finite and non-negative.
+    Dense(ArrayView2<'a, f64>),
+    /// The `k` nearest neighbours of each of the `n` points (method `barnes_hut`): `n x k`
+    /// indices of distinct other points and their squared distances, each row in any order.
+    Neighbours {
+        indices: ArrayView2<'a, usize>,
+        distances: ArrayView2<'a, f64>,
+    },
 }
 
 /// t-SNE embedding (`fit_transform`, `embedding_`, `kl_divergence_`, `n_iter_`).
@@ -263,27 +280,8 @@ impl TSNE {
         } else {
             self.check_samples(n)?;
         }
-        let init = match given {
-            None => None,
-            Some(values) => {
-                if values.len() != n * self.n_components || !values.iter().all(|v| v.is_finite()) {
-                    return Err(Error::invalid_input(format!(
-                        "init must hold n_samples x n_components = {n} x {} finite values, got {}",
-                        self.n_components,
-                        values.len()
-                    )));
-                }
-                Some(
-                    Array2::from_shape_vec((n, self.n_components), values.to_vec())
-                        .expect("length checked"),
-                )
-            }
-        };
-        let learning_rate = match self.learning_rate {
-            LearningRate::Auto => (n as f64 / self.early_exaggeration / 4.0).max(50.0),
-            LearningRate::Fixed(lr) => lr,
-        };
-        let mut affinities = match self.method {
+        let init = self.given_start(n, given)?;
+        let affinities = match self.method {
             TsneMethod::Exact => Affinities::Dense(joint_probabilities_exact(x, self.perplexity)?),
             TsneMethod::BarnesHut => {
                 let k = (n - 1).min((3.0 * self.perplexity + 1.0) as usize);
@@ -293,6 +291,86 @@ impl TSNE {
         let init = match init {
             Some(init) => init,
             None => self.initial_embedding(x)?,
+        };
+        self.descend(affinities, init)
+    }
+
+    /// Fit from given squared distances instead of data: the full matrix for method
+    /// `exact`, the nearest neighbours for `barnes_hut` (scikit-learn takes
+    /// `min(n - 1, floor(3 * perplexity + 1))` of them). The start is `init` (`n_samples x
+    /// n_components` values, row by row) or, without one, the random start of
+    /// `init = Random` (`Pca` needs the data: refused). Everything below the distances is
+    /// the fit of [`fit_transform_checked`](Self::fit_transform_checked): the same
+    /// distances give the same embedding, bit for bit.
+    pub fn fit_transform_given(
+        &mut self,
+        distances: GivenDistances<'_>,
+        init: Option<ArrayView1<f64>>,
+    ) -> Result<Array2<f64>> {
+        self.check_params()?;
+        let n = match (distances, self.method) {
+            (GivenDistances::Dense(d2), TsneMethod::Exact) => d2.nrows(),
+            (GivenDistances::Neighbours { indices, .. }, TsneMethod::BarnesHut) => indices.nrows(),
+            (GivenDistances::Dense(_), TsneMethod::BarnesHut) => {
+                return Err(Error::invalid_input(
+                    "method='barnes_hut' reads the nearest neighbours' distances, not the full \
+                     matrix (method='exact')",
+                ))
+            }
+            (GivenDistances::Neighbours { .. }, TsneMethod::Exact) => {
+                return Err(Error::invalid_input(
+                    "method='exact' reads all pairs' distances, not the nearest neighbours' \
+                     (method='barnes_hut')",
+                ))
+            }
+        };
+        self.check_samples(n)?;
+        if init.is_none() && self.init == TsneInit::Pca {
+            return Err(Error::invalid_input(
+                "init='pca' needs the data, not their distances; use init='random' or give \
+                 the start",
+            ));
+        }
+        let start = self.given_start(n, init)?;
+        let affinities = match distances {
+            GivenDistances::Dense(d2) => {
+                Affinities::Dense(joint_probabilities_given(d2, self.perplexity)?)
+            }
+            GivenDistances::Neighbours { indices, distances } => Affinities::Sparse(
+                joint_probabilities_given_neighbours(indices, distances, self.perplexity)?,
+            ),
+        };
+        let start = match start {
+            Some(start) => start,
+            None => self.random_start(n),
+        };
+        self.descend(affinities, start)
+    }
+
+    /// A given start as an `n x n_components` matrix, checked.
+    fn given_start(&self, n: usize, given: Option<ArrayView1<f64>>) -> Result<Option<Array2<f64>>> {
+        let Some(values) = given else {
+            return Ok(None);
+        };
+        if values.len() != n * self.n_components || !values.iter().all(|v| v.is_finite()) {
+            return Err(Error::invalid_input(format!(
+                "init must hold n_samples x n_components = {n} x {} finite values, got {}",
+                self.n_components,
+                values.len()
+            )));
+        }
+        Ok(Some(
+            Array2::from_shape_vec((n, self.n_components), values.to_vec())
+                .expect("length checked"),
+        ))
+    }
+
+    /// The descent from `init` on the affinities `P`: exaggerated, then plain.
+    fn descend(&mut self, mut affinities: Affinities, init: Array2<f64>) -> Result<Array2<f64>> {
+        let n = init.nrows();
+        let learning_rate = match self.learning_rate {
+            LearningRate::Auto => (n as f64 / self.early_exaggeration / 4.0).max(50.0),
+            LearningRate::Fixed(lr) => lr,
         };
         let objective = Objective { angle: self.angle };
 
@@ -350,7 +428,7 @@ impl TSNE {
     }
 
     fn initial_embedding(&self, x: ArrayView2<f64>) -> Result<Array2<f64>> {
-        let (n, c) = (x.nrows(), self.n_components);
+        let c = self.n_components;
         match self.init {
             TsneInit::Pca => {
                 let mut y = PCA::builder(NComponents::Count(c)).fit_transform_checked(&x)?;
@@ -363,20 +441,24 @@ impl TSNE {
                 y.mapv_inplace(|v| v / std * 1e-4);
                 Ok(y)
             }
-            TsneInit::Random => {
-                let mut rng = crate::random::rng_from(self.random_state);
-                let mut values = Vec::with_capacity(n * c);
-                while values.len() < n * c {
-                    let (a, b) = standard_normal_pair(&mut rng);
-                    values.push(a);
-                    values.push(b);
-                }
-                values.truncate(n * c);
-                Ok(Array2::from_shape_vec((n, c), values)
-                    .expect("length n * c")
-                    .mapv(|v| v * 1e-4))
-            }
+            TsneInit::Random => Ok(self.random_start(x.nrows())),
         }
+    }
+
+    /// Gaussian noise with standard deviation 1e-4, drawn from `random_state`.
+    fn random_start(&self, n: usize) -> Array2<f64> {
+        let c = self.n_components;
+        let mut rng = crate::random::rng_from(self.random_state);
+        let mut values = Vec::with_capacity(n * c);
+        while values.len() < n * c {
+            let (a, b) = standard_normal_pair(&mut rng);
+            values.push(a);
+            values.push(b);
+        }
+        values.truncate(n * c);
+        Array2::from_shape_vec((n, c), values)
+            .expect("length n * c")
+            .mapv(|v| v * 1e-4)
     }
 }
 
@@ -539,5 +621,69 @@ mod tests {
         assert!(TsneMethod::parse("fast").is_err());
         assert!(TsneInit::parse("spectral").is_err());
         assert!(TSNE::builder(2).embedding().is_none());
+    }
+
+    #[test]
+    fn given_euclidean_distances_are_the_euclidean_fit_bit_for_bit() {
+        let (x, _) = blobs(2, 15, 3);
+        let n = x.nrows();
+        let d2 = crate::math::distance::pairwise_squared_euclidean(x.view(), x.view()).unwrap();
+        let bits = |m: &Array2<f64>| m.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        for method in [TsneMethod::BarnesHut, TsneMethod::Exact] {
+            let build = || {
+                TSNE::builder(2)
+                    .with_perplexity(5.0)
+                    .with_tsne_method(method)
+                    .with_tsne_init(TsneInit::Random)
+                    .with_seed(Some(3))
+                    .with_max_iter(300)
+            };
+            let mut from_x = build();
+            let y = from_x.fit_transform_checked(&x).unwrap();
+            let k = (n - 1).min(16);
+            let (idx, dist) =
+                crate::machine_learning::tsne::nearest_neighbours(x.view(), k).unwrap();
+            let indices = Array2::from_shape_vec((n, k), idx).unwrap();
+            let distances = Array2::from_shape_vec((n, k), dist).unwrap();
+            let given = match method {
+                TsneMethod::Exact => GivenDistances::Dense(d2.view()),
+                TsneMethod::BarnesHut => GivenDistances::Neighbours {
+                    indices: indices.view(),
+                    distances: distances.view(),
+                },
+            };
+            // the random start drawn from the seed, and the same start given
+            let mut drawn = build();
+            assert_eq!(
+                bits(&drawn.fit_transform_given(given, None).unwrap()),
+                bits(&y)
+            );
+            assert_eq!(drawn.n_iter(), from_x.n_iter());
+            assert_eq!(drawn.kl_divergence(), from_x.kl_divergence());
+            let start = build().random_start(n);
+            let flat = ndarray::Array1::from_iter(start.iter().copied());
+            let mut started = build().with_seed(Some(99));
+            let z = started
+                .fit_transform_given(given, Some(flat.view()))
+                .unwrap();
+            assert_eq!(bits(&z), bits(&y), "{method:?}");
+            // the other method's form is refused, and so is a PCA start without data
+            let other = build().with_tsne_method(match method {
+                TsneMethod::Exact => TsneMethod::BarnesHut,
+                TsneMethod::BarnesHut => TsneMethod::Exact,
+            });
+            assert!(other.clone().fit_transform_given(given, None).is_err());
+            assert!(build()
+                .with_tsne_init(TsneInit::Pca)
+                .fit_transform_given(given, None)
+                .unwrap_err()
+                .to_string()
+                .contains("pca"));
+            // and parameters are checked against the given distances' sample count
+            assert!(build()
+                .with_perplexity(40.0)
+                .fit_transform_given(given, None)
+                .is_err());
+        }
     }
 }

@@ -34,10 +34,10 @@ mod space_tree;
 
 pub use affinities::{
     binary_search_work, conditional_probabilities, conditional_probabilities_rows,
-    joint_probabilities_exact, joint_probabilities_knn, nearest_neighbours, SparseP,
-    BINARY_SEARCH_COST,
+    joint_probabilities_exact, joint_probabilities_given, joint_probabilities_given_neighbours,
+    joint_probabilities_knn, nearest_neighbours, SparseP, BINARY_SEARCH_COST,
 };
-pub use estimator::{LearningRate, TsneInit, TsneMethod, TSNE};
+pub use estimator::{GivenDistances, LearningRate, TsneInit, TsneMethod, TSNE};
 pub use gradient::{
     barnes_hut_gradient, barnes_hut_work, exact_gradient, exact_work, TREE_VISIT_COST,
 };

@@ -1,11 +1,12 @@
 //! Native `TSNE`.
 
 use super::auto_or_value;
+use crate::machine_learning::tsne::GivenDistances;
 use crate::machine_learning::{LearningRate, TsneInit, TsneMethod, TSNE};
 use crate::python::model::native_estimator;
 use crate::python::params::{self, required_count};
 use crate::python::to_py_err;
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 fn parse_learning_rate(obj: &Bound<'_, PyAny>) -> PyResult<LearningRate> {
@@ -65,6 +66,45 @@ native_estimator! {
         ) -> PyResult<Bound<'py, PyAny>> {
             self.inner
                 .write_xy(py, x, init, |m, x, init| m.fit_transform_from(&x, init))
+        }
+
+        /// Fit from all pairs' squared distances (`n x n`, method `exact`) and a given
+        /// initial embedding, its rows flattened.
+        fn fit_transform_given_dense<'py>(
+            &self,
+            py: Python<'py>,
+            distances: &Bound<'py, PyAny>,
+            init: &Bound<'py, PyAny>,
+        ) -> PyResult<Bound<'py, PyAny>> {
+            self.inner.write_xy(py, distances, init, |m, d2, init| {
+                m.fit_transform_given(GivenDistances::Dense(d2), Some(init))
+            })
+        }
+
+        /// Fit from the nearest neighbours (`n x k` indices and their squared distances,
+        /// method `barnes_hut`) and a given initial embedding, its rows flattened.
+        fn fit_transform_given_neighbours<'py>(
+            &self,
+            py: Python<'py>,
+            indices: numpy::PyReadonlyArray2<'py, i64>,
+            distances: &Bound<'py, PyAny>,
+            init: &Bound<'py, PyAny>,
+        ) -> PyResult<Bound<'py, PyAny>> {
+            let given = indices.as_array();
+            if given.iter().any(|&j| j < 0) {
+                return Err(PyValueError::new_err("indices holds a negative entry"));
+            }
+            let indices = given.mapv(|j| j as usize);
+            let iv = indices.view();
+            self.inner.write_xy(py, distances, init, move |m, d2, init| {
+                m.fit_transform_given(
+                    GivenDistances::Neighbours {
+                        indices: iv,
+                        distances: d2,
+                    },
+                    Some(init),
+                )
+            })
         }
     }
 }
