@@ -5,6 +5,9 @@
 //!   the `min(n - 1, floor(3 * perplexity + 1))` nearest neighbours (`barnes_hut`), found by
 //!   the crate's k-nearest engine ([`crate::math::k_nearest`]: row-chunks of `X Xᵀ`, exact
 //!   where the product form cancels). `P = (P_cond + P_condᵀ) / sum`.
+//!   Or from given squared distances ([`TSNE::fit_transform_given`]: all pairs, or each
+//!   point's nearest neighbours, in any order within a row): the same search and `P` below
+//!   the distances, so given euclidean distances are the euclidean fit, bit for bit.
 //! * Gradient: exact O(n²), or Barnes-Hut with a 2^d-ary space tree (quadtree in 2-D,
 //!   octree in 3-D) summarising far cells by their centre of mass when
 //!   `width² / distance² < angle²`.

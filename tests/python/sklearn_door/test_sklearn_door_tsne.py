@@ -126,14 +126,158 @@ def test_tsne_errors_and_unsupported_calls_are_scikit_learns():
     assert not hasattr(ours, "embedding_")
     with pytest.raises(ValueError):
         door_manifold.TSNE(n_components=4).fit(X)
-    # distances given, or another metric: scikit-learn's fit, the same bits
-    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    # verbose output is scikit-learn's fit, the same bits
     door.dispatch_stats(reset=True)
-    params = {"metric": "precomputed", "init": "random", "perplexity": 5, "random_state": 0}
+    params = {"verbose": 1, "init": "random", "perplexity": 5, "random_state": 0}
     params["max_iter"] = 250
-    ours = door_manifold.TSNE(**params).fit(D)
+    ours = door_manifold.TSNE(**params).fit(X)
     assert door.dispatch_stats() == {("TSNE", "fit_transform", "scikit-learn"): 1}
-    np.testing.assert_array_equal(ours.embedding_, TSNE(**params).fit(D).embedding_)
+    np.testing.assert_array_equal(ours.embedding_, TSNE(**params).fit(X).embedding_)
+
+
+def _sidon_line(n):
+    """n points on a line whose pairwise differences are all distinct (a greedy Sidon set):
+    no row of their distances holds a tie, and the squared distances are integers below
+    2**24, exact in float32 and in the engine's own euclidean arithmetic."""
+    marks, differences = [0], set()
+    while len(marks) < n:
+        c = marks[-1] + 1
+        while any(c - m in differences for m in marks) or len({c - m for m in marks}) < len(marks):
+            c += 1
+        differences |= {c - m for m in marks}
+        marks.append(c)
+    assert marks[-1] ** 2 < 2**24
+    return np.array(marks, dtype=np.float64)[:, None]
+
+
+@pytest.mark.parametrize("method", ["barnes_hut", "exact"])
+def test_tsne_of_given_euclidean_distances_is_the_euclidean_fit(method):
+    """The engine's euclidean fit and its fit of given distances share everything below the
+    distances: where the given distances are the euclidean ones to the bit (integers here),
+    the embeddings are the same bit for bit, and both fits are native."""
+    X = _sidon_line(40)
+    D = np.abs(X - X.T)
+    params = {"method": method, "init": "random", "perplexity": 6, "random_state": 0}
+    params["max_iter"] = 300
+    door.dispatch_stats(reset=True)
+    euclidean = door_manifold.TSNE(**params).fit(X)
+    given = door_manifold.TSNE(metric="precomputed", **params).fit(D.copy())
+    assert door.dispatch_stats()[("TSNE", "fit_transform", "rustyml")] == 2
+    np.testing.assert_array_equal(given.embedding_, euclidean.embedding_)
+    assert given.kl_divergence_ == euclidean.kl_divergence_
+    assert given.n_iter_ == euclidean.n_iter_
+    # and the distances are read: other ones give another embedding
+    other = door_manifold.TSNE(metric="precomputed", **params).fit(np.sqrt(D))
+    assert not np.array_equal(other.embedding_, euclidean.embedding_)
+
+
+@pytest.mark.parametrize("method", ["barnes_hut", "exact"])
+@pytest.mark.parametrize("metric", ["manhattan", "cosine", "chebyshev"])
+def test_tsne_of_another_metric_embeds_as_well_as_scikit_learn(metric, method):
+    """Another metric's distances, as scikit-learn computes them, into the native engine: a
+    fit as good as scikit-learn's (KL divergence, trustworthiness under that metric), and
+    the same run as the precomputed fit of scikit-learn's distances."""
+    from sklearn.manifold import TSNE, trustworthiness
+    from sklearn.metrics import pairwise_distances
+
+    X = np.random.default_rng(8).standard_normal((120, 4))
+    params = {"metric": metric, "method": method, "random_state": 0, "max_iter": 400}
+    params["init"] = "random"
+    door.dispatch_stats(reset=True)
+    ours = door_manifold.TSNE(**params).fit(X)
+    assert door.dispatch_stats()[("TSNE", "fit_transform", "rustyml")] == 1
+    # a metric's embedding varies with the seed as much as between seeds' stock fits: the
+    # door's fits over four seeds are held to scikit-learn's over the same seeds
+    ours_kl, stock_kl, ours_trust, stock_trust = [], [], [], []
+    for seed in range(4):
+        run = {**params, "random_state": seed}
+        mine = ours if seed == 0 else door_manifold.TSNE(**run).fit(X)
+        stock = TSNE(**run).fit(X)
+        ours_kl.append(mine.kl_divergence_)
+        stock_kl.append(stock.kl_divergence_)
+        ours_trust.append(trustworthiness(X, mine.embedding_, n_neighbors=5, metric=metric))
+        stock_trust.append(trustworthiness(X, stock.embedding_, n_neighbors=5, metric=metric))
+    assert np.mean(ours_kl) <= np.mean(stock_kl) + np.std(stock_kl), (ours_kl, stock_kl)
+    assert np.mean(ours_trust) >= np.mean(stock_trust) - np.std(stock_trust), (
+        ours_trust,
+        stock_trust,
+    )
+    assert ours.embedding_.dtype == stock.embedding_.dtype == np.float32
+    # scikit-learn's distances given: the same run, bit for bit
+    D = pairwise_distances(X, metric=metric)
+    door.dispatch_stats(reset=True)
+    precomputed = door_manifold.TSNE(**{**params, "metric": "precomputed"}).fit(D)
+    assert door.dispatch_stats()[("TSNE", "fit_transform", "rustyml")] == 1
+    np.testing.assert_array_equal(precomputed.embedding_, ours.embedding_)
+
+
+def test_tsne_of_a_sparse_precomputed_graph_is_its_dense_matrix_fit():
+    """Barnes-Hut reads the k nearest stored entries of each row of a sparse graph, as
+    scikit-learn's neighbour search does: a graph holding every distance (zeros on the
+    diagonal stored) is the dense matrix's fit, bit for bit."""
+    from scipy import sparse
+    from sklearn.exceptions import EfficiencyWarning
+
+    X = np.random.default_rng(3).standard_normal((60, 3))
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    rows, cols = np.indices(D.shape)
+    graph = sparse.csr_matrix((D.ravel(), (rows.ravel(), cols.ravel())), shape=D.shape)
+    assert graph.nnz == D.size
+    params = {"metric": "precomputed", "init": "random", "perplexity": 8, "random_state": 0}
+    params["max_iter"] = 300
+    door.dispatch_stats(reset=True)
+    dense = door_manifold.TSNE(**params).fit(D)
+    with pytest.warns(EfficiencyWarning, match="not sorted by row values"):
+        from_graph = door_manifold.TSNE(**params).fit(graph)
+    assert door.dispatch_stats()[("TSNE", "fit_transform", "rustyml")] == 2
+    np.testing.assert_array_equal(from_graph.embedding_, dense.embedding_)
+
+
+def test_tsne_squares_a_given_matrix_in_place_as_scikit_learn():
+    """scikit-learn's exact fit squares a given float64 matrix in place; the door's too
+    (and a Barnes-Hut fit leaves it)."""
+    from sklearn.manifold import TSNE
+
+    X = np.random.default_rng(6).standard_normal((30, 3))
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    params = {"metric": "precomputed", "init": "random", "perplexity": 5, "max_iter": 250}
+    for method in ("exact", "barnes_hut"):
+        ours, stock = D.copy(), D.copy()
+        door_manifold.TSNE(method=method, **params).fit(ours)
+        TSNE(method=method, **params).fit(stock)
+        np.testing.assert_array_equal(ours, stock)
+    np.testing.assert_array_equal(stock, D)
+
+
+@pytest.mark.parametrize("method", ["barnes_hut", "exact"])
+def test_tsne_distance_errors_are_scikit_learns(method):
+    from scipy import sparse
+    from sklearn.manifold import TSNE
+
+    params = {"metric": "precomputed", "method": method, "perplexity": 1, "init": "random"}
+    noise = np.random.default_rng(7).standard_normal((30, 4))
+    cases = [
+        ({**params, "init": "pca"}, np.zeros((3, 3)), ValueError),
+        (params, np.zeros((3, 2)), ValueError),
+        (params, np.array([[0.0, -1.0, 1.0], [1.0, 0.0, 1.0], [1.0, 1.0, 0.0]]), ValueError),
+    ]
+    if method == "exact":
+        # negative distances of a metric; a sparse matrix of distances
+        cases.append(({**params, "metric": lambda a, b: -1.0}, np.eye(3), ValueError))
+        cases.append((params, sparse.csr_matrix(np.ones((3, 3)) - np.eye(3)), TypeError))
+    else:
+        # the neighbour search's own error: Mahalanobis without its matrix (a tree search)
+        cases.append(({**params, "metric": "mahalanobis", "perplexity": 2}, noise, ValueError))
+    for case, data, error in cases:
+        with pytest.raises(error) as stock_error:
+            TSNE(**case).fit(data)
+        door.dispatch_stats(reset=True)
+        ours = door_manifold.TSNE(**case)
+        with pytest.raises(error) as our_error:
+            ours.fit(data)
+        assert str(our_error.value) == str(stock_error.value)
+        assert door.dispatch_stats() == {("TSNE", "fit_transform", "scikit-learn"): 1}
+        assert not hasattr(ours, "embedding_")
 
 
 @pytest.mark.parametrize("method", ["barnes_hut", "exact"])
