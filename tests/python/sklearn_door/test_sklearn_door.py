@@ -1416,8 +1416,8 @@ SKLEARN_SUITES = [
     ("sklearn.svm.tests.test_svm", None),
     ("sklearn.svm.tests.test_sparse", None),
     ("sklearn.ensemble.tests.test_iforest", None),
-    # Its slowest tests (about 40 s on a quiet 2-core machine, all of it) are the
-    # fallbacks on sparse, precomputed and Mahalanobis distances.
+    # About 15 s on a 2-core machine (45 s while its precomputed, sparse-graph and
+    # Mahalanobis fits fell back to scikit-learn's).
     ("sklearn.manifold.tests.test_t_sne", None),
 ]
 
