@@ -123,9 +123,9 @@ def _penalty_strengths(estimator):
     return (1.0 / C) * (1 - l1_ratio), (1.0 / C) * l1_ratio, notes
 
 
-def _warm_start_coef(estimator, n_rows_of_coef, n_columns):
+def warm_start_coef(estimator, n_rows_of_coef, n_columns):
     """The previous fit's ``coef_`` (with ``intercept_`` as its last column) as scikit-learn's
-    warm start reads it, in its ``(n_classes or 1, n_features + fit_intercept)`` shape;
+    path reads a warm start (for every solver), in its ``(n_classes or 1, n_features + fit_intercept)`` shape;
     ``None`` without a warm start."""
     if not estimator.warm_start:
         return None
@@ -186,7 +186,7 @@ def fit_sag(estimator, X, y, sample_weight):
     width = n_features + int(fit_intercept)
     # scikit-learn's starting point: zeros, or the previous fit's coefficients (float64).
     start = np.zeros((n_columns, width), dtype=np.float64)
-    warm = _warm_start_coef(estimator, n_columns, width)
+    warm = warm_start_coef(estimator, n_columns, width)
     if warm is not None:
         start[:] = warm
     coef_init = np.ascontiguousarray(start[:, :n_features].T)

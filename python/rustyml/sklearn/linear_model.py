@@ -65,7 +65,7 @@ from rustyml.machine_learning import LogisticRegression as _LogisticRegression
 from rustyml.math.matmul import dot as _dot
 from rustyml.sklearn._dispatch import Unsupported, dense_copy, native_path, require
 from rustyml.sklearn._liblinear import fit_liblinear
-from rustyml.sklearn._sag import SAG_SOLVERS, fit_sag
+from rustyml.sklearn._sag import SAG_SOLVERS, fit_sag, warm_start_coef
 
 __all__ = ["LinearRegression", "LogisticRegression"]
 
@@ -271,17 +271,13 @@ class LogisticRegression(_SkLogisticRegression):
         """The previous fit's coefficients and intercepts where ``warm_start`` starts there
         (as keyword arguments of the native fit); a previous fit of another shape is left
         to scikit-learn (its error)."""
-        coef = getattr(self, "coef_", None) if self.warm_start else None
-        if coef is None:
-            return {}
         n_out = 1 if n_classes == 2 else n_classes
-        require(
-            np.shape(coef) == (n_out, n_features) and np.shape(self.intercept_) == (n_out,),
-            "a warm start of another shape (scikit-learn's error)",
-        )
-        start = {"start_coef": np.ascontiguousarray(coef, dtype=np.float64)}
+        warm = warm_start_coef(self, n_out, n_features + int(self.fit_intercept))
+        if warm is None:
+            return {}
+        start = {"start_coef": np.ascontiguousarray(warm[:, :n_features], dtype=np.float64)}
         if self.fit_intercept:
-            start["start_intercept"] = np.ascontiguousarray(self.intercept_, dtype=np.float64)
+            start["start_intercept"] = np.ascontiguousarray(warm[:, -1], dtype=np.float64)
         return start
 
     def _fit_newton_cholesky(self, X, classes, codes, weights):
