@@ -1,5 +1,5 @@
 """``sklearn.discriminant_analysis`` with rustyml's product engine behind
-LinearDiscriminantAnalysis's ``svd`` and ``lsqr`` solvers.
+LinearDiscriminantAnalysis's ``svd``, ``lsqr`` and ``eigen`` solvers.
 
 scikit-learn's ``svd`` solver whitens the within-class deviations and takes their SVD (the
 O(n d^2) part), then takes a second, small SVD of the whitened class means (n_classes x
@@ -19,6 +19,17 @@ float32 input to ``lsqr`` is fitted from its exact float64 values, each fitted a
 then in the dtype scikit-learn's float32 fit gives it (float32 priors, means and two-class
 coefficients; the rest float64, as NumPy's covariance and LAPACK's solve give them).
 
+The ``eigen`` solver's within-class and total covariances (each optionally shrunk, as for
+``lsqr``) come from the product engine; the generalized eigenproblem of their difference
+against the within-class one is SciPy's, as in scikit-learn. Its discriminant directions
+(eigenvalues clear of rounding) come out as scikit-learn's, signs included, where they
+are well separated and LAPACK's signs do not hang on rounding (probed with both matrices
+moved beyond the two fits' difference). With the class shares as priors and no shrinkage,
+the between-class scatter has rank k - 1: the remaining columns of ``scalings_`` are a
+basis of the rest of the space that rounding picks, in scikit-learn's fit as here, and
+differ from its; ``transform`` uses only the discriminant ones. float32 input is fitted
+from its float64 values, as for ``lsqr``.
+
 The native svd fit needs dense input, no ``store_covariance``,
 priors that sum to one (else scikit-learn warns), and a well-separated spectrum: no
 singular value of either stage close to its ``tol`` cut, none of the kept ones close to
@@ -26,9 +37,9 @@ another (a near-tie leaves the basis, and so the signs, to rounding), and at lea
 directions kept by the first stage (a single column's sign is LAPACK's own convention) or
 a single feature; and LAPACK's signs for the second stage must not hang on rounding: probed
 by a few SVDs of the small matrix moved well beyond the two fits' difference, with its
-columns' signs flipped. Anything else, float32 input (scikit-learn's svd fit then runs in
-float32, whose rounding decides its signs), and the ``eigen`` solver (LAPACK's generalized
-eigenvectors, whose signs follow the covariances' rounding), is scikit-learn's.
+columns' signs flipped. Anything else, float32 input to it (scikit-learn's svd fit then
+runs in float32, whose rounding decides its signs), and covariance estimators, is
+scikit-learn's.
 """
 
 import numpy as np
@@ -86,6 +97,28 @@ def _signs_follow_the_matrix(matrix, vt, spread, probes=8):
     return True
 
 
+def _generalized_signs_hold(between, within, vectors, columns, spread, probes=8):
+    """Whether the signs LAPACK gives the generalized eigenvectors ``vectors`` (at the
+    sorted positions ``columns``) of ``between`` against ``within`` stay put when both
+    matrices move by ``spread`` (relative; more than the summation-order difference
+    between rustyml's covariances and scikit-learn's). Where a sign choice hangs on an
+    intermediate value near zero, a probe flips it: scikit-learn's own signs are then
+    rounding's, and its fit runs."""
+    wobble = np.random.default_rng(0)
+    d = between.shape[0]
+    reference = within @ vectors
+    for _ in range(probes):
+        moves = []
+        for matrix in (between, within):
+            move = wobble.uniform(-1.0, 1.0, (d, d))
+            moves.append(matrix + spread * np.max(np.abs(matrix)) * (move + move.T) / 2)
+        evals, evecs = scipy.linalg.eigh(*moves)
+        probe = evecs[:, np.argsort(evals)[::-1]][:, columns]
+        if np.any(np.sum(probe * reference, axis=0) <= 0):
+            return False
+    return True
+
+
 def _ledoit_wolf_covariance(X):
     """scikit-learn's ``shrinkage="auto"`` covariance of one class: the features
     standardised (scikit-learn's scaler, its constant-feature rule included), shrunk
@@ -120,10 +153,7 @@ class LinearDiscriminantAnalysis(_SkLDA):
 
     @native_path(_SkLDA.fit, fits=True)
     def fit(self, X, y):
-        # The eigen solver's discriminant vectors are LAPACK's generalized eigenvectors,
-        # whose signs follow the covariances' rounding (a summation order flips them):
-        # scikit-learn's own.
-        require(self.solver in ("svd", "lsqr"), f"solver={self.solver!r}")
+        require(self.solver in ("svd", "lsqr", "eigen"), f"solver={self.solver!r}")
         if self.solver == "svd":
             require(self.shrinkage is None, "shrinkage (scikit-learn's error)")
             require(not self.store_covariance, "store_covariance")
@@ -137,11 +167,12 @@ class LinearDiscriminantAnalysis(_SkLDA):
         require(not issparse(X), "sparse X")
         self._validate_params()
         X, y = validate_data(self, X, y, ensure_min_samples=2, dtype=[np.float64, np.float32])
-        # float32 data is fitted from its exact float64 values; each attribute then takes
-        # the dtype scikit-learn's float32 fit gives it (_FLOAT32_KEPT). Its float32 svd
-        # fit runs in float32, whose rounding decides its LAPACK signs: its own.
+        # float32 data is fitted from its exact float64 values (NumPy's covariances of
+        # it are float64 in scikit-learn's fit too); each attribute then takes the dtype
+        # scikit-learn's float32 fit gives it (_FLOAT32_KEPT). Its float32 svd fit runs
+        # in float32, whose rounding decides its LAPACK signs: its own.
         dtype = X.dtype
-        require(self.solver == "lsqr" or dtype == np.float64, "float32 X with the svd solver")
+        require(self.solver != "svd" or dtype == np.float64, "float32 X with the svd solver")
         X = np.asarray(X, dtype=np.float64)
         classes = unique_labels(y)
         n, d = X.shape
@@ -168,6 +199,14 @@ class LinearDiscriminantAnalysis(_SkLDA):
         dev = X - means[codes]
         if self.solver == "lsqr":
             coef, intercept = self._native_lsqr(X, dev, codes, counts, priors, means)
+        elif self.solver == "eigen":
+            # How far scikit-learn's covariances may sit from rustyml's, relative: the
+            # summation order (n eps); its float32 fit weighs them by float32 priors, and
+            # standardises in float32 for the Ledoit-Wolf shrinkage (n float32 eps).
+            spread = 10 * n * _EPS
+            if dtype != np.float64:
+                spread += 10 * (n if self.shrinkage == "auto" else 1) * np.finfo(dtype).eps
+            coef, intercept = self._native_eigen(X, dev, codes, counts, priors, means, kept, spread)
         else:
             coef, intercept = self._native_svd(X, dev, priors, means, kept)
         self.classes_ = classes
@@ -201,11 +240,74 @@ class LinearDiscriminantAnalysis(_SkLDA):
         return within
 
     def _checked_conditioning(self, within, n):
+        """The within-class covariance's spectrum, ascending, where it is positive and well
+        enough conditioned for the summation order not to matter."""
         spectrum = np.linalg.eigvalsh(within)
         # The two covariances differ by summation order, n eps relative; a solve with
         # them amplifies that by the condition number.
         require(spectrum[0] > 0, "a singular within-class covariance")
         require(spectrum[-1] / spectrum[0] * n * _EPS < 1e-6, "an ill-conditioned covariance")
+        return spectrum
+
+    def _total_covariance(self, X):
+        """scikit-learn's ``_cov`` of all of X (biased, optionally shrunk), the centred
+        Gram matrix by the product engine."""
+        if self.shrinkage == "auto":
+            return _ledoit_wolf_covariance(X)
+        centred = np.ascontiguousarray(X - X.mean(axis=0))
+        total = _dot(centred.T, centred) / X.shape[0]
+        if self.shrinkage is not None:
+            total = shrunk_covariance(total, self.shrinkage)
+        return total
+
+    def _native_eigen(self, X, dev, codes, counts, priors, means, kept, spread):
+        """scikit-learn's ``eigen`` solver: the within-class and total covariances by the
+        product engine, then the same generalized eigenproblem of the between-class scatter
+        (their difference) against the within-class one, by the same LAPACK call.
+        ``spread`` bounds the relative distance of scikit-learn's covariances from these."""
+        n = X.shape[0]
+        within = self._within_covariance(X, dev, codes, counts, priors)
+        spectrum = self._checked_conditioning(within, n)
+        total = self._total_covariance(X)
+        between = total - within
+        evals, evecs = scipy.linalg.eigh(between, within)
+        order = np.argsort(evals)[::-1]
+        sorted_evals, evecs = evals[order], evecs[:, order]
+
+        # An eigenvalue moves by up to ``noise`` when the covariances move by ``spread``
+        # (its vector is normalised in the within-class metric, |v|^2 <= 1 / spectrum[0]).
+        largest = np.max(np.abs(sorted_evals))
+        noise = spread * (np.linalg.norm(total, 2) + (1.0 + largest) * spectrum[-1]) / spectrum[0]
+        size = np.abs(sorted_evals)
+        # Eigenvalues within rounding of zero (with empirical priors the between-class
+        # scatter has rank k - 1) have vectors that are a basis rounding picks for the
+        # rest of the space, in scikit-learn's fit as here; the others are determined.
+        require(
+            np.all((size <= noise) | (size > 100 * noise)),
+            "an eigenvalue near the rounding level",
+        )
+        determined = np.flatnonzero(size > 100 * noise)
+        require(
+            np.array_equal(determined[:kept], np.arange(kept)),
+            "a kept direction of no between-class variance",
+        )
+        values = sorted_evals[determined]
+        gaps = np.abs(np.diff(values))
+        require(
+            np.all(gaps > max(_MIN_GAP * largest, 100 * noise)),
+            "near-equal discriminant eigenvalues",
+        )
+        require(
+            _generalized_signs_hold(between, within, evecs[:, determined], determined, spread),
+            "LAPACK's signs of the discriminant directions follow rounding here",
+        )
+
+        self.covariance_ = within
+        self.explained_variance_ratio_ = np.sort(evals / np.sum(evals))[::-1][:kept]
+        self.scalings_ = evecs
+        coef = _dot(_dot(means, evecs), np.ascontiguousarray(evecs.T))
+        intercept = -0.5 * np.einsum("ij,ij->i", means, coef) + np.log(priors)
+        return coef, intercept
 
     def _native_lsqr(self, X, dev, codes, counts, priors, means):
         """scikit-learn's ``lsqr`` solver: the prior-weighted within-class covariance (each
