@@ -1,10 +1,12 @@
 """``sklearn.decomposition`` with rustyml's engines behind PCA.
 
-``PCA`` fits natively on dense input where scikit-learn would take an exact solver
+``PCA`` fits natively where scikit-learn would take an exact solver
 (``svd_solver`` "full" or "covariance_eigh", or "auto" resolving to one of them, or
 "arpack" run to machine precision, ``tol=0``, on at most 1,000 features with the kept
 components' eigenvalues apart from the rest), and on float64 input with the randomized
-solver. Tall data (``n_samples >= n_features``): the engine returns the whole spectrum of
+solver. Sparse input (where scikit-learn takes it: "arpack", "covariance_eigh", or
+"auto", which is "arpack" for it) is fitted from a dense copy of at most 2^22 entries.
+Tall data (``n_samples >= n_features``): the engine returns the whole spectrum of
 the covariance (signs as scikit-learn's ``svd_flip`` sets them). Wide data: the Gram matrix
 of the centred rows from the product engine, whose eigenvectors give the right singular
 vectors. Randomized: scikit-learn's range finder on the same Gaussian draws, every product
@@ -31,7 +33,7 @@ from sklearn.utils.validation import validate_data
 
 from rustyml.machine_learning import PCA as _PCA
 from rustyml.math.matmul import dot as _dot
-from rustyml.sklearn._dispatch import native_path, require
+from rustyml.sklearn._dispatch import dense_copy, native_path, require
 
 __all__ = ["PCA"]
 
@@ -44,11 +46,14 @@ _MIN_GAP = 1e-6
 _EPS = np.finfo(np.float64).eps
 
 
-def _native_solver(est, X):
-    """scikit-learn's solver choice for dense ``X`` when rustyml runs it, else None."""
+def _native_solver(est, X, sparse):
+    """scikit-learn's solver choice for ``X`` (``sparse`` if given as a sparse matrix)
+    when rustyml runs it, else None."""
     n_samples, n_features = X.shape
     n_components = min(X.shape) if est.n_components is None else est.n_components
     solver = est.svd_solver
+    if solver == "auto" and sparse:
+        solver = "arpack"
     if solver == "auto":
         if n_features <= 1_000 and n_samples >= 10 * n_features:
             return "covariance_eigh"
@@ -81,14 +86,33 @@ class PCA(_SkPCA):
 
     def _fit_native(self, X):
         self._validate_params()
-        require(not issparse(X), "sparse X")
-        X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_2d=True, copy=False)
-        require(isinstance(X, np.ndarray), "sparse X")
+        sparse = issparse(X)
+        require(
+            not sparse or self.svd_solver in ("auto", "arpack", "covariance_eigh"),
+            f"sparse X with svd_solver={self.svd_solver!r} (scikit-learn's error)",
+        )
+        X = validate_data(
+            self,
+            X,
+            dtype=[np.float64, np.float32],
+            accept_sparse=("csr", "csc"),
+            ensure_2d=True,
+            copy=False,
+        )
+        if sparse:
+            # the same spectrum from the same values: the exact solvers' answer to
+            # rounding, as scikit-learn's implicitly centred sparse fit gives it
+            X = dense_copy(X)
+        require(isinstance(X, np.ndarray), "an array type NumPy does not own")
         n_samples, n_features = X.shape
-        solver = _native_solver(self, X)
+        solver = _native_solver(self, X, sparse)
         require(solver is not None, f"svd_solver={self.svd_solver!r}")
         require(n_samples >= 2, "a single sample")
-        n_components = min(X.shape) if self.n_components is None else self.n_components
+        if self.n_components is not None:
+            n_components = self.n_components
+        else:
+            # arpack finds at most min(X.shape) - 1 components
+            n_components = min(X.shape) - (solver == "arpack")
         if solver in ("arpack", "randomized"):
             # scikit-learn's own errors for the rest
             top = min(X.shape) + (solver == "randomized")
