@@ -9,7 +9,9 @@ scikit-learn's own; the native engine answers ``kneighbors`` (and so the regress
 chebyshev names, or their float64 ``DistanceMetric`` objects) with uniform,
 inverse-distance or callable weights, single- or multi-output, dense or sparse (on a
 dense copy); ``kneighbors()`` of the training set leaves each sample out, as
-scikit-learn's.
+scikit-learn's. An answer is native only where no tie decides it: two distances within
+their rounding of each other (the engine's computation against scikit-learn's) count as
+tied, as equal ones do.
 
 With ``metric="precomputed"`` the neighbours are selected from the given distances: a
 dense matrix's rows where no tie decides them (scikit-learn orders ties by NumPy's
@@ -32,6 +34,8 @@ from rustyml.machine_learning import KNN as _KNN
 from rustyml.sklearn._dispatch import Unsupported, dense_copy, engine, native_path, record, require
 
 __all__ = ["KNeighborsClassifier", "KNeighborsRegressor", "NearestNeighbors"]
+
+_EPS = np.finfo(np.float64).eps
 
 _METRIC_P = {
     "euclidean": 2,
@@ -80,6 +84,7 @@ class _NativeSearch:
 
     def fit(self, X, y=None):
         self.__dict__.pop("_rustyml_engine", None)
+        self.__dict__.pop("_rustyml_reach", None)
         super().fit(X, y)
         # From here on scikit-learn's fitted state stands whatever happens: a query the
         # engine cannot answer goes to scikit-learn's methods, which use it.
@@ -118,6 +123,8 @@ class _NativeSearch:
         except Unsupported as why:
             record(self, "fit", "scikit-learn", str(why))
             return self  # fitted by scikit-learn alone: later queries fall back
+        self._rustyml_p = p
+        self.__dict__.pop("_rustyml_reach", None)
         metric = "chebyshev" if p == np.inf else "minkowski"
         # k is given per query; the engine's own default only has to be valid.
         native = _KNN(n_neighbors=1, weights="uniform", metric=metric, p=2 if p == np.inf else p)
@@ -180,10 +187,13 @@ class _NativeSearch:
         Xq = np.asarray(Xq, dtype=np.float64)
         extra = int(k < self.n_samples_fit_)
         dist, ind = native.kneighbors(Xq, k + extra)
-        gaps = np.diff(dist, axis=1) if ordered else np.diff(dist[:, k - 1 :], axis=1)
-        tied = ~(gaps > 0).all(axis=1)
+        # Two distances closer than their rounding (the engine's and scikit-learn's
+        # computations of them) are a tie too: each search may order them either way.
+        slack = _Rounding(self, Xq)
+        gaps = np.diff(dist, axis=1) - slack.of_pairs(dist)
+        tied = ~(gaps > 0).all(axis=1) if ordered else ~(gaps[:, k - 1 :] > 0).all(axis=1)
         if tied.any() and not ordered and labels is not None:
-            tied[tied] = ~_tie_casts_one_vote(native, Xq[tied], k, labels)
+            tied[tied] = ~_tie_casts_one_vote(native, Xq[tied], k, labels, slack.subset(tied))
         require(not tied.any(), "tied distances (each search orders them its own way)")
         dist, ind = dist[:, :k], ind[:, :k]
         return _without_self(dist, ind) if on_training_set else (dist, ind)
@@ -253,20 +263,68 @@ def _graph_neighbours(graph, k):
     return dist, ind.astype(csr.indices.dtype, copy=False)
 
 
-def _tie_casts_one_vote(native, Xq, k, labels):
-    """For queries whose k-th and (k+1)-th nearest distances tie: whether every training
-    sample at the k-th distance has the same ``labels`` row, so that whichever of them a
-    search keeps, the votes are the same. The search widens until it passes that distance
-    (or holds the whole training set)."""
+class _Rounding:
+    """How far a distance the engine computes may sit from scikit-learn's computation of
+    it, for the queries ``Xq``. Both sum ``d`` terms (|relative error| <= (d + 2) eps
+    each); a euclidean search by products (the engine's, and scikit-learn's brute force)
+    forms |q|^2 + |x|^2 - 2 q.x, whose absolute error, up to (d + 2) eps (|q|^2 + |x|^2)
+    twice over, costs a distance r up to min(sqrt(E), E / r)."""
+
+    def __init__(self, est, Xq, squared_error=None):
+        d = Xq.shape[1]
+        self.relative = 4 * (d + 2) * _EPS
+        if squared_error is None:
+            squared_error = np.zeros(Xq.shape[0])
+            if est._rustyml_p == 2:
+                reach = _largest_square_norm(est)
+                squared_error = self.relative * (np.einsum("ij,ij->i", Xq, Xq) + reach)
+        self.squared_error = squared_error
+
+    def of(self, dist):
+        """The rounding of each distance in ``dist`` (a row per query)."""
+        E = self.squared_error[:, None]
+        with np.errstate(divide="ignore"):
+            through_squares = np.minimum(np.sqrt(E), E / dist)
+        return self.relative * dist + through_squares
+
+    def of_pairs(self, dist):
+        """The rounding of each gap between neighbouring distances of a row."""
+        each = self.of(dist)
+        return each[:, 1:] + each[:, :-1]
+
+    def subset(self, rows):
+        part = _Rounding.__new__(_Rounding)
+        part.relative, part.squared_error = self.relative, self.squared_error[rows]
+        return part
+
+
+def _largest_square_norm(est):
+    """The largest squared norm of a training sample (computed once per fit)."""
+    found = est.__dict__.get("_rustyml_reach")
+    if found is None:
+        fit_X = est._fit_X
+        fit_X = dense_copy(fit_X) if issparse(fit_X) else np.asarray(fit_X, dtype=np.float64)
+        found = float(np.max(np.einsum("ij,ij->i", fit_X, fit_X)))
+        est.__dict__["_rustyml_reach"] = found
+    return found
+
+
+def _tie_casts_one_vote(native, Xq, k, labels, slack):
+    """For queries whose k-th and (k+1)-th nearest distances tie (within ``slack``, their
+    rounding): whether every training sample tied with the k-th has the same ``labels``
+    row, so that whichever of them a search keeps, the votes are the same. The search
+    widens until it passes the tie (or holds the whole training set)."""
     n_fit = labels.shape[0]
     m = min(2 * (k + 1), n_fit)
     while True:
         dist, ind = native.kneighbors(Xq, m)
         kth = dist[:, k - 1 : k]
-        if m == n_fit or (dist[:, -1:] > kth).all():
+        reach = slack.of(kth)
+        ties = np.abs(dist - kth) <= slack.of(dist) + reach
+        if m == n_fit or not ties[:, -1].any():
             break
         m = min(2 * m, n_fit)
-    at_kth = dist == kth
+    at_kth = ties
     first = np.argmax(at_kth, axis=1)
     reference = labels[ind[np.arange(ind.shape[0]), first]]
     same = (labels[ind] == reference[:, None, :]).all(axis=2)
