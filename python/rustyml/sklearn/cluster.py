@@ -17,7 +17,10 @@ fit to scikit-learn).
 ``DBSCAN`` runs natively for euclidean and manhattan (Minkowski ``p`` of 2 or 1) distances on
 dense input without ``sample_weight``: the engine finds the same exact radius neighbourhoods
 and labels clusters in scikit-learn's order (a cluster grows from the lowest-index
-unlabelled core sample; a border sample joins the first cluster that reaches it).
+unlabelled core sample; a border sample joins the first cluster that reaches it). Where a
+distance within rounding of ``eps`` would decide a neighbourhood (the engine's and
+scikit-learn's computations of it may fall on either side), scikit-learn's own fit runs:
+the engine fits at eps less and more that rounding, and answers where the two agree.
 """
 
 import warnings
@@ -37,6 +40,7 @@ from rustyml.machine_learning import KMeans as _KMeans
 from rustyml.machine_learning import MeanShift as _MeanShift
 from rustyml.math.distance import pairwise as _pairwise
 from rustyml.sklearn._dispatch import SPARSE_DENSE_MAX, dense_copy, native_path, require
+from rustyml.sklearn._rounding import DistanceRounding, largest_square_norm
 
 __all__ = ["DBSCAN", "KMeans", "MeanShift"]
 
@@ -91,19 +95,34 @@ class DBSCAN(_SkDBSCAN):
                 and float(np.abs(sample_weight).sum()) < 2.0**53,
                 "non-integer sample_weight",
             )
-        native = _native.machine_learning.DBSCAN(
-            eps=float(self.eps),
-            min_samples=int(self.min_samples),
-            metric="manhattan" if p == 1.0 else "euclidean",
-            p=None,
+        # (the sandwich below needs neighbourhood weights that only grow with the radius)
+        require(
+            precomputed or sample_weight is None or bool(np.all(sample_weight >= 0)),
+            "negative sample_weight",
         )
-        native.fit_with(
-            np.asarray(points, dtype=np.float64),
-            precomputed=precomputed,
-            sample_weight=sample_weight,
+        points = np.asarray(points, dtype=np.float64)
+        eps = float(self.eps)
+        if precomputed:
+            # the given distances are compared with eps as they are
+            radii = (eps,)
+        else:
+            # A pair within rounding of eps is a neighbour or not as each computation
+            # rounds its distance. scikit-learn's neighbourhoods lie between the native
+            # ones at eps less and more that rounding; where those two give one answer,
+            # so does every choice in between (more neighbours only add core samples and
+            # join clusters; a border sample joins the first cluster that reaches it).
+            norms = 2 * largest_square_norm(points)
+            slack = float(DistanceRounding(points.shape[1], p, norms).of(np.array([[eps]]))[0, 0])
+            radii = (eps - slack, eps + slack)
+        answers = [
+            self._native_dbscan(points, radius, p, precomputed, sample_weight) for radius in radii
+        ]
+        core, labels = answers[0]
+        require(
+            all(np.array_equal(core, c) and np.array_equal(labels, lab) for c, lab in answers[1:]),
+            "a distance within rounding of eps decides a neighbourhood",
         )
-        self.core_sample_indices_ = np.asarray(native.core_sample_indices_, dtype=np.intp)
-        self.labels_ = np.asarray(native.labels_, dtype=np.intp)
+        self.core_sample_indices_, self.labels_ = core, labels
         if len(self.core_sample_indices_):
             self.components_ = X[self.core_sample_indices_].copy()
         else:
@@ -113,6 +132,18 @@ class DBSCAN(_SkDBSCAN):
     def fit_predict(self, X, y=None, sample_weight=None):
         self.fit(X, sample_weight=sample_weight)
         return self.labels_
+
+    def _native_dbscan(self, points, eps, p, precomputed, sample_weight):
+        """The engine's core samples and labels with radius ``eps``."""
+        native = _native.machine_learning.DBSCAN(
+            eps=eps,
+            min_samples=int(self.min_samples),
+            metric="manhattan" if p == 1.0 else "euclidean",
+            p=None,
+        )
+        native.fit_with(points, precomputed=precomputed, sample_weight=sample_weight)
+        core = np.asarray(native.core_sample_indices_, dtype=np.intp)
+        return core, np.asarray(native.labels_, dtype=np.intp)
 
 
 class KMeans(_SkKMeans):

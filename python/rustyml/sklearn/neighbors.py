@@ -32,10 +32,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from rustyml import _native
 from rustyml.machine_learning import KNN as _KNN
 from rustyml.sklearn._dispatch import Unsupported, dense_copy, engine, native_path, record, require
+from rustyml.sklearn._rounding import DistanceRounding, largest_square_norm
 
 __all__ = ["KNeighborsClassifier", "KNeighborsRegressor", "NearestNeighbors"]
 
-_EPS = np.finfo(np.float64).eps
 
 _METRIC_P = {
     "euclidean": 2,
@@ -189,11 +189,11 @@ class _NativeSearch:
         dist, ind = native.kneighbors(Xq, k + extra)
         # Two distances closer than their rounding (the engine's and scikit-learn's
         # computations of them) are a tie too: each search may order them either way.
-        slack = _Rounding(self, Xq)
-        gaps = np.diff(dist, axis=1) - slack.of_pairs(dist)
+        slack = _rounding(self, Xq)
+        gaps = np.diff(dist, axis=1) - slack.of_gaps(dist)
         tied = ~(gaps > 0).all(axis=1) if ordered else ~(gaps[:, k - 1 :] > 0).all(axis=1)
         if tied.any() and not ordered and labels is not None:
-            tied[tied] = ~_tie_casts_one_vote(native, Xq[tied], k, labels, slack.subset(tied))
+            tied[tied] = ~_tie_casts_one_vote(native, Xq[tied], k, labels, slack.rows(tied))
         require(not tied.any(), "tied distances (each search orders them its own way)")
         dist, ind = dist[:, :k], ind[:, :k]
         return _without_self(dist, ind) if on_training_set else (dist, ind)
@@ -263,39 +263,11 @@ def _graph_neighbours(graph, k):
     return dist, ind.astype(csr.indices.dtype, copy=False)
 
 
-class _Rounding:
-    """How far a distance the engine computes may sit from scikit-learn's computation of
-    it, for the queries ``Xq``. Both sum ``d`` terms (|relative error| <= (d + 2) eps
-    each); a euclidean search by products (the engine's, and scikit-learn's brute force)
-    forms |q|^2 + |x|^2 - 2 q.x, whose absolute error, up to (d + 2) eps (|q|^2 + |x|^2)
-    twice over, costs a distance r up to min(sqrt(E), E / r)."""
-
-    def __init__(self, est, Xq, squared_error=None):
-        d = Xq.shape[1]
-        self.relative = 4 * (d + 2) * _EPS
-        if squared_error is None:
-            squared_error = np.zeros(Xq.shape[0])
-            if est._rustyml_p == 2:
-                reach = _largest_square_norm(est)
-                squared_error = self.relative * (np.einsum("ij,ij->i", Xq, Xq) + reach)
-        self.squared_error = squared_error
-
-    def of(self, dist):
-        """The rounding of each distance in ``dist`` (a row per query)."""
-        E = self.squared_error[:, None]
-        with np.errstate(divide="ignore"):
-            through_squares = np.minimum(np.sqrt(E), E / dist)
-        return self.relative * dist + through_squares
-
-    def of_pairs(self, dist):
-        """The rounding of each gap between neighbouring distances of a row."""
-        each = self.of(dist)
-        return each[:, 1:] + each[:, :-1]
-
-    def subset(self, rows):
-        part = _Rounding.__new__(_Rounding)
-        part.relative, part.squared_error = self.relative, self.squared_error[rows]
-        return part
+def _rounding(est, Xq):
+    """The rounding of the engine's distances from the queries ``Xq`` against
+    scikit-learn's."""
+    norms = np.einsum("ij,ij->i", Xq, Xq) + _largest_square_norm(est)
+    return DistanceRounding(Xq.shape[1], est._rustyml_p, norms)
 
 
 def _largest_square_norm(est):
@@ -304,7 +276,7 @@ def _largest_square_norm(est):
     if found is None:
         fit_X = est._fit_X
         fit_X = dense_copy(fit_X) if issparse(fit_X) else np.asarray(fit_X, dtype=np.float64)
-        found = float(np.max(np.einsum("ij,ij->i", fit_X, fit_X)))
+        found = largest_square_norm(fit_X)
         est.__dict__["_rustyml_reach"] = found
     return found
 

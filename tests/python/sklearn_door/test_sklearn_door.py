@@ -410,14 +410,48 @@ def test_dbscan_with_sample_weight_matches_scikit_learn():
         for params in ({"eps": 0.6, "min_samples": 6}, {"eps": 0.9, "metric": "manhattan"}):
             door.dispatch_stats(reset=True)
             ours = door_cluster.DBSCAN(**params).fit(X, sample_weight=weights)
-            assert door.dispatch_stats()[("DBSCAN", "fit", "rustyml")] == 1
+            # With negative weights a neighbourhood's weight can shrink as it grows: the
+            # fits at eps less and more its rounding no longer bound scikit-learn's.
+            path = "scikit-learn" if weights.min() < 0 else "rustyml"
+            assert door.dispatch_stats()[("DBSCAN", "fit", path)] == 1
             _same_dbscan(ours, DBSCAN(**params).fit(X, sample_weight=weights))
+        door.dispatch_stats(reset=True)
+        D = np.sqrt(((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=2))
+        ours = door_cluster.DBSCAN(eps=0.6, metric="precomputed").fit(D, sample_weight=weights)
+        assert door.dispatch_stats()[("DBSCAN", "fit", "rustyml")] == 1  # given distances
+        _same_dbscan(ours, DBSCAN(eps=0.6, metric="precomputed").fit(D, sample_weight=weights))
     # Fractional weights: scikit-learn's sums run in its own order, so its code runs.
     door.dispatch_stats(reset=True)
     fractional = rng.uniform(0.1, 2.0, size=len(X))
     ours = door_cluster.DBSCAN(eps=0.6).fit(X, sample_weight=fractional)
     assert door.dispatch_stats()[("DBSCAN", "fit", "scikit-learn")] == 1
     _same_dbscan(ours, DBSCAN(eps=0.6).fit(X, sample_weight=fractional))
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "manhattan"])
+def test_dbscan_leaves_distances_within_rounding_of_eps_to_scikit_learn(metric):
+    # Points on a grid of step 0.1 (not a binary fraction) with eps the step: each
+    # neighbouring pair sits at eps but for rounding, and the engine (euclidean by
+    # products) and scikit-learn's search round it each its own way. Taken at face value
+    # the native fit's core samples and clusters differed from scikit-learn's on such
+    # grids in nearly a third of fits.
+    from sklearn.cluster import DBSCAN
+
+    rng = np.random.default_rng(3)
+    native = 0
+    for _ in range(20):
+        X = np.round(rng.uniform(0, 10, (40, 2))) * 0.1 + 3.3
+        door.dispatch_stats(reset=True)
+        for algorithm in ("brute", "kd_tree"):
+            params = {"eps": 0.1, "min_samples": 3, "metric": metric, "algorithm": algorithm}
+            _same_dbscan(door_cluster.DBSCAN(**params).fit(X), DBSCAN(**params).fit(X))
+        native += door.dispatch_stats().get(("DBSCAN", "fit", "rustyml"), 0)
+        # off the grid step no distance is near eps: native
+        door.dispatch_stats(reset=True)
+        params = {"eps": 0.125, "min_samples": 3, "metric": metric}
+        _same_dbscan(door_cluster.DBSCAN(**params).fit(X), DBSCAN(**params).fit(X))
+        assert door.dispatch_stats() == {("DBSCAN", "fit", "rustyml"): 1}
+    assert native < 40
 
 
 def test_dbscan_refusals_are_scikit_learns():
