@@ -63,6 +63,9 @@ pub struct KMeans {
     labels: Option<Array1<isize>>,
     inertia: f64,
     n_iter: usize,
+    /// The kept run made a decision within rounding (see [`KMeans::rounding_decided`]).
+    #[serde(default)]
+    narrow: bool,
 }
 
 impl Default for KMeans {
@@ -78,12 +81,16 @@ struct Run {
     labels: Vec<usize>,
     inertia: f64,
     n_iter: usize,
+    /// Some decision of the run (an assignment, the stop) lay within rounding.
+    narrow: bool,
 }
 
-/// The per-cluster sums and counts of one Lloyd pass's assignment.
+/// The per-cluster sums and counts of one Lloyd pass's assignment, and whether any row's
+/// nearest center stood within rounding of its runner-up.
 struct Tally {
     sums: Array2<f64>,
     counts: Vec<usize>,
+    narrow: bool,
 }
 
 impl KMeans {
@@ -102,6 +109,7 @@ impl KMeans {
             labels: None,
             inertia: 0.0,
             n_iter: 0,
+            narrow: false,
         }
     }
 
@@ -124,6 +132,13 @@ impl KMeans {
         inertia -> inertia: f64,
         /// Lloyd iterations of the kept run (`n_iter_`).
         n_iter -> n_iter: usize,
+        /// Whether the kept run made a decision within rounding of its threshold: a
+        /// sample's nearest center within rounding of its runner-up (another summation
+        /// order of the scores, or of the centers' sums, could pick the other), the stop
+        /// within rounding of the tolerance, or an empty cluster relocated (the farthest
+        /// samples by distance). Another implementation of the same algorithm, such as
+        /// scikit-learn's, can then end elsewhere.
+        rounding_decided -> narrow: bool,
     }
 
     /// Runs the fit will make.
@@ -199,6 +214,14 @@ impl KMeans {
             .and_broadcast(&mean)
             .for_each(|c, &v, &m| *c = v - m);
         let x_norms = row_sq_norms(xc.view());
+        // How another computation rounds: a cluster's sum in another order (n terms, each
+        // at most the largest coordinate) moves a center's coordinate by up to
+        // `rounding.center`; scores of uncentered data (as scikit-learn computes for sparse
+        // input) carry the norms of the mean too, |x|^2 <= 2 |x - m|^2 + 2 |m|^2.
+        let rounding = Rounding {
+            center: n as f64 * f64::EPSILON * x.iter().fold(0.0f64, |m, v| m.max(v.abs())),
+            mean_sq: mean.dot(&mean),
+        };
         let mut rng = crate::random::rng_from(self.random_state);
         let mut best: Option<Run> = None;
         for _ in 0..self.effective_n_init() {
@@ -212,7 +235,14 @@ impl KMeans {
                 }
                 KMeansInit::Centers(c) => c - &mean,
             };
-            let run = lloyd(xc.view(), x_norms.view(), init, self.max_iter, tol);
+            let run = lloyd(
+                xc.view(),
+                x_norms.view(),
+                init,
+                self.max_iter,
+                tol,
+                rounding,
+            );
             if best.as_ref().is_none_or(|b| run.inertia < b.inertia) {
                 best = Some(run);
             }
@@ -222,6 +252,7 @@ impl KMeans {
         self.labels = Some(best.labels.into_iter().map(|l| l as isize).collect());
         self.inertia = best.inertia;
         self.n_iter = best.n_iter;
+        self.narrow = best.narrow;
         Ok(self)
     }
 
@@ -396,21 +427,42 @@ pub(crate) fn kmeans_plusplus(
     centers
 }
 
+/// How far another implementation's computation of a Lloyd run may sit from this one's.
+#[derive(Clone, Copy)]
+struct Rounding {
+    /// The most another summation order moves a center's coordinate.
+    center: f64,
+    /// The squared norm of the column means the data were centered on.
+    mean_sq: f64,
+}
+
 /// One Lloyd pass over the centered rows: labels every row against `centers` into `labels`,
-/// a blocked fold whose partial is a block's per-cluster sums and counts.
+/// a blocked fold whose partial is a block's per-cluster sums and counts. A row whose
+/// runner-up center scores within rounding of its nearest marks the tally `narrow`: another
+/// computation of the scores (another summation order, uncentered, or with the centers
+/// `rounding.center` off in each coordinate) could pick the other center.
 fn lloyd_pass(
     xc: ArrayView2<f64>,
     x_norms: ArrayView1<f64>,
     centers: ArrayView2<f64>,
+    rounding: Rounding,
     labels: &mut [usize],
 ) -> Tally {
     let (n, d) = xc.dim();
     let k = centers.nrows();
     let c_norms = row_sq_norms(centers);
+    let max_cn = c_norms.iter().copied().fold(0.0, f64::max);
+    // Scores |c|^2 - 2 x.c, each side's within settle_bound of the norms (of the
+    // uncentered data at worst); centers moved by delta per coordinate move a score by up
+    // to 2 |x - c| sqrt(d) delta.
+    let score_bound = 2.0 * distance::settle_bound(d);
+    let offset = 4.0 * rounding.mean_sq;
+    let shift_bound = 4.0 * (d as f64).sqrt() * rounding.center;
     let work = n.saturating_mul(k).saturating_mul(d);
     let identity = Tally {
         sums: Array2::zeros((k, d)),
         counts: vec![0; k],
+        narrow: false,
     };
     reduction::blocked_fold_into(
         labels,
@@ -421,21 +473,30 @@ fn lloyd_pass(
         |range, labels| {
             let block = xc.slice(s![range.clone(), ..]);
             let mut dist = vec![0.0f64; range.len()];
+            let mut margin = vec![0.0f64; range.len()];
+            let norms = x_norms.slice(s![range]);
             nearest_block(
                 block,
-                x_norms.slice(s![range]),
+                norms,
                 centers,
                 c_norms.view(),
                 labels,
                 &mut dist,
+                &mut margin,
             );
-            block_tally(block, labels, k)
+            let mut tally = block_tally(block, labels, k);
+            tally.narrow = norms.iter().zip(&margin).any(|(&xn, &gap)| {
+                gap <= score_bound * (2.0 * (xn + max_cn) + offset)
+                    + shift_bound * (xn.sqrt() + max_cn.sqrt())
+            });
+            tally
         },
         |mut acc, part| {
             acc.sums += &part.sums;
             for (a, p) in acc.counts.iter_mut().zip(&part.counts) {
                 *a += p;
             }
+            acc.narrow |= part.narrow;
             acc
         },
     )
@@ -487,7 +548,11 @@ fn block_tally(block: ArrayView2<f64>, labels: &[usize], k: usize) -> Tally {
             }
         }
     }
-    Tally { sums, counts }
+    Tally {
+        sums,
+        counts,
+        narrow: false,
+    }
 }
 
 /// `out = sum of rows` (in the given order, from zero) over `D` feature columns, the `D`
@@ -506,11 +571,16 @@ fn add_rows<const D: usize>(cols: &[&[f64]], rows: &[usize], out: &mut [f64]) {
 }
 
 /// Gives each empty cluster one of the points farthest from their assigned (old) centers,
-/// moving that point's contribution out of its cluster's sums (scikit-learn's rule).
+/// moving that point's contribution out of its cluster's sums (scikit-learn's rule). The
+/// tally turns `narrow` where another implementation may choose otherwise: scikit-learn
+/// hands several empty clusters the farthest points in the order of NumPy's partition, not
+/// sorted; and a single one the farthest point, which another rounding of the distances
+/// (centers `rounding.center` off) may tell apart from the next differently.
 fn relocate_empty_clusters(
     xc: ArrayView2<f64>,
     old_centers: ArrayView2<f64>,
     labels: &[usize],
+    rounding: Rounding,
     tally: &mut Tally,
 ) {
     let empty: Vec<usize> = (0..tally.counts.len())
@@ -519,6 +589,7 @@ fn relocate_empty_clusters(
     if empty.is_empty() {
         return;
     }
+    tally.narrow |= empty.len() > 1;
     let dist: Vec<f64> = xc
         .outer_iter()
         .zip(labels)
@@ -530,6 +601,13 @@ fn relocate_empty_clusters(
     }
     let mut far: Vec<usize> = (0..dist.len()).collect();
     far.sort_by(|&a, &b| dist[b].total_cmp(&dist[a]).then(a.cmp(&b)));
+    if let [first, next, ..] = far[..] {
+        let d = xc.ncols() as f64;
+        let (top, runner_up) = (dist[first], dist[next]);
+        let bound =
+            8.0 * (d + 2.0) * f64::EPSILON * top + 8.0 * d.sqrt() * rounding.center * top.sqrt();
+        tally.narrow |= top - runner_up <= bound;
+    }
     for (&new_cluster, &point) in empty.iter().zip(&far) {
         let old_cluster = labels[point];
         let row = xc.row(point);
@@ -563,26 +641,42 @@ fn exact_inertia(x: ArrayView2<f64>, centers: ArrayView2<f64>, labels: &[usize])
     )
 }
 
-/// One Lloyd run from `centers` (centered coordinates).
+/// One Lloyd run from `centers` (centered coordinates). `rounding` bounds how far another
+/// computation may sit (see [`lloyd_pass`]); the run is `narrow` where an assignment or the
+/// stop lay within that of its threshold.
 fn lloyd(
     xc: ArrayView2<f64>,
     x_norms: ArrayView1<f64>,
     mut centers: Array2<f64>,
     max_iter: usize,
     tol: f64,
+    rounding: Rounding,
 ) -> Run {
+    let center_rounding = rounding.center;
     let k = centers.nrows();
-    let n = xc.nrows();
+    let (n, d) = xc.dim();
     // Two label buffers, swapped each pass: this pass's and the one before.
     let mut labels = vec![0usize; n];
     let mut previous = vec![0usize; n];
     let mut strict = false;
+    let mut narrow = false;
     let mut iterations = 0;
+    // A total squared shift of k d coordinates each off by up to delta (and summed in
+    // another order) is off by up to 2 sqrt(shift k d) delta + k d delta^2, plus its sum's
+    // rounding; the tolerance is a variance another order rounds too (n eps relative).
+    let cells = (k * d) as f64;
+    let shift_rounding = |shift: f64| {
+        4.0 * (shift * cells).sqrt() * center_rounding
+            + 4.0 * cells * center_rounding * center_rounding
+            + 4.0 * (cells + 2.0) * f64::EPSILON * shift
+            + 4.0 * n as f64 * f64::EPSILON * tol
+    };
     for i in 0..max_iter {
         iterations = i + 1;
         std::mem::swap(&mut labels, &mut previous);
-        let mut tally = lloyd_pass(xc, x_norms, centers.view(), &mut labels);
-        relocate_empty_clusters(xc, centers.view(), &labels, &mut tally);
+        let mut tally = lloyd_pass(xc, x_norms, centers.view(), rounding, &mut labels);
+        relocate_empty_clusters(xc, centers.view(), &labels, rounding, &mut tally);
+        narrow |= tally.narrow;
         let mut new_centers = centers.clone();
         for j in 0..k {
             if tally.counts[j] > 0 {
@@ -599,15 +693,14 @@ fn lloyd(
             strict = true;
             break;
         }
+        narrow |= (shift - tol).abs() <= shift_rounding(shift);
         if shift <= tol {
             break;
         }
     }
     if !strict {
         // Relabel against the final centers, so labels and centers agree.
-        labels = distance::nearest_rows(xc, centers.view())
-            .expect("same feature count")
-            .0;
+        narrow |= lloyd_pass(xc, x_norms, centers.view(), rounding, &mut labels).narrow;
     }
     let inertia = exact_inertia(xc, centers.view(), &labels);
     Run {
@@ -615,6 +708,7 @@ fn lloyd(
         labels,
         inertia,
         n_iter: iterations,
+        narrow,
     }
 }
 
@@ -771,15 +865,30 @@ mod tests {
             let norms = row_sq_norms(layout.view());
             let (s, p) = crate::gate::serial_and_parallel(&SCAN_F64, || {
                 let mut labels = vec![usize::MAX; layout.nrows()];
-                let tally = lloyd_pass(layout.view(), norms.view(), centers.view(), &mut labels);
-                (labels, tally.counts, tally.sums.mapv(f64::to_bits))
+                let rounding = Rounding {
+                    center: 1e-12,
+                    mean_sq: 0.0,
+                };
+                let tally = lloyd_pass(
+                    layout.view(),
+                    norms.view(),
+                    centers.view(),
+                    rounding,
+                    &mut labels,
+                );
+                (
+                    labels,
+                    tally.counts,
+                    tally.sums.mapv(f64::to_bits),
+                    tally.narrow,
+                )
             });
             assert_eq!(s, p);
             runs.push(s);
         }
         assert_eq!(runs[0], runs[1]);
         // The sums are those of the labelled rows.
-        let (labels, counts, sums) = &runs[0];
+        let (labels, counts, sums, _) = &runs[0];
         for j in 0..centers.nrows() {
             let rows: Vec<usize> = (0..x.nrows()).filter(|&i| labels[i] == j).collect();
             assert_eq!(counts[j], rows.len());
@@ -788,6 +897,41 @@ mod tests {
                 assert!((f64::from_bits(sums[[j, f]]) - w).abs() <= 1e-9 * (1.0 + w.abs()));
             }
         }
+    }
+
+    #[test]
+    fn a_sample_midway_between_two_centers_marks_the_run_as_decided_by_rounding() {
+        // A decimal grid whose midpoints between the final centers are samples: the exact
+        // distances tie, and which center each rounding picks is its own. The flag says so;
+        // the same data moved off the midpoints leaves it clear.
+        let tied = array![
+            [0.1, 0.0],
+            [0.3, 0.0],
+            [0.2, 0.0],
+            [1.1, 0.0],
+            [1.3, 0.0],
+            [0.7, 0.0]
+        ];
+        let start = array![[0.2, 0.0], [1.2, 0.0]];
+        let mut km = KMeans::builder(2)
+            .with_init(KMeansInit::Centers(start.clone()))
+            .with_n_init_mode(NInit::Runs(1));
+        km.fit_checked(&tied).unwrap();
+        assert_eq!(km.rounding_decided(), Some(true));
+        let clear = array![
+            [0.1, 0.0],
+            [0.3, 0.0],
+            [0.2, 0.0],
+            [1.1, 0.0],
+            [1.3, 0.0],
+            [0.6, 0.0]
+        ];
+        let mut km = KMeans::builder(2)
+            .with_init(KMeansInit::Centers(start))
+            .with_n_init_mode(NInit::Runs(1));
+        km.fit_checked(&clear).unwrap();
+        assert_eq!(km.rounding_decided(), Some(false));
+        assert_eq!(km.labels().unwrap().to_vec(), vec![0, 0, 0, 1, 1, 0]);
     }
 
     #[test]

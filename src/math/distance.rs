@@ -464,7 +464,10 @@ pub const NEAREST_DIRECT_MAX: usize = 1024;
 /// serial product. A row whose nearest distance is too small for that form to resolve
 /// next to the norms is re-measured exactly against every center in the error band.
 /// `x_norms` and `c_norms` are the squared row norms. Ties go to the lowest center index
-/// (like NumPy's `argmin`). Serial by design: callers fork over blocks.
+/// (like NumPy's `argmin`). `margin` receives each row's product-form score of the runner-up
+/// center less its nearest's (infinite with one center): how far the choice stands from a
+/// tie, which callers that must agree with another computation of the scores compare with
+/// their rounding. Serial by design: callers fork over blocks.
 pub fn nearest_block(
     x_block: ArrayView2<f64>,
     x_norms: ArrayView1<f64>,
@@ -472,30 +475,35 @@ pub fn nearest_block(
     c_norms: ArrayView1<f64>,
     labels: &mut [usize],
     dist_sq: &mut [f64],
+    margin: &mut [f64],
 ) {
     if centers.ncols() > 0 && centers.nrows().saturating_mul(centers.ncols()) <= NEAREST_DIRECT_MAX
     {
-        nearest_block_direct(x_block, x_norms, centers, c_norms, labels, dist_sq);
+        nearest_block_direct(x_block, x_norms, centers, c_norms, labels, dist_sq, margin);
         return;
     }
     let dots = matmul::dot_par(x_block, centers.t(), matmul::Parallelism::Serial)
         .expect("nearest_block: caller checked the feature counts");
     let cn = c_norms.to_vec();
-    for (((row, x_row), (&xn, label)), best_d) in dots
+    for ((((row, x_row), (&xn, label)), best_d), gap) in dots
         .outer_iter()
         .zip(x_block.outer_iter())
         .zip(x_norms.iter().zip(labels.iter_mut()))
         .zip(dist_sq.iter_mut())
+        .zip(margin.iter_mut())
     {
         let mut best = f64::INFINITY;
+        let mut second = f64::INFINITY;
         let mut arg = 0;
         for (j, (&dot, &cn)) in row.iter().zip(c_norms.iter()).enumerate() {
             let d = cn - 2.0 * dot;
+            second = second.min(d.max(best));
             if d < best {
                 best = d;
                 arg = j;
             }
         }
+        *gap = second - best;
         let x_row = x_row
             .as_slice()
             .map_or_else(|| std::borrow::Cow::Owned(x_row.to_vec()), Into::into);
@@ -508,7 +516,7 @@ pub fn nearest_block(
 /// Relative error bound of a product-form squared distance over `d` features: a distance
 /// above `settle_bound(d) * (|x|^2 + |c|^2)` is resolved by that form.
 #[inline(always)]
-fn settle_bound(d: usize) -> f64 {
+pub(crate) fn settle_bound(d: usize) -> f64 {
     8.0 * (d as f64 + 2.0) * f64::EPSILON
 }
 
@@ -576,6 +584,7 @@ pub fn nearest_rows(
     let block = |(b, (lab, d2)): (usize, (&mut [usize], &mut [f64]))| {
         let start = b * NEAREST_BLOCK_ROWS;
         let end = start + lab.len();
+        let mut margin = vec![0.0; lab.len()];
         nearest_block(
             x.slice(ndarray::s![start..end, ..]),
             x_norms.slice(ndarray::s![start..end]),
@@ -583,6 +592,7 @@ pub fn nearest_rows(
             c_norms.view(),
             lab,
             d2,
+            &mut margin,
         );
     };
     let work = n.saturating_mul(centers.nrows()).saturating_mul(x.ncols());
@@ -736,7 +746,7 @@ mod tests {
         x.row_mut(5).assign(&c.row(4));
         let xn = row_sq_norms(x.view());
         let cn = row_sq_norms(c.view());
-        let mut whole = (vec![0; 37], vec![0.0; 37]);
+        let mut whole = (vec![0; 37], vec![0.0; 37], vec![0.0; 37]);
         nearest_block(
             x.view(),
             xn.view(),
@@ -744,11 +754,13 @@ mod tests {
             cn.view(),
             &mut whole.0,
             &mut whole.1,
+            &mut whole.2,
         );
         assert_eq!((whole.0[5], whole.1[5]), (4, 0.0));
         for start in [0, 3, 11, 30] {
             let end = (start + 5).min(37);
             let (mut l, mut d2) = (vec![0; end - start], vec![0.0; end - start]);
+            let mut g = vec![0.0; end - start];
             let xs = x.slice(ndarray::s![start..end, ..]);
             nearest_block(
                 xs,
@@ -757,12 +769,14 @@ mod tests {
                 cn.view(),
                 &mut l,
                 &mut d2,
+                &mut g,
             );
             assert_eq!(l, whole.0[start..end]);
             assert_eq!(bits(&d2), bits(&whole.1[start..end]));
+            assert_eq!(bits(&g), bits(&whole.2[start..end]));
         }
         let fortran = x.t().as_standard_layout().into_owned().reversed_axes();
-        let mut strided = (vec![0; 37], vec![0.0; 37]);
+        let mut strided = (vec![0; 37], vec![0.0; 37], vec![0.0; 37]);
         nearest_block(
             fortran.view(),
             xn.view(),
@@ -770,9 +784,11 @@ mod tests {
             cn.view(),
             &mut strided.0,
             &mut strided.1,
+            &mut strided.2,
         );
         assert_eq!(strided.0, whole.0);
         assert_eq!(bits(&strided.1), bits(&whole.1));
+        assert_eq!(bits(&strided.2), bits(&whole.2));
     }
 
     fn nearest_rows_is_the_arg_min(x: &Array2<f64>, c: &Array2<f64>) {

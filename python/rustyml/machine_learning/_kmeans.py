@@ -106,4 +106,9 @@ class KMeans(ClusterMixin, BaseEstimator):
     labels_ = Fitted[I32]()
     inertia_ = Fitted[float]()
     n_iter_ = Fitted[int]()
+    rounding_decided_ = Fitted[bool](
+        "Whether the kept run made a decision within rounding of its threshold (a sample "
+        "nearly as close to another center, the stop at the tolerance, an empty cluster "
+        "relocated): another implementation, such as scikit-learn's, may end elsewhere."
+    )
     n_steps_ = Fitted[int]("Mini-batch steps made by ``partial_fit``.")

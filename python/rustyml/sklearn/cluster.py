@@ -1,7 +1,9 @@
 """``sklearn.cluster`` with rustyml's engines behind KMeans, DBSCAN and MeanShift.
 
 ``MeanShift`` runs natively on dense float64 input: the same bandwidth estimate (when none
-is given), seeds, flat-kernel shifts, intensity ordering and de-duplication as scikit-learn.
+is given), seeds, flat-kernel shifts, intensity ordering and de-duplication as scikit-learn;
+where a sample's label hangs on rounding (two centers, or the bandwidth, at the same
+distance but for rounding), scikit-learn's.
 
 ``KMeans`` runs Lloyd's iterations natively on dense float64 input: each of the ``n_init``
 starts is drawn by scikit-learn's own initialisation (so a ``random_state`` picks the same
@@ -12,7 +14,10 @@ scikit-learn's criterion. ``elkan`` reaches the same fixed point as ``lloyd`` an
 Lloyd here. Without ``sample_weight`` the k-means engine iterates; with it each step's
 nearest-center search is rustyml's pairwise distance engine and the centers are the
 weighted means of their points (an empty cluster, which scikit-learn relocates, hands the
-fit to scikit-learn).
+fit to scikit-learn). A run with a decision within rounding of its threshold (a sample
+nearly as close to another center, the stop at the tolerance, several empty clusters
+relocated, two runs' inertias within rounding of each other) is scikit-learn's: each
+implementation rounds such a comparison its own way.
 
 ``DBSCAN`` runs natively for euclidean and manhattan (Minkowski ``p`` of 2 or 1) distances on
 dense input without ``sample_weight``: the engine finds the same exact radius neighbourhoods
@@ -44,6 +49,7 @@ from rustyml.sklearn._rounding import DistanceRounding, largest_square_norm
 
 __all__ = ["DBSCAN", "KMeans", "MeanShift"]
 
+_EPS = np.finfo(np.float64).eps
 _SkDBSCAN = _sk.DBSCAN
 _SkKMeans = _sk.KMeans
 _SkMeanShift = _sk.MeanShift
@@ -191,6 +197,10 @@ class KMeans(_SkKMeans):
             if not isinstance(init, str):
                 init = init - mean
         norms = row_norms(centered, squared=True)
+        # how far another summation order puts a center's coordinate (n terms, each at
+        # most the largest coordinate)
+        largest = max(abs(float(X.max())), abs(float(X.min()))) if X.size else 0.0
+        center_rounding = X.shape[0] * _EPS * largest
         weighted = sample_weight is not None
         weights = _check_sample_weight(sample_weight, X, dtype=X.dtype)
         best = None
@@ -203,7 +213,9 @@ class KMeans(_SkKMeans):
                 sample_weight=weights,
             )
             if weighted:
-                run = _weighted_lloyd(dense - mean, weights, start, self.max_iter, self._tol)
+                run = _weighted_lloyd(
+                    dense - mean, weights, start, self.max_iter, self._tol, center_rounding
+                )
                 run = (run[0], run[1], run[2] + mean, run[3])
             else:
                 engine = _KMeans(
@@ -213,11 +225,19 @@ class KMeans(_SkKMeans):
                     max_iter=self.max_iter,
                     tol=self.tol,
                 ).fit(dense)
+                require(not engine.rounding_decided_, _WITHIN_ROUNDING)
                 run = (
                     np.asarray(engine.labels_, dtype=np.int32),
                     engine.inertia_,
                     np.asarray(engine.cluster_centers_),
                     engine.n_iter_,
+                )
+            if best is not None and not _is_same_clustering(run[0], best[0], self.n_clusters):
+                # the two inertias are sums another order rounds its own way
+                gap = abs(run[1] - best[1])
+                require(
+                    gap > _inertia_rounding(X.shape, max(run[1], best[1]), center_rounding),
+                    "two runs' inertias within rounding of each other",
                 )
             if best is None or (
                 run[1] < best[1] and not _is_same_clustering(run[0], best[0], self.n_clusters)
@@ -240,19 +260,62 @@ class KMeans(_SkKMeans):
         return self
 
 
-def _weighted_lloyd(X, weights, centers, max_iter, tol):
+_WITHIN_ROUNDING = "an assignment or the stop within rounding of its threshold"
+
+
+def _clear_assignment(X, dist, centers, center_rounding):
+    """The nearest centers in the squared distances ``dist``, or Unsupported where a
+    sample's runner-up lies within rounding of its nearest: each side's computation of the
+    scores (|x|^2 + |c|^2 - 2 x.c, d + 2 roundings each, four times over) and centers off
+    by ``center_rounding`` per coordinate (moving a score by 2 |x - c| sqrt(d) of it)."""
+    labels = np.argmin(dist, axis=1).astype(np.int32)
+    if centers.shape[0] > 1:
+        two = np.partition(dist, 1, axis=1)[:, :2]
+        d = X.shape[1]
+        x_norms = np.einsum("ij,ij->i", X, X)
+        c_norm = float(np.max(np.einsum("ij,ij->i", centers, centers)))
+        bound = 16 * (d + 2) * _EPS * (x_norms + c_norm) + 4 * np.sqrt(d) * center_rounding * (
+            np.sqrt(x_norms) + np.sqrt(c_norm)
+        )
+        require(bool(np.all(two[:, 1] - two[:, 0] > bound)), _WITHIN_ROUNDING)
+    return labels
+
+
+def _shift_rounding(shift, tol, shape, k, center_rounding):
+    """How far another computation of Lloyd's total squared center shift, and of its
+    tolerance, may sit from these (see the engine's ``lloyd``)."""
+    n, d = shape
+    cells = k * d
+    return (
+        4 * np.sqrt(shift * cells) * center_rounding
+        + 4 * cells * center_rounding**2
+        + 4 * (cells + 2) * _EPS * shift
+        + 4 * n * _EPS * tol
+    )
+
+
+def _inertia_rounding(shape, inertia, center_rounding):
+    """How far another summation of an inertia (n d squared differences, to centers off by
+    ``center_rounding`` per coordinate) may sit from this one."""
+    n, d = shape
+    cells = n * d
+    return 4 * cells * _EPS * inertia + 4 * np.sqrt(cells * inertia) * center_rounding
+
+
+def _weighted_lloyd(X, weights, centers, max_iter, tol, center_rounding):
     """Lloyd's iterations with sample weights, by scikit-learn's rule: assign each sample
     to its nearest center, move each center to the weighted mean of its samples, stop when
     the labels repeat (strict convergence) or the centers moved by at most ``tol`` in total
     squared distance, then re-assign against the final centers. Returns
-    ``(labels, inertia, centers, n_iter)``."""
+    ``(labels, inertia, centers, n_iter)``; an assignment or stop within rounding of its
+    threshold is Unsupported."""
     k = centers.shape[0]
     rows = np.arange(X.shape[0])
     labels_old = None
     strict = False
     for it in range(max_iter):
         dist = _pairwise(X, centers, metric="sqeuclidean")
-        labels = np.argmin(dist, axis=1).astype(np.int32)
+        labels = _clear_assignment(X, dist, centers, center_rounding)
         mass = np.bincount(labels, weights=weights, minlength=k)
         require(np.all(mass > 0), "an empty cluster (scikit-learn relocates it)")
         sums = np.column_stack(
@@ -264,12 +327,16 @@ def _weighted_lloyd(X, weights, centers, max_iter, tol):
         if labels_old is not None and np.array_equal(labels, labels_old):
             strict = True
             break
+        require(
+            abs(shift - tol) > _shift_rounding(shift, tol, X.shape, k, center_rounding),
+            _WITHIN_ROUNDING,
+        )
         if shift <= tol:
             break
         labels_old = labels
     dist = _pairwise(X, centers, metric="sqeuclidean")
     if not strict:
-        labels = np.argmin(dist, axis=1).astype(np.int32)
+        labels = _clear_assignment(X, dist, centers, center_rounding)
     inertia = float(np.dot(weights, dist[rows, labels]))
     return labels, inertia, centers, it + 1
 
@@ -297,7 +364,31 @@ class MeanShift(_SkMeanShift):
             cluster_all=bool(self.cluster_all),
             max_iter=int(self.max_iter),
         ).fit(X)
-        self.cluster_centers_ = np.asarray(native.cluster_centers_, dtype=np.float64)
+        centers = np.asarray(native.cluster_centers_, dtype=np.float64)
+        _check_clear_labels(X, centers, float(native.bandwidth_), bool(self.cluster_all))
+        self.cluster_centers_ = centers
         self.labels_ = np.asarray(native.labels_, dtype=int)
         self.n_iter_ = int(native.n_iter_)
         return self
+
+
+def _check_clear_labels(X, centers, bandwidth, cluster_all):
+    """Unsupported where a sample's label hangs on rounding: its nearest center within
+    rounding of the next (scikit-learn's neighbour search, a tree, breaks such ties its
+    own way), or, with ``cluster_all=False``, its distance within rounding of the
+    bandwidth."""
+    if len(centers) < 2 and cluster_all:
+        return
+    dist = _pairwise(X, centers, metric="euclidean")
+    nearest = np.partition(dist, 1, axis=1)[:, :2] if len(centers) > 1 else dist[:, :1]
+    norms = np.einsum("ij,ij->i", X, X) + largest_square_norm(centers)
+    slack = DistanceRounding(X.shape[1], 2, norms)
+    if len(centers) > 1:
+        gaps = nearest[:, 1] - nearest[:, 0] - slack.of_gaps(nearest)[:, 0]
+        require(bool(np.all(gaps > 0)), "a sample's nearest centers within rounding")
+    if not cluster_all:
+        first = nearest[:, :1]
+        require(
+            bool(np.all(np.abs(first - bandwidth) > slack.of(first))),
+            "a sample within rounding of the bandwidth from its center",
+        )

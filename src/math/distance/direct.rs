@@ -23,6 +23,8 @@ trait Lanes: Copy {
     fn store(self, dst: &mut [f64]);
     fn add(self, other: Self) -> Self;
     fn mul(self, other: Self) -> Self;
+    fn min(self, other: Self) -> Self;
+    fn max(self, other: Self) -> Self;
     /// Per lane: `if self < than { new } else { old }`, for the three tracked values at once.
     fn select_less(self, than: Self, new: [Self; 3], old: [Self; 3]) -> [Self; 3];
 }
@@ -54,6 +56,14 @@ impl Lanes for Portable {
         Self([self.0[0] * o.0[0], self.0[1] * o.0[1]])
     }
     #[inline(always)]
+    fn min(self, o: Self) -> Self {
+        Self([self.0[0].min(o.0[0]), self.0[1].min(o.0[1])])
+    }
+    #[inline(always)]
+    fn max(self, o: Self) -> Self {
+        Self([self.0[0].max(o.0[0]), self.0[1].max(o.0[1])])
+    }
+    #[inline(always)]
     fn select_less(self, than: Self, new: [Self; 3], old: [Self; 3]) -> [Self; 3] {
         std::array::from_fn(|t| {
             Self(std::array::from_fn(|l| {
@@ -80,7 +90,7 @@ mod x86 {
         (
             $(#[$doc:meta])*
             $name:ident($reg:ty): $n:literal lanes;
-            $set1:ident, $loadu:ident, $storeu:ident, $add:ident, $mul:ident;
+            $set1:ident, $loadu:ident, $storeu:ident, $add:ident, $mul:ident, $min:ident, $max:ident;
             select_less: $m:ident = $cmp:expr, |$old:ident, $new:ident| $blend:expr
         ) => {
             $(#[$doc])*
@@ -117,6 +127,16 @@ mod x86 {
                     Self(unsafe { $mul(self.0, o.0) })
                 }
                 #[inline(always)]
+                fn min(self, o: Self) -> Self {
+                    // SAFETY: the feature as above.
+                    Self(unsafe { $min(self.0, o.0) })
+                }
+                #[inline(always)]
+                fn max(self, o: Self) -> Self {
+                    // SAFETY: the feature as above.
+                    Self(unsafe { $max(self.0, o.0) })
+                }
+                #[inline(always)]
                 fn select_less(self, than: Self, new: [Self; 3], old: [Self; 3]) -> [Self; 3] {
                     // SAFETY: the feature as above.
                     unsafe {
@@ -134,7 +154,8 @@ mod x86 {
     x86_lanes! {
         /// Eight lanes in one AVX-512 register. Only used under `avx512f` (see `scan_avx512`).
         Avx512(__m512d): 8 lanes;
-        _mm512_set1_pd, _mm512_loadu_pd, _mm512_storeu_pd, _mm512_add_pd, _mm512_mul_pd;
+        _mm512_set1_pd, _mm512_loadu_pd, _mm512_storeu_pd, _mm512_add_pd, _mm512_mul_pd,
+        _mm512_min_pd, _mm512_max_pd;
         select_less: m = _mm512_cmp_pd_mask::<_CMP_LT_OQ>,
             |old, new| _mm512_mask_blend_pd(m, old, new)
     }
@@ -142,7 +163,8 @@ mod x86 {
     x86_lanes! {
         /// Four lanes in one AVX register. Only used under `avx2` (see `scan_avx2`).
         Avx2(__m256d): 4 lanes;
-        _mm256_set1_pd, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_add_pd, _mm256_mul_pd;
+        _mm256_set1_pd, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_add_pd, _mm256_mul_pd,
+        _mm256_min_pd, _mm256_max_pd;
         select_less: m = _mm256_cmp_pd::<_CMP_LT_OQ>, |old, new| _mm256_blendv_pd(old, new, m)
     }
 }
@@ -156,6 +178,7 @@ pub(super) fn nearest_block_direct(
     c_norms: ArrayView1<f64>,
     labels: &mut [usize],
     dist_sq: &mut [f64],
+    margin: &mut [f64],
 ) {
     let (m, d) = x_block.dim();
     // The block feature-major: borrowed where its columns are contiguous (KMeans keeps its
@@ -183,28 +206,38 @@ pub(super) fn nearest_block_direct(
     {
         if std::arch::is_x86_feature_detected!("avx512f") {
             // SAFETY: the CPU has AVX-512F, checked just above.
-            return unsafe { scan_avx512(&scan, labels, dist_sq) };
+            return unsafe { scan_avx512(&scan, labels, dist_sq, margin) };
         }
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2, checked just above.
-            return unsafe { scan_avx2(&scan, labels, dist_sq) };
+            return unsafe { scan_avx2(&scan, labels, dist_sq, margin) };
         }
     }
-    scan.run::<Portable, 4, 2>(labels, dist_sq);
+    scan.run::<Portable, 4, 2>(labels, dist_sq, margin);
 }
 
 /// Tiles of 16 rows (two registers) x 4 centers: eight independent sums per feature.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn scan_avx512(scan: &DirectScan, labels: &mut [usize], dist_sq: &mut [f64]) {
-    scan.run::<x86::Avx512, 2, 4>(labels, dist_sq);
+unsafe fn scan_avx512(
+    scan: &DirectScan,
+    labels: &mut [usize],
+    dist_sq: &mut [f64],
+    margin: &mut [f64],
+) {
+    scan.run::<x86::Avx512, 2, 4>(labels, dist_sq, margin);
 }
 
 /// Tiles of 8 rows (two registers) x 4 centers: eight independent sums per feature.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn scan_avx2(scan: &DirectScan, labels: &mut [usize], dist_sq: &mut [f64]) {
-    scan.run::<x86::Avx2, 2, 4>(labels, dist_sq);
+unsafe fn scan_avx2(
+    scan: &DirectScan,
+    labels: &mut [usize],
+    dist_sq: &mut [f64],
+    margin: &mut [f64],
+) {
+    scan.run::<x86::Avx2, 2, 4>(labels, dist_sq, margin);
 }
 
 /// The operands of one scan: the block (its columns feature-major: `cols[f][i]` is feature f
@@ -227,16 +260,26 @@ impl DirectScan<'_> {
         &self,
         labels: &mut [usize],
         dist_sq: &mut [f64],
+        margin: &mut [f64],
     ) {
         let m = self.x_norms.len();
         let d = self.cols.len();
         let tile = R * V::N;
-        // The tile's running minimum, read back per row: score, center, center norm.
-        let mut out = [vec![0.0f64; tile], vec![0.0f64; tile], vec![0.0f64; tile]];
+        // The tile's running minimum, read back per row: score, center, center norm, and
+        // the runner-up score.
+        let mut out: [Vec<f64>; 4] = std::array::from_fn(|_| vec![0.0f64; tile]);
         let whole = m - m % tile;
         for start in (0..whole).step_by(tile) {
             self.scan_tile::<V, R, G>(&self.cols, start, &mut out);
-            self.settle(start, tile, &self.x_norms[start..], &out, labels, dist_sq);
+            self.settle(
+                start,
+                tile,
+                &self.x_norms[start..],
+                &out,
+                labels,
+                dist_sq,
+                margin,
+            );
         }
         if whole < m {
             let len = m - whole;
@@ -246,56 +289,68 @@ impl DirectScan<'_> {
             }
             let cols: Vec<&[f64]> = padded.chunks_exact(tile).collect();
             self.scan_tile::<V, R, G>(&cols, 0, &mut out);
-            self.settle(whole, len, &self.x_norms[whole..], &out, labels, dist_sq);
+            self.settle(
+                whole,
+                len,
+                &self.x_norms[whole..],
+                &out,
+                labels,
+                dist_sq,
+                margin,
+            );
         }
     }
 
     /// Scores every center on rows `start..start + R * V::N` of `cols` and leaves each row's
-    /// best score, center and center norm in `out`.
+    /// best score, center, center norm and runner-up score in `out`.
     #[inline(always)]
     fn scan_tile<V: Lanes, const R: usize, const G: usize>(
         &self,
         cols: &[&[f64]],
         start: usize,
-        out: &mut [Vec<f64>; 3],
+        out: &mut [Vec<f64>; 4],
     ) {
         let k = self.c_norms.len();
         let full = k - k % G;
         let mut nearest = [[V::splat(f64::INFINITY), V::splat(0.0), V::splat(0.0)]; R];
+        let mut runner_up = [V::splat(f64::INFINITY); R];
         let mut j = 0;
         while j < full {
-            self.score_group::<V, R, G>(cols, start, j, &mut nearest);
+            self.score_group::<V, R, G>(cols, start, j, &mut nearest, &mut runner_up);
             j += G;
         }
         while j < k {
-            self.score_group::<V, R, 1>(cols, start, j, &mut nearest);
+            self.score_group::<V, R, 1>(cols, start, j, &mut nearest, &mut runner_up);
             j += 1;
         }
-        for (r, tracked) in nearest.iter().enumerate() {
-            for (dst, v) in out.iter_mut().zip(tracked) {
+        for (r, (tracked, second)) in nearest.iter().zip(&runner_up).enumerate() {
+            for (dst, v) in out.iter_mut().zip(tracked.iter().chain([second])) {
                 v.store(&mut dst[r * V::N..]);
             }
         }
     }
 
     /// Writes the labels and distances of rows `start..start + len` from their tile's
-    /// minimum (`out`), re-measuring exactly the rows the product form cannot resolve.
+    /// minimum (`out`), re-measuring exactly the rows the product form cannot resolve, and
+    /// each row's margin: its runner-up score less its best.
     #[inline(always)]
     fn settle(
         &self,
         start: usize,
         len: usize,
         x_norms: &[f64],
-        out: &[Vec<f64>; 3],
+        out: &[Vec<f64>; 4],
         labels: &mut [usize],
         dist_sq: &mut [f64],
+        margin: &mut [f64],
     ) {
-        let [best, arg, best_norm] = out;
+        let [best, arg, best_norm, second] = out;
         let (d, scaled, cn) = (self.cols.len(), self.scaled, self.c_norms);
         let bound = settle_bound(d);
         for l in 0..len {
             let i = start + l;
             let xn = x_norms[l];
+            margin[i] = second[l] - best[l];
             let dist = best[l] + xn;
             // settle_nearest's test: the product form resolves this distance.
             (labels[i], dist_sq[i]) = if dist > bound * (xn + best_norm[l]) {
@@ -315,8 +370,8 @@ impl DirectScan<'_> {
     }
 
     /// Scores centers `j..j + G` on the tile at `start` and folds them into `nearest` (per
-    /// vector: best score, its center as a float, that center's squared norm); ties keep the
-    /// lower index.
+    /// vector: best score, its center as a float, that center's squared norm; ties keep the
+    /// lower index) and `runner_up` (the second-lowest score).
     // The tile is a G x R grid of registers; indexing both ways reads clearer than zips.
     #[allow(clippy::needless_range_loop)]
     #[inline(always)]
@@ -326,6 +381,7 @@ impl DirectScan<'_> {
         start: usize,
         j: usize,
         nearest: &mut [[V; 3]; R],
+        runner_up: &mut [V; R],
     ) {
         let d = cols.len();
         let mut acc = [[V::splat(0.0); G]; R];
@@ -343,6 +399,7 @@ impl DirectScan<'_> {
             let (norm, index) = (V::splat(cj), V::splat((j + g) as f64));
             for r in 0..R {
                 let score = norm.add(acc[r][g]);
+                runner_up[r] = runner_up[r].min(score.max(nearest[r][0]));
                 nearest[r] = score.select_less(nearest[r][0], [score, index, norm], nearest[r]);
             }
         }
@@ -360,11 +417,14 @@ mod tests {
         Array2::from_shape_simple_fn((rows, cols), || rng.random_range(-3.0..3.0))
     }
 
-    /// One way of running a scan into labels and distances.
-    type Runner<'r> = &'r dyn Fn(&DirectScan, &mut [usize], &mut [f64]);
+    /// One way of running a scan into labels, distances and margins.
+    type Runner<'r> = &'r dyn Fn(&DirectScan, &mut [usize], &mut [f64], &mut [f64]);
 
-    /// Labels and distances of every instantiation this CPU can run, for one block.
-    fn every_instantiation(x: ArrayView2<f64>, c: ArrayView2<f64>) -> Vec<(Vec<usize>, Vec<f64>)> {
+    /// Labels, distances and margins of one run.
+    type Scanned = (Vec<usize>, Vec<f64>, Vec<f64>);
+
+    /// Labels, distances and margins of every instantiation this CPU can run, for one block.
+    fn every_instantiation(x: ArrayView2<f64>, c: ArrayView2<f64>) -> Vec<Scanned> {
         let xn = super::super::row_sq_norms(x);
         let cn = super::super::row_sq_norms(c);
         let m = x.nrows();
@@ -380,20 +440,21 @@ mod tests {
                 c_norms: cn.as_slice().unwrap(),
             };
             let (mut labels, mut dist) = (vec![usize::MAX; m], vec![f64::NAN; m]);
-            f(&scan, &mut labels, &mut dist);
-            runs.push((labels, dist));
+            let mut margin = vec![f64::NAN; m];
+            f(&scan, &mut labels, &mut dist, &mut margin);
+            runs.push((labels, dist, margin));
         };
-        run(&|s, l, d| s.run::<Portable, 4, 2>(l, d));
-        run(&|s, l, d| s.run::<Portable, 1, 3>(l, d));
+        run(&|s, l, d, g| s.run::<Portable, 4, 2>(l, d, g));
+        run(&|s, l, d, g| s.run::<Portable, 1, 3>(l, d, g));
         #[cfg(target_arch = "x86_64")]
         {
             if std::arch::is_x86_feature_detected!("avx512f") {
                 // SAFETY: checked just above.
-                run(&|s, l, d| unsafe { scan_avx512(s, l, d) });
+                run(&|s, l, d, g| unsafe { scan_avx512(s, l, d, g) });
             }
             if std::arch::is_x86_feature_detected!("avx2") {
                 // SAFETY: checked just above.
-                run(&|s, l, d| unsafe { scan_avx2(s, l, d) });
+                run(&|s, l, d, g| unsafe { scan_avx2(s, l, d, g) });
             }
         }
         // The dispatching entry point, on both layouts of the block.
@@ -403,6 +464,7 @@ mod tests {
             f
         }] {
             let (mut labels, mut dist) = (vec![usize::MAX; m], vec![f64::NAN; m]);
+            let mut margin = vec![f64::NAN; m];
             nearest_block_direct(
                 layout.view(),
                 xn.view(),
@@ -410,8 +472,9 @@ mod tests {
                 cn.view(),
                 &mut labels,
                 &mut dist,
+                &mut margin,
             );
-            runs.push((labels, dist));
+            runs.push((labels, dist, margin));
         }
         runs
     }
@@ -430,7 +493,7 @@ mod tests {
             let c = random(k, d, seed + 100);
             x.row_mut(m / 2).assign(&c.row(k - 1));
             let runs = every_instantiation(x.view(), c.view());
-            let (labels, dist) = &runs[0];
+            let (labels, dist, margin) = &runs[0];
             // Oracle: the exact arg-min (feature-order differences) where it is clear.
             for i in 0..m {
                 let exact: Vec<f64> = c
@@ -445,6 +508,16 @@ mod tests {
                     .collect();
                 let best = exact.iter().copied().fold(f64::INFINITY, f64::min);
                 assert!(exact[labels[i]] <= best + 1e-12 * (1.0 + best), "row {i}");
+                // the margin: the runner-up's distance less the nearest's (infinite with
+                // one center)
+                let mut sorted = exact.clone();
+                sorted.sort_by(f64::total_cmp);
+                let want = sorted.get(1).map_or(f64::INFINITY, |s| s - sorted[0]);
+                assert!(
+                    margin[i] == want || (margin[i] - want).abs() <= 1e-12 * (1.0 + sorted[0]),
+                    "row {i}: margin {} against {want}",
+                    margin[i]
+                );
                 assert!(
                     (dist[i] - exact[labels[i]]).abs() <= 1e-12 * (1.0 + best),
                     "row {i}"
@@ -452,10 +525,15 @@ mod tests {
             }
             assert_eq!(labels[m / 2], k - 1);
             assert_eq!(dist[m / 2], 0.0, "a row on a center is re-measured exactly");
-            for (r, (l, dd)) in runs.iter().enumerate() {
+            for (r, (l, dd, g)) in runs.iter().enumerate() {
                 assert_eq!(l, labels, "run {r}, shape {m}x{d}, k={k}");
                 let same = dd.iter().zip(dist).all(|(a, b)| a.to_bits() == b.to_bits());
                 assert!(same, "run {r}, shape {m}x{d}, k={k}");
+                let same = g
+                    .iter()
+                    .zip(margin)
+                    .all(|(a, b)| a.to_bits() == b.to_bits());
+                assert!(same, "margins of run {r}, shape {m}x{d}, k={k}");
             }
         }
     }

@@ -70,4 +70,5 @@ native_estimator! {
     fitted labels_ => |m| m.labels().map(|l| l.mapv(|l| l as i32));
     fitted inertia_ => |m| m.inertia();
     fitted n_iter_ => |m| m.n_iter();
+    fitted rounding_decided_ => |m| m.rounding_decided();
 }

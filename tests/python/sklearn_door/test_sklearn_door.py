@@ -303,6 +303,63 @@ def test_kmeans_matches_scikit_learn_with_the_same_random_state():
         np.testing.assert_array_equal(ours.predict(X), stock.predict(X))
 
 
+def _decimal_grid(rng, n, step, offset):
+    """n samples on a grid of ``step`` (a decimal, not a binary fraction) from ``offset``:
+    many distances equal in exact arithmetic, apart only by each computation's rounding."""
+    return np.round(rng.uniform(0, 10, (n, 2))) * step + offset
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_kmeans_leaves_assignments_decided_by_rounding_to_scikit_learn(weighted):
+    # On decimal grids samples sit midway between centers: the engine and scikit-learn
+    # each round the two distances their own way. Taken at face value, one in eighteen
+    # native fits ended with other labels or centers than scikit-learn's.
+    from sklearn.cluster import KMeans
+
+    rng = np.random.default_rng(0)
+    native = 0
+    for trial in range(30):
+        X = _decimal_grid(rng, int(rng.integers(20, 60)), rng.choice([0.1, 0.3, 0.7]), 3.3)
+        w = rng.integers(1, 4, len(X)).astype(float) if weighted else None
+        for k in (2, 3, 5):
+            door.dispatch_stats(reset=True)
+            params = {"n_clusters": k, "n_init": 2, "random_state": trial}
+            ours = door_cluster.KMeans(**params).fit(X, sample_weight=w)
+            stock = KMeans(**params).fit(X, sample_weight=w)
+            np.testing.assert_array_equal(ours.labels_, stock.labels_)
+            assert ours.n_iter_ == stock.n_iter_
+            # the same sums in another order: within n eps of the largest coordinate
+            bound = len(X) * EPS * np.abs(X).max()
+            np.testing.assert_allclose(ours.cluster_centers_, stock.cluster_centers_, atol=bound)
+            native += door.dispatch_stats().get(("KMeans", "fit", "rustyml"), 0)
+    # the grids leave some fits clear of every tie
+    assert 5 <= native < 90
+
+
+def test_mean_shift_leaves_labels_decided_by_rounding_to_scikit_learn():
+    # A sample midway between two converged centers: scikit-learn's neighbour tree and the
+    # engine each pick one. Taken at face value, one in twenty native fits labelled a
+    # sample otherwise than scikit-learn.
+    from sklearn.cluster import MeanShift
+
+    rng = np.random.default_rng(0)
+    native = 0
+    for _ in range(40):
+        step = rng.choice([0.1, 0.3, 0.7])
+        X = _decimal_grid(rng, int(rng.integers(20, 60)), step, rng.choice([0.0, 3.3]))
+        for cluster_all in (True, False):
+            door.dispatch_stats(reset=True)
+            params = {"bandwidth": step * rng.choice([1.0, 2.0]), "cluster_all": cluster_all}
+            ours = door_cluster.MeanShift(**params).fit(X)
+            stock = MeanShift(**params).fit(X)
+            np.testing.assert_array_equal(ours.labels_, stock.labels_)
+            # each center the mean of the same window, summed in another order
+            bound = len(X) * EPS * np.abs(X).max()
+            np.testing.assert_allclose(ours.cluster_centers_, stock.cluster_centers_, atol=bound)
+            native += door.dispatch_stats().get(("MeanShift", "fit", "rustyml"), 0)
+    assert 10 <= native < 80
+
+
 def test_kmeans_on_sparse_input_matches_scikit_learn():
     from scipy import sparse
     from sklearn.cluster import KMeans
