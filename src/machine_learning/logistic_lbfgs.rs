@@ -149,26 +149,7 @@ pub fn fit_sklearn_lbfgs(
     };
     let mut start = Array1::zeros(layout.len());
     if let Some((coef, intercept)) = &settings.start {
-        if coef.dim() != (n_out, d) || (settings.fit_intercept && intercept.len() != n_out) {
-            return Err(Error::invalid_input(format!(
-                "the start must hold {n_out} x {d} coefficients and {n_out} intercepts, got \
-                 {:?} and {}",
-                coef.dim(),
-                intercept.len()
-            )));
-        }
-        let mut theta = Array1::<f64>::zeros(n_out * (d + 1));
-        for (c, row) in coef.rows().into_iter().enumerate() {
-            theta
-                .slice_mut(ndarray::s![c * d..(c + 1) * d])
-                .assign(&row);
-        }
-        if settings.fit_intercept {
-            theta.slice_mut(ndarray::s![n_out * d..]).assign(intercept);
-        }
-        if !theta.iter().all(|v| v.is_finite()) {
-            return Err(Error::invalid_input("the start must be finite"));
-        }
+        let theta = problem.start_point(coef.view(), Some(intercept.view()))?;
         layout.gather(theta.view(), &mut start);
     }
     let opts = LbfgsbOptions::scikit_learn(settings.max_iter, settings.tol);

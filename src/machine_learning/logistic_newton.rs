@@ -23,6 +23,12 @@
 //! coefficient column and the intercepts lose their mean over the classes, with one the
 //! intercepts lose theirs.
 //!
+//! A run starts at zero or at a given point (scikit-learn's `warm_start`). A multinomial
+//! start is first re-centred as scikit-learn's solver setup does, so the dropped entries
+//! of step 2 are zero: without penalty every class loses the last class's coefficients and
+//! intercept, with one (and an intercept) the intercepts lose the last intercept. A started
+//! run still takes at least one iteration: scikit-learn tests convergence only after a step.
+//!
 //! Where scikit-learn would hand the rest of the optimisation to L-BFGS (a Hessian that is
 //! not positive definite or that LAPACK may call singular, a saturated pointwise Hessian, a
 //! line search that finds no step), and where one of the decisions above lies within
@@ -127,6 +133,42 @@ fn identifiable_parameters(problem: &Problem<'_>) -> Vec<usize> {
         free.extend((0..kept_intercepts).map(|c| k * d + c));
     }
     free
+}
+
+/// scikit-learn's re-centring of a multinomial start (`NewtonCholeskySolver.setup`), which
+/// the dropped entries of the Newton step (module docs) keep: without penalty every class
+/// loses the last class's coefficients and intercept (the last class becomes zero), with
+/// one and an intercept the intercepts lose the last intercept. Neither changes the
+/// predicted probabilities; from zero neither changes anything.
+fn recentre_start(problem: &Problem<'_>, theta: &mut Array1<f64>) {
+    let (k, d) = (problem.n_out, problem.d);
+    if k == 1 {
+        return;
+    }
+    let shift = |theta: &mut Array1<f64>, index: &dyn Fn(usize) -> usize| {
+        let last = theta[index(k - 1)];
+        for c in 0..k {
+            theta[index(c)] -= last;
+        }
+    };
+    if problem.l2 == 0.0 {
+        for j in 0..d {
+            shift(theta, &|c| c * d + j);
+        }
+    }
+    if problem.fit_intercept {
+        shift(theta, &|c| k * d + c);
+    }
+}
+
+/// The start of a run: `start` (in [`Problem`]'s layout, unfitted intercepts zeroed) or zero.
+fn initial_point(problem: &Problem<'_>, start: Option<ArrayView1<f64>>) -> Array1<f64> {
+    let (k, d) = (problem.n_out, problem.d);
+    let mut theta = start.map_or_else(|| Array1::zeros(k * (d + 1)), |t| t.to_owned());
+    if !problem.fit_intercept {
+        theta.slice_mut(s![k * d..]).fill(0.0);
+    }
+    theta
 }
 
 /// scikit-learn's final centring of a multinomial model (module docs).
@@ -272,10 +314,12 @@ fn line_search(
     Ok(LineSearch::Handover)
 }
 
-/// Minimise `problem`'s objective from zero by scikit-learn's Newton-Cholesky iteration
-/// (module docs), at most `max_iter` iterations, tolerance `tol`.
+/// Minimise `problem`'s objective by scikit-learn's Newton-Cholesky iteration (module docs)
+/// from `start` (scikit-learn's `warm_start`, re-centred as it does; zero when `None`), at
+/// most `max_iter` iterations, tolerance `tol`.
 pub(crate) fn newton_cholesky(
     problem: &Problem<'_>,
+    start: Option<ArrayView1<f64>>,
     max_iter: usize,
     tol: f64,
 ) -> Result<NewtonRun> {
@@ -292,7 +336,8 @@ pub(crate) fn newton_cholesky(
         centre_classes(problem, &mut theta);
         NewtonRun::ended(theta, n_iter, stop)
     };
-    let mut theta = Array1::<f64>::zeros(n_params);
+    let mut theta = initial_point(problem, start);
+    recentre_start(problem, &mut theta);
     let mut grad = Array1::<f64>::zeros(n_params);
     let mut f = problem.eval(theta.view(), &mut grad)?;
     for iteration in 1..=max_iter {
@@ -385,7 +430,8 @@ fn truncated_cg(hess: &Array2<f64>, grad: &Array1<f64>, tol: f64) -> Option<Arra
     Some(x)
 }
 
-/// Minimise `problem`'s objective from zero by scikit-learn's `newton-cg` iteration: while
+/// Minimise `problem`'s objective from `start` (scikit-learn's `warm_start`, taken as given;
+/// zero when `None`) by scikit-learn's `newton-cg` iteration: while
 /// the largest gradient entry exceeds `tol`, a truncated-CG Newton direction (tolerance
 /// `min(0.5, sqrt(|g|_1)) |g|_1`, all parameters, no reference class) and a Wolfe line
 /// search whose first trial is `min(1, 2.02 (f_k - f_{k-1}) / g.p)` (1 at the first step).
@@ -393,7 +439,12 @@ fn truncated_cg(hess: &Array2<f64>, grad: &Array1<f64>, tol: f64) -> Option<Arra
 /// curvature `0.9` both met) are replicated; elsewhere MINPACK's step refinement would
 /// follow, and the run is handed over ([`NewtonStop::Handover`]), as it is where a decision
 /// lies within rounding. No final centring: scikit-learn's `newton-cg` does none.
-pub(crate) fn newton_cg(problem: &Problem<'_>, max_iter: usize, tol: f64) -> Result<NewtonRun> {
+pub(crate) fn newton_cg(
+    problem: &Problem<'_>,
+    start: Option<ArrayView1<f64>>,
+    max_iter: usize,
+    tol: f64,
+) -> Result<NewtonRun> {
     let n_params = problem.n_out * (problem.d + 1);
     let x_scale = problem.x.iter().fold(
         if problem.fit_intercept { 1.0 } else { 0.0 },
@@ -401,7 +452,7 @@ pub(crate) fn newton_cg(problem: &Problem<'_>, max_iter: usize, tol: f64) -> Res
     );
     let gradient_band = 1e-6 * tol + 1e3 * f64::EPSILON * x_scale;
     let finish = NewtonRun::ended;
-    let mut theta = Array1::<f64>::zeros(n_params);
+    let mut theta = initial_point(problem, start);
     let mut grad = Array1::<f64>::zeros(n_params);
     let mut f = problem.eval(theta.view(), &mut grad)?;
     let mut f_before: Option<f64> = None;
@@ -595,7 +646,7 @@ mod tests {
     fn unpenalised_multinomial_is_centred() {
         let (x, y) = cloud(90);
         let p = problem(&x, &y, 3, 0.0, true, None);
-        let run = newton_cholesky(&p, 100, 1e-10).unwrap();
+        let run = newton_cholesky(&p, None, 100, 1e-10).unwrap();
         assert_eq!(run.stop, NewtonStop::Converged);
         let theta = &run.theta;
         for j in 0..3 {
@@ -614,7 +665,7 @@ mod tests {
     fn cut_and_singular_runs_do_not_converge() {
         let (x, y) = cloud(60);
         let p = problem(&x, &y, 3, 0.1, true, None);
-        let cut = newton_cholesky(&p, 1, 1e-12).unwrap();
+        let cut = newton_cholesky(&p, None, 1, 1e-12).unwrap();
         assert_eq!(
             (cut.stop, cut.n_iter, cut.converged),
             (NewtonStop::MaxIter, 1, false)
@@ -622,7 +673,7 @@ mod tests {
 
         let repeated = ndarray::concatenate(Axis(1), &[x.view(), x.slice(s![.., ..1])]).unwrap();
         let p = problem(&repeated, &y, 2, 0.0, true, None);
-        let run = newton_cholesky(&p, 100, 1e-4).unwrap();
+        let run = newton_cholesky(&p, None, 100, 1e-4).unwrap();
         assert_eq!((run.stop, run.converged), (NewtonStop::Handover, false));
     }
 
@@ -633,8 +684,8 @@ mod tests {
         let (x, y) = cloud(60);
         for (classes, fit_intercept) in [(2, true), (3, true), (3, false)] {
             let p = problem(&x, &y, classes, 1.0 / 120.0, fit_intercept, None);
-            let cg = newton_cg(&p, 100, 1e-9).unwrap();
-            let cholesky = newton_cholesky(&p, 100, 1e-12).unwrap();
+            let cg = newton_cg(&p, None, 100, 1e-9).unwrap();
+            let cholesky = newton_cholesky(&p, None, 100, 1e-12).unwrap();
             assert_eq!(
                 (cg.stop, cholesky.stop),
                 (NewtonStop::Converged, NewtonStop::Converged)
@@ -667,6 +718,107 @@ mod tests {
                     "classes={classes} i={i}: {a} vs {b}"
                 );
             }
+        }
+    }
+
+    /// scikit-learn's warm start. newton-cholesky tests convergence only after a step, so a
+    /// run started at its own converged point takes exactly one iteration and stays there
+    /// (to the size of that last step); newton-cg tests the gradient first and stops at
+    /// iteration 0 at the start itself. A run started elsewhere (here a far, uncentred
+    /// point, re-centred first for newton-cholesky) reaches the same optimum.
+    #[test]
+    fn warm_starts_stop_at_the_optimum_and_reach_it_from_elsewhere() {
+        let (x, y) = cloud(60);
+        let w: Vec<f64> = (0..60).map(|i| 0.3 + (i % 4) as f64 * 0.5).collect();
+        for (classes, l2, fit_intercept, weights) in [
+            (2, 0.01, true, None),
+            (2, 0.0, false, Some(w.as_slice())),
+            (3, 0.01, true, Some(w.as_slice())),
+            (3, 0.0, true, None),
+            (3, 0.02, false, None),
+        ] {
+            let p = problem(&x, &y, classes, l2, fit_intercept, weights);
+            let n_params = p.n_out * (p.d + 1);
+            let tol = 1e-10;
+            let case = format!("classes={classes} l2={l2} fit_intercept={fit_intercept}");
+            let cold = newton_cholesky(&p, None, 100, tol).unwrap();
+            assert_eq!(cold.stop, NewtonStop::Converged, "{case}");
+            assert!(cold.n_iter > 2, "{case}: {}", cold.n_iter);
+            let again = newton_cholesky(&p, Some(cold.theta.view()), 100, tol).unwrap();
+            assert_eq!(
+                (again.stop, again.n_iter),
+                (NewtonStop::Converged, 1),
+                "{case}"
+            );
+            // The gradient at the start is at most tol; the Hessian's smallest eigenvalue
+            // on the identifiable parameters is far above 1e-3 here, so the last step is
+            // below 1e-7.
+            for (a, b) in again.theta.iter().zip(&cold.theta) {
+                assert!((a - b).abs() < 1e-7, "{case}: {a} vs {b}");
+            }
+
+            let cg = newton_cg(&p, None, 100, tol).unwrap();
+            assert_eq!(cg.stop, NewtonStop::Converged, "{case}");
+            let cg_again = newton_cg(&p, Some(cg.theta.view()), 100, tol).unwrap();
+            assert_eq!((cg_again.stop, cg_again.n_iter), (NewtonStop::Converged, 0));
+            assert_eq!(cg_again.theta, cg.theta, "{case}");
+
+            // A start far from the optimum, every class shifted differently.
+            let far = Array1::from_shape_fn(n_params, |i| {
+                if fit_intercept || i < p.n_out * p.d {
+                    1.5 * (i as f64 * 1.7).cos() + 0.5
+                } else {
+                    0.0
+                }
+            });
+            let from_far = newton_cholesky(&p, Some(far.view()), 100, tol).unwrap();
+            assert_eq!(from_far.stop, NewtonStop::Converged, "{case}");
+            assert!(from_far.n_iter > 1, "{case}");
+            // Both centred: within tol / mu of each other, mu >= 1e-3 (see above).
+            for (a, b) in from_far.theta.iter().zip(&cold.theta) {
+                assert!((a - b).abs() < 1e-6, "{case}: {a} vs {b}");
+            }
+            let mut g = Array1::zeros(n_params);
+            p.eval(from_far.theta.view(), &mut g).unwrap();
+            assert!(max_abs(&g) <= tol, "{case}");
+            // newton-cg from that far a start takes line searches past their first trial
+            // (handed over, as the door leaves them to scikit-learn); resuming a run cut by
+            // max_iter, it converges to the optimum (not centred: compare its gradient).
+            let cut = newton_cg(&p, None, 2, tol).unwrap();
+            assert_eq!(cut.stop, NewtonStop::MaxIter, "{case}");
+            let resumed = newton_cg(&p, Some(cut.theta.view()), 100, tol).unwrap();
+            assert_eq!(resumed.stop, NewtonStop::Converged, "{case}");
+            assert!(resumed.n_iter > 0, "{case}");
+            p.eval(resumed.theta.view(), &mut g).unwrap();
+            assert!(max_abs(&g) <= tol, "{case}");
+        }
+    }
+
+    /// scikit-learn's setup re-centres a multinomial start: without penalty the last class
+    /// (its intercept included) becomes zero, with one only the last intercept does.
+    #[test]
+    fn multinomial_starts_are_recentred_as_scikit_learn() {
+        let (x, y) = cloud(30);
+        let start = Array1::from_iter((0..12).map(|i| i as f64 * 0.5 - 1.0));
+        let p = problem(&x, &y, 3, 0.0, true, None);
+        let mut theta = start.clone();
+        recentre_start(&p, &mut theta);
+        // coef rows [-1, -.5, 0], [.5, 1, 1.5], [2, 2.5, 3]; intercepts [3.5, 4, 4.5].
+        let expected = [
+            -3.0, -3.0, -3.0, -1.5, -1.5, -1.5, 0.0, 0.0, 0.0, -1.0, -0.5, 0.0,
+        ];
+        assert_eq!(theta.to_vec(), expected);
+        let p = problem(&x, &y, 3, 0.1, true, None);
+        let mut theta = start.clone();
+        recentre_start(&p, &mut theta);
+        let mut expected = start.to_vec();
+        expected[9..].copy_from_slice(&[-1.0, -0.5, 0.0]);
+        assert_eq!(theta.to_vec(), expected);
+        for (classes, l2, fit_intercept) in [(3, 0.1, false), (2, 0.0, true)] {
+            let p = problem(&x, &y, classes, l2, fit_intercept, None);
+            let mut theta = start.slice(s![..p.n_out * 4]).to_owned();
+            recentre_start(&p, &mut theta);
+            assert_eq!(theta, start.slice(s![..p.n_out * 4]));
         }
     }
 

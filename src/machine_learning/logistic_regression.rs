@@ -263,6 +263,22 @@ impl LogisticRegression {
         y: &ArrayRef1<f64>,
         sample_weight: Option<ArrayView1<f64>>,
     ) -> Result<&mut Self> {
+        self.fit_weighted_from(x, y, sample_weight, None)
+    }
+
+    /// [`fit_weighted`](Self::fit_weighted) with the solver started at `start` instead of
+    /// zero (scikit-learn's `warm_start`): the coefficients, one row per output (`1 x d` for
+    /// two classes, `n_classes x d` otherwise, rows in the order of the sorted labels), and
+    /// the intercepts (`None`, or ignored, without an intercept). A start of another shape,
+    /// or one that is not finite, is `InvalidInput`. The Newton solvers then take
+    /// scikit-learn's steps from there (see [`crate::machine_learning::logistic_newton`]).
+    pub fn fit_weighted_from(
+        &mut self,
+        x: &ArrayRef2<f64>,
+        y: &ArrayRef1<f64>,
+        sample_weight: Option<ArrayView1<f64>>,
+        start: Option<(ArrayView2<f64>, Option<ArrayView1<f64>>)>,
+    ) -> Result<&mut Self> {
         let (x, y) = (x.view(), y.view());
         let (classes, index) = if self.options.labels == ClassLabels::Observed {
             self.check_params()?;
@@ -304,6 +320,10 @@ impl LogisticRegression {
             },
         };
         let n_params = n_out * (d + 1);
+        let start = match start {
+            Some((coef, intercept)) => Some(problem.start_point(coef, intercept)?),
+            None => None,
+        };
         // Coefficients are penalised, intercepts (the last n_out entries) are not.
         let mask: Vec<bool> = (0..n_params).map(|i| i < n_out * d).collect();
         let (theta, n_iter, converged) = match self.solver {
@@ -319,13 +339,14 @@ impl LogisticRegression {
                 };
                 let r = optimize::minimize(
                     |theta, grad| problem.eval(theta, grad),
-                    Array1::zeros(n_params),
+                    start.unwrap_or_else(|| Array1::zeros(n_params)),
                     &opts,
                 )?;
                 (r.x, r.n_iter, r.converged)
             }
             LogisticSolver::GradientDescent => {
-                self.gradient_descent(&problem, n_params, l1, &mask)?
+                let start = start.unwrap_or_else(|| Array1::zeros(n_params));
+                self.gradient_descent(&problem, start, l1, &mask)?
             }
             LogisticSolver::NewtonCholesky => {
                 if l1 > 0.0 {
@@ -334,7 +355,12 @@ impl LogisticRegression {
                         "newton-cholesky supports only the L2 penalty or none",
                     ));
                 }
-                let run = logistic_newton::newton_cholesky(&problem, self.max_iter, self.tol)?;
+                let run = logistic_newton::newton_cholesky(
+                    &problem,
+                    start.as_ref().map(|t| t.view()),
+                    self.max_iter,
+                    self.tol,
+                )?;
                 (run.theta, run.n_iter, run.converged)
             }
             LogisticSolver::NewtonCg => {
@@ -344,7 +370,12 @@ impl LogisticRegression {
                         "newton-cg supports only the L2 penalty or none",
                     ));
                 }
-                let run = logistic_newton::newton_cg(&problem, self.max_iter, self.tol)?;
+                let run = logistic_newton::newton_cg(
+                    &problem,
+                    start.as_ref().map(|t| t.view()),
+                    self.max_iter,
+                    self.tol,
+                )?;
                 (run.theta, run.n_iter, run.converged)
             }
         };
@@ -376,13 +407,13 @@ impl LogisticRegression {
     fn gradient_descent(
         &self,
         problem: &Problem,
-        n_params: usize,
+        start: Array1<f64>,
         l1: f64,
         mask: &[bool],
     ) -> Result<(Array1<f64>, usize, bool)> {
         let lr = self.learning_rate;
-        let mut theta = Array1::<f64>::zeros(n_params);
-        let mut grad = Array1::<f64>::zeros(n_params);
+        let mut theta = start;
+        let mut grad = Array1::<f64>::zeros(theta.len());
         for iter in 1..=self.max_iter {
             problem.eval(theta.view(), &mut grad)?;
             let mut step = 0.0f64;
@@ -613,6 +644,44 @@ pub(crate) struct Problem<'a> {
 }
 
 impl Problem<'_> {
+    /// A run's starting point in `theta`'s layout from coefficients (`n_out x d`, one row per
+    /// output) and intercepts (`n_out` of them; ignored, and may be `None`, without an
+    /// intercept): scikit-learn's `warm_start`. Another shape, or a value that is not
+    /// finite, is `InvalidInput`.
+    pub(crate) fn start_point(
+        &self,
+        coef: ArrayView2<f64>,
+        intercept: Option<ArrayView1<f64>>,
+    ) -> Result<Array1<f64>> {
+        let (n_out, d) = (self.n_out, self.d);
+        let intercept = intercept.filter(|_| self.fit_intercept);
+        if coef.dim() != (n_out, d)
+            || (self.fit_intercept && intercept.is_none_or(|b| b.len() != n_out))
+        {
+            return Err(Error::invalid_input(format!(
+                "the start must hold {n_out} x {d} coefficients{}, got {:?}{}",
+                if self.fit_intercept {
+                    format!(" and {n_out} intercepts")
+                } else {
+                    String::new()
+                },
+                coef.dim(),
+                intercept.map_or(String::new(), |b| format!(" and {}", b.len()))
+            )));
+        }
+        let mut theta = Array1::<f64>::zeros(n_out * (d + 1));
+        for (c, row) in coef.rows().into_iter().enumerate() {
+            theta.slice_mut(s![c * d..(c + 1) * d]).assign(&row);
+        }
+        if let Some(b) = intercept {
+            theta.slice_mut(s![n_out * d..]).assign(&b);
+        }
+        if !theta.iter().all(|v| v.is_finite()) {
+            return Err(Error::invalid_input("the start must be finite"));
+        }
+        Ok(theta)
+    }
+
     pub(crate) fn eval(&self, theta: ArrayView1<f64>, grad: &mut Array1<f64>) -> Result<f64> {
         let n = self.weight_sum;
         let (n_out, d) = (self.n_out, self.d);
@@ -1030,5 +1099,58 @@ mod tests {
             generate_polynomial_features(&array![[1.0, 2.0, 3.0]], 3).ncols(),
             19
         );
+    }
+
+    /// A start of another shape, or not finite, is refused before any work (the model keeps
+    /// its previous fit); a fit started at its own optimum keeps it (newton-cholesky: one
+    /// iteration, scikit-learn's rule), and every solver starts where it is told.
+    #[test]
+    fn fits_start_where_told_and_refuse_bad_starts() {
+        let (x, y) = blobs(10);
+        let mut m = LogisticRegression::with_defaults()
+            .with_penalty(Penalty::L2, 0.5)
+            .with_solver(LogisticSolver::NewtonCholesky)
+            .with_tol(1e-10);
+        m.fit(&x, &y).unwrap();
+        let (coef, intercept) = (
+            m.coefficients().unwrap().clone(),
+            m.intercept().unwrap().clone(),
+        );
+        let before = m.n_iter().unwrap();
+        assert!(before > 2);
+        for (bad_coef, bad_intercept) in [
+            (coef.slice(s![..2, ..]).to_owned(), Some(intercept.clone())),
+            (coef.clone(), Some(intercept.slice(s![..2]).to_owned())),
+            (coef.clone(), None),
+            (coef.mapv(|_| f64::NAN), Some(intercept.clone())),
+        ] {
+            let err = m
+                .fit_weighted_from(
+                    &x,
+                    &y,
+                    None,
+                    Some((bad_coef.view(), bad_intercept.as_ref().map(|b| b.view()))),
+                )
+                .unwrap_err();
+            assert!(matches!(err, Error::InvalidInput(_)), "{err}");
+            assert_eq!(m.n_iter().unwrap(), before);
+        }
+        m.fit_weighted_from(&x, &y, None, Some((coef.view(), Some(intercept.view()))))
+            .unwrap();
+        assert_eq!((m.n_iter().unwrap(), m.converged().unwrap()), (1, true));
+        for (a, b) in m.coefficients().unwrap().iter().zip(&coef) {
+            assert!((a - b).abs() < 1e-8, "{a} vs {b}");
+        }
+        // Gradient descent with one step of a tiny learning rate stays next to its start.
+        let mut gd = LogisticRegression::with_defaults()
+            .with_penalty(Penalty::L2, 0.5)
+            .with_solver(LogisticSolver::GradientDescent)
+            .with_learning_rate(1e-12)
+            .with_max_iter(1);
+        gd.fit_weighted_from(&x, &y, None, Some((coef.view(), Some(intercept.view()))))
+            .unwrap();
+        for (a, b) in gd.coefficients().unwrap().iter().zip(&coef) {
+            assert!((a - b).abs() < 1e-9, "{a} vs {b}");
+        }
     }
 }

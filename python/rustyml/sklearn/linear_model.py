@@ -45,6 +45,11 @@ With ``solver="newton-cg"`` likewise: scikit-learn's truncated conjugate-gradien
 its first trial step (``1``, or ``min(1, 2.02 (f_k - f_{k-1}) / g.p)`` after the first
 iteration), which is the usual case; a line search that would refine its step, a run cut by
 ``max_iter``, or a decision within rounding runs scikit-learn's fit.
+
+Both Newton solvers take ``warm_start`` as scikit-learn does: newton-cg starts at the
+previous ``coef_`` and ``intercept_`` as given, newton-cholesky re-centres a multinomial
+start first (without penalty every class less the last one, intercept included; with one,
+the intercepts less the last intercept) and tests convergence only after a step.
 """
 
 import warnings
@@ -61,7 +66,6 @@ from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from rustyml import _native
 from rustyml._normal_equations import NormalEquations
-from rustyml.machine_learning import LogisticRegression as _LogisticRegression
 from rustyml.math.matmul import dot as _dot
 from rustyml.sklearn._dispatch import Unsupported, dense_copy, native_path, require
 from rustyml.sklearn._liblinear import fit_liblinear
@@ -156,7 +160,6 @@ class LogisticRegression(_SkLogisticRegression):
         require(self.l1_ratio is not None and self.l1_ratio == 0, f"l1_ratio={self.l1_ratio!r}")
         require(self.n_jobs is None, "n_jobs")
         require(self.max_iter >= 1, "max_iter=0")
-        require(not self.warm_start or self.solver == "lbfgs", "warm_start")
         require(not self.verbose, "verbose output")
         require(not self.dual, "dual=True")
         self._validate_params()
@@ -309,19 +312,23 @@ class LogisticRegression(_SkLogisticRegression):
         return self._set_fitted(native, classes)
 
     def _native_model(self, solver, X, codes, weights):
-        """rustyml's fit of this problem with ``solver`` (``C=inf``: no penalty)."""
+        """rustyml's fit of this problem with ``solver`` (``C=inf``: no penalty), started
+        where ``warm_start`` starts scikit-learn's run."""
         penalised = bool(np.isfinite(self.C))
-        native = _LogisticRegression(
+        native = _native.machine_learning.LogisticRegression(
             penalty="l2" if penalised else None,
             C=float(self.C) if penalised else 1.0,  # unused without a penalty
             fit_intercept=bool(self.fit_intercept),
             max_iter=int(self.max_iter),
             tol=float(self.tol),
             solver=solver,
+            learning_rate=0.1,  # unused by the Newton solvers
         )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            native.fit(X, codes.astype(np.float64), sample_weight=weights)
+        start = self._warm_start_point(X.shape[1], int(codes.max()) + 1)
+        try:
+            native.fit_weighted(X, codes.astype(np.float64), weights, **start)
+        except (ValueError, RuntimeError) as why:  # e.g. X too large for the products
+            raise Unsupported(f"{solver}: {why}") from None
         return native
 
     def _set_fitted(self, native, classes):
@@ -330,7 +337,7 @@ class LogisticRegression(_SkLogisticRegression):
         self.coef_ = np.asarray(native.coef_, dtype=np.float64).reshape(-1, n_features)
         intercept = np.asarray(native.intercept_, dtype=np.float64).reshape(-1)
         self.intercept_ = intercept if self.fit_intercept else np.zeros_like(intercept)
-        self.n_iter_ = np.array([int(np.max(native.n_iter_))], dtype=np.int32)
+        self.n_iter_ = np.array([int(native.n_iter_)], dtype=np.int32)
         return self
 
     def _sample_weights(self, X, y, classes, codes, sample_weight):

@@ -60,21 +60,43 @@ native_estimator! {
     fitted n_iter_ => |m| m.n_iter();
     fitted converged_ => |m| m.converged();
     {
-        /// `fit` with one weight per sample (finite, `>= 0`, positive sum): the weighted mean
-        /// loss, the penalty over the weight sum (scikit-learn's `sample_weight`).
+        /// `fit` with one weight per sample (finite, `>= 0`, positive sum; `None`: all ones):
+        /// the weighted mean loss, the penalty over the weight sum (scikit-learn's
+        /// `sample_weight`); started at `start_coef` (one row per output) and
+        /// `start_intercept` instead of zero where given (scikit-learn's `warm_start`).
+        #[pyo3(signature = (x, y, sample_weight, *, start_coef=None, start_intercept=None))]
         fn fit_weighted<'py>(
             &self,
             py: Python<'py>,
             x: &Bound<'py, PyAny>,
             y: &Bound<'py, PyAny>,
-            sample_weight: &Bound<'py, PyAny>,
+            sample_weight: Option<&Bound<'py, PyAny>>,
+            start_coef: Option<&Bound<'py, PyAny>>,
+            start_intercept: Option<&Bound<'py, PyAny>>,
         ) -> PyResult<()> {
+            if start_coef.is_none() && start_intercept.is_some() {
+                return Err(PyValueError::new_err(
+                    "start_intercept needs start_coef (the start is both)",
+                ));
+            }
             let x = f64_array::<Ix2>(x, "X")?;
             let y = f64_array::<Ix1>(y, "y")?;
-            let w = f64_array::<Ix1>(sample_weight, "sample_weight")?;
-            let (xv, yv, wv) = (x.view(), y.view(), w.view());
+            let w = sample_weight
+                .map(|w| f64_array::<Ix1>(w, "sample_weight"))
+                .transpose()?;
+            let coef = start_coef
+                .map(|c| f64_array::<Ix2>(c, "start_coef"))
+                .transpose()?;
+            let intercept = start_intercept
+                .map(|b| f64_array::<Ix1>(b, "start_intercept"))
+                .transpose()?;
+            let (xv, yv) = (x.view(), y.view());
+            let wv = w.as_ref().map(|w| w.view());
+            let start = coef
+                .as_ref()
+                .map(|c| (c.view(), intercept.as_ref().map(|b| b.view())));
             self.inner
-                .write(py, |m| m.fit_weighted(&xv, &yv, Some(wv)).map(|_| ()))
+                .write(py, |m| m.fit_weighted_from(&xv, &yv, wv, start).map(|_| ()))
                 .map_err(to_py_err)
         }
     }

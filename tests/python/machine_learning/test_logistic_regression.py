@@ -278,3 +278,41 @@ def test_bad_sample_weight_is_refused_and_keeps_the_fit():
             model.fit(X, y, sample_weight=sw)
     # A failed fit builds a fresh engine and leaves the fitted one in place.
     np.testing.assert_array_equal(model.coef_, coef)
+
+
+def test_native_start_is_checked_and_used():
+    # The native fit's start (the sklearn door's warm start): a start of another shape, one
+    # that is not finite, or an intercept without coefficients is a clear ValueError that
+    # leaves the previous fit; a newton-cholesky fit started at its own optimum takes one
+    # iteration (scikit-learn's rule: convergence is tested after a step) and stays there.
+    from rustyml import _native
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 3))
+    y = (X[:, 0] + 0.5 * rng.standard_normal(60) > 0).astype(float)
+    native = _native.machine_learning.LogisticRegression(
+        penalty="l2",
+        C=1.0,
+        fit_intercept=True,
+        max_iter=100,
+        tol=1e-10,
+        solver="newton-cholesky",
+        learning_rate=0.1,
+    )
+    native.fit_weighted(X, y, None)
+    coef, intercept, n_iter = native.coef_, native.intercept_, native.n_iter_
+    assert n_iter > 2
+    bad = [
+        {"start_coef": np.zeros((2, 3)), "start_intercept": np.zeros(1)},
+        {"start_coef": coef, "start_intercept": np.zeros(2)},
+        {"start_coef": coef},
+        {"start_coef": np.full((1, 3), np.nan), "start_intercept": intercept},
+        {"start_intercept": intercept},
+    ]
+    for start in bad:
+        with pytest.raises(ValueError, match="start"):
+            native.fit_weighted(X, y, None, **start)
+        assert native.n_iter_ == n_iter
+    native.fit_weighted(X, y, np.ones(60), start_coef=coef, start_intercept=intercept)
+    assert native.n_iter_ == 1 and native.converged_
+    np.testing.assert_allclose(native.coef_, coef, rtol=0, atol=1e-8)

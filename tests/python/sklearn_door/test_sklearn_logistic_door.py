@@ -265,7 +265,7 @@ def test_multinomial_fit_with_a_loose_tol_runs_natively_with_scikit_learns_itera
 # iteration.
 
 
-def _newton_atol(stock, X, y, sw, C, fit_intercept):
+def _newton_atol(stock, X, y, sw, C, fit_intercept, iterations=None):
     k = len(stock.classes_)
     codes = np.searchsorted(stock.classes_, y)
     sw = np.ones(len(y)) if sw is None else sw
@@ -277,7 +277,8 @@ def _newton_atol(stock, X, y, sw, C, fit_intercept):
     kept = eig[eig > 1e-10 * eig[-1]]
     cond = kept[-1] / kept[0]
     scale = max(1.0, np.abs(stock.coef_).max(), np.abs(stock.intercept_).max())
-    return 100 * int(stock.n_iter_[0]) * cond * np.finfo(float).eps * scale
+    iterations = int(stock.n_iter_[0]) if iterations is None else iterations
+    return 100 * iterations * cond * np.finfo(float).eps * scale
 
 
 def _assert_same_newton_fit(ours, stock, X, y, sw, C, fit_intercept):
@@ -605,3 +606,110 @@ def test_newton_solvers_fit_sparse_X_natively(solver, k):
     params = {"C": 2.0, "solver": solver}
     ours, stock = _fit_both(params, csr_matrix(X), y)
     _assert_same_newton_fit(ours, stock, X, y, None, 2.0, True)
+
+
+# --- Newton solvers with warm_start ------------------------------------------------------
+#
+# scikit-learn starts both Newton solvers at the previous coef_ / intercept_ (newton-
+# cholesky re-centres a multinomial start first, newton-cg takes it as given), so the door
+# does too; each stage is compared with stock scikit-learn run from the same start (stock's
+# previous fit, handed to the door, as in the lbfgs warm-start test: the two previous fits
+# differ by rounding). From one start both runs take the same steps, so the cond(H)-scaled
+# tolerance above applies stage by stage.
+
+
+def _newton_stage_atol(stock, X, y, sw, C, fit_intercept):
+    """_newton_atol with at least one iteration's rounding: a warm newton-cg run may stop
+    at its start (n_iter_ 0), where both fits are the start itself."""
+    iterations = max(1, int(stock.n_iter_[0]))
+    return _newton_atol(stock, X, y, sw, C, fit_intercept, iterations)
+
+
+@pytest.mark.parametrize("solver", ["newton-cholesky", "newton-cg"])
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("C", [1.0, np.inf])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_newton_warm_start_continues_from_the_previous_fit_as_scikit_learn(
+    solver, k, fit_intercept, C, weighted
+):
+    # The cold tests' data: well inside the tolerance rule (seed 73's near-separable
+    # 3-class data, coefficients up to 17, sits at its edge from a cold start already).
+    X, y = _data(k, seed=20 + k)
+    if C == np.inf and k == 2:
+        y = np.where(np.random.default_rng(k).random(len(y)) < 0.2, 1 - y, y)
+    sw = _weights(len(y), k) if weighted else None
+    base = {"solver": solver, "warm_start": True, "fit_intercept": fit_intercept, "C": C}
+    ours = door_linear_model.LogisticRegression(**base)
+    stock = LogisticRegression(**base)
+    stages = [
+        # a run cut by max_iter (scikit-learn's fit, warning included) ...
+        ({"max_iter": 1}, FALLBACK),
+        # ... resumed from where it stopped, natively
+        ({"max_iter": 100}, NATIVE),
+        # a new C (or tol) from the previous optimum
+        ({"C": C / 4, "tol": 1e-8}, NATIVE),
+        # the same fit again: newton-cholesky takes one step, newton-cg none
+        ({}, NATIVE),
+    ]
+    for stage, expect in stages:
+        ours.set_params(**stage)
+        stock.set_params(**stage)
+        door.dispatch_stats(reset=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            ours.fit(X, y, sample_weight=sw)
+            stock.fit(X, y, sample_weight=sw)
+        assert door.dispatch_stats() == {expect: 1}, stage
+        np.testing.assert_array_equal(ours.n_iter_, stock.n_iter_)
+        atol = _newton_stage_atol(stock, X, y, sw, stock.C, fit_intercept)
+        np.testing.assert_allclose(ours.coef_, stock.coef_, rtol=0, atol=atol)
+        np.testing.assert_allclose(ours.intercept_, stock.intercept_, rtol=0, atol=atol)
+        ours.coef_, ours.intercept_ = stock.coef_.copy(), stock.intercept_.copy()
+    assert stock.n_iter_[0] == (1 if solver == "newton-cholesky" else 0)
+
+
+@pytest.mark.parametrize("solver", ["newton-cholesky", "newton-cg"])
+@pytest.mark.parametrize("k", [2, 4])
+@pytest.mark.parametrize("change", ["C", "data"])
+def test_newton_warm_start_saves_iterations_as_scikit_learn(solver, k, change):
+    # A refit after a small change (a new C, or data of the same shape moved a little)
+    # starts near its optimum: fewer iterations than a cold fit, scikit-learn's number. The
+    # whole sequence runs on each side (no start handed over), so the refits differ by the
+    # first fits' difference as well: the two stages' tolerances add.
+    X, y = _data(k, seed=80 + k)
+    params = {"solver": solver, "C": 2.0, "tol": 1e-8}
+    first, first_stock = _fit_both(dict(params, warm_start=True), X, y)
+    atol = _newton_atol(first_stock, X, y, None, 2.0, True)
+    C2 = 2.0
+    if change == "C":
+        C2 = 1.5
+    else:
+        X = X + 0.02 * np.random.default_rng(k).standard_normal(X.shape)
+    for model in (first, first_stock):
+        model.set_params(C=C2)
+    door.dispatch_stats(reset=True)
+    warm = first.fit(X, y)
+    assert door.dispatch_stats() == {NATIVE: 1}
+    warm_stock = first_stock.fit(X, y)
+    cold, cold_stock = _fit_both(dict(params, C=C2), X, y)
+    np.testing.assert_array_equal(warm.n_iter_, warm_stock.n_iter_)
+    np.testing.assert_array_equal(cold.n_iter_, cold_stock.n_iter_)
+    assert warm.n_iter_[0] < cold.n_iter_[0]
+    atol += _newton_stage_atol(warm_stock, X, y, None, C2, True)
+    np.testing.assert_allclose(warm.coef_, warm_stock.coef_, rtol=0, atol=atol)
+    np.testing.assert_allclose(warm.intercept_, warm_stock.intercept_, rtol=0, atol=atol)
+
+
+@pytest.mark.parametrize("solver", ["newton-cholesky", "newton-cg"])
+def test_newton_warm_start_of_another_shape_is_scikit_learns_error(solver):
+    X, y = _data(3, seed=7)
+    ours = door_linear_model.LogisticRegression(solver=solver, warm_start=True).fit(X, y)
+    stock = LogisticRegression(solver=solver, warm_start=True).fit(X, y)
+    door.dispatch_stats(reset=True)
+    with pytest.raises(ValueError) as ours_error:
+        ours.fit(X, y % 2)
+    assert door.dispatch_stats() == {FALLBACK: 1}
+    with pytest.raises(ValueError) as stock_error:
+        stock.fit(X, y % 2)
+    assert str(ours_error.value) == str(stock_error.value)
