@@ -271,15 +271,7 @@ impl DirectScan<'_> {
         let whole = m - m % tile;
         for start in (0..whole).step_by(tile) {
             self.scan_tile::<V, R, G>(&self.cols, start, &mut out);
-            self.settle(
-                start,
-                tile,
-                &self.x_norms[start..],
-                &out,
-                labels,
-                dist_sq,
-                margin,
-            );
+            self.settle(start, tile, &out, labels, dist_sq, margin);
         }
         if whole < m {
             let len = m - whole;
@@ -289,15 +281,7 @@ impl DirectScan<'_> {
             }
             let cols: Vec<&[f64]> = padded.chunks_exact(tile).collect();
             self.scan_tile::<V, R, G>(&cols, 0, &mut out);
-            self.settle(
-                whole,
-                len,
-                &self.x_norms[whole..],
-                &out,
-                labels,
-                dist_sq,
-                margin,
-            );
+            self.settle(whole, len, &out, labels, dist_sq, margin);
         }
     }
 
@@ -338,7 +322,6 @@ impl DirectScan<'_> {
         &self,
         start: usize,
         len: usize,
-        x_norms: &[f64],
         out: &[Vec<f64>; 4],
         labels: &mut [usize],
         dist_sq: &mut [f64],
@@ -349,7 +332,7 @@ impl DirectScan<'_> {
         let bound = settle_bound(d);
         for l in 0..len {
             let i = start + l;
-            let xn = x_norms[l];
+            let xn = self.x_norms[i];
             margin[i] = second[l] - best[l];
             let dist = best[l] + xn;
             // settle_nearest's test: the product form resolves this distance.
