@@ -53,7 +53,7 @@ is unambiguous, and hands every other call, unchanged, to scikit-learn's body:
   ``homogeneity_completeness_v_measure`` and its three scores) from the same terms as
   scikit-learn's, summed in another order; ``fowlkes_mallows_score`` from exact pair counts.
 - ``calinski_harabasz_score`` on float64 (or integer) ``X`` where some cluster spreads.
-- ``silhouette_score`` with the euclidean metric on a dense float64 ``X`` (or the subset
+- ``silhouette_score`` with the euclidean metric on a dense float64 (or integer) ``X`` (or the subset
   scikit-learn draws for ``sample_size``).
 """
 
@@ -1284,6 +1284,10 @@ def silhouette_score(X, labels, *, metric="euclidean", sample_size=None, random_
         require(metric == "euclidean", "sparse precomputed distances")
         X = dense_copy(X)
     X, labels = check_X_y(X, labels)
+    if X.dtype.kind in "iu":
+        # scikit-learn's pairwise distances take integers as float64: exact below 2**53
+        require(X.size == 0 or np.abs(X).max() < 2**53, "integers beyond 2**53")
+        X = X.astype(np.float64)
     require(X.dtype == np.float64, f"X of dtype {X.dtype}")
     if sample_size is not None:
         # the subset scikit-learn draws from the same random_state

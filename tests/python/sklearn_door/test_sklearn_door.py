@@ -1660,6 +1660,25 @@ def test_silhouette_on_precomputed_and_sparse_input_matches_scikit_learn():
         door_metrics.silhouette_score(D, labels, metric="precomputed")
 
 
+def test_silhouette_of_integer_features_is_native_and_scikit_learns():
+    # scikit-learn measures integer features as float64 (exact below 2**53): so does the door.
+    from scipy.spatial.distance import pdist
+    from sklearn import metrics
+
+    rng = np.random.default_rng(15)
+    X = rng.integers(-20, 20, (300, 4))
+    labels = rng.integers(0, 4, 300)
+    door.dispatch_stats(reset=True)
+    ours = door_metrics.silhouette_score(X, labels)
+    assert _native_calls("silhouette_score") == 1
+    # product-form distances, as in the float test above (duplicates' zeros excluded)
+    distances = pdist(X.astype(float))
+    bound = (
+        16 * EPS * np.max(np.sum(X.astype(float) ** 2, axis=1)) / np.min(distances[distances > 0])
+    )
+    assert ours == pytest.approx(metrics.silhouette_score(X, labels), rel=0, abs=bound)
+
+
 def test_patched_metrics_are_what_user_code_imports():
     door.patch_sklearn()
     from sklearn.metrics import f1_score
