@@ -31,10 +31,11 @@ is unambiguous, and hands every other call, unchanged, to scikit-learn's body:
   combined as ``multioutput`` says; ``r2_score`` answers scikit-learn's special cases (fewer
   than two samples; a constant output whose mean is exact) and weighs ``variance_weighted``
   outputs by rustyml's variances; a constant whose mean rounds runs scikit-learn's body.
-- ``roc_auc_score`` without ``sample_weight`` or a partial ``max_fpr``: a binary target (the
-  greater class positive; one class present gives scikit-learn's warning and NaN), a
-  multiclass one (``ovr`` / ``ovo`` over probability columns) and a multilabel indicator
-  (per label, per sample or raveled, each a native binary area).
+- ``roc_auc_score`` without ``sample_weight``: a binary target (the greater class
+  positive; one class present gives scikit-learn's warning and NaN), a multiclass one
+  (``ovr`` / ``ovo`` over probability columns) and a multilabel indicator (per label, per
+  sample or raveled, each a native binary area); a partial ``max_fpr`` of a binary or
+  multilabel target is scikit-learn's McClish-corrected area over the native curve.
 - ``explained_variance_score`` (as ``r2_score``), ``median_absolute_error`` (the same
   median, bit for bit; integer targets too) and ``mean_absolute_percentage_error``: float64
   targets without ``sample_weight``.
@@ -59,6 +60,7 @@ is unambiguous, and hands every other call, unchanged, to scikit-learn's body:
 
 import inspect
 import warnings
+from numbers import Real
 
 import numpy as np
 from scipy.sparse import issparse as _issparse
@@ -1046,31 +1048,58 @@ def roc_auc_score(
     _plain_numpy()
     require(sample_weight is None, "sample_weight")
     # scikit-learn reads max_fpr=1 as the whole curve
-    require(max_fpr is None or max_fpr == 1, "max_fpr")
+    if max_fpr == 1:
+        max_fpr = None
+    require(
+        max_fpr is None or (isinstance(max_fpr, Real) and 0 < max_fpr < 1),
+        f"max_fpr={max_fpr!r} (scikit-learn's error)",
+    )
     y_type = type_of_target(y_true, input_name="y_true")
     y_true = check_array(y_true, ensure_2d=False, dtype=None)
     y_score = check_array(y_score, ensure_2d=False)
     require(y_true.shape[0] == y_score.shape[0], "lengths differ (scikit-learn's error)")
     if y_type == "multiclass":
+        require(max_fpr is None, "max_fpr of a multiclass target (scikit-learn's error)")
         return _multiclass_roc_auc(y_true, y_score, average, multi_class, labels)
     if y_type == "multilabel-indicator":
-        return _multilabel_roc_auc(y_true, y_score, average)
+        return _multilabel_roc_auc(y_true, y_score, average, max_fpr)
     require(y_type == "binary", f"a {y_type} target (scikit-learn's error)")
     require(y_true.ndim == 1 and y_score.ndim == 1, "2-D targets or scores")
-    return _binary_roc_auc(y_true, y_score)
+    return _binary_roc_auc(y_true, y_score, max_fpr)
 
 
-def _binary_roc_auc(y_true, y_score):
+def _binary_roc_auc(y_true, y_score, max_fpr=None):
     """The native area of one binary column, or scikit-learn's warning and NaN when it holds
-    one class."""
+    one class. With ``max_fpr``, scikit-learn's McClish-corrected partial area over the
+    native curve (its points are scikit-learn's bit for bit: the same interpolation and
+    trapezoids then give its number)."""
     if len(np.unique(y_true)) != 2:
         warnings.warn(
             "Only one class is present in y_true. ROC AUC score is not defined in that case.",
             UndefinedMetricWarning,
         )
         return np.nan
+    if max_fpr is not None:
+        return _partial_roc_auc(y_true, y_score, max_fpr)
     y, _ = _labels.single(y_true, "y_true")
     return float(_m.roc_auc_score(y, np.asarray(y_score, dtype=np.float64), "macro", "raise"))
+
+
+def _partial_roc_auc(y_true, y_score, max_fpr):
+    """scikit-learn's standardised partial area up to ``max_fpr`` (its formula, step for
+    step) over the native curve of the larger label against the other."""
+    positive = (np.asarray(y_true) == np.unique(y_true)[1]).astype(np.int64)
+    positive, score, _ = _binary_scores(positive, y_score, 1)
+    fpr, tpr, _ = _m.roc_curve(positive, score, 1, True)
+    stop = np.searchsorted(fpr, max_fpr, "right")
+    x_interp = [fpr[stop - 1], fpr[stop]]
+    y_interp = [tpr[stop - 1], tpr[stop]]
+    tpr = np.append(tpr[:stop], np.interp(max_fpr, x_interp, y_interp))
+    fpr = np.append(fpr[:stop], max_fpr)
+    partial_auc = _sk.auc(fpr, tpr)
+    min_area = 0.5 * max_fpr**2
+    max_area = max_fpr
+    return float(0.5 * (1 + (partial_auc - min_area) / (max_area - min_area)))
 
 
 def _multiclass_roc_auc(y_true, y_score, average, multi_class, labels):
@@ -1107,7 +1136,7 @@ def _multiclass_roc_auc(y_true, y_score, average, multi_class, labels):
     return float(_m.roc_auc_score(y, y_score.astype(np.float64), average, multi_class))
 
 
-def _multilabel_roc_auc(y_true, y_score, average):
+def _multilabel_roc_auc(y_true, y_score, average, max_fpr=None):
     """scikit-learn's binary average over an indicator target: native areas per label
     (``macro``, ``weighted`` by the positives, ``None``), per sample (``samples``) or of the
     raveled matrix (``micro``)."""
@@ -1124,7 +1153,7 @@ def _multilabel_roc_auc(y_true, y_score, average):
         if np.isclose(weights.sum(), 0):
             return 0
     # a label or sample of one class scores NaN with scikit-learn's warning
-    scores = np.array([_binary_roc_auc(t, s) for t, s in pairs])
+    scores = np.array([_binary_roc_auc(t, s, max_fpr) for t, s in pairs])
     if average is None:
         return scores
     if weights is not None:

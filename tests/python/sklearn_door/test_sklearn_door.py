@@ -1542,6 +1542,34 @@ def test_regression_metrics_fall_back_without_the_private_target_check(monkeypat
     assert door.dispatch_stats()[("metrics", "mean_squared_error", "scikit-learn")] == 1
 
 
+@pytest.mark.parametrize("max_fpr", [0.05, 0.3, 0.75])
+def test_partial_roc_auc_is_scikit_learns_bit_for_bit(max_fpr):
+    # The native curve's points are scikit-learn's bit for bit; the door then takes the
+    # same interpolation at max_fpr, trapezoids and McClish correction.
+    from sklearn import metrics
+
+    rng = np.random.default_rng(16)
+    y = np.array(["neg", "pos"])[rng.integers(0, 2, 400)]
+    score = rng.random(400).round(2) + 0.3 * (y == "pos")  # tied scores too
+    Y = rng.integers(0, 2, (300, 4))
+    S = rng.random((300, 4))
+    door.dispatch_stats(reset=True)
+    assert door_metrics.roc_auc_score(y, score, max_fpr=max_fpr) == metrics.roc_auc_score(
+        y, score, max_fpr=max_fpr
+    )
+    for average in ("macro", "weighted", "samples", "micro", None):
+        np.testing.assert_array_equal(
+            door_metrics.roc_auc_score(Y, S, max_fpr=max_fpr, average=average),
+            metrics.roc_auc_score(Y, S, max_fpr=max_fpr, average=average),
+        )
+    assert _native_calls("roc_auc_score") == 6
+    # a multiclass target with max_fpr: scikit-learn's error
+    with pytest.raises(ValueError, match="Partial AUC computation not available"):
+        door_metrics.roc_auc_score(
+            rng.integers(0, 3, 30), rng.dirichlet([1, 1, 1], 30), multi_class="ovr", max_fpr=0.5
+        )
+
+
 def test_multiclass_and_multilabel_roc_auc_match_scikit_learn():
     """One-vs-rest / one-vs-one areas of probability columns, per-class areas, and the four
     averages of an indicator target (a label without positives among them), natively."""
