@@ -9,6 +9,12 @@
 //! tolerance is relative to the mean feature variance, a run stops on unchanged labels or a
 //! total squared center shift within the tolerance, empty clusters take the points farthest
 //! from their centers, and the best of `n_init` runs (lowest inertia) is kept.
+//!
+//! A run also records whether a decision lay within rounding of its threshold
+//! ([`KMeans::rounding_decided`]): a row's runner-up center within rounding of its nearest
+//! (the scan reports each row's margin), the stop at the tolerance, an empty cluster
+//! relocated. Another implementation of the same algorithm (scikit-learn's, which the
+//! Python door must agree with) may decide those otherwise.
 
 use crate::error::{Error, Result};
 use crate::machine_learning::fitted_state;
@@ -436,6 +442,23 @@ struct Rounding {
     mean_sq: f64,
 }
 
+impl Rounding {
+    /// A row's part of the bound on its margin ([`lloyd_pass`]): the scores |c|^2 - 2 x.c
+    /// of either side are within `settle_bound` of the norms (of the uncentered data at
+    /// worst: |x|^2 <= 2 |x - m|^2 + 2 |m|^2), and centers moved by delta per coordinate
+    /// move a score by up to 2 |x - c| sqrt(d) delta. This part depends on the row's squared
+    /// norm `xn` alone, so a run computes it once per row.
+    fn row_part(&self, d: usize, xn: f64) -> f64 {
+        4.0 * distance::settle_bound(d) * xn + 4.0 * (d as f64).sqrt() * self.center * xn.sqrt()
+    }
+
+    /// The centers' part of that bound, from their largest squared norm `max_cn`.
+    fn centers_part(&self, d: usize, max_cn: f64) -> f64 {
+        2.0 * distance::settle_bound(d) * (2.0 * max_cn + 4.0 * self.mean_sq)
+            + 4.0 * (d as f64).sqrt() * self.center * max_cn.sqrt()
+    }
+}
+
 /// One Lloyd pass over the centered rows: labels every row against `centers` into `labels`,
 /// a blocked fold whose partial is a block's per-cluster sums and counts. A row whose
 /// runner-up center scores within rounding of its nearest marks the tally `narrow`: another
@@ -444,6 +467,7 @@ struct Rounding {
 fn lloyd_pass(
     xc: ArrayView2<f64>,
     x_norms: ArrayView1<f64>,
+    row_parts: ArrayView1<f64>,
     centers: ArrayView2<f64>,
     rounding: Rounding,
     labels: &mut [usize],
@@ -452,12 +476,8 @@ fn lloyd_pass(
     let k = centers.nrows();
     let c_norms = row_sq_norms(centers);
     let max_cn = c_norms.iter().copied().fold(0.0, f64::max);
-    // Scores |c|^2 - 2 x.c, each side's within settle_bound of the norms (of the
-    // uncentered data at worst); centers moved by delta per coordinate move a score by up
-    // to 2 |x - c| sqrt(d) delta.
-    let score_bound = 2.0 * distance::settle_bound(d);
-    let offset = 4.0 * rounding.mean_sq;
-    let shift_bound = 4.0 * (d as f64).sqrt() * rounding.center;
+    // each row's margin bound: its own part (see Rounding) plus the centers' part
+    let centers_part = rounding.centers_part(d, max_cn);
     let work = n.saturating_mul(k).saturating_mul(d);
     let identity = Tally {
         sums: Array2::zeros((k, d)),
@@ -474,10 +494,9 @@ fn lloyd_pass(
             let block = xc.slice(s![range.clone(), ..]);
             let mut dist = vec![0.0f64; range.len()];
             let mut margin = vec![0.0f64; range.len()];
-            let norms = x_norms.slice(s![range]);
             nearest_block(
                 block,
-                norms,
+                x_norms.slice(s![range.clone()]),
                 centers,
                 c_norms.view(),
                 labels,
@@ -485,10 +504,11 @@ fn lloyd_pass(
                 &mut margin,
             );
             let mut tally = block_tally(block, labels, k);
-            tally.narrow = norms.iter().zip(&margin).any(|(&xn, &gap)| {
-                gap <= score_bound * (2.0 * (xn + max_cn) + offset)
-                    + shift_bound * (xn.sqrt() + max_cn.sqrt())
-            });
+            tally.narrow = row_parts
+                .slice(s![range])
+                .iter()
+                .zip(&margin)
+                .any(|(&part, &gap)| gap <= part + centers_part);
             tally
         },
         |mut acc, part| {
@@ -655,6 +675,7 @@ fn lloyd(
     let center_rounding = rounding.center;
     let k = centers.nrows();
     let (n, d) = xc.dim();
+    let row_parts = x_norms.mapv(|xn| rounding.row_part(d, xn));
     // Two label buffers, swapped each pass: this pass's and the one before.
     let mut labels = vec![0usize; n];
     let mut previous = vec![0usize; n];
@@ -674,7 +695,14 @@ fn lloyd(
     for i in 0..max_iter {
         iterations = i + 1;
         std::mem::swap(&mut labels, &mut previous);
-        let mut tally = lloyd_pass(xc, x_norms, centers.view(), rounding, &mut labels);
+        let mut tally = lloyd_pass(
+            xc,
+            x_norms,
+            row_parts.view(),
+            centers.view(),
+            rounding,
+            &mut labels,
+        );
         relocate_empty_clusters(xc, centers.view(), &labels, rounding, &mut tally);
         narrow |= tally.narrow;
         let mut new_centers = centers.clone();
@@ -700,7 +728,15 @@ fn lloyd(
     }
     if !strict {
         // Relabel against the final centers, so labels and centers agree.
-        narrow |= lloyd_pass(xc, x_norms, centers.view(), rounding, &mut labels).narrow;
+        let pass = lloyd_pass(
+            xc,
+            x_norms,
+            row_parts.view(),
+            centers.view(),
+            rounding,
+            &mut labels,
+        );
+        narrow |= pass.narrow;
     }
     let inertia = exact_inertia(xc, centers.view(), &labels);
     Run {
@@ -869,9 +905,11 @@ mod tests {
                     center: 1e-12,
                     mean_sq: 0.0,
                 };
+                let parts = norms.mapv(|xn| rounding.row_part(layout.ncols(), xn));
                 let tally = lloyd_pass(
                     layout.view(),
                     norms.view(),
+                    parts.view(),
                     centers.view(),
                     rounding,
                     &mut labels,
