@@ -63,7 +63,7 @@ const RCOND_FLOOR: f64 = 1e4 * f64::EPSILON;
 const SATURATED_SCORE: f64 = 700.0;
 
 /// How a Newton run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum NewtonStop {
     /// The gradient and half the Newton decrement are both at most `tol`.
     Converged,

@@ -23,7 +23,7 @@ use crate::machine_learning::fitted_state;
 use crate::machine_learning::labels;
 use crate::machine_learning::linear_model::require_xy;
 use crate::machine_learning::linear_regression::check_regularization;
-use crate::machine_learning::logistic_newton;
+use crate::machine_learning::logistic_newton::{self, NewtonStop};
 use crate::machine_learning::options::ClassLabels;
 use crate::machine_learning::validation::{
     check_xy, require_data_width, require_non_negative, require_nonzero, require_positive,
@@ -117,6 +117,8 @@ struct Fitted {
     intercept: Array1<f64>,
     n_iter: usize,
     converged: bool,
+    /// How a Newton solver's run ended (`None` for the other solvers).
+    newton_stop: Option<NewtonStop>,
     /// The original's binary weight vector (see [`LogisticRegression::get_weights`]).
     weights: Option<Array1<f64>>,
 }
@@ -326,7 +328,7 @@ impl LogisticRegression {
         };
         // Coefficients are penalised, intercepts (the last n_out entries) are not.
         let mask: Vec<bool> = (0..n_params).map(|i| i < n_out * d).collect();
-        let (theta, n_iter, converged) = match self.solver {
+        let (theta, n_iter, converged, newton_stop) = match self.solver {
             LogisticSolver::Lbfgs => {
                 let opts = optimize::LbfgsOptions {
                     max_iter: self.max_iter,
@@ -342,11 +344,13 @@ impl LogisticRegression {
                     start.unwrap_or_else(|| Array1::zeros(n_params)),
                     &opts,
                 )?;
-                (r.x, r.n_iter, r.converged)
+                (r.x, r.n_iter, r.converged, None)
             }
             LogisticSolver::GradientDescent => {
                 let start = start.unwrap_or_else(|| Array1::zeros(n_params));
-                self.gradient_descent(&problem, start, l1, &mask)?
+                let (theta, n_iter, converged) =
+                    self.gradient_descent(&problem, start, l1, &mask)?;
+                (theta, n_iter, converged, None)
             }
             LogisticSolver::NewtonCholesky => {
                 if l1 > 0.0 {
@@ -361,7 +365,7 @@ impl LogisticRegression {
                     self.max_iter,
                     self.tol,
                 )?;
-                (run.theta, run.n_iter, run.converged)
+                (run.theta, run.n_iter, run.converged, Some(run.stop))
             }
             LogisticSolver::NewtonCg => {
                 if l1 > 0.0 {
@@ -376,7 +380,7 @@ impl LogisticRegression {
                     self.max_iter,
                     self.tol,
                 )?;
-                (run.theta, run.n_iter, run.converged)
+                (run.theta, run.n_iter, run.converged, Some(run.stop))
             }
         };
         let coef = theta
@@ -399,6 +403,7 @@ impl LogisticRegression {
             intercept,
             n_iter,
             converged,
+            newton_stop,
             weights,
         });
         Ok(self)
@@ -578,6 +583,15 @@ macro_rules! linear_classifier_accessors {
 pub(crate) use linear_classifier_accessors;
 
 linear_classifier_accessors!(LogisticRegression);
+
+impl LogisticRegression {
+    /// How the fit's Newton run ended (`newton-cholesky`, `newton-cg`): converged, cut by
+    /// `max_iter`, or handed over where scikit-learn would go on otherwise (or decide within
+    /// rounding). `None` before the fit and for the other solvers.
+    pub fn newton_stop(&self) -> Option<NewtonStop> {
+        self.fitted.as_ref().and_then(|f| f.newton_stop)
+    }
+}
 
 /// `x · coefᵀ + intercept` (rows of `coef` are the outputs).
 pub(crate) fn scores(
@@ -1152,5 +1166,35 @@ mod tests {
         for (a, b) in gd.coefficients().unwrap().iter().zip(&coef) {
             assert!((a - b).abs() < 1e-9, "{a} vs {b}");
         }
+    }
+
+    /// The Newton solvers tell how their run ended (converged, cut by max_iter), and keep it
+    /// through a save and load; the other solvers report none, nor does an unfitted model.
+    #[test]
+    fn newton_runs_report_how_they_ended() {
+        let (x, y) = blobs(10);
+        let fit = |solver, max_iter| {
+            let mut m = LogisticRegression::with_defaults()
+                .with_penalty(Penalty::L2, 0.5)
+                .with_solver(solver)
+                .with_max_iter(max_iter)
+                .with_tol(1e-10);
+            assert_eq!(m.newton_stop(), None);
+            m.fit(&x, &y).unwrap();
+            m
+        };
+        for solver in [LogisticSolver::NewtonCholesky, LogisticSolver::NewtonCg] {
+            let cut = fit(solver, 1);
+            assert_eq!(
+                (cut.newton_stop(), cut.n_iter(), cut.converged()),
+                (Some(NewtonStop::MaxIter), Some(1), Some(false))
+            );
+            let done = fit(solver, 100);
+            assert_eq!(done.newton_stop(), Some(NewtonStop::Converged));
+            assert!(done.n_iter().unwrap() < 100);
+            let loaded = LogisticRegression::from_bytes(&cut.to_bytes().unwrap()).unwrap();
+            assert_eq!(loaded.newton_stop(), Some(NewtonStop::MaxIter));
+        }
+        assert_eq!(fit(LogisticSolver::Lbfgs, 100).newton_stop(), None);
     }
 }

@@ -251,7 +251,7 @@ macro_rules! scalar_to_python {
         }
     )*};
 }
-scalar_to_python!(bool, f64, usize, i64);
+scalar_to_python!(bool, f64, usize, i64, &'static str);
 
 impl<T: Element, D: Dimension> ToPython for ndarray::Array<T, D> {
     fn to_python(self, py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {

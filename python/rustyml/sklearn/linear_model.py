@@ -36,15 +36,19 @@ parameters, a multinomial's last intercept, or without penalty its last class, h
 its backtracking line search and its stopping rule (largest gradient entry and half the
 Newton decrement at most ``tol``), so both stop after the same iterations (``n_iter_``
 equal) at the same point to rounding. Where scikit-learn would hand over to lbfgs (a
-Hessian that is not positive definite or nearly singular, a failed line search), a run is
-cut by ``max_iter``, or a step decision lies within rounding of its threshold,
-scikit-learn's fit runs.
+Hessian that is not positive definite or nearly singular, a failed line search), or a step
+decision lies within rounding of its threshold, scikit-learn's fit runs. A run cut by
+``max_iter`` is answered natively as scikit-learn's: its iterate after ``max_iter``
+iterations, centred as its solver finalizes every run, ``n_iter_`` ``max_iter`` and its
+ConvergenceWarning ("Newton solver did not converge after ... iterations.").
 
 With ``solver="newton-cg"`` likewise: scikit-learn's truncated conjugate-gradient directions
 (all parameters, no reference class) and stopping rule, where every Wolfe line search takes
 its first trial step (``1``, or ``min(1, 2.02 (f_k - f_{k-1}) / g.p)`` after the first
-iteration), which is the usual case; a line search that would refine its step, a run cut by
-``max_iter``, or a decision within rounding runs scikit-learn's fit.
+iteration), which is the usual case; a line search that would refine its step, or a
+decision within rounding runs scikit-learn's fit, as does a run cut by ``max_iter``:
+scikit-learn's warning then prints the loss of its own last iterate, a number the native
+run only matches to rounding.
 
 Both Newton solvers take ``warm_start`` as scikit-learn does: newton-cg starts at the
 previous ``coef_`` and ``intercept_`` as given, newton-cholesky re-centres a multinomial
@@ -284,31 +288,44 @@ class LogisticRegression(_SkLogisticRegression):
         return start
 
     def _fit_newton_cholesky(self, X, classes, codes, weights):
-        # The same Newton steps and stopping rule as scikit-learn's, so a converged run ends
-        # at its point to rounding after the same iterations. Where scikit-learn would go on
-        # with L-BFGS, or stops at max_iter, or a step decision lies within rounding of its
-        # threshold, the native run reports no convergence and scikit-learn's fit runs.
+        # The same Newton steps and stopping rule as scikit-learn's, so a run ends at its
+        # point to rounding after the same iterations, converged or cut by max_iter (then
+        # centred all the same, as scikit-learn's finalize does, with its warning). Where
+        # scikit-learn would go on with L-BFGS, or a step decision lies within rounding of
+        # its threshold, the native run says so and scikit-learn's fit runs.
         native = self._native_model("newton-cholesky", X, codes, weights)
-        if not native.converged_:
-            raise Unsupported(
-                "not converged within max_iter"
-                if np.max(native.n_iter_) >= self.max_iter
-                else "newton-cholesky: a Hessian or line search scikit-learn hands to lbfgs, "
-                "or a step decision within rounding"
+        stop = native.stop_
+        require(
+            stop in ("converged", "max_iter"),
+            "newton-cholesky: a Hessian or line search scikit-learn hands to lbfgs, "
+            "or a step decision within rounding",
+        )
+        if stop == "max_iter":
+            # NewtonSolver.solve's warning (stacklevel 1: it names the solver's line, as
+            # scikit-learn's names its own), raised before any attribute is set.
+            warnings.warn(
+                f"Newton solver did not converge after {int(native.n_iter_)} iterations.",
+                ConvergenceWarning,
             )
         return self._set_fitted(native, classes)
 
     def _fit_newton_cg(self, X, classes, codes, weights):
         # scikit-learn's newton-cg directions and stopping rule; only runs whose every Wolfe
         # line search takes its first trial step are replicated (MINPACK's refinement is
-        # not), so the iterates and n_iter_ agree to rounding where the door answers.
+        # not), so the iterates and n_iter_ agree to rounding where the door answers. A run
+        # cut by max_iter stays scikit-learn's: its warning prints the loss of its own last
+        # iterate (``failed to converge at loss = ...``), a double the native run only
+        # matches to rounding.
         native = self._native_model("newton-cg", X, codes, weights)
-        if not native.converged_:
-            raise Unsupported(
-                "not converged within max_iter"
-                if np.max(native.n_iter_) >= self.max_iter
-                else "newton-cg: a line search past its first trial, or a decision within rounding"
-            )
+        stop = native.stop_
+        require(
+            stop != "max_iter",
+            "newton-cg cut by max_iter (scikit-learn's warning prints its own loss value)",
+        )
+        require(
+            stop == "converged",
+            "newton-cg: a line search past its first trial, or a decision within rounding",
+        )
         return self._set_fitted(native, classes)
 
     def _native_model(self, solver, X, codes, weights):

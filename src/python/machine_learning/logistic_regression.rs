@@ -1,5 +1,6 @@
 //! Native `LogisticRegression`.
 
+use crate::machine_learning::logistic_newton::NewtonStop;
 use crate::machine_learning::{LogisticRegression, LogisticSolver, Penalty};
 use crate::python::model::native_estimator;
 use crate::python::params::choice;
@@ -18,6 +19,17 @@ pub(super) fn parse_penalty(p: Option<&str>, allow_none: bool) -> PyResult<Penal
             "penalty must be {}'l1' or 'l2', got {other:?}",
             if allow_none { "None, " } else { "" }
         ))),
+    }
+}
+
+/// `stop_`'s word for how a Newton run ended: `"converged"`, `"max_iter"` (cut by
+/// `max_iter`) or `"handover"` (where scikit-learn goes on otherwise, or a decision within
+/// rounding); `None` for the other solvers.
+fn stop_name(stop: NewtonStop) -> &'static str {
+    match stop {
+        NewtonStop::Converged => "converged",
+        NewtonStop::MaxIter => "max_iter",
+        NewtonStop::Handover => "handover",
     }
 }
 
@@ -59,6 +71,7 @@ native_estimator! {
     fitted intercept_ => |m| m.intercept().cloned();
     fitted n_iter_ => |m| m.n_iter();
     fitted converged_ => |m| m.converged();
+    fitted stop_ => |m| m.n_iter().map(|_| m.newton_stop().map(stop_name));
     {
         /// `fit` with one weight per sample (finite, `>= 0`, positive sum; `None`: all ones):
         /// the weighted mean loss, the penalty over the weight sum (scikit-learn's
