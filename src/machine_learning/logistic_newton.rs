@@ -78,7 +78,7 @@ pub enum NewtonStop {
 pub struct NewtonRun {
     /// Parameters in [`Problem`]'s layout, centred as described in the module docs.
     pub theta: Array1<f64>,
-    /// Iterations run (scikit-learn's `n_iter_` when converged).
+    /// Iterations run (scikit-learn's `n_iter_` when converged or cut by `max_iter`).
     pub n_iter: usize,
     pub converged: bool,
     pub stop: NewtonStop,
