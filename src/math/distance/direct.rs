@@ -25,8 +25,8 @@ trait Lanes: Copy {
     fn mul(self, other: Self) -> Self;
     fn min(self, other: Self) -> Self;
     fn max(self, other: Self) -> Self;
-    /// Per lane: `if self < than { new } else { old }`, for the three tracked values at once.
-    fn select_less(self, than: Self, new: [Self; 3], old: [Self; 3]) -> [Self; 3];
+    /// Per lane: `if self < than { new } else { old }`, for both tracked values at once.
+    fn select_less(self, than: Self, new: [Self; 2], old: [Self; 2]) -> [Self; 2];
 }
 
 /// Portable lanes: plain arrays, which the compiler maps to the baseline vector registers.
@@ -64,7 +64,7 @@ impl Lanes for Portable {
         Self([self.0[0].max(o.0[0]), self.0[1].max(o.0[1])])
     }
     #[inline(always)]
-    fn select_less(self, than: Self, new: [Self; 3], old: [Self; 3]) -> [Self; 3] {
+    fn select_less(self, than: Self, new: [Self; 2], old: [Self; 2]) -> [Self; 2] {
         std::array::from_fn(|t| {
             Self(std::array::from_fn(|l| {
                 if self.0[l] < than.0[l] {
@@ -137,7 +137,7 @@ mod x86 {
                     Self(unsafe { $max(self.0, o.0) })
                 }
                 #[inline(always)]
-                fn select_less(self, than: Self, new: [Self; 3], old: [Self; 3]) -> [Self; 3] {
+                fn select_less(self, than: Self, new: [Self; 2], old: [Self; 2]) -> [Self; 2] {
                     // SAFETY: the feature as above.
                     unsafe {
                         let $m = $cmp(self.0, than.0);
@@ -265,9 +265,9 @@ impl DirectScan<'_> {
         let m = self.x_norms.len();
         let d = self.cols.len();
         let tile = R * V::N;
-        // The tile's running minimum, read back per row: score, center, center norm, and
-        // the runner-up score.
-        let mut out: [Vec<f64>; 4] = std::array::from_fn(|_| vec![0.0f64; tile]);
+        // The tile's running minimum, read back per row: score and center (its norm is
+        // looked up), and the runner-up score.
+        let mut out: [Vec<f64>; 3] = std::array::from_fn(|_| vec![0.0f64; tile]);
         let whole = m - m % tile;
         for start in (0..whole).step_by(tile) {
             self.scan_tile::<V, R, G>(&self.cols, start, &mut out);
@@ -286,17 +286,17 @@ impl DirectScan<'_> {
     }
 
     /// Scores every center on rows `start..start + R * V::N` of `cols` and leaves each row's
-    /// best score, center, center norm and runner-up score in `out`.
+    /// best score, center and runner-up score in `out`.
     #[inline(always)]
     fn scan_tile<V: Lanes, const R: usize, const G: usize>(
         &self,
         cols: &[&[f64]],
         start: usize,
-        out: &mut [Vec<f64>; 4],
+        out: &mut [Vec<f64>; 3],
     ) {
         let k = self.c_norms.len();
         let full = k - k % G;
-        let mut nearest = [[V::splat(f64::INFINITY), V::splat(0.0), V::splat(0.0)]; R];
+        let mut nearest = [[V::splat(f64::INFINITY), V::splat(0.0)]; R];
         let mut runner_up = [V::splat(f64::INFINITY); R];
         let mut j = 0;
         while j < full {
@@ -322,12 +322,12 @@ impl DirectScan<'_> {
         &self,
         start: usize,
         len: usize,
-        out: &[Vec<f64>; 4],
+        out: &[Vec<f64>; 3],
         labels: &mut [usize],
         dist_sq: &mut [f64],
         margin: &mut [f64],
     ) {
-        let [best, arg, best_norm, second] = out;
+        let [best, arg, second] = out;
         let (d, scaled, cn) = (self.cols.len(), self.scaled, self.c_norms);
         let bound = settle_bound(d);
         for l in 0..len {
@@ -336,7 +336,7 @@ impl DirectScan<'_> {
             margin[i] = second[l] - best[l];
             let dist = best[l] + xn;
             // settle_nearest's test: the product form resolves this distance.
-            (labels[i], dist_sq[i]) = if dist > bound * (xn + best_norm[l]) {
+            (labels[i], dist_sq[i]) = if dist > bound * (xn + cn[arg[l] as usize]) {
                 (arg[l] as usize, dist)
             } else {
                 let row = self.x_block.row(i).to_vec();
@@ -353,7 +353,7 @@ impl DirectScan<'_> {
     }
 
     /// Scores centers `j..j + G` on the tile at `start` and folds them into `nearest` (per
-    /// vector: best score, its center as a float, that center's squared norm; ties keep the
+    /// vector: best score and its center as a float; ties keep the
     /// lower index) and `runner_up` (the second-lowest score).
     // The tile is a G x R grid of registers; indexing both ways reads clearer than zips.
     #[allow(clippy::needless_range_loop)]
@@ -363,7 +363,7 @@ impl DirectScan<'_> {
         cols: &[&[f64]],
         start: usize,
         j: usize,
-        nearest: &mut [[V; 3]; R],
+        nearest: &mut [[V; 2]; R],
         runner_up: &mut [V; R],
     ) {
         let d = cols.len();
@@ -383,7 +383,7 @@ impl DirectScan<'_> {
             for r in 0..R {
                 let score = norm.add(acc[r][g]);
                 runner_up[r] = runner_up[r].min(score.max(nearest[r][0]));
-                nearest[r] = score.select_less(nearest[r][0], [score, index, norm], nearest[r]);
+                nearest[r] = score.select_less(nearest[r][0], [score, index], nearest[r]);
             }
         }
     }
