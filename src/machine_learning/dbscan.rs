@@ -193,6 +193,9 @@ impl DBSCAN {
             Metric::Chebyshev => DistanceCalculationMetric::Minkowski(f64::INFINITY),
             Metric::Minkowski(p) => DistanceCalculationMetric::Minkowski(p),
             Metric::Euclidean | Metric::SquaredEuclidean => DistanceCalculationMetric::Euclidean,
+            // never built for DBSCAN either (only the neighbour search takes it); the
+            // original crate has no cosine metric
+            Metric::Cosine => DistanceCalculationMetric::Euclidean,
         }
     }
 

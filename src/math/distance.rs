@@ -30,6 +30,10 @@ pub enum Metric {
     /// Largest absolute coordinate difference (Minkowski's `p = inf`). Only the neighbour
     /// search takes it; [`Metric::parse`] and the radius engine do not.
     Chebyshev,
+    /// Cosine distance `1 - a·b / (|a| |b|)`, clipped to `[0, 2]`; a zero vector is at
+    /// distance 1 from every vector (scikit-learn's `cosine_distances`). Only the neighbour
+    /// search takes it; [`Metric::parse`] and the radius engine do not.
+    Cosine,
 }
 
 impl Metric {
@@ -38,7 +42,7 @@ impl Metric {
     /// [`crate::validation::check_power_sum_range`]).
     pub fn power(&self) -> f64 {
         match *self {
-            Metric::Euclidean | Metric::SquaredEuclidean => 2.0,
+            Metric::Euclidean | Metric::SquaredEuclidean | Metric::Cosine => 2.0,
             Metric::Manhattan | Metric::Chebyshev => 1.0,
             Metric::Minkowski(p) => p,
         }
@@ -88,6 +92,10 @@ impl Metric {
             Metric::SquaredEuclidean => squared_euclidean_unchecked(a, b),
             Metric::Manhattan => fold_pairs(&a, &b, |x, y| (x - y).abs()),
             Metric::Chebyshev => chebyshev(a.iter().zip(b.iter())),
+            Metric::Cosine => {
+                let sq = |v: &ArrayView1<f64>| fold_pairs(v, v, |x, _| x * x);
+                cosine_from(fold_pairs(&a, &b, |x, y| x * y), sq(&a), sq(&b))
+            }
             Metric::Minkowski(p) => {
                 if p == 1.0 {
                     Metric::Manhattan.between(a, b)
@@ -99,6 +107,18 @@ impl Metric {
             }
         }
     }
+}
+
+/// The cosine distance from the product `dot = a·b` and the squared norms `na = |a|^2`,
+/// `nb = |b|^2` (each summed in feature order): `1 - dot / (sqrt(na) sqrt(nb))` clipped to
+/// `[0, 2]`, and 1 where either vector is zero (its similarity is 0, as scikit-learn's
+/// normalisation leaves a zero row zero).
+#[inline]
+pub fn cosine_from(dot: f64, na: f64, nb: f64) -> f64 {
+    if na == 0.0 || nb == 0.0 {
+        return 1.0;
+    }
+    (1.0 - dot / (na.sqrt() * nb.sqrt())).clamp(0.0, 2.0)
 }
 
 /// Largest `|x - y|` over the pairs (0 for none), in feature order.
@@ -277,6 +297,16 @@ pub fn row_to_rows(metric: Metric, q: ArrayView1<f64>, rows: ArrayView2<f64>, ou
             }
             Metric::Euclidean | Metric::Minkowski(2.0) => {
                 scan(qs, all, out, |x, y| (x - y) * (x - y), f64::sqrt)
+            }
+            Metric::Cosine => {
+                let nq = qs.iter().fold(0.0, |s, &x| s + x * x);
+                for (o, r) in out.iter_mut().zip(all.chunks_exact(qs.len())) {
+                    let (dot, nr) = qs
+                        .iter()
+                        .zip(r)
+                        .fold((0.0, 0.0), |(d, n), (&x, &y)| (d + x * y, n + y * y));
+                    *o = cosine_from(dot, nq, nr);
+                }
             }
             Metric::Minkowski(p) => scan(
                 qs,
@@ -619,6 +649,39 @@ mod tests {
 
     fn points(n: usize, d: usize, seed: usize) -> Array2<f64> {
         crate::math::lattice_points(n, d, seed, 10.0, 5.0)
+    }
+
+    #[test]
+    fn cosine_distances_match_hand_computed_values() {
+        let d = |a: &[f64], b: &[f64]| Metric::Cosine.between(arr1(a).view(), arr1(b).view());
+        use ndarray::arr1;
+        // a.b = 3, |a| = 5, |b| = 1: 1 - 3/5
+        assert_eq!(d(&[3.0, 4.0], &[1.0, 0.0]), 1.0 - 0.6);
+        // orthogonal, parallel, opposite, and a zero vector (similarity 0)
+        assert_eq!(d(&[1.0, 0.0, 0.0], &[0.0, 2.0, 0.0]), 1.0);
+        assert_eq!(d(&[1.0, 0.0], &[3.0, 0.0]), 0.0);
+        assert_eq!(d(&[0.0, -2.0], &[0.0, 3.0]), 2.0);
+        assert_eq!(d(&[0.0, 0.0], &[1.0, 5.0]), 1.0);
+        assert_eq!(d(&[0.0, 0.0], &[0.0, 0.0]), 1.0);
+        // (1, 1, 1) . (1, 1, 0) = 2 over sqrt(3) sqrt(2) (scikit-learn's docstring example)
+        let want = 1.0 - 2.0 / (3f64.sqrt() * 2f64.sqrt());
+        assert!((d(&[1.0, 1.0, 1.0], &[1.0, 1.0, 0.0]) - want).abs() <= 4.0 * f64::EPSILON);
+        assert!((want - 0.183).abs() < 1e-3);
+        // scale-free: a row scaled by a power of two lies where it did
+        assert_eq!(
+            d(&[0.5, 1.5, -2.0], &[3.0, 1.0, 1.0]),
+            d(&[1.0, 3.0, -4.0], &[3.0, 1.0, 1.0])
+        );
+        // row scans have the bits of `between`, zero rows included
+        let rows = ndarray::arr2(&[[3.0, 4.0, 0.0], [0.0, 0.0, 0.0], [-1.0, 0.5, 2.0]]);
+        let q = arr1(&[1.0, 2.0, -3.0]);
+        let mut out = [0.0; 3];
+        row_to_rows(Metric::Cosine, q.view(), rows.view(), &mut out);
+        for (o, r) in out.iter().zip(rows.outer_iter()) {
+            assert_eq!(o.to_bits(), Metric::Cosine.between(q.view(), r).to_bits());
+        }
+        assert_eq!(out[1], 1.0);
+        assert!(Metric::parse("cosine", 2.0).is_err());
     }
 
     #[test]

@@ -640,6 +640,7 @@ mod tests {
             Metric::Manhattan,
             Metric::Minkowski(3.0),
             Metric::Chebyshev,
+            Metric::Cosine,
         ] {
             let engine = KNearest::new(reference.view(), metric);
             for (queries, k) in [

@@ -37,7 +37,7 @@ pub fn reduced_radius(radius: f64, metric: Metric) -> f64 {
     match canonical(metric) {
         Metric::Euclidean => radius * radius,
         Metric::Minkowski(p) => radius.powf(p),
-        Metric::SquaredEuclidean | Metric::Manhattan | Metric::Chebyshev => radius,
+        Metric::SquaredEuclidean | Metric::Manhattan | Metric::Chebyshev | Metric::Cosine => radius,
     }
 }
 
@@ -58,6 +58,11 @@ pub fn reduced_slices(a: &[f64], b: &[f64], metric: Metric) -> f64 {
             .iter()
             .zip(b)
             .fold(0.0, |s, (&x, &y)| s + (x - y).abs().powf(p)),
+        Metric::Cosine => {
+            let sq = |v: &[f64]| v.iter().fold(0.0, |s, &x| s + x * x);
+            let dot = a.iter().zip(b).fold(0.0, |s, (&x, &y)| s + x * y);
+            crate::math::distance::cosine_from(dot, sq(a), sq(b))
+        }
     }
 }
 
@@ -441,8 +446,9 @@ impl Grid {
             Metric::Euclidean | Metric::SquaredEuclidean => {
                 self.visit::<D>(cell, &a, reduced, found, |d| d * d)
             }
-            // refused at the engine's entry: the grid sums terms, chebyshev takes a maximum
-            Metric::Manhattan | Metric::Chebyshev => {
+            // refused at the engine's entry: the grid sums coordinate terms, chebyshev takes
+            // a maximum and cosine is no coordinate sum
+            Metric::Manhattan | Metric::Chebyshev | Metric::Cosine => {
                 self.visit::<D>(cell, &a, reduced, found, f64::abs)
             }
             Metric::Minkowski(p) => self.visit::<D>(cell, &a, reduced, found, |d| d.abs().powf(p)),
@@ -525,6 +531,11 @@ pub fn radius_neighbourhoods(
     if metric == Metric::Chebyshev {
         return Err(Error::invalid_input(
             "the radius search does not support the chebyshev metric",
+        ));
+    }
+    if metric == Metric::Cosine {
+        return Err(Error::invalid_input(
+            "the radius search does not support the cosine metric",
         ));
     }
     let (n, d) = x.dim();

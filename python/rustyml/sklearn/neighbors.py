@@ -6,7 +6,8 @@ so every fitted attribute, ``radius_neighbors`` and ``kneighbors_graph`` stay
 scikit-learn's own; the native engine answers ``kneighbors`` (and so the regressor's
 ``predict``, which scikit-learn builds on it) and the classifier's ``predict`` /
 ``predict_proba`` for Minkowski distances (``p >= 1``, the euclidean / manhattan /
-chebyshev names, or their float64 ``DistanceMetric`` objects) with uniform,
+chebyshev names, or their float64 ``DistanceMetric`` objects) and the cosine distance
+(scikit-learn's brute force, float64 data) with uniform,
 inverse-distance or callable weights, single- or multi-output, dense or sparse (on a
 dense copy); ``kneighbors()`` of the training set leaves each sample out, as
 scikit-learn's. An answer is native only where no tie decides it: two distances within
@@ -54,6 +55,23 @@ _METRIC_OBJECT_P = {
     "ManhattanDistance64": 1,
     "ChebyshevDistance64": np.inf,
 }
+
+
+# scikit-learn's cosine distances normalise each row by its norm, but leave a row whose norm
+# is below 10 eps as it is (``normalize``'s ``_handle_zeros_in_scale``: a silent difference
+# once seen here, on rows scaled by 1e-43); the door answers for zero rows (similarity 0 on
+# both sides) and rows whose squared norm lies clear of that threshold (by far more than
+# either computation's rounding) and of float64's overflow
+_COSINE_SQUARE_NORMS = (1.1 * (10 * np.finfo(np.float64).eps) ** 2, 1e280)
+
+
+def _cosine_rows_in_range(X):
+    """Whether every row of ``X`` is zero or has a squared norm clear of float64's limits;
+    and whether some row is zero."""
+    sq = np.einsum("ij,ij->i", X, X)
+    low, high = _COSINE_SQUARE_NORMS
+    zero = ~X.any(axis=1)
+    return bool((zero | ((sq >= low) & (sq <= high))).all()), bool(zero.any())
 
 
 def _minkowski_p(est):
@@ -109,7 +127,14 @@ class _NativeSearch:
                 self._rustyml_engine = _GivenDistances()
                 record(self, "fit", "rustyml")
                 return self
-            p = _minkowski_p(self)
+            cosine = isinstance(self.metric, str) and self.metric == "cosine"
+            if cosine:
+                require(self.metric_params in (None, {}), "metric_params")
+                # scikit-learn takes cosine by brute force only (its error otherwise)
+                require(self._fit_method == "brute", f"cosine {self._fit_method}")
+                p = None
+            else:
+                p = _minkowski_p(self)
             # scikit-learn searches a sparse X by brute force: the same distances as its
             # dense copy's
             # (a tree given as X leaves its data as a memoryview)
@@ -120,12 +145,21 @@ class _NativeSearch:
                 fit_X.dtype.kind not in "iu" or (np.abs(fit_X) < 2**53).all(),
                 "integers beyond 2**53",
             )
+            if cosine:
+                in_range, has_zero = _cosine_rows_in_range(np.asarray(fit_X, dtype=np.float64))
+                require(in_range, "cosine: a row norm near float64's limits")
         except Unsupported as why:
             record(self, "fit", "scikit-learn", str(why))
             return self  # fitted by scikit-learn alone: later queries fall back
         self._rustyml_p = p
+        # scikit-learn's distance of a zero row to itself is 0 in a training-set query (its
+        # diagonal), 1 elsewhere: such queries go to it
+        self._rustyml_zero_rows = cosine and has_zero
         self.__dict__.pop("_rustyml_reach", None)
-        metric = "chebyshev" if p == np.inf else "minkowski"
+        if cosine:
+            metric, p = "cosine", 2.0
+        else:
+            metric = "chebyshev" if p == np.inf else "minkowski"
         # k is given per query; the engine's own default only has to be valid.
         native = _KNN(n_neighbors=1, weights="uniform", metric=metric, p=2 if p == np.inf else p)
         # The engine only searches: votes and averages are formed here from its
@@ -184,6 +218,14 @@ class _NativeSearch:
         # them common: answers are native only where no tie decides them, which one more
         # neighbour tells. Votes need only the k-th neighbour apart from the next; the
         # neighbours themselves (and so a regressor's average) need their whole order.
+        if self._rustyml_p is None:
+            # cosine: scikit-learn computes float32 data in float32 (beyond the bound)
+            require(Xq.dtype == np.float64, f"cosine of {Xq.dtype} data")
+            require(_cosine_rows_in_range(Xq)[0], "cosine: a query norm near float64's limits")
+            require(
+                not (on_training_set and self._rustyml_zero_rows),
+                "cosine: a zero training row queried against itself",
+            )
         Xq = np.asarray(Xq, dtype=np.float64)
         extra = int(k < self.n_samples_fit_)
         dist, ind = native.kneighbors(Xq, k + extra)
@@ -266,6 +308,8 @@ def _graph_neighbours(graph, k):
 def _rounding(est, Xq):
     """The rounding of the engine's distances from the queries ``Xq`` against
     scikit-learn's."""
+    if est._rustyml_p is None:
+        return DistanceRounding.cosine(Xq.shape[1], Xq.shape[0])
     norms = np.einsum("ij,ij->i", Xq, Xq) + _largest_square_norm(est)
     return DistanceRounding(Xq.shape[1], est._rustyml_p, norms)
 

@@ -40,19 +40,20 @@ fn parse_p(p: Option<&Bound<'_, PyAny>>) -> PyResult<f64> {
 }
 
 /// scikit-learn's metric names; "minkowski" (its default) resolves p = 1, 2, inf to the
-/// manhattan, euclidean (product-based search) and chebyshev metrics.
+/// manhattan, euclidean (product-based search) and chebyshev metrics; "cosine" is scanned.
 fn parse_metric(metric: &str, p: f64) -> PyResult<Metric> {
     Ok(match metric {
         "euclidean" | "l2" => Metric::Euclidean,
         "manhattan" | "cityblock" | "l1" => Metric::Manhattan,
         "chebyshev" | "infinity" => Metric::Chebyshev,
+        "cosine" => Metric::Cosine,
         "minkowski" if p == 1.0 => Metric::Manhattan,
         "minkowski" if p == 2.0 => Metric::Euclidean,
         "minkowski" if p == f64::INFINITY => Metric::Chebyshev,
         "minkowski" => Metric::Minkowski(p),
         other => {
             return Err(PyValueError::new_err(format!(
-                "unknown metric {other:?}; expected one of 'minkowski', 'euclidean', 'manhattan', 'chebyshev'"
+                "unknown metric {other:?}; expected one of 'minkowski', 'euclidean', 'manhattan', 'chebyshev', 'cosine'"
             )))
         }
     })

@@ -313,3 +313,170 @@ def test_votes_tied_among_samples_of_two_labels_run_scikit_learns_search():
     theirs = stock.KNeighborsClassifier(**params).fit(X, y)
     np.testing.assert_array_equal(ours.predict_proba(Q), theirs.predict_proba(Q))
     assert _paths("predict_proba") == {"scikit-learn": 1}
+
+
+# metric="cosine": scikit-learn's brute force (``cosine_distances``) and the engine's scan
+# differ by at most 2 (d + 3) eps per distance (the door's bound, taken four times over:
+# see DistanceRounding.cosine)
+def _cosine_bound(d):
+    return 8 * (d + 3) * EPS
+
+
+def _cosine_data(seed, n_train=200, n_query=40, d=6):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n_train, d)) * rng.uniform(0.1, 100, (n_train, 1))
+    Q = rng.standard_normal((n_query, d)) * rng.uniform(0.1, 100, (n_query, 1))
+    return X, Q, rng.integers(0, 3, n_train), rng.standard_normal(n_train)
+
+
+def _assert_cosine_neighbours(ours, theirs, d):
+    (dist, ind), (sdist, sind) = ours, theirs
+    np.testing.assert_array_equal(ind, sind)
+    assert dist.dtype == sdist.dtype == np.float64
+    np.testing.assert_allclose(dist, sdist, rtol=0, atol=_cosine_bound(d))
+
+
+@pytest.mark.parametrize("k", [1, 5, 30])
+def test_cosine_neighbours_are_scikit_learns_and_native(k):
+    X, Q, _, _ = _cosine_data(0)
+    ours = door_neighbors.NearestNeighbors(n_neighbors=k, metric="cosine").fit(X)
+    theirs = stock.NearestNeighbors(n_neighbors=k, metric="cosine").fit(X)
+    _assert_cosine_neighbours(ours.kneighbors(Q), theirs.kneighbors(Q), X.shape[1])
+    _assert_cosine_neighbours(ours.kneighbors(), theirs.kneighbors(), X.shape[1])
+    np.testing.assert_array_equal(
+        ours.kneighbors(Q, return_distance=False), theirs.kneighbors(Q, return_distance=False)
+    )
+    assert _paths("kneighbors") == {"rustyml": 3}
+
+
+def test_cosine_of_sparse_data_is_scikit_learns_and_native():
+    # (rows with a single stored entry would tie: axis directions)
+    X, Q, _, _ = _cosine_data(1, d=20)
+    rng = np.random.default_rng(11)
+    X, Q = X * (rng.random(X.shape) < 0.3), Q * (rng.random(Q.shape) < 0.3)
+    X, Q = X[(X != 0).sum(axis=1) >= 2], Q[(Q != 0).sum(axis=1) >= 2]
+    ours = door_neighbors.NearestNeighbors(n_neighbors=4, metric="cosine")
+    theirs = stock.NearestNeighbors(n_neighbors=4, metric="cosine")
+    ours.fit(sparse.csr_matrix(X)), theirs.fit(sparse.csr_matrix(X))
+    _assert_cosine_neighbours(
+        ours.kneighbors(sparse.csr_matrix(Q)), theirs.kneighbors(sparse.csr_matrix(Q)), X.shape[1]
+    )
+    assert _paths("kneighbors") == {"rustyml": 1}
+
+
+@pytest.mark.parametrize("weights", ["uniform", "distance"])
+def test_cosine_classifier_and_regressor_predict_as_scikit_learn(weights):
+    X, Q, labels, target = _cosine_data(2)
+    params = {"n_neighbors": 6, "metric": "cosine", "weights": weights}
+    clf = door_neighbors.KNeighborsClassifier(**params).fit(X, labels)
+    sclf = stock.KNeighborsClassifier(**params).fit(X, labels)
+    np.testing.assert_array_equal(clf.predict(Q), sclf.predict(Q))
+    # inverse-distance votes carry the distances' rounding: relative bound / d per weight,
+    # at most twice that in a normalised vote
+    dmin = sclf.kneighbors(Q)[0].min()
+    atol = 0.0 if weights == "uniform" else 4 * _cosine_bound(X.shape[1]) / dmin
+    np.testing.assert_allclose(clf.predict_proba(Q), sclf.predict_proba(Q), rtol=0, atol=atol)
+    reg = door_neighbors.KNeighborsRegressor(**params).fit(X, target)
+    sreg = stock.KNeighborsRegressor(**params).fit(X, target)
+    scale = np.abs(target).sum()
+    np.testing.assert_allclose(reg.predict(Q), sreg.predict(Q), rtol=1e-12, atol=atol * scale)
+    assert _paths("predict") == {"rustyml": 1}
+    assert _paths("predict_proba") == {"rustyml": 1}
+    assert _paths("kneighbors") == {"rustyml": 1}  # the regressor's
+
+
+def test_cosine_ties_leave_the_answer_to_scikit_learns_search():
+    # Rows that are multiples of one another lie at the same cosine distance from every
+    # query (exactly or but for rounding), and integer grids make equal angles common:
+    # each answer must be scikit-learn's, the tied ones through its own search.
+    rng = np.random.default_rng(3)
+    base = rng.integers(-3, 4, (40, 3)).astype(float)
+    X = np.vstack([base, 2 * base, 0.1 * base, base + 1e-17])
+    X = X[X.any(axis=1)]
+    Q = rng.integers(-3, 4, (30, 3)).astype(float)
+    Q = Q[Q.any(axis=1)]
+    labels = rng.integers(0, 3, X.shape[0])
+    for k in (1, 3):
+        ours = door_neighbors.KNeighborsClassifier(n_neighbors=k, metric="cosine").fit(X, labels)
+        theirs = stock.KNeighborsClassifier(n_neighbors=k, metric="cosine").fit(X, labels)
+        door.dispatch_stats(reset=True)
+        for q in Q[:, None, :]:
+            got, want = ours.kneighbors(q), theirs.kneighbors(q)
+            np.testing.assert_array_equal(got[1], want[1])
+            np.testing.assert_allclose(got[0], want[0], rtol=0, atol=_cosine_bound(3))
+            np.testing.assert_array_equal(ours.predict_proba(q), theirs.predict_proba(q))
+        # (scikit-learn's predict_proba asks the door's kneighbors again)
+        assert _paths("kneighbors") == {"scikit-learn": 2 * Q.shape[0]}
+
+
+def test_cosine_near_ties_fall_back_and_clear_gaps_stay_native():
+    # Pairs of training rows at angles from each query that differ by about an ulp (within
+    # rounding: scikit-learn's answer) or by far more (native).
+    rng = np.random.default_rng(4)
+    Q = rng.standard_normal((60, 5))
+    V = rng.standard_normal((60, 5))
+    V -= (np.einsum("ij,ij->i", V, Q) / np.einsum("ij,ij->i", Q, Q))[:, None] * Q
+    # small next to q: the pair is each query's two nearest rows
+    V *= 0.05 * np.sqrt(np.einsum("ij,ij->i", Q, Q) / np.einsum("ij,ij->i", V, V))[:, None]
+    # q + v and q - v (v orthogonal to q up to rounding) are at equal angles from q
+    X = np.concatenate([Q + V, Q - V])
+    ours = door_neighbors.NearestNeighbors(n_neighbors=1, metric="cosine").fit(X)
+    theirs = stock.NearestNeighbors(n_neighbors=1, metric="cosine").fit(X)
+    for q in Q[:, None, :]:
+        np.testing.assert_array_equal(ours.kneighbors(q)[1], theirs.kneighbors(q)[1])
+    assert _paths("kneighbors") == {"scikit-learn": Q.shape[0]}
+    door.dispatch_stats(reset=True)
+    Xfar = np.concatenate([Q + V, Q - 1.5 * V])
+    ours.fit(Xfar)
+    theirs.fit(Xfar)
+    for q in Q[:, None, :]:
+        np.testing.assert_array_equal(ours.kneighbors(q)[1], theirs.kneighbors(q)[1])
+    assert _paths("kneighbors") == {"rustyml": Q.shape[0]}
+
+
+def test_cosine_zero_rows_are_scikit_learns():
+    # a zero row is at distance 1 from everything; scikit-learn zeroes a training row's
+    # distance to itself, so a zero training row's own query falls back
+    X, Q, _, _ = _cosine_data(5, n_train=50, n_query=10)
+    X[7] = 0.0
+    Q[3] = 0.0
+    ours = door_neighbors.NearestNeighbors(n_neighbors=3, metric="cosine").fit(X)
+    theirs = stock.NearestNeighbors(n_neighbors=3, metric="cosine").fit(X)
+    for q in Q[:, None, :]:
+        _assert_cosine_neighbours(ours.kneighbors(q), theirs.kneighbors(q), X.shape[1])
+    _assert_cosine_neighbours(ours.kneighbors(), theirs.kneighbors(), X.shape[1])
+    paths = _paths("kneighbors")
+    assert paths["rustyml"] == 9  # the zero query ties everywhere
+    assert paths["scikit-learn"] == 2
+
+
+@pytest.mark.parametrize(
+    "why",
+    ["float32", "tiny", "below_ten_eps", "huge", "tree"],
+)
+def test_cosine_outside_the_door_falls_back_to_scikit_learn(why):
+    X, Q, _, _ = _cosine_data(6, n_train=50, n_query=10)
+    params = {"n_neighbors": 3, "metric": "cosine"}
+    if why == "float32":
+        X, Q = X.astype(np.float32), Q.astype(np.float32)
+    elif why == "tiny":
+        X[4] *= 1e-150
+    elif why == "below_ten_eps":
+        # scikit-learn leaves rows of norm below 10 eps unnormalised: its "cosine" distance
+        # of such rows is another one (the door once answered natively here, wrongly)
+        X *= 1e-43
+    elif why == "huge":
+        Q[2] *= 1e150
+    else:
+        params["algorithm"] = "kd_tree"  # scikit-learn's error, as its own
+        with pytest.raises(ValueError) as theirs:
+            stock.NearestNeighbors(**params).fit(X)
+        with pytest.raises(ValueError, match=re.escape(str(theirs.value))):
+            door_neighbors.NearestNeighbors(**params).fit(X)
+        return
+    ours = door_neighbors.NearestNeighbors(**params).fit(X)
+    theirs = stock.NearestNeighbors(**params).fit(X)
+    got, want = ours.kneighbors(Q), theirs.kneighbors(Q)
+    np.testing.assert_array_equal(got[1], want[1])
+    np.testing.assert_array_equal(got[0], want[0])
+    assert _paths("kneighbors") == {"scikit-learn": 1}
