@@ -262,13 +262,13 @@ def test_unsupported_calls_run_scikit_learn_and_say_why(caplog):
 
     X, y = _blobs()
     with caplog.at_level(logging.INFO, logger="rustyml.sklearn"):
-        ours = door_neighbors.KNeighborsClassifier(metric="cosine").fit(X, y)
+        ours = door_neighbors.KNeighborsClassifier(metric="canberra").fit(X, y)
         pred = ours.predict(X[:20])
     np.testing.assert_array_equal(
-        pred, KNeighborsClassifier(metric="cosine").fit(X, y).predict(X[:20])
+        pred, KNeighborsClassifier(metric="canberra").fit(X, y).predict(X[:20])
     )
     text = caplog.text
-    assert "KNeighborsClassifier.fit: scikit-learn (metric='cosine')" in text
+    assert "KNeighborsClassifier.fit: scikit-learn (metric='canberra')" in text
     assert "KNeighborsClassifier.predict: scikit-learn (fitted by scikit-learn)" in text
 
 
@@ -276,10 +276,10 @@ def test_a_refit_scikit_learn_cannot_do_natively_drops_the_native_engine():
     X, y = _blobs()
     model = door_neighbors.KNeighborsClassifier().fit(X, y)
     assert model._rustyml_engine is not None
-    model.set_params(metric="cosine").fit(X[:100], y[:100])
+    model.set_params(metric="canberra").fit(X[:100], y[:100])
     assert "_rustyml_engine" not in model.__dict__
     assert model.n_samples_fit_ == 100
-    model.predict(X[:5])  # scikit-learn's path, on the cosine fit
+    model.predict(X[:5])  # scikit-learn's path, on the canberra fit
 
 
 def test_kmeans_matches_scikit_learn_with_the_same_random_state():
