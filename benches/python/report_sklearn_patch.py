@@ -92,6 +92,21 @@ SCRIPTS = {
         start()
         LinearDiscriminantAnalysis().fit(X, y)
     """,
+    "LinearDiscriminantAnalysis eigen 100,000 x 50, 5 classes": """
+        from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+        X = rng.standard_normal((100_000, 50)); y = rng.integers(0, 5, 100_000)
+        X += y[:, None] * 0.1
+        start()
+        LinearDiscriminantAnalysis(solver="eigen").fit(X, y)
+    """,
+    "PCA sparse CSR 12,000 x 300 (10 % non-zero) -> 10, arpack": """
+        import scipy.sparse
+        from sklearn.decomposition import PCA
+        X = scipy.sparse.random_array((12_000, 300), density=0.1, rng=0, format="csr")
+        X = X.multiply(np.linspace(3, 0.1, 300)).tocsr()
+        start()
+        PCA(n_components=10, svd_solver="arpack", random_state=0).fit_transform(X)
+    """,
     "TSNE 2,000 x 50 (Barnes-Hut)": """
         from sklearn.manifold import TSNE
         X = rng.standard_normal((2_000, 50)); X[:1000] += 2.0
