@@ -676,6 +676,9 @@ fn lloyd(
     let k = centers.nrows();
     let (n, d) = xc.dim();
     let row_parts = x_norms.mapv(|xn| rounding.row_part(d, xn));
+    let pass = |centers: ArrayView2<f64>, labels: &mut [usize]| {
+        lloyd_pass(xc, x_norms, row_parts.view(), centers, rounding, labels)
+    };
     // Two label buffers, swapped each pass: this pass's and the one before.
     let mut labels = vec![0usize; n];
     let mut previous = vec![0usize; n];
@@ -695,14 +698,7 @@ fn lloyd(
     for i in 0..max_iter {
         iterations = i + 1;
         std::mem::swap(&mut labels, &mut previous);
-        let mut tally = lloyd_pass(
-            xc,
-            x_norms,
-            row_parts.view(),
-            centers.view(),
-            rounding,
-            &mut labels,
-        );
+        let mut tally = pass(centers.view(), &mut labels);
         relocate_empty_clusters(xc, centers.view(), &labels, rounding, &mut tally);
         narrow |= tally.narrow;
         let mut new_centers = centers.clone();
@@ -728,15 +724,7 @@ fn lloyd(
     }
     if !strict {
         // Relabel against the final centers, so labels and centers agree.
-        let pass = lloyd_pass(
-            xc,
-            x_norms,
-            row_parts.view(),
-            centers.view(),
-            rounding,
-            &mut labels,
-        );
-        narrow |= pass.narrow;
+        narrow |= pass(centers.view(), &mut labels).narrow;
     }
     let inertia = exact_inertia(xc, centers.view(), &labels);
     Run {

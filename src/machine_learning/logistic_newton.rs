@@ -314,6 +314,11 @@ fn line_search(
     Ok(LineSearch::Handover)
 }
 
+/// The signature [`newton_cholesky`] and [`newton_cg`] share: a problem, an optional start,
+/// `max_iter` and `tol`.
+pub(crate) type NewtonSolver =
+    fn(&Problem<'_>, Option<ArrayView1<'_, f64>>, usize, f64) -> Result<NewtonRun>;
+
 /// Minimise `problem`'s objective by scikit-learn's Newton-Cholesky iteration (module docs)
 /// from `start` (scikit-learn's `warm_start`, re-centred as it does; zero when `None`), at
 /// most `max_iter` iterations, tolerance `tol`.

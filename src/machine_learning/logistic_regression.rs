@@ -352,34 +352,26 @@ impl LogisticRegression {
                     self.gradient_descent(&problem, start, l1, &mask)?;
                 (theta, n_iter, converged, None)
             }
-            LogisticSolver::NewtonCholesky => {
+            LogisticSolver::NewtonCholesky | LogisticSolver::NewtonCg => {
+                let (name, newton) = if self.solver == LogisticSolver::NewtonCholesky {
+                    (
+                        "newton-cholesky",
+                        logistic_newton::newton_cholesky as logistic_newton::NewtonSolver,
+                    )
+                } else {
+                    (
+                        "newton-cg",
+                        logistic_newton::newton_cg as logistic_newton::NewtonSolver,
+                    )
+                };
                 if l1 > 0.0 {
                     return Err(Error::invalid_parameter(
                         "solver",
-                        "newton-cholesky supports only the L2 penalty or none",
+                        format!("{name} supports only the L2 penalty or none"),
                     ));
                 }
-                let run = logistic_newton::newton_cholesky(
-                    &problem,
-                    start.as_ref().map(|t| t.view()),
-                    self.max_iter,
-                    self.tol,
-                )?;
-                (run.theta, run.n_iter, run.converged, Some(run.stop))
-            }
-            LogisticSolver::NewtonCg => {
-                if l1 > 0.0 {
-                    return Err(Error::invalid_parameter(
-                        "solver",
-                        "newton-cg supports only the L2 penalty or none",
-                    ));
-                }
-                let run = logistic_newton::newton_cg(
-                    &problem,
-                    start.as_ref().map(|t| t.view()),
-                    self.max_iter,
-                    self.tol,
-                )?;
+                let start = start.as_ref().map(|t| t.view());
+                let run = newton(&problem, start, self.max_iter, self.tol)?;
                 (run.theta, run.n_iter, run.converged, Some(run.stop))
             }
         };
