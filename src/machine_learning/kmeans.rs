@@ -69,8 +69,10 @@ pub struct KMeans {
     labels: Option<Array1<isize>>,
     inertia: f64,
     n_iter: usize,
-    /// The kept run made a decision within rounding (see [`KMeans::rounding_decided`]).
-    #[serde(default)]
+    /// The kept run made a decision within rounding (see [`KMeans::rounding_decided`]). A
+    /// diagnostic of the fit itself, not saved: models saved before it existed still load
+    /// (the saved form has no field defaults), and a loaded model reports `false`.
+    #[serde(skip)]
     narrow: bool,
 }
 
