@@ -117,7 +117,7 @@ class DBSCAN(_SkDBSCAN):
             # ones at eps less and more that rounding; where those two give one answer,
             # so does every choice in between (more neighbours only add core samples and
             # join clusters; a border sample joins the first cluster that reaches it).
-            norms = 2 * largest_square_norm(points)
+            norms = 2 * largest_square_norm(points) if p == 2 else 0.0
             slack = float(DistanceRounding(points.shape[1], p, norms).of(np.array([[eps]]))[0, 0])
             radii = (eps - slack, eps + slack)
         answers = [

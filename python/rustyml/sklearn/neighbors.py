@@ -310,8 +310,11 @@ def _rounding(est, Xq):
     scikit-learn's."""
     if est._rustyml_p is None:
         return DistanceRounding.cosine(Xq.shape[1], Xq.shape[0])
+    p = est._rustyml_p
+    if p != 2:  # no product form: the norms do not enter the bound
+        return DistanceRounding(Xq.shape[1], p, np.zeros(Xq.shape[0]))
     norms = np.einsum("ij,ij->i", Xq, Xq) + _largest_square_norm(est)
-    return DistanceRounding(Xq.shape[1], est._rustyml_p, norms)
+    return DistanceRounding(Xq.shape[1], p, norms)
 
 
 def _largest_square_norm(est):
