@@ -17,6 +17,7 @@ mod sweep;
 
 mod cluster;
 mod elementwise;
+mod liblinear;
 mod losses;
 mod matmul;
 mod metrics;
@@ -52,6 +53,7 @@ pub fn families(quick: bool) -> Vec<Family> {
         tsne::families(quick),
         matmul::families(quick),
         tree::families(quick),
+        liblinear::families(quick),
         nn_maps::families(quick),
         nn_core::families(quick),
         nn_norm::families(quick),

@@ -256,6 +256,14 @@ pub mod tree {
     forward_gate!(crate::machine_learning::decision_tree::SORT_SCAN_MIN_ELEMS => set_sort_scan_min_elems, get_sort_scan_min_elems);
 }
 
+/// The liblinear replica behind scikit-learn's `LinearSVC` and liblinear logistic regression:
+/// independent trainings side by side.
+#[cfg(feature = "machine_learning")]
+pub mod liblinear {
+    use crate::forward_gate;
+    forward_gate!(crate::machine_learning::sklearn_liblinear::SIDE_BY_SIDE_MIN_ENTRIES => set_side_by_side_min_entries, get_side_by_side_min_entries);
+}
+
 /// Normalisation layers (BatchNormalization, LayerNormalization, Group/InstanceNormalization).
 #[cfg(feature = "neural_network")]
 pub mod norm {

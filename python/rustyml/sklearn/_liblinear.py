@@ -30,7 +30,6 @@ TRON_SOLVERS = (0, 2)
 # the largest relative move of a TRON answer under 4 ulp of input for which the replica's
 # answer, summed in another order than scikit-learn's BLAS, still stands for scikit-learn's
 TRON_SPREAD = 1e-9
-_EPS = np.finfo(np.float64).eps
 _TINY = np.finfo(np.float64).tiny
 
 
@@ -69,8 +68,10 @@ def fit_liblinear(
     present = np.unique(codes[sample_weight > 0])
     require(len(present) == len(classes), "a class without positive sample weight")
 
-    def train(values, seed):
-        return _native.machine_learning.train_liblinear(
+    def train(values, seed, probe_ulps=None):
+        """``(coef, n_iter, probe)``: the fit on ``values`` and, with ``probe_ulps``, its
+        ``(coef, n_iter)`` on the values moved by that many ulp, trained side by side."""
+        coef, n_iter, _labels, probe = _native.machine_learning.train_liblinear(
             None if issparse(X) else values,
             np.ascontiguousarray(codes, dtype=np.intc),
             np.ascontiguousarray(sample_weight),
@@ -83,7 +84,9 @@ def fit_liblinear(
             max_iter=int(max_iter),
             seed=seed,
             bias=bias,
-        )[:2]
+            probe_ulps=probe_ulps,
+        )
+        return coef, n_iter, probe
 
     values = np.ascontiguousarray(X.data if issparse(X) else X, dtype=np.float64)
     if solver in TRON_SOLVERS:
@@ -91,9 +94,9 @@ def fit_liblinear(
         # rounding: an ulp of input moves scikit-learn's own result by tens of percent on
         # unscaled data (breast cancer, wine), as its BLAS summation order does. The replica
         # answers only where moving every input by 4 ulp leaves its answer in place.
-        raw_coef, n_iter = train(values, 0)
-        signs = np.where(np.arange(values.size).reshape(values.shape) % 3 == 1, -1.0, 1.0)
-        moved_coef, moved_iter = train(values * (1 + 4 * _EPS * signs), 0)
+        # (the probe: entry k of the values, row-major, times 1 - 4 eps where k % 3 == 1,
+        # else 1 + 4 eps)
+        raw_coef, n_iter, (moved_coef, moved_iter) = train(values, 0, probe_ulps=4)
         spread = np.max(np.abs(moved_coef - raw_coef)) / max(np.max(np.abs(raw_coef)), _TINY)
         require(
             spread <= TRON_SPREAD and np.array_equal(moved_iter, n_iter),
@@ -101,7 +104,7 @@ def fit_liblinear(
         )
         check_random_state(random_state).randint(np.iinfo("i").max)  # scikit-learn's draw
     else:
-        raw_coef, n_iter = train(
+        raw_coef, n_iter, _ = train(
             values, int(check_random_state(random_state).randint(np.iinfo("i").max))
         )
     raw_coef = np.asfortranarray(raw_coef)  # liblinear's weights come column-major

@@ -1,5 +1,6 @@
 from . import conv as conv
 from . import elementwise as elementwise
+from . import liblinear as liblinear
 from . import matmul as matmul
 from . import metrics as metrics
 from . import norm as norm

@@ -101,7 +101,7 @@ pub fn solve(
                 g[own] = 0.0;
             }
             let (idx, val) = rows.row(order[i]);
-            for (&f, &v) in idx.iter().zip(val) {
+            for (f, &v) in idx.iter().map(|&f| f as usize).zip(val) {
                 let wf = &w[f * n_class..(f + 1) * n_class];
                 for m in 0..size {
                     g[m] += wf[classes[m]] * v;
@@ -172,7 +172,7 @@ pub fn solve(
                     moved.push((classes[m], d));
                 }
             }
-            for (&f, &v) in idx.iter().zip(val) {
+            for (f, &v) in idx.iter().map(|&f| f as usize).zip(val) {
                 let wf = &mut w[f * n_class..(f + 1) * n_class];
                 for &(k, d) in &moved {
                     wf[k] += d * v;

@@ -63,7 +63,7 @@ pub fn solve(
             let i = index[s];
             let (idx, val) = rows.row(sub.order[i]);
             let mut g = 0.0;
-            for (&f, &v) in idx.iter().zip(val) {
+            for (f, &v) in idx.iter().map(|&f| f as usize).zip(val) {
                 g += w[f] * v;
             }
             g = g * sign[i] - 1.0;
@@ -97,7 +97,7 @@ pub fn solve(
                 let clipped = if stepped > 0.0 { stepped } else { 0.0 };
                 alpha[i] = if clipped < c { clipped } else { c };
                 let d = (alpha[i] - old) * sign[i];
-                for (&f, &v) in idx.iter().zip(val) {
+                for (f, &v) in idx.iter().map(|&f| f as usize).zip(val) {
                     w[f] += d * v;
                 }
             }

@@ -39,7 +39,7 @@ pub fn solve(
     for i in 0..l {
         let (idx, val) = rows.row(sub.order[i]);
         let start = sub.sign(i) * alpha[2 * i];
-        for (&f, &v) in idx.iter().zip(val) {
+        for (f, &v) in idx.iter().map(|&f| f as usize).zip(val) {
             x_sq[i] += v * v;
             w[f] += start * v;
         }
@@ -92,7 +92,7 @@ pub fn solve(
                 alpha[far] = c - z;
                 let d = sign * (z - start) * yi;
                 let (idx, val) = rows.row(sub.order[i]);
-                for (&f, &v) in idx.iter().zip(val) {
+                for (f, &v) in idx.iter().map(|&f| f as usize).zip(val) {
                     w[f] += d * v;
                 }
             }

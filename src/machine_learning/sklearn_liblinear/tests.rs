@@ -73,14 +73,14 @@ fn toy_rows() -> (Rows<'static>, Vec<i32>) {
         -2.0, 0.5, //
     ];
     let y = vec![1, 1, 0, 0, 1, 0];
-    (Rows::from_dense(&x, 6, 2, 1.0), y)
+    (Rows::from_dense(&x, 6, 2, 1.0).unwrap(), y)
 }
 
 fn margins(rows: &Rows<'_>, y: &[i32], w: &[f64]) -> Vec<f64> {
     (0..rows.n_rows())
         .map(|r| {
             let (idx, val) = rows.row(r);
-            let z: f64 = idx.iter().zip(val).map(|(&f, &v)| w[f] * v).sum();
+            let z: f64 = idx.iter().zip(val).map(|(&f, &v)| w[f as usize] * v).sum();
             if y[r] == 1 {
                 z
             } else {
@@ -94,8 +94,8 @@ fn margins(rows: &Rows<'_>, y: &[i32], w: &[f64]) -> Vec<f64> {
 fn dense_rows_skip_zeros_and_append_the_bias() {
     let (rows, _) = toy_rows();
     assert_eq!(rows.n_cols, 3);
-    assert_eq!(rows.row(3), (&[1usize, 2][..], &[-2.0, 1.0][..]));
-    assert_eq!(rows.row(0), (&[0usize, 1, 2][..], &[1.0, 2.0, 1.0][..]));
+    assert_eq!(rows.row(3), (&[1u32, 2][..], &[-2.0, 1.0][..]));
+    assert_eq!(rows.row(0), (&[0u32, 1, 2][..], &[1.0, 2.0, 1.0][..]));
 }
 
 #[test]
@@ -156,7 +156,7 @@ fn squared_hinge_dual_and_primal_agree_at_the_optimum() {
             let slack = (1.0 - m[r]).max(0.0);
             let sign = if y[r] == 1 { 1.0 } else { -1.0 };
             let (idx, val) = rows.row(r);
-            for (&f, &v) in idx.iter().zip(val) {
+            for (f, &v) in idx.iter().map(|&f| f as usize).zip(val) {
                 grad[f] -= 2.0 * 0.5 * sign * v * slack;
             }
         }
@@ -235,7 +235,7 @@ fn l1_solution_satisfies_the_optimality_conditions() {
         let slack = (1.0 - m[r]).max(0.0);
         let sign = if y[r] == 1 { 1.0 } else { -1.0 };
         let (idx, val) = rows.row(r);
-        for (&f, &v) in idx.iter().zip(val) {
+        for (f, &v) in idx.iter().map(|&f| f as usize).zip(val) {
             grad[f] -= 2.0 * 2.0 * sign * v * slack;
         }
     }
@@ -271,7 +271,7 @@ fn logistic_primal_reaches_a_zero_gradient() {
     for r in 0..6 {
         let sign = if y[r] == 1 { 1.0 } else { -1.0 };
         let (idx, val) = rows.row(r);
-        for (&f, &v) in idx.iter().zip(val) {
+        for (f, &v) in idx.iter().map(|&f| f as usize).zip(val) {
             grad[f] -= 3.0 * sign * v / (1.0 + m[r].exp());
         }
     }
@@ -289,7 +289,7 @@ fn logistic_loss_gradient(rows: &Rows<'_>, y: &[i32], w: &[f64], c: f64) -> Vec<
     for r in 0..rows.n_rows() {
         let sign = if y[r] == 1 { 1.0 } else { -1.0 };
         let (idx, val) = rows.row(r);
-        for (&f, &v) in idx.iter().zip(val) {
+        for (f, &v) in idx.iter().map(|&f| f as usize).zip(val) {
             grad[f] -= c * sign * v / (1.0 + m[r].exp());
         }
     }
@@ -415,7 +415,12 @@ fn crammer_singer_satisfies_its_dual_conditions() {
         }
         for (r, &label) in y.iter().enumerate() {
             let (idx, val) = rows.row(r);
-            let score = |m: usize| -> f64 { idx.iter().zip(val).map(|(&f, &v)| w[m][f] * v).sum() };
+            let score = |m: usize| -> f64 {
+                idx.iter()
+                    .zip(val)
+                    .map(|(&f, &v)| w[m][f as usize] * v)
+                    .sum()
+            };
             let own = score(label as usize);
             let worst = (0..3)
                 .map(|m| score(m) + if m == label as usize { 0.0 } else { 1.0 } - own)
@@ -436,5 +441,81 @@ fn crammer_singer_satisfies_its_dual_conditions() {
                 );
             }
         }
+    }
+}
+
+/// `n x d` rows of splitmix noise in [-1, 1), a quarter of them zero, and four classes
+/// that depend on the first two columns (so every problem is non-trivial).
+fn noisy_problem(n: usize, d: usize) -> (Vec<f64>, Vec<i32>) {
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (z ^ (z >> 31)) as f64 / 2f64.powi(63) - 1.0
+    };
+    let x: Vec<f64> = (0..n * d)
+        .map(|_| {
+            let v = next();
+            if v.abs() < 0.25 {
+                0.0
+            } else {
+                v
+            }
+        })
+        .collect();
+    let y = (0..n)
+        .map(|r| i32::from(x[r * d] + 0.3 * next() > 0.0) * 2 + i32::from(x[r * d + 1] > 0.1))
+        .collect();
+    (x, y)
+}
+
+fn bits(trained: &Trained) -> (Vec<Vec<u64>>, Vec<i32>, Vec<i32>) {
+    let coef = trained
+        .coef
+        .iter()
+        .map(|row| row.iter().map(|v| v.to_bits()).collect())
+        .collect();
+    (coef, trained.n_iter.clone(), trained.labels.clone())
+}
+
+#[test]
+fn side_by_side_trainings_are_the_serial_ones_bit_for_bit() {
+    // every solver, four classes (one-vs-rest side by side for TRON), and a fit beside its
+    // probe: serial (`usize::MAX`) and parallel (`0`) give the same bits, and each half of a
+    // pair is the fit run alone
+    let (n, d) = (300, 7);
+    let (x, y) = noisy_problem(n, d);
+    let moved: Vec<f64> = x.iter().map(|v| v * (1.0 + 4.0 * f64::EPSILON)).collect();
+    let rows = Rows::from_dense(&x, n, d, 1.0).unwrap();
+    let moved_rows = Rows::from_dense(&moved, n, d, 1.0).unwrap();
+    let weight: Vec<f64> = (0..n).map(|r| 0.5 + (r % 3) as f64 * 0.25).collect();
+    for number in 0..8 {
+        let settings = TrainSettings {
+            solver: Solver::from_liblinear(number).unwrap(),
+            eps: 1e-4,
+            c: 0.7,
+            class_weight: &[1.0, 1.5, 0.8, 1.2],
+            max_iter: 200,
+            seed: 3,
+        };
+        let alone = bits(&train(&rows, &y, &weight, &settings).unwrap());
+        let moved_alone = bits(&train(&moved_rows, &y, &weight, &settings).unwrap());
+        let (serial, parallel) =
+            crate::gate::serial_and_parallel(&SIDE_BY_SIDE_MIN_ENTRIES, || {
+                let (a, b) = train_pair(&rows, &moved_rows, &y, &weight, &settings);
+                (bits(&a.unwrap()), bits(&b.unwrap()))
+            });
+        assert_eq!(serial, parallel, "solver {number}");
+        assert_eq!(serial, (alone.clone(), moved_alone), "solver {number}");
+        let (serial, parallel) =
+            crate::gate::serial_and_parallel(&SIDE_BY_SIDE_MIN_ENTRIES, || {
+                bits(&train(&rows, &y, &weight, &settings).unwrap())
+            });
+        assert_eq!(serial, parallel, "solver {number}");
+        assert_eq!(serial, alone, "solver {number}");
+        // one weight row per class (one-vs-rest, or Crammer-Singer's joint problem)
+        assert_eq!(serial.0.len(), 4, "solver {number}");
     }
 }

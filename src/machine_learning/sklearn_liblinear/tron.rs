@@ -213,7 +213,7 @@ impl<'a> SquaredHingePrimal<'a> {
         out.fill(0.0);
         for (k, &i) in self.inside.iter().enumerate() {
             let (idx, val) = self.rows.row(self.sub.order[i]);
-            for (&f, &x) in idx.iter().zip(val) {
+            for (f, &x) in idx.iter().map(|&f| f as usize).zip(val) {
                 out[f] += coef[k] * x;
             }
         }
@@ -304,7 +304,7 @@ impl<'a> LogisticPrimal<'a> {
         out.fill(0.0);
         for (i, &c) in coef.iter().enumerate() {
             let (idx, val) = self.rows.row(self.sub.order[i]);
-            for (&f, &x) in idx.iter().zip(val) {
+            for (f, &x) in idx.iter().map(|&f| f as usize).zip(val) {
                 out[f] += c * x;
             }
         }
