@@ -81,8 +81,10 @@ class PCA(_SkPCA):
     def fit_transform(self, X, y=None):
         X, scores = self._fit_native(X)
         # the randomized solver's scores are U S (or whitened U), which differ from the
-        # projection of X by the part of X outside its sampled range: scikit-learn's
-        return self.transform(X) if scores is None else scores
+        # projection of X by the part of X outside its sampled range: scikit-learn's.
+        # Otherwise scikit-learn's projection of the X it has just validated, as its
+        # covariance_eigh fit returns it (no second validation)
+        return self._transform(X, np, x_is_centered=False) if scores is None else scores
 
     def _fit_native(self, X):
         self._validate_params()
