@@ -20,7 +20,7 @@ use crate::machine_learning::validation::{
 use crate::math::distance::{self, DistanceCalculationMetric, Metric};
 use crate::math::radius;
 use crate::persistence::Persist;
-use ndarray::{Array1, Array2, ArrayRef2, ArrayView1, Axis};
+use ndarray::{Array1, Array2, ArrayRef2, ArrayView1, ArrayView2, Axis};
 use serde::{Deserialize, Serialize};
 
 /// Density-based spatial clustering of applications with noise.
@@ -103,29 +103,83 @@ impl DBSCAN {
         let x = x.view();
         self.check_params()?;
         check_features(&x, "X")?;
-        if let Some(w) = sample_weight {
-            crate::validation::check_n_samples(x.nrows(), w.len())?;
-            if !w.iter().all(|v| v.is_finite()) {
-                return Err(Error::non_finite("sample_weight holds NaN or infinity"));
-            }
-        }
-        // Weighted core points depend on every neighbour's weight: keep every list.
-        let store_min = if sample_weight.is_some() {
-            0
-        } else {
-            self.min_samples
-        };
+        Self::check_weights(x.nrows(), sample_weight)?;
+        let store_min = self.store_min(sample_weight);
         let neighbourhoods = match points {
             Points::Features => radius::radius_neighbourhoods(x, self.eps, self.metric, store_min)?,
             Points::Distances => radius::precomputed_neighbourhoods(x, self.eps, store_min)?,
         };
+        let (core, labels) = self.clusters(&neighbourhoods, sample_weight);
+        self.set_fitted(x, core, labels);
+        Ok(self)
+    }
+
+    /// [`fit_with`](Self::fit_with) on features at `eps` and at `inner_eps` (`0 <=
+    /// inner_eps <= eps`), from one neighbourhood search: the lists at `eps` filtered down
+    /// to `inner_eps` ([`radius::Neighbourhoods::within`]) are the ones a search at
+    /// `inner_eps` finds. Keeps the fit at `eps`; returns whether the fit at `inner_eps`
+    /// has the same core samples and labels. With weights that are not negative, every
+    /// radius in between then gives that fit too (more neighbours only add core points and
+    /// join clusters), which is what the scikit-learn door asks of a radius it knows only
+    /// to rounding.
+    pub fn fit_band(
+        &mut self,
+        x: &ArrayRef2<f64>,
+        inner_eps: f64,
+        sample_weight: Option<ArrayView1<f64>>,
+    ) -> Result<bool> {
+        let x = x.view();
+        self.check_params()?;
+        check_features(&x, "X")?;
+        if !(inner_eps.is_finite() && (0.0..=self.eps).contains(&inner_eps)) {
+            return Err(Error::invalid_parameter(
+                "inner_eps",
+                format!("must lie in [0, eps = {}], got {inner_eps}", self.eps),
+            ));
+        }
+        Self::check_weights(x.nrows(), sample_weight)?;
+        let store_min = self.store_min(sample_weight);
+        let outer = radius::radius_neighbourhoods(x, self.eps, self.metric, store_min)?;
+        let inner = outer.within(x, inner_eps, self.metric, store_min)?;
+        let (core, labels) = self.clusters(&outer, sample_weight);
+        let (inner_core, inner_labels) = self.clusters(&inner, sample_weight);
+        let agree = core == inner_core && labels == inner_labels;
+        self.set_fitted(x, core, labels);
+        Ok(agree)
+    }
+
+    fn check_weights(n: usize, sample_weight: Option<ArrayView1<f64>>) -> Result<()> {
+        if let Some(w) = sample_weight {
+            crate::validation::check_n_samples(n, w.len())?;
+            if !w.iter().all(|v| v.is_finite()) {
+                return Err(Error::non_finite("sample_weight holds NaN or infinity"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Weighted core points depend on every neighbour's weight: keep every list then.
+    fn store_min(&self, sample_weight: Option<ArrayView1<f64>>) -> usize {
+        if sample_weight.is_some() {
+            0
+        } else {
+            self.min_samples
+        }
+    }
+
+    /// The core samples (ascending) and labels from the neighbourhoods.
+    fn clusters(
+        &self,
+        neighbourhoods: &radius::Neighbourhoods,
+        sample_weight: Option<ArrayView1<f64>>,
+    ) -> (Vec<usize>, Vec<isize>) {
         let is_core: Vec<bool> = match sample_weight {
             None => neighbourhoods
                 .counts()
                 .iter()
                 .map(|&c| c >= self.min_samples)
                 .collect(),
-            Some(w) => (0..x.nrows())
+            Some(w) => (0..neighbourhoods.len())
                 .map(|i| {
                     let mass: f64 = neighbourhoods
                         .neighbours(i)
@@ -136,12 +190,15 @@ impl DBSCAN {
                 })
                 .collect(),
         };
-        let labels = expand_clusters(&neighbourhoods, &is_core);
+        let labels = expand_clusters(neighbourhoods, &is_core);
         let core: Vec<usize> = (0..is_core.len()).filter(|&i| is_core[i]).collect();
+        (core, labels)
+    }
+
+    fn set_fitted(&mut self, x: ArrayView2<f64>, core: Vec<usize>, labels: Vec<isize>) {
         self.components = Some(x.select(Axis(0), &core));
         self.core_sample_indices = Some(Array1::from(core));
         self.labels = Some(Array1::from(labels));
-        Ok(self)
     }
 }
 
@@ -435,6 +492,44 @@ mod tests {
                 )
             });
             assert_eq!(s, p);
+        }
+    }
+
+    #[test]
+    fn a_band_fit_is_the_fit_at_eps_and_tells_whether_the_inner_radius_agrees() {
+        // two groups on a line at spacing 1: at eps 1 they chain, below 1 every point is
+        // alone; a band that holds no pair distance changes nothing
+        let x = Array2::from_shape_fn((12, 2), |(i, j)| {
+            if j == 0 {
+                (i % 6) as f64 + (i / 6) as f64 * 100.0
+            } else {
+                0.5
+            }
+        });
+        for (inner, agrees) in [(0.999, false), (1.0, true), (0.0, false)] {
+            for weights in [None, Some(Array1::from_elem(12, 1.0))] {
+                let mut band = DBSCAN::builder(1.0, 3);
+                let agree = band.fit_band(&x, inner, weights.as_ref().map(|w| w.view()));
+                let mut plain = DBSCAN::builder(1.0, 3);
+                plain
+                    .fit_with(&x, Points::Features, weights.as_ref().map(|w| w.view()))
+                    .unwrap();
+                assert_eq!(agree.unwrap(), agrees, "inner={inner}");
+                assert_eq!(band.labels(), plain.labels());
+                assert_eq!(band.core_sample_indices(), plain.core_sample_indices());
+                assert_eq!(band.components(), plain.components());
+            }
+        }
+        // a band inside the gap between pair distances (1 and 2 here) agrees
+        let mut wide = DBSCAN::builder(1.9, 3);
+        assert!(wide.fit_band(&x, 1.1, None).unwrap());
+        // and where it does, the fit at the inner radius is the same
+        let mut inner = DBSCAN::builder(1.1, 3);
+        inner.fit(&x).unwrap();
+        assert_eq!(wide.labels(), inner.labels());
+        // the inner radius must lie in [0, eps]
+        for bad in [-0.1, 1.95, f64::NAN] {
+            assert!(DBSCAN::builder(1.9, 3).fit_band(&x, bad, None).is_err());
         }
     }
 

@@ -197,6 +197,59 @@ impl Neighbourhoods {
     }
 }
 
+impl Neighbourhoods {
+    /// The neighbourhoods of the same points `x` at a smaller `radius` (same `metric`),
+    /// filtered from these lists: each stored list keeps the neighbours within `radius` by
+    /// the exact feature-order distance, which is how [`radius_neighbourhoods`] decides
+    /// every pair, so a stored list holds the neighbours a search at `radius` would find
+    /// (its order may differ). Lists are stored where they were here and still reach
+    /// `store_min`. A point
+    /// whose list was not stored keeps its count here: an upper bound of its count at
+    /// `radius`, below the storage threshold either way. Filters in blocks, in parallel
+    /// behind [`SCAN_F64`].
+    ///
+    /// Errors on a negative or non-finite radius, or `x` with another number of points.
+    pub fn within(
+        &self,
+        x: ArrayView2<f64>,
+        radius: f64,
+        metric: Metric,
+        store_min: usize,
+    ) -> Result<Neighbourhoods> {
+        check_radius(radius)?;
+        let (n, d) = x.dim();
+        if n != self.len() {
+            return Err(Error::dimension_mismatch(self.len(), n));
+        }
+        let metric = canonical(metric);
+        let reduced = reduced_radius(radius, metric);
+        let packed = x.as_standard_layout();
+        let flat = packed.as_slice().expect("standard layout");
+        let point = |i: usize| &flat[i * d..(i + 1) * d];
+        let stored: usize = self.blocks.iter().map(|b| b.indices.len()).sum();
+        let work = stored.saturating_mul(d.max(1));
+        Ok(run_blocks(n, SCAN_BLOCK_ROWS, work, |range| {
+            let mut out = BlockOut::with_capacity(range.len());
+            for i in range {
+                let list = self.neighbours(i);
+                if list.is_empty() {
+                    // not stored: its count at the larger radius bounds the smaller one
+                    out.counts.push(self.counts[i]);
+                    out.offsets.push(out.indices.len());
+                    continue;
+                }
+                let a = point(i);
+                out.indices.extend(
+                    list.iter()
+                        .filter(|&&j| reduced_slices(a, point(j as usize), metric) <= reduced),
+                );
+                out.close(store_min);
+            }
+            out
+        }))
+    }
+}
+
 /// One block of query points' results: counts, and the stored lists in compressed rows.
 #[derive(Debug, Clone, Default, PartialEq)]
 struct BlockOut {
@@ -785,6 +838,55 @@ mod tests {
         assert!(radius_neighbourhoods(x.view(), -1.0, Metric::Euclidean, 0).is_err());
         assert!(radius_neighbourhoods(x.view(), f64::NAN, Metric::Euclidean, 0).is_err());
         assert!(radius_neighbourhoods(x.view(), 1.0, Metric::Minkowski(0.5), 0).is_err());
+    }
+
+    #[test]
+    fn lists_filtered_to_a_smaller_radius_are_that_radius_search() {
+        // grid (d = 2, 3), product screening or scan (d = 5); every list stored, then only
+        // those of at least 6 neighbours
+        for d in [2, 3, 5] {
+            let x = cloud(300, d, 20 + d as u64);
+            for (metric, outer, inner) in [
+                (Metric::Euclidean, 1.3, 0.9),
+                (Metric::Manhattan, 1.8, 1.1),
+                (Metric::Minkowski(3.0), 1.2, 0.7),
+                (Metric::Euclidean, 1.0, 1.0),
+                (Metric::Euclidean, 1.0, 0.0),
+            ] {
+                let want = brute(&x, inner, metric);
+                for store_min in [0, 6] {
+                    let nb = radius_neighbourhoods(x.view(), outer, metric, store_min).unwrap();
+                    let (s, p) = serial_and_parallel(&SCAN_F64, || {
+                        nb.within(x.view(), inner, metric, store_min).unwrap()
+                    });
+                    assert_eq!(s.counts(), p.counts());
+                    assert_eq!(sets(&s), sets(&p));
+                    for (i, w) in want.iter().enumerate() {
+                        let case = format!("d={d} {metric:?} {outer}->{inner} i={i}");
+                        if nb.neighbours(i).is_empty() {
+                            // never stored: bounded by its count at the larger radius
+                            assert!(s.neighbours(i).is_empty(), "{case}");
+                            assert_eq!(s.count(i), nb.count(i), "{case}");
+                            assert!(w.len() <= nb.count(i) && nb.count(i) < store_min, "{case}");
+                        } else {
+                            assert_eq!(s.count(i), w.len(), "{case}");
+                            if w.len() >= store_min {
+                                assert_eq!(sets(&s)[i], *w, "{case}");
+                            } else {
+                                assert!(s.neighbours(i).is_empty(), "{case}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let nb = radius_neighbourhoods(cloud(10, 2, 1).view(), 1.0, Metric::Euclidean, 0).unwrap();
+        assert!(nb
+            .within(cloud(10, 2, 1).view(), -0.5, Metric::Euclidean, 0)
+            .is_err());
+        assert!(nb
+            .within(cloud(9, 2, 1).view(), 0.5, Metric::Euclidean, 0)
+            .is_err());
     }
 
     #[test]

@@ -25,7 +25,8 @@ and labels clusters in scikit-learn's order (a cluster grows from the lowest-ind
 unlabelled core sample; a border sample joins the first cluster that reaches it). Where a
 distance within rounding of ``eps`` would decide a neighbourhood (the engine's and
 scikit-learn's computations of it may fall on either side), scikit-learn's own fit runs:
-the engine fits at eps less and more that rounding, and answers where the two agree.
+the engine clusters at eps less and more that rounding, from one neighbourhood search at
+the larger radius, and answers where the two agree.
 """
 
 import warnings
@@ -110,24 +111,23 @@ class DBSCAN(_SkDBSCAN):
         eps = float(self.eps)
         if precomputed:
             # the given distances are compared with eps as they are
-            radii = (eps,)
+            core, labels = self._native_dbscan(points, eps, p, precomputed, sample_weight)
         else:
             # A pair within rounding of eps is a neighbour or not as each computation
             # rounds its distance. scikit-learn's neighbourhoods lie between the native
             # ones at eps less and more that rounding; where those two give one answer,
             # so does every choice in between (more neighbours only add core samples and
             # join clusters; a border sample joins the first cluster that reaches it).
+            # One search at the outer radius gives both (the inner lists are filtered
+            # from the outer ones).
             norms = 2 * largest_square_norm(points) if p == 2 else 0.0
             slack = float(DistanceRounding(points.shape[1], p, norms).of(np.array([[eps]]))[0, 0])
-            radii = (eps - slack, eps + slack)
-        answers = [
-            self._native_dbscan(points, radius, p, precomputed, sample_weight) for radius in radii
-        ]
-        core, labels = answers[0]
-        require(
-            all(np.array_equal(core, c) and np.array_equal(labels, lab) for c, lab in answers[1:]),
-            "a distance within rounding of eps decides a neighbourhood",
-        )
+            native = self._native_estimator(eps + slack, p)
+            agree = native.fit_band(
+                points, inner_eps=max(eps - slack, 0.0), sample_weight=sample_weight
+            )
+            require(agree, "a distance within rounding of eps decides a neighbourhood")
+            core, labels = self._fitted_arrays(native)
         self.core_sample_indices_, self.labels_ = core, labels
         if len(self.core_sample_indices_):
             self.components_ = X[self.core_sample_indices_].copy()
@@ -141,13 +141,20 @@ class DBSCAN(_SkDBSCAN):
 
     def _native_dbscan(self, points, eps, p, precomputed, sample_weight):
         """The engine's core samples and labels with radius ``eps``."""
-        native = _native.machine_learning.DBSCAN(
+        native = self._native_estimator(eps, p)
+        native.fit_with(points, precomputed=precomputed, sample_weight=sample_weight)
+        return self._fitted_arrays(native)
+
+    def _native_estimator(self, eps, p):
+        return _native.machine_learning.DBSCAN(
             eps=eps,
             min_samples=int(self.min_samples),
             metric="manhattan" if p == 1.0 else "euclidean",
             p=None,
         )
-        native.fit_with(points, precomputed=precomputed, sample_weight=sample_weight)
+
+    @staticmethod
+    def _fitted_arrays(native):
         core = np.asarray(native.core_sample_indices_, dtype=np.intp)
         return core, np.asarray(native.labels_, dtype=np.intp)
 

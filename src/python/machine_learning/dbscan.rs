@@ -42,5 +42,26 @@ native_estimator! {
                 .write(py, |m| m.fit_with(&xv, points, wv).map(|_| ()))
                 .map_err(to_py_err)
         }
+
+        /// `fit_with` on features at `eps` and at `inner_eps` (`0 <= inner_eps <= eps`) from
+        /// one neighbourhood search; keeps the fit at `eps` and returns whether the fit at
+        /// `inner_eps` has the same core samples and labels.
+        #[pyo3(signature = (x, *, inner_eps, sample_weight = None))]
+        fn fit_band<'py>(
+            &self,
+            py: Python<'py>,
+            x: &Bound<'py, PyAny>,
+            inner_eps: f64,
+            sample_weight: Option<&Bound<'py, PyAny>>,
+        ) -> PyResult<bool> {
+            let x = f64_array::<Ix2>(x, "X")?;
+            let w = sample_weight
+                .map(|w| f64_array::<Ix1>(w, "sample_weight"))
+                .transpose()?;
+            let (xv, wv) = (x.view(), w.as_ref().map(|w| w.view()));
+            self.inner
+                .write(py, |m| m.fit_band(&xv, inner_eps, wv))
+                .map_err(to_py_err)
+        }
     }
 }
