@@ -60,6 +60,49 @@ pub struct Rows<'a> {
     pub n_cols: usize,
 }
 
+/// The rows a conversion takes: `order` (checked against `n_rows`) or all, in turn.
+enum TakenRows<'a> {
+    All(usize),
+    In(&'a [usize]),
+}
+
+impl TakenRows<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Self::All(n) => *n,
+            Self::In(order) => order.len(),
+        }
+    }
+
+    fn iter(&self) -> Box<dyn Iterator<Item = usize> + '_> {
+        match self {
+            Self::All(n) => Box::new(0..*n),
+            Self::In(order) => Box::new(order.iter().copied()),
+        }
+    }
+}
+
+fn taken_rows(n_rows: usize, order: Option<&[usize]>) -> Result<TakenRows<'_>> {
+    match order {
+        None => Ok(TakenRows::All(n_rows)),
+        Some(order) if order.iter().all(|&r| r < n_rows) => Ok(TakenRows::In(order)),
+        Some(_) => Err(Error::invalid_input(
+            "liblinear rows: a row order past the last row",
+        )),
+    }
+}
+
+/// liblinear's coordinate order: the rows of positive weight, grouped by label in
+/// ascending order, in input order within a label (`train` numbers its coordinates so).
+/// Rows converted in this order ([`Rows::from_dense_in`]), with `y` and `sample_weight`
+/// taken in it too, train to the same bits without `train`'s own regrouping copy.
+pub fn grouped_order(y: &[i32], sample_weight: &[f64]) -> Vec<usize> {
+    let n = y.len().min(sample_weight.len());
+    let mut order: Vec<usize> = (0..n).filter(|&r| sample_weight[r] > 0.0).collect();
+    order.sort_by_key(|&r| y[r]); // stable
+    order
+}
+
 /// liblinear numbers its columns with an `int`, the bias column included.
 fn check_columns(n_features: usize) -> Result<()> {
     if n_features >= i32::MAX as usize {
@@ -79,16 +122,29 @@ impl Rows<'_> {
         n_features: usize,
         bias: f64,
     ) -> Result<Rows<'static>> {
+        Self::from_dense_in(x, n_rows, n_features, bias, None)
+    }
+
+    /// [`from_dense`](Self::from_dense) with the rows taken in `order` (row `order[i]` of
+    /// `x` becomes row `i`; rows left out are left out) when given.
+    pub fn from_dense_in(
+        x: &[f64],
+        n_rows: usize,
+        n_features: usize,
+        bias: f64,
+        order: Option<&[usize]>,
+    ) -> Result<Rows<'static>> {
         check_columns(n_features)?;
         if x.len() != n_rows * n_features {
             return Err(Error::dimension_mismatch(n_rows * n_features, x.len()));
         }
+        let taken = taken_rows(n_rows, order)?;
         let has_bias = bias > 0.0;
-        let mut start = Vec::with_capacity(n_rows + 1);
+        let mut start = Vec::with_capacity(taken.len() + 1);
         let mut index = Vec::new();
         let mut value = Vec::new();
         start.push(0);
-        for r in 0..n_rows {
+        for r in taken.iter() {
             for (c, &v) in x[r * n_features..(r + 1) * n_features].iter().enumerate() {
                 if v != 0.0 {
                     index.push(c as u32);
@@ -118,6 +174,18 @@ impl Rows<'_> {
         n_features: usize,
         bias: f64,
     ) -> Result<Rows<'static>> {
+        Self::from_csr_in(indptr, indices, data, n_features, bias, None)
+    }
+
+    /// [`from_csr`](Self::from_csr) with the rows taken in `order` when given.
+    pub fn from_csr_in(
+        indptr: &[usize],
+        indices: &[usize],
+        data: &[f64],
+        n_features: usize,
+        bias: f64,
+        order: Option<&[usize]>,
+    ) -> Result<Rows<'static>> {
         let n_rows = indptr.len().saturating_sub(1);
         let bad = indptr.is_empty()
             || indptr[0] != 0
@@ -129,12 +197,14 @@ impl Rows<'_> {
             return Err(Error::invalid_input("liblinear rows: malformed CSR matrix"));
         }
         check_columns(n_features)?;
+        let taken = taken_rows(n_rows, order)?;
         let has_bias = bias > 0.0;
-        let mut start = Vec::with_capacity(n_rows + 1);
-        let mut index = Vec::with_capacity(indptr[n_rows] + n_rows);
-        let mut value = Vec::with_capacity(indptr[n_rows] + n_rows);
+        let entries: usize = taken.iter().map(|r| indptr[r + 1] - indptr[r]).sum();
+        let mut start = Vec::with_capacity(taken.len() + 1);
+        let mut index = Vec::with_capacity(entries + taken.len());
+        let mut value = Vec::with_capacity(entries + taken.len());
         start.push(0);
-        for r in 0..n_rows {
+        for r in taken.iter() {
             index.extend(indices[indptr[r]..indptr[r + 1]].iter().map(|&c| c as u32));
             value.extend_from_slice(&data[indptr[r]..indptr[r + 1]]);
             if has_bias {
@@ -395,8 +465,10 @@ pub fn train(
         return Err(Error::invalid_parameter("eps / C", "must be positive"));
     }
     // samples of weight <= 0 leave the problem before anything else
-    let kept: Vec<usize> = (0..n).filter(|&r| sample_weight[r] > 0.0).collect();
-    let mut labels: Vec<i32> = kept.iter().map(|&r| y[r]).collect();
+    let mut labels: Vec<i32> = (0..n)
+        .filter(|&r| sample_weight[r] > 0.0)
+        .map(|r| y[r])
+        .collect();
     labels.sort_unstable();
     labels.dedup();
     if labels.len() < 2 {
@@ -405,9 +477,8 @@ pub fn train(
         ));
     }
     let class_of = |label: i32| labels.binary_search(&label).unwrap_or(0);
-    // grouped by class, input order within a class (a stable sort by class)
-    let mut order = kept.clone();
-    order.sort_by_key(|&r| class_of(y[r]));
+    // grouped by class, input order within a class
+    let mut order = grouped_order(y, sample_weight);
     let grouped_class: Vec<usize> = order.iter().map(|&r| class_of(y[r])).collect();
     let weight: Vec<f64> = order.iter().map(|&r| sample_weight[r]).collect();
     // The solvers visit the rows in grouped order, over and over: a copy in that order

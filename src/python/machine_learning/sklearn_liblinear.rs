@@ -3,7 +3,9 @@
 //! `machine_learning::sklearn_liblinear`).
 
 use crate::error::Error;
-use crate::machine_learning::sklearn_liblinear::{train, train_pair, Rows, Solver, TrainSettings};
+use crate::machine_learning::sklearn_liblinear::{
+    grouped_order, train, train_pair, Rows, Solver, TrainSettings,
+};
 use crate::python::convert::{csr_index, CsrParts};
 use crate::python::to_py_err;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
@@ -55,7 +57,28 @@ pub(crate) fn train_liblinear<'py>(
             format!("liblinear solver {solver} is not replicated"),
         ))
     })?;
-    // the rows of `values` (x's entries, row-major, or the CSR data) in the given layout
+    let y = y.as_slice()?;
+    let sample_weight = sample_weight.as_slice()?;
+    let n_rows = match (&x, &sparse) {
+        (Some(x), None) => x.as_array().nrows(),
+        (None, Some((indptr, _, _))) => indptr.len()?.saturating_sub(1),
+        _ => {
+            return Err(to_py_err(Error::invalid_input(
+                "pass x or its sparse parts, one of the two",
+            )))
+        }
+    };
+    if y.len() != n_rows || sample_weight.len() != n_rows {
+        return Err(to_py_err(Error::invalid_input(
+            "liblinear: y and sample_weight need one entry per row",
+        )));
+    }
+    // Converted straight into liblinear's coordinate order (with y and the weights taken
+    // in it too), so the training streams its rows without a regrouping copy.
+    let order = grouped_order(y, sample_weight);
+    let y: Vec<i32> = order.iter().map(|&r| y[r]).collect();
+    let sample_weight: Vec<f64> = order.iter().map(|&r| sample_weight[r]).collect();
+    // the rows of `values` (x's entries, row-major, or the CSR data) in that order
     let rows_of = |values: &[f64]| -> PyResult<Rows<'static>> {
         match (&x, &sparse) {
             (Some(x), None) => {
@@ -63,25 +86,24 @@ pub(crate) fn train_liblinear<'py>(
                 if d != n_features {
                     return Err(to_py_err(Error::dimension_mismatch(n_features, d)));
                 }
-                Rows::from_dense(values, n, n_features, bias).map_err(to_py_err)
+                Rows::from_dense_in(values, n, n_features, bias, Some(&order)).map_err(to_py_err)
             }
-            (None, Some((indptr, indices, _))) => Rows::from_csr(
+            (None, Some((indptr, indices, _))) => Rows::from_csr_in(
                 &csr_index(indptr, "row pointer")?,
                 &csr_index(indices, "column index")?,
                 values,
                 n_features,
                 bias,
+                Some(&order),
             )
             .map_err(to_py_err),
-            _ => Err(to_py_err(Error::invalid_input(
-                "pass x or its sparse parts, one of the two",
-            ))),
+            _ => unreachable!("one of the two, checked above"),
         }
     };
     let values = match (&x, &sparse) {
         (Some(x), None) => row_major(x.as_array()),
         (None, Some((_, _, data))) => std::borrow::Cow::Borrowed(data.as_slice()?),
-        _ => std::borrow::Cow::Borrowed(&[][..]),
+        _ => unreachable!("one of the two, checked above"),
     };
     let rows = rows_of(&values)?;
     let moved_rows = match probe_ulps {
@@ -95,8 +117,6 @@ pub(crate) fn train_liblinear<'py>(
         }
         None => None,
     };
-    let y = y.as_slice()?;
-    let sample_weight = sample_weight.as_slice()?;
     let class_weight = class_weight.as_slice()?;
     let settings = TrainSettings {
         solver,
@@ -108,10 +128,10 @@ pub(crate) fn train_liblinear<'py>(
     };
     let (trained, probe) = crate::python::parallel::detach(py, || match &moved_rows {
         Some(moved_rows) => {
-            let (trained, probe) = train_pair(&rows, moved_rows, y, sample_weight, &settings);
+            let (trained, probe) = train_pair(&rows, moved_rows, &y, &sample_weight, &settings);
             (trained, Some(probe))
         }
-        None => (train(&rows, y, sample_weight, &settings), None),
+        None => (train(&rows, &y, &sample_weight, &settings), None),
     });
     let trained = trained.map_err(to_py_err)?;
     let probe = probe.transpose().map_err(to_py_err)?;
