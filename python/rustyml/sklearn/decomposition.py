@@ -187,7 +187,8 @@ class PCA(_SkPCA):
         mean = X.mean(axis=0)
         centred = X - mean
         wide = n_samples < n_features
-        M = np.ascontiguousarray(centred.T) if wide else centred
+        # (the product engine reads transposed views as they are: no copies of the data)
+        M = centred.T if wide else centred
         n_iter = self.iterated_power
         if n_iter == "auto":
             n_iter = 7 if n_components < 0.1 * min(X.shape) else 4
@@ -197,9 +198,9 @@ class PCA(_SkPCA):
         Q = random_state.normal(size=(M.shape[1], n_components + self.n_oversamples))
         for _ in range(n_iter):
             Q = _normalised(_dot(M, Q), normalizer)
-            Q = _normalised(_dot(np.ascontiguousarray(M.T), Q), normalizer)
+            Q = _normalised(_dot(M.T, Q), normalizer)
         Q = scipy.linalg.qr(_dot(M, Q), mode="economic")[0]
-        Uhat, sv, Vt = scipy.linalg.svd(_dot(np.ascontiguousarray(Q.T), M), full_matrices=False)
+        Uhat, sv, Vt = scipy.linalg.svd(_dot(Q.T, M), full_matrices=False)
         variance = sv**2
         # the kept values apart from each other and from the next sampled one
         require(_well_separated(variance, n_components), "near-equal singular values kept")
@@ -246,7 +247,7 @@ def _wide_spectrum(X):
     n_samples = X.shape[0]
     mean = X.mean(axis=0)
     centred = X - mean
-    evals, evecs = np.linalg.eigh(_dot(centred, np.ascontiguousarray(centred.T)))
+    evals, evecs = np.linalg.eigh(_dot(centred, centred.T))
     order = np.argsort(evals)[::-1]
     evals, evecs = np.maximum(evals[order], 0.0), evecs[:, order]
     sv = np.sqrt(evals)
@@ -255,7 +256,7 @@ def _wide_spectrum(X):
     # n eps s_max^2 / (s gap), kept small by the gap check of the caller.
     alive = sv > np.sqrt(n_samples * _EPS) * sv[0]
     axes = np.zeros((n_samples, X.shape[1]))
-    axes[alive] = _dot(np.ascontiguousarray(evecs[:, alive].T), centred) / sv[alive, None]
+    axes[alive] = _dot(evecs[:, alive].T, centred) / sv[alive, None]
     signs = np.sign(axes[np.arange(n_samples), np.argmax(np.abs(axes), axis=1)])
     signs[signs == 0] = 1.0
     return mean, evals / (n_samples - 1), axes * signs[:, None]
