@@ -312,3 +312,58 @@ def test_invalid_parameters_raise_scikit_learns_errors():
         with pytest.raises(ValueError) as stock:
             LinearSVC(**params).fit(X, y)
         assert str(ours.value) == str(stock.value)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("side_by_side", [0, 2**64 - 1])
+def test_the_probe_trains_on_values_moved_by_its_ulps_beside_the_fit(sparse, side_by_side):
+    """The native call that trains a fit beside its rounding probe: the probe is the same
+    training on the values (row-major, or the CSR data) times 1 - k eps at positions
+    3j + 1 and 1 + k eps elsewhere, moved here by NumPy, and the fit is the one trained
+    alone; side by side (gate at 0) or one after the other (at usize::MAX) alike."""
+    from rustyml import _native, tuning
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((300, 6))
+    X[rng.random(X.shape) < 0.2] = 0.0
+    y = np.ascontiguousarray((X[:, 0] + 0.5 * rng.standard_normal(300) > 0) * 2 + (X[:, 1] > 0))
+    codes = np.ascontiguousarray(y, dtype=np.intc)
+    weight = rng.uniform(0.5, 2.0, 300)
+    csr = sp.csr_matrix(X)
+    values = csr.data if sparse else X
+    signs = np.where(np.arange(values.size).reshape(values.shape) % 3 == 1, -1.0, 1.0)
+    moved = values * (1 + 4 * np.finfo(np.float64).eps * signs)
+    settings = {
+        "n_features": 6,
+        "solver": 2,
+        "tol": 1e-6,
+        "c": 0.8,
+        "class_weight": np.ones(4),
+        "max_iter": 500,
+        "seed": 0,
+        "bias": 1.0,
+    }
+
+    def train(vals, **extra):
+        x = None if sparse else vals
+        parts = (csr.indptr, csr.indices, vals) if sparse else None
+        return _native.machine_learning.train_liblinear(
+            x, codes, weight, sparse=parts, **settings, **extra
+        )
+
+    saved = tuning.liblinear.get_side_by_side_min_entries()
+    try:
+        tuning.liblinear.set_side_by_side_min_entries(side_by_side)
+        coef, n_iter, labels, (probe_coef, probe_iter) = train(values, probe_ulps=4)
+        alone = train(values)
+        moved_alone = train(moved)
+    finally:
+        tuning.liblinear.set_side_by_side_min_entries(saved)
+    assert alone[3] is None
+    assert np.array_equal(labels, [0, 1, 2, 3])
+    np.testing.assert_array_equal(coef, alone[0])
+    np.testing.assert_array_equal(n_iter, alone[1])
+    np.testing.assert_array_equal(probe_coef, moved_alone[0])
+    np.testing.assert_array_equal(probe_iter, moved_alone[1])
+    # the probe did move the input: four one-vs-rest problems, each its own answer
+    assert coef.shape == (4, 7) and not np.array_equal(probe_coef, coef)
