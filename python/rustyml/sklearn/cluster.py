@@ -39,6 +39,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._openmp_helpers import _openmp_effective_n_threads
 from sklearn.utils.extmath import row_norms
+from sklearn.utils.parallel import _get_threadpool_controller
 from sklearn.utils.validation import _check_sample_weight, check_array, validate_data
 
 from rustyml import _native
@@ -212,13 +213,17 @@ class KMeans(_SkKMeans):
         weights = _check_sample_weight(sample_weight, X, dtype=X.dtype)
         best = None
         for _ in range(self._n_init):
-            start = self._init_centroids(
-                centered,
-                x_squared_norms=norms,
-                init=init,
-                random_state=random_state,
-                sample_weight=weights,
-            )
+            # One BLAS thread for the init's products, the same bits (each output entry is
+            # one thread's sum either way): OpenBLAS's workers spin for a while after a
+            # call, and on a 2-core host they took 10 % from the engine's Lloyd threads
+            with _get_threadpool_controller().limit(limits=1, user_api="blas"):
+                start = self._init_centroids(
+                    centered,
+                    x_squared_norms=norms,
+                    init=init,
+                    random_state=random_state,
+                    sample_weight=weights,
+                )
             if weighted:
                 run = _weighted_lloyd(
                     dense - mean, weights, start, self.max_iter, self._tol, center_rounding
