@@ -174,7 +174,9 @@ class KMeans(_SkKMeans):
             accept_sparse="csr",
             dtype=[np.float64, np.float32],
             order="C",
-            copy=True,
+            # (scikit-learn copies to centre X in place; this door centres a copy of its own
+            # and never writes to X)
+            copy=False,
             accept_large_sparse=False,
         )
         require(X.dtype == np.float64, "float32 X (scikit-learn iterates in float32)")

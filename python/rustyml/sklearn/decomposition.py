@@ -212,7 +212,8 @@ class PCA(_SkPCA):
         require(_signs_decided(Vt), "a component's sign hangs on a tie")
         U, Vt = svd_flip(U, Vt, u_based_decision=False)
         sv = sv[:n_components]
-        total_var = np.sum(centred**2) / (n_samples - 1)
+        # squared in place, as scikit-learn does (the products above are done with it)
+        total_var = np.sum(np.square(centred, out=centred)) / (n_samples - 1)
         self.mean_ = mean
         self.n_samples_ = n_samples
         self.components_ = Vt

@@ -196,7 +196,8 @@ class LinearDiscriminantAnalysis(_SkLDA):
         onehot = np.zeros((k, n))
         onehot[codes, np.arange(n)] = 1.0
         means = _dot(onehot, X) / counts[:, None]
-        dev = X - means[codes]
+        dev = means[codes]  # then X - that, in place: one array of X's size
+        np.subtract(X, dev, out=dev)
         if self.solver == "lsqr":
             coef, intercept = self._native_lsqr(X, dev, codes, counts, priors, means)
         elif self.solver == "eigen":
@@ -226,13 +227,14 @@ class LinearDiscriminantAnalysis(_SkLDA):
 
     def _within_covariance(self, X, dev, codes, counts, priors):
         """scikit-learn's ``_class_cov``: the prior-weighted sum of the class covariances
-        (biased, each optionally shrunk), by the product engine."""
+        (biased, each optionally shrunk), by the product engine. Scales ``dev`` (the
+        deviations from the class means) in place: no copy of the data."""
         require(np.all(counts > 1), "a class of one sample (scikit-learn warns)")
         if self.shrinkage == "auto":
             # each class shrunk by its own Ledoit-Wolf coefficient: a weighted sum of them
             return sum(p * _ledoit_wolf_covariance(X[codes == c]) for c, p in enumerate(priors))
-        weighted = np.ascontiguousarray(dev * np.sqrt(priors / counts)[codes][:, None])
-        within = _dot(weighted.T, weighted)
+        dev *= np.sqrt(priors / counts)[codes][:, None]
+        within = _dot(dev.T, dev)
         if self.shrinkage is not None:
             # shrinking is linear: the prior-weighted sum of the shrunk class covariances
             # is the weighted covariance shrunk
@@ -249,12 +251,13 @@ class LinearDiscriminantAnalysis(_SkLDA):
         require(spectrum[-1] / spectrum[0] * n * _EPS < 1e-6, "an ill-conditioned covariance")
         return spectrum
 
-    def _total_covariance(self, X):
+    def _total_covariance(self, X, scratch):
         """scikit-learn's ``_cov`` of all of X (biased, optionally shrunk), the centred
-        Gram matrix by the product engine."""
+        Gram matrix by the product engine; the centred rows are written over ``scratch``
+        (an array of X's shape the caller is done with)."""
         if self.shrinkage == "auto":
             return _ledoit_wolf_covariance(X)
-        centred = np.ascontiguousarray(X - X.mean(axis=0))
+        centred = np.subtract(X, X.mean(axis=0), out=scratch)
         total = _dot(centred.T, centred) / X.shape[0]
         if self.shrinkage is not None:
             total = shrunk_covariance(total, self.shrinkage)
@@ -268,7 +271,7 @@ class LinearDiscriminantAnalysis(_SkLDA):
         n = X.shape[0]
         within = self._within_covariance(X, dev, codes, counts, priors)
         spectrum = self._checked_conditioning(within, n)
-        total = self._total_covariance(X)
+        total = self._total_covariance(X, scratch=dev)
         between = total - within
         evals, evecs = scipy.linalg.eigh(between, within)
         order = np.argsort(evals)[::-1]
@@ -327,7 +330,8 @@ class LinearDiscriminantAnalysis(_SkLDA):
         # First stage: the whitened within-class deviations' spectrum.
         std = dev.std(axis=0)
         std[std == 0] = 1.0
-        scaled = np.ascontiguousarray(dev / std) * np.sqrt(1.0 / n)
+        # (in place: the deviations are not needed after this)
+        scaled = np.multiply(np.divide(dev, std, out=dev), np.sqrt(1.0 / n), out=dev)
         gram = _dot(scaled.T, scaled)
         evals, evecs = np.linalg.eigh(gram)
         order = np.argsort(evals)[::-1]
