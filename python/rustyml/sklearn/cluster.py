@@ -213,22 +213,32 @@ class KMeans(_SkKMeans):
         center_rounding = X.shape[0] * _EPS * largest
         weighted = sample_weight is not None
         weights = _check_sample_weight(sample_weight, X, dtype=X.dtype)
-        best = None
-        for _ in range(self._n_init):
-            # One BLAS thread for the init's products, the same bits (each output entry is
-            # one thread's sum either way): OpenBLAS's workers spin for a while after a
-            # call, and on a 2-core host they took 10 % from the engine's Lloyd threads
-            with _get_threadpool_controller().limit(limits=1, user_api="blas"):
-                start = self._init_centroids(
+        # Every run's start first: scikit-learn's runs draw from random_state only there, so
+        # the draws are the same, and the centred copy is gone before the engine makes its
+        # own. One BLAS thread for the init's products, the same bits (each output entry is
+        # one thread's sum either way): OpenBLAS's workers spin for a while after a call,
+        # and on a 2-core host they took 10 % from the engine's Lloyd threads.
+        with _get_threadpool_controller().limit(limits=1, user_api="blas"):
+            starts = [
+                self._init_centroids(
                     centered,
                     x_squared_norms=norms,
                     init=init,
                     random_state=random_state,
                     sample_weight=weights,
                 )
+                for _ in range(self._n_init)
+            ]
+        del norms
+        if not weighted:
+            centered = None  # the engine centres a copy of its own
+        elif sparse:
+            centered = dense - mean  # the weighted runs iterate here, on dense centred rows
+        best = None
+        for start in starts:
             if weighted:
                 run = _weighted_lloyd(
-                    dense - mean, weights, start, self.max_iter, self._tol, center_rounding
+                    centered, weights, start, self.max_iter, self._tol, center_rounding
                 )
                 run = (run[0], run[1], run[2] + mean, run[3])
             else:
