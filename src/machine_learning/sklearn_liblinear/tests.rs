@@ -471,6 +471,18 @@ fn noisy_problem(n: usize, d: usize) -> (Vec<f64>, Vec<i32>) {
     (x, y)
 }
 
+/// Solver `number` (liblinear's) on [`noisy_problem`]'s four classes, with class weights.
+fn four_class_settings(number: i32, seed: u32) -> TrainSettings<'static> {
+    TrainSettings {
+        solver: Solver::from_liblinear(number).unwrap(),
+        eps: 1e-4,
+        c: 0.7,
+        class_weight: &[1.0, 1.5, 0.8, 1.2],
+        max_iter: 200,
+        seed,
+    }
+}
+
 fn bits(trained: &Trained) -> (Vec<Vec<u64>>, Vec<i32>, Vec<i32>) {
     let coef = trained
         .coef
@@ -492,14 +504,7 @@ fn side_by_side_trainings_are_the_serial_ones_bit_for_bit() {
     let moved_rows = Rows::from_dense(&moved, n, d, 1.0).unwrap();
     let weight: Vec<f64> = (0..n).map(|r| 0.5 + (r % 3) as f64 * 0.25).collect();
     for number in 0..8 {
-        let settings = TrainSettings {
-            solver: Solver::from_liblinear(number).unwrap(),
-            eps: 1e-4,
-            c: 0.7,
-            class_weight: &[1.0, 1.5, 0.8, 1.2],
-            max_iter: 200,
-            seed: 3,
-        };
+        let settings = four_class_settings(number, 3);
         let alone = bits(&train(&rows, &y, &weight, &settings).unwrap());
         let moved_alone = bits(&train(&moved_rows, &y, &weight, &settings).unwrap());
         let (serial, parallel) =
@@ -538,14 +543,7 @@ fn rows_converted_in_grouped_order_train_to_the_same_bits() {
     let dense_in = Rows::from_dense_in(&x, n, d, 1.0, Some(&order)).unwrap();
     let csr_in = Rows::from_csr_in(&indptr, &indices, &x, d, 1.0, Some(&order)).unwrap();
     for number in 0..8 {
-        let settings = TrainSettings {
-            solver: Solver::from_liblinear(number).unwrap(),
-            eps: 1e-4,
-            c: 0.7,
-            class_weight: &[1.0, 1.5, 0.8, 1.2],
-            max_iter: 200,
-            seed: 5,
-        };
+        let settings = four_class_settings(number, 5);
         let want = bits(&train(&natural, &y, &weight, &settings).unwrap());
         let dense = bits(&train(&dense_in, &y_in, &w_in, &settings).unwrap());
         assert_eq!(dense, want, "solver {number}");
