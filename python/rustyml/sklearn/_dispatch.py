@@ -5,7 +5,8 @@ method is written as a native path decorated with :func:`native_path`, naming th
 scikit-learn method it replaces. The native path first checks that the call is one the
 engine answers exactly as scikit-learn would (dense numeric input, supported parameters,
 no ``sample_weight``...); if not, it raises :class:`Unsupported` *before changing
-anything*, and scikit-learn's method runs instead. Every decision is counted
+anything* (a shared ``RandomState`` it drew from is rewound for it), and scikit-learn's
+method runs instead. Every decision is counted
 (:func:`dispatch_stats`) and logged on the ``rustyml.sklearn`` logger at INFO, with the
 reason for each fallback, so ``logging.basicConfig(level=logging.INFO)`` (or
 ``patch_sklearn(verbose=True)``) shows per call which path ran and why.
@@ -15,6 +16,8 @@ import collections
 import functools
 import logging
 import threading
+
+import numpy as np
 
 logger = logging.getLogger("rustyml.sklearn")
 
@@ -51,6 +54,19 @@ def dispatch_stats(reset=False):
     return out
 
 
+_NO_PARAMETER = object()
+
+
+def _shared_random_state(estimator):
+    """The RandomState a fit of ``estimator`` would draw from and leave advanced, when it is
+    state shared beyond this call: its ``random_state`` instance, or NumPy's global one for
+    ``None`` (as ``check_random_state`` resolves them); None for a seed or no parameter."""
+    source = getattr(estimator, "random_state", _NO_PARAMETER)
+    if source is None:
+        return np.random.mtrand._rand
+    return source if isinstance(source, np.random.RandomState) else None
+
+
 def native_path(fallback, *, fits=False):
     """Make the decorated function the native path of a method whose scikit-learn version
     is ``fallback``. ``fits=True`` marks a method that (re)fits the estimator: when
@@ -60,12 +76,19 @@ def native_path(fallback, *, fits=False):
     def decorate(native):
         @functools.wraps(fallback)
         def method(self, *args, **kwargs):
+            # A native path may draw from a shared RandomState (as scikit-learn's fit would)
+            # before a later check sends the call to scikit-learn: rewind it first, so
+            # scikit-learn's fit draws what it would have drawn alone.
+            random_state = _shared_random_state(self)
+            drawn_from = None if random_state is None else random_state.get_state()
             try:
                 # scikit-learn's fit callbacks observe its own fit loop: keep it.
                 if getattr(self, "_skl_callbacks", None):
                     raise Unsupported("fit callbacks are set")
                 out = native(self, *args, **kwargs)
             except Unsupported as why:
+                if drawn_from is not None:
+                    random_state.set_state(drawn_from)
                 record(self, native.__name__, "scikit-learn", str(why))
                 out = fallback(self, *args, **kwargs)
                 if fits:

@@ -336,6 +336,43 @@ def test_kmeans_leaves_assignments_decided_by_rounding_to_scikit_learn(weighted)
     assert 5 <= native < 90
 
 
+@pytest.mark.parametrize("shared", ["instance", "global"])
+def test_a_fallback_after_draws_leaves_a_shared_random_state_as_scikit_learn_would(shared):
+    # The KMeans door draws its starts from random_state before its rounding checks can send
+    # the fit to scikit-learn. With a RandomState instance (or None: NumPy's global one),
+    # scikit-learn's fit then drew from a state the door had advanced: every such fallback
+    # gave other clusters than stock (65 of 65 here), and left the state elsewhere.
+    from sklearn.cluster import KMeans
+
+    rng = np.random.default_rng(0)
+    fallbacks = 0
+    for trial in range(30):
+        X = _decimal_grid(rng, int(rng.integers(20, 60)), rng.choice([0.1, 0.3, 0.7]), 3.3)
+        for k in (2, 3, 5):
+            door.dispatch_stats(reset=True)
+            fitted, after = [], []
+            for cls in (door_cluster.KMeans, KMeans):
+                if shared == "instance":
+                    source = np.random.RandomState(trial)
+                    model = cls(n_clusters=k, n_init=2, random_state=source)
+                else:
+                    np.random.seed(trial)
+                    source = np.random.mtrand._rand
+                    model = cls(n_clusters=k, n_init=2, random_state=None)
+                fitted.append(model.fit(X))
+                after.append(source.randint(2**31))
+            ours, stock = fitted
+            np.testing.assert_array_equal(ours.labels_, stock.labels_)
+            assert ours.n_iter_ == stock.n_iter_
+            bound = len(X) * EPS * np.abs(X).max()
+            np.testing.assert_allclose(ours.cluster_centers_, stock.cluster_centers_, atol=bound)
+            # the shared state ends where scikit-learn's fit leaves it
+            assert after[0] == after[1]
+            fallbacks += door.dispatch_stats().get(("KMeans", "fit", "scikit-learn"), 0)
+    # the grids send many of these fits to scikit-learn after the door's draws
+    assert fallbacks >= 10
+
+
 def test_mean_shift_leaves_labels_decided_by_rounding_to_scikit_learn():
     # A sample midway between two converged centers: scikit-learn's neighbour tree and the
     # engine each pick one. Taken at face value, one in twenty native fits labelled a
