@@ -14,6 +14,7 @@ reason for each fallback, so ``logging.basicConfig(level=logging.INFO)`` (or
 
 import collections
 import functools
+import inspect
 import logging
 import threading
 
@@ -61,7 +62,10 @@ def _shared_random_state(estimator):
     """The RandomState a fit of ``estimator`` would draw from and leave advanced, when it is
     state shared beyond this call: its ``random_state`` instance, or NumPy's global one for
     ``None`` (as ``check_random_state`` resolves them); None for a seed or no parameter."""
-    source = getattr(estimator, "random_state", _NO_PARAMETER)
+    return _shared(getattr(estimator, "random_state", _NO_PARAMETER))
+
+
+def _shared(source):
     if source is None:
         return np.random.mtrand._rand
     return source if isinstance(source, np.random.RandomState) else None
@@ -115,14 +119,23 @@ def native_function(fallback):
     body = fallback.__wrapped__
     group = fallback.__module__.split(".")[1]
 
+    # a keyword-only random_state (silhouette_score's), rewound as native_path's
+    random_default = getattr(
+        inspect.signature(body).parameters.get("random_state"), "default", _NO_PARAMETER
+    )
+
     def decorate(native):
         name = fallback.__name__
 
         @functools.wraps(body)
         def function(*args, **kwargs):
+            random_state = _shared(kwargs.get("random_state", random_default))
+            drawn_from = None if random_state is None else random_state.get_state()
             try:
                 out = native(*args, **kwargs)
             except Unsupported as why:
+                if drawn_from is not None:
+                    random_state.set_state(drawn_from)
                 _count(group, name, "scikit-learn", str(why))
                 return body(*args, **kwargs)
             _count(group, name, "rustyml")

@@ -373,6 +373,33 @@ def test_a_fallback_after_draws_leaves_a_shared_random_state_as_scikit_learn_wou
     assert fallbacks >= 10
 
 
+@pytest.mark.parametrize("shared", ["instance", "global"])
+def test_a_metric_falling_back_after_its_draw_rewinds_the_random_state(shared):
+    # silhouette_score draws its sample before checking a precomputed matrix; on a diagonal
+    # scikit-learn refuses, its own body draws again and raises. The state must end where
+    # scikit-learn alone leaves it, not one permutation further.
+    from sklearn import metrics as stock_metrics
+
+    from rustyml.sklearn import metrics as door_metrics
+
+    X = np.random.default_rng(0).random((30, 30))
+    X = X + X.T
+    np.fill_diagonal(X, 0.5)
+    labels = np.arange(30) % 3
+    after = []
+    for score in (door_metrics.silhouette_score, stock_metrics.silhouette_score):
+        if shared == "instance":
+            source = np.random.RandomState(1)
+            given = {"random_state": source}
+        else:
+            np.random.seed(1)
+            source, given = np.random.mtrand._rand, {}
+        with pytest.raises(ValueError, match="diagonal"):
+            score(X, labels, metric="precomputed", sample_size=20, **given)
+        after.append(source.randint(2**31))
+    assert after[0] == after[1]
+
+
 def test_mean_shift_leaves_labels_decided_by_rounding_to_scikit_learn():
     # A sample midway between two converged centers: scikit-learn's neighbour tree and the
     # engine each pick one. Taken at face value, one in twenty native fits labelled a
