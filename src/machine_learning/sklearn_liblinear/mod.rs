@@ -40,6 +40,7 @@ pub use random::MersenneTwister;
 use crate::declare_gate;
 use crate::error::{Error, Result};
 use rayon::prelude::*;
+use std::borrow::Cow;
 
 declare_gate! {
     /// Independent liblinear trainings side by side: the one-vs-rest problems of the primal
@@ -56,36 +57,15 @@ declare_gate! {
 pub struct Rows<'a> {
     pub start: Vec<usize>,
     pub index: Vec<u32>,
-    pub value: std::borrow::Cow<'a, [f64]>,
+    pub value: Cow<'a, [f64]>,
     pub n_cols: usize,
 }
 
-/// The rows a conversion takes: `order` (checked against `n_rows`) or all, in turn.
-enum TakenRows<'a> {
-    All(usize),
-    In(&'a [usize]),
-}
-
-impl TakenRows<'_> {
-    fn len(&self) -> usize {
-        match self {
-            Self::All(n) => *n,
-            Self::In(order) => order.len(),
-        }
-    }
-
-    fn iter(&self) -> Box<dyn Iterator<Item = usize> + '_> {
-        match self {
-            Self::All(n) => Box::new(0..*n),
-            Self::In(order) => Box::new(order.iter().copied()),
-        }
-    }
-}
-
-fn taken_rows(n_rows: usize, order: Option<&[usize]>) -> Result<TakenRows<'_>> {
+/// The rows a conversion takes, in turn: `order` (checked against `n_rows`) or all of them.
+fn taken_rows(n_rows: usize, order: Option<&[usize]>) -> Result<Cow<'_, [usize]>> {
     match order {
-        None => Ok(TakenRows::All(n_rows)),
-        Some(order) if order.iter().all(|&r| r < n_rows) => Ok(TakenRows::In(order)),
+        None => Ok(Cow::Owned((0..n_rows).collect())),
+        Some(order) if order.iter().all(|&r| r < n_rows) => Ok(Cow::Borrowed(order)),
         Some(_) => Err(Error::invalid_input(
             "liblinear rows: a row order past the last row",
         )),
@@ -144,7 +124,7 @@ impl Rows<'_> {
         let mut index = Vec::new();
         let mut value = Vec::new();
         start.push(0);
-        for r in taken.iter() {
+        for &r in taken.iter() {
             for (c, &v) in x[r * n_features..(r + 1) * n_features].iter().enumerate() {
                 if v != 0.0 {
                     index.push(c as u32);
@@ -199,12 +179,12 @@ impl Rows<'_> {
         check_columns(n_features)?;
         let taken = taken_rows(n_rows, order)?;
         let has_bias = bias > 0.0;
-        let entries: usize = taken.iter().map(|r| indptr[r + 1] - indptr[r]).sum();
+        let entries: usize = taken.iter().map(|&r| indptr[r + 1] - indptr[r]).sum();
         let mut start = Vec::with_capacity(taken.len() + 1);
         let mut index = Vec::with_capacity(entries + taken.len());
         let mut value = Vec::with_capacity(entries + taken.len());
         start.push(0);
-        for r in taken.iter() {
+        for &r in taken.iter() {
             index.extend(indices[indptr[r]..indptr[r + 1]].iter().map(|&c| c as u32));
             value.extend_from_slice(&data[indptr[r]..indptr[r + 1]]);
             if has_bias {
