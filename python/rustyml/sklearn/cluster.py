@@ -111,7 +111,12 @@ class DBSCAN(_SkDBSCAN):
         points = np.asarray(points, dtype=np.float64)
         eps = float(self.eps)
         if precomputed:
-            # the given distances are compared with eps as they are
+            # The given distances are compared with eps as they are, in their own dtype:
+            # scikit-learn's ``d <= eps`` on float32 distances compares in float32 (NumPy
+            # casts the Python float), so eps is rounded to that dtype first; the widened
+            # values then compare alike in float64.
+            eps = float(X.dtype.type(eps))
+            require(eps > 0.0, f"eps below the smallest {X.dtype} value")
             core, labels = self._native_dbscan(points, eps, p, precomputed, sample_weight)
         else:
             # A pair within rounding of eps is a neighbour or not as each computation

@@ -518,6 +518,28 @@ def test_dbscan_on_precomputed_distances_matches_scikit_learn(eps):
     _same_dbscan(ours, DBSCAN(eps=1.0, min_samples=2, metric="precomputed").fit(D))
 
 
+def test_dbscan_compares_float32_distances_with_eps_in_float32():
+    """scikit-learn compares float32 distances with eps in float32: a distance that is
+    float32(eps), above eps itself, is a neighbour. Compared in float64 every pair at the
+    grid's step was left out (200 of 200 such fits gave other clusters)."""
+    from sklearn.cluster import DBSCAN
+
+    rng = np.random.default_rng(0)
+    step = np.float32(0.1)
+    assert float(step) > 0.1  # the case: float32(eps) lies above eps
+    for _ in range(10):
+        D = rng.integers(1, 4, size=(30, 30)).astype(np.float32) * step
+        D = np.minimum(D, D.T)
+        np.fill_diagonal(D, 0)
+        door.dispatch_stats(reset=True)
+        ours = door_cluster.DBSCAN(eps=0.1, min_samples=3, metric="precomputed").fit(D)
+        assert door.dispatch_stats()[("DBSCAN", "fit", "rustyml")] == 1
+        stock = DBSCAN(eps=0.1, min_samples=3, metric="precomputed").fit(D)
+        _same_dbscan(ours, stock)
+        assert ours.components_.dtype == stock.components_.dtype == np.float32
+        assert len(stock.core_sample_indices_) > 0  # the step's pairs make cores
+
+
 def test_dbscan_with_sample_weight_matches_scikit_learn():
     from sklearn.cluster import DBSCAN
 
