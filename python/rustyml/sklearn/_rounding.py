@@ -14,10 +14,14 @@ class DistanceRounding:
     to E = (d + 2) eps (|q|^2 + |x|^2) in its square, which costs a distance r up to
     min(sqrt(E), E / r). Each bound is taken four times over. ``square_norms`` holds
     |q|^2 + max |x|^2 for each query (a row of distances) when ``p`` is 2.
-    :meth:`cosine` gives the bound of the cosine distance, an absolute one."""
+    :meth:`cosine` gives the bound of the cosine distance, an absolute one.
+    ``epsilon`` is the machine epsilon of the arithmetic the other side computes in
+    (float32's for scikit-learn's float32 brute force, whose distances it rounds to
+    float32 and compares with a radius in float32)."""
 
-    def __init__(self, n_features, p, square_norms):
-        self.relative = 4 * (n_features + 2) * _EPS
+    def __init__(self, n_features, p, square_norms, epsilon=_EPS):
+        epsilon = max(float(epsilon), _EPS)
+        self.relative = 4 * (n_features + 2) * epsilon
         square_norms = np.atleast_1d(np.asarray(square_norms, dtype=np.float64))
         self.squared_error = self.relative * square_norms if p == 2 else 0.0 * square_norms
         self.absolute = 0.0

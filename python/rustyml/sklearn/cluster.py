@@ -24,7 +24,8 @@ dense input without ``sample_weight``: the engine finds the same exact radius ne
 and labels clusters in scikit-learn's order (a cluster grows from the lowest-index
 unlabelled core sample; a border sample joins the first cluster that reaches it). Where a
 distance within rounding of ``eps`` would decide a neighbourhood (the engine's and
-scikit-learn's computations of it may fall on either side), scikit-learn's own fit runs:
+scikit-learn's computations of it may fall on either side; float32 data's rounding is
+float32's, as scikit-learn's brute force computes it), scikit-learn's own fit runs:
 the engine clusters at eps less and more that rounding, from one neighbourhood search at
 the larger radius, and answers where the two agree.
 """
@@ -127,7 +128,10 @@ class DBSCAN(_SkDBSCAN):
             # One search at the outer radius gives both (the inner lists are filtered
             # from the outer ones).
             norms = 2 * largest_square_norm(points) if p == 2 else 0.0
-            slack = float(DistanceRounding(points.shape[1], p, norms).of(np.array([[eps]]))[0, 0])
+            # (scikit-learn's brute force rounds float32 data's distances, and eps, to
+            # float32: the bound is float32's there)
+            rounding = DistanceRounding(points.shape[1], p, norms, np.finfo(X.dtype).eps)
+            slack = float(rounding.of(np.array([[eps]]))[0, 0])
             native = self._native_estimator(eps + slack, p)
             agree = native.fit_band(
                 points, inner_eps=max(eps - slack, 0.0), sample_weight=sample_weight

@@ -597,6 +597,28 @@ def test_dbscan_leaves_distances_within_rounding_of_eps_to_scikit_learn(metric):
     assert native < 40
 
 
+def test_dbscan_on_float32_features_leaves_float32_rounding_of_eps_to_scikit_learn():
+    """scikit-learn's brute force rounds float32 data's distances to float32: on a grid of
+    step float32(0.1) a pair 3 steps apart (0.30000000447 exactly) is a neighbour at
+    eps=0.3 there. With only float64's rounding as the margin, the door answered natively
+    and left such pairs out (24 of 100 fits differed)."""
+    from sklearn.cluster import DBSCAN
+
+    rng = np.random.default_rng(0)
+    paths = {}
+    for _ in range(30):
+        X = (rng.integers(0, 3, size=(60, 20)) * 0.1).astype(np.float32)
+        for eps in (0.3, 0.35):
+            door.dispatch_stats(reset=True)
+            params = {"eps": eps, "min_samples": 3, "algorithm": "brute"}
+            _same_dbscan(door_cluster.DBSCAN(**params).fit(X), DBSCAN(**params).fit(X))
+            for (_, _, path), count in door.dispatch_stats().items():
+                paths[eps, path] = paths.get((eps, path), 0) + count
+    # off the grid's distances every fit is native; at them, those near eps fall back
+    assert paths[0.35, "rustyml"] == 30 and (0.35, "scikit-learn") not in paths
+    assert paths.get((0.3, "scikit-learn"), 0) > 0
+
+
 def test_dbscan_refusals_are_scikit_learns():
     from sklearn.cluster import DBSCAN
 
