@@ -11,13 +11,15 @@
 //! run in parallel behind [`crate::math::distance::SCAN_F64`]; only core points' lists are
 //! kept, except with sample weights, where a point's core status needs its whole list. A
 //! precomputed distance matrix is read row by row
-//! ([`radius::precomputed_neighbourhoods`]).
+//! ([`radius::precomputed_neighbourhoods`]), a sparse one entry by stored entry
+//! ([`radius::graph_neighbourhoods`]).
 
 use crate::error::{Error, Result};
 use crate::machine_learning::validation::{
     check_features, require_data, require_nonzero, require_positive,
 };
 use crate::math::distance::{self, DistanceCalculationMetric, Metric};
+use crate::math::given_distances::GivenGraph;
 use crate::math::radius;
 use crate::persistence::Persist;
 use ndarray::{Array1, Array2, ArrayRef2, ArrayView1, ArrayView2, Axis};
@@ -111,6 +113,28 @@ impl DBSCAN {
         };
         let (core, labels) = self.clusters(&neighbourhoods, sample_weight);
         self.set_fitted(x, core, labels);
+        Ok(self)
+    }
+
+    /// scikit-learn's `fit` on a sparse distance graph (`metric="precomputed"` with a sparse
+    /// matrix): a point's neighbours are its row's stored entries at most `eps`, one per
+    /// entry ([`radius::graph_neighbourhoods`]; an entry not stored is no neighbour, so the
+    /// caller stores the diagonal, as scikit-learn does before its search). Weights as in
+    /// [`fit_with`](Self::fit_with). Leaves `components_` unset: the core points' rows of a
+    /// graph are sparse, the caller's to take.
+    pub fn fit_graph(
+        &mut self,
+        graph: &GivenGraph,
+        sample_weight: Option<ArrayView1<f64>>,
+    ) -> Result<&mut Self> {
+        self.check_params()?;
+        Self::check_weights(graph.rows(), sample_weight)?;
+        let neighbourhoods =
+            radius::graph_neighbourhoods(graph, self.eps, self.store_min(sample_weight))?;
+        let (core, labels) = self.clusters(&neighbourhoods, sample_weight);
+        self.components = None;
+        self.core_sample_indices = Some(Array1::from(core));
+        self.labels = Some(Array1::from(labels));
         Ok(self)
     }
 
@@ -451,6 +475,61 @@ mod tests {
                 Some(array![1.0, f64::NAN, 1.0, 1.0].view())
             )
             .is_err());
+    }
+
+    #[test]
+    fn a_graph_of_every_distance_clusters_as_the_dense_matrix_and_absent_entries_are_no_neighbours()
+    {
+        let x = Array2::from_shape_fn((200, 2), |(i, j)| {
+            ((i * 41 + j * 7) % 47) as f64 / 15.0 + (i % 4) as f64 * 6.0
+        });
+        let n = x.nrows();
+        let d = Array2::from_shape_fn((n, n), |(i, j)| {
+            (x[[i, 0]] - x[[j, 0]]).abs() + (x[[i, 1]] - x[[j, 1]]).abs()
+        });
+        let weights = Array1::from_shape_fn(n, |i| (i % 3) as f64);
+        let flat: Vec<f64> = d.iter().copied().collect();
+        let columns: Vec<usize> = (0..n * n).map(|e| e % n).collect();
+        let pointers: Vec<usize> = (0..=n).map(|i| i * n).collect();
+        let graph = GivenGraph::new(&flat, &columns, &pointers).unwrap();
+        for w in [None, Some(weights.view())] {
+            let mut dense = DBSCAN::builder(0.7, 4);
+            dense.fit_with(&d, Points::Distances, w).unwrap();
+            let mut sparse = DBSCAN::builder(0.7, 4);
+            sparse.fit_graph(&graph, w).unwrap();
+            assert_eq!(dense.labels(), sparse.labels());
+            assert_eq!(dense.core_sample_indices(), sparse.core_sample_indices());
+            assert!(sparse.components().is_none());
+        }
+        // Three points in a chain 0 - 1 - 2, each pair stored both ways but no diagonal:
+        // with min_samples 2 only point 1 (two neighbours) is core, and it takes the others
+        // as border points. Storing the diagonal makes every point core.
+        let data = [1.0, 1.0, 1.0, 1.0];
+        let indices = [1, 0, 2, 1];
+        let indptr = [0, 1, 3, 4];
+        let mut chain = DBSCAN::builder(1.0, 2);
+        chain
+            .fit_graph(&GivenGraph::new(&data, &indices, &indptr).unwrap(), None)
+            .unwrap();
+        assert_eq!(chain.core_sample_indices(), Some(&[1][..]));
+        assert_eq!(chain.labels().unwrap().to_vec(), vec![0, 0, 0]);
+        let data = [0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0];
+        let indices = [0, 1, 0, 1, 2, 1, 2];
+        let indptr = [0, 2, 5, 7];
+        chain
+            .fit_graph(&GivenGraph::new(&data, &indices, &indptr).unwrap(), None)
+            .unwrap();
+        assert_eq!(chain.core_sample_indices(), Some(&[0, 1, 2][..]));
+        // A failed fit leaves the model as it was.
+        let before = chain.labels().cloned();
+        let wrong_weights = Array1::zeros(2);
+        assert!(chain
+            .fit_graph(
+                &GivenGraph::new(&data, &indices, &indptr).unwrap(),
+                Some(wrong_weights.view())
+            )
+            .is_err());
+        assert_eq!(chain.labels().cloned(), before);
     }
 
     #[test]

@@ -67,6 +67,70 @@ pub fn nearest_in_dense_rows(
     Ok(assemble(n, k, rows))
 }
 
+/// A sparse distance graph in CSR form: row `i` holds the distances `data[indptr[i]..indptr[i +
+/// 1]]` to the points `indices[..]` of the same range. Checked once on construction: the row
+/// pointer starts at 0 and runs without decreasing up to the number of entries, the two
+/// entry arrays have one length, and no distance is NaN.
+#[derive(Debug, Clone, Copy)]
+pub struct GivenGraph<'a> {
+    data: &'a [f64],
+    indices: &'a [usize],
+    indptr: &'a [usize],
+}
+
+impl<'a> GivenGraph<'a> {
+    /// The graph of `data`, column `indices` and row pointer `indptr`, checked.
+    pub fn new(data: &'a [f64], indices: &'a [usize], indptr: &'a [usize]) -> Result<Self> {
+        let bad = |what: &str| Error::invalid_input(format!("given graph: {what}"));
+        if indptr.is_empty() || indptr[0] != 0 || data.len() != indices.len() {
+            return Err(bad("inconsistent CSR arrays"));
+        }
+        if indptr.windows(2).any(|w| w[0] > w[1]) || indptr[indptr.len() - 1] != data.len() {
+            return Err(bad(
+                "row pointer not non-decreasing up to the number of entries",
+            ));
+        }
+        if data.iter().any(|v| v.is_nan()) {
+            return Err(nan_error());
+        }
+        Ok(Self {
+            data,
+            indices,
+            indptr,
+        })
+    }
+
+    /// Number of rows.
+    pub fn rows(&self) -> usize {
+        self.indptr.len() - 1
+    }
+
+    /// Number of stored entries.
+    pub fn stored(&self) -> usize {
+        self.data.len()
+    }
+
+    /// Row `i`'s stored distances and their columns, in stored order.
+    pub fn row(&self, i: usize) -> (&'a [f64], &'a [usize]) {
+        let (start, stop) = (self.indptr[i], self.indptr[i + 1]);
+        (&self.data[start..stop], &self.indices[start..stop])
+    }
+
+    /// Errors unless every column lies below `columns` (a square graph's rows: its points)
+    /// and no distance is negative: what a graph of distances between `columns` points holds.
+    pub fn check_distances_among(&self, columns: usize) -> Result<()> {
+        if let Some(&j) = self.indices.iter().find(|&&j| j >= columns) {
+            return Err(Error::invalid_input(format!(
+                "given graph: column {j} out of range for {columns} points"
+            )));
+        }
+        if self.data.iter().any(|&v| v < 0.0) {
+            return Err(Error::invalid_input("given graph: negative distances"));
+        }
+        Ok(())
+    }
+}
+
 /// The `k` smallest stored entries of every row of a CSR graph (`data`, column `indices`,
 /// row pointer `indptr`), equal values in stored order; every row must hold at least `k`.
 /// Also whether every row was stored in non-decreasing order already.
@@ -76,35 +140,24 @@ pub fn nearest_in_graph_rows(
     indptr: &[usize],
     k: usize,
 ) -> Result<(GivenNeighbours, bool)> {
-    let bad = |what: &str| Error::invalid_input(format!("given graph: {what}"));
     if k == 0 {
-        return Err(bad("k must be at least 1"));
+        return Err(Error::invalid_input("given graph: k must be at least 1"));
     }
-    if indptr.is_empty() || indptr[0] != 0 || data.len() != indices.len() {
-        return Err(bad("inconsistent CSR arrays"));
-    }
-    if indptr.windows(2).any(|w| w[0] > w[1]) || indptr[indptr.len() - 1] != data.len() {
-        return Err(bad(
-            "row pointer not non-decreasing up to the number of entries",
+    let graph = GivenGraph::new(data, indices, indptr)?;
+    if indptr.windows(2).any(|w| w[1] - w[0] < k) {
+        return Err(Error::invalid_input(
+            "given graph: a row holds fewer than k entries",
         ));
     }
-    if indptr.windows(2).any(|w| w[1] - w[0] < k) {
-        return Err(bad("a row holds fewer than k entries"));
-    }
-    if data.iter().any(|v| v.is_nan()) {
-        return Err(nan_error());
-    }
-    let n = indptr.len() - 1;
-    let rows: Vec<(Vec<(f64, usize)>, bool)> = (0..n)
+    let rows: Vec<(Vec<(f64, usize)>, bool)> = (0..graph.rows())
         .into_par_iter()
         .map(|i| {
-            let (start, stop) = (indptr[i], indptr[i + 1]);
-            let values = &data[start..stop];
+            let (values, columns) = graph.row(i);
             let sorted = values.windows(2).all(|w| w[0] <= w[1]);
             let mut stored: Vec<(f64, usize)> = values
                 .iter()
                 .copied()
-                .zip(indices[start..stop].iter().copied())
+                .zip(columns.iter().copied())
                 .collect();
             if !sorted {
                 // stable: equal values keep their stored order
@@ -114,7 +167,7 @@ pub fn nearest_in_graph_rows(
             (stored, sorted)
         })
         .collect();
-    Ok(assemble(n, k, rows))
+    Ok(assemble(graph.rows(), k, rows))
 }
 
 /// The rows' selections as matrices, and whether every row's flag holds.

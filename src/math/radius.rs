@@ -16,6 +16,7 @@
 
 use crate::error::{Error, Result};
 use crate::math::distance::{row_sq_norms, Metric, SCAN_F64};
+use crate::math::given_distances::GivenGraph;
 use crate::math::{matmul, reduction};
 use ndarray::{ArrayView1, ArrayView2, Axis};
 use rayon::prelude::*;
@@ -719,6 +720,38 @@ pub fn precomputed_neighbourhoods(
     ))
 }
 
+/// Radius neighbourhoods read from a sparse distance graph among its rows' points
+/// (scikit-learn's sparse `metric="precomputed"`): row `i`'s stored entries at most `radius`,
+/// in stored order, one neighbour per entry. An entry not stored is no neighbour, so a point
+/// is its own neighbour only where its diagonal entry is stored. Errors on a radius that is
+/// negative or not finite, a column out of range or a negative distance. Reads the rows in
+/// blocks, in parallel behind [`SCAN_F64`] (work: the stored entries).
+pub fn graph_neighbourhoods(
+    graph: &GivenGraph,
+    radius: f64,
+    store_min: usize,
+) -> Result<Neighbourhoods> {
+    check_radius(radius)?;
+    let n = graph.rows();
+    check_point_count(n)?;
+    graph.check_distances_among(n)?;
+    Ok(run_blocks(n, SCAN_BLOCK_ROWS, graph.stored(), |range| {
+        let mut out = BlockOut::with_capacity(range.len());
+        for i in range {
+            let (values, columns) = graph.row(i);
+            out.indices.extend(
+                values
+                    .iter()
+                    .zip(columns)
+                    .filter(|&(&v, _)| v <= radius)
+                    .map(|(_, &j)| j as u32),
+            );
+            out.close(store_min);
+        }
+        out
+    }))
+}
+
 /// The work estimate [`radius_neighbourhoods`] compares with [`SCAN_F64`] for `x`, `radius`
 /// and `metric` (candidate pairs times features): for calibration ladders.
 pub fn scan_work(x: ArrayView2<f64>, radius: f64, metric: Metric) -> usize {
@@ -895,6 +928,54 @@ mod tests {
         x[[0, 0]] = 1e12; // range / radius far beyond the grid's precision limit
         let nb = radius_neighbourhoods(x.view(), 1e-3, Metric::Euclidean, 0).unwrap();
         assert_eq!(sets(&nb), brute(&x, 1e-3, Metric::Euclidean));
+    }
+
+    #[test]
+    fn graph_neighbourhoods_take_stored_entries_only_and_keep_their_bits_across_the_gate() {
+        // By hand, rows stored out of column order. Row 0: itself (stored 0.0), 2 at the
+        // radius, 1 beyond it. Row 1: no diagonal entry (not its own neighbour), an explicit
+        // zero to 2 (a neighbour), and 0 twice (each stored entry counts). Row 2: empty.
+        let data = [1.0, 0.0, 3.0, 0.0, 0.5, 0.25];
+        let indices = [2, 0, 1, 2, 0, 0];
+        let indptr = [0, 3, 6, 6];
+        let graph = GivenGraph::new(&data, &indices, &indptr).unwrap();
+        let nb = graph_neighbourhoods(&graph, 1.0, 0).unwrap();
+        assert_eq!(nb.counts(), &[2, 3, 0]);
+        assert_eq!(nb.neighbours(0), &[2, 0]);
+        assert_eq!(nb.neighbours(1), &[2, 0, 0]);
+        assert!(nb.neighbours(2).is_empty());
+        let kept = graph_neighbourhoods(&graph, 1.0, 3).unwrap();
+        assert_eq!(kept.counts(), &[2, 3, 0]);
+        assert!(kept.neighbours(0).is_empty() && kept.neighbours(1).len() == 3);
+        // A graph storing every entry of a dense matrix: the dense reading's neighbourhoods,
+        // serial and parallel alike.
+        let x = cloud(300, 3, 7);
+        let n = x.nrows();
+        let dist = Array2::from_shape_fn((n, n), |(i, j)| {
+            (0..3).map(|k| (x[[i, k]] - x[[j, k]]).abs()).sum::<f64>()
+        });
+        let flat: Vec<f64> = dist.iter().copied().collect();
+        let columns: Vec<usize> = (0..n * n).map(|e| e % n).collect();
+        let pointers: Vec<usize> = (0..=n).map(|i| i * n).collect();
+        let full = GivenGraph::new(&flat, &columns, &pointers).unwrap();
+        let (s, p) =
+            serial_and_parallel(&SCAN_F64, || graph_neighbourhoods(&full, 1.5, 0).unwrap());
+        assert_eq!(
+            (&s.counts, s.rows, &s.blocks),
+            (&p.counts, p.rows, &p.blocks)
+        );
+        let dense = precomputed_neighbourhoods(dist.view(), 1.5, 0).unwrap();
+        assert_eq!(s.counts(), dense.counts());
+        for i in 0..n {
+            assert_eq!(s.neighbours(i), dense.neighbours(i), "point {i}");
+        }
+        // Not a graph of distances among its rows.
+        let out_of_range = GivenGraph::new(&[1.0], &[3], &[0, 1, 1]).unwrap();
+        assert!(graph_neighbourhoods(&out_of_range, 1.0, 0).is_err());
+        let negative = GivenGraph::new(&[-1.0], &[1], &[0, 1, 1]).unwrap();
+        assert!(graph_neighbourhoods(&negative, 1.0, 0).is_err());
+        assert!(graph_neighbourhoods(&graph, f64::NAN, 0).is_err());
+        assert!(GivenGraph::new(&[f64::NAN], &[0], &[0, 1]).is_err());
     }
 
     #[test]

@@ -156,6 +156,16 @@ pub(crate) fn parse_parallelism(obj: &Bound<'_, PyAny>) -> PyResult<Parallelism>
     }
 }
 
+/// An array of positions (indices into another array) as `usize`s; a negative entry is a
+/// `ValueError` naming `what`.
+pub(crate) fn positions(a: &PyReadonlyArray1<'_, i64>, what: &str) -> PyResult<Vec<usize>> {
+    a.as_array()
+        .iter()
+        .map(|&v| usize::try_from(v))
+        .collect::<Result<Vec<usize>, _>>()
+        .map_err(|_| PyValueError::new_err(format!("{what} holds a negative entry")))
+}
+
 /// A CSR matrix's parts as scikit-learn's compiled wrappers read them: `(indptr, indices,
 /// data)`, 32-bit indices, float64 values.
 pub(crate) type CsrParts<'py> = (

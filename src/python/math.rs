@@ -417,16 +417,9 @@ fn graph_nearest<'py>(
     k: usize,
 ) -> PyResult<GivenNearest<'py>> {
     let data = f64_array::<Ix1>(data, "data")?;
-    let as_positions = |a: &numpy::PyReadonlyArray1<'py, i64>, name: &str| {
-        a.as_array()
-            .iter()
-            .map(|&v| usize::try_from(v))
-            .collect::<Result<Vec<usize>, _>>()
-            .map_err(|_| PyValueError::new_err(format!("{name} holds a negative entry")))
-    };
     let (indices, indptr) = (
-        as_positions(&indices, "indices")?,
-        as_positions(&indptr, "indptr")?,
+        crate::python::convert::positions(&indices, "indices")?,
+        crate::python::convert::positions(&indptr, "indptr")?,
     );
     let values = data.view().to_vec();
     let found = crate::python::parallel::detach(py, || {

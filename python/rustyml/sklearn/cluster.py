@@ -19,8 +19,9 @@ nearly as close to another center, the stop at the tolerance, several empty clus
 relocated, two runs' inertias within rounding of each other) is scikit-learn's: each
 implementation rounds such a comparison its own way.
 
-``DBSCAN`` runs natively for euclidean and manhattan (Minkowski ``p`` of 2 or 1) distances on
-dense input without ``sample_weight``: the engine finds the same exact radius neighbourhoods
+``DBSCAN`` runs natively for euclidean and manhattan (Minkowski ``p`` of 2 or 1) distances,
+and on precomputed distances, dense or sparse (a graph whose absent entries are no
+neighbours): the engine finds the same exact radius neighbourhoods
 and labels clusters in scikit-learn's order (a cluster grows from the lowest-index
 unlabelled core sample; a border sample joins the first cluster that reaches it). Where a
 distance within rounding of ``eps`` would decide a neighbourhood (the engine's and
@@ -33,10 +34,11 @@ the larger radius, and answers where the two agree.
 import warnings
 
 import numpy as np
-from scipy.sparse import issparse
+from scipy.sparse import SparseEfficiencyWarning, issparse
 from sklearn import cluster as _sk
 from sklearn.cluster._kmeans import _is_same_clustering
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.neighbors import sort_graph_by_row_values
 from sklearn.utils import check_random_state
 from sklearn.utils._openmp_helpers import _openmp_effective_n_threads
 from sklearn.utils.extmath import row_norms
@@ -61,14 +63,31 @@ _DBSCAN_METRICS = {"euclidean": 2.0, "l2": 2.0, "manhattan": 1.0, "cityblock": 1
 
 
 def _dbscan_p(est):
-    require(est.metric_params in (None, {}), "metric_params")
+    """The Minkowski power of the search, resolved as scikit-learn's neighbour search
+    resolves it: a named metric ignores ``p``; ``"minkowski"`` takes ``metric_params``'
+    ``p`` over its own (``None`` is 2), with no weights ``w``."""
+    params = est.metric_params or {}
     if est.metric == "minkowski":
-        p = 2.0 if est.p is None else est.p
+        require(set(params) <= {"p", "w"} and params.get("w") is None, "metric_params")
+        p = params.get("p", est.p)
+        p = 2.0 if p is None else p
         require(p in (1, 2), f"minkowski p={p!r}")
         return float(p)
+    require(not params, "metric_params")
     require(isinstance(est.metric, str) and est.metric in _DBSCAN_METRICS, f"metric={est.metric!r}")
-    require(est.p in (None, _DBSCAN_METRICS[est.metric]), f"p={est.p!r} with metric={est.metric!r}")
     return _DBSCAN_METRICS[est.metric]
+
+
+def _warn_when_p_is_overridden(est):
+    """scikit-learn's neighbour search warns where ``metric_params`` overrides ``p``: once
+    the fit is the door's, so does the door."""
+    if est.metric == "minkowski" and "p" in (est.metric_params or {}) and est.p is not None:
+        warnings.warn(
+            "Parameter p is found in metric_params. The corresponding parameter from "
+            "__init__ is ignored.",
+            SyntaxWarning,
+            stacklevel=4,  # the caller of fit (past the door's dispatch)
+        )
 
 
 class DBSCAN(_SkDBSCAN):
@@ -85,16 +104,18 @@ class DBSCAN(_SkDBSCAN):
             p = _dbscan_p(self)
         X = validate_data(self, X, accept_sparse="csr")
         points = X
-        if issparse(X):
-            # sparse features have their dense copy's distances; a sparse precomputed
-            # matrix leaves out the pairs that are not neighbours, which a copy would not
-            require(not precomputed, "sparse precomputed distances")
-            points = dense_copy(X)
+        # a sparse precomputed matrix is a graph: the pairs it leaves out are no neighbours
+        graph = precomputed and issparse(X)
+        if issparse(X) and not precomputed:
+            points = dense_copy(X)  # sparse features have their dense copy's distances
         require(points.dtype.kind == "f", f"X of dtype {X.dtype}")
         if precomputed:
             # scikit-learn's neighbour search refuses these, with its own messages
             require(X.shape[0] == X.shape[1], "a precomputed matrix that is not square")
-            require(bool(np.all(X >= 0)), "negative precomputed distances")
+            require(
+                bool((X.data if graph else X).min(initial=0) >= 0),
+                "negative precomputed distances",
+            )
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X)
             # scikit-learn sums each neighbourhood's weights with NumPy's pairwise sum, in
@@ -109,8 +130,10 @@ class DBSCAN(_SkDBSCAN):
             precomputed or sample_weight is None or bool(np.all(sample_weight >= 0)),
             "negative sample_weight",
         )
-        points = np.asarray(points, dtype=np.float64)
         eps = float(self.eps)
+        if graph:
+            return self._fit_graph(X, float(X.dtype.type(eps)), sample_weight)
+        points = np.asarray(points, dtype=np.float64)
         if precomputed:
             # The given distances are compared with eps as they are, in their own dtype:
             # scikit-learn's ``d <= eps`` on float32 distances compares in float32 (NumPy
@@ -138,9 +161,38 @@ class DBSCAN(_SkDBSCAN):
             )
             require(agree, "a distance within rounding of eps decides a neighbourhood")
             core, labels = self._fitted_arrays(native)
+            _warn_when_p_is_overridden(self)
         self.core_sample_indices_, self.labels_ = core, labels
         if len(self.core_sample_indices_):
             self.components_ = X[self.core_sample_indices_].copy()
+        else:
+            self.components_ = np.empty((0, X.shape[1]))
+        return self
+
+    def _fit_graph(self, X, eps, sample_weight):
+        """A sparse precomputed fit, as scikit-learn's: the diagonal stored explicitly (each
+        point its own neighbour unless a stored entry says otherwise), then a point's
+        neighbours are its row's stored entries at most ``eps`` (the engine's); the core
+        points' rows, each sorted by value (a stable sort), are ``components_``. Sorting
+        only those rows gives scikit-learn's rows: its sort is row by row."""
+        require(eps > 0.0, f"eps below the smallest {X.dtype} value")
+        G = X.copy()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SparseEfficiencyWarning)
+            G.setdiag(G.diagonal())
+        native = self._native_estimator(eps, 2.0)
+        native.fit_graph(
+            np.asarray(G.data, dtype=np.float64),
+            np.asarray(G.indices, dtype=np.int64),
+            np.asarray(G.indptr, dtype=np.int64),
+            sample_weight=sample_weight,
+        )
+        core, labels = self._fitted_arrays(native)
+        self.core_sample_indices_, self.labels_ = core, labels
+        if len(core):
+            self.components_ = sort_graph_by_row_values(
+                G[core], copy=False, warn_when_not_sorted=False
+            )
         else:
             self.components_ = np.empty((0, X.shape[1]))
         return self

@@ -3,6 +3,8 @@
 use crate::machine_learning::dbscan::Points;
 use crate::machine_learning::DBSCAN;
 use crate::math::distance::Metric;
+use crate::math::given_distances::GivenGraph;
+use crate::python::convert::positions;
 use crate::python::model::{index_array, native_estimator};
 use crate::python::{f64_array, to_py_err};
 use ndarray::{Ix1, Ix2};
@@ -40,6 +42,34 @@ native_estimator! {
             let (xv, wv) = (x.view(), w.as_ref().map(|w| w.view()));
             self.inner
                 .write(py, |m| m.fit_with(&xv, points, wv).map(|_| ()))
+                .map_err(to_py_err)
+        }
+
+        /// scikit-learn's `fit` on a sparse distance graph in CSR form (`data`, column
+        /// `indices`, row pointer `indptr`): a point's neighbours are its row's stored entries
+        /// at most `eps`, one per entry (an entry not stored is no neighbour). Sets labels and
+        /// core samples; the core points' rows (`components_`) are the caller's to take.
+        #[pyo3(signature = (data, indices, indptr, *, sample_weight = None))]
+        fn fit_graph<'py>(
+            &self,
+            py: Python<'py>,
+            data: &Bound<'py, PyAny>,
+            indices: numpy::PyReadonlyArray1<'py, i64>,
+            indptr: numpy::PyReadonlyArray1<'py, i64>,
+            sample_weight: Option<&Bound<'py, PyAny>>,
+        ) -> PyResult<()> {
+            let data = f64_array::<Ix1>(data, "data")?;
+            let (indices, indptr) = (positions(&indices, "indices")?, positions(&indptr, "indptr")?);
+            let w = sample_weight
+                .map(|w| f64_array::<Ix1>(w, "sample_weight"))
+                .transpose()?;
+            let values = data.view().to_vec();
+            let wv = w.as_ref().map(|w| w.view());
+            self.inner
+                .write(py, |m| {
+                    let graph = GivenGraph::new(&values, &indices, &indptr)?;
+                    m.fit_graph(&graph, wv).map(|_| ())
+                })
                 .map_err(to_py_err)
         }
 

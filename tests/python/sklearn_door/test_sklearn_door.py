@@ -477,8 +477,7 @@ def _same_dbscan(ours, stock):
 
 def test_dbscan_on_sparse_features_matches_scikit_learn():
     """Sparse features cluster natively on a dense copy (the components stay sparse, as
-    scikit-learn's); sparse precomputed distances, whose absent entries are not
-    neighbours, run scikit-learn's fit."""
+    scikit-learn's)."""
     from scipy.sparse import csr_matrix, issparse
     from sklearn.cluster import DBSCAN
 
@@ -494,9 +493,75 @@ def test_dbscan_on_sparse_features_matches_scikit_learn():
         np.testing.assert_array_equal(ours.core_sample_indices_, stock.core_sample_indices_)
         assert issparse(ours.components_)
         np.testing.assert_array_equal(ours.components_.toarray(), stock.components_.toarray())
-    door.dispatch_stats(reset=True)
-    door_cluster.DBSCAN(eps=0.5, metric="precomputed").fit(csr_matrix(np.eye(5)))
-    assert door.dispatch_stats()[("DBSCAN", "fit", "scikit-learn")] == 1
+
+
+def _same_graph_dbscan(ours, stock):
+    np.testing.assert_array_equal(ours.labels_, stock.labels_)
+    np.testing.assert_array_equal(ours.core_sample_indices_, stock.core_sample_indices_)
+    if not len(stock.core_sample_indices_):
+        assert ours.components_.shape == stock.components_.shape
+        return
+    # the core rows as stored, each sorted by value: data and columns in the same order
+    for part in ("data", "indices", "indptr"):
+        np.testing.assert_array_equal(
+            getattr(ours.components_, part), getattr(stock.components_, part)
+        )
+    assert ours.components_.dtype == stock.components_.dtype
+
+
+def test_dbscan_on_sparse_precomputed_graphs_matches_scikit_learn():
+    """A sparse precomputed matrix is a graph: a point's neighbours are its stored entries
+    at most eps (an absent entry is no neighbour, unlike a dense copy's zero), the diagonal
+    stored first as scikit-learn stores it; the components are the core rows sorted by
+    value. Cases: neighbour graphs (stored sorted by distance or by column), a random
+    graph with explicit zeros, absent and stored-above-eps diagonal entries and repeated
+    distances, float32, integer weights."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse import random as sparse_random
+    from sklearn.cluster import DBSCAN
+    from sklearn.neighbors import kneighbors_graph, radius_neighbors_graph
+
+    X, _ = _blobs(400, d=3, centers=4, seed=7)
+    rng = np.random.default_rng(1)
+    radius_graph = radius_neighbors_graph(X, 1.2, mode="distance")
+    knn_graph = kneighbors_graph(X, 12, mode="distance")
+    by_column = knn_graph.copy()
+    by_column.sort_indices()
+    random_graph = sparse_random(300, 300, density=0.05, format="csr", random_state=3)
+    random_graph.data = np.round(random_graph.data * 4) / 4  # zeros, ties, exactly eps
+    random_graph.setdiag(np.where(np.arange(300) % 3 == 0, 2.0, 0.0))  # some above eps
+    random_graph.eliminate_zeros()  # ... and the other diagonal entries absent
+    random_graph.data[::7] = 0.0  # explicit zeros: neighbours
+    weights = rng.integers(0, 4, size=300).astype(float)
+    cases = [
+        (radius_graph, {"eps": 0.8, "min_samples": 5}, None),
+        (knn_graph, {"eps": 0.9, "min_samples": 6}, None),
+        (by_column, {"eps": 0.9, "min_samples": 6}, None),
+        (knn_graph.astype(np.float32), {"eps": 0.9, "min_samples": 6}, None),
+        (random_graph, {"eps": 0.5, "min_samples": 4}, None),
+        (random_graph, {"eps": 0.5, "min_samples": 4}, weights),
+        (random_graph, {"eps": 0.25, "min_samples": 30}, None),  # no core point
+    ]
+    for graph, params, w in cases:
+        door.dispatch_stats(reset=True)
+        given = graph.copy()
+        ours = door_cluster.DBSCAN(metric="precomputed", **params).fit(given, sample_weight=w)
+        assert door.dispatch_stats()[("DBSCAN", "fit", "rustyml")] == 1
+        for part in ("data", "indices", "indptr"):  # the caller's matrix is left alone
+            np.testing.assert_array_equal(getattr(given, part), getattr(graph, part))
+        stock = DBSCAN(metric="precomputed", **params).fit(graph, sample_weight=w)
+        _same_graph_dbscan(ours, stock)
+    # A dense copy would see a zero for every absent entry: every point a neighbour of all.
+    ours = door_cluster.DBSCAN(eps=0.5, min_samples=2, metric="precomputed").fit(
+        csr_matrix(np.eye(5))
+    )
+    np.testing.assert_array_equal(ours.labels_, [-1] * 5)
+    # float32 distances at float32(eps) > eps are neighbours, as in scikit-learn
+    step = csr_matrix(np.where(np.eye(6, k=1) + np.eye(6, k=-1) > 0, 0.1, 0.0)).astype(np.float32)
+    ours = door_cluster.DBSCAN(eps=0.1, min_samples=3, metric="precomputed").fit(step)
+    stock = DBSCAN(eps=0.1, min_samples=3, metric="precomputed").fit(step)
+    _same_graph_dbscan(ours, stock)
+    assert len(stock.core_sample_indices_) == 4
 
 
 @pytest.mark.parametrize("eps", [0.3, 0.8, 1.5])
@@ -595,6 +660,48 @@ def test_dbscan_leaves_distances_within_rounding_of_eps_to_scikit_learn(metric):
         _same_dbscan(door_cluster.DBSCAN(**params).fit(X), DBSCAN(**params).fit(X))
         assert door.dispatch_stats() == {("DBSCAN", "fit", "rustyml"): 1}
     assert native < 40
+
+
+def test_dbscan_resolves_p_and_metric_params_as_scikit_learns_search():
+    """A named metric ignores ``p``; minkowski takes ``metric_params``' ``p`` over its own,
+    with scikit-learn's SyntaxWarning where both are given (once: the fit is native)."""
+    from sklearn.cluster import DBSCAN
+
+    X, _ = _blobs(400, d=3, centers=4, seed=9)
+    for params in (
+        {"metric": "euclidean", "p": 1},
+        {"metric": "manhattan", "p": 2},
+        {"metric": "minkowski", "metric_params": {"p": 1}},
+        {"metric": "minkowski", "metric_params": {"p": 1, "w": None}, "p": None},
+        {"metric": "minkowski", "metric_params": {"p": 2}, "p": 1},
+    ):
+        params = {"eps": 0.7, "min_samples": 5, **params}
+        door.dispatch_stats(reset=True)
+        with warnings.catch_warnings(record=True) as ours_warned:
+            warnings.simplefilter("always")
+            ours = door_cluster.DBSCAN(**params).fit(X)
+        assert door.dispatch_stats() == {("DBSCAN", "fit", "rustyml"): 1}, params
+        with warnings.catch_warnings(record=True) as stock_warned:
+            warnings.simplefilter("always")
+            stock = DBSCAN(**params).fit(X)
+        _same_dbscan(ours, stock)
+        assert [(w.category, str(w.message)) for w in ours_warned] == [
+            (w.category, str(w.message)) for w in stock_warned
+        ]
+        assert len(stock_warned) == (params.get("p") is not None and "metric_params" in params)
+    # the answer follows metric_params' p: manhattan's clusters, not euclidean's
+    overridden = door_cluster.DBSCAN(eps=0.7, metric="minkowski", metric_params={"p": 1}, p=2)
+    with pytest.warns(SyntaxWarning, match="Parameter p is found in metric_params"):
+        overridden.fit(X)
+    manhattan = DBSCAN(eps=0.7, metric="manhattan").fit(X)
+    euclidean = DBSCAN(eps=0.7).fit(X)
+    assert not np.array_equal(manhattan.labels_, euclidean.labels_)
+    np.testing.assert_array_equal(overridden.labels_, manhattan.labels_)
+    # weights and other keys: scikit-learn's search
+    door.dispatch_stats(reset=True)
+    weighted = {"metric": "minkowski", "metric_params": {"p": 2, "w": np.ones(3)}}
+    _same_dbscan(door_cluster.DBSCAN(**weighted).fit(X), DBSCAN(**weighted).fit(X))
+    assert door.dispatch_stats() == {("DBSCAN", "fit", "scikit-learn"): 1}
 
 
 def test_dbscan_on_float32_features_leaves_float32_rounding_of_eps_to_scikit_learn():
