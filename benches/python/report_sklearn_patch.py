@@ -39,6 +39,15 @@ SCRIPTS = {
         start()
         DBSCAN(eps=0.3, min_samples=10).fit(X)
     """,
+    "DBSCAN on a sparse precomputed neighbour graph, 50,000 points": """
+        from sklearn.cluster import DBSCAN
+        from sklearn.datasets import make_blobs
+        from sklearn.neighbors import radius_neighbors_graph
+        X, _ = make_blobs(50_000, n_features=3, centers=8, random_state=0)
+        G = radius_neighbors_graph(X, 0.5, mode="distance")
+        start()
+        DBSCAN(eps=0.3, min_samples=10, metric="precomputed").fit(G)
+    """,
     "PCA 100,000 x 50 -> 10": """
         from sklearn.decomposition import PCA
         X = rng.random((100_000, 50))

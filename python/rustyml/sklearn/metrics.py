@@ -50,7 +50,7 @@ is unambiguous, and hands every other call, unchanged, to scikit-learn's body:
   order, bit for bit.
 - ``adjusted_rand_score`` of two discrete labelings, from rustyml's exact pair counts; the
   mutual-information family (``mutual_info_score``, ``normalized_mutual_info_score``,
-  ``adjusted_mutual_info_score`` where neither labeling refines the other,
+  ``adjusted_mutual_info_score`` but where it is 0 / 0 (a singleton labeling under ``"min"``),
   ``homogeneity_completeness_v_measure`` and its three scores) from the same terms as
   scikit-learn's, summed in another order; ``fowlkes_mallows_score`` from exact pair counts.
 - ``calinski_harabasz_score`` on float64 (or integer) ``X`` where some cluster spreads.
@@ -1207,26 +1207,26 @@ def normalized_mutual_info_score(labels_true, labels_pred, *, average_method="ar
     return float(_m.normalized_mutual_info_score(a, b, average_method))
 
 
-def _refines(a, b):
-    """Whether one labeling refines the other: every cluster of one lies in a single class
-    of the other (the contingency table has as many non-empty cells as one side has
-    labels)."""
-    ca = np.unique(a, return_inverse=True)[1].ravel().astype(np.int64)
-    cb = np.unique(b, return_inverse=True)[1].ravel().astype(np.int64)
-    ka, kb = int(ca.max()) + 1, int(cb.max()) + 1
-    if ka == 1 or kb == 1:  # scikit-learn's 1.0 / 0.0 before any MI: the kernel's rule too
-        return False
-    cells = np.unique(ca * kb + cb).size
-    return cells in (ka, kb)
+def _ami_vanishes(a, b, average_method):
+    """Whether AMI's (MI - EMI) / (normaliser - EMI) is 0 / 0 in exact arithmetic, so that
+    its value is the two sides' rounding: one labeling all singletons (it refines the other,
+    and so does every relabeling of it: EMI = MI = the coarser entropy) and the normaliser
+    that same entropy (``"min"``). Not when both are all singletons: scikit-learn's MI and
+    both entropies are then one pairwise sum of the same n terms, so its numerator and
+    denominator are one number and its score 1 exactly, as the engine's."""
+    n = a.shape[0]
+    ka, kb = np.unique(a).size, np.unique(b).size
+    return average_method == "min" and 1 < min(ka, kb) < max(ka, kb) == n
 
 
 @native_function(_sk.adjusted_mutual_info_score)
 def adjusted_mutual_info_score(labels_true, labels_pred, *, average_method="arithmetic"):
     a, b = _clusterings(labels_true, labels_pred)
-    # Where one labeling refines the other the native MI is exactly the coarser entropy and
-    # its score exact; scikit-learn's (MI - EMI) / (H - EMI) carries the rounding of its MI
-    # sum, amplified where H - EMI is small (all singletons: noise over eps): its body.
-    require(not _refines(a, b), "one labeling refines the other")
+    # Elsewhere the engine's terms are scikit-learn's to rounding (a refinement's MI is the
+    # coarser entropy exactly, where scikit-learn's carries its sum's rounding), and so is
+    # the score; where the score is 0 / 0 scikit-learn's is its rounding's ratio (0.4 to 2
+    # on small singleton labelings): its body.
+    require(not _ami_vanishes(a, b, average_method), "AMI is 0 / 0 (a singleton labeling)")
     return float(_m.adjusted_mutual_info_score(a, b, average_method))
 
 

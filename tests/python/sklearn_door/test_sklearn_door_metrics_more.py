@@ -242,7 +242,10 @@ def test_mutual_information_family_agrees_to_rounding(case):
 
 @pytest.mark.parametrize("case", CASES)
 def test_adjusted_mutual_information_agrees_to_rounding(case):
-    a, b = _labelings(*case)
+    _ami_agrees_to_rounding(*_labelings(*case))
+
+
+def _ami_agrees_to_rounding(a, b, methods=("min", "geometric", "arithmetic", "max")):
     n = len(a)
     # EMI is a sum of terms t * exp(G), G a signed sum of about 10 log-factorials of at most
     # n ln n each, which scikit-learn takes from gammaln and rustyml from a compensated table:
@@ -257,6 +260,8 @@ def test_adjusted_mutual_information_agrees_to_rounding(case):
         ("arithmetic", (ha + hb) / 2),
         ("max", max(ha, hb)),
     ):
+        if method not in methods:
+            continue
         den = abs(norm - emi)
         err = 16 * n * math.log(n) * EPS * max(ha, hb) + _mi_tolerance(a, b)
         _close("adjusted_mutual_info_score", 2 * err / den, a, b, average_method=method)
@@ -283,12 +288,33 @@ def test_single_clusters_and_identical_labelings():
     _exact("adjusted_mutual_info_score", one, two)
 
 
+def test_adjusted_mutual_information_of_refinements():
+    """One labeling refining the other: the engine's MI is the coarser entropy exactly,
+    scikit-learn's to its sum's rounding, so the scores agree to rounding, perfect matches
+    included; two singleton labelings score 1 exactly in both. Where the score is 0 / 0 (a
+    singleton labeling under "min") scikit-learn's is its rounding's ratio: its body."""
+    rng = np.random.default_rng(4)
+    for n in (12, 60, 400):
+        fine = rng.integers(0, n // 4, n)
+        for coarse in (fine % 3, fine // 5, rng.permutation(n)[fine]):  # the last: relabeled
+            _ami_agrees_to_rounding(fine, coarse)
+            _ami_agrees_to_rounding(coarse, fine)
+        singletons = rng.permutation(n)
+        for x, y in ((singletons, fine), (fine, singletons)):
+            _ami_agrees_to_rounding(x, y, methods=("geometric", "arithmetic", "max"))
+            _falls_back("adjusted_mutual_info_score", x, y, average_method="min")
+    # scikit-learn's perfect matches (its test_perfect_matches): 1 as scikit-learn gives it
+    for n in (2, 3, 4, 17, 100, 1000):
+        for method in ("min", "geometric", "arithmetic", "max"):
+            a, b = np.arange(n), rng.permutation(n) + 7
+            _exact("adjusted_mutual_info_score", a, b, average_method=method)
+            assert ours.adjusted_mutual_info_score(a, b, average_method=method) == 1.0
+
+
 def test_clustering_calls_left_to_scikit_learn():
     a, b = _labelings(9, 60, 3, 4)
-    # one labeling refines the other: scikit-learn's (MI - EMI) / (H - EMI) noise
-    _falls_back("adjusted_mutual_info_score", a, a)
-    _falls_back("adjusted_mutual_info_score", np.arange(60), b)
-    _falls_back("adjusted_mutual_info_score", np.arange(10), np.arange(10))
+    # a singleton labeling under "min": scikit-learn's (MI - EMI) / (H - EMI) is 0 / 0
+    _falls_back("adjusted_mutual_info_score", np.arange(60), b, average_method="min")
     _falls_back("mutual_info_score", None, None, contingency=contingency_matrix(a, b))
     # empty labelings: scikit-learn's 1.0 / 0.0 conventions
     _falls_back("homogeneity_completeness_v_measure", [], [])
