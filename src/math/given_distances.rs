@@ -67,6 +67,12 @@ pub fn nearest_in_dense_rows(
     Ok(assemble(n, k, rows))
 }
 
+/// Two distances of a graph (never NaN: checked on construction) by value, `-0.0` equal to
+/// `0.0` as NumPy compares them.
+fn by_value(a: f64, b: f64) -> std::cmp::Ordering {
+    a.partial_cmp(&b).expect("a given graph holds no NaN")
+}
+
 /// A sparse distance graph in CSR form: row `i` holds the distances `data[indptr[i]..indptr[i +
 /// 1]]` to the points `indices[..]` of the same range. Checked once on construction: the row
 /// pointer starts at 0 and runs without decreasing up to the number of entries, the two
@@ -116,6 +122,18 @@ impl<'a> GivenGraph<'a> {
         (&self.data[start..stop], &self.indices[start..stop])
     }
 
+    /// The positions of the stored entries with every row in order of value, equal values
+    /// (`-0.0` and `0.0` among them) in stored order: a stable sort of each row, as NumPy's
+    /// mergesort sorts it (scikit-learn's `sort_graph_by_row_values`).
+    pub fn value_order(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.stored()).collect();
+        for i in 0..self.rows() {
+            let (start, stop) = (self.indptr[i], self.indptr[i + 1]);
+            order[start..stop].sort_by(|&p, &q| by_value(self.data[p], self.data[q]));
+        }
+        order
+    }
+
     /// Errors unless every column lies below `columns` (a square graph's rows: its points)
     /// and no distance is negative: what a graph of distances between `columns` points holds.
     pub fn check_distances_among(&self, columns: usize) -> Result<()> {
@@ -161,7 +179,7 @@ pub fn nearest_in_graph_rows(
                 .collect();
             if !sorted {
                 // stable: equal values keep their stored order
-                stored.sort_by(|a, b| a.0.total_cmp(&b.0));
+                stored.sort_by(|a, b| by_value(a.0, b.0));
             }
             stored.truncate(k);
             (stored, sorted)
@@ -260,6 +278,17 @@ mod tests {
             nearest_in_graph_rows(&[0.5, 0.75], &[1, 0], &[0, 2], 1).unwrap();
         assert!(stored_sorted);
         assert_eq!(first.indices, array![[1]]);
+    }
+
+    #[test]
+    fn value_order_sorts_each_row_stably_as_numpy_mergesort() {
+        // row 0: 2.0, 1.0, 2.0, -0.0, 0.0 -> -0.0 and 0.0 tie (stored order), then 1.0, then
+        // the two 2.0 in stored order; row 1 empty; row 2 one entry
+        let data = [2.0, 1.0, 2.0, -0.0, 0.0, 5.0];
+        let indices = [4, 1, 0, 3, 2, 0];
+        let indptr = [0, 5, 5, 6];
+        let graph = GivenGraph::new(&data, &indices, &indptr).unwrap();
+        assert_eq!(graph.value_order(), vec![3, 4, 1, 0, 2, 5]);
     }
 
     #[test]

@@ -429,6 +429,32 @@ fn graph_nearest<'py>(
     Ok(given_to_python(py, found))
 }
 
+/// The positions of a CSR graph's stored entries (`data`, `indices`, `indptr`) with every
+/// row in order of value, equal values in stored order (`GivenGraph::value_order`): `data[order]`
+/// is scikit-learn's `sort_graph_by_row_values`.
+#[pyfunction]
+fn graph_value_order<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    indices: numpy::PyReadonlyArray1<'py, i64>,
+    indptr: numpy::PyReadonlyArray1<'py, i64>,
+) -> PyResult<Bound<'py, numpy::PyArray1<i64>>> {
+    let data = f64_array::<Ix1>(data, "data")?;
+    let (indices, indptr) = (
+        crate::python::convert::positions(&indices, "indices")?,
+        crate::python::convert::positions(&indptr, "indptr")?,
+    );
+    let values = data.view().to_vec();
+    let order = crate::python::parallel::detach(py, || {
+        given_distances::GivenGraph::new(&values, &indices, &indptr).map(|g| g.value_order())
+    })
+    .map_err(to_py_err)?;
+    Ok(numpy::PyArray1::from_iter(
+        py,
+        order.into_iter().map(|p| p as i64),
+    ))
+}
+
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     super::add_submodule(m, "matmul", |s| {
         s.add_function(wrap_pyfunction!(dot, s)?)?;
@@ -455,7 +481,8 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         s.add_function(wrap_pyfunction!(rowwise, s)?)?;
         s.add_function(wrap_pyfunction!(nearest, s)?)?;
         s.add_function(wrap_pyfunction!(given_nearest, s)?)?;
-        s.add_function(wrap_pyfunction!(graph_nearest, s)?)
+        s.add_function(wrap_pyfunction!(graph_nearest, s)?)?;
+        s.add_function(wrap_pyfunction!(graph_value_order, s)?)
     })?;
     Ok(())
 }

@@ -38,7 +38,6 @@ from scipy.sparse import SparseEfficiencyWarning, issparse
 from sklearn import cluster as _sk
 from sklearn.cluster._kmeans import _is_same_clustering
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.neighbors import sort_graph_by_row_values
 from sklearn.utils import check_random_state
 from sklearn.utils._openmp_helpers import _openmp_effective_n_threads
 from sklearn.utils.extmath import row_norms
@@ -173,8 +172,8 @@ class DBSCAN(_SkDBSCAN):
         """A sparse precomputed fit, as scikit-learn's: the diagonal stored explicitly (each
         point its own neighbour unless a stored entry says otherwise), then a point's
         neighbours are its row's stored entries at most ``eps`` (the engine's); the core
-        points' rows, each sorted by value (a stable sort), are ``components_``. Sorting
-        only those rows gives scikit-learn's rows: its sort is row by row."""
+        points' rows, each sorted by value (a stable sort, natively), are ``components_``.
+        Sorting only those rows gives scikit-learn's rows: its sort is row by row."""
         require(eps > 0.0, f"eps below the smallest {X.dtype} value")
         G = X.copy()
         with warnings.catch_warnings():
@@ -190,9 +189,14 @@ class DBSCAN(_SkDBSCAN):
         core, labels = self._fitted_arrays(native)
         self.core_sample_indices_, self.labels_ = core, labels
         if len(core):
-            self.components_ = sort_graph_by_row_values(
-                G[core], copy=False, warn_when_not_sorted=False
+            rows = G[core]
+            order = _native.math.distance.graph_value_order(
+                np.asarray(rows.data, dtype=np.float64),
+                np.asarray(rows.indices, dtype=np.int64),
+                np.asarray(rows.indptr, dtype=np.int64),
             )
+            rows.data, rows.indices = rows.data[order], rows.indices[order]
+            self.components_ = rows
         else:
             self.components_ = np.empty((0, X.shape[1]))
         return self
