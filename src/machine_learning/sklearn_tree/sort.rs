@@ -10,8 +10,54 @@ pub(super) fn simultaneous_sort(values: &mut [f32], indices: &mut [usize]) {
     if n == 0 {
         return;
     }
+    if n > TIE_FREE_MIN && sort_if_tie_free(values, indices) {
+        return;
+    }
     let max_depth = 2 * ((n as f64).log2() as isize);
     introsort(values, indices, max_depth);
+}
+
+/// Below this many values the introsort is an insertion sort, as fast as any other.
+const TIE_FREE_MIN: usize = 16;
+
+/// Where no two values are equal, every sort leaves one order: the introsort's. This sorts
+/// the values by a faster sort (of integer keys: each value's order-preserving bits above
+/// its position) and keeps the result only if no two values were equal (`-0.0` counts as
+/// equal to `0.0`, as the introsort compares them); otherwise, or with a NaN, nothing is
+/// moved and it returns false, leaving the order among equal values to the introsort.
+fn sort_if_tie_free(values: &mut [f32], indices: &mut [usize]) -> bool {
+    let n = values.len();
+    if u32::try_from(n).is_err() {
+        return false;
+    }
+    let mut keys = Vec::with_capacity(n);
+    for (position, &v) in values.iter().enumerate() {
+        if v.is_nan() {
+            return false;
+        }
+        keys.push((u64::from(order_bits(v)) << 32) | position as u64);
+    }
+    keys.sort_unstable();
+    if keys.windows(2).any(|w| w[0] >> 32 == w[1] >> 32) {
+        return false;
+    }
+    let (old_values, old_indices) = (values.to_vec(), indices.to_vec());
+    for (slot, key) in keys.into_iter().enumerate() {
+        let position = (key & u64::from(u32::MAX)) as usize;
+        values[slot] = old_values[position];
+        indices[slot] = old_indices[position];
+    }
+    true
+}
+
+/// Bits of a non-NaN `v` whose unsigned order is the values' order (`-0.0` taken as `0.0`).
+fn order_bits(v: f32) -> u32 {
+    let bits = if v == 0.0 { 0 } else { v.to_bits() };
+    if bits & 0x8000_0000 != 0 {
+        !bits
+    } else {
+        bits | 0x8000_0000
+    }
 }
 
 fn introsort(mut values: &mut [f32], mut indices: &mut [usize], mut max_depth: isize) {
@@ -161,6 +207,52 @@ mod tests {
             let mut seen = indices.clone();
             seen.sort_unstable();
             assert!(seen.iter().copied().eq(0..values.len()));
+        }
+    }
+
+    #[test]
+    fn tie_free_values_take_the_fast_sort_and_the_introsorts_order() {
+        // distinct values (negative, zero, positive, subnormal, infinite): the fast sort
+        // answers, with the order the introsort gives
+        let mut state = 99u64;
+        let mut distinct: Vec<f32> = (0..3000)
+            .map(|i| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((state >> 40) as f32 - 8_388_608.0) * 1e-3 + i as f32 * 1e-9
+            })
+            .collect();
+        distinct.sort_by(f32::total_cmp);
+        distinct.dedup();
+        distinct.retain(|v| v.abs() > 1e-30); // room for the special values below
+        distinct.extend([0.0, f32::INFINITY, f32::NEG_INFINITY, 1e-40, -1e-40]);
+        let mut state = 7u64;
+        for i in (1..distinct.len()).rev() {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+            distinct.swap(i, (state >> 33) as usize % (i + 1));
+        }
+        let mut fast = distinct.clone();
+        let mut fast_indices: Vec<usize> = (0..fast.len()).map(|i| i * 3).collect();
+        assert!(sort_if_tie_free(&mut fast, &mut fast_indices));
+        let mut replica = distinct.clone();
+        let mut replica_indices: Vec<usize> = (0..replica.len()).map(|i| i * 3).collect();
+        let max_depth = 2 * ((replica.len() as f64).log2() as isize);
+        introsort(&mut replica, &mut replica_indices, max_depth);
+        assert_eq!(fast, replica);
+        assert_eq!(fast_indices, replica_indices);
+        // a tie (-0.0 and 0.0 among them) or a NaN: nothing moved, the introsort decides
+        for spoiler in [distinct[5], -0.0, f32::NAN] {
+            let mut tied = distinct.clone();
+            tied.push(spoiler);
+            let before = tied.clone();
+            let mut indices: Vec<usize> = (0..tied.len()).collect();
+            assert!(!sort_if_tie_free(&mut tied, &mut indices));
+            assert!(tied
+                .iter()
+                .zip(&before)
+                .all(|(a, b)| a.to_bits() == b.to_bits()));
+            assert!(indices.iter().copied().eq(0..tied.len()));
         }
     }
 

@@ -359,6 +359,37 @@ def test_random_problems_grow_scikit_learns_trees(seed):
     _same_tree(ours, stock.fit(X, y, sample_weight=weights))
 
 
+@pytest.mark.parametrize("classifier", [False, True])
+def test_nodes_sorted_with_and_without_equal_values_grow_scikit_learns_trees(classifier):
+    """A node whose values of a feature are all distinct has one sorted order, whichever
+    sort finds it (the engine's faster one); with equal values the order among them is
+    scikit-learn's introsort's, which the engine then runs. Continuous columns (distinct
+    but for float32's rare collisions), a column with -0.0 and 0.0 (equal to the sort),
+    and grid columns (ties in every node) in one deep tree."""
+    rng = np.random.default_rng(11)
+    n = 4000
+    continuous = rng.standard_normal((n, 3))
+    signed_zeros = np.where(rng.random(n) < 0.5, -0.0, 0.0) + rng.integers(0, 2, n)
+    grid = np.round(rng.standard_normal((n, 2)), 1)
+    X = np.column_stack([continuous, signed_zeros, grid])
+    signal = X[:, 0] * X[:, 4] + np.sin(3 * X[:, 1]) + X[:, 3]
+    if classifier:
+        y = np.digitize(signal + 0.3 * rng.standard_normal(n), [-1, 0, 1])
+        ours, stock = (
+            door_tree.DecisionTreeClassifier(random_state=0),
+            DecisionTreeClassifier(random_state=0),
+        )
+    else:
+        y = signal + 0.1 * rng.standard_normal(n)
+        ours, stock = (
+            door_tree.DecisionTreeRegressor(random_state=0),
+            DecisionTreeRegressor(random_state=0),
+        )
+    assert _native_fit(ours, X, y)
+    _same_tree(ours, stock.fit(X, y))
+    np.testing.assert_array_equal(ours.predict(X), stock.predict(X))
+
+
 def test_native_fit_draws_from_random_state_as_scikit_learn_does():
     X, y = datasets.load_iris(return_X_y=True)
     ours_rng, stock_rng = np.random.RandomState(5), np.random.RandomState(5)
