@@ -97,7 +97,7 @@ pub fn roc_curve(
     scores: &ArrayRef1<f64>,
 ) -> (Array1<f64>, Array1<f64>, Array1<f64>) {
     let (positive, score) = or_panic(ranked(labels, scores, true));
-    ranking::roc_curve_core(&positive, &score, true)
+    ranking::roc_curve_core(&positive, &score, None, true)
 }
 
 /// Precision-recall curve `(precision, recall, thresholds)`, thresholds increasing, ending at
@@ -110,7 +110,7 @@ pub fn precision_recall_curve(
     scores: &ArrayRef1<f64>,
 ) -> (Array1<f64>, Array1<f64>, Array1<f64>) {
     let (positive, score) = or_panic(ranked(labels, scores, false));
-    ranking::precision_recall_curve_core(&positive, &score, false)
+    ranking::precision_recall_curve_core(&positive, &score, None, false)
 }
 
 /// Average precision `sum_n (R_n - R_{n-1}) P_n` over the thresholds.

@@ -31,7 +31,7 @@ is unambiguous, and hands every other call, unchanged, to scikit-learn's body:
   combined as ``multioutput`` says; ``r2_score`` answers scikit-learn's special cases (fewer
   than two samples; a constant output whose mean is exact) and weighs ``variance_weighted``
   outputs by rustyml's variances; a constant whose mean rounds runs scikit-learn's body.
-- ``roc_auc_score`` without ``sample_weight``: a binary target (the greater class
+- ``roc_auc_score``: a binary target (with or without ``sample_weight``; the greater class
   positive; one class present gives scikit-learn's warning and NaN), a multiclass one
   (``ovr`` / ``ovo`` over probability columns) and a multilabel indicator (per label, per
   sample or raveled, each a native binary area); a partial ``max_fpr`` of a binary or
@@ -39,8 +39,9 @@ is unambiguous, and hands every other call, unchanged, to scikit-learn's body:
 - ``explained_variance_score`` (as ``r2_score``), ``median_absolute_error`` (the same
   median, bit for bit; integer targets too) and ``mean_absolute_percentage_error``: float64
   targets without ``sample_weight``.
-- ``roc_curve``, ``precision_recall_curve`` and ``average_precision_score`` without
-  ``sample_weight``: the native curve of the positives scikit-learn's ``pos_label`` rule
+- ``roc_curve``, ``precision_recall_curve`` and ``average_precision_score`` (``sample_weight``
+  with binary targets: weights that are not negative, summed in scikit-learn's order): the
+  native curve of the positives scikit-learn's ``pos_label`` rule
   picks (a multiclass ``y_true`` with ``pos_label`` too), point for point and bit for bit
   (its dropped points, its first threshold at infinity, its warnings for a class missing);
   average precision is scikit-learn's step sum over that curve, per label, per sample or
@@ -80,6 +81,7 @@ from sklearn.utils.extmath import _nanaverage
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import (
     _check_pos_label_consistency,
+    _check_sample_weight,
     assert_all_finite,
     check_array,
     check_consistent_length,
@@ -869,34 +871,64 @@ def _binary_scores(y_true, y_score, pos_label):
     return positive.astype(np.int64), score, y_score.dtype
 
 
-@native_function(_sk.roc_curve)
-def roc_curve(y_true, y_score, *, pos_label=None, sample_weight=None, drop_intermediate=True):
-    require(sample_weight is None, "sample_weight")
-    positive, score, _ = _binary_scores(y_true, y_score, pos_label)
+def _curve_weights(sample_weight, positive):
+    """A binary curve's sample weights as scikit-learn checks them (its errors run its body),
+    in float64 (float32 weights widen exactly, as its float64 products widen them). The
+    native curve sums them in scikit-learn's order, so its points are scikit-learn's floats.
+    Weights that are not negative only: then whether a class has weight (scikit-learn's
+    warnings and conventions ask whether a sum is 0) does not hang on that order."""
+    if sample_weight is None:
+        return None
+    try:
+        weight = _check_sample_weight(column_or_1d(sample_weight), positive)
+    except (ValueError, TypeError) as exc:
+        raise Unsupported(f"scikit-learn's error ({exc})") from None
+    weight = np.asarray(weight, dtype=np.float64)
+    require(bool(np.all(weight >= 0)), "negative sample_weight")
+    require(bool(np.any(weight > 0)), "every sample_weight 0 (scikit-learn's error)")
+    return weight
+
+
+def _class_has_weight(positive, weight, cls):
+    """Whether class ``cls`` (1 positive, 0 negative) has a sample of positive weight."""
+    members = positive == cls
+    return bool(members.any() if weight is None else np.any(weight[members] > 0))
+
+
+def _roc_curve(positive, score, weight, drop_intermediate):
     # one point per distinct score in decreasing order, scikit-learn's corners kept, the
-    # origin at threshold inf first; the rates are the same integer counts over their totals
-    fpr, tpr, thresholds = _m.roc_curve(positive, score, 1, bool(drop_intermediate))
-    n_positive = int(positive.sum())
-    if n_positive == positive.shape[0]:
+    # origin at threshold inf first; the rates are the same counts (or weight sums, in
+    # scikit-learn's order) over their totals
+    fpr, tpr, thresholds = _m.roc_curve(
+        positive, score, 1, bool(drop_intermediate), sample_weight=weight
+    )
+    if not _class_has_weight(positive, weight, 0):
         warnings.warn(
             "No negative samples in y_true, false positive value should be meaningless",
             UndefinedMetricWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
-    if n_positive == 0:
+    if not _class_has_weight(positive, weight, 1):
         warnings.warn(
             "No positive samples in y_true, true positive value should be meaningless",
             UndefinedMetricWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
     return fpr, tpr, thresholds
 
 
-def _pr_curve(positive, score, drop_intermediate):
+@native_function(_sk.roc_curve)
+def roc_curve(y_true, y_score, *, pos_label=None, sample_weight=None, drop_intermediate=True):
+    positive, score, _ = _binary_scores(y_true, y_score, pos_label)
+    weight = _curve_weights(sample_weight, positive)
+    return _roc_curve(positive, score, weight, drop_intermediate)
+
+
+def _pr_curve(positive, score, drop_intermediate, weight=None):
     precision, recall, thresholds = _m.precision_recall_curve(
-        positive, score, 1, bool(drop_intermediate)
+        positive, score, 1, bool(drop_intermediate), sample_weight=weight
     )
-    if not positive.any():
+    if not _class_has_weight(positive, weight, 1):
         warnings.warn(
             "No positive class found in y_true, recall is set to one for all thresholds.",
             stacklevel=4,
@@ -908,18 +940,18 @@ def _pr_curve(positive, score, drop_intermediate):
 def precision_recall_curve(
     y_true, y_score, *, pos_label=None, sample_weight=None, drop_intermediate=False
 ):
-    require(sample_weight is None, "sample_weight")
     positive, score, dtype = _binary_scores(y_true, y_score, pos_label)
-    # scikit-learn's tps / (tps + fps) and tps / tps[-1] of the same counts, reversed; its
-    # thresholds keep the scores' dtype (each exact in float64, so cast back exactly)
-    precision, recall, thresholds = _pr_curve(positive, score, drop_intermediate)
+    weight = _curve_weights(sample_weight, positive)
+    # scikit-learn's tps / (tps + fps) and tps / tps[-1] of the same counts (or weight
+    # sums), reversed; its thresholds keep the scores' dtype (each exact in float64, so cast
+    # back exactly)
+    precision, recall, thresholds = _pr_curve(positive, score, drop_intermediate, weight)
     return precision, recall, thresholds.astype(dtype, copy=False)
 
 
 @native_function(_sk.average_precision_score)
 def average_precision_score(y_true, y_score, *, average="macro", pos_label=1, sample_weight=None):
     _plain_numpy()
-    require(sample_weight is None, "sample_weight")
     try:
         y_type = type_of_target(y_true, input_name="y_true")
     except (ValueError, TypeError) as exc:
@@ -927,7 +959,8 @@ def average_precision_score(y_true, y_score, *, average="macro", pos_label=1, sa
     present = np.unique(np.asarray(y_true))
     if y_type == "binary":
         require(not (len(present) == 2 and pos_label not in present), "pos_label absent (error)")
-        return _binary_average_precision(y_true, y_score, pos_label)
+        return _binary_average_precision(y_true, y_score, pos_label, sample_weight)
+    require(sample_weight is None, "sample_weight of a multilabel or multiclass target")
     require(y_type in ("multilabel-indicator", "multiclass"), f"a {y_type} target")
     require(pos_label == 1, "pos_label other than 1 (scikit-learn's error)")
     require(not _issparse(y_true), "a sparse indicator")
@@ -967,9 +1000,10 @@ def average_precision_score(y_true, y_score, *, average="macro", pos_label=1, sa
     return float(np.average(scores, weights=weights))
 
 
-def _binary_average_precision(y_true, y_score, pos_label):
+def _binary_average_precision(y_true, y_score, pos_label, sample_weight=None):
     positive, score, _ = _binary_scores(y_true, y_score, pos_label)
-    precision, recall, _ = _pr_curve(positive, score, False)
+    weight = _curve_weights(sample_weight, positive)
+    precision, recall, _ = _pr_curve(positive, score, False, weight)
     # scikit-learn's step integral over the same curve: the same floats
     return float(max(0.0, -np.sum(np.diff(recall) * precision[:-1])))
 
@@ -1046,7 +1080,6 @@ def roc_auc_score(
     labels=None,
 ):
     _plain_numpy()
-    require(sample_weight is None, "sample_weight")
     # scikit-learn reads max_fpr=1 as the whole curve
     if max_fpr == 1:
         max_fpr = None
@@ -1058,6 +1091,8 @@ def roc_auc_score(
     y_true = check_array(y_true, ensure_2d=False, dtype=None)
     y_score = check_array(y_score, ensure_2d=False)
     require(y_true.shape[0] == y_score.shape[0], "lengths differ (scikit-learn's error)")
+    if y_type in ("multiclass", "multilabel-indicator"):
+        require(sample_weight is None, f"sample_weight of a {y_type} target")
     if y_type == "multiclass":
         require(max_fpr is None, "max_fpr of a multiclass target (scikit-learn's error)")
         return _multiclass_roc_auc(y_true, y_score, average, multi_class, labels)
@@ -1065,32 +1100,40 @@ def roc_auc_score(
         return _multilabel_roc_auc(y_true, y_score, average, max_fpr)
     require(y_type == "binary", f"a {y_type} target (scikit-learn's error)")
     require(y_true.ndim == 1 and y_score.ndim == 1, "2-D targets or scores")
-    return _binary_roc_auc(y_true, y_score, max_fpr)
+    return _binary_roc_auc(y_true, y_score, max_fpr, sample_weight)
 
 
-def _binary_roc_auc(y_true, y_score, max_fpr=None):
+def _binary_roc_auc(y_true, y_score, max_fpr=None, sample_weight=None):
     """The native area of one binary column, or scikit-learn's warning and NaN when it holds
-    one class. With ``max_fpr``, scikit-learn's McClish-corrected partial area over the
-    native curve (its points are scikit-learn's bit for bit: the same interpolation and
-    trapezoids then give its number)."""
+    one class. With ``max_fpr`` or ``sample_weight``, scikit-learn's area (McClish-corrected
+    and partial up to ``max_fpr``: its formula, step for step) over the native curve, whose
+    points are scikit-learn's bit for bit: the same trapezoids then give its number."""
     if len(np.unique(y_true)) != 2:
         warnings.warn(
             "Only one class is present in y_true. ROC AUC score is not defined in that case.",
             UndefinedMetricWarning,
         )
         return np.nan
-    if max_fpr is not None:
-        return _partial_roc_auc(y_true, y_score, max_fpr)
+    if max_fpr is not None or sample_weight is not None:
+        return _curve_roc_auc(y_true, y_score, max_fpr, sample_weight)
     y, _ = _labels.single(y_true, "y_true")
     return float(_m.roc_auc_score(y, np.asarray(y_score, dtype=np.float64), "macro", "raise"))
 
 
-def _partial_roc_auc(y_true, y_score, max_fpr):
-    """scikit-learn's standardised partial area up to ``max_fpr`` (its formula, step for
-    step) over the native curve of the larger label against the other."""
+def _curve_roc_auc(y_true, y_score, max_fpr, sample_weight):
+    """scikit-learn's area (up to ``max_fpr``, standardised) over the native curve of the
+    larger label against the other."""
     positive = (np.asarray(y_true) == np.unique(y_true)[1]).astype(np.int64)
     positive, score, _ = _binary_scores(positive, y_score, 1)
-    fpr, tpr, _ = _m.roc_curve(positive, score, 1, True)
+    weight = _curve_weights(sample_weight, positive)
+    # a class without weight: scikit-learn's NaN rates, warnings and area (its body)
+    require(
+        _class_has_weight(positive, weight, 0) and _class_has_weight(positive, weight, 1),
+        "a class without weight",
+    )
+    fpr, tpr, _ = _m.roc_curve(positive, score, 1, True, sample_weight=weight)
+    if max_fpr is None:
+        return _sk.auc(fpr, tpr)
     stop = np.searchsorted(fpr, max_fpr, "right")
     x_interp = [fpr[stop - 1], fpr[stop]]
     y_interp = [tpr[stop - 1], tpr[stop]]

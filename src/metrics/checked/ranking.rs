@@ -11,38 +11,61 @@ use crate::error::{Error, Result};
 use crate::math::labels::{self, Label};
 use ndarray::{Array1, ArrayView1, ArrayView2};
 
-/// Cumulative counts at each distinct score, scores decreasing.
+/// Cumulative counts (or weights) at each distinct score, scores decreasing.
 pub(crate) struct BinaryCurve {
-    /// False positives among the samples scoring `>= thresholds[i]`.
-    pub fps: Vec<u64>,
-    /// True positives among the samples scoring `>= thresholds[i]`.
-    pub tps: Vec<u64>,
+    /// False positives (their weight) among the samples scoring `>= thresholds[i]`.
+    pub fps: Vec<f64>,
+    /// True positives (their weight) among the samples scoring `>= thresholds[i]`.
+    pub tps: Vec<f64>,
     pub thresholds: Vec<f64>,
 }
 
-/// scikit-learn's `_binary_clf_curve` (no sample weights). Scores must not hold NaN.
-pub(crate) fn binary_clf_curve(positive: &[bool], score: &[f64]) -> BinaryCurve {
-    let mut order: Vec<usize> = (0..score.len()).collect();
+/// scikit-learn's `_binary_clf_curve`. Scores must not hold NaN. Without weights the counts
+/// are integers (exact in `f64`). With `weight` (one per sample, checked by the caller),
+/// samples of weight 0 are left out and the weights summed in scikit-learn's order: scores
+/// decreasing, equal scores in sample order (its stable sort), each sum `y w` and `(1 - y) w`
+/// added in turn from the first (NumPy's sequential cumulative sum), so every float is its.
+pub(crate) fn binary_clf_curve(
+    positive: &[bool],
+    score: &[f64],
+    weight: Option<&[f64]>,
+) -> BinaryCurve {
+    let mut order: Vec<usize> = match weight {
+        Some(w) => (0..score.len()).filter(|&i| w[i] != 0.0).collect(),
+        None => (0..score.len()).collect(),
+    };
+    // stable: equal scores keep their sample order
     order.sort_by(|&a, &b| score[b].total_cmp(&score[a]));
     let mut curve = BinaryCurve {
         fps: Vec::new(),
         tps: Vec::new(),
         thresholds: Vec::new(),
     };
-    let (mut tp, mut fp) = (0u64, 0u64);
+    // -0.0 + x is x for every x, -0.0 included: the sums start as a cumulative sum does
+    let (mut tp, mut fp) = (-0.0f64, -0.0f64);
+    let (mut tp_count, mut fp_count) = (0u64, 0u64);
     for (rank, &i) in order.iter().enumerate() {
-        if positive[i] {
-            tp += 1;
-        } else {
-            fp += 1;
+        match weight {
+            Some(w) => {
+                let y = if positive[i] { 1.0 } else { 0.0 };
+                tp += y * w[i];
+                fp += (1.0 - y) * w[i];
+            }
+            None if positive[i] => tp_count += 1,
+            None => fp_count += 1,
         }
         // one point at the last sample of each run of equal scores
         let last_of_run = order
             .get(rank + 1)
             .is_none_or(|&next| score[next] != score[i]);
         if last_of_run {
-            curve.fps.push(fp);
-            curve.tps.push(tp);
+            if weight.is_some() {
+                curve.fps.push(fp);
+                curve.tps.push(tp);
+            } else {
+                curve.fps.push(fp_count as f64);
+                curve.tps.push(tp_count as f64);
+            }
             curve.thresholds.push(score[i]);
         }
     }
@@ -54,10 +77,11 @@ pub(crate) fn binary_clf_curve(positive: &[bool], score: &[f64]) -> BinaryCurve 
 fn thinned_curve(
     positive: &[bool],
     score: &[f64],
+    weight: Option<&[f64]>,
     drop_intermediate: bool,
     keep: impl Fn(&BinaryCurve, usize) -> bool,
 ) -> BinaryCurve {
-    let curve = binary_clf_curve(positive, score);
+    let curve = binary_clf_curve(positive, score, weight);
     if !drop_intermediate || curve.fps.len() <= 2 {
         return curve;
     }
@@ -72,35 +96,31 @@ fn thinned_curve(
     }
 }
 
-/// `counts / counts.last()`, NaN everywhere when the last count is 0 (scikit-learn warns and
-/// returns NaN there).
-fn rate(counts: &[u64]) -> Array1<f64> {
-    let total = counts.last().copied().unwrap_or(0) as f64;
+/// `counts / counts.last()`, NaN everywhere when the last count is not positive
+/// (scikit-learn warns and returns NaN there).
+fn rate(counts: &[f64]) -> Array1<f64> {
+    let total = counts.last().copied().unwrap_or(0.0);
     counts
         .iter()
-        .map(|&c| {
-            if total > 0.0 {
-                c as f64 / total
-            } else {
-                f64::NAN
-            }
-        })
+        .map(|&c| if total > 0.0 { c / total } else { f64::NAN })
         .collect()
 }
 
 /// `(fpr, tpr, thresholds)` of a binary problem; the first point is `(0, 0)` at threshold
-/// `+inf`. `drop_intermediate` drops points that lie on a straight segment of the curve.
+/// `+inf`. `drop_intermediate` drops points that lie on a straight segment of the curve
+/// (scikit-learn's second differences, `(v[i+1] - v[i]) - (v[i] - v[i-1])`, not zero).
 pub(crate) fn roc_curve_core(
     positive: &[bool],
     score: &[f64],
+    weight: Option<&[f64]>,
     drop_intermediate: bool,
 ) -> (Array1<f64>, Array1<f64>, Array1<f64>) {
-    let second_diff = |v: &[u64], i: usize| v[i + 1] + v[i - 1] != 2 * v[i];
-    let mut curve = thinned_curve(positive, score, drop_intermediate, |c, i| {
+    let second_diff = |v: &[f64], i: usize| (v[i + 1] - v[i]) - (v[i] - v[i - 1]) != 0.0;
+    let mut curve = thinned_curve(positive, score, weight, drop_intermediate, |c, i| {
         second_diff(&c.fps, i) || second_diff(&c.tps, i)
     });
-    curve.fps.insert(0, 0);
-    curve.tps.insert(0, 0);
+    curve.fps.insert(0, 0.0);
+    curve.tps.insert(0, 0.0);
     curve.thresholds.insert(0, f64::INFINITY);
     (
         rate(&curve.fps),
@@ -115,23 +135,25 @@ pub(crate) fn roc_curve_core(
 pub(crate) fn precision_recall_curve_core(
     positive: &[bool],
     score: &[f64],
+    weight: Option<&[f64]>,
     drop_intermediate: bool,
 ) -> (Array1<f64>, Array1<f64>, Array1<f64>) {
     // a point is needed only where the true-positive count changes next to it
-    let mut curve = thinned_curve(positive, score, drop_intermediate, |c, i| {
+    let mut curve = thinned_curve(positive, score, weight, drop_intermediate, |c, i| {
         c.tps[i] != c.tps[i - 1] || c.tps[i + 1] != c.tps[i]
     });
-    let total_pos = curve.tps.last().copied().unwrap_or(0);
+    let total_pos = curve.tps.last().copied().unwrap_or(0.0);
     let mut precision: Vec<f64> = curve
         .tps
         .iter()
         .zip(&curve.fps)
         .rev()
         .map(|(&tp, &fp)| {
-            if tp + fp == 0 {
+            let predicted = tp + fp;
+            if predicted == 0.0 {
                 0.0
             } else {
-                tp as f64 / (tp + fp) as f64
+                tp / predicted
             }
         })
         .collect();
@@ -140,10 +162,10 @@ pub(crate) fn precision_recall_curve_core(
         .iter()
         .rev()
         .map(|&tp| {
-            if total_pos == 0 {
+            if total_pos == 0.0 {
                 1.0
             } else {
-                tp as f64 / total_pos as f64
+                tp / total_pos
             }
         })
         .collect();
@@ -160,7 +182,7 @@ pub(crate) fn precision_recall_curve_core(
 /// Average precision: `sum_n (R_n - R_{n-1}) P_n` over the thresholds (no interpolation),
 /// clipped at 0.
 pub(crate) fn average_precision_core(positive: &[bool], score: &[f64]) -> f64 {
-    let (precision, recall, _) = precision_recall_curve_core(positive, score, false);
+    let (precision, recall, _) = precision_recall_curve_core(positive, score, None, false);
     let area: f64 = recall
         .windows(2)
         .into_iter()
@@ -239,31 +261,62 @@ fn positives<T: Label>(
     Ok((positive, score))
 }
 
+/// Sample weights for a curve: one finite weight per sample, not all zero (the curve of no
+/// sample has no point).
+fn curve_weights(n: usize, sample_weight: Option<ArrayView1<f64>>) -> Result<Option<Vec<f64>>> {
+    let Some(w) = sample_weight else {
+        return Ok(None);
+    };
+    check_lengths(n, w.len(), "y_true", "sample_weight")?;
+    if !w.iter().all(|v| v.is_finite()) {
+        return Err(Error::invalid_input(
+            "sample_weight contains NaN or infinity",
+        ));
+    }
+    if w.iter().all(|&v| v == 0.0) {
+        return Err(Error::invalid_input(
+            "every sample_weight is 0: the curve has no point",
+        ));
+    }
+    Ok(Some(w.to_vec()))
+}
+
 /// ROC curve `(fpr, tpr, thresholds)` of a binary problem (scikit-learn's `roc_curve`): one
 /// point per distinct score plus the origin at threshold `+inf`. A curve without negatives
-/// (positives) has NaN false (true) positive rates.
+/// (positives) has NaN false (true) positive rates. With `sample_weight`, the rates are of
+/// weights, summed in scikit-learn's order ([`binary_clf_curve`]).
 pub fn roc_curve<T: Label>(
     y_true: ArrayView1<T>,
     y_score: ArrayView1<f64>,
     pos_label: Option<&T>,
     drop_intermediate: bool,
+    sample_weight: Option<ArrayView1<f64>>,
 ) -> Result<(Array1<f64>, Array1<f64>, Array1<f64>)> {
     let (positive, score) = positives(y_true, y_score, pos_label)?;
-    Ok(roc_curve_core(&positive, &score, drop_intermediate))
+    let weight = curve_weights(positive.len(), sample_weight)?;
+    Ok(roc_curve_core(
+        &positive,
+        &score,
+        weight.as_deref(),
+        drop_intermediate,
+    ))
 }
 
 /// Precision-recall curve `(precision, recall, thresholds)` (scikit-learn's
-/// `precision_recall_curve`).
+/// `precision_recall_curve`), of counts or, with `sample_weight`, of weights.
 pub fn precision_recall_curve<T: Label>(
     y_true: ArrayView1<T>,
     y_score: ArrayView1<f64>,
     pos_label: Option<&T>,
     drop_intermediate: bool,
+    sample_weight: Option<ArrayView1<f64>>,
 ) -> Result<(Array1<f64>, Array1<f64>, Array1<f64>)> {
     let (positive, score) = positives(y_true, y_score, pos_label)?;
+    let weight = curve_weights(positive.len(), sample_weight)?;
     Ok(precision_recall_curve_core(
         &positive,
         &score,
+        weight.as_deref(),
         drop_intermediate,
     ))
 }
@@ -349,7 +402,7 @@ mod tests {
         // threshold: (0,1) (0,2) (1,2) (1,3) (2,3)
         let y = arr1(&[1i64, 1, 0, 1, 0]);
         let s = arr1(&[0.9, 0.8, 0.7, 0.6, 0.5]);
-        let (fpr, tpr, thr) = roc_curve(y.view(), s.view(), None, false).unwrap();
+        let (fpr, tpr, thr) = roc_curve(y.view(), s.view(), None, false, None).unwrap();
         assert_eq!(fpr.to_vec(), vec![0.0, 0.0, 0.0, 0.5, 0.5, 1.0]);
         assert_eq!(
             tpr.to_vec(),
@@ -357,20 +410,20 @@ mod tests {
         );
         assert_eq!(thr.to_vec(), vec![f64::INFINITY, 0.9, 0.8, 0.7, 0.6, 0.5]);
         // no three consecutive points are collinear here, so dropping keeps them all
-        let (fpr, _, _) = roc_curve(y.view(), s.view(), None, true).unwrap();
+        let (fpr, _, _) = roc_curve(y.view(), s.view(), None, true, None).unwrap();
         assert_eq!(fpr.len(), 6);
         // (fp, tp): (0,1) (0,2) (0,3) (1,3) (2,3): (0,2) and (1,3) lie inside straight
         // segments and are dropped (before the origin is prepended, as scikit-learn does)
         let y3 = arr1(&[1i64, 1, 1, 0, 0]);
-        let (fpr, tpr, thr) = roc_curve(y3.view(), s.view(), None, true).unwrap();
+        let (fpr, tpr, thr) = roc_curve(y3.view(), s.view(), None, true, None).unwrap();
         assert_eq!(fpr.to_vec(), vec![0.0, 0.0, 0.0, 1.0]);
         assert_eq!(tpr.to_vec(), vec![0.0, 1.0 / 3.0, 1.0, 1.0]);
         assert_eq!(thr.to_vec(), vec![f64::INFINITY, 0.9, 0.7, 0.5]);
         // string labels need pos_label
         let ys = arr1(&["a", "b", "a", "b", "a"]);
-        assert!(roc_curve(ys.view(), s.view(), None, true).is_err());
+        assert!(roc_curve(ys.view(), s.view(), None, true, None).is_err());
         // "b" at 0.8 and 0.6: the true-positive count steps at those two thresholds
-        let (_, tpr, _) = roc_curve(ys.view(), s.view(), Some(&"b"), false).unwrap();
+        let (_, tpr, _) = roc_curve(ys.view(), s.view(), Some(&"b"), false, None).unwrap();
         assert_eq!(tpr.to_vec(), vec![0.0, 0.0, 0.5, 0.5, 1.0, 1.0]);
     }
 
@@ -379,18 +432,18 @@ mod tests {
         // positives at ranks 1 and 3 of 4: precision 1 at recall 1/2, 2/3 at recall 1
         let y = arr1(&[1i64, 0, 1, 0]);
         let s = arr1(&[0.9, 0.6, 0.4, 0.1]);
-        let (p, r, t) = precision_recall_curve(y.view(), s.view(), None, false).unwrap();
+        let (p, r, t) = precision_recall_curve(y.view(), s.view(), None, false, None).unwrap();
         assert_eq!(p.to_vec(), vec![0.5, 2.0 / 3.0, 0.5, 1.0, 1.0]);
         assert_eq!(r.to_vec(), vec![1.0, 1.0, 0.5, 0.5, 0.0]);
         assert_eq!(t.to_vec(), vec![0.1, 0.4, 0.6, 0.9]);
         let ap = average_precision_score(y.view(), s.view(), &1).unwrap();
         assert!((ap - (0.5 + 0.5 * 2.0 / 3.0)).abs() < 1e-15);
         // dropping keeps the points where the true-positive count changes
-        let (_, _, t) = precision_recall_curve(y.view(), s.view(), None, true).unwrap();
+        let (_, _, t) = precision_recall_curve(y.view(), s.view(), None, true, None).unwrap();
         assert_eq!(t.to_vec(), vec![0.1, 0.4, 0.6, 0.9]);
         // no positive: recall 1 everywhere, AP 0
         let none = arr1(&[0i64, 0, 0, 0]);
-        let (_, r, _) = precision_recall_curve(none.view(), s.view(), None, false).unwrap();
+        let (_, r, _) = precision_recall_curve(none.view(), s.view(), None, false, None).unwrap();
         assert_eq!(r.to_vec(), vec![1.0, 1.0, 1.0, 1.0, 0.0]);
         assert_eq!(
             average_precision_score(none.view(), s.view(), &1).unwrap(),
@@ -417,5 +470,53 @@ mod tests {
             1.0
         );
         assert!(top_k_accuracy_score(arr1(&[3usize, 0]).view(), p.view(), 1, true).is_err());
+    }
+
+    #[test]
+    fn weighted_curves_sum_weights_in_scikit_learns_order() {
+        // Integer weights: each sample counted that many times, as repeating it would.
+        let y = ndarray::array![1, 0, 1, 1, 0, 0, 1, 0];
+        let s = ndarray::array![0.9, 0.8, 0.8, 0.4, 0.4, 0.3, 0.2, 0.1];
+        let w = ndarray::array![2.0, 1.0, 3.0, 0.0, 1.0, 2.0, 1.0, 1.0];
+        let (mut y_rep, mut s_rep) = (Vec::new(), Vec::new());
+        for i in 0..y.len() {
+            for _ in 0..w[i] as usize {
+                y_rep.push(y[i]);
+                s_rep.push(s[i]);
+            }
+        }
+        let (y_rep, s_rep) = (Array1::from(y_rep), Array1::from(s_rep));
+        for drop in [false, true] {
+            let weighted = roc_curve(y.view(), s.view(), None, drop, Some(w.view())).unwrap();
+            let repeated = roc_curve(y_rep.view(), s_rep.view(), None, drop, None).unwrap();
+            assert_eq!(weighted, repeated);
+            let weighted =
+                precision_recall_curve(y.view(), s.view(), None, drop, Some(w.view())).unwrap();
+            let repeated =
+                precision_recall_curve(y_rep.view(), s_rep.view(), None, drop, None).unwrap();
+            assert_eq!(weighted, repeated);
+        }
+        // A sample of weight 0 leaves no threshold of its own (0.4 stays: its negative).
+        let (_, _, thresholds) =
+            roc_curve(y.view(), s.view(), None, false, Some(w.view())).unwrap();
+        assert!(thresholds.iter().any(|&t| t == 0.4));
+        let lone = ndarray::array![1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0];
+        let (_, _, thresholds) =
+            roc_curve(y.view(), s.view(), None, false, Some(lone.view())).unwrap();
+        assert!(thresholds.iter().all(|&t| t != 0.2));
+        // Equal scores are summed in sample order: 1 + 1e16 rounds to 1e16 (ties to even)
+        // and so does its sum with the last 1, where the order 1, 1, 1e16 would give 1e16 + 2.
+        let curve = binary_clf_curve(&[true; 3], &[0.5; 3], Some(&[1.0, 1e16, 1.0]));
+        assert_eq!(curve.tps, vec![1e16]);
+        assert_eq!(curve.fps, vec![0.0]);
+        // Weights of another length, not finite, or all 0: errors.
+        let short = ndarray::array![1.0, 2.0];
+        assert!(roc_curve(y.view(), s.view(), None, true, Some(short.view())).is_err());
+        let nan = Array1::from_elem(y.len(), f64::NAN);
+        assert!(roc_curve(y.view(), s.view(), None, true, Some(nan.view())).is_err());
+        let zeros = Array1::zeros(y.len());
+        assert!(
+            precision_recall_curve(y.view(), s.view(), None, true, Some(zeros.view())).is_err()
+        );
     }
 }

@@ -13,28 +13,32 @@ use pyo3::IntoPyObjectExt;
 
 type Curve = (Array1<f64>, Array1<f64>, Array1<f64>);
 
-/// One binary curve (ROC when `roc`, else precision-recall) over native labels; `pos_label` None follows scikit-learn's {0, 1} /
-/// {-1, 1} rule.
+/// One binary curve (ROC when `roc`, else precision-recall) over native labels, of counts
+/// or of `sample_weight`; `pos_label` None follows scikit-learn's {0, 1} / {-1, 1} rule.
 fn curve<'py>(
     py: Python<'py>,
     y_true: &Bound<'py, PyAny>,
     y_score: &Bound<'py, PyAny>,
     pos_label: Option<&Bound<'py, PyAny>>,
     drop_intermediate: bool,
+    sample_weight: Option<&Bound<'py, PyAny>>,
     roc: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let y = labels(y_true, "y_true")?;
     let score = f64_array::<Ix1>(y_score, "y_score")?;
-    let s = score.view();
+    let weight = sample_weight
+        .map(|w| f64_array::<Ix1>(w, "sample_weight"))
+        .transpose()?;
+    let (s, w) = (score.view(), weight.as_ref().map(|w| w.view()));
     let (a, b, c): Curve = with_labels!(y, |t, T| {
         let pos: Option<T> = pos_label
             .map(|p| <T as FromPyLabel>::from_py(p, "pos_label"))
             .transpose()?;
         maybe_detach(py, t.len(), || {
             if roc {
-                checked::roc_curve(t, s, pos.as_ref(), drop_intermediate)
+                checked::roc_curve(t, s, pos.as_ref(), drop_intermediate, w)
             } else {
-                checked::precision_recall_curve(t, s, pos.as_ref(), drop_intermediate)
+                checked::precision_recall_curve(t, s, pos.as_ref(), drop_intermediate, w)
             }
         })
         .map_err(to_py_err)
@@ -49,15 +53,18 @@ macro_rules! curve_functions {
         $(
             $(#[doc = $doc])*
             #[pyfunction]
-            #[pyo3(signature = (y_true, y_score, pos_label = None, drop_intermediate = $default))]
+            #[pyo3(signature = (
+                y_true, y_score, pos_label = None, drop_intermediate = $default, sample_weight = None
+            ))]
             fn $name<'py>(
                 py: Python<'py>,
                 y_true: &Bound<'py, PyAny>,
                 y_score: &Bound<'py, PyAny>,
                 pos_label: Option<&Bound<'py, PyAny>>,
                 drop_intermediate: bool,
+                sample_weight: Option<&Bound<'py, PyAny>>,
             ) -> PyResult<Bound<'py, PyAny>> {
-                curve(py, y_true, y_score, pos_label, drop_intermediate, $roc)
+                curve(py, y_true, y_score, pos_label, drop_intermediate, sample_weight, $roc)
             }
         )+
     };

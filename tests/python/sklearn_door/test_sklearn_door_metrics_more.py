@@ -511,12 +511,48 @@ def test_average_precision_is_scikit_learns_bit_for_bit(case):
         _exact("average_precision_score", k, P, average=average)
 
 
+@pytest.mark.parametrize("case", RANK_CASES)
+@pytest.mark.parametrize("drop", [True, False])
+def test_weighted_curves_are_scikit_learns_bit_for_bit(case, drop):
+    """Weight sums in scikit-learn's order (scores decreasing, equal scores in sample order,
+    each added in turn), samples of weight 0 left out: the same floats at every point, so
+    the same dropped points, rates, areas and average precision."""
+    y, score = _ranked(*case)
+    rng = np.random.default_rng(case[0] + 100)
+    n = len(y)
+    fractional = rng.random(n) * 10.0 ** rng.integers(-3, 4, n)  # sums that round
+    fractional[rng.random(n) < 0.2] = 0.0
+    for w in (fractional, fractional.astype(np.float32), rng.integers(0, 4, n) + (y == 1)):
+        _exact_tuple("roc_curve", y, score, sample_weight=w, drop_intermediate=drop)
+        _exact_tuple("precision_recall_curve", y, score, sample_weight=w, drop_intermediate=drop)
+        _exact("average_precision_score", y, score, sample_weight=w)
+        _exact("roc_auc_score", y, score, sample_weight=w)
+        _exact("roc_auc_score", y, score, sample_weight=w, max_fpr=0.3)
+    names = np.array(["neg", "pos"])[y]
+    _exact_tuple("roc_curve", names, score, pos_label="pos", sample_weight=fractional)
+    _exact("roc_auc_score", names, score, sample_weight=list(fractional))
+
+
+def test_weighted_curves_of_a_class_without_weight_warn_as_scikit_learn():
+    y = np.array([1, 0, 1, 0, 1])
+    score = np.array([0.9, 0.8, 0.7, 0.3, 0.1])
+    for w in ([0.0, 1.0, 0.0, 2.0, 0.0], [1.0, 0.0, 2.0, 0.0, 1.0]):
+        _exact_tuple("roc_curve", y, score, sample_weight=w)
+        _exact_tuple("precision_recall_curve", y, score, sample_weight=w)
+        _exact("average_precision_score", y, score, sample_weight=w)
+        # scikit-learn's NaN rates make its area NaN, with its warnings: its body
+        _falls_back("roc_auc_score", y, score, sample_weight=w)
+
+
 def test_ranking_left_to_scikit_learn():
     y, score = _ranked(5, 40)
-    w = np.arange(40.0)
+    w = np.arange(40.0) - 3.0  # negative weights: whether a sum is 0 hangs on its order
     _falls_back("roc_curve", y, score, sample_weight=w)
     _falls_back("precision_recall_curve", y, score, sample_weight=w)
     _falls_back("average_precision_score", y, score, sample_weight=w)
+    _errors_alike("roc_curve", y, score, sample_weight=np.zeros(40))
+    Y = np.column_stack([y, 1 - y])
+    _falls_back("average_precision_score", Y, np.column_stack([score, score]), sample_weight=w)
     zero = score.copy()
     zero[:2] = [0.0, -0.0]
     _falls_back("roc_curve", y, zero)
