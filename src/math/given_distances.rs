@@ -149,20 +149,14 @@ impl<'a> GivenGraph<'a> {
     }
 }
 
-/// The `k` smallest stored entries of every row of a CSR graph (`data`, column `indices`,
-/// row pointer `indptr`), equal values in stored order; every row must hold at least `k`.
-/// Also whether every row was stored in non-decreasing order already.
-pub fn nearest_in_graph_rows(
-    data: &[f64],
-    indices: &[usize],
-    indptr: &[usize],
-    k: usize,
-) -> Result<(GivenNeighbours, bool)> {
+/// The `k` smallest stored entries of every row of `graph`, equal values in stored order;
+/// every row must hold at least `k`. Also whether every row was stored in non-decreasing
+/// order already.
+pub fn nearest_in_graph_rows(graph: &GivenGraph, k: usize) -> Result<(GivenNeighbours, bool)> {
     if k == 0 {
         return Err(Error::invalid_input("given graph: k must be at least 1"));
     }
-    let graph = GivenGraph::new(data, indices, indptr)?;
-    if indptr.windows(2).any(|w| w[1] - w[0] < k) {
+    if graph.indptr.windows(2).any(|w| w[1] - w[0] < k) {
         return Err(Error::invalid_input(
             "given graph: a row holds fewer than k entries",
         ));
@@ -263,6 +257,16 @@ mod tests {
         assert!(nearest_in_dense_rows(array![[1.0, f64::NAN]].view(), 1).is_err());
     }
 
+    /// The graph's checks and the selection, as one call.
+    fn graph_nearest(
+        data: &[f64],
+        indices: &[usize],
+        indptr: &[usize],
+        k: usize,
+    ) -> Result<(GivenNeighbours, bool)> {
+        nearest_in_graph_rows(&GivenGraph::new(data, indices, indptr)?, k)
+    }
+
     #[test]
     fn graph_rows_sort_stably_and_keep_only_stored_entries() {
         // row 0: stored (col 3: 2.0), (col 0: 1.0), (col 2: 2.0) -> 0, then 3 before 2
@@ -270,12 +274,11 @@ mod tests {
         let data = [2.0, 1.0, 2.0, 0.5, 0.75];
         let indices = [3, 0, 2, 1, 0];
         let indptr = [0, 3, 5];
-        let (got, stored_sorted) = nearest_in_graph_rows(&data, &indices, &indptr, 2).unwrap();
+        let (got, stored_sorted) = graph_nearest(&data, &indices, &indptr, 2).unwrap();
         assert_eq!(got.indices, array![[0, 3], [1, 0]]);
         assert_eq!(got.distances, array![[1.0, 2.0], [0.5, 0.75]]);
         assert!(!stored_sorted); // row 0 was stored out of order
-        let (first, stored_sorted) =
-            nearest_in_graph_rows(&[0.5, 0.75], &[1, 0], &[0, 2], 1).unwrap();
+        let (first, stored_sorted) = graph_nearest(&[0.5, 0.75], &[1, 0], &[0, 2], 1).unwrap();
         assert!(stored_sorted);
         assert_eq!(first.indices, array![[1]]);
     }
@@ -294,12 +297,12 @@ mod tests {
     #[test]
     fn graph_refuses_short_rows_and_corrupt_arrays() {
         let (data, indices) = ([1.0, 2.0, 3.0], [0, 1, 0]);
-        assert!(nearest_in_graph_rows(&data, &indices, &[0, 2, 3], 2).is_err());
-        assert!(nearest_in_graph_rows(&data, &indices, &[0, 2, 3], 1).is_ok());
-        assert!(nearest_in_graph_rows(&data, &indices, &[0, 3, 2], 1).is_err());
-        assert!(nearest_in_graph_rows(&data, &indices, &[0, 2, 4], 1).is_err());
-        assert!(nearest_in_graph_rows(&data, &indices[..2], &[0, 2, 3], 1).is_err());
-        assert!(nearest_in_graph_rows(&data, &indices, &[1, 2, 3], 1).is_err());
-        assert!(nearest_in_graph_rows(&data, &indices, &[0, 2, 3], 0).is_err());
+        assert!(graph_nearest(&data, &indices, &[0, 2, 3], 2).is_err());
+        assert!(graph_nearest(&data, &indices, &[0, 2, 3], 1).is_ok());
+        assert!(graph_nearest(&data, &indices, &[0, 3, 2], 1).is_err());
+        assert!(graph_nearest(&data, &indices, &[0, 2, 4], 1).is_err());
+        assert!(graph_nearest(&data, &indices[..2], &[0, 2, 3], 1).is_err());
+        assert!(graph_nearest(&data, &indices, &[1, 2, 3], 1).is_err());
+        assert!(graph_nearest(&data, &indices, &[0, 2, 3], 0).is_err());
     }
 }

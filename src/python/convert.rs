@@ -4,6 +4,7 @@
 //! strided views included; the other float dtype is converted (one copy, documented); anything
 //! else is a `TypeError`, a wrong number of dimensions a `ValueError`.
 
+use crate::math::given_distances::GivenGraph;
 use gemmkit_ndarray::Parallelism;
 use ndarray::{Array, ArrayView, Dimension};
 use numpy::{
@@ -164,6 +165,35 @@ pub(crate) fn positions(a: &PyReadonlyArray1<'_, i64>, what: &str) -> PyResult<V
         .map(|&v| usize::try_from(v))
         .collect::<Result<Vec<usize>, _>>()
         .map_err(|_| PyValueError::new_err(format!("{what} holds a negative entry")))
+}
+
+/// A sparse distance graph's CSR parts from Python (`data` as float64, `indices` and `indptr`
+/// as int64 positions), owned so that the work can run without the GIL.
+pub(crate) struct GraphParts {
+    values: Vec<f64>,
+    indices: Vec<usize>,
+    indptr: Vec<usize>,
+}
+
+impl GraphParts {
+    pub(crate) fn from_py(
+        data: &Bound<'_, PyAny>,
+        indices: &PyReadonlyArray1<'_, i64>,
+        indptr: &PyReadonlyArray1<'_, i64>,
+    ) -> PyResult<Self> {
+        Ok(Self {
+            values: crate::python::f64_array::<ndarray::Ix1>(data, "data")?
+                .view()
+                .to_vec(),
+            indices: positions(indices, "indices")?,
+            indptr: positions(indptr, "indptr")?,
+        })
+    }
+
+    /// The parts as a checked graph.
+    pub(crate) fn graph(&self) -> crate::error::Result<GivenGraph<'_>> {
+        GivenGraph::new(&self.values, &self.indices, &self.indptr)
+    }
 }
 
 /// A CSR matrix's parts as scikit-learn's compiled wrappers read them: `(indptr, indices,

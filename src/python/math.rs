@@ -2,6 +2,7 @@
 
 use super::{f64_array, float_array, parse_parallelism, to_py_err, FloatArray};
 use crate::math::{distance, given_distances, losses, matmul, optimize, reduction};
+use crate::python::convert::GraphParts;
 use ndarray::{Ix1, Ix2, IxDyn};
 use numpy::IntoPyArray;
 use pyo3::exceptions::PyValueError;
@@ -416,14 +417,9 @@ fn graph_nearest<'py>(
     indptr: numpy::PyReadonlyArray1<'py, i64>,
     k: usize,
 ) -> PyResult<GivenNearest<'py>> {
-    let data = f64_array::<Ix1>(data, "data")?;
-    let (indices, indptr) = (
-        crate::python::convert::positions(&indices, "indices")?,
-        crate::python::convert::positions(&indptr, "indptr")?,
-    );
-    let values = data.view().to_vec();
+    let parts = GraphParts::from_py(data, &indices, &indptr)?;
     let found = crate::python::parallel::detach(py, || {
-        given_distances::nearest_in_graph_rows(&values, &indices, &indptr, k)
+        given_distances::nearest_in_graph_rows(&parts.graph()?, k)
     })
     .map_err(to_py_err)?;
     Ok(given_to_python(py, found))
@@ -439,16 +435,9 @@ fn graph_value_order<'py>(
     indices: numpy::PyReadonlyArray1<'py, i64>,
     indptr: numpy::PyReadonlyArray1<'py, i64>,
 ) -> PyResult<Bound<'py, numpy::PyArray1<i64>>> {
-    let data = f64_array::<Ix1>(data, "data")?;
-    let (indices, indptr) = (
-        crate::python::convert::positions(&indices, "indices")?,
-        crate::python::convert::positions(&indptr, "indptr")?,
-    );
-    let values = data.view().to_vec();
-    let order = crate::python::parallel::detach(py, || {
-        given_distances::GivenGraph::new(&values, &indices, &indptr).map(|g| g.value_order())
-    })
-    .map_err(to_py_err)?;
+    let parts = GraphParts::from_py(data, &indices, &indptr)?;
+    let order = crate::python::parallel::detach(py, || parts.graph().map(|g| g.value_order()))
+        .map_err(to_py_err)?;
     Ok(numpy::PyArray1::from_iter(
         py,
         order.into_iter().map(|p| p as i64),

@@ -3,8 +3,7 @@
 use crate::machine_learning::dbscan::Points;
 use crate::machine_learning::DBSCAN;
 use crate::math::distance::Metric;
-use crate::math::given_distances::GivenGraph;
-use crate::python::convert::positions;
+use crate::python::convert::GraphParts;
 use crate::python::model::{index_array, native_estimator};
 use crate::python::{f64_array, to_py_err};
 use ndarray::{Ix1, Ix2};
@@ -58,18 +57,13 @@ native_estimator! {
             indptr: numpy::PyReadonlyArray1<'py, i64>,
             sample_weight: Option<&Bound<'py, PyAny>>,
         ) -> PyResult<()> {
-            let data = f64_array::<Ix1>(data, "data")?;
-            let (indices, indptr) = (positions(&indices, "indices")?, positions(&indptr, "indptr")?);
+            let parts = GraphParts::from_py(data, &indices, &indptr)?;
             let w = sample_weight
                 .map(|w| f64_array::<Ix1>(w, "sample_weight"))
                 .transpose()?;
-            let values = data.view().to_vec();
             let wv = w.as_ref().map(|w| w.view());
             self.inner
-                .write(py, |m| {
-                    let graph = GivenGraph::new(&values, &indices, &indptr)?;
-                    m.fit_graph(&graph, wv).map(|_| ())
-                })
+                .write(py, |m| m.fit_graph(&parts.graph()?, wv).map(|_| ()))
                 .map_err(to_py_err)
         }
 
