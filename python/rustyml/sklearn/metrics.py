@@ -31,17 +31,18 @@ is unambiguous, and hands every other call, unchanged, to scikit-learn's body:
   combined as ``multioutput`` says; ``r2_score`` answers scikit-learn's special cases (fewer
   than two samples; a constant output whose mean is exact) and weighs ``variance_weighted``
   outputs by rustyml's variances; a constant whose mean rounds runs scikit-learn's body.
-- ``roc_auc_score``: a binary target (with or without ``sample_weight``; the greater class
+- ``roc_auc_score``: a binary target (the greater class
   positive; one class present gives scikit-learn's warning and NaN), a multiclass one
   (``ovr`` / ``ovo`` over probability columns) and a multilabel indicator (per label, per
   sample or raveled, each a native binary area); a partial ``max_fpr`` of a binary or
-  multilabel target is scikit-learn's McClish-corrected area over the native curve.
+  multilabel target is scikit-learn's McClish-corrected area over the native curve;
+  ``sample_weight`` (not negative) with binary and multilabel targets, each area over the
+  weighted native curve, averaged as scikit-learn averages weighted scores.
 - ``explained_variance_score`` (as ``r2_score``), ``median_absolute_error`` (the same
   median, bit for bit; integer targets too) and ``mean_absolute_percentage_error``: float64
   targets without ``sample_weight``.
-- ``roc_curve``, ``precision_recall_curve`` and ``average_precision_score`` (``sample_weight``
-  with binary targets: weights that are not negative, summed in scikit-learn's order): the
-  native curve of the positives scikit-learn's ``pos_label`` rule
+- ``roc_curve``, ``precision_recall_curve`` and ``average_precision_score`` (with
+  ``sample_weight`` that is not negative, summed in scikit-learn's order): the native curve of the positives scikit-learn's ``pos_label`` rule
   picks (a multiclass ``y_true`` with ``pos_label`` too), point for point and bit for bit
   (its dropped points, its first threshold at infinity, its warnings for a class missing);
   average precision is scikit-learn's step sum over that curve, per label, per sample or
@@ -960,7 +961,6 @@ def average_precision_score(y_true, y_score, *, average="macro", pos_label=1, sa
     if y_type == "binary":
         require(not (len(present) == 2 and pos_label not in present), "pos_label absent (error)")
         return _binary_average_precision(y_true, y_score, pos_label, sample_weight)
-    require(sample_weight is None, "sample_weight of a multilabel or multiclass target")
     require(y_type in ("multilabel-indicator", "multiclass"), f"a {y_type} target")
     require(pos_label == 1, "pos_label other than 1 (scikit-learn's error)")
     require(not _issparse(y_true), "a sparse indicator")
@@ -979,25 +979,71 @@ def average_precision_score(y_true, y_score, *, average="macro", pos_label=1, sa
     if y_score.dtype.kind in "iu":
         require(np.abs(y_score).max() < 2**53, "integer scores too large for float64")
     require(not np.any(np.signbit(y_score) & (y_score == 0)), "a score of -0.0")
-    # scikit-learn's average of binary scores: per label, per sample or of the raveled
-    # matrix; a label or sample without weight adds 0
-    weights = None
+    weight = _average_weights(sample_weight, y_true)
+    return _binary_average(
+        lambda t, s, w: _binary_average_precision(t, s, 1, w), y_true, y_score, average, weight
+    )
+
+
+def _average_weights(sample_weight, y_true):
+    """``sample_weight`` as scikit-learn's binary average reads it (``column_or_1d``), one
+    per row of ``y_true``; its errors run its body."""
+    if sample_weight is None:
+        return None
+    try:
+        weight = column_or_1d(sample_weight)
+    except (ValueError, TypeError) as exc:
+        raise Unsupported(f"scikit-learn's error ({exc})") from None
+    require(weight.shape[0] == y_true.shape[0], "sample_weight of another length (its error)")
+    require(weight.dtype.kind in "iuf", f"sample_weight of dtype {weight.dtype}")
+    return weight
+
+
+def _require_weighted_classes(y_true, weight, average):
+    """The weighted areas' checks for every label column at once, before any column warns:
+    weights not negative, and each column with both classes given weight in both."""
+    require(bool(np.all(weight >= 0)), "negative sample_weight")
     if average == "micro":
+        y_true, weight = y_true.reshape(-1, 1), np.repeat(weight, y_true.shape[1])
+    for column in y_true.T:
+        if len(np.unique(column)) == 2:
+            positive = column == 1
+            require(
+                bool(np.any(weight[positive] > 0) and np.any(weight[~positive] > 0)),
+                "a class without weight",
+            )
+
+
+def _binary_average(binary, y_true, y_score, average, sample_weight):
+    """scikit-learn's average of binary scores over a 2-D indicator target, each score
+    ``binary(t, s, w)`` native: per label (``macro``, ``None``, or ``weighted`` by each
+    label's positives, their weights summed if given), per sample (``samples``, averaged by
+    ``sample_weight``) or of the raveled matrix (``micro``, each weight repeated per label);
+    a label or sample whose averaging weight is 0 adds 0."""
+    score_weight, average_weight = sample_weight, None
+    if average == "micro":
+        if score_weight is not None:
+            score_weight = np.repeat(score_weight, y_true.shape[1])
         y_true, y_score = y_true.reshape(-1, 1), y_score.reshape(-1, 1)
     elif average == "weighted":
-        weights = np.sum(y_true, axis=0)
-        if np.isclose(np.sum(weights), 0):
+        if score_weight is None:
+            average_weight = np.sum(y_true, axis=0)
+        else:
+            positives = np.asarray(y_true, dtype=score_weight.dtype)
+            average_weight = np.sum(positives * score_weight.reshape(-1, 1), axis=0)
+        if np.isclose(np.sum(average_weight), 0):
             return 0
-    if average == "samples":
+    elif average == "samples":
+        average_weight, score_weight = score_weight, None
         y_true, y_score = y_true.T, y_score.T
     scores = np.zeros(y_true.shape[1])
     for c in range(y_true.shape[1]):
-        scores[c] = _binary_average_precision(y_true[:, c], y_score[:, c], 1)
+        scores[c] = binary(y_true[:, c], y_score[:, c], score_weight)
     if average is None:
         return scores
-    if weights is not None:
-        scores[weights == 0] = 0
-    return float(np.average(scores, weights=weights))
+    if average_weight is not None:
+        scores[average_weight == 0] = 0
+    return float(np.average(scores, weights=average_weight))
 
 
 def _binary_average_precision(y_true, y_score, pos_label, sample_weight=None):
@@ -1091,13 +1137,18 @@ def roc_auc_score(
     y_true = check_array(y_true, ensure_2d=False, dtype=None)
     y_score = check_array(y_score, ensure_2d=False)
     require(y_true.shape[0] == y_score.shape[0], "lengths differ (scikit-learn's error)")
-    if y_type in ("multiclass", "multilabel-indicator"):
-        require(sample_weight is None, f"sample_weight of a {y_type} target")
     if y_type == "multiclass":
+        require(sample_weight is None, "sample_weight of a multiclass target")
         require(max_fpr is None, "max_fpr of a multiclass target (scikit-learn's error)")
         return _multiclass_roc_auc(y_true, y_score, average, multi_class, labels)
     if y_type == "multilabel-indicator":
-        return _multilabel_roc_auc(y_true, y_score, average, max_fpr)
+        require(y_score.shape == y_true.shape, "scores of another shape (scikit-learn's error)")
+        weight = _average_weights(sample_weight, y_true)
+        if weight is not None and average != "samples":
+            _require_weighted_classes(y_true, weight, average)
+        return _binary_average(
+            lambda t, s, w: _binary_roc_auc(t, s, max_fpr, w), y_true, y_score, average, weight
+        )
     require(y_type == "binary", f"a {y_type} target (scikit-learn's error)")
     require(y_true.ndim == 1 and y_score.ndim == 1, "2-D targets or scores")
     return _binary_roc_auc(y_true, y_score, max_fpr, sample_weight)
@@ -1177,31 +1228,6 @@ def _multiclass_roc_auc(y_true, y_score, average, multi_class, labels):
         )
     y, _ = _labels.single(y_true, "y_true")
     return float(_m.roc_auc_score(y, y_score.astype(np.float64), average, multi_class))
-
-
-def _multilabel_roc_auc(y_true, y_score, average, max_fpr=None):
-    """scikit-learn's binary average over an indicator target: native areas per label
-    (``macro``, ``weighted`` by the positives, ``None``), per sample (``samples``) or of the
-    raveled matrix (``micro``)."""
-    require(y_score.shape == y_true.shape, "scores of another shape (scikit-learn's error)")
-    if average == "micro":
-        pairs = [(y_true.ravel(), y_score.ravel())]
-    elif average == "samples":
-        pairs = list(zip(y_true, y_score))
-    else:
-        pairs = list(zip(y_true.T, y_score.T))
-    weights = None
-    if average == "weighted":
-        weights = y_true.sum(axis=0)
-        if np.isclose(weights.sum(), 0):
-            return 0
-    # a label or sample of one class scores NaN with scikit-learn's warning
-    scores = np.array([_binary_roc_auc(t, s, max_fpr) for t, s in pairs])
-    if average is None:
-        return scores
-    if weights is not None:
-        scores[weights == 0] = 0  # scikit-learn's: a label without positives adds nothing
-    return float(np.average(scores, weights=weights))
 
 
 @native_function(_sk.adjusted_rand_score)

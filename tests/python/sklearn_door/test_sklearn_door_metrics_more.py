@@ -533,6 +533,29 @@ def test_weighted_curves_are_scikit_learns_bit_for_bit(case, drop):
     _exact("roc_auc_score", names, score, sample_weight=list(fractional))
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_weighted_averages_of_binary_scores_are_scikit_learns(seed):
+    """Indicator and multiclass targets with sample_weight: each label's (or sample's, or
+    the raveled matrix's) weighted score natively, averaged with scikit-learn's weights."""
+    rng = np.random.default_rng(seed)
+    n = 120
+    Y = rng.integers(0, 2, (n, 4))
+    Y[:, 3] = 0  # a label without positives: its warning, weight 0
+    S = np.round(rng.random((n, 4)), 2)
+    w = rng.random(n) * 3
+    w[rng.random(n) < 0.1] = 0.0
+    integer_w = rng.integers(0, 3, n)
+    k = rng.integers(0, 3, n)
+    P = rng.random((n, 3))
+    for weight in (w, integer_w, list(w)):
+        for average in (None, "micro", "macro", "weighted", "samples"):
+            _exact("average_precision_score", Y, S, average=average, sample_weight=weight)
+            _exact("roc_auc_score", Y, S, average=average, sample_weight=weight)
+        _exact("roc_auc_score", Y, S, sample_weight=weight, max_fpr=0.5)
+        for average in (None, "macro", "weighted"):
+            _exact("average_precision_score", k, P, average=average, sample_weight=weight)
+
+
 def test_weighted_curves_of_a_class_without_weight_warn_as_scikit_learn():
     y = np.array([1, 0, 1, 0, 1])
     score = np.array([0.9, 0.8, 0.7, 0.3, 0.1])
@@ -551,8 +574,15 @@ def test_ranking_left_to_scikit_learn():
     _falls_back("precision_recall_curve", y, score, sample_weight=w)
     _falls_back("average_precision_score", y, score, sample_weight=w)
     _errors_alike("roc_curve", y, score, sample_weight=np.zeros(40))
-    Y = np.column_stack([y, 1 - y])
-    _falls_back("average_precision_score", Y, np.column_stack([score, score]), sample_weight=w)
+    Y = np.column_stack([y, 1 - y, np.zeros_like(y)])
+    S = np.column_stack([score, score, score])
+    _falls_back("average_precision_score", Y, S, sample_weight=w)
+    # negative weights: scikit-learn's curve is not monotone here, and its area its error
+    _errors_alike("roc_auc_score", Y[:, ::-1], S, sample_weight=w)
+    # a label whose negatives have no weight: scikit-learn's NaN area, once, after its
+    # warning for the label before it
+    only = np.where(Y[:, 0] == 1, 1.0, 0.0)
+    _falls_back("roc_auc_score", Y[:, ::-1], S, sample_weight=only, average=None)
     zero = score.copy()
     zero[:2] = [0.0, -0.0]
     _falls_back("roc_curve", y, zero)
