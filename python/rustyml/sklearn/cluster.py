@@ -130,9 +130,6 @@ class DBSCAN(_SkDBSCAN):
             "negative sample_weight",
         )
         eps = float(self.eps)
-        if graph:
-            return self._fit_graph(X, float(X.dtype.type(eps)), sample_weight)
-        points = np.asarray(points, dtype=np.float64)
         if precomputed:
             # The given distances are compared with eps as they are, in their own dtype:
             # scikit-learn's ``d <= eps`` on float32 distances compares in float32 (NumPy
@@ -140,8 +137,12 @@ class DBSCAN(_SkDBSCAN):
             # values then compare alike in float64.
             eps = float(X.dtype.type(eps))
             require(eps > 0.0, f"eps below the smallest {X.dtype} value")
+            if graph:
+                return self._fit_graph(X, eps, sample_weight)
+            points = np.asarray(points, dtype=np.float64)
             core, labels = self._native_dbscan(points, eps, p, precomputed, sample_weight)
         else:
+            points = np.asarray(points, dtype=np.float64)
             # A pair within rounding of eps is a neighbour or not as each computation
             # rounds its distance. scikit-learn's neighbourhoods lie between the native
             # ones at eps less and more that rounding; where those two give one answer,
@@ -174,7 +175,6 @@ class DBSCAN(_SkDBSCAN):
         neighbours are its row's stored entries at most ``eps`` (the engine's); the core
         points' rows, each sorted by value (a stable sort, natively), are ``components_``.
         Sorting only those rows gives scikit-learn's rows: its sort is row by row."""
-        require(eps > 0.0, f"eps below the smallest {X.dtype} value")
         G = X.copy()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SparseEfficiencyWarning)
