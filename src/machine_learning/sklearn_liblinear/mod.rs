@@ -59,6 +59,10 @@ pub struct Rows<'a> {
     pub index: Vec<u32>,
     pub value: Cow<'a, [f64]>,
     pub n_cols: usize,
+    /// Every row stores every column, in column order (a dense input without zeros): row
+    /// `r`'s values are then `value[r * n_cols..(r + 1) * n_cols]`, which TRON's products
+    /// read as dense rows.
+    pub full: bool,
 }
 
 /// The rows a conversion takes, in turn: `order` (checked against `n_rows`) or all of them.
@@ -137,11 +141,15 @@ impl Rows<'_> {
             }
             start.push(index.len());
         }
+        let n_cols = n_features + usize::from(has_bias);
+        // each row holds at most its n_cols distinct columns, ascending
+        let full = value.len() == taken.len() * n_cols;
         Ok(Rows {
             start,
             index,
             value: value.into(),
-            n_cols: n_features + usize::from(has_bias),
+            n_cols,
+            full,
         })
     }
 
@@ -193,11 +201,17 @@ impl Rows<'_> {
             }
             start.push(index.len());
         }
+        let n_cols = n_features + usize::from(has_bias);
+        let full = index.len() == taken.len() * n_cols
+            && index
+                .chunks(n_cols.max(1))
+                .all(|row| (row.iter().enumerate()).all(|(c, &f)| f as usize == c));
         Ok(Rows {
             start,
             index,
             value: value.into(),
-            n_cols: n_features + usize::from(has_bias),
+            n_cols,
+            full,
         })
     }
 
@@ -231,6 +245,7 @@ impl Rows<'_> {
             index,
             value: value.into(),
             n_cols: self.n_cols,
+            full: self.full,
         }
     }
 

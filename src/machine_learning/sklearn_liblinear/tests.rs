@@ -558,3 +558,70 @@ fn rows_converted_in_grouped_order_train_to_the_same_bits() {
     }
     assert!(Rows::from_dense_in(&x, n, d, 1.0, Some(&[n])).is_err());
 }
+
+#[test]
+fn full_rows_are_recognised_only_when_every_row_stores_every_column_in_order() {
+    let x = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+    assert!(Rows::from_dense(&x, 2, 3, 1.0).unwrap().full);
+    assert!(Rows::from_dense(&x, 3, 2, 0.0).unwrap().full);
+    let with_zero = [1.0, 0.0, 3.0, 4.0, 5.0, 6.0];
+    assert!(!Rows::from_dense(&with_zero, 2, 3, 1.0).unwrap().full);
+    let indptr = [0, 3, 6];
+    assert!(
+        Rows::from_csr(&indptr, &[0, 1, 2, 0, 1, 2], &x, 3, 1.0)
+            .unwrap()
+            .full
+    );
+    // stored out of column order, or one column twice and another not at all
+    assert!(
+        !Rows::from_csr(&indptr, &[0, 2, 1, 0, 1, 2], &x, 3, 1.0)
+            .unwrap()
+            .full
+    );
+    assert!(
+        !Rows::from_csr(&indptr, &[0, 1, 1, 0, 1, 2], &x, 3, 0.0)
+            .unwrap()
+            .full
+    );
+    assert!(
+        !Rows::from_csr(&[0, 2, 6], &[0, 1, 0, 1, 2, 2], &x, 3, 0.0)
+            .unwrap()
+            .full
+    );
+}
+
+#[test]
+fn full_rows_train_to_the_bits_of_their_sparse_reading() {
+    // TRON reads full rows as dense slices, eight rows' sums side by side: each sum must
+    // still be liblinear's sequential one. The same rows read entry by entry (`full`
+    // cleared) are the reference; 203 rows leave a remainder past the blocks of eight, and
+    // four classes train problems whose inside rows are scattered subsets
+    let (n, d) = (203, 9);
+    let (x, y) = noisy_problem(n, d);
+    let x: Vec<f64> = x
+        .iter()
+        .map(|&v| if v == 0.0 { 0.125 } else { v })
+        .collect();
+    let weight: Vec<f64> = (0..n).map(|r| 0.5 + (r % 3) as f64 * 0.25).collect();
+    for bias in [1.0, 0.0] {
+        let full = Rows::from_dense(&x, n, d, bias).unwrap();
+        assert!(full.full);
+        let mut entrywise = Rows::from_dense(&x, n, d, bias).unwrap();
+        entrywise.full = false;
+        for number in [0, 2] {
+            for (c, seed) in [(0.7, 3), (20.0, 4)] {
+                let settings = TrainSettings {
+                    c,
+                    ..four_class_settings(number, seed)
+                };
+                let got = bits(&train(&full, &y, &weight, &settings).unwrap());
+                let want = bits(&train(&entrywise, &y, &weight, &settings).unwrap());
+                assert_eq!(got, want, "solver {number} bias {bias} C {c}");
+                let two: Vec<i32> = y.iter().map(|&k| k % 2).collect();
+                let got = bits(&train(&full, &two, &weight, &settings).unwrap());
+                let want = bits(&train(&entrywise, &two, &weight, &settings).unwrap());
+                assert_eq!(got, want, "solver {number} bias {bias} C {c}, two classes");
+            }
+        }
+    }
+}

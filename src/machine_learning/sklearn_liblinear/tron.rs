@@ -33,6 +33,77 @@ fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
     }
 }
 
+/// `out[k] = x_r . v` for the rows `r = row_at(k)`, `k < out.len()`: each a sequential sum
+/// over the row's stored entries, liblinear's order. Full rows ([`Rows::full`]) are read as
+/// dense slices, eight at a time: eight independent sums side by side rather than one
+/// chain of additions, each still added in column order, so the bits are the same.
+fn row_dots(rows: &Rows<'_>, row_at: impl Fn(usize) -> usize, v: &[f64], out: &mut [f64]) {
+    const LANES: usize = 8;
+    if !rows.full {
+        for (k, slot) in out.iter_mut().enumerate() {
+            let (idx, val) = rows.row(row_at(k));
+            let mut acc = 0.0;
+            for (f, &x) in idx.iter().map(|&f| f as usize).zip(val) {
+                acc += v[f] * x;
+            }
+            *slot = acc;
+        }
+        return;
+    }
+    let width = rows.n_cols;
+    let v = &v[..width];
+    let row = |k: usize| &rows.value[row_at(k) * width..][..width];
+    let mut blocks = out.chunks_exact_mut(LANES);
+    let mut first = 0;
+    for block in &mut blocks {
+        let r: [&[f64]; LANES] = std::array::from_fn(|l| row(first + l));
+        let mut acc = [0.0; LANES];
+        for (j, &vj) in v.iter().enumerate() {
+            for l in 0..LANES {
+                acc[l] += vj * r[l][j];
+            }
+        }
+        block.copy_from_slice(&acc);
+        first += LANES;
+    }
+    for (k, slot) in blocks.into_remainder().iter_mut().enumerate() {
+        let mut acc = 0.0;
+        for (&vj, &x) in v.iter().zip(row(first + k)) {
+            acc += vj * x;
+        }
+        *slot = acc;
+    }
+}
+
+/// `out = sum_k coef[k] x_r` over the rows `r = row_at(k)`, `k < coef.len()`, added row
+/// after row as liblinear does (full rows as dense slices, the same additions in the same
+/// order).
+fn add_scaled_rows(
+    rows: &Rows<'_>,
+    row_at: impl Fn(usize) -> usize,
+    coef: &[f64],
+    out: &mut [f64],
+) {
+    out.fill(0.0);
+    if rows.full {
+        let width = rows.n_cols;
+        let out = &mut out[..width];
+        for (k, &c) in coef.iter().enumerate() {
+            let row = &rows.value[row_at(k) * width..][..width];
+            for (o, &x) in out.iter_mut().zip(row) {
+                *o += c * x;
+            }
+        }
+        return;
+    }
+    for (k, &c) in coef.iter().enumerate() {
+        let (idx, val) = rows.row(row_at(k));
+        for (f, &x) in idx.iter().map(|&f| f as usize).zip(val) {
+            out[f] += c * x;
+        }
+    }
+}
+
 // Acceptance thresholds on actual / predicted reduction and the radius update factors.
 const ETA0: f64 = 1e-4;
 const ETA1: f64 = 0.25;
@@ -210,13 +281,8 @@ impl<'a> SquaredHingePrimal<'a> {
 
     /// `out = sum over the inside rows k of coef[k] x_k`, in row order.
     fn inside_transpose_times(&self, coef: &[f64], out: &mut [f64]) {
-        out.fill(0.0);
-        for (k, &i) in self.inside.iter().enumerate() {
-            let (idx, val) = self.rows.row(self.sub.order[i]);
-            for (f, &x) in idx.iter().map(|&f| f as usize).zip(val) {
-                out[f] += coef[k] * x;
-            }
-        }
+        let (order, inside) = (self.sub.order, &self.inside);
+        add_scaled_rows(self.rows, |k| order[inside[k]], coef, out);
     }
 }
 
@@ -226,9 +292,8 @@ impl TrustRegionObjective for SquaredHingePrimal<'_> {
     }
 
     fn value(&mut self, w: &[f64]) -> f64 {
-        for i in 0..self.margin.len() {
-            self.margin[i] = self.sub.row_dot(self.rows, i, w);
-        }
+        let order = self.sub.order;
+        row_dots(self.rows, |i| order[i], w, &mut self.margin);
         let mut f = 0.0;
         for &wi in w {
             f += wi * wi;
@@ -263,8 +328,11 @@ impl TrustRegionObjective for SquaredHingePrimal<'_> {
 
     fn hessian_times(&mut self, s: &[f64], hs: &mut [f64]) {
         let mut scaled = std::mem::take(&mut self.scratch);
-        for (slot, &i) in scaled.iter_mut().zip(&self.inside) {
-            *slot = self.cost[i] * self.sub.row_dot(self.rows, i, s);
+        let (order, inside) = (self.sub.order, &self.inside);
+        let scaled_inside = &mut scaled[..inside.len()];
+        row_dots(self.rows, |k| order[inside[k]], s, scaled_inside);
+        for (slot, &i) in scaled_inside.iter_mut().zip(inside) {
+            *slot *= self.cost[i];
         }
         self.inside_transpose_times(&scaled[..self.inside.len()], hs);
         self.scratch = scaled;
@@ -301,13 +369,8 @@ impl<'a> LogisticPrimal<'a> {
 
     /// `out = sum_i coef[i] x_i` over every row, in row order.
     fn transpose_times(&self, coef: &[f64], out: &mut [f64]) {
-        out.fill(0.0);
-        for (i, &c) in coef.iter().enumerate() {
-            let (idx, val) = self.rows.row(self.sub.order[i]);
-            for (f, &x) in idx.iter().map(|&f| f as usize).zip(val) {
-                out[f] += c * x;
-            }
-        }
+        let order = self.sub.order;
+        add_scaled_rows(self.rows, |i| order[i], coef, out);
     }
 }
 
@@ -317,9 +380,8 @@ impl TrustRegionObjective for LogisticPrimal<'_> {
     }
 
     fn value(&mut self, w: &[f64]) -> f64 {
-        for i in 0..self.margin.len() {
-            self.margin[i] = self.sub.row_dot(self.rows, i, w);
-        }
+        let order = self.sub.order;
+        row_dots(self.rows, |i| order[i], w, &mut self.margin);
         let mut f = 0.0;
         for &wi in w {
             f += wi * wi;
@@ -354,8 +416,10 @@ impl TrustRegionObjective for LogisticPrimal<'_> {
 
     fn hessian_times(&mut self, s: &[f64], hs: &mut [f64]) {
         let mut scaled = std::mem::take(&mut self.scratch);
+        let order = self.sub.order;
+        row_dots(self.rows, |i| order[i], s, &mut scaled);
         for (i, slot) in scaled.iter_mut().enumerate() {
-            *slot = self.cost[i] * self.curvature[i] * self.sub.row_dot(self.rows, i, s);
+            *slot *= self.cost[i] * self.curvature[i];
         }
         self.transpose_times(&scaled, hs);
         self.scratch = scaled;
