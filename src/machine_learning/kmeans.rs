@@ -227,7 +227,7 @@ impl KMeans {
         // `rounding.center`; scores of uncentered data (as scikit-learn computes for sparse
         // input) carry the norms of the mean too, |x|^2 <= 2 |x - m|^2 + 2 |m|^2.
         let rounding = Rounding {
-            center: n as f64 * f64::EPSILON * x.iter().fold(0.0f64, |m, v| m.max(v.abs())),
+            center: n as f64 * f64::EPSILON * crate::validation::max_abs(&x.view()),
             mean_sq: mean.dot(&mean),
         };
         let mut rng = crate::random::rng_from(self.random_state);

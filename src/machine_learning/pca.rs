@@ -16,7 +16,7 @@
 use crate::error::{Error, Result};
 use crate::machine_learning::fitted_state;
 use crate::machine_learning::validation::{
-    check_features, check_n_features, require_data, require_data_width, require_nonzero,
+    check_n_features, require_data, require_data_width, require_nonzero,
 };
 use crate::math::{linalg, matmul, reduction};
 use crate::persistence::Persist;
@@ -168,7 +168,14 @@ impl PCA {
 
     /// Fit the components; returns the column means.
     fn fit_axes(&mut self, x: ArrayView2<f64>) -> Result<Array1<f64>> {
-        check_features(&x, "X")?;
+        crate::validation::check_shape(&x, "X")?;
+        // Finite column sums mean finite values (an infinity or NaN leaves its column's sum
+        // infinite or NaN), so the values are read once more only when a sum is not finite:
+        // a non-finite value, or sums past f64's range (the range check below refuses those).
+        let sums = reduction::column_sums_map(x, |v| v);
+        if !sums.iter().all(|s| s.is_finite()) {
+            crate::validation::check_finite_2d(&x, "X")?;
+        }
         let (n, d) = x.dim();
         self.check_params()?;
         self.check_components_for(n, d)?;
@@ -177,7 +184,7 @@ impl PCA {
                 "PCA needs at least 2 samples to estimate a variance, got n_samples = {n}"
             )));
         }
-        let mean = Array1::from(reduction::column_sums_map(x, |v| v)) / n as f64;
+        let mean = Array1::from(sums) / n as f64;
         // the covariance sums squares of the centred values
         let check_range = |largest: f64| {
             crate::validation::check_power_sum_largest(
@@ -736,6 +743,44 @@ mod tests {
         assert!(pca
             .inverse_transform(&Array2::<f64>::zeros((2, 3)))
             .is_err());
+    }
+
+    /// Non-finite values are found from the column sums, and named with their place, in
+    /// every form a sum can hide: one NaN, one infinity, two infinities of opposite signs
+    /// (sum NaN), and, in a wide matrix, a value in the last column. Finite values whose
+    /// sum overflows are not mistaken for them: the range check refuses those.
+    #[test]
+    fn non_finite_values_are_refused_by_name() {
+        let message = |x: Array2<f64>| match PCA::builder(NComponents::All).fit_checked(&x) {
+            Err(Error::InvalidInput(m)) => m,
+            other => panic!("expected an input error, got {:?}", other.map(|_| ())),
+        };
+        let base = || Array2::from_shape_fn((6, 3), |(i, j)| (i * 3 + j) as f64 * 0.5 - 2.0);
+        for (at, values) in [
+            ((2, 1), vec![f64::NAN]),
+            ((4, 0), vec![f64::INFINITY]),
+            ((1, 2), vec![f64::INFINITY, f64::NEG_INFINITY]),
+        ] {
+            let mut x = base();
+            x[at] = values[0];
+            if let Some(&other) = values.get(1) {
+                x[(at.0 + 2, at.1)] = other;
+            }
+            let m = message(x);
+            assert!(
+                m.contains("NaN or infinity")
+                    && m.contains(&format!("row {}, column {}", at.0, at.1)),
+                "{m}"
+            );
+        }
+        let mut wide = Array2::from_shape_fn((3, 7), |(i, j)| (i + j) as f64);
+        wide[(2, 6)] = f64::NEG_INFINITY;
+        assert!(message(wide).contains("row 2, column 6"));
+        let huge = Array2::from_elem((4, 2), f64::MAX / 2.0);
+        match PCA::builder(NComponents::All).fit_checked(&huge) {
+            Err(e) => assert!(!e.to_string().contains("NaN or infinity"), "{e}"),
+            Ok(_) => panic!("sums past f64's range were fitted"),
+        }
     }
 
     #[test]

@@ -218,7 +218,7 @@ pub fn centered_gram(x: ArrayView2<f64>, mean: ArrayView1<f64>) -> (Array2<f64>,
     blocked_gram(x, |xb| {
         let mut centred = xb.to_owned();
         Zip::from(centred.rows_mut()).for_each(|mut row| row -= &mean);
-        let largest = centred.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let largest = crate::validation::max_abs(&centred.view());
         let part = dot_par(centred.t(), centred.view(), Parallelism::Serial)
             .expect("aligned by construction");
         (part, largest)
