@@ -112,7 +112,7 @@ impl DBSCAN {
             Points::Distances => radius::precomputed_neighbourhoods(x, self.eps, store_min)?,
         };
         let (core, labels) = self.clusters(&neighbourhoods, sample_weight);
-        self.set_fitted(x, core, labels);
+        self.set_fitted(Some(x), core, labels);
         Ok(self)
     }
 
@@ -132,9 +132,7 @@ impl DBSCAN {
         let neighbourhoods =
             radius::graph_neighbourhoods(graph, self.eps, self.store_min(sample_weight))?;
         let (core, labels) = self.clusters(&neighbourhoods, sample_weight);
-        self.components = None;
-        self.core_sample_indices = Some(Array1::from(core));
-        self.labels = Some(Array1::from(labels));
+        self.set_fitted(None, core, labels);
         Ok(self)
     }
 
@@ -168,7 +166,7 @@ impl DBSCAN {
         let (core, labels) = self.clusters(&outer, sample_weight);
         let (inner_core, inner_labels) = self.clusters(&inner, sample_weight);
         let agree = core == inner_core && labels == inner_labels;
-        self.set_fitted(x, core, labels);
+        self.set_fitted(Some(x), core, labels);
         Ok(agree)
     }
 
@@ -219,8 +217,10 @@ impl DBSCAN {
         (core, labels)
     }
 
-    fn set_fitted(&mut self, x: ArrayView2<f64>, core: Vec<usize>, labels: Vec<isize>) {
-        self.components = Some(x.select(Axis(0), &core));
+    /// The fitted state: the core samples, the labels and, from the points' features `x`
+    /// when given, the core points' rows as `components` (a graph fit has none).
+    fn set_fitted(&mut self, x: Option<ArrayView2<f64>>, core: Vec<usize>, labels: Vec<isize>) {
+        self.components = x.map(|x| x.select(Axis(0), &core));
         self.core_sample_indices = Some(Array1::from(core));
         self.labels = Some(Array1::from(labels));
     }
